@@ -1,0 +1,23 @@
+"""Sourced data: GPUs, interconnects, models, conventions; and Hugging Face config import.
+
+Data live in YAML package files (`data/`); every value resolves to a source with a date.
+"""
+
+from __future__ import annotations
+
+from gpuwise.catalog.arch import GenericArch, ModelArch, TransformerArch
+from gpuwise.catalog.loader import Catalog, load_catalog
+from gpuwise.catalog.schema import GPU, Convention, Interconnect, ModelEntry, Source
+
+__all__ = [
+    "GPU",
+    "Catalog",
+    "Convention",
+    "GenericArch",
+    "Interconnect",
+    "ModelArch",
+    "ModelEntry",
+    "Source",
+    "TransformerArch",
+    "load_catalog",
+]

@@ -1,0 +1,99 @@
+"""Plain-dict views of catalog entries: the JSON contract of `gpuwise gpus` and `models`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuwise.catalog.arch import TransformerArch
+from gpuwise.catalog.loader import Catalog, arch_of
+from gpuwise.catalog.schema import GPU, ModelEntry
+
+
+def _sources(entry: GPU | ModelEntry, catalog: Catalog) -> dict[str, Any]:
+    out = {"default": {"id": entry.source, **catalog.sources[entry.source].model_dump()}}
+    for fld, sid in entry.field_sources.items():
+        out[fld] = {"id": sid, **catalog.sources[sid].model_dump()}
+    return out
+
+
+def gpu_record(gpu: GPU, catalog: Catalog) -> dict[str, Any]:
+    link = gpu.interconnect
+    return {
+        "id": gpu.id,
+        "name": gpu.name,
+        "vendor": gpu.vendor,
+        "architecture": gpu.architecture,
+        "memory_bytes": gpu.memory_bytes,
+        "memory_usable_bytes": gpu.memory_usable_bytes,
+        "memory_type": gpu.memory_type,
+        "memory_bandwidth": gpu.memory_bandwidth,
+        "peak_flops": dict(gpu.peak_flops),
+        "tdp_watts": gpu.tdp_watts,
+        "form_factor": gpu.form_factor,
+        "interconnect": None
+        if link is None
+        else {
+            "nvlink": link.nvlink,
+            "fabric": link.fabric,
+            "bandwidth": link.bandwidth,
+            "id": gpu.link_id,
+        },
+        "pcie": gpu.pcie.model_dump() if gpu.pcie else None,
+        "mig_max_instances": gpu.mig_max_instances,
+        "node_gpus": gpu.node_gpus,
+        "release": gpu.release,
+        "price": {
+            **gpu.price.model_dump(),
+            "list_source": catalog.sources[gpu.source_of("price.list_usd")].model_dump(),
+            "cloud_source": catalog.sources[gpu.source_of("price.cloud_usd_per_gpu_hour")].model_dump(),
+        },
+        "notes": gpu.notes,
+        "sources": _sources(gpu, catalog),
+    }
+
+
+def model_record(entry: ModelEntry, catalog: Catalog) -> dict[str, Any]:
+    arch = arch_of(entry)
+    rec: dict[str, Any] = {
+        "id": entry.id,
+        "name": entry.name,
+        "kind": entry.kind,
+        "task": entry.task,
+        "params": int(arch.params),
+        "active_params": int(arch.active_params),
+        "published_params": entry.published_params,
+        "published_active_params": entry.published_active_params,
+    }
+    if isinstance(arch, TransformerArch):
+        rec["architecture"] = {
+            "family": arch.family,
+            "layers": arch.layers,
+            "hidden": arch.hidden,
+            "heads": arch.heads,
+            "kv_heads": arch.kv_heads,
+            "head_dim": arch.head_dim,
+            "ffn": arch.ffn,
+            "vocab": arch.vocab,
+            "max_seq": arch.max_seq,
+            "gated_ffn": arch.gated_ffn,
+            "tied_embeddings": arch.tied_embeddings,
+            "experts": arch.experts,
+            "experts_per_token": arch.experts_per_token,
+            "sliding_window": arch.sliding_window,
+            "causal": arch.causal,
+        }
+    else:
+        rec["architecture"] = {
+            "flops_per_sample": entry.flops_per_sample,
+            "activation_bytes_per_sample": entry.activation_bytes_per_sample,
+            "input_shape": entry.input_shape,
+            "embedding_tables": [t.model_dump() for t in entry.embedding_tables],
+        }
+    rec["notes"] = entry.notes
+    rec["sources"] = _sources(entry, catalog)
+    if entry.params_source:
+        rec["sources"]["published_params"] = {
+            "id": entry.params_source,
+            **catalog.sources[entry.params_source].model_dump(),
+        }
+    return rec

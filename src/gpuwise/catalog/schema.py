@@ -1,0 +1,159 @@
+"""Typed shapes of the catalog files. Units: bytes, bytes/s, FLOP/s, watts, USD, seconds."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Source(_Strict):
+    """A document a value comes from: datasheet, paper, price list."""
+
+    title: str
+    url: str | None = None
+    date: str | None = None
+    accessed: str | None = None
+
+
+class _Sourced(_Strict):
+    """An entry whose every value has a source: `source` by default, `field_sources` per field."""
+
+    source: str
+    field_sources: dict[str, str] = Field(default_factory=dict)
+
+    def source_of(self, field: str) -> str:
+        """Most specific override wins: 'price.list_usd' before 'price' before the default."""
+        parts = field.split(".")
+        for i in range(len(parts), 0, -1):
+            key = ".".join(parts[:i])
+            if key in self.field_sources:
+                return self.field_sources[key]
+        return self.source
+
+    def source_ids(self) -> set[str]:
+        return {self.source, *self.field_sources.values()}
+
+
+class GpuLink(_Strict):
+    nvlink: int | None = None
+    fabric: str | None = None
+    bandwidth: float = Field(gt=0, description="total bidirectional bytes/s per GPU, as datasheets quote it")
+
+
+class Pcie(_Strict):
+    generation: int = Field(ge=1, le=6)
+    lanes: int = Field(ge=1, le=32)
+
+
+class Price(_Strict):
+    list_usd: float | None = Field(default=None, ge=0)
+    cloud_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
+    cloud_provider: str | None = None
+    cloud_spot_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
+    cloud_reserved_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
+
+
+class GPU(_Sourced):
+    id: str
+    name: str
+    vendor: str
+    architecture: str
+    release: str | None = None
+    memory_bytes: int = Field(gt=0)
+    memory_usable_bytes: int | None = Field(default=None, gt=0)
+    memory_type: str
+    memory_bandwidth: float = Field(gt=0)
+    peak_flops: dict[str, float]
+    tdp_watts: float = Field(gt=0)
+    form_factor: str
+    interconnect: GpuLink | None = None
+    pcie: Pcie | None = None
+    mig_max_instances: int = Field(ge=0)
+    node_gpus: int = Field(ge=1)
+    price: Price = Field(default_factory=Price)
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _dtypes(self) -> GPU:
+        unknown = set(self.peak_flops) - set(DTYPES)
+        if unknown:
+            raise ValueError(f"unknown dtype(s) in peak_flops: {sorted(unknown)}")
+        if any(v <= 0 for v in self.peak_flops.values()):
+            raise ValueError("peak_flops values must be positive")
+        return self
+
+    @property
+    def capacity_bytes(self) -> int:
+        """What programs can allocate at most: the usable total where measured, else nominal."""
+        return self.memory_usable_bytes or self.memory_bytes
+
+    @property
+    def link_id(self) -> str:
+        """Interconnect catalog id of the GPU-to-GPU path inside a node."""
+        if self.interconnect and self.interconnect.nvlink:
+            return f"nvlink{self.interconnect.nvlink}"
+        if self.interconnect and self.interconnect.fabric:
+            return self.interconnect.fabric
+        gen = self.pcie.generation if self.pcie else 4
+        return f"pcie{gen}-x16"
+
+
+class Interconnect(_Sourced):
+    id: str
+    name: str
+    kind: Literal["pcie", "nvlink", "nvswitch", "infiniband", "roce", "infinity-fabric", "ethernet"]
+    scope: Literal["intra-node", "inter-node"]
+    nominal_bandwidth: float = Field(gt=0, description="bytes/s per direction")
+    achieved_bandwidth: float = Field(gt=0, description="bytes/s per direction, typically achieved")
+    latency_seconds: float = Field(gt=0)
+    notes: str | None = None
+
+
+class EmbeddingTable(_Strict):
+    rows: int = Field(gt=0)
+    dim: int = Field(gt=0)
+    name: str | None = None
+
+
+class ModelEntry(_Sourced):
+    id: str
+    name: str
+    kind: Literal["transformer", "generic"]
+    task: Literal["llm", "encoder", "vision", "diffusion", "recommender"]
+    published_params: float | None = Field(default=None, gt=0)
+    params_source: str | None = None
+    published_active_params: float | None = Field(default=None, gt=0)
+    hf_config: dict[str, Any] | None = None
+    flops_per_sample: float | None = Field(default=None, gt=0)
+    input_shape: list[int] | None = None
+    activation_bytes_per_sample: float | None = Field(default=None, gt=0)
+    embedding_tables: list[EmbeddingTable] = Field(default_factory=list)
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> ModelEntry:
+        if self.kind == "transformer" and not self.hf_config:
+            raise ValueError(f"{self.id}: a transformer entry needs hf_config")
+        if self.kind == "generic" and self.published_params is None:
+            raise ValueError(f"{self.id}: a generic entry needs published_params")
+        return self
+
+    def source_ids(self) -> set[str]:
+        ids = super().source_ids()
+        return ids | ({self.params_source} if self.params_source else set())
+
+
+class Convention(_Strict):
+    """A modelling constant (overhead, efficiency, bytes per parameter) with its source."""
+
+    value: float
+    unit: str
+    source: str
+    why: str

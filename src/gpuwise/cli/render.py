@@ -1,0 +1,159 @@
+"""Rich tables and bars for people. Takes the JSON-shaped dicts the API returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpuwise.catalog.schema import GPU
+from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_rate
+
+console = Console()
+
+_COLORS = {
+    "weights": "cyan",
+    "gradients": "magenta",
+    "optimizer": "yellow",
+    "activations": "green",
+    "kv_cache": "blue",
+    "overhead": "bright_black",
+}
+
+
+def _tflops(value: float | None) -> str:
+    return "—" if not value else f"{value / 1e12:,.0f}"
+
+
+def gpu_table(rows: list[GPU]) -> None:
+    t = Table(title="GPU catalog (dense tensor peaks; memory in GiB, bandwidth in decimal GB/s)", header_style="bold")
+    for col, just in (
+        ("id", "left"),
+        ("memory", "right"),
+        ("type", "left"),
+        ("bandwidth", "right"),
+        ("bf16 TFLOP/s", "right"),
+        ("fp8 TFLOP/s", "right"),
+        ("TDP W", "right"),
+        ("GPU link", "left"),
+        ("MIG", "right"),
+        ("list USD", "right"),
+        ("cloud $/GPU-h", "right"),
+    ):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for g in rows:
+        link = (
+            "PCIe"
+            if g.interconnect is None
+            else (
+                f"NVLink{g.interconnect.nvlink} {g.interconnect.bandwidth / 1e9:.0f} GB/s"
+                if g.interconnect.nvlink
+                else f"{g.interconnect.fabric} {g.interconnect.bandwidth / 1e9:.0f} GB/s"
+            )
+        )
+        bf16 = g.peak_flops.get("bf16") or g.peak_flops.get("fp16")
+        t.add_row(
+            g.id,
+            fmt_gib(g.memory_bytes, 0),
+            g.memory_type,
+            fmt_rate(g.memory_bandwidth),
+            _tflops(bf16),
+            _tflops(g.peak_flops.get("fp8")),
+            f"{g.tdp_watts:.0f}",
+            link,
+            str(g.mig_max_instances or "—"),
+            f"{g.price.list_usd:,.0f}" if g.price.list_usd else "—",
+            f"{g.price.cloud_usd_per_gpu_hour:.2f}" if g.price.cloud_usd_per_gpu_hour else "—",
+        )
+    console.print(t)
+    console.print("Sources: `gpuwise gpus --json` gives each value's source and date.", style="dim")
+
+
+def model_table(records: list[dict[str, Any]]) -> None:
+    t = Table(title="Model catalog (parameters computed from each architecture)", header_style="bold")
+    for col in ("id", "task", "params", "active", "layers", "hidden", "heads/kv", "vocab", "context"):
+        t.add_column(col, justify="left" if col in ("id", "task") else "right")
+    for r in records:
+        a = r["architecture"]
+        if r["kind"] == "transformer":
+            t.add_row(
+                r["id"],
+                r["task"],
+                fmt_count(r["params"]),
+                fmt_count(r["active_params"]) if r["active_params"] != r["params"] else "",
+                str(a["layers"]),
+                str(a["hidden"]),
+                f"{a['heads']}/{a['kv_heads']}",
+                str(a["vocab"] or "—"),
+                str(a["max_seq"]),
+            )
+        else:
+            t.add_row(r["id"], r["task"], fmt_count(r["params"]), "", "—", "—", "—", "—", "—")
+    console.print(t)
+
+
+def _bar(value: float, scale: float, width: int, color: str) -> Text:
+    n = 0 if scale <= 0 else round(width * value / scale)
+    return Text("█" * max(n, 1 if value > 0 else 0), style=color)
+
+
+def estimate_view(d: dict[str, Any]) -> None:
+    w, hw, mem = d["workload"], d["hardware"], d["memory"]
+    what = f"{w['model']} ({fmt_count(w['params'])} params) · {w['task']}" + (
+        f" · {w['method']} · {w['precision']} · {w['optimizer']}"
+        if w["task"] != "inference"
+        else f" · weights {w['weights_dtype']} · KV {w['kv_dtype']}"
+    )
+    console.print(Text(what, style="bold"))
+    layout = f"tp={w['tp']} pp={w['pp']} dp={w['dp']}" + (f" zero={w['zero']}" if "zero" in w else "")
+    shape = (
+        f"micro-batch {w['micro_batch']} × seq {w['seq']} · recompute {w['recompute']}"
+        if w["task"] != "inference"
+        else f"{w['concurrency']} request(s) × ({w['input_tokens']} in + {w['output_tokens']} out) tokens"
+    )
+    console.print(
+        f"{hw['count']} × {hw['gpu']} on {hw['nodes']} node(s), link {hw['interconnect']} · {layout} · {shape}"
+    )
+    per = mem["per_gpu"]
+    cap = mem["capacity"]
+    scale = max(cap, per["total"])
+    t = Table(title="Memory on the most loaded GPU", header_style="bold", show_edge=False)
+    t.add_column("component")
+    t.add_column("size", justify="right")
+    t.add_column("share", justify="right")
+    t.add_column("", no_wrap=True)
+    for comp, color in _COLORS.items():
+        t.add_row(
+            comp.replace("_", " "),
+            fmt_bytes(per[comp]),
+            f"{100 * per[comp] / max(per['total'], 1):.0f}%",
+            _bar(per[comp], scale, 40, color),
+        )
+    t.add_row(
+        Text("total", style="bold"),
+        Text(fmt_bytes(per["total"]), style="bold"),
+        "",
+        _bar(per["total"], scale, 40, "white"),
+    )
+    t.add_row("capacity", fmt_bytes(cap), "", _bar(cap, scale, 40, "bright_black"))
+    console.print(t)
+    verdict = (
+        Text(f"fits, {fmt_bytes(mem['headroom'])} free", style="bold green")
+        if mem["fits"]
+        else Text(f"does NOT fit: {fmt_bytes(-mem['headroom'])} short", style="bold red")
+    )
+    console.print(verdict)
+    if mem.get("largest_fitting"):
+        parts = [
+            f"{k.replace('_', ' ')} {v:,}" if v else f"{k.replace('_', ' ')}: nothing fits"
+            for k, v in mem["largest_fitting"].items()
+        ]
+        console.print("Largest that fits (others unchanged): " + ", ".join(parts))
+    if mem.get("detail"):
+        parts = [f"{k.replace('_', ' ')} {fmt_bytes(v)}" for k, v in mem["detail"].items() if v]
+        console.print(Text("Parts: " + " · ".join(parts), style="dim"))
+    console.print(Text("Assumptions:", style="bold"))
+    for a in d["assumptions"]:
+        console.print(Text(f"  • {a}", style="dim"))

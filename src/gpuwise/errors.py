@@ -1,0 +1,49 @@
+"""One exception family for every input problem; front doors map it to exit codes/HTTP."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class GpuwiseError(Exception):
+    """Base class: a message a person can act on. Never a bug in gpuwise itself."""
+
+    exit_code = 2
+
+
+class UsageError(GpuwiseError):
+    """Bad or contradictory input (negative sizes, impossible layout, malformed file)."""
+
+
+class UnknownNameError(UsageError):
+    """A GPU, model or interconnect id that is not in the catalog."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
+        self.kind, self.name = kind, name
+        self.suggestions = suggest(name, known)
+        hint = f" Did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"unknown {kind} {name!r}.{hint} (`gpuwise {kind}s` lists them)")
+
+
+class LayoutError(UsageError):
+    """A parallel layout that cannot exist (tp not dividing heads, pp > layers, ...)."""
+
+
+class ConfigError(UsageError):
+    """A model config or data file that is missing a field or has a wrong one."""
+
+
+class RequirementNotMet(GpuwiseError):
+    """The question was valid but no configuration meets it (exit 1)."""
+
+    exit_code = 1
+
+
+def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """Nearest names by edit similarity, plus names that contain what was typed."""
+    known = list(known)
+    low = name.lower()
+    close = difflib.get_close_matches(low, known, n=n, cutoff=0.5)
+    contains = [k for k in known if low and (low in k or k in low) and k not in close]
+    return (close + contains)[:n]

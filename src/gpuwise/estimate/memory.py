@@ -1,0 +1,451 @@
+"""Per-GPU memory: weights, gradients, optimizer states, activations, KV cache, overheads.
+
+Pure functions over specs. Conventions (bytes per state, overheads) come from the catalog's
+`conventions.yaml`, each with its source; every one used is named in `assumptions`.
+Formulas: model states after Rajbhandari et al. (ZeRO); activations after Korthikanti et al.
+(2022), generalized to GQA, gated FFNs, MoE, FlashAttention and dropout-free training.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, TrainingJob, Workload
+
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes on the most loaded GPU, by component; `detail` names the parts of each."""
+
+    weights: float = 0
+    gradients: float = 0
+    optimizer: float = 0
+    activations: float = 0
+    kv_cache: float = 0
+    overhead: float = 0
+    detail: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return sum(getattr(self, c) for c in COMPONENTS)
+
+    def as_dict(self) -> dict[str, int]:
+        out = {c: round(getattr(self, c)) for c in COMPONENTS}
+        out["total"] = round(self.total)
+        return out
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    per_gpu: MemoryBreakdown
+    capacity: int
+    assumptions: tuple[str, ...]
+
+    @property
+    def fits(self) -> bool:
+        return self.per_gpu.total <= self.capacity
+
+    @property
+    def headroom(self) -> float:
+        return self.capacity - self.per_gpu.total
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "per_gpu": self.per_gpu.as_dict(),
+            "detail": {k: round(v) for k, v in self.per_gpu.detail.items()},
+            "capacity": self.capacity,
+            "fits": self.fits,
+            "headroom": round(self.headroom),
+        }
+
+
+class _Notes:
+    """Collects assumptions in order, once each."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.cat = catalog
+        self.items: list[str] = []
+
+    def conv(self, key: str) -> float:
+        c = self.cat.conventions[key]
+        note = f"{key} = {c.value:g} {c.unit}: {c.why} [{self.cat.sources[c.source].title}]"
+        if note not in self.items:
+            self.items.append(note)
+        return c.value
+
+    def add(self, text: str) -> None:
+        if text not in self.items:
+            self.items.append(text)
+
+
+# ----------------------------------------------------------------------------------------
+# parameters per GPU
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StageParams:
+    """Parameters held by one GPU of a pipeline stage before data-parallel sharding."""
+
+    block_linear: float  # weight matrices inside transformer blocks (quantizable, LoRA targets)
+    other: float  # embeddings, norms, biases, heads: kept at 16 bits when the base is quantized
+    layers: int
+
+    @property
+    def total(self) -> float:
+        return self.block_linear + self.other
+
+
+def stage_params(model: TransformerArch | GenericArch, tp: int, pp: int, stage: str) -> StageParams:
+    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1)."""
+    if isinstance(model, GenericArch):
+        return StageParams(block_linear=0, other=model.params, layers=0)
+    n_layers = math.ceil(model.layers / pp)
+    linear_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+    layer_rest = model.layer_params - linear_w
+    block = n_layers * linear_w / tp
+    other = n_layers * layer_rest / tp
+    first, last = stage in ("first", "only"), stage in ("last", "only")
+    if first or pp == 1:
+        other += model.embedding_params / tp
+    if last or pp == 1:
+        other += model.head_params / tp
+        if pp > 1 and model.tied_embeddings and model.lm_head:
+            other += model.vocab * model.hidden / tp  # the last stage keeps its own copy of the tied head
+    return StageParams(block_linear=block, other=other, layers=n_layers)
+
+
+def lora_params(job: TrainingJob, layers: int, tp: int) -> float:
+    """Adapter parameters r*(d_in + d_out) per targeted matrix (Hu et al. 2021), per GPU."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    per_layer = sum(
+        lin.count * job.lora_rank * (lin.d_in + lin.d_out) for lin in model.linears() if lin.name in job.lora_targets
+    )
+    return layers * per_layer / tp
+
+
+def _quantized_linear_bytes(dtype: str, params: float, n: _Notes) -> float:
+    """Bytes of quantized block weights including their scales (cited conventions)."""
+    if dtype == "nf4":
+        bits = n.conv("nf4_double_quant_bits")
+        return params * (n.conv("nf4_bytes") + bits / 8)
+    if dtype == "int4":
+        group = n.conv("int4_group_size")
+        n.add("int4: one fp16 scale and a 4-bit zero point per group (GPTQ/AWQ layout)")
+        return params * (DTYPE_BYTES["int4"] + (2 + 0.5) / group)
+    if dtype == "int8":
+        n.conv("int8_scale_bytes_per_row")
+        return params * DTYPE_BYTES["int8"] * 1.0  # row scales: 4 B per row of thousands: < 0.1 %
+    return params * DTYPE_BYTES[dtype]
+
+
+def _optimizer_bytes_per_param(job: TrainingJob, n: _Notes) -> float:
+    opt = job.optimizer
+    if opt == "adamw":
+        return n.conv("adam_state_bytes")
+    if opt == "adamw-8bit":
+        return n.conv("adam8bit_state_bytes")
+    if opt == "sgd":
+        return n.conv("sgd_momentum_bytes")
+    # Adafactor: one fp32 per row and per column of each matrix; vectors keep a full second moment.
+    model = job.model
+    per_value = n.conv("adafactor_state_bytes")
+    if isinstance(model, TransformerArch):
+        mats = model.layers * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears())
+        mats += model.vocab + model.hidden
+        vectors = model.params - model.layers * sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+        vectors -= model.vocab * model.hidden
+        return per_value * (mats + max(vectors, 0)) / model.params
+    return per_value  # no shapes known: conservatively one value per parameter
+
+
+# ----------------------------------------------------------------------------------------
+# activations
+# ----------------------------------------------------------------------------------------
+def layer_activation_bytes(
+    model: TransformerArch,
+    seq: int,
+    batch: int,
+    act_bytes: float,
+    tp: int,
+    sp: bool,
+    attention: str,
+    recompute: str,
+    n: _Notes,
+) -> float:
+    """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
+
+    Reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager attention, no TP.
+    """
+    s, b, h = seq, batch, model.hidden
+    e = act_bytes
+    drop = model.dropout > 0
+    mask = n.conv("dropout_mask_bytes") if drop else 0.0
+    kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    # replicated across tensor-parallel ranks unless sequence parallelism splits them
+    replicated = s * b * h * (e * model.norms_per_layer + 2 * e + 2 * mask)
+    # split across tensor-parallel ranks by heads / FFN columns
+    q_and_out = 2 * e * s * b * model.q_dim / tp
+    kv = 2 * e * s * b * kv_per_gpu * model.head_dim
+    mlp_tensors = 3 if model.gated_ffn else 2
+    mlp = mlp_tensors * e * s * b * model.ffn / tp * model.experts_per_token
+    if attention == "eager" and recompute == "none":
+        scores = (e + (mask + e if drop else 0)) * model.heads / tp * s * s * b
+    else:
+        scores = 4 * s * b * model.heads / tp  # FlashAttention keeps one fp32 log-sum-exp per row
+    if model.is_moe:
+        mlp += 4 * s * b * model.experts  # fp32 router logits
+    split = q_and_out + kv + mlp + scores
+    full_layer = (replicated / tp if (sp and tp > 1) else replicated) + split
+    if recompute == "full":
+        layer_input = e * s * b * h / (tp if sp and tp > 1 else 1)
+        return layer_input
+    return full_layer
+
+
+def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple[float, dict[str, float]]:
+    model = job.model
+    e = 4 if job.precision in ("fp32", "tf32") else 2
+    if isinstance(model, GenericArch):
+        if model.activation_bytes_per_sample is None:
+            n.add(
+                f"{model.name}: no activation size per sample is known; activations counted as 0 (measure with gpuwise bench step)"
+            )
+            return 0.0, {}
+        n.add(f"{model.name}: activations = published bytes per sample x micro-batch")
+        return model.activation_bytes_per_sample * job.micro_batch * e / 2, {}
+    par = job.parallel
+    tp, pp = par.tp, par.pp
+    sp = par.sequence_parallel and tp > 1
+    seq = model.tokens_per_sample(job.seq)
+    args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
+    per_layer = layer_activation_bytes(*args, job.recompute, n)
+    stage_layers = math.ceil(model.layers / pp)
+    m = job.grad_accumulation(hw.count)
+    in_flight = min(pp, m) if stage == "first" else 1
+    if pp > 1:
+        n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
+    detail: dict[str, float] = {"layer_activations": per_layer * stage_layers * in_flight}
+    if job.recompute == "full":
+        # backward recomputes one layer at a time: its full activations exist transiently
+        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n)
+        n.add("full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a time")
+    elif job.recompute == "selective":
+        n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
+    if job.attention == "flash" and job.recompute == "none":
+        n.add("FlashAttention: no s x s attention matrix is stored")
+    if model.lm_head and stage in ("last", "only"):
+        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * n.conv("logits_loss_bytes")
+    if model.dropout == 0:
+        n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
+    return sum(detail.values()), detail
+
+
+# ----------------------------------------------------------------------------------------
+# training
+# ----------------------------------------------------------------------------------------
+def shard_model_states(
+    weights: float, grads: float, optimizer: float, master: float, dp: int, zero: int
+) -> tuple[float, float, float, float]:
+    """ZeRO stages (Rajbhandari et al. §5): 1 shards optimizer states and master weights over
+    the dp ranks, 2 also gradients, 3 also the 16-bit parameters."""
+    if zero >= 1:
+        optimizer, master = optimizer / dp, master / dp
+    if zero >= 2:
+        grads = grads / dp
+    if zero >= 3:
+        weights = weights / dp
+    return weights, grads, optimizer, master
+
+
+def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[str, float]:
+    out = {"cuda_context": n.conv("cuda_context_bytes")}
+    if comm:
+        out["nccl_buffers"] = n.conv("nccl_buffer_bytes_per_channel") * n.conv("nccl_channels")
+    out["allocator_fragmentation"] = allocated * n.conv("allocator_fragmentation")
+    return out
+
+
+def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> MemoryBreakdown:
+    par = job.parallel
+    dp = max(1, hw.count // par.model_parallel)
+    zero = par.zero
+    sp_ = stage_params(job.model, par.tp, par.pp, stage)
+    detail: dict[str, float] = {}
+    w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
+    if job.precision == "fp8":
+        n.add("fp8 training (Transformer Engine): parameters and gradients kept in bf16, matmuls in fp8")
+    opt_bpp = _optimizer_bytes_per_param(job, n)
+
+    if job.method == "full":
+        n_par = sp_.total
+        weights = n_par * w_bytes
+        grads = n_par * w_bytes
+        master = n_par * n.conv("master_weight_bytes") if w_bytes < 4 else 0.0
+        opt = n_par * opt_bpp
+        if w_bytes < 4:
+            n.add(
+                "mixed precision: 16-bit weights and gradients, fp32 master weights (ZeRO paper convention, 16 B/param with Adam)"
+            )
+        detail["master_weights"] = master
+        trainable = n_par
+    else:
+        base_dtype = job.weights_dtype
+        if job.method == "qlora":
+            weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES["bf16"]
+            n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
+        else:
+            weights = sp_.block_linear * DTYPE_BYTES[base_dtype] + sp_.other * DTYPE_BYTES[base_dtype]
+        detail["frozen_base"] = weights
+        trainable = lora_params(job, sp_.layers, par.tp)
+        adapter_w = trainable * n.conv("lora_adapter_bytes")
+        detail["lora_adapters"] = adapter_w
+        weights += adapter_w
+        grads = trainable * n.conv("lora_adapter_bytes")
+        master = 0.0
+        opt = trainable * opt_bpp
+        n.add(
+            f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have gradients and optimizer states"
+        )
+
+    # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
+    shard_states = zero >= 1
+    weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
+    if zero >= 3:
+        full_w = weights * dp
+        if isinstance(job.model, TransformerArch):
+            layer_bytes = job.model.layer_params / par.tp * (w_bytes if job.method == "full" else DTYPE_BYTES["bf16"])
+            gather = min(2 * layer_bytes, full_w - weights)
+            detail["zero3_gather_buffer"] = gather
+            weights += gather
+            n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
+    if zero:
+        n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
+    detail["master_weights"] = master
+    if not shard_states and dp > 1:
+        n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
+    acts, act_detail = _activations(job, hw, stage, n)
+    detail.update(act_detail)
+    allocated = weights + grads + opt + master + acts
+    over = _overheads(allocated, hw, hw.count > 1, n)
+    if job.method == "qlora" and isinstance(job.model, TransformerArch):
+        big = max(lin.d_in * lin.d_out for lin in job.model.linears()) / par.tp
+        over["dequant_buffer"] = big * DTYPE_BYTES["bf16"]
+    detail.update(over)
+    return MemoryBreakdown(
+        weights=weights,
+        gradients=grads,
+        optimizer=opt + master,
+        activations=acts,
+        kv_cache=0.0,
+        overhead=sum(over.values()),
+        detail=detail,
+    )
+
+
+def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    n = _Notes(catalog)
+    stages = ("first", "last") if job.parallel.pp > 1 else ("only",)
+    breakdowns = [_training_stage(job, hw, s, n) for s in stages]
+    worst = max(breakdowns, key=lambda b: b.total)
+    return MemoryEstimate(per_gpu=worst, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+
+
+# ----------------------------------------------------------------------------------------
+# inference
+# ----------------------------------------------------------------------------------------
+def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: float, tp: int = 1, pp: int = 1) -> float:
+    """2 * layers * kv_heads * head_dim * tokens * batch * bytes, on one GPU.
+
+    KV heads split over tensor-parallel ranks (replicated when tp > kv_heads); sliding-window
+    layers hold at most `window` tokens.
+    """
+    if not model.decoder:
+        return 0.0
+    kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    layers = math.ceil(model.layers / pp)
+    windowed = min(layers, math.ceil(model.sliding_window_layers / pp)) if model.sliding_window else 0
+    full_tokens = (layers - windowed) * tokens
+    win_tokens = windowed * min(tokens, model.sliding_window or tokens)
+    return 2 * kv_per_gpu * model.head_dim * (full_tokens + win_tokens) * batch * kv_bytes
+
+
+def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    n = _Notes(catalog)
+    model = job.model
+    par = job.parallel
+    stage = "first" if par.pp > 1 else "only"
+    sp_ = stage_params(model, par.tp, par.pp, stage)
+    wd = job.weights_dtype
+    keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
+    weights = _quantized_linear_bytes(wd, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[keep16]
+    if keep16 != wd:
+        n.add(f"{wd} weights: block linears quantized; embeddings, norms and LM head stay 16-bit")
+    detail: dict[str, float] = {}
+    kv = 0.0
+    if isinstance(model, TransformerArch):
+        kv = kv_cache_bytes(model, job.context_tokens, job.concurrency, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
+        if model.decoder:
+            n.add(f"KV cache for {job.concurrency} request(s) x {job.context_tokens} tokens in {job.kv_dtype}")
+            if model.sliding_window:
+                n.add(
+                    f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} layers caps their KV cache"
+                )
+        acts = inference_workspace(model, job, n)
+    else:
+        act = model.activation_bytes_per_sample or 0.0
+        acts = act * job.concurrency
+        n.add(f"{model.name}: forward working set bounded by the training activation size per sample")
+    detail["prefill_workspace"] = acts
+    allocated = weights + kv + acts
+    over = _overheads(allocated, hw, par.model_parallel > 1, n)
+    detail.update(over)
+    bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
+    return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+
+
+def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) -> float:
+    """Transient tensors of one layer during prefill of the whole batch, plus last-token logits."""
+    tp = job.parallel.tp
+    tokens = job.concurrency * job.input_tokens
+    e = 2
+    per_token = e * (
+        2 * model.hidden
+        + (model.q_dim + 2 * model.kv_dim) / tp
+        + (3 if model.gated_ffn else 2) * model.ffn / tp * model.experts_per_token
+    )
+    logits = job.concurrency * model.vocab / tp * 4 if model.lm_head else 0.0
+    n.add(
+        "prefill in one pass with FlashAttention/paged attention: one layer's transient tensors plus fp32 logits of the last token"
+    )
+    return tokens * per_token + logits
+
+
+# ----------------------------------------------------------------------------------------
+# entry points
+# ----------------------------------------------------------------------------------------
+def memory(work: Workload, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    if isinstance(work, TrainingJob):
+        return training_memory(work, hw, catalog)
+    return inference_memory(work, hw, catalog)
+
+
+def largest_fitting(work: Workload, hw: Hardware, catalog: Catalog, field_name: str, limit: int = 1 << 24) -> int:
+    """Largest value of `field_name` (micro_batch, seq, concurrency, input_tokens) that fits; 0 if none."""
+
+    def fits(v: int) -> bool:
+        return memory(replace(work, **{field_name: v}), hw, catalog).fits  # type: ignore[type-var]
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, 2
+    while hi <= limit and fits(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, limit + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo

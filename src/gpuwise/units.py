@@ -1,0 +1,116 @@
+"""Unit constants, parsing of human sizes/durations and formatting for people.
+
+JSON output is SI base units (bytes, seconds, FLOP/s); these helpers are for people.
+"""
+
+from __future__ import annotations
+
+import re
+
+KiB = 2**10
+MiB = 2**20
+GiB = 2**30
+TiB = 2**40
+KB = 10**3
+MB = 10**6
+GB = 10**9
+TB = 10**12
+
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": KB,
+    "kb": KB,
+    "m": MB,
+    "mb": MB,
+    "g": GB,
+    "gb": GB,
+    "t": TB,
+    "tb": TB,
+    "kib": KiB,
+    "mib": MiB,
+    "gib": GiB,
+    "tib": TiB,
+}
+_COUNT_UNITS = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_DURATION_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_bytes(text: str | int | float) -> int:
+    """'24GiB', '80GB', '512MiB', 1024 -> bytes. Bare numbers are bytes."""
+    if isinstance(text, int | float):
+        return int(text)
+    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _SIZE_UNITS:
+        raise ValueError(f"not a size: {text!r} (examples: 24GiB, 80GB, 512MiB)")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+
+
+def parse_count(text: str | int | float) -> float:
+    """'2T', '300B', '1.5M', 1e9 -> a count (tokens, samples). B means billion here."""
+    if isinstance(text, int | float):
+        return float(text)
+    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]?)\s*", text)
+    if not m or m.group(2).lower() not in _COUNT_UNITS:
+        raise ValueError(f"not a count: {text!r} (examples: 2T, 300B, 1.5M, 1e9)")
+    return float(m.group(1)) * _COUNT_UNITS[m.group(2).lower()]
+
+
+def parse_duration(text: str | int | float) -> float:
+    """'2h', '3d', '90m', '1h30m', 3600 -> seconds."""
+    if isinstance(text, int | float):
+        return float(text)
+    parts = re.findall(r"([0-9.]+)\s*([a-zA-Z]+)", text)
+    rebuilt = "".join(f"{n}{u}" for n, u in parts)
+    if not parts or rebuilt != re.sub(r"\s+", "", text):
+        raise ValueError(f"not a duration: {text!r} (examples: 2h, 3d, 90m, 1h30m)")
+    total = 0.0
+    for number, unit in parts:
+        if unit.lower() not in _DURATION_UNITS:
+            raise ValueError(f"unknown time unit {unit!r} in {text!r} (use s, m, h, d, w)")
+        total += float(number) * _DURATION_UNITS[unit.lower()]
+    return total
+
+
+def fmt_gib(n_bytes: float, digits: int = 1) -> str:
+    return f"{n_bytes / GiB:.{digits}f} GiB"
+
+
+def fmt_bytes(n_bytes: float) -> str:
+    """Binary units, chosen for size."""
+    for unit, size in (("TiB", TiB), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if abs(n_bytes) >= size:
+            return f"{n_bytes / size:.1f} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def fmt_rate(bytes_per_s: float) -> str:
+    """Bandwidths are quoted in decimal units by every vendor: keep GB/s."""
+    if bytes_per_s >= TB:
+        return f"{bytes_per_s / TB:.2f} TB/s"
+    return f"{bytes_per_s / GB:.0f} GB/s"
+
+
+def fmt_flops(flops: float) -> str:
+    if flops >= 1e15:
+        return f"{flops / 1e15:.2f} PFLOP/s"
+    return f"{flops / 1e12:.1f} TFLOP/s"
+
+
+def fmt_count(n: float) -> str:
+    for suffix, size in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.2f}{suffix}"
+    return f"{n:.0f}"
+
+
+def fmt_seconds(s: float) -> str:
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"

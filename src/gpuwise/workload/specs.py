@@ -1,0 +1,133 @@
+"""Typed workload specs: what is trained or served, how, and on what hardware.
+
+Specs are frozen dataclasses built (and validated) by `gpuwise.workload.build`; estimators take
+them as plain values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gpuwise.catalog import GPU, ModelArch
+
+Task = Literal["pretrain", "finetune", "inference"]
+Method = Literal["full", "lora", "qlora"]
+Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
+WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"]
+KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
+Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
+Recompute = Literal["none", "selective", "full"]
+Attention = Literal["flash", "eager"]
+
+TASKS: tuple[Task, ...] = ("pretrain", "finetune", "inference")
+METHODS: tuple[Method, ...] = ("full", "lora", "qlora")
+PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
+WEIGHTS_DTYPES: tuple[WeightsDtype, ...] = ("fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4")
+KV_DTYPES: tuple[KvDtype, ...] = ("fp32", "fp16", "bf16", "fp8", "int8")
+OPTIMIZERS: tuple[Optimizer, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
+RECOMPUTES: tuple[Recompute, ...] = ("none", "selective", "full")
+ATTENTIONS: tuple[Attention, ...] = ("flash", "eager")
+
+# Storage size of one element. Quantized formats' scales are added by the estimator from the
+# cited conventions; these are the packed element sizes by definition of each format.
+DTYPE_BYTES: dict[str, float] = {
+    "fp32": 4,
+    "tf32": 4,
+    "fp16": 2,
+    "bf16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "int4": 0.5,
+    "nf4": 0.5,
+}
+# The dtype whose tensor-core peak a precision runs at (tf32 stores fp32, computes tf32).
+COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """Tensor (tp), pipeline (pp) and ZeRO/FSDP sharding; data-parallel degree follows the GPUs."""
+
+    tp: int = 1
+    pp: int = 1
+    zero: int = 0
+    sequence_parallel: bool = True
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tp * self.pp
+
+    def dp(self, gpus: int) -> int:
+        return gpus // self.model_parallel
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """`count` GPUs of one model in total, grouped `gpus_per_node` to a node."""
+
+    gpu: GPU
+    count: int = 1
+    gpus_per_node: int = 1
+
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.count / self.gpus_per_node)
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    model: ModelArch
+    task: Literal["pretrain", "finetune"] = "finetune"
+    method: Method = "full"
+    precision: Precision = "bf16"
+    weights_dtype: WeightsDtype = "bf16"
+    optimizer: Optimizer = "adamw"
+    micro_batch: int = 1
+    global_batch: int | None = None
+    seq: int = 2048
+    parallel: Parallelism = field(default_factory=Parallelism)
+    recompute: Recompute = "none"
+    attention: Attention = "flash"
+    lora_rank: int = 8
+    lora_targets: tuple[str, ...] = ("q_proj", "v_proj")
+    tokens: float | None = None
+    samples: float | None = None
+
+    kind: Literal["training"] = field(default="training", init=False)
+
+    @property
+    def trains_base(self) -> bool:
+        return self.method == "full"
+
+    def grad_accumulation(self, gpus: int) -> int:
+        """Micro-batches per step on each data-parallel rank."""
+        dp = self.parallel.dp(gpus)
+        if self.global_batch is None:
+            return 1
+        return max(1, self.global_batch // (self.micro_batch * dp))
+
+
+@dataclass(frozen=True)
+class InferenceJob:
+    model: ModelArch
+    weights_dtype: WeightsDtype = "bf16"
+    kv_dtype: KvDtype = "bf16"
+    input_tokens: int = 1024
+    output_tokens: int = 256
+    concurrency: int = 1
+    parallel: Parallelism = field(default_factory=Parallelism)
+
+    kind: Literal["inference"] = field(default="inference", init=False)
+
+    @property
+    def task(self) -> Literal["inference"]:
+        return "inference"
+
+    @property
+    def context_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+Workload = TrainingJob | InferenceJob
