@@ -135,6 +135,9 @@ class ModelEntry(_Sourced):
     input_shape: list[int] | None = None
     activation_bytes_per_sample: float | None = Field(default=None, gt=0)
     embedding_tables: list[EmbeddingTable] = Field(default_factory=list)
+    bottom_mlp: list[int] | None = None  # recommender MLP widths (DLRM)
+    top_mlp: list[int] | None = None
+    dnn_hidden_layers: list[int] | None = None  # DeepFM deep part
     notes: str | None = None
 
     @model_validator(mode="after")

@@ -96,6 +96,7 @@ def _workload_options(
     output_tokens: int | None,
     concurrency: int | None,
     file: Path | None,
+    master_weights: bool | None = None,
 ) -> dict[str, Any]:
     """Flags override the YAML file, which overrides defaults."""
     opts: dict[str, Any] = {}
@@ -126,6 +127,7 @@ def _workload_options(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         concurrency=concurrency,
+        master_weights=master_weights,
     )
     opts.update({k: v for k, v in flags.items() if v is not None})
     return opts
@@ -144,6 +146,10 @@ def estimate(
     weights_dtype: Annotated[str | None, typer.Option(help="fp32|fp16|bf16|fp8|int8|int4|nf4")] = None,
     kv_dtype: Annotated[str | None, typer.Option(help="fp32|fp16|bf16|fp8|int8")] = None,
     optimizer: Annotated[str | None, typer.Option(help="adamw|adamw-8bit|sgd|adafactor")] = None,
+    master_weights: Annotated[
+        bool | None,
+        typer.Option("--master-weights/--no-master-weights", help="fp32 master copy (default) or pure 16-bit."),
+    ] = None,
     micro_batch: Annotated[int | None, typer.Option(help="Samples per GPU per forward pass.")] = None,
     global_batch: Annotated[int | None, typer.Option(help="Samples per optimizer step, all GPUs.")] = None,
     seq: Annotated[int | None, typer.Option(help="Training sequence length (tokens).")] = None,
@@ -192,6 +198,7 @@ def estimate(
         output_tokens,
         concurrency,
         file,
+        master_weights,
     )
     hw_spec = gpu or opts.pop("gpu", None)
     opts.pop("gpu", None)

@@ -165,6 +165,9 @@ def _optimizer_bytes_per_param(job: TrainingJob, n: _Notes) -> float:
 # ----------------------------------------------------------------------------------------
 # activations
 # ----------------------------------------------------------------------------------------
+ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
+
+
 def layer_activation_bytes(
     model: TransformerArch,
     seq: int,
@@ -175,22 +178,31 @@ def layer_activation_bytes(
     attention: str,
     recompute: str,
     n: _Notes,
+    saving: frozenset[str] = ALL_LINEARS,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
-    Reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager attention, no TP.
+    Each tensor is counted once, when some backward needs it. A linear layer keeps its input
+    only if its weight gradient is needed (`saving`: every linear in full training; LoRA-targeted
+    ones for LoRA; all of them for bitsandbytes 4-bit layers, whose autograd function saves the
+    input). Reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager attention, no TP.
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
     drop = model.dropout > 0
     mask = n.conv("dropout_mask_bytes") if drop else 0.0
     kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
-    # replicated across tensor-parallel ranks unless sequence parallelism splits them
-    replicated = s * b * h * (e * model.norms_per_layer + 2 * e + 2 * mask)
-    # split across tensor-parallel ranks by heads / FFN columns
+    attn_in = bool(saving & {"q_proj", "k_proj", "v_proj"})
+    mlp_in = bool(saving & {"gate_proj", "up_proj"})
+    # Replicated across tensor-parallel ranks unless sequence parallelism splits them: norm inputs
+    # (always needed by the norm's backward), block inputs of the saving linears, dropout masks.
+    replicated = s * b * h * (e * (model.norms_per_layer + attn_in + mlp_in) + 2 * mask)
+    # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
+    # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
+    # the input of the down projection when its weight trains.
     q_and_out = 2 * e * s * b * model.q_dim / tp
     kv = 2 * e * s * b * kv_per_gpu * model.head_dim
-    mlp_tensors = 3 if model.gated_ffn else 2
+    mlp_tensors = (2 if model.gated_ffn else 1) + ("down_proj" in saving)
     mlp = mlp_tensors * e * s * b * model.ffn / tp * model.experts_per_token
     if attention == "eager" and recompute == "none":
         scores = (e + (mask + e if drop else 0)) * model.heads / tp * s * s * b
@@ -201,9 +213,15 @@ def layer_activation_bytes(
     split = q_and_out + kv + mlp + scores
     full_layer = (replicated / tp if (sp and tp > 1) else replicated) + split
     if recompute == "full":
-        layer_input = e * s * b * h / (tp if sp and tp > 1 else 1)
-        return layer_input
+        return e * s * b * h / (tp if sp and tp > 1 else 1)  # the checkpointed layer input
     return full_layer
+
+
+def saving_linears(job: TrainingJob) -> frozenset[str]:
+    """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`)."""
+    if job.method in ("full", "qlora"):
+        return ALL_LINEARS
+    return frozenset(job.lora_targets)
 
 
 def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple[float, dict[str, float]]:
@@ -222,7 +240,12 @@ def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple
     sp = par.sequence_parallel and tp > 1
     seq = model.tokens_per_sample(job.seq)
     args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
-    per_layer = layer_activation_bytes(*args, job.recompute, n)
+    saving = saving_linears(job)
+    if job.method == "lora":
+        n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
+    elif job.method == "qlora":
+        n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
+    per_layer = layer_activation_bytes(*args, job.recompute, n, saving)
     stage_layers = math.ceil(model.layers / pp)
     m = job.grad_accumulation(hw.count)
     in_flight = min(pp, m) if stage == "first" else 1
@@ -231,7 +254,7 @@ def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple
     detail: dict[str, float] = {"layer_activations": per_layer * stage_layers * in_flight}
     if job.recompute == "full":
         # backward recomputes one layer at a time: its full activations exist transiently
-        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n)
+        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n, saving)
         n.add("full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a time")
     elif job.recompute == "selective":
         n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
@@ -280,31 +303,33 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> Me
         n.add("fp8 training (Transformer Engine): parameters and gradients kept in bf16, matmuls in fp8")
     opt_bpp = _optimizer_bytes_per_param(job, n)
 
+    master_b = n.conv("master_weight_bytes") if (w_bytes < 4 and job.master_weights) else 0.0
+    if w_bytes < 4 and not job.master_weights:
+        opt_bpp *= w_bytes / 4  # optimizer states kept in the 16-bit parameter dtype
+        n.add("pure 16-bit training: no fp32 master copy; optimizer states in the parameter dtype")
     if job.method == "full":
         n_par = sp_.total
         weights = n_par * w_bytes
         grads = n_par * w_bytes
-        master = n_par * n.conv("master_weight_bytes") if w_bytes < 4 else 0.0
+        master = n_par * master_b
         opt = n_par * opt_bpp
-        if w_bytes < 4:
+        if master_b:
             n.add(
                 "mixed precision: 16-bit weights and gradients, fp32 master weights (ZeRO paper convention, 16 B/param with Adam)"
             )
-        detail["master_weights"] = master
-        trainable = n_par
     else:
-        base_dtype = job.weights_dtype
         if job.method == "qlora":
             weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES["bf16"]
             n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
         else:
-            weights = sp_.block_linear * DTYPE_BYTES[base_dtype] + sp_.other * DTYPE_BYTES[base_dtype]
+            weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
         detail["frozen_base"] = weights
+        adapter_b = n.conv("lora_adapter_bytes") if job.master_weights else w_bytes
         trainable = lora_params(job, sp_.layers, par.tp)
-        adapter_w = trainable * n.conv("lora_adapter_bytes")
+        adapter_w = trainable * adapter_b
         detail["lora_adapters"] = adapter_w
         weights += adapter_w
-        grads = trainable * n.conv("lora_adapter_bytes")
+        grads = trainable * adapter_b
         master = 0.0
         opt = trainable * opt_bpp
         n.add(

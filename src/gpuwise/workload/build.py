@@ -38,6 +38,7 @@ DEFAULT_LORA_RANK = 8
 DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
 
 TRAINING_KEYS = (
+    "master_weights",
     "method",
     "optimizer",
     "micro_batch",
@@ -100,6 +101,17 @@ def _int(opts: dict[str, Any], key: str, default: int | None, minimum: int = 1) 
     if value < minimum:
         raise UsageError(f"--{key.replace('_', '-')} must be at least {minimum}; got {value}")
     return value
+
+
+def _bool(opts: dict[str, Any], key: str, default: bool) -> bool:
+    raw = opts.get(key, default)
+    if isinstance(raw, bool):
+        return raw
+    if str(raw).lower() in ("true", "yes", "1", "on"):
+        return True
+    if str(raw).lower() in ("false", "no", "0", "off"):
+        return False
+    raise UsageError(f"--{key.replace('_', '-')} must be true or false; got {raw!r}")
 
 
 def _count(opts: dict[str, Any], key: str) -> float | None:
@@ -193,6 +205,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         precision=precision,  # type: ignore[arg-type]
         weights_dtype=wd,  # type: ignore[arg-type]
         optimizer=_choice(opts, "optimizer", OPTIMIZERS, "adamw"),  # type: ignore[arg-type]
+        master_weights=_bool(opts, "master_weights", True),
         micro_batch=micro,
         global_batch=global_batch,
         seq=_int(opts, "seq", _default_seq(model)) or 1,

@@ -84,6 +84,7 @@ class TrainingJob:
     precision: Precision = "bf16"
     weights_dtype: WeightsDtype = "bf16"
     optimizer: Optimizer = "adamw"
+    master_weights: bool = True  # False: pure 16-bit training (states in the 16-bit dtype)
     micro_batch: int = 1
     global_batch: int | None = None
     seq: int = 2048

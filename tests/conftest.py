@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuwise.catalog import Catalog, load_catalog
+from gpuwise.catalog.hf_import import load_hf_config
+
+DATA = Path(__file__).parent / "data"
+HF_CONFIGS = DATA / "hf_configs"
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def hf(name: str):
+    """A real Hugging Face config.json from tests/data/hf_configs."""
+    return load_hf_config(HF_CONFIGS / f"{name}.json")

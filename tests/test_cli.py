@@ -1,0 +1,138 @@
+"""The command line end to end: real processes, exit codes, JSON contract, no tracebacks."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import HF_CONFIGS
+
+
+def run(*args, check_code=None):
+    proc = subprocess.run([sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    if check_code is not None:
+        assert proc.returncode == check_code, (proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+def test_help_lists_the_commands():
+    out = run("--help", check_code=0).stdout
+    for cmd in ("gpus", "models", "estimate"):
+        assert cmd in out
+
+
+def test_gpus_json_contract():
+    rows = json.loads(run("gpus", "--json", check_code=0).stdout)
+    ids = {r["id"] for r in rows}
+    assert {"h100-sxm", "a10", "l40", "mi300x", "jetson-agx-orin-64gb"} <= ids
+    h100 = next(r for r in rows if r["id"] == "h100-sxm")
+    for key in (
+        "id",
+        "name",
+        "vendor",
+        "architecture",
+        "memory_bytes",
+        "memory_type",
+        "memory_bandwidth",
+        "peak_flops",
+        "tdp_watts",
+        "form_factor",
+        "interconnect",
+        "pcie",
+        "mig_max_instances",
+        "release",
+        "price",
+        "sources",
+    ):
+        assert key in h100
+    assert h100["sources"]["default"]["title"]
+
+
+def test_gpus_filters_and_table():
+    rows = json.loads(run("gpus", "--json", "--min-memory", "80GB", "--vendor", "nvidia", "--sort", "memory").stdout)
+    assert rows and all(r["memory_bytes"] >= 80e9 and r["vendor"] == "nvidia" for r in rows)
+    assert [r["memory_bytes"] for r in rows] == sorted(r["memory_bytes"] for r in rows)
+    table = run("gpus", check_code=0).stdout
+    assert "h100-sxm" in table and "GiB" in table
+    run("gpus", "--sort", "color", check_code=2)
+
+
+def test_models_json():
+    rows = json.loads(run("models", "--json", check_code=0).stdout)
+    assert len(rows) >= 20
+    llama = next(r for r in rows if r["id"] == "llama-2-7b")
+    assert llama["params"] == 6738415616
+
+
+def test_estimate_json_contract():
+    d = json.loads(
+        run("estimate", "--model", "llama-2-7b", "--method", "qlora", "--gpu", "a10", "--json", check_code=0).stdout
+    )
+    assert set(d) >= {"workload", "hardware", "memory", "training", "inference", "cost", "bottleneck", "assumptions"}
+    per = d["memory"]["per_gpu"]
+    assert set(per) == {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"}
+    assert abs(per["total"] - sum(v for k, v in per.items() if k != "total")) <= 6  # each rounded to a byte
+    assert d["memory"]["fits"] is True and d["hardware"]["gpu"] == "a10"
+    assert d["workload"]["method"] == "qlora" and d["workload"]["params"] == 6738415616
+    assert any("QLoRA" in a for a in d["assumptions"])
+
+
+def test_estimate_not_fitting_exits_1():
+    d = run("estimate", "--model", "llama-2-70b", "--method", "full", "--gpu", "a10", "--json", check_code=1)
+    assert json.loads(d.stdout)["memory"]["fits"] is False
+
+
+def test_estimate_table_output():
+    out = run("estimate", "--model", "mistral-7b-v0.1", "--gpu", "l4", "--concurrency", "4", check_code=0).stdout
+    assert "kv cache" in out and "GiB" in out and "Assumptions" in out
+
+
+def test_estimate_from_hf_config_path_and_yaml(tmp_path):
+    d = json.loads(
+        run("estimate", "--model", str(HF_CONFIGS / "gpt2.json"), "--gpu", "t4", "--json", check_code=0).stdout
+    )
+    assert d["workload"]["params"] == 124439808
+    wl = tmp_path / "w.yaml"
+    wl.write_text("workload:\n  model: llama-3.1-8b\n  method: lora\n  micro-batch: 2\n  seq: 1024\ngpu: l40s\n")
+    d = json.loads(run("estimate", "-f", str(wl), "--json", check_code=0).stdout)
+    assert d["workload"]["micro_batch"] == 2 and d["hardware"]["gpu"] == "l40s"
+    d = json.loads(run("estimate", "-f", str(wl), "--micro-batch", "4", "--json", check_code=0).stdout)
+    assert d["workload"]["micro_batch"] == 4  # flags override the file
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "llama-2-7", "--gpu", "a10"], "did you mean 'llama-2-7b'"),
+        (["--model", "llama-2-7b", "--gpu", "h100"], "did you mean"),
+        (["--model", "llama-2-7b", "--gpu", "h100-sxm:8", "--tp", "3"], "--tp 3 must divide"),
+        (["--model", "gpt2", "--gpu", "a10", "--pp", "20", "--method", "full"], "exceeds the 12 layers"),
+        (["--model", "llama-2-7b", "--gpu", "a10", "--micro-batch", "-1"], "at least 1"),
+        (["--model", "llama-2-7b", "--gpu", "a10", "--method", "sideways"], "must be one of"),
+        (["--model", "llama-2-7b", "--gpu", "h100-sxm:8", "--zero", "3", "--pp", "2"], "ZeRO stage 3 cannot"),
+        (["--model", "llama-2-7b", "--gpu", "h100-sxm:6", "--tp", "4"], "multiple of 4"),
+        (["--model", "llama-2-7b", "--gpu", "t4", "--method", "lora", "--precision", "bf16"], "no bf16"),
+        (["--model", "llama-2-7b"], "--gpu"),
+        (["--model", "llama-2-7b", "--gpu", "a10", "--method", "lora", "--lora-targets", "q,v"], "unknown module"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(args, message):
+    proc = run("estimate", *args, check_code=2)
+    assert message in proc.stderr + proc.stdout
+
+
+def test_malformed_files_exit_2(tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"model_type": "llama", "hidden_size": 4096}')
+    proc = run("estimate", "--model", str(cfg), "--gpu", "a10", check_code=2)
+    assert "num_hidden_layers" in proc.stderr
+    bad = tmp_path / "w.yaml"
+    bad.write_text("model: [unclosed\n")
+    proc = run("estimate", "-f", str(bad), "--gpu", "a10", check_code=2)
+    assert "not valid YAML" in proc.stderr
+    unknown = tmp_path / "u.yaml"
+    unknown.write_text("model: gpt2\nmicro_bach: 2\n")
+    proc = run("estimate", "-f", str(unknown), "--gpu", "a10", check_code=2)
+    assert "micro_batch" in proc.stderr

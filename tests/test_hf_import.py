@@ -1,0 +1,116 @@
+"""Model import from real Hugging Face config.json files (tests/data/hf_configs)."""
+
+import json
+
+import pytest
+
+from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
+from gpuwise.errors import ConfigError
+
+from .conftest import HF_CONFIGS, hf
+
+FAMILIES = sorted(p.stem for p in HF_CONFIGS.glob("*.json"))
+
+
+def test_every_family_has_a_fixture():
+    types = {json.loads(p.read_text())["model_type"] for p in HF_CONFIGS.glob("*.json")}
+    assert {
+        "llama",
+        "mistral",
+        "mixtral",
+        "qwen2",
+        "gemma",
+        "gemma2",
+        "phi3",
+        "gpt2",
+        "gpt_neox",
+        "opt",
+        "falcon",
+        "bert",
+        "vit",
+    } <= types
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_params_match_the_catalog_published_count(name, catalog):
+    """Parameter count from the config equals the published count (the catalog's, with its source)."""
+    arch = hf(name)
+    published = {m.id: m.published_params for m in catalog.models.values()}
+    if name not in published:
+        pytest.skip(f"{name} is a fixture for its family only")
+    assert arch.params == pytest.approx(published[name], rel=0.005)
+
+
+def test_mixtral_active_params():
+    # Mistral AI's announcement: 46.7B total, 12.9B active per token
+    arch = hf("mixtral-8x7b-v0.1")
+    assert arch.experts == 8 and arch.experts_per_token == 2
+    assert arch.active_params == pytest.approx(12.9e9, rel=0.01)
+
+
+def test_gqa_mqa_and_windows():
+    assert hf("llama-2-7b").kv_heads == 32
+    assert hf("mistral-7b-v0.1").kv_heads == 8 and hf("mistral-7b-v0.1").sliding_window == 4096
+    assert hf("falcon-7b").kv_heads == 1  # multi-query
+    g2 = hf("gemma-2-9b")
+    assert g2.sliding_window == 4096 and g2.sliding_window_layers == g2.layers // 2
+    assert hf("qwen2.5-7b").sliding_window is None  # use_sliding_window: false
+    assert hf("gemma-7b").head_dim == 256 and hf("gemma-7b").q_dim != hf("gemma-7b").hidden
+
+
+def test_encoders_have_no_kv_cache_role():
+    assert not hf("bert-base-uncased").decoder
+    vit = hf("vit-base-patch16-224")
+    assert vit.fixed_seq == 197 and not vit.decoder
+
+
+def test_unknown_family_with_standard_fields_reads_as_llama_like():
+    cfg = {
+        "model_type": "my_new_llm",
+        "hidden_size": 1024,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 8,
+        "vocab_size": 1000,
+        "intermediate_size": 2816,
+    }
+    arch = arch_from_hf_config(cfg)
+    assert arch.gated_ffn and arch.kv_heads == 8 and arch.head_dim == 128
+    # embeddings + head untied: 2*V*h; per layer 4h^2 + 3hf + 2h; final norm h
+    assert arch.params == 2 * 1000 * 1024 + 4 * (4 * 1024**2 + 3 * 1024 * 2816 + 2 * 1024) + 1024
+
+
+@pytest.mark.parametrize("missing", ["hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"])
+def test_missing_field_is_named(missing, tmp_path):
+    cfg = json.loads((HF_CONFIGS / "llama-2-7b.json").read_text())
+    del cfg[missing]
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(cfg))
+    with pytest.raises(ConfigError, match=missing):
+        load_hf_config(p)
+
+
+def test_wrong_types_and_malformed_json(tmp_path):
+    p = tmp_path / "config.json"
+    p.write_text('{"model_type": "llama", "hidden_size": "big"')
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        load_hf_config(p)
+    p.write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "hidden_size": -5,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 1,
+                "vocab_size": 10,
+            }
+        )
+    )
+    with pytest.raises(ConfigError, match="hidden_size"):
+        load_hf_config(p)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_hf_config(tmp_path / "nope.json")
+
+
+def test_folder_with_config(tmp_path):
+    (tmp_path / "config.json").write_text((HF_CONFIGS / "gpt2.json").read_text())
+    assert load_hf_config(tmp_path).params == hf("gpt2").params

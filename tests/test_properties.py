@@ -1,0 +1,111 @@
+"""Invariants of the memory model, checked over generated workloads (hypothesis)."""
+
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate import memory
+from gpuwise.estimate.memory import kv_cache_bytes, training_memory
+from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob
+
+CAT = load_catalog()
+LLMS = [
+    m
+    for m in (
+        "llama-2-7b",
+        "llama-3.1-8b",
+        "mistral-7b-v0.1",
+        "qwen2.5-7b",
+        "gemma-2-9b",
+        "gpt2",
+        "mixtral-8x7b-v0.1",
+        "phi-3-mini-4k-instruct",
+        "opt-13b",
+    )
+]
+models = st.sampled_from(LLMS).map(CAT.model)
+methods = st.sampled_from(["full", "lora", "qlora"])
+optimizers = st.sampled_from(["adamw", "adamw-8bit", "sgd", "adafactor"])
+recomputes = st.sampled_from(["none", "selective", "full"])
+GPU = CAT.gpu("h100-sxm")
+
+
+def train_job(model, method, optimizer, micro, seq, recompute, zero=0):
+    return TrainingJob(
+        model=model,
+        method=method,
+        weights_dtype="nf4" if method == "qlora" else "bf16",
+        optimizer=optimizer,
+        micro_batch=micro,
+        seq=seq,
+        recompute=recompute,
+        parallel=Parallelism(zero=zero),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(models, methods, optimizers, st.integers(1, 8), st.sampled_from([1, 2, 4, 8]))
+def test_zero3_per_gpu_memory_never_grows_with_more_data_parallel_ranks(model, method, optimizer, micro, nodes):
+    job = train_job(model, method, optimizer, micro, 1024, "full", zero=3)
+    totals = [training_memory(job, Hardware(GPU, 8 * n, 8), CAT).per_gpu.total for n in (nodes, nodes * 2)]
+    assert totals[1] <= totals[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(models, methods, optimizers, st.integers(1, 16), st.sampled_from([128, 512, 2048]), recomputes)
+def test_memory_grows_with_batch_and_sequence(model, method, optimizer, micro, seq, recompute):
+    job = train_job(model, method, optimizer, micro, seq, recompute)
+    h = Hardware(GPU, 1, 1)
+    base = training_memory(job, h, CAT).per_gpu.total
+    assert training_memory(replace(job, micro_batch=micro + 1), h, CAT).per_gpu.total > base
+    assert training_memory(replace(job, seq=seq * 2), h, CAT).per_gpu.total > base
+
+
+@settings(max_examples=60, deadline=None)
+@given(models, st.integers(1, 4096), st.integers(1, 64), st.sampled_from([1, 2]))
+def test_kv_cache_is_linear_in_tokens_and_batch(model, tokens, batch, kv_bytes):
+    one = kv_cache_bytes(model, tokens, 1, kv_bytes)
+    assert kv_cache_bytes(model, tokens, batch, kv_bytes) == batch * one
+    if not model.sliding_window or 2 * tokens <= model.sliding_window:
+        assert kv_cache_bytes(model, 2 * tokens, 1, kv_bytes) == 2 * one
+
+
+@settings(max_examples=40, deadline=None)
+@given(models, optimizers, st.integers(1, 8), st.sampled_from([256, 1024]))
+def test_recompute_and_stages_order(model, optimizer, micro, seq):
+    h = Hardware(GPU, 8, 8)
+    acts = [
+        training_memory(train_job(model, "full", optimizer, micro, seq, r), h, CAT).per_gpu.activations
+        for r in ("none", "selective", "full")
+    ]
+    assert acts[0] >= acts[1] >= acts[2]
+    totals = [
+        training_memory(train_job(model, "full", optimizer, micro, seq, "none", z), h, CAT).per_gpu.total
+        for z in (0, 1, 2, 3)
+    ]
+    assert totals == sorted(totals, reverse=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(models, optimizers, st.integers(1, 8))
+def test_adapters_need_less_than_full_and_qlora_least(model, optimizer, micro):
+    h = Hardware(GPU, 1, 1)
+    full, lora, qlora = (
+        training_memory(train_job(model, m, optimizer, micro, 512, "none"), h, CAT).per_gpu
+        for m in ("full", "lora", "qlora")
+    )
+    assert qlora.total < lora.total < full.total
+    assert qlora.weights < lora.weights
+
+
+@settings(max_examples=40, deadline=None)
+@given(models, st.sampled_from(["bf16", "fp8", "int8", "int4"]), st.integers(1, 32), st.sampled_from([1, 2, 4, 8]))
+def test_inference_tensor_parallel_reduces_per_gpu_memory(model, wd, conc, tp):
+    if model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads):
+        return
+    job = InferenceJob(model=model, weights_dtype=wd, concurrency=conc, input_tokens=512, output_tokens=128)
+    one = memory(job, Hardware(GPU, 1, 1), CAT).per_gpu
+    split = memory(replace(job, parallel=Parallelism(tp=tp)), Hardware(GPU, tp, tp), CAT).per_gpu
+    assert split.weights <= one.weights and split.kv_cache <= one.kv_cache
