@@ -172,7 +172,6 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         dtype_bytes = {"fp16": 2, "bf16": 2, "fp8": 1, "fp32": 4}[inp["dtype"]]
         ours = kv_cache_bytes(cat.model(inp["model"]), int(inp["tokens"]), int(inp["batch"]), dtype_bytes)
     elif kind == "weights":
-        model = cat.model(inp["model"])
         dtype = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int4": "int4", "fp32": "fp32"}[inp["dtype"]]
         work = build_workload(
             {
@@ -180,7 +179,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
                 "task": "inference",
                 "weights_dtype": dtype,
                 "input_tokens": 1,
-                "output_tokens": 0 if model.decoder else 0,
+                "output_tokens": 0,
             },
             cat,
         )
