@@ -31,6 +31,30 @@ UNITS = {"bytes": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB
 TOL_ANALYTIC = 0.02
 TOL_MEASURED = 0.25
 
+# Checked cases that miss the tolerance, each with the reason; `test_accuracy` fails when one of
+# them comes back within tolerance, so this list cannot go stale.
+_QLORA_LITGPT = (
+    "LitGPT's bitsandbytes QLoRA runs measure 20-28 % above this estimate in every row (7B-8B, seq 512 "
+    "and 1304), while its LoRA rows agree within 8 %: the 4-bit path keeps more for backward than the "
+    "layer inputs counted here; cause not yet identified"
+)
+KNOWN_MISSES: dict[str, str] = {
+    "litgpt-hub-llama-2-7b-qlora-a10g": _QLORA_LITGPT,
+    "litgpt-hub-llama-3.1-8b-qlora-a10g": _QLORA_LITGPT,
+    "litgpt-hub-mistral-7b-v0.1-qlora-a10g": _QLORA_LITGPT,
+    "optimum-llama-2-13b-generate-gptq4-exllama-bs16": (
+        "transformers' 2023 tuple KV cache holds the previous and the new cache during each decode step "
+        "(2x KV at the peak); gpuwise models a preallocated/paged cache as serving engines use"
+    ),
+}
+
+
+def _printed_precision(value: float) -> float:
+    """Relative half-unit of the last printed digit: a source that prints 0.12 means 0.115-0.125."""
+    text = f"{value}".rstrip("0").rstrip(".") if "." in f"{value}" else f"{value}"
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return 0.5 * 10**-decimals / abs(value) if value else 0.0
+
 
 @dataclass(frozen=True)
 class Result:
@@ -40,6 +64,7 @@ class Result:
     where: str
     published: float  # bytes
     ours: float | None  # bytes
+    method: str | None  # full | lora | qlora for training cases
     checked: bool  # asserted within tolerance
     tolerance: float
     note: str
@@ -109,6 +134,10 @@ def _unmodelled(inp: dict[str, Any]) -> list[str]:
     why = []
     if str(inp.get("cpu_offload") or "none").lower() != "none":
         why.append(f"CPU offload ({inp['cpu_offload']}) is not modelled")
+    if inp.get("seq_is_cap"):
+        why.append("unpacked dataset batches: the real sequence length is data-dependent, `seq` is only a cap")
+    if inp.get("compile"):
+        why.append("torch.compile fuses and recomputes intermediates (saves less than eager PyTorch); not modelled")
     if inp.get("optimizer_in_backward"):
         why.append("optimizer step fused into backward (gradients freed at once) is not modelled")
     return why
@@ -132,9 +161,16 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
     kind, inp = case["kind"], case["inputs"]
     pub = published_bytes(case)
     conf = case.get("confidence", "medium")
-    base = dict(id=case["id"], kind=kind, source=case["source"], where=str(case.get("where", "")), published=pub)
+    base = dict(
+        id=case["id"],
+        kind=kind,
+        source=case["source"],
+        where=str(case.get("where", "")),
+        published=pub,
+        method=inp.get("method"),
+    )
     vt = case.get("value_type", "measured")
-    tol = TOL_MEASURED if vt == "measured" else TOL_ANALYTIC
+    tol = TOL_MEASURED if vt == "measured" else max(TOL_ANALYTIC, _printed_precision(float(case["published_value"])))
     checked = conf in ("high", "medium") and vt != "nominal"
     note = ""
     ours: float | None
@@ -154,6 +190,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
                 "n_layer": int(inp["L"]),
                 "vocab_size": int(inp["v"]),
                 "attn_pdrop": 0.1,
+                "resid_pdrop": 0.1,
             },
             name=inp["model_config"],
         )
@@ -167,6 +204,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
             "eager",
             inp["recompute"],
             _Notes(cat),
+            norm_bytes=2,  # Megatron's fused LayerNorm keeps its 16-bit input
         )
     elif kind == "kv_cache":
         dtype_bytes = {"fp16": 2, "bf16": 2, "fp8": 1, "fp32": 4}[inp["dtype"]]
@@ -207,6 +245,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
                 micro_batch=int(inp["micro_batch"]),
                 seq=int(inp["seq"]),
                 recompute=inp.get("recompute") or "none",
+                attention=inp.get("attention", "flash"),
                 zero=int(inp.get("zero_stage") or 0),
             )
             if inp.get("lora_rank") and inp["method"] != "full":
@@ -231,9 +270,11 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         ours, note = _measured_part(case, est)
         if why:
             checked = False
-            note = "; ".join(why)
+            note = "not modelled: " + "; ".join(why)
     else:
         raise ValueError(f"unknown case kind {kind!r}")
+    if case["id"] in KNOWN_MISSES:
+        note = f"known miss: {KNOWN_MISSES[case['id']]}"
     return Result(**base, ours=ours, checked=checked, tolerance=tol, note=note)
 
 

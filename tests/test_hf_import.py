@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from gpuwise.catalog import load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
 from gpuwise.errors import ConfigError
 
@@ -31,14 +32,22 @@ def test_every_family_has_a_fixture():
     } <= types
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+CATALOGUED = sorted(set(FAMILIES) & {m for m in load_catalog().models})
+
+
+@pytest.mark.parametrize("name", CATALOGUED)
 def test_params_match_the_catalog_published_count(name, catalog):
     """Parameter count from the config equals the published count (the catalog's, with its source)."""
     arch = hf(name)
-    published = {m.id: m.published_params for m in catalog.models.values()}
-    if name not in published:
-        pytest.skip(f"{name} is a fixture for its family only")
-    assert arch.params == pytest.approx(published[name], rel=0.005)
+    pub = catalog.models[name].published_params
+    entry = catalog.model(name)
+    shape = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "sliding_window", "experts")
+    # the catalog's config subset and the real config.json describe the same architecture
+    assert [getattr(arch, k) for k in shape] == [getattr(entry, k) for k in shape]
+    # exact counts must match exactly; rounded ones ("13B", "86M") within one unit of their last digit
+    digits = len(f"{int(pub)}".rstrip("0"))
+    tol = 0 if digits >= 7 else 10 ** (len(f"{int(pub)}") - digits) / pub
+    assert arch.params == pytest.approx(pub, rel=tol)
 
 
 def test_mixtral_active_params():

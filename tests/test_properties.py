@@ -90,14 +90,16 @@ def test_recompute_and_stages_order(model, optimizer, micro, seq):
 
 @settings(max_examples=40, deadline=None)
 @given(models, optimizers, st.integers(1, 8))
-def test_adapters_need_less_than_full_and_qlora_least(model, optimizer, micro):
+def test_adapters_need_less_than_full_and_qlora_weights_least(model, optimizer, micro):
     h = Hardware(GPU, 1, 1)
     full, lora, qlora = (
         training_memory(train_job(model, m, optimizer, micro, 512, "none"), h, CAT).per_gpu
         for m in ("full", "lora", "qlora")
     )
-    assert qlora.total < lora.total < full.total
+    assert lora.total < full.total and qlora.total < full.total
     assert qlora.weights < lora.weights
+    # bitsandbytes 4-bit layers keep every input, frozen 16-bit ones do not: QLoRA saves more
+    assert qlora.activations >= lora.activations
 
 
 @settings(max_examples=40, deadline=None)

@@ -22,8 +22,8 @@ class UnknownNameError(UsageError):
     def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
         self.kind, self.name = kind, name
         self.suggestions = suggest(name, known)
-        hint = f" Did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
-        super().__init__(f"unknown {kind} {name!r}.{hint} (`gpuwise {kind}s` lists them)")
+        hint = f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"unknown {kind} {name!r}{hint} (`gpuwise {kind}s` lists them)")
 
 
 class LayoutError(UsageError):
@@ -43,7 +43,11 @@ class RequirementNotMet(GpuwiseError):
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     """Nearest names by edit similarity, plus names that contain what was typed."""
     known = list(known)
-    low = name.lower()
-    close = difflib.get_close_matches(low, known, n=n, cutoff=0.5)
-    contains = [k for k in known if low and (low in k or k in low) and k not in close]
-    return (close + contains)[:n]
+    low = name.strip().lower()
+
+    def ratio(k: str) -> float:
+        return difflib.SequenceMatcher(None, low, k).ratio()
+
+    containing = sorted((k for k in known if low and low in k), key=lambda k: (not k.startswith(low), -ratio(k)))
+    close = [k for k in difflib.get_close_matches(low, known, n=n, cutoff=0.5) if k not in containing]
+    return (containing + close)[:n]

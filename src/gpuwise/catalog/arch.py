@@ -61,7 +61,8 @@ class TransformerArch:
     experts: int = 1
     experts_per_token: int = 1
     causal: bool = True
-    dropout: float = 0.0
+    dropout: float = 0.0  # hidden/residual dropout in training
+    attention_dropout: float = 0.0  # dropout on the attention probabilities
     lm_head: bool = True
     pooler: bool = False
     classifier_labels: int = 0

@@ -102,10 +102,12 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     window = _opt_int(cfg, ("sliding_window",), where)
     if cfg.get("use_sliding_window") is False:
         window = None
-    dropout = max(
-        float(cfg.get(k) or 0.0)
-        for k in ("attention_dropout", "attention_probs_dropout_prob", "attn_pdrop", "hidden_dropout_prob")
-    )
+
+    def _rate(*keys: str) -> float:
+        return max(float(cfg.get(k) or 0.0) for k in keys)
+
+    dropout = _rate("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout")
+    attn_dropout = _rate("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout")
     base: dict[str, Any] = dict(
         name=name,
         family=mt or "decoder",
@@ -127,6 +129,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         experts=experts,
         experts_per_token=top_k if experts > 1 else 1,
         dropout=dropout,
+        attention_dropout=attn_dropout,
     )
     if mt.startswith("gemma"):
         base["gated_ffn"] = True  # GeGLU
@@ -205,7 +208,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         patch = _opt_int(cfg, ("patch_size",), where) or 16
         chans = _opt_int(cfg, ("num_channels",), where) or 3
         tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
-        labels = len(cfg.get("id2label") or {}) or 0
+        labels = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels") or 0)
         bias = bool(cfg.get("qkv_bias", True))
         base.update(
             gated_ffn=False,

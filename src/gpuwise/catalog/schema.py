@@ -96,13 +96,14 @@ class GPU(_Sourced):
 
     @property
     def link_id(self) -> str:
-        """Interconnect catalog id of the GPU-to-GPU path inside a node."""
-        if self.interconnect and self.interconnect.nvlink:
-            return f"nvlink{self.interconnect.nvlink}"
-        if self.interconnect and self.interconnect.fabric:
-            return self.interconnect.fabric
-        gen = self.pcie.generation if self.pcie else 4
-        return f"pcie{gen}-x16"
+        """Name of the GPU-to-GPU path inside a node: NVLink generation on SXM boards, a bridge on
+        PCIe cards, the fabric (AMD), else the PCIe generation; 'none' for integrated modules."""
+        link = self.interconnect
+        if link and link.nvlink:
+            return f"nvlink{link.nvlink}" if self.form_factor == "sxm" else f"nvlink{link.nvlink}-bridge"
+        if link and link.fabric:
+            return link.fabric
+        return f"pcie{self.pcie.generation}-x16" if self.pcie else "none"
 
 
 class Interconnect(_Sourced):

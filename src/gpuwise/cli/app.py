@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuwise.errors import GpuwiseError
+from gpuwise.errors import GpuwiseError, UsageError
 
 app = typer.Typer(
     name="gpuwise",
@@ -205,7 +205,7 @@ def estimate(
     per_node = gpus_per_node or opts.pop("gpus_per_node", None)
     opts.pop("gpus_per_node", None)
     if not hw_spec:
-        raise typer.BadParameter("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8", param_hint="--gpu")
+        raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
     work = build_workload(opts, cat)
     hw = build_hardware(str(hw_spec), cat, per_node)
     est = run_estimate(work, hw, cat)
@@ -222,7 +222,7 @@ def estimate(
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met)."""
     try:
-        app(standalone_mode=False)
+        result = app(standalone_mode=False)  # returns typer.Exit's code instead of raising it
     except GpuwiseError as exc:
         sys.stderr.write(f"error: {exc}\n")
         sys.exit(exc.exit_code)
@@ -231,13 +231,13 @@ def main() -> None:
     except typer.Abort:
         sys.stderr.write("aborted\n")
         sys.exit(130)
-    except Exception as exc:  # click usage errors and anything else: a message, never a traceback
-        import click
-
-        if isinstance(exc, click.ClickException):
+    except Exception as exc:
+        # click's usage errors (typer vendors its own click, so match by shape, not by class)
+        if callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int):
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    sys.exit(result if isinstance(result, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,8 @@ from gpuwise.catalog.schema import GPU
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_rate
 
 console = Console()
+if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
+    console = Console(width=160)
 
 _COLORS = {
     "weights": "cyan",

@@ -179,35 +179,44 @@ def layer_activation_bytes(
     recompute: str,
     n: _Notes,
     saving: frozenset[str] = ALL_LINEARS,
+    norm_bytes: float | None = None,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
     Each tensor is counted once, when some backward needs it. A linear layer keeps its input
     only if its weight gradient is needed (`saving`: every linear in full training; LoRA-targeted
     ones for LoRA; all of them for bitsandbytes 4-bit layers, whose autograd function saves the
-    input). Reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager attention, no TP.
+    input). Norm inputs are kept at `norm_bytes` (fp32 in eager implementations; 2 B for
+    Megatron's fused kernels). Gated MLPs keep gate, act(gate) and up for the product's backward.
+    With `norm_bytes=2` this reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager
+    attention and no TP (Korthikanti et al., equation 1).
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
-    drop = model.dropout > 0
-    mask = n.conv("dropout_mask_bytes") if drop else 0.0
+    mask_b = n.conv("dropout_mask_bytes") if (model.dropout or model.attention_dropout) else 0.0
+    mask = mask_b if model.dropout else 0.0  # the two hidden-dropout masks of a block
     kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
     attn_in = bool(saving & {"q_proj", "k_proj", "v_proj"})
     mlp_in = bool(saving & {"gate_proj", "up_proj"})
     # Replicated across tensor-parallel ranks unless sequence parallelism splits them: norm inputs
     # (always needed by the norm's backward), block inputs of the saving linears, dropout masks.
-    replicated = s * b * h * (e * (model.norms_per_layer + attn_in + mlp_in) + 2 * mask)
+    if norm_bytes is None:
+        norm_bytes = max(e, n.conv("norm_saved_bytes"))
+    replicated = s * b * h * (norm_bytes * model.norms_per_layer + e * (attn_in + mlp_in) + 2 * mask)
     # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
     # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
     # the input of the down projection when its weight trains.
     q_and_out = 2 * e * s * b * model.q_dim / tp
     kv = 2 * e * s * b * kv_per_gpu * model.head_dim
-    mlp_tensors = (2 if model.gated_ffn else 1) + ("down_proj" in saving)
+    mlp_tensors = (3 if model.gated_ffn else 1) + ("down_proj" in saving)
     mlp = mlp_tensors * e * s * b * model.ffn / tp * model.experts_per_token
     if attention == "eager" and recompute == "none":
-        scores = (e + (mask + e if drop else 0)) * model.heads / tp * s * s * b
-    else:
+        # softmax output; with attention dropout also its mask and the dropped-out probabilities
+        scores = (e + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
+    elif attention == "flash":
         scores = 4 * s * b * model.heads / tp  # FlashAttention keeps one fp32 log-sum-exp per row
+    else:
+        scores = 0.0  # selective recomputation rebuilds the attention core in backward
     if model.is_moe:
         mlp += 4 * s * b * model.experts  # fp32 router logits
     split = q_and_out + kv + mlp + scores
@@ -262,7 +271,7 @@ def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple
         n.add("FlashAttention: no s x s attention matrix is stored")
     if model.lm_head and stage in ("last", "only"):
         detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * n.conv("logits_loss_bytes")
-    if model.dropout == 0:
+    if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
     return sum(detail.values()), detail
 
