@@ -1,0 +1,127 @@
+"""The packaged catalogs: complete, sourced, and right on the values that are easy to get wrong."""
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.loader import build_catalog
+from gpuwise.catalog.records import gpu_record, model_record
+from gpuwise.errors import ConfigError, UnknownNameError
+
+CAT = load_catalog()
+DESIGN_GPU_IDS = (
+    "t4 a10 a10g a40 l4 l40 l40s a100-40gb-pcie a100-40gb-sxm a100-80gb-pcie a100-80gb-sxm h100-pcie h100-sxm "
+    "h100-nvl h200 h20 b200 rtx-3090 rtx-4090 rtx-5090 a800-80gb-sxm h800-sxm v100-32gb-sxm mi300x "
+    "jetson-agx-orin-64gb"
+).split()
+ISSUE_MODEL_IDS = (
+    "llama-2-7b llama-2-13b llama-2-70b llama-3.1-8b llama-3.1-70b llama-3.1-405b mistral-7b-v0.1 "
+    "mixtral-8x7b-v0.1 qwen2.5-7b qwen2.5-72b gemma-2-9b phi-3-mini-4k-instruct gpt2 opt-13b bert-base-uncased "
+    "bert-large-uncased vit-base-patch16-224 resnet-50 stable-diffusion-v1-5-unet"
+).split()
+LINK_IDS = (
+    "pcie3-x16 pcie4-x16 pcie5-x16 nvlink2 nvlink3 nvlink4 nvlink5 nvswitch3 infinity-fabric ib-hdr ib-ndr ib-xdr "
+    "roce-100g roce-200g roce-400g"
+).split()
+
+
+def test_every_design_id_is_present():
+    assert set(DESIGN_GPU_IDS) <= set(CAT.gpus)
+    assert set(ISSUE_MODEL_IDS) <= set(CAT.models) and len(CAT.models) >= 20
+    assert set(LINK_IDS) <= set(CAT.interconnects)
+    assert any(m.task == "recommender" and m.embedding_tables for m in CAT.models.values())
+
+
+def test_every_value_resolves_to_a_dated_source():
+    for entry in [*CAT.gpus.values(), *CAT.models.values(), *CAT.interconnects.values()]:
+        for sid in entry.source_ids():
+            src = CAT.sources[sid]
+            assert src.title and src.date, f"{entry.id}: source {sid} lacks a title or date"
+    for key, conv in CAT.conventions.items():
+        assert CAT.sources[conv.source].title, key
+
+
+@pytest.mark.parametrize("gid", DESIGN_GPU_IDS)
+def test_dense_peaks_are_consistent(gid):
+    g = CAT.gpus[gid]
+    p = g.peak_flops
+    if "bf16" in p and "fp16" in p:
+        assert p["bf16"] == p["fp16"]
+    if "tf32" in p and "bf16" in p:
+        assert p["tf32"] <= p["bf16"]
+    if "fp8" in p and "bf16" in p:
+        assert p["fp8"] == pytest.approx(2 * p["bf16"], rel=0.02)  # one more halving of width
+    if "fp32" in p and "bf16" in p:
+        assert p["fp32"] < p["bf16"]
+
+
+@pytest.mark.parametrize(
+    ("gid", "field", "expected"),
+    [
+        # NVIDIA H100 datasheet: 989 TFLOPS BF16 dense (1,979 with sparsity), 80 GB HBM3, 3.35 TB/s, 700 W
+        ("h100-sxm", "bf16", 989.4e12),
+        ("h100-sxm", "memory_bandwidth", 3.35e12),
+        # NVIDIA L40 datasheet: 48 GB GDDR6 with ECC at 864 GB/s (the requirement documents say 24 GB / 480 GB/s)
+        ("l40", "memory_bandwidth", 864e9),
+        ("a100-80gb-sxm", "bf16", 312e12),
+        ("a10", "bf16", 125e12),
+        ("t4", "fp16", 65e12),
+        ("mi300x", "bf16", 1307.4e12),
+        # RTX 4090 (Ada whitepaper): 165.2 TFLOPS with FP32 accumulate; 330.3 is the FP16-accumulate rate
+        ("rtx-4090", "bf16", 165.2e12),
+    ],
+)
+def test_datasheet_values(gid, field, expected):
+    g = CAT.gpus[gid]
+    value = g.peak_flops[field] if field in g.peak_flops else getattr(g, field)
+    assert value == pytest.approx(expected, rel=0.002)
+
+
+def test_known_traps():
+    assert CAT.gpus["l40"].memory_bytes == 48 * 2**30
+    assert CAT.gpus["a10"].mig_max_instances == 0  # the requirement documents claim A10 MIG: it has none
+    assert CAT.gpus["a100-80gb-sxm"].mig_max_instances == 7
+    assert "bf16" not in CAT.gpus["t4"].peak_flops
+    assert not {"bf16", "tf32"} & set(CAT.gpus["v100-32gb-sxm"].peak_flops)
+    assert CAT.gpus["h800-sxm"].interconnect.bandwidth < CAT.gpus["h100-sxm"].interconnect.bandwidth
+    assert CAT.gpus["rtx-4090"].interconnect is None
+
+
+def test_interconnect_directions_and_order():
+    ic = CAT.interconnects
+    assert ic["nvlink4"].nominal_bandwidth == pytest.approx(450e9)  # 900 GB/s total = 450 per direction
+    assert ic["ib-ndr"].nominal_bandwidth == pytest.approx(50e9)  # 400 Gb/s
+    assert ic["pcie4-x16"].nominal_bandwidth < ic["pcie5-x16"].nominal_bandwidth < ic["nvlink4"].nominal_bandwidth
+    for link in ic.values():
+        assert link.achieved_bandwidth <= link.nominal_bandwidth * 1.1 or link.kind == "nvswitch"
+
+
+def test_records_are_json_ready():
+    import json
+
+    json.dumps([gpu_record(g, CAT) for g in CAT.gpus.values()])
+    recs = [model_record(m, CAT) for m in CAT.models.values()]
+    json.dumps(recs)
+    mixtral = next(r for r in recs if r["id"] == "mixtral-8x7b-v0.1")
+    assert mixtral["active_params"] < mixtral["params"] / 3
+
+
+def test_lookups_suggest_names():
+    with pytest.raises(UnknownNameError, match="did you mean 'h100-sxm'"):
+        CAT.gpu("h100sxm")
+    with pytest.raises(UnknownNameError, match="llama-3.1-8b"):
+        CAT.model_entry("llama3.1-8b")
+
+
+def test_malformed_catalog_files_name_the_problem(tmp_path):
+    from importlib import resources
+
+    data = resources.files("gpuwise.catalog").joinpath("data")
+    for name in ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml"):
+        (tmp_path / name).write_text(data.joinpath(name).read_text())
+    text = (tmp_path / "gpus.yaml").read_text().replace("memory_bandwidth: ", "memory_bandwidth: -", 1)
+    (tmp_path / "gpus.yaml").write_text(text)
+    with pytest.raises(ConfigError, match="memory_bandwidth"):
+        build_catalog(tmp_path)
+    (tmp_path / "gpus.yaml").write_text("gpus: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        build_catalog(tmp_path)

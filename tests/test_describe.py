@@ -1,0 +1,52 @@
+"""Describing PyTorch modules on the meta device (runs where torch is installed; CI installs it)."""
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.errors import UsageError
+from gpuwise.estimate import memory
+from gpuwise.workload import Hardware, TrainingJob
+
+torch = pytest.importorskip("torch")
+from gpuwise.bench.describe import describe_module  # noqa: E402
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8))
+
+
+def test_mlp_hand_computed():
+    arch = describe_module(mlp, [16], dtype="bf16")
+    assert arch.params == 16 * 32 + 32 + 32 * 8 + 8
+    assert arch.flops_per_sample == 2 * (16 * 32 + 32 * 8)
+    # kept for backward: the input (for W1's gradient) and the ReLU output (ReLU's and W2's backward),
+    # 16 + 32 values at 2 bytes; weights are parameters, not activations
+    assert arch.activation_bytes_per_sample == (16 + 32) * 2
+
+
+def test_conv_flops_and_nothing_allocated():
+    def net():
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 32 * 32, 10)
+        )
+
+    arch = describe_module(net, [3, 32, 32], dtype="fp32")
+    assert arch.flops_per_sample == 2 * (3 * 3 * 3 * 8 * 32 * 32) + 2 * 8 * 32 * 32 * 10
+    # a module far larger than this machine's memory is described without allocating it
+    big = describe_module(lambda: torch.nn.Linear(200_000, 200_000), [200_000])
+    assert big.params == 200_000 * 200_001
+
+
+def test_described_module_feeds_the_memory_estimator():
+    cat = load_catalog()
+    arch = describe_module(mlp, [16])
+    est = memory(TrainingJob(model=arch, micro_batch=64), Hardware(cat.gpu("t4"), 1, 1), cat)
+    assert est.per_gpu.activations == pytest.approx(64 * arch.activation_bytes_per_sample)
+    assert est.per_gpu.weights == arch.params * 2
+
+
+def test_bad_arguments():
+    with pytest.raises(UsageError):
+        describe_module(mlp, [0])
+    with pytest.raises(UsageError):
+        describe_module(mlp, [16], dtype="int3")
