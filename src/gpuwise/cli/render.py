@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Console
@@ -156,6 +157,14 @@ def estimate_view(d: dict[str, Any]) -> None:
     if mem.get("detail"):
         parts = [f"{k.replace('_', ' ')} {fmt_bytes(v)}" for k, v in mem["detail"].items() if v]
         console.print(Text("Parts: " + " · ".join(parts), style="dim"))
-    console.print(Text("Assumptions:", style="bold"))
+    console.print(Text("Assumptions (full sources with --json):", style="bold"))
     for a in d["assumptions"]:
-        console.print(Text(f"  • {a}", style="dim"))
+        console.print(Text(f"  • {_short_source(a)}", style="dim"))
+
+
+def _short_source(note: str) -> str:
+    """'... [Rajbhandari et al., ZeRO: Memory ...]' -> '... [Rajbhandari et al.]' for the terminal."""
+    head, sep, src = note.partition(" [")
+    if not sep:
+        return note
+    return f"{head} [{re.split(r'[,:(]', src.rstrip(']'), maxsplit=1)[0].strip()}]"

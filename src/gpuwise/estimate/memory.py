@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, TrainingJob, Workload
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -72,7 +73,12 @@ class _Notes:
 
     def conv(self, key: str) -> float:
         c = self.cat.conventions[key]
-        note = f"{key} = {c.value:g} {c.unit}: {c.why} [{self.cat.sources[c.source].title}]"
+        shown = (
+            f"{fmt_bytes(c.value)}{c.unit.removeprefix('bytes')}"
+            if c.unit.startswith("bytes") and c.value >= KiB
+            else f"{c.value:g} {c.unit}"
+        )
+        note = f"{key} = {shown}: {c.why} [{self.cat.sources[c.source].title}]"
         if note not in self.items:
             self.items.append(note)
         return c.value
@@ -442,9 +448,9 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
 
 
 def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) -> float:
-    """Transient tensors of one layer during prefill of the whole batch, plus last-token logits."""
+    """Transient tensors of one layer while prefilling one chunk, plus fp32 logits of the last tokens."""
     tp = job.parallel.tp
-    tokens = job.concurrency * job.input_tokens
+    tokens = min(job.concurrency * job.input_tokens, n.conv("prefill_chunk_tokens"))
     e = 2
     per_token = e * (
         2 * model.hidden
@@ -453,7 +459,7 @@ def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) ->
     )
     logits = job.concurrency * model.vocab / tp * 4 if model.lm_head else 0.0
     n.add(
-        "prefill in one pass with FlashAttention/paged attention: one layer's transient tensors plus fp32 logits of the last token"
+        "prefill with FlashAttention/paged attention: one layer's transient tensors for one chunk plus fp32 logits of the last tokens"
     )
     return tokens * per_token + logits
 

@@ -1,0 +1,41 @@
+"""Speed of the pure estimators, in-process (`pytest benchmarks --benchmark-enable`).
+
+Targets: one estimate (memory plus the largest-fit searches) well under 50 ms; memory alone in
+well under a millisecond, so that a search over the whole catalog stays interactive.
+"""
+
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate import estimate, memory
+from gpuwise.workload import build_hardware, build_workload
+
+CAT = load_catalog()
+TRAIN = build_workload({"model": "llama-3.1-8b", "method": "lora", "micro_batch": 4, "seq": 4096}, CAT)
+SERVE = build_workload({"model": "llama-3.1-70b", "tp": 8, "concurrency": 64}, CAT)
+H100x8 = build_hardware("h100-sxm:8", CAT)
+L40S = build_hardware("l40s", CAT)
+
+
+def test_memory_only(benchmark):
+    est = benchmark(memory, TRAIN, L40S, CAT)
+    assert est.per_gpu.total > 0
+    assert benchmark.stats.stats.median < 1e-3
+
+
+def test_full_estimate_training(benchmark):
+    est = benchmark(estimate, TRAIN, L40S, CAT)
+    assert est.largest["micro_batch"] >= 1
+    assert benchmark.stats.stats.median < 0.05
+
+
+def test_full_estimate_serving(benchmark):
+    est = benchmark(estimate, SERVE, H100x8, CAT)
+    assert est.largest["concurrency"] >= 64
+    assert benchmark.stats.stats.median < 0.05
+
+
+def test_memory_over_whole_catalog(benchmark):
+    def sweep():
+        return [memory(TRAIN, build_hardware(g, CAT), CAT).fits for g in CAT.gpus]
+
+    fits = benchmark(sweep)
+    assert any(fits) and not all(fits)
