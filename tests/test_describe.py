@@ -50,3 +50,20 @@ def test_bad_arguments():
         describe_module(mlp, [0])
     with pytest.raises(UsageError):
         describe_module(mlp, [16], dtype="int3")
+
+
+def test_catalog_measurements_are_reproducible():
+    """models.yaml's activation sizes for generic models come from scripts/measure_generic.py."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "measure_generic.py"
+    spec = importlib.util.spec_from_file_location("measure_generic", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cat = load_catalog()
+    arch = describe_module(mod.resnet50, [3, 224, 224], dtype="bf16")
+    entry = cat.models["resnet-50"]
+    assert arch.params == entry.published_params
+    assert arch.activation_bytes_per_sample == entry.activation_bytes_per_sample
+    assert arch.flops_per_sample == pytest.approx(entry.flops_per_sample, rel=0.001)

@@ -111,8 +111,9 @@ def estimate_view(d: dict[str, Any]) -> None:
     )
     console.print(Text(what, style="bold"))
     layout = f"tp={w['tp']} pp={w['pp']} dp={w['dp']}" + (f" zero={w['zero']}" if "zero" in w else "")
+    seq = f" × seq {w['seq']}" if "layers" in w else ""
     shape = (
-        f"micro-batch {w['micro_batch']} × seq {w['seq']} · recompute {w['recompute']}"
+        f"micro-batch {w['micro_batch']}{seq} · recompute {w['recompute']}"
         if w["task"] != "inference"
         else f"{w['concurrency']} request(s) × ({w['input_tokens']} in + {w['output_tokens']} out) tokens"
     )
