@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from gpuwise.catalog.arch import GenericArch, ModelArch
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
-from gpuwise.catalog.schema import GPU, Convention, Interconnect, ModelEntry, Source
+from gpuwise.catalog.schema import GPU, Convention, DefaultNetwork, Interconnect, ModelEntry, Source
 from gpuwise.errors import ConfigError, UnknownNameError
 
 _FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml")
@@ -31,6 +31,7 @@ class Catalog:
     interconnects: Mapping[str, Interconnect]
     models: Mapping[str, ModelEntry]
     conventions: Mapping[str, Convention]
+    default_networks: tuple[DefaultNetwork, ...] = ()
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -56,6 +57,10 @@ class Catalog:
         if name_or_path.endswith(".json") or p.is_dir() or p.is_file():
             return load_hf_config(p)
         return arch_of(self.model_entry(name_or_path))
+
+    def default_network(self, gpu: GPU) -> DefaultNetwork:
+        """The first matching rule; the file ends with a catch-all."""
+        return next(n for n in self.default_networks if n.matches(gpu))
 
     def convention(self, key: str) -> float:
         return self.conventions[key].value
@@ -135,6 +140,14 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         models=_entries(docs["models.yaml"], "models", ModelEntry, "models.yaml"),
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
     )
+    rows = docs["interconnects.yaml"].get("default_networks") or []
+    nets = _entries({"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True)
+    cat = replace(cat, default_networks=tuple(nets.values()))
+    for net in cat.default_networks:
+        if net.link not in cat.interconnects or net.source not in sources:
+            raise ConfigError(f"interconnects.yaml: default network {net.link!r} or its source {net.source!r} is unknown")
+    if not any(n.architecture == "*" and n.form_factor == "*" for n in cat.default_networks):
+        raise ConfigError("interconnects.yaml: default_networks needs a final catch-all rule ('*', '*')")
     entries: list[Any] = [*cat.gpus.values(), *cat.interconnects.values(), *cat.models.values()]
     for e in entries:
         missing = e.source_ids() - sources.keys()

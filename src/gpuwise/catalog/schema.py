@@ -117,6 +117,19 @@ class Interconnect(_Sourced):
     notes: str | None = None
 
 
+class DefaultNetwork(_Strict):
+    """The inter-node network a GPU family's reference node ships with."""
+
+    architecture: str
+    form_factor: str
+    link: str
+    per: Literal["gpu", "node"]
+    source: str
+
+    def matches(self, gpu: GPU) -> bool:
+        return self.architecture in ("*", gpu.architecture) and self.form_factor in ("*", gpu.form_factor)
+
+
 class EmbeddingTable(_Strict):
     rows: int = Field(gt=0)
     dim: int = Field(gt=0)

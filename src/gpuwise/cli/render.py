@@ -111,7 +111,7 @@ def estimate_view(d: dict[str, Any]) -> None:
     )
     console.print(Text(what, style="bold"))
     layout = f"tp={w['tp']} pp={w['pp']} dp={w['dp']}" + (f" zero={w['zero']}" if "zero" in w else "")
-    seq = f" × seq {w['seq']}" if "layers" in w else ""
+    seq = f" × seq {w['seq']}" if "layers" in w and "seq" in w else ""
     shape = (
         f"micro-batch {w['micro_batch']}{seq} · recompute {w['recompute']}"
         if w["task"] != "inference"
