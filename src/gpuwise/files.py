@@ -37,7 +37,14 @@ def read_workload_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: 'workload' must be a mapping of field names to values")
     out = {k: v for k, v in section.items() if k not in ("requirements", "name", "description")}
-    for key in ("gpu", "gpus_per_node"):
+    for key in ("gpu", "gpus_per_node", "gpus-per-node", "network"):
         if key in doc and key not in out:
-            out[key] = doc[key]
+            out[key.replace("-", "_")] = doc[key]
+    reqs = doc.get("requirements") or {}
+    if not isinstance(reqs, dict):
+        raise ConfigError(f"{path}: 'requirements' must be a mapping (qps, p95_ms, deadline, ...)")
+    for key in ("qps", "p95_ms", "p99_ms"):
+        for spelled in (key, key.replace("_", "-")):
+            if spelled in reqs:
+                out[key] = reqs[spelled]
     return out

@@ -141,11 +141,15 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
     )
     rows = docs["interconnects.yaml"].get("default_networks") or []
-    nets = _entries({"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True)
+    nets = _entries(
+        {"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True
+    )
     cat = replace(cat, default_networks=tuple(nets.values()))
     for net in cat.default_networks:
         if net.link not in cat.interconnects or net.source not in sources:
-            raise ConfigError(f"interconnects.yaml: default network {net.link!r} or its source {net.source!r} is unknown")
+            raise ConfigError(
+                f"interconnects.yaml: default network {net.link!r} or its source {net.source!r} is unknown"
+            )
     if not any(n.architecture == "*" and n.form_factor == "*" for n in cat.default_networks):
         raise ConfigError("interconnects.yaml: default_networks needs a final catch-all rule ('*', '*')")
     entries: list[Any] = [*cat.gpus.values(), *cat.interconnects.values(), *cat.models.values()]

@@ -97,6 +97,7 @@ def _workload_options(
     concurrency: int | None,
     file: Path | None,
     master_weights: bool | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """Flags override the YAML file, which overrides defaults."""
     opts: dict[str, Any] = {}
@@ -128,6 +129,7 @@ def _workload_options(
         output_tokens=output_tokens,
         concurrency=concurrency,
         master_weights=master_weights,
+        **extra,
     )
     opts.update({k: v for k, v in flags.items() if v is not None})
     return opts
@@ -165,6 +167,20 @@ def estimate(
     input_tokens: Annotated[int | None, typer.Option(help="Prompt tokens per request.")] = None,
     output_tokens: Annotated[int | None, typer.Option(help="Generated tokens per request.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests served together (batch).")] = None,
+    read_bandwidth: Annotated[
+        str | None, typer.Option(help="Data pipeline: storage read per node, e.g. 2GB/s.")
+    ] = None,
+    sample_bytes: Annotated[str | None, typer.Option(help="Data pipeline: bytes per sample, e.g. 120KB.")] = None,
+    decode_ms: Annotated[
+        float | None, typer.Option(help="Data pipeline: CPU ms to decode one sample on one core.")
+    ] = None,
+    loader_cores: Annotated[int | None, typer.Option(help="Data pipeline: CPU cores loading data per node.")] = None,
+    network: Annotated[
+        str | None, typer.Option(help="Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g.")
+    ] = None,
+    qps: Annotated[float | None, typer.Option(help="Serving: requests per second to carry.")] = None,
+    p95_ms: Annotated[float | None, typer.Option(help="Serving: P95 latency target in ms.")] = None,
+    p99_ms: Annotated[float | None, typer.Option(help="Serving: P99 latency target in ms.")] = None,
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -199,24 +215,42 @@ def estimate(
         concurrency,
         file,
         master_weights,
+        read_bandwidth=read_bandwidth,
+        sample_bytes=sample_bytes,
+        decode_ms=decode_ms,
+        loader_cores=loader_cores,
     )
-    hw_spec = gpu or opts.pop("gpu", None)
-    opts.pop("gpu", None)
-    per_node = gpus_per_node or opts.pop("gpus_per_node", None)
-    opts.pop("gpus_per_node", None)
+    hw_opts = {k: opts.pop(k, None) for k in ("gpu", "gpus_per_node", "network", "qps", "p95_ms", "p99_ms")}
+    hw_spec = gpu or hw_opts["gpu"]
     if not hw_spec:
         raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
     work = build_workload(opts, cat)
-    hw = build_hardware(str(hw_spec), cat, per_node)
-    est = run_estimate(work, hw, cat)
+    hw = build_hardware(str(hw_spec), cat, gpus_per_node or hw_opts["gpus_per_node"], network or hw_opts["network"])
+    target = _latency_target(qps or hw_opts["qps"], p95_ms or hw_opts["p95_ms"], p99_ms or hw_opts["p99_ms"])
+    est = run_estimate(work, hw, cat, target=target)
     if as_json:
         _print_json(est.as_dict())
     else:
         from gpuwise.cli.render import estimate_view
 
         estimate_view(est.as_dict())
-    if not est.memory.fits:
+    if not est.memory.fits or (est.serving is not None and not est.serving.meets):
         raise typer.Exit(1)
+
+
+def _latency_target(qps: float | None, p95: float | None, p99: float | None) -> Any:
+    """--qps with --p95-ms or --p99-ms (not both) -> a LatencyTarget; nothing -> None."""
+    from gpuwise.estimate.report import LatencyTarget
+
+    if qps is None and p95 is None and p99 is None:
+        return None
+    if qps is None or (p95 is None) == (p99 is None):
+        raise UsageError("a serving target needs --qps and one of --p95-ms or --p99-ms")
+    return LatencyTarget(
+        qps=float(qps),
+        percentile=95.0 if p95 is not None else 99.0,
+        seconds=float(p95 if p95 is not None else p99) / 1e3,
+    )
 
 
 def main() -> None:

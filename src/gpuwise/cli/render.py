@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
-from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_rate
+from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_rate, fmt_seconds
 
 console = Console()
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
@@ -155,12 +155,67 @@ def estimate_view(d: dict[str, Any]) -> None:
             for k, v in mem["largest_fitting"].items()
         ]
         console.print("Largest that fits (others unchanged): " + ", ".join(parts))
+    if d.get("training"):
+        _training_view(d["training"], d["bottleneck"])
+    if d.get("inference"):
+        _inference_view(d["inference"], d["bottleneck"])
+    if d.get("cost"):
+        c = d["cost"]
+        total = f", {c['total_usd']:,.0f} USD for the run" if c.get("total_usd") else ""
+        console.print(f"Cost: {c['usd_per_hour']:,.2f} USD/hour on demand{total}")
     if mem.get("detail"):
         parts = [f"{k.replace('_', ' ')} {fmt_bytes(v)}" for k, v in mem["detail"].items() if v]
         console.print(Text("Parts: " + " · ".join(parts), style="dim"))
     console.print(Text("Assumptions (full sources with --json):", style="bold"))
     for a in d["assumptions"]:
         console.print(Text(f"  • {_short_source(a)}", style="dim"))
+
+
+def _training_view(t: dict[str, Any], bottleneck: str | None) -> None:
+    tab = Table(title="Training step", header_style="bold", show_edge=False)
+    tab.add_column("term")
+    tab.add_column("time", justify="right")
+    tab.add_column("share", justify="right")
+    tab.add_column("", no_wrap=True)
+    step = t["step_seconds"]
+    for name, sec in t["step_terms"].items():
+        tab.add_row(name.replace("_", " "), fmt_seconds(sec), f"{100 * sec / step:.0f}%", _bar(sec, step, 30, "cyan"))
+    tab.add_row(Text("step", style="bold"), Text(fmt_seconds(step), style="bold"), "", "")
+    console.print(tab)
+    line = (
+        f"{t['tokens_per_second']:,.0f} tokens/s · {t['samples_per_second']:,.1f} samples/s · "
+        f"MFU {t['mfu']:.0%} · bottleneck: {bottleneck}"
+    )
+    console.print(Text(line, style="bold"))
+    if t.get("total_seconds"):
+        console.print(f"Whole run: {fmt_seconds(t['total_seconds'])}, {t['gpu_hours']:,.0f} GPU-hours")
+
+
+def _inference_view(i: dict[str, Any], bottleneck: str | None) -> None:
+    parts = [f"TTFT {fmt_seconds(i['time_to_first_token_seconds'])}"]
+    if i["decode_seconds_per_token"]:
+        parts.append(
+            f"{fmt_seconds(i['decode_seconds_per_token'])}/token "
+            f"({1 / i['decode_seconds_per_token']:,.0f} tokens/s per request)"
+        )
+        parts.append(f"{i['tokens_per_second']:,.0f} output tokens/s")
+    parts += [
+        f"request latency {fmt_seconds(i['latency_seconds'])}",
+        f"{i['requests_per_second']:,.1f} requests/s",
+        f"bottleneck: {bottleneck}",
+    ]
+    console.print(Text("Serving: " + " · ".join(parts), style="bold"))
+    s = i.get("serving")
+    if s:
+        verdict = "meets" if s["meets"] else "does NOT meet"
+        console.print(
+            Text(
+                f"{s['qps']:g} QPS at P{s['percentile']:g} ≤ {s['target_seconds'] * 1e3:,.0f} ms: {s['replicas']} replica(s), "
+                f"{s['gpus']} GPU(s), utilization {s['utilization']:.0%}; simulated P50 {fmt_seconds(s['p50_seconds'])}, "
+                f"P95 {fmt_seconds(s['p95_seconds'])}, P99 {fmt_seconds(s['p99_seconds'])} — {verdict}",
+                style="bold green" if s["meets"] else "bold red",
+            )
+        )
 
 
 def _short_source(note: str) -> str:

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.errors import UsageError
+from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
-from gpuwise.workload import (
-    Hardware,
-    InferenceJob,
-    TrainingJob,
-    Workload,
-    check_layout,
-    data_parallel,
-)
+from gpuwise.estimate.rates import Calibration, compute_rates
+from gpuwise.estimate.serving import InferenceEstimate, ServingPlan, compute_dtype, inference_time, plan_replicas
+from gpuwise.estimate.training import TrainingEstimate, training_time
+from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
+
+
+@dataclass(frozen=True)
+class LatencyTarget:
+    """A serving requirement: `qps` requests per second with the `percentile` latency under `seconds`."""
+
+    qps: float
+    percentile: float
+    seconds: float
+
+    def __post_init__(self) -> None:
+        if self.qps <= 0 or self.seconds <= 0 or not 0 < self.percentile < 100:
+            raise UsageError("a latency target needs --qps > 0 and a positive --p95-ms/--p99-ms")
 
 
 @dataclass(frozen=True)
@@ -24,12 +35,34 @@ class Estimate:
     memory: MemoryEstimate
     largest: dict[str, int]
     interconnect: str
+    training: TrainingEstimate | None = None
+    inference: InferenceEstimate | None = None
+    serving: ServingPlan | None = None
+    usd_per_hour: float | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def bottleneck(self) -> str | None:
-        return None if self.memory.fits else "capacity"
+        if not self.memory.fits:
+            return "capacity"
+        if self.training:
+            return self.training.bottleneck
+        if self.inference:
+            return self.inference.bottleneck
+        return None
+
+    @property
+    def total_usd(self) -> float | None:
+        if self.usd_per_hour is None or not self.training or self.training.total_seconds is None:
+            return None
+        return self.usd_per_hour * self.training.total_seconds / 3600
 
     def as_dict(self) -> dict[str, Any]:
+        inference = None
+        if self.inference:
+            inference = self.inference.as_dict()
+            inference["max_concurrency"] = self.largest.get("concurrency")
+            inference["serving"] = self.serving.as_dict() if self.serving else None
         return {
             "workload": describe_workload(self.workload, self.hardware),
             "hardware": {
@@ -40,11 +73,13 @@ class Estimate:
                 "interconnect": self.interconnect,
             },
             "memory": {**self.memory.as_dict(), "largest_fitting": self.largest},
-            "training": None,
-            "inference": None,
-            "cost": None,
+            "training": self.training.as_dict() if self.training else None,
+            "inference": inference,
+            "cost": None
+            if self.usd_per_hour is None
+            else {"usd_per_hour": self.usd_per_hour, "total_usd": self.total_usd},
             "bottleneck": self.bottleneck,
-            "assumptions": list(self.memory.assumptions),
+            "assumptions": list(dict.fromkeys([*self.memory.assumptions, *self.notes])),
         }
 
 
@@ -71,6 +106,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             precision=work.precision,
             weights_dtype=work.weights_dtype,
             optimizer=work.optimizer,
+            master_weights=work.master_weights,
             micro_batch=work.micro_batch,
             global_batch=work.global_batch or work.micro_batch * data_parallel(work, hw),
             grad_accumulation=work.grad_accumulation(hw.count),
@@ -84,6 +120,13 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
         )
         if work.method != "full":
             out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
+        if work.data:
+            out.update(
+                read_bandwidth=work.data.read_bandwidth,
+                sample_bytes=work.data.sample_bytes,
+                decode_seconds=work.data.decode_seconds,
+                loader_cores=work.data.cpu_cores,
+            )
     else:
         out.update(
             weights_dtype=work.weights_dtype,
@@ -95,17 +138,25 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
     return out
 
 
-def _link(hw: Hardware, catalog: Catalog) -> str:
+def _link(hw: Hardware) -> str:
     if hw.count == 1:
         return "none"
     intra = hw.gpu.link_id
     if hw.gpu.interconnect and hw.gpu.interconnect.nvlink and hw.gpus_per_node > 2 and hw.gpu.form_factor == "sxm":
         intra = f"{intra} (nvswitch)"
-    return intra if hw.nodes == 1 else f"{intra} + network"
+    return intra if hw.nodes == 1 else f"{intra} + {hw.network or 'network'}"
 
 
-def estimate(work: Workload, hw: Hardware, catalog: Catalog, *, search_largest: bool = True) -> Estimate:
-    """Check the layout, estimate memory, and find the largest batch/context that fits."""
+def estimate(
+    work: Workload,
+    hw: Hardware,
+    catalog: Catalog,
+    *,
+    target: LatencyTarget | None = None,
+    calibration: Calibration | None = None,
+    search_largest: bool = True,
+) -> Estimate:
+    """Check the layout, then memory, time (training or serving) and, with a target, replicas."""
     check_layout(work, hw)
     mem = memory(work, hw, catalog)
     largest: dict[str, int] = {}
@@ -114,8 +165,42 @@ def estimate(work: Workload, hw: Hardware, catalog: Catalog, *, search_largest: 
             largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
             if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
                 largest["seq"] = largest_fitting(work, hw, catalog, "seq")
-        elif isinstance(work, InferenceJob):
+        else:
             largest["concurrency"] = largest_fitting(work, hw, catalog, "concurrency")
             if work.model.decoder:
                 largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens")
-    return Estimate(workload=work, hardware=hw, memory=mem, largest=largest, interconnect=_link(hw, catalog))
+    notes: list[str] = []
+    training = inference = serving = None
+    if not hw.gpu.peak_flops:
+        notes.append(f"{hw.gpu.name}: no published compute figures, so no time estimate (measure with gpuwise bench)")
+    else:
+        topo = topology(hw, catalog, hw.network)
+        if isinstance(work, TrainingJob):
+            rates = compute_rates(hw.gpu, work.precision, catalog, calibration)
+            training = training_time(work, hw, rates, topo, catalog)
+            notes += training.notes
+        else:
+            rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
+            inference = inference_time(work, rates, topo)
+            notes += inference.notes
+            if target is not None:
+                cap = largest.get("concurrency") or largest_fitting(work, hw, catalog, "concurrency")
+                if cap < 1:
+                    notes.append("no request fits in memory: no serving plan")
+                else:
+                    serving = plan_replicas(
+                        work,
+                        rates,
+                        topo,
+                        target.qps,
+                        target.percentile,
+                        target.seconds,
+                        max_batch=min(cap, max(work.concurrency, 1) if work.concurrency > 1 else cap),
+                        gpus_per_replica=hw.count,
+                    )
+                    notes += serving.notes
+    price = hw.gpu.price.cloud_usd_per_gpu_hour
+    usd_per_hour = None if price is None else price * hw.count
+    if price is not None:
+        notes.append(f"cost: {hw.count} x ${price:.2f}/GPU-hour on demand ({hw.gpu.price.cloud_provider or 'catalog'})")
+    return Estimate(work, hw, mem, largest, _link(hw), training, inference, serving, usd_per_hour, tuple(notes))

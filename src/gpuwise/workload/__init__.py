@@ -5,6 +5,7 @@ from __future__ import annotations
 from gpuwise.workload.build import build_hardware, build_workload, check_layout, data_parallel
 from gpuwise.workload.specs import (
     DTYPE_BYTES,
+    DataPipeline,
     Hardware,
     InferenceJob,
     Parallelism,
@@ -14,6 +15,7 @@ from gpuwise.workload.specs import (
 
 __all__ = [
     "DTYPE_BYTES",
+    "DataPipeline",
     "Hardware",
     "InferenceJob",
     "Parallelism",

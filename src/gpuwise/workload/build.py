@@ -12,7 +12,7 @@ from typing import Any
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
 from gpuwise.errors import LayoutError, UsageError
-from gpuwise.units import parse_count
+from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     ATTENTIONS,
     KV_DTYPES,
@@ -22,6 +22,7 @@ from gpuwise.workload.specs import (
     RECOMPUTES,
     TASKS,
     WEIGHTS_DTYPES,
+    DataPipeline,
     Hardware,
     InferenceJob,
     Parallelism,
@@ -37,7 +38,9 @@ DEFAULT_OUTPUT_TOKENS = 256
 DEFAULT_LORA_RANK = 8
 DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
 
+PIPELINE_KEYS = ("read_bandwidth", "sample_bytes", "decode_ms", "loader_cores")
 TRAINING_KEYS = (
+    *PIPELINE_KEYS,
     "master_weights",
     "method",
     "optimizer",
@@ -216,7 +219,31 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         lora_targets=targets,
         tokens=_count(opts, "tokens"),
         samples=_count(opts, "samples"),
+        data=_pipeline(opts),
     )
+
+
+def _pipeline(opts: dict[str, Any]) -> DataPipeline | None:
+    """--read-bandwidth 2GB/s --sample-bytes 120KB [--decode-ms 1.5 --loader-cores 32], per node."""
+    given = [k for k in PIPELINE_KEYS if k in opts]
+    if not given:
+        return None
+    if "read_bandwidth" not in opts or "sample_bytes" not in opts:
+        raise UsageError(
+            "a data pipeline needs --read-bandwidth (per node, e.g. 2GB/s) and --sample-bytes (e.g. 120KB)"
+        )
+    try:
+        bw = parse_bytes(str(opts["read_bandwidth"]).replace("/s", "").replace("ps", ""))
+        size = parse_bytes(str(opts["sample_bytes"]))
+        decode = float(opts.get("decode_ms", 0.0)) / 1e3
+    except ValueError as exc:
+        raise UsageError(f"data pipeline: {exc}") from None
+    cores = _int(opts, "loader_cores", 1) or 1
+    if bw <= 0 or size <= 0 or decode < 0:
+        raise UsageError(
+            "data pipeline: --read-bandwidth and --sample-bytes must be positive, --decode-ms not negative"
+        )
+    return DataPipeline(read_bandwidth=bw, sample_bytes=size, decode_seconds=decode, cpu_cores=cores)
 
 
 def _default_seq(model: Any) -> int:
@@ -272,7 +299,9 @@ def _check_model_layout(model: Any, par: Parallelism) -> None:
         )
 
 
-def build_hardware(spec: str, catalog: Catalog, gpus_per_node: int | None = None) -> Hardware:
+def build_hardware(
+    spec: str, catalog: Catalog, gpus_per_node: int | None = None, network: str | None = None
+) -> Hardware:
     """'h100-sxm:8' -> 8 H100 SXM in total (SkyPilot convention), grouped per node."""
     name, _, count_text = spec.partition(":")
     gpu = catalog.gpu(name)
@@ -289,7 +318,14 @@ def build_hardware(spec: str, catalog: Catalog, gpus_per_node: int | None = None
         raise LayoutError(
             f"{count} GPUs do not fill nodes of {per_node}: use a multiple of {per_node} or set --gpus-per-node"
         )
-    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count))
+    if network is not None:
+        link = catalog.interconnect(network)
+        if link.scope != "inter-node":
+            nets = sorted(i for i, c in catalog.interconnects.items() if c.scope == "inter-node")
+            raise UsageError(
+                f"--network {network!r} is a link inside a node; between nodes use one of {', '.join(nets)}"
+            )
+    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count), network=network)
 
 
 def check_layout(work: Workload, hw: Hardware) -> None:

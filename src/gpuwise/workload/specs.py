@@ -65,15 +65,32 @@ class Parallelism:
 
 @dataclass(frozen=True)
 class Hardware:
-    """`count` GPUs of one model in total, grouped `gpus_per_node` to a node."""
+    """`count` GPUs of one model in total, grouped `gpus_per_node` to a node; `network` names the
+    inter-node link (interconnect catalog id), or None for the GPU family's reference network."""
 
     gpu: GPU
     count: int = 1
     gpus_per_node: int = 1
+    network: str | None = None
 
     @property
     def nodes(self) -> int:
         return math.ceil(self.count / self.gpus_per_node)
+
+
+@dataclass(frozen=True)
+class DataPipeline:
+    """Per node: storage read bandwidth (bytes/s), bytes per sample, CPU seconds to decode and
+    augment one sample on one core, and the cores the loader uses."""
+
+    read_bandwidth: float
+    sample_bytes: float
+    decode_seconds: float = 0.0
+    cpu_cores: int = 1
+
+    def __post_init__(self) -> None:
+        if self.read_bandwidth <= 0 or self.sample_bytes <= 0 or self.decode_seconds < 0 or self.cpu_cores < 1:
+            raise ValueError("data pipeline: bandwidth, sample size and cores must be positive")
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,7 @@ class TrainingJob:
     lora_targets: tuple[str, ...] = ("q_proj", "v_proj")
     tokens: float | None = None
     samples: float | None = None
+    data: DataPipeline | None = None
 
     kind: Literal["training"] = field(default="training", init=False)
 

@@ -1,0 +1,102 @@
+"""Collectives over the levels of a topology: NVLink/NVSwitch or PCIe inside a node, the network
+between nodes. Alpha-beta costs with NCCL's ring algorithm factors (nccl-tests' busbw
+convention): all-reduce moves 2(n-1)/n of the buffer per rank, all-gather and reduce-scatter
+(n-1)/n, all-to-all (n-1)/n. The per-hop latency makes small messages inefficient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuwise.catalog import Catalog, Interconnect
+from gpuwise.workload import Hardware
+
+
+@dataclass(frozen=True)
+class Link:
+    """One level: achieved bandwidth per GPU per direction and per-hop latency."""
+
+    name: str
+    bandwidth: float
+    latency: float
+
+
+@dataclass(frozen=True)
+class Topology:
+    intra: Link
+    inter: Link | None  # None on a single node
+    gpus_per_node: int
+    notes: tuple[str, ...]
+
+
+def _achieved(ic: Interconnect, nominal: float) -> float:
+    """Scale a nominal bandwidth by the catalog's achieved/nominal ratio for that link kind."""
+    return nominal * ic.achieved_bandwidth / ic.nominal_bandwidth
+
+
+def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topology:
+    gpu = hw.gpu
+    notes: list[str] = []
+    link = gpu.interconnect
+    pcie_id = f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16"
+    pcie = catalog.interconnect(pcie_id)
+    if link and (link.nvlink or link.fabric) and (gpu.form_factor in ("sxm", "oam") or hw.gpus_per_node <= 2):
+        ic_id = f"nvlink{link.nvlink}" if link.nvlink else link.fabric or ""
+        ic = catalog.interconnects.get(ic_id, pcie)
+        # the GPU's own link bandwidth (cut-down A800/H800, bridges) scaled by what this link kind achieves
+        intra = Link(ic.name, _achieved(ic, link.bandwidth / 2), ic.latency_seconds)
+        notes.append(
+            f"inside a node: {ic.name}, {intra.bandwidth / 1e9:.0f} GB/s per GPU per direction achieved "
+            f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2e9:.0f} nominal)"
+        )
+    else:
+        intra = Link(pcie.name, pcie.achieved_bandwidth, pcie.latency_seconds)
+        notes.append(f"inside a node: {pcie.name} between GPUs, {intra.bandwidth / 1e9:.0f} GB/s achieved")
+    inter = None
+    if hw.nodes > 1:
+        rule = catalog.default_network(gpu)
+        net = catalog.interconnect(network or rule.link)
+        per_gpu = (
+            net.achieved_bandwidth
+            if (network is None and rule.per == "gpu")
+            else net.achieved_bandwidth / hw.gpus_per_node
+        )
+        inter = Link(net.name, per_gpu, net.latency_seconds)
+        why = (
+            "as given"
+            if network
+            else f"default for {gpu.architecture} nodes [{catalog.sources[rule.source].title.split(':')[0]}]"
+        )
+        notes.append(f"between nodes: {net.name} ({why}), {per_gpu / 1e9:.1f} GB/s per GPU achieved")
+    return Topology(intra=intra, inter=inter, gpus_per_node=hw.gpus_per_node, notes=tuple(notes))
+
+
+def _ring(bytes_: float, n: int, link: Link, factor: float) -> float:
+    """`factor`*(n-1)/n of the buffer over the link plus one latency per ring step."""
+    if n <= 1 or bytes_ <= 0:
+        return 0.0
+    steps = factor * (n - 1)
+    return steps / n * bytes_ / link.bandwidth + steps * link.latency
+
+
+def collective(kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes: bool) -> float:
+    """Seconds for one collective over `ranks` GPUs holding a `bytes_` buffer each.
+
+    Across nodes the hierarchical algorithm runs the intra-node part over NVLink/PCIe and only a
+    1/g shard of the buffer over the network (g ranks per node).
+    """
+    factor = {"all_reduce": 2.0, "all_gather": 1.0, "reduce_scatter": 1.0, "all_to_all": 1.0}[kind]
+    if ranks <= 1:
+        return 0.0
+    if not spans_nodes or topo.inter is None:
+        return _ring(bytes_, ranks, topo.intra, factor)
+    g = max(1, min(ranks, topo.gpus_per_node))
+    nodes = max(1, ranks // g)
+    if kind == "all_to_all":  # most traffic crosses the network
+        return _ring(bytes_, ranks, topo.inter, factor)
+    local = _ring(bytes_, g, topo.intra, factor)
+    return local + _ring(bytes_ / g, nodes, topo.inter, factor)
+
+
+def p2p(bytes_: float, link: Link) -> float:
+    return bytes_ / link.bandwidth + link.latency if bytes_ > 0 else 0.0

@@ -1,0 +1,113 @@
+"""FLOPs and bytes of every operation of a transformer block, timed each on its own roofline.
+
+A step is the sum of named terms (GEMMs, attention, memory-bound elementwise work, the LM head and
+loss), so small or thin matrices after tensor parallelism, small batches and bandwidth-bound
+decode fall out of the same model as large compute-bound training: efficiency is not one global
+constant but what each operation's shape allows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.estimate.rates import Rates
+
+# Bytes moved per logit by the softmax cross-entropy: read the 16-bit logits, write and re-read
+# their fp32 upcast (2 + 4 + 4).
+LOSS_BYTES_PER_LOGIT = 10
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    flops: float
+    bytes: float
+    kind: str  # matmul | attention | memory
+
+    def scaled(self, k: float) -> Op:
+        return Op(self.name, self.flops * k, self.bytes * k, self.kind)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One forward pass on one GPU: `tokens` new tokens in `seqs` sequences, attending to `context`
+    keys each (average over the new tokens, causal masking included)."""
+
+    tokens: int
+    seqs: int
+    context: float
+    act_bytes: float = 2  # activation element size
+    weight_bytes: float = 2  # stored weight element size (inference: the serving dtype)
+    kv_bytes: float = 2
+    kv_cached: bool = False  # K/V come from a cache (decode) rather than from this pass
+
+
+def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -> Op:
+    """y[m,n] = x[m,k] @ w[k,n]: 2mkn FLOPs; reads x and w once, writes y."""
+    flops = 2 * m * k * n * copies
+    moved = s.act_bytes * (m * k + m * n) * copies + s.weight_bytes * k * n * copies
+    return Op(name, flops, moved, "matmul")
+
+
+def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool) -> list[Op]:
+    """Forward operations of one block on one GPU."""
+    m, h, e = s.tokens, model.hidden, s.act_bytes
+    kv_heads = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    q_n, kv_n = model.q_dim / tp, kv_heads * model.head_dim
+    ops = [gemm("qkv", m, h, q_n + 2 * kv_n, s), gemm("attn_out", m, q_n, h, s)]
+    f = model.ffn / tp
+    up_width = (2 if model.gated_ffn else 1) * f
+    if model.is_moe:
+        routed = m * model.experts_per_token  # token-expert pairs
+        active = min(model.experts, routed)  # experts that receive tokens read their weights
+        per = routed / active
+        ops += [
+            gemm("mlp_up", per, h, up_width, s, active),
+            gemm("mlp_down", per, f, h, s, active),
+            gemm("router", m, h, model.experts, s),
+        ]
+    else:
+        ops += [gemm("mlp_up", m, h, up_width, s), gemm("mlp_down", m, f, h, s)]
+    # fused attention: QK^T and PV over `context` keys per new token
+    att_flops = 4 * m * s.context * q_n
+    kv_read = s.seqs * s.context * 2 * kv_n * s.kv_bytes if s.kv_cached else 2 * m * kv_n * e
+    ops.append(Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention"))
+    # memory-bound elementwise work per token: norms (read+write), two residual adds (2 reads,
+    # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f), dropout
+    rows = h / tp if (sp and tp > 1) else h
+    elem = model.norms_per_layer * 2 * rows + 2 * 3 * rows + 2 * (q_n + kv_n) + (3 if model.gated_ffn else 2) * f
+    if model.dropout:
+        elem += 2 * 2 * rows
+    ops.append(Op("elementwise", 0.0, e * m * elem, "memory"))
+    return ops
+
+
+def head_ops(model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss: bool) -> list[Op]:
+    """Embedding lookup, final norm, LM head GEMM on `logits_tokens` positions, and the loss."""
+    h, e = model.hidden, s.act_bytes
+    ops = [Op("embedding", 0.0, e * s.tokens * h, "memory")]
+    if model.lm_head and logits_tokens:
+        ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, s))
+        if loss:
+            ops.append(Op("loss", 0.0, LOSS_BYTES_PER_LOGIT * logits_tokens * model.vocab / tp, "memory"))
+    return ops
+
+
+def forward_flops(model: TransformerArch | GenericArch, tokens: int, context: float) -> float:
+    """Model FLOPs of one forward pass (no recomputation): 2 per active parameter per token plus
+    attention (4 * context * q_dim per token per layer), excluding the embedding lookup."""
+    if isinstance(model, GenericArch):
+        return (model.flops_per_sample or 0.0) * tokens
+    dense = 2 * (model.active_params - model.embedding_params) * tokens
+    if model.tied_embeddings and model.lm_head:
+        dense += 2 * model.vocab * model.hidden * tokens  # the tied head still multiplies
+    return dense + 4 * tokens * context * model.q_dim * model.layers
+
+
+def time_ops(ops: list[Op], rates: Rates) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for op in ops:
+        out[op.name] = out.get(op.name, 0.0) + rates.time(op.flops, op.bytes, op.kind)
+    return out

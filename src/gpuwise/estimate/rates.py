@@ -1,0 +1,101 @@
+"""What one GPU achieves: dense peak x matmul efficiency, attention efficiency, bandwidth.
+
+Defaults come from cited conventions (by architecture); measured calibration from `gpuwise bench`
+replaces them per GPU model. Every factor used is named in the estimate's assumptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpuwise.catalog import GPU, Catalog
+from gpuwise.errors import UsageError
+
+# Which peak a compute dtype runs at; fp32 training without TF32 uses the CUDA-core fp32 rate.
+PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8"}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Measured rates for one GPU model (from `gpuwise bench`); any field may be missing."""
+
+    matmul_flops: Mapping[str, float]  # dtype -> achieved FLOP/s of the best large matmul
+    memory_bandwidth: float | None = None  # achieved device copy bandwidth, bytes/s
+    source: str = "gpuwise bench"
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Achievable rates of one GPU for one compute dtype."""
+
+    gpu: GPU
+    dtype: str
+    peak: float  # dense FLOP/s at `dtype` (the MFU denominator)
+    matmul: float  # achievable FLOP/s for large GEMMs
+    attention: float  # achievable FLOP/s for fused attention
+    bandwidth: float  # achievable bytes/s
+    notes: tuple[str, ...]
+
+    def time(self, flops: float, bytes_moved: float, kind: str = "matmul") -> float:
+        """Roofline: an operation takes as long as its slower side."""
+        return self.bound(flops, bytes_moved, kind)[0]
+
+    def bound(self, flops: float, bytes_moved: float, kind: str = "matmul") -> tuple[float, str]:
+        """(seconds, 'compute' or 'memory-bandwidth'): the slower side and which one it is."""
+        rate = self.attention if kind == "attention" else self.matmul
+        compute = flops / rate if kind != "memory" else 0.0
+        memory = bytes_moved / self.bandwidth
+        return (compute, "compute") if compute >= memory else (memory, "memory-bandwidth")
+
+
+def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibration | None = None) -> Rates:
+    key = PEAK_KEY.get(dtype, dtype)
+    peaks = gpu.peak_flops
+    if not peaks:
+        raise UsageError(
+            f"{gpu.name}: the vendor publishes no compute figures; time estimates need a measured "
+            f"calibration (gpuwise bench matmul) for this GPU"
+        )
+    if key not in peaks:
+        fallback = "bf16" if "bf16" in peaks else "fp16"
+        if key in ("int8", "fp8") and fallback in peaks:
+            key = fallback  # no low-precision tensor cores: weights are dequantized, math runs 16-bit
+        else:
+            raise UsageError(f"{gpu.name} has no {dtype} tensor cores (it has {', '.join(sorted(peaks))})")
+    peak = peaks[key]
+    conv = catalog.conventions
+    arch_key = f"matmul_efficiency_{gpu.architecture}"
+    mm_key = arch_key if arch_key in conv else "matmul_efficiency_default"
+    notes: list[str] = []
+    mm_eff = conv[mm_key].value
+    matmul = peak * mm_eff
+    if calibration and key in calibration.matmul_flops:
+        matmul = calibration.matmul_flops[key]
+        notes.append(f"{gpu.id} {key} matmul: {matmul / 1e12:.0f} TFLOP/s measured ({calibration.source})")
+    else:
+        notes.append(
+            f"{gpu.id} {key} matmul: {mm_eff:.0%} of the {peak / 1e12:.0f} TFLOP/s dense peak "
+            f"[{mm_key}: {catalog.sources[conv[mm_key].source].title.split(':')[0]}]"
+        )
+    att_eff = conv["attention_efficiency"].value
+    bw_eff = conv["memory_bandwidth_efficiency"].value
+    bandwidth = gpu.memory_bandwidth * bw_eff
+    if calibration and calibration.memory_bandwidth:
+        bandwidth = calibration.memory_bandwidth
+        notes.append(f"{gpu.id} memory bandwidth: {bandwidth / 1e9:.0f} GB/s measured ({calibration.source})")
+    else:
+        notes.append(
+            f"{gpu.id} memory bandwidth: {bw_eff:.0%} of {gpu.memory_bandwidth / 1e9:.0f} GB/s "
+            f"[memory_bandwidth_efficiency: {catalog.sources[conv['memory_bandwidth_efficiency'].source].title.split(',')[0]}]"
+        )
+    notes.append(f"fused attention at {att_eff:.0%} of peak [attention_efficiency: FlashAttention-2 paper]")
+    return Rates(
+        gpu=gpu,
+        dtype=key,
+        peak=peak,
+        matmul=matmul,
+        attention=min(matmul, peak * att_eff),
+        bandwidth=bandwidth,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,390 @@
+"""Inference speed and serving capacity.
+
+LLMs: prefill is one forward pass over the prompt (compute-bound), each decode step one pass over
+a token per request that reads every weight and the batch's KV cache (bandwidth-bound at small
+batch); tensor parallelism adds two all-reduces per layer. Other models: one forward pass per
+batch. Replicas for a QPS and latency-percentile target come from a discrete-event simulation of
+the server's batching (continuous batching for LLMs, dynamic batching otherwise) under Poisson
+arrivals, not from mean throughput alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.estimate.comm import Topology, collective
+from gpuwise.estimate.compute import Shape, head_ops, layer_ops
+from gpuwise.estimate.rates import Rates
+from gpuwise.workload import InferenceJob
+
+# Stored bytes per weight of each serving dtype, scales included (see the memory model's
+# conventions: int4 = 4 bits + fp16 scale and 4-bit zero per 128; nf4 = 4 bits + 0.127 bit).
+WEIGHT_BYTES = {
+    "fp32": 4.0,
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5 + 2.5 / 128,
+    "nf4": 0.5 + 0.127 / 8,
+}
+KV_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
+
+
+def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
+    """fp8/int8 weights run on fp8/int8 tensor cores where they exist; weight-only 4-bit formats
+    are dequantized and multiply in 16-bit."""
+    wd = job.weights_dtype
+    if wd in ("fp8", "int8") and wd in peaks:
+        return wd
+    if wd == "fp32":
+        return "tf32" if "tf32" in peaks else "fp32"
+    return "bf16" if "bf16" in peaks else "fp16"
+
+
+@dataclass(frozen=True)
+class InferenceEstimate:
+    prefill_seconds: float
+    time_to_first_token_seconds: float
+    decode_seconds_per_token: float
+    latency_seconds: float
+    tokens_per_second: float
+    samples_per_second: float
+    requests_per_second: float
+    terms: dict[str, float]
+    bottleneck: str
+    notes: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "prefill_seconds": self.prefill_seconds,
+            "time_to_first_token_seconds": self.time_to_first_token_seconds,
+            "decode_seconds_per_token": self.decode_seconds_per_token,
+            "latency_seconds": self.latency_seconds,
+            "tokens_per_second": self.tokens_per_second,
+            "samples_per_second": self.samples_per_second,
+            "requests_per_second": self.requests_per_second,
+            "decode_terms": self.terms,
+        }
+
+
+class LLMTimer:
+    """Forward-pass times of one model replica, cached by shape (the simulator asks often)."""
+
+    def __init__(self, job: InferenceJob, rates: Rates, topo: Topology) -> None:
+        assert isinstance(job.model, TransformerArch)
+        self.job, self.model, self.rates, self.topo = job, job.model, rates, topo
+        self.w_bytes = WEIGHT_BYTES[job.weights_dtype]
+        self.kv_bytes = KV_BYTES[job.kv_dtype]
+
+    def _pass(self, tokens: int, seqs: int, context: float, cached: bool, logits: int) -> dict[str, float]:
+        m, par = self.model, self.job.parallel
+        shape = Shape(
+            tokens=tokens,
+            seqs=seqs,
+            context=context,
+            weight_bytes=self.w_bytes,
+            kv_bytes=self.kv_bytes,
+            kv_cached=cached,
+        )
+        out: dict[str, float] = {}
+        layer = [(op, m.layers) for op in layer_ops(m, shape, par.tp, sp=False)]
+        for op, times in layer + [(op, 1) for op in head_ops(m, shape, par.tp, logits, loss=False)]:
+            t, side = self.rates.bound(op.flops, op.bytes, op.kind)
+            out[side] = out.get(side, 0.0) + times * t
+        if par.tp > 1:
+            ar = collective("all_reduce", tokens * m.hidden * 2, par.tp, self.topo, spans_nodes=False)
+            out["tensor_parallel_comm"] = 2 * m.layers * ar
+        return out
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one timer per estimate, bounded cache
+    def prefill(self, seqs: int, prompt: int) -> float:
+        if not self.model.decoder:
+            return sum(self._pass(seqs * prompt, seqs, prompt, False, 0).values())
+        return sum(self._pass(seqs * prompt, seqs, (prompt + 1) / 2, False, seqs).values())
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019
+    def decode_terms(self, batch: int, context: int) -> tuple[tuple[str, float], ...]:
+        return tuple(self._pass(batch, batch, context, True, batch).items())
+
+    def decode(self, batch: int, context: int) -> float:
+        return sum(v for _, v in self.decode_terms(batch, context))
+
+
+def inference_time(job: InferenceJob, rates: Rates, topo: Topology) -> InferenceEstimate:
+    model = job.model
+    notes = list(rates.notes) + list(topo.notes)
+    b = job.concurrency
+    if isinstance(model, TransformerArch):
+        timer = LLMTimer(job, rates, topo)
+        prefill = timer.prefill(b, job.input_tokens)
+        if not model.decoder:  # encoders: one forward pass is the whole request
+            notes.append(f"{model.name} is an encoder: a request is one forward pass over its tokens")
+            return InferenceEstimate(
+                prefill,
+                prefill,
+                0.0,
+                prefill,
+                b * job.input_tokens / prefill,
+                b / prefill,
+                b / prefill,
+                {},
+                _bottleneck(timer._pass(b * job.input_tokens, b, job.input_tokens, False, 0)),
+                tuple(notes),
+            )
+        avg_ctx = job.input_tokens + max(job.output_tokens, 1) // 2
+        terms = dict(timer.decode_terms(b, avg_ctx))
+        tpot = sum(terms.values())
+        latency = prefill + job.output_tokens * tpot
+        notes.append(
+            f"static batch of {b}: all prompts prefilled together, then {job.output_tokens} decode steps "
+            f"at an average context of {avg_ctx} tokens"
+        )
+        tokens_out = b * job.output_tokens
+        return InferenceEstimate(
+            prefill_seconds=prefill,
+            time_to_first_token_seconds=prefill + tpot,
+            decode_seconds_per_token=tpot,
+            latency_seconds=latency,
+            tokens_per_second=tokens_out / latency if latency else 0.0,
+            samples_per_second=b / latency,
+            requests_per_second=b / latency,
+            terms=terms,
+            bottleneck=_bottleneck(terms),
+            notes=tuple(notes),
+        )
+    t = generic_batch_seconds(model, b, rates)
+    notes.append(f"{model.name}: one forward pass over a batch of {b}")
+    return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
+
+
+def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates) -> float:
+    """Forward pass: FLOPs on the matmul roofline against writing the activations once and
+    reading the weights (embedding tables: only the rows looked up)."""
+    flops = (model.flops_per_sample or 0.0) * batch
+    act = (model.activation_bytes_per_sample or 0.0) * batch
+    lookups = batch * sum(dim for _, dim in model.embedding_tables) * 2
+    weights = model.dense_params * 2
+    return rates.time(flops, act + lookups + weights)
+
+
+def _bottleneck(terms: dict[str, float]) -> str:
+    """The largest of compute, memory-bandwidth and tensor-parallel communication time."""
+    if not terms:
+        return "compute"
+    top = max(terms, key=lambda k: terms[k])
+    return "communication" if top == "tensor_parallel_comm" else top
+
+
+# ------------------------------------------------------------------------------------------
+# serving capacity
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ServingPlan:
+    qps: float
+    percentile: float
+    target_seconds: float
+    replicas: int
+    gpus: int
+    max_batch: int
+    utilization: float
+    p50: float
+    p95: float
+    p99: float
+    meets: bool
+    notes: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "qps": self.qps,
+            "percentile": self.percentile,
+            "target_seconds": self.target_seconds,
+            "replicas": self.replicas,
+            "gpus": self.gpus,
+            "max_batch": self.max_batch,
+            "utilization": self.utilization,
+            "p50_seconds": self.p50,
+            "p95_seconds": self.p95,
+            "p99_seconds": self.p99,
+            "meets": self.meets,
+        }
+
+
+def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
+    """Continuous batching on one replica: each iteration prefills the newly admitted prompts and
+    advances every running request by one token. Returns latencies and the busy fraction."""
+    job = timer.job
+    rng = random.Random(seed)
+    arrivals = []
+    t = 0.0
+    for _ in range(n):
+        t += rng.expovariate(rate)
+        arrivals.append(t)
+    waiting: deque[int] = deque()
+    running: dict[int, int] = {}  # request -> tokens still to generate
+    done: list[float] = []
+    now, i, busy = 0.0, 0, 0.0
+    ctx = job.input_tokens + max(job.output_tokens, 1) // 2
+    while len(done) < n:
+        while i < n and arrivals[i] <= now:
+            waiting.append(i)
+            i += 1
+        if not running and not waiting:
+            now = arrivals[i]
+            continue
+        admitted = []
+        while waiting and len(running) + len(admitted) < max_batch:
+            admitted.append(waiting.popleft())
+        step = 0.0
+        if admitted:
+            step += timer.prefill(len(admitted), job.input_tokens)
+        if running:
+            step += timer.decode(len(running), ctx)
+        now += step
+        busy += step
+        for r in list(running):
+            running[r] -= 1
+            if running[r] <= 0:
+                del running[r]
+                done.append(now - arrivals[r])
+        for r in admitted:  # the prefill produced the first token
+            if job.output_tokens <= 1:
+                done.append(now - arrivals[r])
+            else:
+                running[r] = job.output_tokens - 1
+    return done, busy / now if now else 0.0
+
+
+def simulate_batches(service, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
+    """Dynamic batching (Triton-style) on one replica: when idle, take up to `max_batch` waiting
+    requests and serve them together in `service(batch)` seconds."""
+    rng = random.Random(seed)
+    arrivals = []
+    t = 0.0
+    for _ in range(n):
+        t += rng.expovariate(rate)
+        arrivals.append(t)
+    now, i, busy = 0.0, 0, 0.0
+    latencies: list[float] = []
+    queue: list[float] = []
+    while len(latencies) < n:
+        while i < n and arrivals[i] <= now:
+            heapq.heappush(queue, arrivals[i])
+            i += 1
+        if not queue:
+            now = arrivals[i]
+            continue
+        batch = [heapq.heappop(queue) for _ in range(min(max_batch, len(queue)))]
+        s = service(len(batch))
+        now += s
+        busy += s
+        latencies += [now - a for a in batch]
+    return latencies, busy / now if now else 0.0
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
+    return ordered[k]
+
+
+def plan_replicas(
+    job: InferenceJob,
+    rates: Rates,
+    topo: Topology,
+    qps: float,
+    pct: float,
+    target: float,
+    max_batch: int,
+    gpus_per_replica: int,
+    n: int = 3000,
+    max_replicas: int = 4096,
+) -> ServingPlan:
+    """Fewest replicas whose simulated latency percentile meets `target` at `qps` (Poisson)."""
+    model = job.model
+    warm = n // 10
+    if isinstance(model, TransformerArch) and model.decoder:
+        timer = LLMTimer(job, rates, topo)
+        alone = timer.prefill(1, job.input_tokens) + (job.output_tokens - 1) * timer.decode(1, job.input_tokens)
+        peak = max_batch / (
+            timer.prefill(max_batch, job.input_tokens)
+            + (job.output_tokens - 1) * timer.decode(max_batch, job.input_tokens + job.output_tokens // 2)
+        )
+
+        def sim(rate: float) -> tuple[list[float], float]:
+            return simulate_llm(timer, rate, max_batch, n)
+    else:
+        if isinstance(model, TransformerArch):
+            t = LLMTimer(job, rates, topo)
+
+            def service(batch: int) -> float:
+                return t.prefill(batch, job.input_tokens)
+        else:
+
+            @functools.lru_cache(maxsize=1024)
+            def service(batch: int) -> float:
+                return generic_batch_seconds(model, batch, rates)
+
+        alone = service(1)
+        peak = max_batch / service(max_batch)
+
+        def sim(rate: float) -> tuple[list[float], float]:
+            return simulate_batches(service, rate, max_batch, n)
+
+    notes = [
+        f"{'continuous' if isinstance(model, TransformerArch) and model.decoder else 'dynamic'} batching up to "
+        f"{max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
+    ]
+    if alone > target:
+        return ServingPlan(
+            qps,
+            pct,
+            target,
+            0,
+            0,
+            max_batch,
+            0.0,
+            alone,
+            alone,
+            alone,
+            False,
+            tuple(
+                [
+                    *notes,
+                    f"one request alone takes {alone * 1e3:.0f} ms: no replica count meets "
+                    f"a {target * 1e3:.0f} ms P{pct:g} target",
+                ]
+            ),
+        )
+    cache: dict[int, tuple[bool, list[float]]] = {}
+
+    def ok(r: int) -> bool:
+        """Stable (offered load below capacity) and the simulated percentile within target."""
+        if r not in cache:
+            lat = sim(qps / r)[0][warm:] if qps / (r * peak) < 1 else []
+            cache[r] = (bool(lat) and percentile(lat, pct) <= target, lat)
+        return cache[r][0]
+
+    lo = max(1, math.ceil(qps / peak))  # fewer replicas cannot carry the load at all
+    hi = lo
+    while not ok(hi):
+        if hi >= max_replicas:
+            break
+        lo, hi = hi + 1, min(max_replicas, hi * 2)
+    if ok(hi):
+        while lo < hi:  # smallest r in [lo, hi] that meets the target
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+    r = hi
+    lat = cache[r][1] or [float("inf")]
+    util = qps / (r * peak)
+    notes.append(f"utilization = offered load / replica capacity ({peak:.2f} requests/s at batch {max_batch})")
+    p50, p95, p99 = (percentile(lat, q) for q in (50, 95, 99))
+    meets = cache[r][0]
+    return ServingPlan(qps, pct, target, r, r * gpus_per_replica, max_batch, util, p50, p95, p99, meets, tuple(notes))
