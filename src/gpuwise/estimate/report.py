@@ -181,7 +181,8 @@ def estimate(
             notes += training.notes
         else:
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
-            inference = inference_time(work, rates, topo)
+            traffic = catalog.convention("generic_infer_traffic_factor")
+            inference = inference_time(work, rates, topo, traffic)
             notes += inference.notes
             if target is not None:
                 cap = largest.get("concurrency") or largest_fitting(work, hw, catalog, "concurrency")

@@ -117,7 +117,8 @@ class LLMTimer:
         return sum(v for _, v in self.decode_terms(batch, context))
 
 
-def inference_time(job: InferenceJob, rates: Rates, topo: Topology) -> InferenceEstimate:
+def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: float = 1.0) -> InferenceEstimate:
+    """`traffic`: activation bytes moved per byte saved for backward (generic models only)."""
     model = job.model
     notes = list(rates.notes) + list(topo.notes)
     b = job.concurrency
@@ -159,16 +160,16 @@ def inference_time(job: InferenceJob, rates: Rates, topo: Topology) -> Inference
             bottleneck=_bottleneck(terms),
             notes=tuple(notes),
         )
-    t = generic_batch_seconds(model, b, rates)
+    t = generic_batch_seconds(model, b, rates, traffic)
     notes.append(f"{model.name}: one forward pass over a batch of {b}")
     return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
 
 
-def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates) -> float:
-    """Forward pass: FLOPs on the matmul roofline against writing the activations once and
-    reading the weights (embedding tables: only the rows looked up)."""
+def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:
+    """Forward pass: FLOPs on the matmul roofline against the activation traffic (`traffic` x the
+    bytes training would save) and reading the weights (embedding tables: only the rows looked up)."""
     flops = (model.flops_per_sample or 0.0) * batch
-    act = (model.activation_bytes_per_sample or 0.0) * batch
+    act = (model.activation_bytes_per_sample or 0.0) * batch * traffic
     lookups = batch * sum(dim for _, dim in model.embedding_tables) * 2
     weights = model.dense_params * 2
     return rates.time(flops, act + lookups + weights)
@@ -305,6 +306,7 @@ def plan_replicas(
     gpus_per_replica: int,
     n: int = 3000,
     max_replicas: int = 4096,
+    traffic: float = 1.0,
 ) -> ServingPlan:
     """Fewest replicas whose simulated latency percentile meets `target` at `qps` (Poisson)."""
     model = job.model
@@ -329,7 +331,7 @@ def plan_replicas(
 
             @functools.lru_cache(maxsize=1024)
             def service(batch: int) -> float:
-                return generic_batch_seconds(model, batch, rates)
+                return generic_batch_seconds(model, batch, rates, traffic)
 
         alone = service(1)
         peak = max_batch / service(max_batch)

@@ -107,7 +107,9 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
             link = topo.inter if (spans and tp * pp > hw.gpus_per_node and topo.inter) else topo.intra
             pp_mb = 2 * p2p(mtok * model.hidden * e / (tp if sp else 1), link)
         kinds = {k: layers * l_kinds[k] + h_kinds[k] for k in l_kinds}
-        flops_fwd = forward_flops(model, global_batch * tokens_per_sample, ctx)
+        # model FLOPs count attention over the full sequence (Narayanan et al., PaLM's MFU), even
+        # though causal kernels skip half of it: published TFLOP/s and MFU use this convention
+        flops_fwd = forward_flops(model, global_batch * tokens_per_sample, tokens_per_sample)
         adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
         flops_per_step = (3.0 if trainable else 2.0) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
         hw_extra = flops_fwd if job.recompute == "full" else 0.0
@@ -117,11 +119,16 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         tokens_per_sample = 1
         mb = job.micro_batch
         flops = (model.flops_per_sample or 0.0) * mb
-        act = (model.activation_bytes_per_sample or 0.0) * mb * e / 2
-        # forward writes the activations, backward reads them and writes their gradients
-        f_t = rates.time(flops, act)
-        b_t = rates.time(2 * flops, 2 * act)
+        traffic = catalog.convention("generic_train_traffic_factor")
+        act = (model.activation_bytes_per_sample or 0.0) * mb * e / 2 * traffic
+        # a third of the traffic in forward, two thirds in backward, as the FLOPs (conv-BN-ReLU count)
+        f_t = rates.time(flops, act / 3)
+        b_t = rates.time(2 * flops, 2 * act / 3)
         per_mb = f_t + b_t
+        notes.append(
+            f"{model.name}: memory traffic = {traffic:g} x activation bytes per step "
+            f"[generic_train_traffic_factor: conv-BN-ReLU derivation]"
+        )
         tp_mb = pp_mb = recompute = 0.0
         kinds = {"compute": per_mb, "memory-bandwidth": 0.0}
         if flops == 0:

@@ -1,0 +1,202 @@
+"""The time model against hand computation: operations, rates, collectives, steps, serving."""
+
+import math
+import statistics
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.hf_import import arch_from_hf_config
+from gpuwise.estimate import estimate
+from gpuwise.estimate.comm import Link, Topology, collective, topology
+from gpuwise.estimate.compute import Shape, forward_flops, gemm
+from gpuwise.estimate.rates import Calibration, compute_rates
+from gpuwise.estimate.report import LatencyTarget
+from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches, simulate_llm
+from gpuwise.workload import build_hardware, build_workload
+
+CAT = load_catalog()
+
+
+def test_gemm_flops_and_bytes():
+    op = gemm("x", 4, 8, 16, Shape(tokens=4, seqs=1, context=4, act_bytes=2, weight_bytes=0.5))
+    assert op.flops == 2 * 4 * 8 * 16
+    assert op.bytes == 2 * (4 * 8 + 4 * 16) + 0.5 * 8 * 16
+
+
+def test_rates_from_cited_efficiencies():
+    h100 = CAT.gpu("h100-sxm")
+    r = compute_rates(h100, "bf16", CAT)
+    assert r.matmul == pytest.approx(0.80 * 989.4e12, rel=0.001)
+    assert r.bandwidth == pytest.approx(0.80 * 3.35e12)
+    cal = compute_rates(h100, "bf16", CAT, Calibration(matmul_flops={"bf16": 700e12}, memory_bandwidth=3.0e12))
+    assert cal.matmul == 700e12 and cal.bandwidth == 3.0e12
+    assert compute_rates(CAT.gpu("a100-80gb-sxm"), "fp8", CAT).dtype == "bf16"  # no fp8 units: 16-bit math
+
+
+def test_ring_all_reduce_hand_computed():
+    link = Link("x", bandwidth=100e9, latency=1e-6)
+    topo = Topology(intra=link, inter=None, gpus_per_node=8, notes=())
+    s = 1e9
+    assert collective("all_reduce", s, 8, topo, False) == pytest.approx(2 * 7 / 8 * s / 100e9 + 14 * 1e-6)
+    assert collective("all_gather", s, 8, topo, False) == pytest.approx(7 / 8 * s / 100e9 + 7e-6)
+    assert collective("all_reduce", s, 1, topo, False) == 0
+
+
+def test_hierarchical_all_reduce_sends_a_shard_over_the_network():
+    fast, slow = Link("nv", 300e9, 1e-6), Link("ib", 40e9, 3e-6)
+    topo = Topology(intra=fast, inter=slow, gpus_per_node=8, notes=())
+    s = 8e9
+    expected = (2 * 7 / 8 * s / 300e9 + 14e-6) + (2 * 3 / 4 * (s / 8) / 40e9 + 6 * 3e-6)
+    assert collective("all_reduce", s, 32, topo, True) == pytest.approx(expected)
+
+
+def test_model_flops_match_narayanan():
+    """Narayanan et al. 2021: 24*B*s*L*h^2*(1 + s/(6h) + V/(12*L*h)) forward FLOPs (GPT, tied head)."""
+    h, L, V, s, B = 12288, 96, 51200, 2048, 1
+    gpt3 = arch_from_hf_config(
+        {"model_type": "gpt2", "n_embd": h, "n_layer": L, "n_head": 96, "vocab_size": V, "n_positions": s}, name="gpt3"
+    )
+    expected = 24 * B * s * L * h**2 * (1 + s / (6 * h) + V / (12 * L * h))
+    assert forward_flops(gpt3, B * s, s) == pytest.approx(expected, rel=0.01)  # biases and norms add < 1 %
+
+
+def test_decode_at_batch_one_is_the_weight_read():
+    w = build_workload({"model": "llama-2-7b", "input_tokens": 16, "output_tokens": 16}, CAT)
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    r = compute_rates(hw.gpu, "bf16", CAT)
+    timer = LLMTimer(w, r, topology(hw, CAT))
+    weights = 2 * w.model.params
+    assert timer.decode(1, 16) == pytest.approx(weights / r.bandwidth, rel=0.03)
+    assert dict(timer.decode_terms(1, 16))["memory-bandwidth"] > 0.95 * timer.decode(1, 16)
+
+
+def test_prefill_is_compute_bound():
+    w = build_workload({"model": "llama-2-7b", "input_tokens": 2048, "concurrency": 8}, CAT)
+    hw = build_hardware("h100-sxm", CAT)
+    r = compute_rates(hw.gpu, "bf16", CAT)
+    t = LLMTimer(w, r, topology(hw, CAT)).prefill(8, 2048)
+    ideal = forward_flops(w.model, 8 * 2048, 1024) / r.matmul
+    assert ideal < t < 1.25 * ideal
+
+
+def test_data_pipeline_flips_the_bottleneck():
+    """Same model and GPUs: slow storage makes the job data-pipeline bound, fast storage compute bound."""
+    base = {
+        "model": "resnet-50",
+        "task": "pretrain",
+        "micro_batch": 256,
+        "sample_bytes": "110KB",
+        "decode_ms": 1.0,
+        "loader_cores": 64,
+        "samples": "1.28M",
+    }
+    hw = build_hardware("a100-80gb-sxm:8", CAT)
+    slow = estimate(build_workload({**base, "read_bandwidth": "200MB/s"}, CAT), hw, CAT, search_largest=False)
+    fast = estimate(build_workload({**base, "read_bandwidth": "20GB/s"}, CAT), hw, CAT, search_largest=False)
+    assert slow.bottleneck == "data-pipeline"
+    assert fast.bottleneck == "compute"
+    # the slow job runs exactly at the loader's rate: 200 MB/s / 110 KB per sample
+    assert slow.training.samples_per_second == pytest.approx(200e6 / 110e3)
+    assert slow.training.total_seconds > fast.training.total_seconds
+
+
+def test_training_totals_and_mfu_are_consistent():
+    w = build_workload(
+        {
+            "model": "llama-3.1-8b",
+            "task": "pretrain",
+            "micro_batch": 1,
+            "global_batch": 256,
+            "seq": 8192,
+            "zero": 1,
+            "recompute": "full",
+            "tokens": "1T",
+        },
+        CAT,
+    )
+    e = estimate(w, build_hardware("h100-sxm:64", CAT), CAT, search_largest=False).training
+    assert e.tokens_per_second == pytest.approx(256 * 8192 / e.step_seconds)
+    assert e.total_seconds == pytest.approx(1e12 / e.tokens_per_second)
+    assert e.gpu_hours == pytest.approx(e.total_seconds * 64 / 3600)
+    assert e.mfu == pytest.approx(e.flops_per_step / e.step_seconds / (64 * 989.4e12), rel=0.001)
+    assert 0 < e.mfu < 0.8
+    assert e.hardware_flops_per_step > e.flops_per_step  # full recomputation runs the forward twice
+
+
+def test_tensor_parallel_costs_communication_and_more_gpus_more_throughput():
+    base = {"model": "llama-2-13b", "task": "pretrain", "micro_batch": 1, "seq": 4096, "zero": 1}
+    one = estimate(
+        build_workload({**base, "global_batch": 64}, CAT),
+        build_hardware("a100-80gb-sxm:8", CAT),
+        CAT,
+        search_largest=False,
+    ).training
+    tp = estimate(
+        build_workload({**base, "global_batch": 64, "tp": 2}, CAT),
+        build_hardware("a100-80gb-sxm:8", CAT),
+        CAT,
+        search_largest=False,
+    ).training
+    more = estimate(
+        build_workload({**base, "global_batch": 128}, CAT),
+        build_hardware("a100-80gb-sxm:16", CAT),
+        CAT,
+        search_largest=False,
+    ).training
+    assert tp.terms["tensor_parallel_comm"] > 0 and "tensor_parallel_comm" not in one.terms
+    assert more.tokens_per_second > 1.8 * one.tokens_per_second
+
+
+def test_simulator_matches_md1_queue():
+    """Batch size 1, constant service: the M/D/1 mean wait is rho / (2 mu (1 - rho))."""
+    mu, rho = 100.0, 0.7
+    lat, util = simulate_batches(lambda b: 1 / mu, rho * mu, 1, 40000, seed=1)
+    mean = statistics.fmean(lat[4000:])
+    assert mean == pytest.approx(1 / mu + rho / (2 * mu * (1 - rho)), rel=0.05)
+    assert util == pytest.approx(rho, rel=0.05)
+
+
+def test_serving_plan_meets_its_target_in_an_independent_simulation():
+    w = build_workload({"model": "llama-3.1-8b", "input_tokens": 512, "output_tokens": 128, "concurrency": 16}, CAT)
+    hw = build_hardware("l40s", CAT)
+    plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=3.0)).serving
+    assert plan.meets and plan.replicas >= 1 and plan.p95 <= 3.0
+    r = compute_rates(hw.gpu, "bf16", CAT)
+    timer = LLMTimer(w, r, topology(hw, CAT))
+    lat, _ = simulate_llm(timer, 6 / plan.replicas, plan.max_batch, 4000, seed=7)
+    assert percentile(lat[400:], 95) <= 3.0 * 1.1
+    if plan.replicas > 1:  # one fewer replica misses the target (or cannot carry the load)
+        fewer, _ = simulate_llm(timer, 6 / (plan.replicas - 1), plan.max_batch, 4000, seed=7)
+        assert percentile(fewer[400:], 95) > 3.0 * 0.9
+
+
+def test_impossible_latency_target_is_reported():
+    w = build_workload({"model": "llama-2-70b", "input_tokens": 4000, "output_tokens": 500, "tp": 4}, CAT)
+    plan = estimate(
+        w, build_hardware("a100-80gb-sxm:4", CAT), CAT, target=LatencyTarget(qps=1, percentile=99, seconds=0.1)
+    ).serving
+    assert not plan.meets and plan.replicas == 0 and any("alone takes" in n for n in plan.notes)
+
+
+def test_vision_serving_uses_dynamic_batching():
+    w = build_workload({"model": "resnet-50", "concurrency": 32}, CAT)
+    e = estimate(w, build_hardware("t4", CAT), CAT, target=LatencyTarget(qps=500, percentile=95, seconds=0.05))
+    assert e.serving.meets and e.inference.samples_per_second > 0
+    assert e.serving.utilization < 1
+
+
+def test_unknown_peaks_give_memory_but_no_time():
+    w = build_workload({"model": "llama-2-7b", "method": "qlora"}, CAT)
+    e = estimate(w, build_hardware("a10g", CAT), CAT, search_largest=False)
+    assert e.training is None and any("no published compute" in n for n in e.as_dict()["assumptions"])
+
+
+@pytest.mark.parametrize("gpu", ["t4", "l4", "a10", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x"])
+def test_faster_memory_decodes_faster(gpu):
+    w = build_workload({"model": "llama-2-7b", "input_tokens": 128, "output_tokens": 128}, CAT)
+    e = estimate(w, build_hardware(gpu, CAT), CAT, search_largest=False).inference
+    bw = CAT.gpu(gpu).memory_bandwidth
+    # batch-1 decode reads ~13.5 GB of weights per token: time within 10 % of that over 80 % of bandwidth
+    assert e.decode_seconds_per_token == pytest.approx(2 * w.model.params / (0.8 * bw), rel=0.10)
+    assert math.isfinite(e.latency_seconds)
