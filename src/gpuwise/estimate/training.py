@@ -95,7 +95,15 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         elif job.recompute == "selective":
             att = [op for op in layer_ops(model, shape, tp, sp) if op.kind == "attention"]
             recompute = sum(rates.time(o.flops, o.bytes, o.kind) for o in att)
-        per_mb = layers * (l_f + l_b + recompute) + h_f + h_b
+        dequant = 0.0
+        if job.method == "qlora":
+            # each 4-bit linear is dequantized before every use (forward, backward, recomputation):
+            # read 0.5 B and write 2 B per weight
+            linear_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears()) / tp
+            uses = 3 if job.recompute == "full" else 2
+            dequant = uses * rates.time(0.0, 2.5 * linear_w, "memory")
+            notes.append("QLoRA: 4-bit weights are dequantized to 16-bit before each use (memory-bound)")
+        per_mb = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
         # tensor parallelism: two all-reduces forward and two backward per block (AG+RS with SP: same volume)
         tp_mb = 0.0
         if tp > 1:
