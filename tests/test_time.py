@@ -36,10 +36,10 @@ def test_rates_from_cited_efficiencies():
 
 def test_ring_all_reduce_hand_computed():
     link = Link("x", bandwidth=100e9, latency=1e-6)
-    topo = Topology(intra=link, inter=None, gpus_per_node=8, notes=())
+    topo = Topology(intra=link, inter=None, gpus_per_node=8, notes=(), base_latency=5e-6)
     s = 1e9
-    assert collective("all_reduce", s, 8, topo, False) == pytest.approx(2 * 7 / 8 * s / 100e9 + 14 * 1e-6)
-    assert collective("all_gather", s, 8, topo, False) == pytest.approx(7 / 8 * s / 100e9 + 7e-6)
+    assert collective("all_reduce", s, 8, topo, False) == pytest.approx(5e-6 + 2 * 7 / 8 * s / 100e9 + 14 * 1e-6)
+    assert collective("all_gather", s, 8, topo, False) == pytest.approx(5e-6 + 7 / 8 * s / 100e9 + 7e-6)
     assert collective("all_reduce", s, 1, topo, False) == 0
 
 

@@ -27,6 +27,7 @@ class Topology:
     inter: Link | None  # None on a single node
     gpus_per_node: int
     notes: tuple[str, ...]
+    base_latency: float = 0.0  # fixed cost of launching one collective
 
 
 def _achieved(ic: Interconnect, nominal: float) -> float:
@@ -68,7 +69,9 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
             else f"default for {gpu.architecture} nodes [{catalog.sources[rule.source].title.split(':')[0]}]"
         )
         notes.append(f"between nodes: {net.name} ({why}), {per_gpu / 1e9:.1f} GB/s per GPU achieved")
-    return Topology(intra=intra, inter=inter, gpus_per_node=hw.gpus_per_node, notes=tuple(notes))
+    base = catalog.convention("collective_base_latency")
+    notes.append(f"each collective costs {base * 1e6:.1f} us before its per-hop latencies [NCCL tuning model]")
+    return Topology(intra=intra, inter=inter, gpus_per_node=hw.gpus_per_node, notes=tuple(notes), base_latency=base)
 
 
 def _ring(bytes_: float, n: int, link: Link, factor: float) -> float:
@@ -89,13 +92,13 @@ def collective(kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes
     if ranks <= 1:
         return 0.0
     if not spans_nodes or topo.inter is None:
-        return _ring(bytes_, ranks, topo.intra, factor)
+        return topo.base_latency + _ring(bytes_, ranks, topo.intra, factor)
     g = max(1, min(ranks, topo.gpus_per_node))
     nodes = max(1, ranks // g)
     if kind == "all_to_all":  # most traffic crosses the network
-        return _ring(bytes_, ranks, topo.inter, factor)
+        return topo.base_latency + _ring(bytes_, ranks, topo.inter, factor)
     local = _ring(bytes_, g, topo.intra, factor)
-    return local + _ring(bytes_ / g, nodes, topo.inter, factor)
+    return topo.base_latency + local + _ring(bytes_ / g, nodes, topo.inter, factor)
 
 
 def p2p(bytes_: float, link: Link) -> float:

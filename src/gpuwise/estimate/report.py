@@ -164,11 +164,12 @@ def estimate(
         if isinstance(work, TrainingJob):
             largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
             if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
-                largest["seq"] = largest_fitting(work, hw, catalog, "seq")
+                largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
         else:
             largest["concurrency"] = largest_fitting(work, hw, catalog, "concurrency")
             if work.model.decoder:
-                largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens")
+                limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
+                largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
     notes: list[str] = []
     training = inference = serving = None
     if not hw.gpu.peak_flops:

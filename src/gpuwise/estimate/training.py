@@ -151,6 +151,13 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         flops_per_step = 3 * flops * dp * m
         hw_extra = 0.0
 
+    framework = catalog.convention("training_framework_efficiency")
+    per_mb /= framework
+    l_b /= framework
+    notes.append(
+        f"training runs at {framework:.0%} of the per-operation roofline [training_framework_efficiency: "
+        f"median over published LLM training runs]"
+    )
     t_mb = per_mb + tp_mb
     terms["compute"] = m * per_mb
     if tp_mb:

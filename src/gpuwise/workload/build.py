@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
 from gpuwise.errors import LayoutError, UsageError
 from gpuwise.units import parse_bytes, parse_count
@@ -142,7 +142,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         raise UsageError(
             "a workload needs a model: --model NAME or --model PATH/config.json (`gpuwise models` lists them)"
         )
-    model = catalog.model(str(opts["model"]))
+    raw_model = opts["model"]
+    model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
     task = infer_task(opts)
     if task not in TASKS:
         raise UsageError(f"--task must be one of {', '.join(TASKS)}; got {task!r}")

@@ -1,0 +1,272 @@
+"""Compare gpuwise's time model with published training and inference measurements
+(tests/data/published_perf.yaml). Used by test_perf_accuracy.py and scripts/accuracy.py.
+
+Each case is mapped from the source's own description of the run to gpuwise inputs; what gpuwise
+does not model (context parallelism, FP4, unknown running batches) is reported, not approximated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuwise.catalog import Catalog
+from gpuwise.catalog.hf_import import arch_from_hf_config
+from gpuwise.errors import GpuwiseError
+from gpuwise.estimate import estimate
+from gpuwise.workload import build_hardware, build_workload
+
+DATA = Path(__file__).parent / "data" / "published_perf.yaml"
+GOAL = 0.20  # the issue's target; the document reports every real error
+
+
+@dataclass(frozen=True)
+class PerfResult:
+    id: str
+    kind: str
+    metric: str
+    gpu: str
+    source: str
+    where: str
+    published: float
+    ours: float | None
+    checked: bool
+    note: str
+
+    @property
+    def error(self) -> float | None:
+        return None if self.ours is None else self.ours / self.published - 1
+
+
+def load() -> dict[str, Any]:
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def _arch(name: str, a: dict[str, Any]) -> Any:
+    if a.get("gated_ffn", True):
+        cfg = {
+            "model_type": "llama",
+            "hidden_size": a["hidden"],
+            "num_hidden_layers": a["layers"],
+            "num_attention_heads": a["heads"],
+            "num_key_value_heads": a.get("kv_heads") or a["heads"],
+            "intermediate_size": a["ffn"],
+            "vocab_size": a["vocab"],
+            "hidden_act": "silu",
+        }
+    else:
+        cfg = {
+            "model_type": "gpt2",
+            "n_embd": a["hidden"],
+            "n_layer": a["layers"],
+            "n_head": a["heads"],
+            "n_inner": a["ffn"],
+            "vocab_size": a["vocab"],
+            "n_positions": 2048,
+        }
+    return arch_from_hf_config(cfg, name=name)
+
+
+def _network(text: str | None) -> str | None:
+    t = (text or "").lower()
+    if "800" in t or "xdr" in t:
+        return "ib-xdr"
+    if "400" in t or "ndr" in t:
+        return "roce-400g" if "roce" in t else "ib-ndr"
+    if "200" in t or "hdr" in t:
+        return "ib-hdr"
+    return None
+
+
+def _zero(raw: Any) -> int:
+    t = str(raw or "0").lower()
+    if "full_shard" in t or t == "3":
+        return 3
+    if "fsdp" in t or "grad_op" in t:
+        return 2
+    return int(t) if t.isdigit() else 0
+
+
+def _training(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[str]]:
+    inp = case["inputs"]
+    why: list[str] = []
+    model: Any = _arch(inp["model"], inp["arch"]) if inp.get("arch") else inp["model"]
+    prec = str(inp.get("precision") or "bf16")
+    precision = "fp16" if prec == "amp" else prec
+    pp = inp.get("pp") or 1
+    zero = _zero(inp.get("zero"))
+    if zero >= 2 and pp > 1:  # Megatron's distributed optimizer with pipelines shards like ZeRO-1
+        zero = 1
+    opts: dict[str, Any] = {
+        "model": model,
+        "task": "pretrain",
+        "precision": precision,
+        "tp": inp.get("tp") or 1,
+        "pp": pp,
+        "zero": zero,
+        "recompute": inp.get("recompute") or "none",
+        "micro_batch": inp.get("micro_batch") or 1,
+    }
+    gpus = inp.get("gpus")
+    if not gpus:  # accounting totals without a layout: GPU-hours barely depend on the count
+        mb = inp.get("micro_batch") or 1
+        gpus = min(2048, (inp.get("global_batch") or 2048) // mb)
+        why_layout = f"layout not published: {gpus} GPUs with the stated tp/pp assumed"
+    else:
+        why_layout = ""
+    if inp.get("seq"):
+        opts["seq"] = inp["seq"]
+    if inp.get("global_batch"):
+        opts["global_batch"] = inp["global_batch"]
+    if inp.get("tokens"):
+        opts["tokens"] = float(inp["tokens"])
+    if (inp.get("cp") or 1) > 1:
+        why.append(f"context parallelism (cp={inp['cp']}) is not modelled")
+    if (inp.get("vpp") or 1) > 1:
+        why.append(f"interleaved pipeline (vpp={inp['vpp']}) shrinks the bubble; gpuwise models plain 1F1B")
+    w = build_workload(opts, cat)
+    per_node = inp.get("gpus_per_node") or 8
+    gpus = max(per_node, gpus // per_node * per_node) if gpus > per_node else gpus
+    hw = build_hardware(f"{inp['gpu']}:{gpus}", cat, min(per_node, gpus), _network(inp.get("network")))
+    if why_layout:
+        why.append(why_layout)
+    t = estimate(w, hw, cat, search_largest=False).training
+    assert t is not None
+    note = str(case.get("metric_note", "")).lower()
+    metric = case["metric"]
+    peak = cat.gpu(inp["gpu"]).peak_flops
+    if metric == "tflops_per_gpu":
+        flops = t.hardware_flops_per_step if "recomput" in note and "no recomput" not in note else t.flops_per_step
+        return flops / t.step_seconds / hw.count / 1e12, why
+    if metric in ("mfu", "hfu"):
+        flops = t.hardware_flops_per_step if metric == "hfu" else t.flops_per_step
+        denom = peak.get("bf16", 0) if ("bf16 peak" in note or ("bf16" in note and precision == "fp8")) else None
+        achieved = flops / t.step_seconds / hw.count
+        return achieved / denom if denom else t.mfu * (flops / t.flops_per_step), why
+    if metric == "tokens_per_second":
+        return t.tokens_per_second, why
+    if metric == "tokens_per_second_per_gpu":
+        return t.tokens_per_second / hw.count, why
+    if metric == "samples_per_second":
+        return t.samples_per_second, why
+    if metric == "step_seconds":
+        return t.step_seconds, why
+    if metric == "gpu_hours":
+        return t.gpu_hours, why
+    raise ValueError(metric)
+
+
+def _wdtype(raw: str | None) -> tuple[str, list[str]]:
+    t = str(raw or "fp16").lower()
+    if t == "q4_0":
+        return "int4", ["llama.cpp Q4_0 stores 4.5 bits/weight; gpuwise's int4 layout has 4.16"]
+    if t == "q8_0":
+        return "int8", ["llama.cpp Q8_0 stores 8.5 bits/weight; gpuwise's int8 has 8"]
+    return t, []
+
+
+def _inference(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[str]]:
+    inp = case["inputs"]
+    why: list[str] = []
+    wd, notes = _wdtype(inp.get("weights_dtype"))
+    if wd == "fp4":
+        return None, ["FP4 weights are not modelled"]
+    model = cat.model(inp["model"])
+    batch = inp.get("batch") or inp.get("concurrency")
+    if not batch:
+        why.append("the running batch is set by the engine's scheduler and not published")
+        batch = 1
+    opts: dict[str, Any] = {
+        "model": inp["model"],
+        "task": "inference",
+        "weights_dtype": wd,
+        "concurrency": int(batch),
+        "tp": inp.get("tp") or 1,
+    }
+    if model.decoder:
+        opts.update(input_tokens=int(inp.get("input_tokens") or 1), output_tokens=int(inp.get("output_tokens") or 1))
+        kv = str(inp.get("kv_dtype") or ("fp8" if wd == "fp8" else "fp16")).lower()
+        opts["kv_dtype"] = kv if kv in ("fp8", "fp16", "bf16", "int8", "fp32") else "fp16"
+    elif inp.get("input_tokens"):
+        opts["input_tokens"] = int(inp["input_tokens"])
+    w = build_workload(opts, cat)
+    hw = build_hardware(f"{inp['gpu']}:{inp.get('gpus') or 1}", cat)
+    i = estimate(w, hw, cat, search_largest=False).inference
+    assert i is not None
+    metric = case["metric"]
+    note = str(case.get("metric_note", "")).lower()
+    per_gpu = hw.count > 1 and ("/gpu" in note or "per gpu" in note) and "total" not in note
+    values = {
+        "output_tokens_per_second": i.tokens_per_second / (hw.count if per_gpu else 1),
+        "output_tokens_per_second_per_gpu": i.tokens_per_second / hw.count,
+        "tokens_per_second_per_user": 1 / i.decode_seconds_per_token if i.decode_seconds_per_token else None,
+        "prefill_tokens_per_second": w.concurrency * w.input_tokens / i.prefill_seconds,
+        "ttft_seconds": i.prefill_seconds,
+        "tpot_seconds": i.decode_seconds_per_token,
+        "samples_per_second": i.samples_per_second,
+        "latency_seconds": i.latency_seconds,
+    }
+    return values[metric], why + notes
+
+
+def evaluate(case: dict[str, Any], cat: Catalog) -> PerfResult:
+    try:
+        ours, why = (_training if case["kind"] == "training" else _inference)(case, cat)
+    except GpuwiseError as exc:
+        ours, why = None, [f"not estimable: {exc}"]
+    blocking = [w for w in why if not w.startswith("llama.cpp")]
+    checked = case.get("confidence") in ("high", "medium") and ours is not None and not blocking
+    return PerfResult(
+        id=case["id"],
+        kind=case["kind"],
+        metric=case["metric"],
+        gpu=case["inputs"]["gpu"],
+        source=case["source"],
+        where=str(case.get("where", "")),
+        published=float(case["published_value"]),
+        ours=ours,
+        checked=checked,
+        note="; ".join(why),
+    )
+
+
+# Systematic gaps, stated in docs/accuracy-time.md: what the model does not capture yet.
+KNOWN_GAPS = {
+    "ResNet-50 and other models described by totals": (
+        "estimated 1.6-3x faster than measured: convolutions with few channels run far below the large-matmul "
+        "rate and BatchNorm/ReLU traffic exceeds the conv-BN-ReLU count; measure the step with gpuwise bench step"
+    ),
+    "llama.cpp on datacenter GPUs and with Q4_0": (
+        "its decode and prefill kernels do not reach the bandwidth and matmul rates that TensorRT-LLM reaches "
+        "on the same GPU; the model describes efficient engines"
+    ),
+    "tensor-parallel decode of 70B models (TensorRT-LLM 0.5/0.6)": (
+        "1.6-2.3x slower than estimated at batch 64; the all-reduce cost model (NCCL base latency per "
+        "collective) does not explain it all"
+    ),
+    "BERT inference and small-batch latency": (
+        "per-kernel launch and framework overheads dominate at batch 1 and are not modelled"
+    ),
+    "Llama 3 405B at 16k GPUs": (
+        "estimated slower than measured: network congestion control and overlap tuned at that scale are "
+        "better than the plain ring model across 2,048 nodes"
+    ),
+}
+
+
+def calibration_ratio(results: list[PerfResult]) -> float:
+    """Median measured/estimated throughput over checked LLM training runs (1.0 = calibrated)."""
+    ratios = []
+    for r in results:
+        if r.kind != "training" or not r.checked or r.ours is None or "resnet" in r.id or "bert" in r.id:
+            continue
+        ratios.append(r.ours / r.published if r.metric == "step_seconds" else r.published / r.ours)
+    ratios.sort()
+    return ratios[len(ratios) // 2] if ratios else 1.0
+
+
+def evaluate_all(cat: Catalog) -> list[PerfResult]:
+    return [evaluate(c, cat) for c in load()["cases"]]
