@@ -39,3 +39,14 @@ def test_memory_over_whole_catalog(benchmark):
 
     fits = benchmark(sweep)
     assert any(fits) and not all(fits)
+
+
+def test_serving_plan(benchmark):
+    from gpuwise.estimate.report import LatencyTarget
+
+    work = build_workload({"model": "llama-3.1-8b", "concurrency": 32, "input_tokens": 1024, "output_tokens": 256}, CAT)
+    hw = build_hardware("h100-sxm", CAT)
+    est = benchmark.pedantic(
+        estimate, args=(work, hw, CAT), kwargs={"target": LatencyTarget(20, 99, 3.0)}, rounds=3, iterations=1
+    )
+    assert est.serving.meets

@@ -104,10 +104,14 @@ class StageParams:
         return self.block_linear + self.other
 
 
-def stage_params(model: TransformerArch | GenericArch, tp: int, pp: int, stage: str) -> StageParams:
-    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1)."""
+def stage_params(model: TransformerArch | GenericArch, tp: int, pp: int, stage: str, gpus: int = 1) -> StageParams:
+    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1).
+
+    Recommenders shard their embedding tables over all `gpus` (table-wise model parallelism, as
+    TorchRec and the DLRM reference do) and replicate the dense layers.
+    """
     if isinstance(model, GenericArch):
-        return StageParams(block_linear=0, other=model.params, layers=0)
+        return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
     n_layers = math.ceil(model.layers / pp)
     linear_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
     layer_rest = model.layer_params - linear_w
@@ -311,7 +315,9 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> Me
     par = job.parallel
     dp = max(1, hw.count // par.model_parallel)
     zero = par.zero
-    sp_ = stage_params(job.model, par.tp, par.pp, stage)
+    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count)
+    if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
+        n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
     detail: dict[str, float] = {}
     w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
     if job.precision == "fp8":
@@ -418,7 +424,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     model = job.model
     par = job.parallel
     stage = "first" if par.pp > 1 else "only"
-    sp_ = stage_params(model, par.tp, par.pp, stage)
+    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count)
     wd = job.weights_dtype
     keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
     weights = _quantized_linear_bytes(wd, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[keep16]
@@ -450,7 +456,9 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
 def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) -> float:
     """Transient tensors of one layer while prefilling one chunk, plus fp32 logits of the last tokens."""
     tp = job.parallel.tp
-    tokens = min(job.concurrency * job.input_tokens, n.conv("prefill_chunk_tokens"))
+    tokens = job.concurrency * job.input_tokens
+    if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
+        tokens = min(tokens, n.conv("prefill_chunk_tokens"))
     e = 2
     per_token = e * (
         2 * model.hidden

@@ -159,6 +159,7 @@ def estimate(
     """Check the layout, then memory, time (training or serving) and, with a target, replicas."""
     check_layout(work, hw)
     mem = memory(work, hw, catalog)
+    notes: list[str] = []
     largest: dict[str, int] = {}
     if search_largest:
         if isinstance(work, TrainingJob):
@@ -166,11 +167,14 @@ def estimate(
             if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
                 largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
         else:
-            largest["concurrency"] = largest_fitting(work, hw, catalog, "concurrency")
+            cap = 1 << 20
+            largest["concurrency"] = largest_fitting(work, hw, catalog, "concurrency", limit=cap)
+            if largest["concurrency"] >= cap:  # memory does not bound it: say so instead of a search limit
+                del largest["concurrency"]
+                notes.append(f"memory does not limit concurrency below {cap:,}")
             if work.model.decoder:
                 limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
                 largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
-    notes: list[str] = []
     training = inference = serving = None
     if not hw.gpu.peak_flops:
         notes.append(f"{hw.gpu.name}: no published compute figures, so no time estimate (measure with gpuwise bench)")
@@ -186,7 +190,7 @@ def estimate(
             inference = inference_time(work, rates, topo, traffic)
             notes += inference.notes
             if target is not None:
-                cap = largest.get("concurrency") or largest_fitting(work, hw, catalog, "concurrency")
+                cap = largest.get("concurrency") or largest_fitting(work, hw, catalog, "concurrency", limit=1 << 20)
                 if cap < 1:
                     notes.append("no request fits in memory: no serving plan")
                 else:

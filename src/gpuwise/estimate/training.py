@@ -168,7 +168,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         notes.append(f"1F1B pipeline: bubble = (pp-1)/m = {pp - 1}/{m} of the micro-batch time")
 
     # data-parallel gradient synchronisation, overlapped with backward where frameworks do
-    stage = stage_params(model, tp, pp, "first" if pp > 1 else "only")
+    stage = stage_params(model, tp, pp, "first" if pp > 1 else "only", hw.count)
     n_train = (
         stage.total
         if trainable
