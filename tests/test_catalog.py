@@ -167,7 +167,7 @@ def test_malformed_catalog_files_name_the_problem(tmp_path):
     from importlib import resources
 
     data = resources.files("gpuwise.catalog").joinpath("data")
-    for name in ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml"):
+    for name in ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml"):
         (tmp_path / name).write_text(data.joinpath(name).read_text())
     text = (tmp_path / "gpus.yaml").read_text().replace("memory_bandwidth: ", "memory_bandwidth: -", 1)
     (tmp_path / "gpus.yaml").write_text(text)

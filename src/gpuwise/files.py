@@ -27,24 +27,27 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def read_workload_file(path: str | Path) -> dict[str, Any]:
-    """The workload fields of a YAML file: a top-level `workload:` section or the file itself.
+_RESERVED = ("name", "description", "requirements", "costs", "gpu", "gpus_per_node", "gpus-per-node", "network")
 
-    Hardware (`gpu`, `gpus_per_node`) may sit beside the workload fields.
+
+def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(workload, hardware + requirements, cost overrides) of a plan/workload YAML file.
+
+    The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node` and
+    `network` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
     """
     doc = read_yaml(path)
-    section = doc.get("workload", doc)
+    section = doc.get("workload", {k: v for k, v in doc.items() if k not in _RESERVED})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: 'workload' must be a mapping of field names to values")
-    out = {k: v for k, v in section.items() if k not in ("requirements", "name", "description")}
+    work = {k.replace("-", "_"): v for k, v in section.items()}
+    other: dict[str, Any] = {}
     for key in ("gpu", "gpus_per_node", "gpus-per-node", "network"):
-        if key in doc and key not in out:
-            out[key.replace("-", "_")] = doc[key]
+        if key in doc:
+            other[key.replace("-", "_")] = doc[key]
     reqs = doc.get("requirements") or {}
-    if not isinstance(reqs, dict):
-        raise ConfigError(f"{path}: 'requirements' must be a mapping (qps, p95_ms, deadline, ...)")
-    for key in ("qps", "p95_ms", "p99_ms"):
-        for spelled in (key, key.replace("_", "-")):
-            if spelled in reqs:
-                out[key] = reqs[spelled]
-    return out
+    costs = doc.get("costs") or {}
+    if not isinstance(reqs, dict) or not isinstance(costs, dict):
+        raise ConfigError(f"{path}: 'requirements' and 'costs' must be mappings")
+    other.update({k.replace("-", "_"): v for k, v in reqs.items()})
+    return work, other, {k.replace("-", "_"): v for k, v in costs.items()}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import GPU, Convention, DefaultNetwork, Interconnect, ModelEntry, Source
 from gpuwise.errors import ConfigError, UnknownNameError
 
-_FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml")
+_FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml")
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Catalog:
     models: Mapping[str, ModelEntry]
     conventions: Mapping[str, Convention]
     default_networks: tuple[DefaultNetwork, ...] = ()
+    costs: Mapping[str, Convention] = field(default_factory=dict)
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -139,6 +140,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         interconnects=_entries(docs["interconnects.yaml"], "interconnects", Interconnect, "interconnects.yaml"),
         models=_entries(docs["models.yaml"], "models", ModelEntry, "models.yaml"),
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
+        costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
     )
     rows = docs["interconnects.yaml"].get("default_networks") or []
     nets = _entries(
@@ -157,7 +159,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         missing = e.source_ids() - sources.keys()
         if missing:
             raise ConfigError(f"catalog entry {e.id!r} cites unknown source(s) {sorted(missing)}")
-    for key, conv in cat.conventions.items():
+    for key, conv in [*cat.conventions.items(), *cat.costs.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat

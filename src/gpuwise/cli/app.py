@@ -72,161 +72,126 @@ def models(
 
 
 # ------------------------------------------------------------------------------------------
-def _workload_options(
-    model: str | None,
-    task: str | None,
-    method: str | None,
-    precision: str | None,
-    weights_dtype: str | None,
-    kv_dtype: str | None,
-    optimizer: str | None,
-    micro_batch: int | None,
-    global_batch: int | None,
-    seq: int | None,
-    zero: int | None,
-    tp: int | None,
-    pp: int | None,
-    recompute: str | None,
-    attention: str | None,
-    lora_rank: int | None,
-    lora_targets: str | None,
-    tokens: str | None,
-    samples: str | None,
-    input_tokens: int | None,
-    output_tokens: int | None,
-    concurrency: int | None,
-    file: Path | None,
-    master_weights: bool | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """Flags override the YAML file, which overrides defaults."""
-    opts: dict[str, Any] = {}
-    if file is not None:
-        from gpuwise.files import read_workload_file
+# Shared option groups: declared once, attached to each command's signature.
+_WORKLOAD_OPTIONS: list[tuple[str, type, str]] = [
+    ("model", str, "Catalog id or path to a Hugging Face config.json."),
+    ("task", str, "pretrain|finetune|inference"),
+    ("method", str, "full|lora|qlora"),
+    ("precision", str, "fp32|tf32|fp16|bf16|fp8"),
+    ("weights_dtype", str, "fp32|fp16|bf16|fp8|int8|int4|nf4"),
+    ("kv_dtype", str, "fp32|fp16|bf16|fp8|int8"),
+    ("optimizer", str, "adamw|adamw-8bit|sgd|adafactor"),
+    ("master_weights", bool, "fp32 master copy (default) or pure 16-bit."),
+    ("micro_batch", int, "Samples per GPU per forward pass."),
+    ("global_batch", int, "Samples per optimizer step, all GPUs."),
+    ("seq", int, "Training sequence length (tokens)."),
+    ("zero", int, "ZeRO/FSDP stage 0-3."),
+    ("tp", int, "Tensor-parallel degree."),
+    ("pp", int, "Pipeline-parallel degree."),
+    ("recompute", str, "none|selective|full"),
+    ("attention", str, "flash|eager"),
+    ("lora_rank", int, "LoRA rank r."),
+    ("lora_targets", str, "Comma list (q_proj,v_proj) or all-linear."),
+    ("tokens", str, "Training tokens in total, e.g. 2T, 300B."),
+    ("samples", str, "Training samples in total, e.g. 1.2M."),
+    ("input_tokens", int, "Prompt tokens per request."),
+    ("output_tokens", int, "Generated tokens per request."),
+    ("concurrency", int, "Requests served together (batch)."),
+    ("read_bandwidth", str, "Data pipeline: storage read per node, e.g. 2GB/s."),
+    ("sample_bytes", str, "Data pipeline: bytes per sample, e.g. 120KB."),
+    ("decode_ms", float, "Data pipeline: CPU ms to decode one sample on one core."),
+    ("loader_cores", int, "Data pipeline: CPU cores loading data per node."),
+]
+_HARDWARE_OPTIONS: list[tuple[str, type, str]] = [
+    ("gpu", str, "GPU id and total count, e.g. h100-sxm:8."),
+    ("gpus_per_node", int, "GPUs per node (default: the usual node for that GPU)."),
+    ("network", str, "Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g."),
+]
+_TARGET_OPTIONS: list[tuple[str, type, str]] = [
+    ("qps", float, "Serving: requests per second to carry."),
+    ("p95_ms", float, "Serving: P95 latency target in ms."),
+    ("p99_ms", float, "Serving: P99 latency target in ms."),
+]
+_PLAN_OPTIONS: list[tuple[str, type, str]] = [
+    ("deadline", str, "Training must finish within, e.g. 2h, 3d."),
+    ("budget", float, "USD: the whole training run, or a month of serving."),
+    ("max_gpus", int, "At most this many GPUs in total."),
+    ("growth_model", str, "The model six months from now."),
+    ("growth_data", float, "Training data six months from now, as a factor (e.g. 2)."),
+    ("growth_users", float, "Requests per second six months from now, as a factor (e.g. 3)."),
+    ("objective", str, "Rank by cost (default) or time."),
+    ("pricing", str, "on-demand|reserved|spot (pay per use) or owned (buy: total cost over --years)."),
+    ("years", float, "Owned pricing: horizon in years (default: the depreciation life)."),
+    ("gpus", str, "Only these GPU ids, comma separated."),
+    ("methods", str, "Compare training methods, e.g. full,lora,qlora."),
+]
 
-        opts.update(read_workload_file(file))
-    flags = dict(
-        model=model,
-        task=task,
-        method=method,
-        precision=precision,
-        weights_dtype=weights_dtype,
-        kv_dtype=kv_dtype,
-        optimizer=optimizer,
-        micro_batch=micro_batch,
-        global_batch=global_batch,
-        seq=seq,
-        zero=zero,
-        tp=tp,
-        pp=pp,
-        recompute=recompute,
-        attention=attention,
-        lora_rank=lora_rank,
-        lora_targets=lora_targets,
-        tokens=tokens,
-        samples=samples,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        concurrency=concurrency,
-        master_weights=master_weights,
-        **extra,
-    )
-    opts.update({k: v for k, v in flags.items() if v is not None})
-    return opts
+
+def _with_options(*groups: list[tuple[str, type, str]]) -> Any:
+    """Give a `**opts` command the typed options of `groups` (typer reads __signature__)."""
+    import inspect
+
+    def attach(fn: Any) -> Any:
+        import typing
+
+        sig = inspect.signature(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)  # resolve the postponed annotations
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in sig.parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
+        extra = []
+        for group in groups:
+            for name, typ, help_ in group:
+                flag = "--" + name.replace("_", "-")
+                decls = [f"{flag}/--no-{name.replace('_', '-')}"] if typ is bool else [flag]
+                extra.append(
+                    inspect.Parameter(
+                        name,
+                        inspect.Parameter.KEYWORD_ONLY,
+                        default=None,
+                        annotation=Annotated[typ | None, typer.Option(*decls, help=help_)],
+                    )
+                )
+        fn.__signature__ = sig.replace(parameters=[*own, *extra])
+        return fn
+
+    return attach
+
+
+def _split(opts: dict[str, Any], file: Path | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(workload, hardware+requirements, cost overrides): the YAML file first, flags over it."""
+    from gpuwise.files import read_plan_file
+
+    work, reqs, costs = read_plan_file(file) if file is not None else ({}, {}, {})
+    names = {n for n, _, _ in _WORKLOAD_OPTIONS}
+    for key, value in opts.items():
+        if value is None:
+            continue
+        (work if key in names else reqs)[key] = value
+    return work, reqs, costs
 
 
 @app.command()
+@_with_options(_HARDWARE_OPTIONS, _WORKLOAD_OPTIONS, _TARGET_OPTIONS)
 def estimate(
-    gpu: Annotated[str | None, typer.Option("--gpu", help="GPU id and total count, e.g. h100-sxm:8.")] = None,
-    gpus_per_node: Annotated[
-        int | None, typer.Option(help="GPUs per node (default: the usual node for that GPU).")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Catalog id or path to a Hugging Face config.json.")] = None,
-    task: Annotated[str | None, typer.Option(help="pretrain|finetune|inference")] = None,
-    method: Annotated[str | None, typer.Option(help="full|lora|qlora")] = None,
-    precision: Annotated[str | None, typer.Option(help="fp32|tf32|fp16|bf16|fp8")] = None,
-    weights_dtype: Annotated[str | None, typer.Option(help="fp32|fp16|bf16|fp8|int8|int4|nf4")] = None,
-    kv_dtype: Annotated[str | None, typer.Option(help="fp32|fp16|bf16|fp8|int8")] = None,
-    optimizer: Annotated[str | None, typer.Option(help="adamw|adamw-8bit|sgd|adafactor")] = None,
-    master_weights: Annotated[
-        bool | None,
-        typer.Option("--master-weights/--no-master-weights", help="fp32 master copy (default) or pure 16-bit."),
-    ] = None,
-    micro_batch: Annotated[int | None, typer.Option(help="Samples per GPU per forward pass.")] = None,
-    global_batch: Annotated[int | None, typer.Option(help="Samples per optimizer step, all GPUs.")] = None,
-    seq: Annotated[int | None, typer.Option(help="Training sequence length (tokens).")] = None,
-    zero: Annotated[int | None, typer.Option(help="ZeRO/FSDP stage 0-3.")] = None,
-    tp: Annotated[int | None, typer.Option(help="Tensor-parallel degree.")] = None,
-    pp: Annotated[int | None, typer.Option(help="Pipeline-parallel degree.")] = None,
-    recompute: Annotated[str | None, typer.Option(help="none|selective|full")] = None,
-    attention: Annotated[str | None, typer.Option(help="flash|eager")] = None,
-    lora_rank: Annotated[int | None, typer.Option(help="LoRA rank r.")] = None,
-    lora_targets: Annotated[str | None, typer.Option(help="Comma list (q_proj,v_proj) or all-linear.")] = None,
-    tokens: Annotated[str | None, typer.Option(help="Training tokens in total, e.g. 2T, 300B.")] = None,
-    samples: Annotated[str | None, typer.Option(help="Training samples in total, e.g. 1.2M.")] = None,
-    input_tokens: Annotated[int | None, typer.Option(help="Prompt tokens per request.")] = None,
-    output_tokens: Annotated[int | None, typer.Option(help="Generated tokens per request.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Requests served together (batch).")] = None,
-    read_bandwidth: Annotated[
-        str | None, typer.Option(help="Data pipeline: storage read per node, e.g. 2GB/s.")
-    ] = None,
-    sample_bytes: Annotated[str | None, typer.Option(help="Data pipeline: bytes per sample, e.g. 120KB.")] = None,
-    decode_ms: Annotated[
-        float | None, typer.Option(help="Data pipeline: CPU ms to decode one sample on one core.")
-    ] = None,
-    loader_cores: Annotated[int | None, typer.Option(help="Data pipeline: CPU cores loading data per node.")] = None,
-    network: Annotated[
-        str | None, typer.Option(help="Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g.")
-    ] = None,
-    qps: Annotated[float | None, typer.Option(help="Serving: requests per second to carry.")] = None,
-    p95_ms: Annotated[float | None, typer.Option(help="Serving: P95 latency target in ms.")] = None,
-    p99_ms: Annotated[float | None, typer.Option(help="Serving: P99 latency target in ms.")] = None,
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).")] = None,
     as_json: JsonOpt = False,
+    **opts: Any,
 ) -> None:
-    """Memory (and, as estimators land, time and cost) of one workload on one GPU configuration."""
+    """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate import estimate as run_estimate
     from gpuwise.workload import build_hardware, build_workload
 
     cat = load_catalog()
-    opts = _workload_options(
-        model,
-        task,
-        method,
-        precision,
-        weights_dtype,
-        kv_dtype,
-        optimizer,
-        micro_batch,
-        global_batch,
-        seq,
-        zero,
-        tp,
-        pp,
-        recompute,
-        attention,
-        lora_rank,
-        lora_targets,
-        tokens,
-        samples,
-        input_tokens,
-        output_tokens,
-        concurrency,
-        file,
-        master_weights,
-        read_bandwidth=read_bandwidth,
-        sample_bytes=sample_bytes,
-        decode_ms=decode_ms,
-        loader_cores=loader_cores,
-    )
-    hw_opts = {k: opts.pop(k, None) for k in ("gpu", "gpus_per_node", "network", "qps", "p95_ms", "p99_ms")}
-    hw_spec = gpu or hw_opts["gpu"]
-    if not hw_spec:
+    work_opts, other, _ = _split(opts, file)
+    if not other.get("gpu"):
         raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
-    work = build_workload(opts, cat)
-    hw = build_hardware(str(hw_spec), cat, gpus_per_node or hw_opts["gpus_per_node"], network or hw_opts["network"])
-    target = _latency_target(qps or hw_opts["qps"], p95_ms or hw_opts["p95_ms"], p99_ms or hw_opts["p99_ms"])
+    work = build_workload(work_opts, cat)
+    hw = build_hardware(str(other["gpu"]), cat, other.get("gpus_per_node"), other.get("network"))
+    target = _latency_target(other.get("qps"), other.get("p95_ms"), other.get("p99_ms"))
     est = run_estimate(work, hw, cat, target=target)
     if as_json:
         _print_json(est.as_dict())
@@ -251,6 +216,68 @@ def _latency_target(qps: float | None, p95: float | None, p99: float | None) -> 
         percentile=95.0 if p95 is not None else 99.0,
         seconds=float(p95 if p95 is not None else p99) / 1e3,
     )
+
+
+@app.command()
+@_with_options(_WORKLOAD_OPTIONS, _TARGET_OPTIONS, _PLAN_OPTIONS)
+def plan(
+    file: Annotated[Path | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.")] = None,
+    top: Annotated[int, typer.Option(help="Runners-up to show.")] = 5,
+    report: Annotated[Path | None, typer.Option(help="Write a report: FILE.md or FILE.html.")] = None,
+    as_json: JsonOpt = False,
+    **opts: Any,
+) -> None:
+    """The cheapest GPU configuration that meets the requirements, the runners-up, and why."""
+    from gpuwise.api import make_plan
+
+    work_opts, req_opts, cost_opts = _split(opts, file)
+    for key in ("gpu", "gpus_per_node", "network"):
+        req_opts.pop(key, None)  # plan chooses the hardware
+    result = make_plan(work_opts, req_opts, cost_opts)
+    if report is not None:
+        from gpuwise.report import write_report
+
+        write_report(result, report)
+    if as_json:
+        _print_json(result.as_dict())
+    else:
+        from gpuwise.cli.render import plan_view
+
+        plan_view(result, top)
+        if report is not None:
+            sys.stderr.write(f"report written to {report}\n")
+    if result.chosen is None:
+        if not as_json:
+            sys.stderr.write("no configuration meets the requirements (see the rejected GPU types above)\n")
+        raise typer.Exit(1)
+
+
+@app.command()
+def tco(
+    gpu: Annotated[list[str], typer.Option("--gpu", help="GPU id and count, e.g. h100-sxm:8 (repeatable).")],
+    years: Annotated[float, typer.Option(help="Horizon in years.")] = 3.0,
+    busy: Annotated[float, typer.Option(help="Fraction of the time the GPUs would be rented (0-1].")] = 1.0,
+    costs: Annotated[Path | None, typer.Option(help="YAML overriding cost parameters (see costs.yaml).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Buy versus rent, side by side, over N years."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.cost import CostParams, compare
+    from gpuwise.files import read_yaml
+    from gpuwise.workload import build_hardware
+
+    cat = load_catalog()
+    overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
+    params = CostParams.from_catalog(cat, overrides)
+    rows = [compare(build_hardware(g, cat), years, params, busy).as_dict() for g in gpu]
+    if as_json:
+        _print_json(
+            {"parameters": {k: getattr(params, k) for k in params.__dataclass_fields__}, "configurations": rows}
+        )
+        return
+    from gpuwise.cli.render import tco_view
+
+    tco_view(rows, params)
 
 
 def main() -> None:

@@ -224,3 +224,135 @@ def _short_source(note: str) -> str:
     if not sep:
         return note
     return f"{head} [{re.split(r'[,:(]', src.rstrip(']'), maxsplit=1)[0].strip()}]"
+
+
+def _money(x: float | None) -> str:
+    return "—" if x is None else f"${x:,.0f}" if x >= 100 else f"${x:,.2f}"
+
+
+def plan_view(result: Any, top: int) -> None:
+    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
+    req = result.requirements
+    w = result.workload
+    what = f"{w.model.name} · {w.task}" + (f" · {w.method}" if hasattr(w, "method") else "")
+    console.print(Text(f"Plan for {what}", style="bold"))
+    asked = []
+    if req.deadline_seconds:
+        asked.append(f"deadline {fmt_seconds(req.deadline_seconds)}")
+    if req.qps:
+        asked.append(
+            f"{req.qps:g} QPS"
+            + (f" at P{req.percentile:g} ≤ {req.latency_seconds * 1e3:,.0f} ms" if req.latency_seconds else "")
+        )
+    if req.budget_usd:
+        asked.append(f"budget {_money(req.budget_usd)}")
+    if req.max_gpus:
+        asked.append(f"≤ {req.max_gpus} GPUs")
+    if req.growth:
+        asked.append(f"growth: {req.growth.describe()}")
+    console.print(
+        f"Requirements: {', '.join(asked) or 'none (cheapest that fits)'} · pricing {req.pricing} · "
+        f"objective {req.objective}"
+    )
+    front = {id(c) for c in result.pareto()}
+    training = hasattr(w, "method")
+    t = Table(header_style="bold", show_edge=False)
+    for col in (
+        "#",
+        "configuration",
+        "GPUs",
+        "time" if training else "latency",
+        "throughput",
+        "cost" if training else "cost/month",
+        "$/hour",
+        "meets",
+        "pareto",
+    ):
+        t.add_column(col, justify="left" if col in ("configuration", "meets") else "right")
+    for i, c in enumerate(result.candidates[: max(top, 1)], 1):
+        if training:
+            tr = c.est.training
+            tput = f"{tr.tokens_per_second:,.0f} tok/s" if tr else "—"
+            when = (
+                fmt_seconds(tr.total_seconds)
+                if tr and tr.total_seconds
+                else (fmt_seconds(tr.step_seconds) + "/step" if tr else "—")
+            )
+        else:
+            cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
+            tput = f"{cap:,.1f} req/s"
+            p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
+            when = fmt_seconds(p if p else c.time)
+        bad = [k for k, v in c.meets.items() if not v["ok"]]
+        meets = "all" if not bad else "misses " + ", ".join(bad)
+        if c.growth is not None:
+            meets += " · growth " + ("holds" if c.growth["holds"] else "breaks")
+        style = "bold green" if i == 1 and c.ok else ("" if c.ok else "dim")
+        hourly = None if c.usd_per_hour is None else c.usd_per_hour * c.replicas
+        t.add_row(
+            str(i),
+            c.label,
+            str(c.gpus),
+            when,
+            tput,
+            _money(c.cost),
+            _money(hourly),
+            meets,
+            "●" if id(c) in front else "",
+            style=style,
+        )
+    console.print(t)
+    chosen = result.chosen
+    if chosen is not None:
+        console.print(Text("Chosen: " + chosen.label, style="bold green"))
+        for reason in chosen.why:
+            console.print(f"  • {reason}")
+        if chosen.growth and not chosen.growth["holds"]:
+            console.print(Text(f"  ! upgrade path: {chosen.growth['upgrade_path']}", style="yellow"))
+    else:
+        console.print(Text("Nothing meets the requirements.", style="bold red"))
+    if result.rejected:
+        console.print(Text("Ruled out (binding constraint):", style="bold"))
+        for r in result.rejected:
+            console.print(Text(f"  {r.gpu}: {r.reason}", style="dim"))
+    for note in result.notes:
+        console.print(Text(note, style="dim"))
+
+
+def tco_view(rows: list[dict[str, Any]], params: Any) -> None:
+    t = Table(title=f"Buy vs rent over {rows[0]['years']:g} years (USD)", header_style="bold", show_edge=False)
+    for col in (
+        "configuration",
+        "capex",
+        "opex/year",
+        "own total",
+        "own $/h",
+        "on-demand",
+        "reserved",
+        "spot",
+        "cheapest",
+    ):
+        t.add_column(col, justify="left" if col in ("configuration", "cheapest") else "right")
+    for r in rows:
+        own = r["owned"]
+        rent = r["rent_total_usd"]
+        t.add_row(
+            f"{r['count']}x {r['gpu']}",
+            _money(own and own["capex_usd"]),
+            _money(own and own["opex_usd_per_year"]),
+            _money(own and own["total_usd"]),
+            _money(own and own["usd_per_hour"]),
+            _money(rent["on-demand"]),
+            _money(rent["reserved"]),
+            _money(rent["spot"]),
+            str(r["cheapest"]),
+        )
+    console.print(t)
+    console.print(
+        Text(
+            f"Power {params.electricity_usd_per_kwh:g} $/kWh x PUE {params.pue:g}, GPUs at {params.gpu_utilization:.0%} of TDP, "
+            f"depreciation {params.depreciation_years:g} years, maintenance {params.maintenance_fraction_per_year:.0%}/year; "
+            f"rent at {rows[0]['busy_fraction']:.0%} busy. Sources: `gpuwise tco --json` and costs.yaml.",
+            style="dim",
+        )
+    )

@@ -1,0 +1,657 @@
+"""Search over GPU model x count x parallel layout x method, pruned by memory first.
+
+For each GPU type the search walks GPU counts upward in powers of two from the smallest that
+fits, picks for each count the lightest layout that fits (least tensor/pipeline parallelism, then
+the least memory-saving ZeRO stage and recomputation), estimates time and cost, and stops a
+little past the point where the requirements are met. Serving walks tensor-parallel degrees and
+batch sizes and sizes replicas analytically; the best few are then confirmed by simulation.
+A GPU type with no candidate gets the constraint that ruled it out ("binding constraint").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
+from gpuwise.errors import GpuwiseError
+from gpuwise.estimate import estimate, memory
+from gpuwise.estimate.comm import topology
+from gpuwise.estimate.cost import CostParams, owned_cost, usd_per_hour
+from gpuwise.estimate.memory import largest_fitting
+from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.report import Estimate
+from gpuwise.estimate.serving import LLMTimer, compute_dtype, generic_batch_seconds, plan_replicas
+from gpuwise.units import fmt_bytes, fmt_seconds
+from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload
+from gpuwise.workload.requirements import Requirements
+
+HOURS_PER_MONTH = 730.5
+MAX_COUNT = 4096
+CONFIRM_TOP = 3  # serving candidates confirmed by simulation
+
+
+@dataclass
+class Candidate:
+    est: Estimate
+    usd_per_hour: float | None  # one replica / the whole training configuration
+    replicas: int = 1
+    serving: dict[str, Any] | None = None
+    meets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    why: list[str] = field(default_factory=list)
+    growth: dict[str, Any] | None = None
+    confirmed: bool = True
+    owned_usd: float | None = None  # pricing "owned": what buying the hardware costs over the horizon
+
+    @property
+    def gpus(self) -> int:
+        return self.est.hardware.count * self.replicas
+
+    @property
+    def ok(self) -> bool:
+        return all(v["ok"] for k, v in self.meets.items() if k != "growth")
+
+    @property
+    def growth_ok(self) -> bool:
+        return self.growth is None or bool(self.growth.get("holds"))
+
+    @property
+    def hours(self) -> float | None:
+        t = self.est.training
+        return t.total_seconds / 3600 if t and t.total_seconds else None
+
+    @property
+    def cost(self) -> float | None:
+        """What the objective ranks. Renting: the run's cost for training, a month of serving.
+        Owning: the hardware's total cost over the horizon, however little of it the job uses."""
+        if self.owned_usd is not None:
+            return self.owned_usd * self.replicas
+        if self.usd_per_hour is None:
+            return None
+        if self.est.training is not None:
+            if self.hours is not None:
+                return self.usd_per_hour * self.hours
+            return self.usd_per_hour / (self.est.training.tokens_per_second * 3600) * 1e6  # per million tokens
+        return self.usd_per_hour * self.replicas * HOURS_PER_MONTH
+
+    @property
+    def time(self) -> float:
+        if self.est.training is not None:
+            t = self.est.training
+            return t.total_seconds if t.total_seconds else t.step_seconds
+        if self.serving:
+            return self.serving["latency_seconds"]
+        return self.est.inference.latency_seconds if self.est.inference else math.inf
+
+    @property
+    def label(self) -> str:
+        w, hw = self.est.workload, self.est.hardware
+        par = w.parallel
+        base = f"{hw.count}x {hw.gpu.id}"
+        if self.replicas > 1:
+            base = f"{self.replicas} x ({base})"
+        layout = [f"tp{par.tp}" if par.tp > 1 else "", f"pp{par.pp}" if par.pp > 1 else ""]
+        if isinstance(w, TrainingJob):
+            layout += [
+                w.method,
+                f"zero{par.zero}" if par.zero else "",
+                f"rc-{w.recompute}" if w.recompute != "none" else "",
+            ]
+        else:
+            layout += [w.weights_dtype]
+        return base + " " + " ".join(x for x in layout if x)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = self.est.as_dict()
+        d["label"] = self.label
+        d["replicas"] = self.replicas
+        d["gpus_total"] = self.gpus
+        if d.get("inference") is not None and self.serving is not None:
+            d["inference"]["serving"] = self.serving
+        d["cost"] = {
+            "usd_per_hour": None if self.usd_per_hour is None else self.usd_per_hour * self.replicas,
+            "total_usd": self.cost if self.est.training is not None and self.hours is not None else None,
+            "usd_per_month": None
+            if self.usd_per_hour is None or self.est.training is not None
+            else self.usd_per_hour * self.replicas * HOURS_PER_MONTH,
+            "usd_per_million_tokens": _per_million_tokens(self),
+            "usd_per_thousand_requests": _per_thousand_requests(self),
+        }
+        d["meets"] = self.meets
+        d["why"] = self.why
+        d["growth"] = self.growth
+        d["confirmed_by_simulation"] = self.confirmed
+        return d
+
+
+def _per_million_tokens(c: Candidate) -> float | None:
+    if c.usd_per_hour is None:
+        return None
+    if c.est.training is not None:
+        return c.usd_per_hour / (c.est.training.tokens_per_second * 3600) * 1e6
+    inf = c.est.inference
+    if inf and inf.tokens_per_second:
+        return c.usd_per_hour / (inf.tokens_per_second * 3600) * 1e6
+    return None
+
+
+def _per_thousand_requests(c: Candidate) -> float | None:
+    inf = c.est.inference
+    if c.usd_per_hour is None or inf is None or not inf.requests_per_second:
+        return None
+    return c.usd_per_hour / (inf.requests_per_second * 3600) * 1e3
+
+
+@dataclass(frozen=True)
+class Rejection:
+    gpu: str
+    reason: str
+
+
+@dataclass
+class PlanResult:
+    workload: Workload
+    requirements: Requirements
+    candidates: list[Candidate]
+    rejected: list[Rejection]
+    notes: list[str]
+
+    @property
+    def chosen(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates and self.candidates[0].ok else None
+
+    def pareto(self) -> list[Candidate]:
+        """Candidates meeting every requirement that no other beats on both cost and time."""
+        ok = [c for c in self.candidates if c.ok and c.cost is not None]
+        return [
+            c
+            for c in ok
+            if not any(
+                o is not c
+                and o.cost <= c.cost
+                and o.time <= c.time  # type: ignore[operator]
+                and (o.cost < c.cost or o.time < c.time)
+                for o in ok
+            )
+        ]  # type: ignore[operator]
+
+    def as_dict(self) -> dict[str, Any]:
+        front = {id(c) for c in self.pareto()}
+        cands = []
+        for c in self.candidates:
+            d = c.as_dict()
+            d["pareto"] = id(c) in front
+            cands.append(d)
+        chosen = self.chosen
+        return {
+            "requirements": self.requirements.as_dict(),
+            "candidates": cands,
+            "chosen": None if chosen is None else cands[0],
+            "rejected": [{"gpu": r.gpu, "reason": r.reason} for r in self.rejected],
+            "notes": self.notes,
+        }
+
+
+def _owned(hw: Hardware, req: Requirements, params: CostParams) -> float | None:
+    if req.pricing != "owned":
+        return None
+    own = owned_cost(hw, params)
+    return None if own is None else own.total(req.years or params.depreciation_years)
+
+
+# ------------------------------------------------------------------------------------------
+def _counts(gpu: GPU, limit: int) -> list[int]:
+    out, n = [], 1
+    while n <= limit:
+        if n <= gpu.node_gpus or n % gpu.node_gpus == 0:
+            out.append(n)
+        n *= 2
+    return out
+
+
+def _hardware(gpu: GPU, count: int) -> Hardware:
+    return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
+
+
+def _fit_training(work: TrainingJob, gpu: GPU, count: int, cat: Catalog) -> tuple[TrainingJob | None, float]:
+    """The lightest layout that fits on `count` GPUs, and the smallest per-GPU need seen."""
+    model = work.model
+    hw = _hardware(gpu, count)
+    best_need = math.inf
+    is_tf = isinstance(model, TransformerArch)
+    tps = [t for t in (1, 2, 4, 8) if t <= min(count, hw.gpus_per_node)] if is_tf else [1]
+    for tp in tps:
+        if is_tf and (model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads)):
+            continue
+        pps = [p for p in (1, 2, 4, 8, 16) if tp * p <= count and count % (tp * p) == 0] if is_tf else [1]
+        for pp in pps:
+            if is_tf and pp > model.layers:
+                continue
+            dp = count // (tp * pp)
+            zeros = [0] if dp == 1 else ([1, 3] if pp == 1 else [1])
+            for zero in zeros:
+                for rc in ("none", "selective", "full") if is_tf else ("none",):
+                    micro = work.micro_batch
+                    gb = work.global_batch
+                    if gb is not None and gb % (micro * dp):
+                        if gb % dp:
+                            continue
+                        micro = math.gcd(micro, gb // dp)
+                    job = replace(work, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
+                    need = memory(job, hw, cat).per_gpu.total
+                    best_need = min(best_need, need)
+                    if need <= gpu.capacity_bytes:
+                        return job, best_need
+    return None, best_need
+
+
+def _meets_training(c: Candidate, req: Requirements) -> None:
+    est = c.est
+    t = est.training
+    c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
+    if req.deadline_seconds is not None:
+        total = t.total_seconds if t else None
+        if total is None:
+            c.meets["deadline"] = {"ok": False, "margin": None, "why": "give --tokens or --samples to check a deadline"}
+        else:
+            c.meets["deadline"] = {
+                "ok": total <= req.deadline_seconds,
+                "value": total,
+                "limit": req.deadline_seconds,
+                "margin": req.deadline_seconds - total,
+            }
+    if req.budget_usd is not None:
+        cost = c.cost if c.hours is not None else None
+        c.meets["budget"] = {
+            "ok": cost is not None and cost <= req.budget_usd,
+            "value": cost,
+            "limit": req.budget_usd,
+            "margin": None if cost is None else req.budget_usd - cost,
+        }
+    if req.max_gpus is not None:
+        c.meets["max_gpus"] = {
+            "ok": c.gpus <= req.max_gpus,
+            "value": c.gpus,
+            "limit": req.max_gpus,
+            "margin": req.max_gpus - c.gpus,
+        }
+
+
+def _training_candidates(
+    work: TrainingJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, grown: Workload | None = None
+) -> tuple[list[Candidate], str | None]:
+    """Counts from the smallest that fits, until two meet the deadline (and, with growth, until one
+    also carries the grown workload, so the ranking can prefer a configuration that lasts)."""
+    limit = min(req.max_gpus or MAX_COUNT, MAX_COUNT)
+    out: list[Candidate] = []
+    smallest_need = math.inf
+    met = 0
+    lasts = grown is None
+    for count in _counts(gpu, limit):
+        job, need = _fit_training(work, gpu, count, cat)
+        smallest_need = min(smallest_need, need)
+        if job is None:
+            continue
+        hw = _hardware(gpu, count)
+        est = estimate(job, hw, cat, search_largest=False)
+        c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+        _meets_training(c, req)
+        out.append(c)
+        if req.deadline_seconds is not None and c.meets.get("deadline", {}).get("ok"):
+            met += 1
+            if not lasts and isinstance(grown, TrainingJob):
+                lasts = _holds(grown, job, hw, req, cat)
+        done = met >= 2 if req.deadline_seconds is not None else len(out) >= 3
+        if done and lasts:
+            break
+    if not out:
+        return [], (
+            f"memory: does not fit on up to {limit} GPUs (best layout needs "
+            f"{fmt_bytes(smallest_need)} per GPU, capacity {fmt_bytes(gpu.capacity_bytes)})"
+        )
+    return out, None
+
+
+# ------------------------------------------------------------------------------------------
+def _serving_candidates(
+    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams
+) -> tuple[list[Candidate], str | None]:
+    model = work.model
+    tps = [1, 2, 4, 8] if isinstance(model, TransformerArch) else [1]
+    last_reason = "memory: the weights do not fit"
+    for tp in tps:
+        if tp > gpu.node_gpus:
+            break
+        if isinstance(model, TransformerArch) and (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads)):
+            continue
+        job = replace(work, parallel=Parallelism(tp=tp), concurrency=1)
+        hw = _hardware(gpu, tp)
+        if not memory(job, hw, cat).fits:
+            continue
+        cap = largest_fitting(job, hw, cat, "concurrency", limit=1024)
+        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat)
+        topo = topology(hw, cat)
+        traffic = cat.convention("generic_infer_traffic_factor")
+        if isinstance(model, TransformerArch) and model.decoder:
+            timer = LLMTimer(job, rates, topo)
+
+            def latency(b: int, timer: LLMTimer = timer) -> float:
+                return timer.prefill(b, job.input_tokens) + max(job.output_tokens - 1, 0) * timer.decode(
+                    b, job.input_tokens + job.output_tokens // 2
+                )
+        elif isinstance(model, TransformerArch):
+            timer = LLMTimer(job, rates, topo)
+
+            def latency(b: int, timer: LLMTimer = timer) -> float:
+                return timer.prefill(b, job.input_tokens)
+        else:
+            assert isinstance(model, GenericArch)
+
+            def latency(b: int, rates: Any = rates) -> float:
+                return generic_batch_seconds(model, b, rates, traffic)
+
+        # the batch: the user's concurrency when no target, else the largest batch whose latency
+        # leaves room for queueing (half the target) - the capacity that batch delivers per replica
+        batches = [b for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if b <= cap]
+        if not batches:
+            continue
+        if req.has_latency:
+            assert req.latency_seconds is not None
+            usable = [b for b in batches if latency(b) <= req.latency_seconds / 2] or []
+            if not usable:
+                last_reason = (
+                    f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "
+                    f"more than half the P{req.percentile:g} target of {fmt_seconds(req.latency_seconds)} "
+                    f"(no room left for queueing)"
+                )
+                continue
+            batch = max(usable, key=lambda b: b / latency(b))
+        else:
+            batch = (
+                max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
+            )
+        sized = replace(job, concurrency=batch)
+        est = estimate(sized, hw, cat, search_largest=False)
+        capacity = batch / latency(batch)
+        replicas = max(1, math.ceil((req.qps or 0) / capacity)) if req.qps else 1
+        c = Candidate(
+            est,
+            usd_per_hour(hw, req.pricing, params),
+            replicas=replicas,
+            confirmed=not req.has_latency,
+            owned_usd=_owned(hw, req, params),
+        )
+        c.serving = {
+            "max_batch": batch,
+            "capacity_rps_per_replica": capacity,
+            "latency_seconds": latency(batch),
+            "replicas": replicas,
+            "basis": "analytic: capacity at the largest batch within half the target",
+        }
+        _meets_serving(c, req)
+        return [c], None
+    return [], last_reason
+
+
+def _meets_serving(c: Candidate, req: Requirements) -> None:
+    c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
+    if req.has_latency and c.serving is not None:
+        key = f"p{req.percentile:g}_latency"
+        value = c.serving.get(f"p{req.percentile:g}_seconds", c.serving["latency_seconds"])
+        c.meets[key] = {
+            "ok": value <= req.latency_seconds,
+            "value": value,
+            "limit": req.latency_seconds,  # type: ignore[operator]
+            "margin": req.latency_seconds - value,
+        }  # type: ignore[operator]
+    if req.qps is not None and c.serving is not None:
+        cap = c.serving["capacity_rps_per_replica"] * c.replicas
+        c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
+    if req.budget_usd is not None:
+        monthly = c.cost
+        c.meets["budget"] = {
+            "ok": monthly is not None and monthly <= req.budget_usd,
+            "value": monthly,
+            "limit": req.budget_usd,
+            "margin": None if monthly is None else req.budget_usd - monthly,
+        }
+    if req.max_gpus is not None:
+        c.meets["max_gpus"] = {
+            "ok": c.gpus <= req.max_gpus,
+            "value": c.gpus,
+            "limit": req.max_gpus,
+            "margin": req.max_gpus - c.gpus,
+        }
+
+
+def _confirm(c: Candidate, req: Requirements, cat: Catalog) -> None:
+    """Replace the analytic replica count by the simulated one for a latency target."""
+    assert req.qps and req.latency_seconds and req.percentile and c.serving
+    job = c.est.workload
+    assert isinstance(job, InferenceJob)
+    hw = c.est.hardware
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat)
+    sp = plan_replicas(
+        job,
+        rates,
+        topology(hw, cat),
+        req.qps,
+        req.percentile,
+        req.latency_seconds,
+        max_batch=c.serving["max_batch"],
+        gpus_per_replica=hw.count,
+        traffic=cat.convention("generic_infer_traffic_factor"),
+    )
+    c.confirmed = True
+    c.replicas = max(sp.replicas, 1)
+    c.serving.update(sp.as_dict())
+    c.serving["basis"] = "simulated: continuous/dynamic batching under Poisson arrivals"
+    c.meets.clear()
+    _meets_serving(c, req)
+    key = f"p{req.percentile:g}_latency"
+    c.meets[key]["ok"] = sp.meets
+
+
+# ------------------------------------------------------------------------------------------
+def _explain(c: Candidate, req: Requirements, best_cost: float | None) -> None:
+    est = c.est
+    why = c.why
+    w = est.workload
+    if isinstance(w, TrainingJob):
+        t = est.training
+        if w.method != "full":
+            why.append(
+                f"{w.method.upper()} keeps the frozen base at {w.weights_dtype}: "
+                f"{fmt_bytes(est.memory.per_gpu.total)} per GPU of {fmt_bytes(est.memory.capacity)}"
+            )
+        if t:
+            why.append(f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}, bottleneck {est.bottleneck}")
+            if est.bottleneck == "data-pipeline":
+                why.append(
+                    "the GPUs wait for data: faster storage or more loader cores would meet the "
+                    "requirements with fewer GPUs"
+                )
+    else:
+        if c.serving:
+            why.append(
+                f"{c.replicas} replica(s) at batch {c.serving['max_batch']}: "
+                f"{c.serving['capacity_rps_per_replica'] * c.replicas:,.1f} requests/s capacity"
+            )
+    for key, m in c.meets.items():
+        if key in ("memory", "growth"):
+            continue
+        if not m["ok"]:
+            why.append(f"misses {key.replace('_', ' ')}" + (f": {m.get('why')}" if m.get("why") else ""))
+    if c.cost is not None and best_cost:
+        if c.cost > best_cost * 1.0001:
+            why.append(f"{c.cost / best_cost:.2f}x the cost of the cheapest plan that meets the requirements")
+    if c.growth is not None:
+        why.append(c.growth["summary"])
+
+
+def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
+    g = req.growth
+    if g is None:
+        return None
+    new = work
+    if g.model is not None:
+        new = replace(new, model=g.model)
+    if isinstance(new, TrainingJob):
+        if new.tokens:
+            new = replace(new, tokens=new.tokens * g.data_factor)
+        if new.samples:
+            new = replace(new, samples=new.samples * g.data_factor)
+    return new
+
+
+def _holds(grown: TrainingJob, today: TrainingJob, hw: Hardware, req: Requirements, cat: Catalog) -> bool:
+    """Does the grown training workload fit and meet the deadline with today's layout?"""
+    job = replace(grown, parallel=today.parallel, recompute=today.recompute, micro_batch=today.micro_batch)
+    try:
+        est = estimate(job, hw, cat, search_largest=False)
+    except GpuwiseError:
+        return False
+    t = est.training
+    in_time = req.deadline_seconds is None or (
+        t is not None and t.total_seconds is not None and t.total_seconds <= req.deadline_seconds
+    )
+    return est.memory.fits and in_time
+
+
+def _check_growth(c: Candidate, grown: Workload, req: Requirements, cat: Catalog, params: CostParams) -> None:
+    """Does today's configuration hold for the workload six months from now? If not, name the path."""
+    assert req.growth is not None
+    gpu = c.est.hardware.gpu
+    greq = replace(req, qps=req.qps * req.growth.users_factor if req.qps else None, growth=None)
+    describe = req.growth.describe()
+    if isinstance(grown, TrainingJob):
+        job = replace(
+            grown,
+            parallel=c.est.workload.parallel,
+            recompute=c.est.workload.recompute,  # type: ignore[union-attr]
+            micro_batch=c.est.workload.micro_batch,
+        )  # type: ignore[union-attr]
+        try:
+            est = estimate(job, c.est.hardware, cat, search_largest=False)
+            g = Candidate(est, c.usd_per_hour)
+            _meets_training(g, greq)
+            holds = g.ok
+        except GpuwiseError:
+            holds = False
+        if holds:
+            c.growth = {"holds": True, "summary": f"growth ({describe}) still fits and meets the requirements"}
+            return
+        more, _ = _training_candidates(grown, gpu, greq, cat, params)  # scale out on the same GPU type
+        ok = [m for m in more if m.ok]
+        if ok:
+            path = f"scale out to {ok[0].label}"
+        else:
+            path = "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)"
+        c.growth = {
+            "holds": False,
+            "upgrade_path": path,
+            "summary": f"growth ({describe}) will not hold on {c.est.hardware.count}x {gpu.id}: {path}",
+        }
+        return
+    cands, reason = _serving_candidates(grown, gpu, greq, cat, params)  # type: ignore[arg-type]
+    if not cands:
+        c.growth = {
+            "holds": False,
+            "upgrade_path": f"{gpu.id} cannot serve it ({reason})",
+            "summary": f"growth ({describe}) does not fit {gpu.id}: {reason}",
+        }
+        return
+    g = cands[0]
+    same = g.est.hardware.count == c.est.hardware.count
+    extra = g.replicas - c.replicas
+    if same and extra <= 0:
+        c.growth = {"holds": True, "summary": f"growth ({describe}) fits today's {c.replicas} replica(s)"}
+    else:
+        c.growth = {
+            "holds": False,
+            "upgrade_path": f"{g.replicas} replica(s) of {g.est.hardware.count}x {gpu.id}",
+            "summary": f"growth ({describe}) needs {g.replicas} replica(s) of {g.est.hardware.count}x "
+            f"{gpu.id} (today {c.replicas})",
+        }
+
+
+def _rank_key(c: Candidate, req: Requirements) -> tuple[Any, ...]:
+    primary = c.cost if req.objective == "cost" else c.time
+    secondary = c.time if req.objective == "cost" else c.cost
+    return (not c.ok, not c.growth_ok, primary is None, primary or 0.0, secondary or 0.0)
+
+
+def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: CostParams) -> PlanResult:
+    """Every method variant in `workloads` (e.g. full, LoRA, QLoRA of one job) on every GPU type."""
+    gpus = [cat.gpu(g) for g in req.gpus] if req.gpus else list(cat.gpus.values())
+    candidates: list[Candidate] = []
+    rejected: list[Rejection] = []
+    notes: list[str] = []
+    for gpu in gpus:
+        if not gpu.peak_flops:
+            rejected.append(Rejection(gpu.id, "no published compute figures: cannot estimate time"))
+            continue
+        if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
+            rejected.append(Rejection(gpu.id, f"no {req.pricing} price in the catalog"))
+            continue
+        found: list[Candidate] = []
+        reasons: list[str] = []
+        for work in workloads:
+            try:
+                if isinstance(work, TrainingJob):
+                    if work.precision != "fp32" and work.precision not in gpu.peak_flops:
+                        reasons.append(f"no {work.precision} tensor cores")
+                        continue
+                    cands, reason = _training_candidates(work, gpu, req, cat, params, _growth_workload(work, req))
+                else:
+                    cands, reason = _serving_candidates(work, gpu, req, cat, params)
+            except GpuwiseError as exc:
+                cands, reason = [], str(exc)
+            found += cands
+            if reason:
+                reasons.append(reason)
+        if not found:
+            rejected.append(Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits"))
+            continue
+        if not any(c.ok for c in found):
+            misses = sorted({k for c in found for k, v in c.meets.items() if not v["ok"]})
+            best = min(found, key=lambda c: c.time)
+            detail = ""
+            if "deadline" in misses and best.est.training and best.est.training.total_seconds:
+                detail = (
+                    f" (fastest: {fmt_seconds(best.est.training.total_seconds)} on {best.label}, "
+                    f"bottleneck {best.est.bottleneck})"
+                )
+            rejected.append(Rejection(gpu.id, f"misses {', '.join(misses)}{detail}"))
+        candidates += found
+    if req.has_latency:  # confirm the cheapest serving candidates by simulation
+        candidates.sort(key=lambda c: _rank_key(c, req))
+        for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
+            _confirm(c, req, cat)
+        notes.append(
+            f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
+            "the others are analytic"
+        )
+    grown = [_growth_workload(w, req) for w in workloads]
+    if req.growth is not None:
+        for c in candidates:
+            if c.ok:
+                idx = next(
+                    i
+                    for i, w in enumerate(workloads)
+                    if type(w) is type(c.est.workload)
+                    and getattr(w, "method", None) == getattr(c.est.workload, "method", None)
+                )
+                g = grown[idx]
+                if g is not None:
+                    _check_growth(c, g, req, cat, params)
+    candidates.sort(key=lambda c: _rank_key(c, req))
+    best_cost = next((c.cost for c in candidates if c.ok and c.cost is not None), None)
+    for c in candidates:
+        _explain(c, req, best_cost)
+    if candidates and candidates[0].ok:
+        candidates[0].why.insert(
+            0, f"the {'cheapest' if req.objective == 'cost' else 'fastest'} configuration that meets every requirement"
+        )
+    return PlanResult(workload=workloads[0], requirements=req, candidates=candidates, rejected=rejected, notes=notes)

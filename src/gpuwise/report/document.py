@@ -1,0 +1,257 @@
+"""The report's content, once, rendered as Markdown or HTML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from html import escape
+
+from gpuwise.estimate.memory import COMPONENTS
+from gpuwise.plan import Candidate, PlanResult
+from gpuwise.report.svg import hbars, stacked
+from gpuwise.units import GiB, fmt_bytes, fmt_seconds
+from gpuwise.workload import TrainingJob
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    paragraphs: tuple[str, ...] = ()
+    table: tuple[tuple[str, ...], ...] = ()  # first row is the header
+    chart: str | None = None  # key into charts()
+
+
+def _money(x: float | None) -> str:
+    return "—" if x is None else f"${x:,.0f}"
+
+
+def _shown(result: PlanResult, n: int = 6) -> list[Candidate]:
+    return result.candidates[:n]
+
+
+def charts(result: PlanResult) -> dict[str, str]:
+    shown = _shown(result)
+    out: dict[str, str] = {}
+    if shown:
+        rows = [(c.label, {k: getattr(c.est.memory.per_gpu, k) / GiB for k in COMPONENTS}) for c in shown]
+        cap = shown[0].est.memory.capacity / GiB
+        out["memory"] = stacked(
+            rows, COMPONENTS, "Memory per GPU (GiB; the chosen plan first)", lambda v: f"{v:.1f} GiB", limit=cap
+        )
+        priced = [(c.label, c.cost) for c in shown if c.cost is not None]
+        if priced:
+            training = isinstance(result.workload, TrainingJob)
+            what = (
+                "the training run"
+                if training and shown[0].hours
+                else ("per million tokens" if training else "per month")
+            )
+            out["cost"] = hbars(
+                priced,
+                f"Cost ({result.requirements.pricing}, {what}, USD)",
+                lambda v: f"${v:,.0f}" if v >= 100 else f"${v:,.2f}",
+            )
+        timed = [(c.label, c.time) for c in shown if c.time and c.time != float("inf")]
+        if timed:
+            title = "Training time" if isinstance(result.workload, TrainingJob) else "Request latency"
+            out["time"] = hbars(timed, title, fmt_seconds)
+    return out
+
+
+def sections(result: PlanResult) -> list[Section]:
+    req = result.requirements
+    w = result.workload
+    chosen = result.chosen
+    out: list[Section] = []
+    asked = [("requirement", "value")]
+    if req.deadline_seconds:
+        asked.append(("deadline", fmt_seconds(req.deadline_seconds)))
+    if req.qps:
+        asked.append(("load", f"{req.qps:g} requests/s"))
+    if req.latency_seconds:
+        asked.append((f"P{req.percentile:g} latency", f"≤ {req.latency_seconds * 1e3:,.0f} ms"))
+    if req.budget_usd:
+        asked.append(
+            ("budget", _money(req.budget_usd) + (" for the run" if isinstance(w, TrainingJob) else " per month"))
+        )
+    if req.max_gpus:
+        asked.append(("GPUs", f"≤ {req.max_gpus}"))
+    if req.growth:
+        asked.append(("in six months", req.growth.describe()))
+    asked.append(("pricing / objective", f"{req.pricing} / {req.objective}"))
+    wl = f"{w.model.name} ({w.model.params / 1e9:.2f}B parameters), {w.task}"
+    if isinstance(w, TrainingJob):
+        wl += f", {w.method}, {w.precision}, {w.optimizer}, sequence {w.seq}"
+        if w.tokens:
+            wl += f", {w.tokens:,.0f} tokens"
+    else:
+        wl += f", weights {w.weights_dtype}, {w.input_tokens} in / {w.output_tokens} out tokens"
+    out.append(Section("Workload and requirements", (wl,), tuple(asked)))
+    if chosen is None:
+        out.append(
+            Section(
+                "Result", ("No configuration meets every requirement. What rules each GPU type out is listed below.",)
+            )
+        )
+    else:
+        rows = [("", chosen.label)]
+        d = chosen.as_dict()
+        mem = chosen.est.memory
+        rows.append(("memory per GPU", f"{fmt_bytes(mem.per_gpu.total)} of {fmt_bytes(mem.capacity)}"))
+        if chosen.est.training:
+            t = chosen.est.training
+            rows += [
+                ("throughput", f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}"),
+                ("step", fmt_seconds(t.step_seconds)),
+            ]
+            if t.total_seconds:
+                rows.append(("whole run", f"{fmt_seconds(t.total_seconds)}, {t.gpu_hours:,.0f} GPU-hours"))
+        if chosen.serving:
+            s = chosen.serving
+            rows.append(("replicas", f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}"))
+            for q in (50, 95, 99):
+                if f"p{q}_seconds" in s:
+                    rows.append((f"P{q} latency", fmt_seconds(s[f"p{q}_seconds"])))
+        rows.append(("bottleneck", str(chosen.est.bottleneck)))
+        rows.append(
+            (
+                "cost",
+                f"{_money(d['cost']['usd_per_hour'])}/hour; "
+                + (
+                    f"{_money(d['cost']['total_usd'])} for the run"
+                    if d["cost"]["total_usd"]
+                    else f"{_money(d['cost']['usd_per_month'])} per month"
+                    if d["cost"]["usd_per_month"]
+                    else ""
+                ),
+            )
+        )
+        out.append(Section("Chosen plan", tuple(chosen.why), tuple(rows)))
+    alt = [("#", "configuration", "GPUs", "time/latency", "cost", "meets")]
+    front = {id(c) for c in result.pareto()}
+    for i, c in enumerate(_shown(result), 1):
+        bad = [k for k, v in c.meets.items() if not v["ok"]]
+        alt.append(
+            (
+                str(i) + (" (Pareto)" if id(c) in front else ""),
+                c.label,
+                str(c.gpus),
+                fmt_seconds(c.time),
+                _money(c.cost),
+                "all" if not bad else "misses " + ", ".join(bad),
+            )
+        )
+    out.append(
+        Section("Alternatives", ("Ranked by " + req.objective + "; Pareto marks the cost/time front.",), tuple(alt))
+    )
+    out.append(Section("Memory breakdown", chart="memory"))
+    out.append(Section("Cost comparison", chart="cost"))
+    out.append(Section("Time", chart="time"))
+    if result.rejected:
+        out.append(
+            Section(
+                "Ruled out",
+                ("Each GPU type with the constraint that rules it out.",),
+                (("GPU", "binding constraint"), *((r.gpu, r.reason) for r in result.rejected)),
+            )
+        )
+    out.append(Section("Risks", tuple(_risks(result))))
+    if chosen is not None:
+        out.append(Section("Assumptions and sources", tuple(chosen.est.as_dict()["assumptions"])))
+    return out
+
+
+def _risks(result: PlanResult) -> list[str]:
+    risks = []
+    c = result.chosen
+    req = result.requirements
+    if c is None:
+        return ["Nothing meets the requirements today; relax a constraint or accept a larger budget."]
+    if c.growth is not None:
+        risks.append(
+            ("Growth holds: " if c.growth["holds"] else "Growth does not hold: ")
+            + c.growth["summary"]
+            + (f" Upgrade path: {c.growth['upgrade_path']}." if not c.growth["holds"] else "")
+        )
+    elif req.growth is None:
+        risks.append("Growth was not stated: give --growth-model/--growth-data/--growth-users to check it.")
+    if c.gpus == 1 or (c.replicas == 1 and c.est.inference is not None):
+        risks.append("Single point of failure: one GPU (or one replica) carries the whole job; a failure stops it.")
+    if c.est.hardware.nodes == 1 and c.est.training is not None and c.gpus > 1:
+        risks.append("All GPUs share one node: a host failure stops training; checkpoint often.")
+    if req.pricing == "spot":
+        risks.append("Spot capacity can be reclaimed at any time: checkpoint and plan for restarts.")
+    headroom = c.est.memory.headroom / c.est.memory.capacity
+    if headroom < 0.1:
+        risks.append(f"Memory headroom is only {headroom:.0%}: fragmentation or a longer sequence may not fit.")
+    if c.meets.get("deadline", {}).get("margin") is not None and req.deadline_seconds:
+        margin = c.meets["deadline"]["margin"] / req.deadline_seconds
+        if margin < 0.2:
+            risks.append(f"The deadline margin is {margin:.0%}: a slow data pipeline or a restart would miss it.")
+    if not c.confirmed:
+        risks.append("The replica count is an analytic estimate, not confirmed by simulation.")
+    return risks
+
+
+def render_markdown(result: PlanResult, chart_files: dict[str, str]) -> str:
+    lines = [
+        f"# GPU plan: {result.workload.model.name}",
+        "",
+        f"_Generated by gpuwise on {date.today().isoformat()}; estimates, with every assumption listed below._",
+        "",
+    ]
+    for s in sections(result):
+        if s.chart and s.chart not in chart_files:
+            continue
+        lines += [f"## {s.title}", ""]
+        for p in s.paragraphs:
+            lines.append(f"- {p}" if s.title in ("Risks", "Assumptions and sources", "Chosen plan") else p)
+        if s.paragraphs:
+            lines.append("")
+        if s.table:
+            head, *rows = s.table
+            lines.append("| " + " | ".join(head) + " |")
+            lines.append("|" + "---|" * len(head))
+            lines += ["| " + " | ".join(str(c).replace("|", "/") for c in r) + " |" for r in rows]
+            lines.append("")
+        if s.chart:
+            lines += [f"![{s.title}]({chart_files[s.chart]})", ""]
+    return "\n".join(lines)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#1a202c}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #cbd5e0;padding:4px 8px;text-align:left}
+th{background:#edf2f7}h1{border-bottom:2px solid #2b6cb0}h2{color:#2b6cb0;margin-top:1.5em}.note{color:#4a5568}"""
+
+
+def render_html(result: PlanResult) -> str:
+    svgs = charts(result)
+    body = [
+        f"<h1>GPU plan: {escape(result.workload.model.name)}</h1>",
+        f'<p class="note">Generated by gpuwise on {date.today().isoformat()}; estimates, with every assumption '
+        f"listed below.</p>",
+    ]
+    for s in sections(result):
+        if s.chart and s.chart not in svgs:
+            continue
+        body.append(f"<h2>{escape(s.title)}</h2>")
+        if s.paragraphs:
+            if s.title in ("Risks", "Assumptions and sources", "Chosen plan"):
+                body.append("<ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.paragraphs) + "</ul>")
+            else:
+                body += [f"<p>{escape(p)}</p>" for p in s.paragraphs]
+        if s.table:
+            head, *rows = s.table
+            body.append(
+                "<table><tr>"
+                + "".join(f"<th>{escape(h)}</th>" for h in head)
+                + "</tr>"
+                + "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+                + "</table>"
+            )
+        if s.chart:
+            body.append(f'<figure id="chart-{s.chart}">{svgs[s.chart]}</figure>')
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>GPU plan</title>'
+        f"<style>{_CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
+    )

@@ -1,0 +1,123 @@
+"""The recommender against hand-checked expectations."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gpuwise.api import make_plan
+from gpuwise.units import GiB
+
+FLAGSHIPS = {"h100-sxm", "h100-pcie", "h100-nvl", "h200", "b200", "a100-80gb-sxm", "a100-80gb-pcie", "mi300x"}
+
+
+def test_qlora_7b_gets_a_24gb_class_card_when_buying():
+    """Bought hardware is paid for whether busy or not: the smallest card that fits wins."""
+    r = make_plan({"model": "llama-2-7b", "method": "qlora", "tokens": "20M"}, {"deadline": "24h", "pricing": "owned"})
+    gpu = r.chosen.est.hardware.gpu
+    assert gpu.id not in FLAGSHIPS and gpu.memory_bytes <= 32 * GiB, r.chosen.label
+    assert r.chosen.est.hardware.count == 1
+
+
+def test_full_finetune_never_on_cards_below_its_model_states():
+    r = make_plan({"model": "llama-2-7b", "method": "full", "tokens": "200M"}, {"deadline": "3d"})
+    states = 16 * r.workload.model.params  # fp16 weights and grads, fp32 master and Adam states
+    assert r.candidates
+    for c in r.candidates:
+        hw = c.est.hardware
+        assert hw.count * hw.gpu.capacity_bytes >= states, c.label
+    assert all(c.est.memory.fits for c in r.candidates)
+
+
+def test_methods_are_compared_and_the_why_says_so():
+    r = make_plan(
+        {"model": "llama-2-7b", "tokens": "50M", "micro_batch": 4}, {"deadline": "24h", "methods": "full,lora,qlora"}
+    )
+    methods = {c.est.workload.method for c in r.candidates}
+    assert methods == {"full", "lora", "qlora"}
+    assert r.chosen.why[0].startswith("the cheapest configuration")
+    costs = [c.cost for c in r.candidates if c.ok]
+    assert costs == sorted(costs)  # ranked by cost among those that meet every requirement
+
+
+def test_impossible_deadline_exits_1_and_names_the_factor():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpuwise.cli.app",
+            "plan",
+            "--model",
+            "llama-2-70b",
+            "--task",
+            "pretrain",
+            "--tokens",
+            "2T",
+            "--deadline",
+            "1h",
+            "--max-gpus",
+            "64",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["chosen"] is None
+    assert any("deadline" in r["reason"] for r in d["rejected"])
+    assert all(not c["meets"]["deadline"]["ok"] for c in d["candidates"])
+
+
+def test_growth_changes_the_choice_when_it_should():
+    work = {"model": "llama-2-7b", "method": "full", "tokens": "1B", "micro_batch": 2}
+    today = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm"})
+    grown = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "growth_data": 4})
+    assert today.chosen.est.hardware.count < grown.chosen.est.hardware.count
+    assert grown.chosen.growth["holds"]
+    # today's choice, checked against the growth, names its upgrade path
+    small = next(c for c in grown.candidates if c.est.hardware.count == today.chosen.est.hardware.count)
+    assert not small.growth["holds"] and "scale out" in small.growth["upgrade_path"]
+
+
+def test_serving_plan_meets_the_latency_target_by_simulation():
+    r = make_plan(
+        {"model": "mistral-7b-v0.1", "task": "inference", "input_tokens": 512, "output_tokens": 128, "concurrency": 32},
+        {"qps": 10, "p99_ms": 3000},
+    )
+    c = r.chosen
+    assert c.confirmed and c.serving["p99_seconds"] <= 3.0 and c.meets["p99_latency"]["ok"]
+    assert c.meets["qps"]["ok"]
+
+
+def test_pareto_front_is_not_dominated():
+    r = make_plan(
+        {"model": "llama-2-13b", "task": "pretrain", "tokens": "5B", "global_batch": 256, "seq": 4096},
+        {"deadline": "7d", "max_gpus": 128},
+    )
+    front = r.pareto()
+    assert front
+    for c in front:
+        assert not any(o.cost < c.cost and o.time < c.time for o in r.candidates if o.ok)
+
+
+def test_plan_json_contract():
+    r = make_plan({"model": "llama-2-7b", "method": "lora", "tokens": "10M"}, {"deadline": "1d"}).as_dict()
+    assert set(r) >= {"candidates", "chosen", "rejected", "requirements"}
+    c = r["chosen"]
+    for key in ("workload", "hardware", "memory", "training", "cost", "meets", "why", "bottleneck", "assumptions"):
+        assert key in c
+    assert c["meets"]["deadline"]["ok"] and c["meets"]["deadline"]["margin"] > 0
+    json.dumps(r)
+
+
+@pytest.mark.parametrize(
+    "bad", [{"deadline": "soon"}, {"qps": -1}, {"pricing": "barter"}, {"gpus": "h100"}, {"p95_ms": 100}]
+)
+def test_bad_requirements_are_usage_errors(bad):
+    from gpuwise.errors import UsageError
+
+    with pytest.raises(UsageError):
+        make_plan({"model": "llama-2-7b", "task": "inference"}, bad)

@@ -1,0 +1,115 @@
+"""Reports: Markdown with SVG charts beside it, one self-contained HTML file; and the CLI."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from gpuwise.api import make_plan
+from gpuwise.report import write_report
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _plan():
+    return make_plan(
+        {"model": "llama-2-7b", "tokens": "50M", "micro_batch": 4},
+        {"deadline": "24h", "methods": "full,lora,qlora", "growth_data": 2},
+    )
+
+
+def test_markdown_report_with_chart_files(tmp_path):
+    out = tmp_path / "plan.md"
+    written = write_report(_plan(), out)
+    text = out.read_text()
+    for section in (
+        "Workload and requirements",
+        "Chosen plan",
+        "Alternatives",
+        "Memory breakdown",
+        "Cost comparison",
+        "Risks",
+        "Assumptions and sources",
+    ):
+        assert f"## {section}" in text
+    charts = re.findall(r"!\[[^\]]*\]\(([^)]+\.svg)\)", text)
+    assert charts and all((tmp_path / c).exists() for c in charts)
+    assert all(p.exists() for p in written)
+    assert "<svg" in (tmp_path / charts[0]).read_text()
+
+
+def test_html_report_is_self_contained(tmp_path):
+    out = tmp_path / "plan.html"
+    write_report(_plan(), out)
+    html = out.read_text()
+    assert html.count("<svg") >= 2 and "<rect" in html
+    assert not re.search(r"""(src|href)=["']https?://""", html)  # nothing fetched from the network
+    assert "<script" not in html
+    assert "Chosen plan" in html and "Risks" in html
+
+
+def test_every_example_plans_from_the_cli(tmp_path):
+    for f in sorted(EXAMPLES.glob("*.yaml")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "gpuwise.cli.app", "plan", "-f", str(f), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert "Traceback" not in proc.stderr, f.name
+        assert proc.returncode in (0, 1), (f.name, proc.stderr)
+        d = json.loads(proc.stdout)
+        assert d["candidates"] or d["rejected"], f.name
+
+
+def test_plan_table_and_report_from_the_cli(tmp_path):
+    out = tmp_path / "r.html"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpuwise.cli.app",
+            "plan",
+            "-f",
+            str(EXAMPLES / "finetune-7b-methods.yaml"),
+            "--report",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Chosen:" in proc.stdout and out.exists()
+
+
+def test_tco_cli(tmp_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpuwise.cli.app",
+            "tco",
+            "--gpu",
+            "h100-sxm:8",
+            "--gpu",
+            "a100-80gb-sxm:8",
+            "--years",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert len(d["configurations"]) == 2 and d["configurations"][0]["owned"]["capex_usd"] > 0
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", "tco", "--gpu", "h100-sxm:8"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and "Buy vs rent" in proc.stdout
