@@ -333,24 +333,7 @@ def _serving_candidates(
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat)
         topo = topology(hw, cat)
         traffic = cat.convention("generic_infer_traffic_factor")
-        if isinstance(model, TransformerArch) and model.decoder:
-            timer = LLMTimer(job, rates, topo)
-
-            def latency(b: int, timer: LLMTimer = timer) -> float:
-                return timer.prefill(b, job.input_tokens) + max(job.output_tokens - 1, 0) * timer.decode(
-                    b, job.input_tokens + job.output_tokens // 2
-                )
-        elif isinstance(model, TransformerArch):
-            timer = LLMTimer(job, rates, topo)
-
-            def latency(b: int, timer: LLMTimer = timer) -> float:
-                return timer.prefill(b, job.input_tokens)
-        else:
-            assert isinstance(model, GenericArch)
-
-            def latency(b: int, rates: Any = rates) -> float:
-                return generic_batch_seconds(model, b, rates, traffic)
-
+        latency = _latency_fn(job, rates, topo, traffic)
         # the batch: the user's concurrency when no target, else the largest batch whose latency
         # leaves room for queueing (half the target) - the capacity that batch delivers per replica
         batches = [b for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if b <= cap]
@@ -392,6 +375,19 @@ def _serving_candidates(
         _meets_serving(c, req)
         return [c], None
     return [], last_reason
+
+
+def _latency_fn(job: InferenceJob, rates: Any, topo: Any, traffic: float) -> Any:
+    """Seconds for one static batch of b requests: prompt prefill plus the decode steps."""
+    model = job.model
+    if isinstance(model, TransformerArch):
+        timer = LLMTimer(job, rates, topo)
+        if not model.decoder:
+            return lambda b: timer.prefill(b, job.input_tokens)
+        ctx = job.input_tokens + job.output_tokens // 2
+        return lambda b: timer.prefill(b, job.input_tokens) + max(job.output_tokens - 1, 0) * timer.decode(b, ctx)
+    assert isinstance(model, GenericArch)
+    return lambda b: generic_batch_seconds(model, b, rates, traffic)
 
 
 def _meets_serving(c: Candidate, req: Requirements) -> None:
@@ -483,9 +479,8 @@ def _explain(c: Candidate, req: Requirements, best_cost: float | None) -> None:
             continue
         if not m["ok"]:
             why.append(f"misses {key.replace('_', ' ')}" + (f": {m.get('why')}" if m.get("why") else ""))
-    if c.cost is not None and best_cost:
-        if c.cost > best_cost * 1.0001:
-            why.append(f"{c.cost / best_cost:.2f}x the cost of the cheapest plan that meets the requirements")
+    if c.cost is not None and best_cost and c.cost > best_cost * 1.0001:
+        why.append(f"{c.cost / best_cost:.2f}x the cost of the cheapest plan that meets the requirements")
     if c.growth is not None:
         why.append(c.growth["summary"])
 
