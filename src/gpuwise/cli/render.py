@@ -234,7 +234,8 @@ def plan_view(result: Any, top: int) -> None:
     """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
     req = result.requirements
     w = result.workload
-    what = f"{w.model.name} · {w.task}" + (f" · {w.method}" if hasattr(w, "method") else "")
+    methods = req.methods or ((w.method,) if hasattr(w, "method") else ())
+    what = f"{w.model.name} · {w.task}" + (f" · {'/'.join(methods)}" if methods else "")
     console.print(Text(f"Plan for {what}", style="bold"))
     asked = []
     if req.deadline_seconds:
@@ -272,7 +273,8 @@ def plan_view(result: Any, top: int) -> None:
     for i, c in enumerate(result.candidates[: max(top, 1)], 1):
         if training:
             tr = c.est.training
-            tput = f"{tr.tokens_per_second:,.0f} tok/s" if tr else "—"
+            unit = "tok/s" if w.model.kind == "transformer" else "samples/s"
+            tput = f"{tr.tokens_per_second:,.0f} {unit}" if tr else "—"
             when = (
                 fmt_seconds(tr.total_seconds)
                 if tr and tr.total_seconds
