@@ -173,10 +173,32 @@ def _split(opts: dict[str, Any], file: Path | None) -> tuple[dict[str, Any], dic
     return work, reqs, costs
 
 
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Store URL (sqlite:///file.db, postgresql://...); default GPUWISE_DB or ~/.local/share/gpuwise/gpuwise.db.",
+    ),
+]
+
+
+def _calibration(gpu_id: str, db: str | None) -> Any:
+    """The measured rates of a GPU model from the store, or None."""
+    from gpuwise.bench.calibrate import calibrations
+    from gpuwise.store import open_store
+
+    with open_store(db) as store:
+        return calibrations(store.results(gpu_id=gpu_id, include_quick=False)).get(gpu_id)
+
+
 @app.command()
 @_with_options(_HARDWARE_OPTIONS, _WORKLOAD_OPTIONS, _TARGET_OPTIONS)
 def estimate(
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).")] = None,
+    calibrated: Annotated[
+        bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
+    ] = False,
+    db: DbOpt = None,
     as_json: JsonOpt = False,
     **opts: Any,
 ) -> None:
@@ -192,7 +214,10 @@ def estimate(
     work = build_workload(work_opts, cat)
     hw = build_hardware(str(other["gpu"]), cat, other.get("gpus_per_node"), other.get("network"))
     target = _latency_target(other.get("qps"), other.get("p95_ms"), other.get("p99_ms"))
-    est = run_estimate(work, hw, cat, target=target)
+    calibration = _calibration(hw.gpu.id, db) if calibrated else None
+    if calibrated and calibration is None:
+        sys.stderr.write(f"no full (non --quick) measurements of {hw.gpu.id} in the store: using the cited defaults\n")
+    est = run_estimate(work, hw, cat, target=target, calibration=calibration)
     if as_json:
         _print_json(est.as_dict())
     else:

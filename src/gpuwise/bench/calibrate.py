@@ -1,0 +1,43 @@
+"""Measured rates replace the default efficiencies: matmul FLOP/s per dtype and copy bandwidth of a
+GPU model become a `Calibration` that the estimators take in place of the cited conventions."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from gpuwise.estimate.rates import Calibration
+
+
+class Row(Protocol):
+    """What calibration needs of a stored result (the store's ResultRow)."""
+
+    gpu_id: str | None
+    benchmark: str
+    name: str
+    value: float
+    params: dict[str, Any]
+
+
+def calibrations(rows: Iterable[Row]) -> dict[str, Calibration]:
+    """Per catalog GPU id: the median over runs of each dtype's best matmul and of the copy bandwidth."""
+    matmul: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    membw: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        if not r.gpu_id:
+            continue
+        if r.benchmark == "matmul" and r.name == "best" and r.params.get("dtype"):
+            matmul[r.gpu_id][str(r.params["dtype"])].append(r.value)
+        elif r.benchmark == "membw" and r.name == "copy":
+            membw[r.gpu_id].append(r.value)
+    out = {}
+    for gpu in set(matmul) | set(membw):
+        flops = {dtype: statistics.median(v) for dtype, v in matmul[gpu].items()}
+        bw = statistics.median(membw[gpu]) if membw[gpu] else None
+        runs = max([len(v) for v in matmul[gpu].values()] + [len(membw[gpu])])
+        out[gpu] = Calibration(
+            matmul_flops=flops, memory_bandwidth=bw, source=f"gpuwise bench, median of {runs} run(s)"
+        )
+    return out

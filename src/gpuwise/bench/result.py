@@ -1,0 +1,62 @@
+"""What a benchmark returns: measurements with their units and parameters, and the host they ran on.
+
+Plain dataclasses (no torch, no SQL): the store persists them, the matrix and calibration read them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Benchmarks and the unit of the value each reports (SI units: FLOP/s, bytes/s, seconds, 1/s).
+BENCHMARKS = {
+    "matmul": "FLOP/s",  # achieved matmul rate for one dtype and shape (best of the sweep = MAMF)
+    "membw": "bytes/s",  # device copy bandwidth, bytes read + written
+    "h2d": "bytes/s",  # host<->device copy, pinned or pageable, per direction
+    "allreduce": "bytes/s",  # bus bandwidth (nccl-tests convention) for one message size
+    "io": "samples/s",  # read + decode rate of a data set with N workers
+    "step": "seconds",  # one training step, split into data/forward/backward/optimizer
+    "latency": "seconds",  # request latency percentiles under open-loop load
+}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One result: `value` in `unit`, the median of `samples` (after warm-up) unless `name` says
+    otherwise (e.g. 'best'); `params` are the inputs that produced it (dtype, shape, size...)."""
+
+    benchmark: str
+    name: str
+    value: float
+    unit: str
+    params: dict[str, Any] = field(default_factory=dict)
+    samples: tuple[float, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def median_of(benchmark: str, name: str, samples: list[float], unit: str, **params: Any) -> Measurement:
+        return Measurement(benchmark, name, statistics.median(samples), unit, params, tuple(samples))
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """Recorded with every run: what the numbers were measured on."""
+
+    hostname: str
+    cpu: str
+    cpu_count: int
+    device: str  # 'cpu' or 'cuda'
+    gpu_model: str | None = None  # as the driver names it, e.g. 'NVIDIA H100 80GB HBM3'
+    gpu_id: str | None = None  # the catalog id it maps to, when it does
+    gpu_count: int = 0
+    driver: str | None = None
+    cuda: str | None = None
+    torch: str | None = None
+    python: str | None = None
+    clocks: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

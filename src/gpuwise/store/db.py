@@ -1,0 +1,224 @@
+"""Opening a store, migrating it, writing runs and reading results."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event, func, insert, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from gpuwise import __version__
+from gpuwise.bench.result import HostFacts, Measurement
+from gpuwise.errors import UsageError
+from gpuwise.store.schema import MIGRATIONS, hosts, metadata, results, runs, schema_version
+
+ENV = "GPUWISE_DB"
+
+
+def default_url() -> str:
+    """GPUWISE_DB, else a SQLite file in the user's data directory (XDG)."""
+    if os.environ.get(ENV):
+        return os.environ[ENV]
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "gpuwise"
+    return f"sqlite:///{base / 'gpuwise.db'}"
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    run_id: int
+    started_at: dt.datetime
+    hostname: str
+    gpu_id: str | None
+    gpu_model: str | None
+    device: str
+    benchmark: str
+    name: str
+    value: float
+    unit: str
+    params: dict[str, Any]
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        return self.engine.url.render_as_string(hide_password=True)
+
+    # ----- schema ---------------------------------------------------------------------------
+    def version(self) -> int:
+        schema_version.create(self.engine, checkfirst=True)
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.max(schema_version.c.version))).scalar() or 0
+
+    def migrate(self) -> int:
+        """Apply pending migrations; safe when several processes open a new database at once."""
+        for attempt in range(20):
+            try:
+                current = self.version()
+                for number, step in enumerate(MIGRATIONS[current:], start=current + 1):
+                    with self.engine.begin() as conn:
+                        step(conn)
+                        conn.execute(insert(schema_version).values(version=number, applied_at=_now()))
+                return len(MIGRATIONS)
+            except IntegrityError:  # another process migrated first
+                time.sleep(0.05 * (attempt + 1))
+            except (OperationalError, DBAPIError) as exc:
+                if "locked" not in str(exc) and "already exists" not in str(exc):
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise UsageError(f"could not migrate the store at {self.url}")
+
+    # ----- writing --------------------------------------------------------------------------
+    def save_run(
+        self,
+        host: HostFacts,
+        measurements: list[Measurement],
+        command: str,
+        quick: bool,
+        started_at: dt.datetime | None = None,
+    ) -> int:
+        """One transaction: the host, the run and all its results, so a run is never half written."""
+        facts = host.as_dict()
+        for attempt in range(50):
+            try:
+                with self.engine.begin() as conn:
+                    host_id = conn.execute(
+                        insert(hosts).values(
+                            hostname=host.hostname,
+                            cpu=host.cpu,
+                            cpu_count=host.cpu_count,
+                            device=host.device,
+                            gpu_model=host.gpu_model,
+                            gpu_id=host.gpu_id,
+                            gpu_count=host.gpu_count,
+                            driver=host.driver,
+                            cuda=host.cuda,
+                            torch=host.torch,
+                            python=host.python,
+                            facts=facts,
+                        )
+                    ).inserted_primary_key[0]
+                    run_id = conn.execute(
+                        insert(runs).values(
+                            host_id=host_id,
+                            started_at=started_at or _now(),
+                            finished_at=_now(),
+                            command=command,
+                            quick=int(quick),
+                            gpuwise_version=__version__,
+                        )
+                    ).inserted_primary_key[0]
+                    if measurements:
+                        conn.execute(
+                            insert(results),
+                            [
+                                {
+                                    "run_id": run_id,
+                                    "benchmark": m.benchmark,
+                                    "name": m.name,
+                                    "value": float(m.value),
+                                    "unit": m.unit,
+                                    "params": m.params,
+                                    "samples": list(m.samples),
+                                }
+                                for m in measurements
+                            ],
+                        )
+                    return int(run_id)
+            except OperationalError:  # SQLite: database is locked by another writer
+                time.sleep(0.02 * (attempt + 1))
+        raise UsageError(f"the store at {self.url} stayed locked; try again")
+
+    # ----- reading --------------------------------------------------------------------------
+    def results(
+        self,
+        benchmark: str | None = None,
+        gpu_id: str | None = None,
+        name: str | None = None,
+        include_quick: bool = True,
+    ) -> list[ResultRow]:
+        q = (
+            select(
+                results.c.run_id,
+                runs.c.started_at,
+                hosts.c.hostname,
+                hosts.c.gpu_id,
+                hosts.c.gpu_model,
+                hosts.c.device,
+                results.c.benchmark,
+                results.c.name,
+                results.c.value,
+                results.c.unit,
+                results.c.params,
+            )
+            .join(runs, runs.c.id == results.c.run_id)
+            .join(hosts, hosts.c.id == runs.c.host_id)
+            .order_by(runs.c.started_at, results.c.id)
+        )
+        if benchmark:
+            q = q.where(results.c.benchmark == benchmark)
+        if gpu_id:
+            q = q.where(hosts.c.gpu_id == gpu_id)
+        if name:
+            q = q.where(results.c.name == name)
+        if not include_quick:
+            q = q.where(runs.c.quick == 0)
+        with self.engine.connect() as conn:
+            return [ResultRow(*row) for row in conn.execute(q)]
+
+    def run_count(self) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count()).select_from(runs)).scalar() or 0
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open (creating and migrating) the store at `url`, GPUWISE_DB or the default file."""
+    url = url or default_url()
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    try:
+        engine = create_engine(url, future=True, pool_pre_ping=True)
+    except Exception as exc:  # malformed URL or missing driver: a message, not a traceback
+        raise UsageError(f"cannot open the store {url!r}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")  # concurrent readers with one writer
+            cur.execute("PRAGMA busy_timeout=30000")  # wait for the writer instead of failing
+            cur.close()
+
+    store = Store(engine)
+    try:
+        store.migrate()
+    except (OperationalError, UsageError) as exc:
+        store.close()
+        raise UsageError(f"cannot reach the store {store.url}: {getattr(exc, 'orig', exc)}") from None
+    return store
+
+
+__all__ = ["ResultRow", "Store", "default_url", "metadata", "open_store"]
