@@ -305,6 +305,58 @@ def tco(
     tco_view(rows, params)
 
 
+@app.command()
+def bench(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="matmul|membw|h2d|allreduce|io|step|latency|all, or accept")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Small sizes (CI, smoke tests).")] = False,
+    device: Annotated[str | None, typer.Option(help="cpu or cuda[:i] (default: cuda when available).")] = None,
+    db: DbOpt = None,
+    store: Annotated[bool, typer.Option("--store/--no-store", help="Save the results in the store.")] = True,
+    baseline: Annotated[
+        str | None, typer.Option(help="accept: a baseline JSON file, or 'db' for the fleet's median.")
+    ] = None,
+    tolerance: Annotated[
+        float, typer.Option(help="accept: allowed shortfall against the baseline (0.1 = 10 %).")
+    ] = 0.1,
+    results: Annotated[Path | None, typer.Option(help="accept: this card's results (bench --json output).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Measure this machine (PyTorch, the `bench` extra): matmul FLOP/s, bandwidths, all-reduce,
+    data loading, a training step, serving latency. Results go to the store."""
+    names = names or ["all"]
+    if names[0] == "accept":
+        from gpuwise.cli.bench_cmd import accept
+
+        raise typer.Exit(accept(results, baseline, tolerance, db, as_json))
+    from gpuwise.cli.bench_cmd import run_bench
+
+    run_bench(names, quick, device, db if store else None, store, as_json)
+
+
+@app.command()
+def matrix(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Capability matrix from measured results, each cell beside gpuwise's estimate."""
+    from gpuwise.bench.matrix import SCENARIOS, matrix_dict
+    from gpuwise.bench.matrix import matrix as build
+    from gpuwise.catalog import load_catalog
+    from gpuwise.store import open_store
+
+    with open_store(db) as s:
+        rows = s.results(include_quick=True)
+    m = build(rows, load_catalog())
+    if as_json:
+        _print_json(matrix_dict(m))
+        return
+    if not m:
+        sys.stderr.write("no measurements in the store yet: run `gpuwise bench`\n")
+        raise typer.Exit(1)
+    from gpuwise.cli.render import matrix_view
+
+    matrix_view(m, SCENARIOS)
+
+
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met)."""
     try:

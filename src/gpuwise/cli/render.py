@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
-from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_rate, fmt_seconds
+from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds
 
 console = Console()
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
@@ -358,3 +358,52 @@ def tco_view(rows: list[dict[str, Any]], params: Any) -> None:
             style="dim",
         )
     )
+
+
+def bench_view(host: Any, measurements: list[Any], run_id: int | None) -> None:
+    t = Table(
+        title=f"Benchmarks on {host.hostname} ({host.gpu_model or host.cpu}, {host.device})",
+        header_style="bold",
+        show_edge=False,
+    )
+    for col in ("benchmark", "measurement", "value", "parameters"):
+        t.add_column(col, justify="right" if col == "value" else "left")
+    for m in measurements:
+        t.add_row(
+            m.benchmark,
+            m.name,
+            _unit_value(m.value, m.unit),
+            ", ".join(f"{k}={v}" for k, v in m.params.items() if not isinstance(v, dict | list))[:60],
+        )
+    console.print(t)
+    if run_id is not None:
+        console.print(Text(f"stored as run {run_id}; `gpuwise matrix` shows the capability matrix", style="dim"))
+
+
+def _unit_value(value: float, unit: str) -> str:
+    if unit == "FLOP/s":
+        return fmt_flops(value)
+    if unit == "bytes/s":
+        return fmt_rate(value)
+    if unit == "seconds":
+        return fmt_seconds(value)
+    return f"{value:,.1f} {unit}"
+
+
+def matrix_view(m: dict[str, Any], scenarios: dict[str, str]) -> None:
+    t = Table(title="Capability matrix: measured (estimate, measured/estimate)", header_style="bold", show_edge=False)
+    t.add_column("GPU")
+    used = [k for k in scenarios if any(k in cells for cells in m.values())]
+    for k in used:
+        t.add_column(scenarios[k])
+    for gpu, cells in m.items():
+        row = [gpu]
+        for k in used:
+            c = cells.get(k)
+            if c is None:
+                row.append("—")
+            else:
+                est = f" ({_unit_value(c.estimated, c.unit)}, {c.ratio:.0%})" if c.estimated else ""
+                row.append(_unit_value(c.measured, c.unit) + est)
+        t.add_row(*row)
+    console.print(t)

@@ -1,0 +1,166 @@
+"""The capability matrix: GPU model x scenario, from the team's own measurements, with gpuwise's
+spec-based estimate beside each measured cell and the ratio (measured / estimated).
+
+Scenarios: large matmul (the compute a GPU really delivers), memory bandwidth, all-reduce bus
+bandwidth, LLM training step (fine-tuning), LLM/model serving latency, data loading. Hosts without
+a catalog GPU (CPU runs) appear with their measurements and no estimate.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gpuwise.catalog import Catalog
+from gpuwise.catalog.hf_import import arch_from_hf_config
+from gpuwise.errors import GpuwiseError
+
+SCENARIOS = {
+    "matmul": "large matmul, best dtype (FLOP/s)",
+    "memory": "memory bandwidth (bytes/s)",
+    "allreduce": "all-reduce bus bandwidth (bytes/s)",
+    "training": "LLM training step (s)",
+    "serving": "serving P99 latency (s)",
+    "data": "data loading (samples/s)",
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    measured: float
+    estimated: float | None
+    unit: str
+    runs: int
+    detail: str
+
+    @property
+    def ratio(self) -> float | None:
+        return None if not self.estimated else self.measured / self.estimated
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "measured": self.measured,
+            "estimated": self.estimated,
+            "ratio": self.ratio,
+            "unit": self.unit,
+            "runs": self.runs,
+            "detail": self.detail,
+        }
+
+
+def _key(r: Any) -> str:
+    return r.gpu_id or (f"{r.device}:{r.gpu_model}" if r.gpu_model else f"{r.device}:{r.hostname}")
+
+
+def matrix(rows: Iterable[Any], catalog: Catalog) -> dict[str, dict[str, Cell]]:
+    """{gpu: {scenario: cell}} from stored results (the store's ResultRow objects)."""
+    groups: dict[str, list[Any]] = defaultdict(list)
+    for r in rows:
+        groups[_key(r)].append(r)
+    out: dict[str, dict[str, Cell]] = {}
+    for gpu_key, rs in sorted(groups.items()):
+        gpu = catalog.gpus.get(gpu_key)
+        cells: dict[str, Cell] = {}
+        best = [r for r in rs if r.benchmark == "matmul" and r.name == "best"]
+        if best:
+            top = max(best, key=lambda r: r.value)
+            dtype = str(top.params.get("dtype", "bf16"))
+            same = [r.value for r in best if r.params.get("dtype") == dtype]
+            est = None
+            if gpu is not None and dtype in gpu.peak_flops:
+                from gpuwise.estimate.rates import compute_rates
+
+                est = compute_rates(gpu, dtype, catalog).matmul
+            cells["matmul"] = Cell(
+                statistics.median(same),
+                est,
+                "FLOP/s",
+                len(same),
+                f"{dtype}; estimate = dense peak x cited matmul efficiency",
+            )
+        copy = [r.value for r in rs if r.benchmark == "membw" and r.name == "copy"]
+        if copy:
+            est = gpu.memory_bandwidth * catalog.convention("memory_bandwidth_efficiency") if gpu else None
+            cells["memory"] = Cell(
+                statistics.median(copy),
+                est,
+                "bytes/s",
+                len(copy),
+                "device copy; estimate = datasheet x memory_bandwidth_efficiency",
+            )
+        bus = [r for r in rs if r.benchmark == "allreduce" and r.name == "busbw"]
+        if bus:
+            largest = max(r.params.get("bytes", 0) for r in bus)
+            vals = [r.value for r in bus if r.params.get("bytes", 0) == largest]
+            est = None
+            if gpu is not None:
+                from gpuwise.estimate.comm import topology
+                from gpuwise.workload import Hardware
+
+                ranks = int(bus[0].params.get("ranks", 2))
+                est = topology(Hardware(gpu, ranks, ranks), catalog).intra.bandwidth
+            cells["allreduce"] = Cell(
+                statistics.median(vals),
+                est,
+                "bytes/s",
+                len(vals),
+                f"{largest:,} B messages; estimate = the link's achieved bandwidth",
+            )
+        total = [r for r in rs if r.benchmark == "step" and r.name == "total"]
+        if total:
+            cells["training"] = _step_cell(total, gpu, catalog)
+        p99 = [r.value for r in rs if r.benchmark == "latency" and r.name == "p99"]
+        if p99:
+            cells["serving"] = Cell(statistics.median(p99), None, "seconds", len(p99), "open-loop load")
+        data = [r.value for r in rs if r.benchmark == "io"]
+        if data:
+            cells["data"] = Cell(statistics.median(data), None, "samples/s", len(data), "read + decode")
+        out[gpu_key] = cells
+    return out
+
+
+def _step_cell(total: list[Any], gpu: Any, catalog: Catalog) -> Cell:
+    """A measured training step against gpuwise's estimate of the same shape, when it is known."""
+    r = total[-1]
+    vals = [x.value for x in total if x.params == r.params]
+    p = r.params
+    est = None
+    detail = f"model {p.get('model', '?')}, batch {p.get('batch', '?')}, seq {p.get('seq', '?')}"
+    if gpu is not None and all(k in p for k in ("hidden", "layers", "heads", "ffn", "vocab", "batch", "seq")):
+        try:
+            from gpuwise.estimate import estimate
+            from gpuwise.workload import Hardware, TrainingJob
+
+            arch = arch_from_hf_config(
+                {
+                    "model_type": "llama",
+                    "hidden_size": p["hidden"],
+                    "num_hidden_layers": p["layers"],
+                    "num_attention_heads": p["heads"],
+                    "num_key_value_heads": p.get("kv_heads", p["heads"]),
+                    "intermediate_size": p["ffn"],
+                    "vocab_size": p["vocab"],
+                    "hidden_act": "silu",
+                },
+                name=str(p.get("model", "stand-in")),
+            )
+            dtype = str(p.get("dtype", "bf16"))
+            job = TrainingJob(
+                model=arch,
+                task="pretrain",
+                precision=dtype if dtype in ("fp32", "bf16", "fp16") else "bf16",
+                micro_batch=int(p["batch"]),
+                seq=int(p["seq"]),
+                master_weights=False,
+            )
+            est = estimate(job, Hardware(gpu, 1, 1), catalog, search_largest=False).training.step_seconds
+        except (GpuwiseError, KeyError, TypeError, ValueError):
+            est = None
+    return Cell(statistics.median(vals), est, "seconds", len(vals), detail)
+
+
+def matrix_dict(m: dict[str, dict[str, Cell]]) -> dict[str, Any]:
+    return {"scenarios": SCENARIOS, "rows": {g: {k: c.as_dict() for k, c in cells.items()} for g, cells in m.items()}}

@@ -1,0 +1,146 @@
+"""`gpuwise bench`: run benchmarks with progress bars, store them, and the acceptance check."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpuwise.errors import UsageError
+
+# What the acceptance check compares: (benchmark, measurement name, the params that must match).
+ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
+
+
+def run_bench(names: list[str], quick: bool, device: str | None, db: str | None, store: bool, as_json: bool) -> None:
+    try:
+        from gpuwise.bench.suite import BENCHES, run
+    except ImportError as exc:  # pragma: no cover - torch missing
+        raise UsageError(f"benchmarks need PyTorch: pip install 'gpuwise[bench]' ({exc})") from None
+    unknown = [n for n in names if n != "all" and n not in BENCHES]
+    if unknown:
+        raise UsageError(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHES)}, all or accept")
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from gpuwise.cli.render import console
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=as_json,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        try:
+            host, measurements = run(names, device or _default_device(), quick, progress)
+        except ImportError as exc:
+            raise UsageError(f"benchmarks need PyTorch: pip install 'gpuwise[bench]' ({exc})") from None
+    run_id = None
+    if store:
+        from gpuwise.store import open_store
+
+        with open_store(db) as s:
+            run_id = s.save_run(host, measurements, "gpuwise bench " + shlex.join(names), quick)
+    if as_json:
+        sys.stdout.write(
+            json.dumps(
+                {"host": host.as_dict(), "run_id": run_id, "results": [m.as_dict() for m in measurements]},
+                indent=2,
+                default=str,
+            )
+            + "\n"
+        )
+        return
+    from gpuwise.cli.render import bench_view
+
+    bench_view(host, measurements, run_id)
+
+
+def _default_device() -> str:
+    try:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:
+        return "cpu"
+
+
+def _index(results: list[dict[str, Any]]) -> dict[tuple[Any, ...], float]:
+    out: dict[tuple[Any, ...], list[float]] = {}
+    for r in results:
+        for bench, name, keys in ACCEPT_KEYS:
+            if r["benchmark"] == bench and r["name"] == name:
+                key = (bench, name, *(r["params"].get(k) for k in keys))
+                out.setdefault(key, []).append(float(r["value"]))
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def accept(results: Path | None, baseline: str | None, tolerance: float, db: str | None, as_json: bool) -> int:
+    """Compare one card's results with the fleet baseline of its model: 0 pass, 1 fail."""
+    if results is None or baseline is None:
+        raise UsageError("gpuwise bench accept --results CARD.json --baseline BASELINE.json|db [--tolerance 0.1]")
+    if not 0 <= tolerance < 1:
+        raise UsageError("--tolerance must be between 0 and 1")
+    card = _load_results(results)
+    if baseline == "db":
+        from gpuwise.store import open_store
+
+        gpu_id = card.get("host", {}).get("gpu_id")
+        if not gpu_id:
+            raise UsageError("the card's results name no catalog GPU: give a baseline file instead of 'db'")
+        with open_store(db) as s:
+            rows = s.results(gpu_id=gpu_id, include_quick=False)
+        base = [{"benchmark": r.benchmark, "name": r.name, "value": r.value, "params": r.params} for r in rows]
+    else:
+        base = _load_results(Path(baseline))["results"]
+    mine, ref = _index(card["results"]), _index(base)
+    checks = []
+    for key, value in sorted(mine.items(), key=str):
+        if key in ref:
+            floor = ref[key] * (1 - tolerance)
+            checks.append(
+                {
+                    "check": " ".join(str(k) for k in key if k is not None),
+                    "value": value,
+                    "baseline": ref[key],
+                    "ok": value >= floor,
+                    "ratio": value / ref[key],
+                }
+            )
+    if not checks:
+        raise UsageError("no measurement of the card matches the baseline (same benchmark, dtype, message size)")
+    passed = all(c["ok"] for c in checks)
+    if as_json:
+        sys.stdout.write(json.dumps({"passed": passed, "tolerance": tolerance, "checks": checks}, indent=2) + "\n")
+    else:
+        for c in checks:
+            mark = "PASS" if c["ok"] else "FAIL"
+            sys.stdout.write(
+                f"{mark}  {c['check']}: {c['value']:.4g} vs baseline {c['baseline']:.4g} ({c['ratio']:.0%})\n"
+            )
+        sys.stdout.write(
+            ("accepted" if passed else f"rejected: below the baseline by more than {tolerance:.0%}") + "\n"
+        )
+    return 0 if passed else 1
+
+
+def _load_results(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"cannot read results {str(path)!r}: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise UsageError(f"{path}: expected `gpuwise bench --json` output with a 'results' list")
+    return doc
