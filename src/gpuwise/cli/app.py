@@ -357,6 +357,21 @@ def matrix(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     matrix_view(m, SCENARIOS)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8000,
+) -> None:
+    """The web UI and JSON API (FastAPI, the `web` extra); everything served locally."""
+    try:
+        import uvicorn
+
+        from gpuwise.web import create_app
+    except ImportError as exc:
+        raise UsageError(f"the web UI needs its extra: pip install 'gpuwise[web]' ({exc})") from None
+    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+
+
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met)."""
     try:

@@ -1,0 +1,134 @@
+"""The JSON API and pages through FastAPI's test client, and a fuzz of the OpenAPI schema."""
+
+import re
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient
+
+from gpuwise.web import create_app
+
+APP = create_app()
+CLIENT = TestClient(APP)
+
+
+def test_catalog_endpoints():
+    gpus = CLIENT.get("/api/gpus", params={"min_memory": "80GB", "sort": "memory"}).json()
+    assert gpus and all(g["memory_bytes"] >= 80e9 for g in gpus) and gpus[0]["sources"]
+    models = CLIENT.get("/api/models").json()
+    assert any(m["id"] == "llama-2-7b" and m["params"] == 6738415616 for m in models)
+
+
+def test_estimate_and_plan_mirror_the_cli():
+    e = CLIENT.post("/api/estimate", json={"workload": {"model": "llama-2-7b", "method": "qlora"}, "gpu": "a10"})
+    assert e.status_code == 200 and e.json()["memory"]["fits"] and e.json()["training"]["tokens_per_second"] > 0
+    p = CLIENT.post(
+        "/api/plan",
+        json={
+            "workload": {"model": "llama-2-7b", "method": "qlora", "tokens": 2e7},
+            "requirements": {"deadline": "24h", "pricing": "owned"},
+            "top": 3,
+        },
+    )
+    d = p.json()
+    assert p.status_code == 200 and len(d["candidates"]) == 3 and d["chosen"]["meets"]["deadline"]["ok"]
+    t = CLIENT.get("/api/tco", params={"gpu": ["h100-sxm:8", "a100-80gb-sxm:8"], "years": 3}).json()
+    assert len(t["configurations"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/estimate", {"workload": {"model": "llama-2-7"}, "gpu": "a10"}),
+        ("/api/estimate", {"workload": {"model": "llama-2-7b"}, "gpu": "h100"}),
+        ("/api/estimate", {"workload": {"model": "llama-2-7b", "micro_batch": -1}, "gpu": "a10"}),
+        ("/api/plan", {"workload": {"model": "llama-2-7b"}, "requirements": {"deadline": "soon"}}),
+        ("/api/plan", {"workload": {"model": "llama-2-7b", "task": "inference"}, "requirements": {"p95_ms": 100}}),
+    ],
+)
+def test_bad_input_is_4xx_with_a_message(path, body):
+    r = CLIENT.post(path, json=body)
+    assert 400 <= r.status_code < 500
+    assert r.json()["detail"]
+
+
+def test_unmet_requirements_are_422_or_an_empty_choice():
+    r = CLIENT.post(
+        "/api/plan",
+        json={
+            "workload": {"model": "llama-2-70b", "task": "pretrain", "tokens": 2e12},
+            "requirements": {"deadline": "1h", "max_gpus": 8},
+        },
+    )
+    assert r.status_code == 200 and r.json()["chosen"] is None
+
+
+def test_pages_render():
+    for path in (
+        "/",
+        "/gpus?sort=bf16&desc=true",
+        "/estimate",
+        "/estimate?model=llama-2-7b&gpu=a10&method=qlora",
+        "/matrix",
+        "/fleet",
+        "/openapi.json",
+        "/static/style.css",
+        "/static/app.js",
+    ):
+        r = CLIENT.get(path)
+        assert r.status_code == 200, path
+    page = CLIENT.post(
+        "/plan",
+        data={
+            "model": "mistral-7b-v0.1",
+            "task": "inference",
+            "input_tokens": "512",
+            "output_tokens": "128",
+            "concurrency": "16",
+            "qps": "5",
+            "percentile": "99",
+            "target_ms": "4000",
+        },
+    )
+    assert page.status_code == 200 and "Chosen" in page.text and "<svg" in page.text
+    assert not re.search(r"""(src|href)=["']https?://""", page.text)  # nothing fetched from the network
+
+
+def test_report_downloads():
+    fields = {"model": "llama-2-7b", "task": "finetune", "method": "qlora", "tokens": "20M", "deadline": "24h"}
+    html = CLIENT.post("/plan/report", data={**fields, "fmt": "html"})
+    assert html.status_code == 200 and "<svg" in html.text and "attachment" in html.headers["content-disposition"]
+    md = CLIENT.post("/plan/report", data={**fields, "fmt": "md"})
+    assert md.status_code == 200 and "## Chosen plan" in md.text and "data:image/svg+xml;base64," in md.text
+
+
+def test_uploaded_config_json():
+    from pathlib import Path
+
+    cfg = (Path(__file__).parent / "data" / "hf_configs" / "gpt2.json").read_bytes()
+    r = CLIENT.post(
+        "/plan",
+        data={"task": "finetune", "method": "full", "tokens": "10M", "deadline": "24h"},
+        files={"config": ("config.json", cfg, "application/json")},
+    )
+    assert r.status_code == 200 and "Chosen" in r.text
+    bad = CLIENT.post(
+        "/plan", data={"task": "finetune"}, files={"config": ("config.json", b"{not json", "application/json")}
+    )
+    assert bad.status_code == 400 and "not valid JSON" in bad.text
+
+
+schemathesis = pytest.importorskip("schemathesis")
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
+
+
+@SCHEMA.parametrize()
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+def test_fuzz_no_server_errors(case):
+    """Generated inputs for every endpoint: answers are 2xx or 4xx with a message, never 500."""
+    from schemathesis.checks import not_a_server_error
+
+    case.call_and_validate(checks=[not_a_server_error])

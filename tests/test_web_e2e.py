@@ -1,0 +1,116 @@
+"""End to end in real headless Chromium (Debian's chromium, driven by Playwright): the planner form,
+a rendered chart, and an answer that changes when a requirement changes. Screenshots go to
+artifacts/ (ignored by git)."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+playwright = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if os.environ.get("CI") and not CHROMIUM:
+    raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpuwise.cli.app", "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(url + "/gpus", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the server did not start")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def page():
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        yield pg
+        browser.close()
+
+
+def test_plan_form_chart_and_changing_a_requirement(server, page):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(server + "/")
+    page.select_option("#model", "llama-2-7b")
+    page.select_option("#task", "finetune")
+    page.select_option("#method", "qlora")
+    page.fill("#tokens", "20M")
+    page.fill("#deadline", "24h")
+    page.select_option("#pricing", "on-demand")
+    page.click("#submit")
+    page.wait_for_selector("#chosen")
+    rented = page.inner_text("#chosen")
+    assert "x " in rented
+    assert page.locator("#chart-memory svg rect").count() > 0  # the chart really rendered
+    assert page.locator("#chart-memory svg").bounding_box()["width"] > 100
+    page.screenshot(path=str(ARTIFACTS / "plan-on-demand.png"), full_page=True)
+    # buying instead of renting: the smallest card that fits wins, so the answer changes
+    page.select_option("#pricing", "owned")
+    page.click("#submit")
+    page.wait_for_selector("#chosen")
+    owned = page.inner_text("#chosen")
+    assert owned != rented
+    page.screenshot(path=str(ARTIFACTS / "plan-owned.png"), full_page=True)
+
+
+def test_task_switch_shows_serving_fields_and_plans_a_service(server, page):
+    page.goto(server + "/")
+    page.select_option("#task", "inference")
+    assert page.is_visible("#input_tokens") and not page.is_visible("#tokens")
+    page.select_option("#model", "mistral-7b-v0.1")
+    page.fill("#input_tokens", "512")
+    page.fill("#output_tokens", "128")
+    page.fill("#concurrency", "16")
+    page.fill("#qps", "5")
+    page.select_option("#percentile", "99")
+    page.fill("#target_ms", "4000")
+    page.fill("#deadline", "")
+    page.click("#submit")
+    page.wait_for_selector("#candidates")
+    assert "replica" in page.inner_text("#why")
+
+
+def test_gpu_catalog_page_sorts(server, page):
+    page.goto(server + "/gpus?sort=memory&desc=true")
+    first = page.locator("#gpus tr").nth(1).inner_text()
+    assert "mi300x" in first or "b200" in first
