@@ -94,7 +94,9 @@ def fmt_rate(bytes_per_s: float) -> str:
 def fmt_flops(flops: float) -> str:
     if flops >= 1e15:
         return f"{flops / 1e15:.2f} PFLOP/s"
-    return f"{flops / 1e12:.1f} TFLOP/s"
+    if flops >= 1e12:
+        return f"{flops / 1e12:.1f} TFLOP/s"
+    return f"{flops / 1e9:.1f} GFLOP/s"
 
 
 def fmt_count(n: float) -> str:

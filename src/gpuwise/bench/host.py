@@ -1,0 +1,166 @@
+"""What a benchmark ran on: host name, CPU, and (on a GPU) its model, count, driver, CUDA and
+torch versions and clocks. Torch and NVML (`pynvml`, from nvidia-ml-py) are optional: without
+them the fields they would fill stay empty."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import platform
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+from gpuwise.bench.result import HostFacts
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo (Linux), else what `platform` knows."""
+    with contextlib.suppress(OSError):
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        for key in ("model name", "Hardware", "Processor", "cpu model", "cpu"):
+            m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.MULTILINE)
+            if m and m.group(1).strip():
+                return m.group(1).strip()
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (the affinity mask: containers and taskset), else all."""
+    if hasattr(os, "sched_getaffinity"):
+        with contextlib.suppress(OSError):
+            return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def catalog_gpu_id(name: str, memory_bytes: int | None = None) -> str | None:
+    """The catalog id for a GPU as the driver names it ('NVIDIA H100 80GB HBM3' -> 'h100-sxm'),
+    or None when the name does not say which catalog entry it is."""
+    words = set(re.sub(r"[-_/(),]", " ", name.upper()).split())
+    gib = (memory_bytes or 0) / 2**30
+
+    def has(*ws: str) -> bool:
+        return all(w in words for w in ws)
+
+    pcie = any(w.startswith("PCIE") for w in words)
+    sxm = any(w.startswith("SXM") or w == "HBM3" for w in words)
+    guess: str | None = None
+    if has("H100"):
+        guess = "h100-nvl" if has("NVL") else "h100-pcie" if pcie else "h100-sxm"
+    elif has("H200"):
+        guess = None if has("NVL") or pcie else "h200"
+    elif has("H800"):
+        guess = None if pcie else "h800-sxm"
+    elif has("H20"):
+        guess = "h20"
+    elif has("B200"):
+        guess = "b200"
+    elif has("A100"):
+        size = "80gb" if has("80GB") or gib > 60 else "40gb"
+        guess = f"a100-{size}-{'pcie' if pcie else 'sxm'}"
+    elif has("A800"):
+        guess = "a800-80gb-sxm" if (sxm or not pcie) and (has("80GB") or gib > 60) else None
+    elif has("V100"):
+        guess = "v100-32gb-sxm" if any(w.startswith("SXM") for w in words) and (has("32GB") or gib > 24) else None
+    elif has("MI300X"):
+        guess = "mi300x"
+    elif "RTX" in words and not has("TI"):
+        guess = next((f"rtx-{n}" for n in ("3090", "4090", "5090") if n in words), None)
+    else:
+        guess = next((w.lower() for w in ("A10G", "A10", "A40", "L40S", "L40", "L4", "T4") if w in words), None)
+    if guess is None:
+        return None
+    try:
+        from gpuwise.catalog import load_catalog
+
+        return guess if guess in load_catalog().gpus else None
+    except Exception:  # a catalog problem must not stop a benchmark from recording its host
+        return None
+
+
+def _nvidia_driver_from_proc() -> str | None:
+    with contextlib.suppress(OSError):
+        text = Path("/proc/driver/nvidia/version").read_text(encoding="utf-8", errors="replace")
+        m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+([0-9][0-9.]*)", text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _nvml(index: int, uuid: str | None) -> tuple[str | None, dict[str, Any]]:
+    """(driver version, clocks) from NVML when pynvml is importable; (None, {}) otherwise."""
+    if importlib.util.find_spec("pynvml") is None:
+        return None, {}
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # no driver, no library, no permission: NVML is optional
+        return None, {}
+    clocks: dict[str, Any] = {}
+    driver = None
+    try:
+        with contextlib.suppress(Exception):
+            raw = pynvml.nvmlSystemGetDriverVersion()
+            driver = raw.decode() if isinstance(raw, bytes) else str(raw)
+        handle = None
+        if uuid:
+            with contextlib.suppress(Exception):
+                handle = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
+        if handle is None and "CUDA_VISIBLE_DEVICES" not in os.environ:
+            with contextlib.suppress(Exception):
+                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        if handle is not None:
+            reads = {
+                "sm_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                "mem_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+                "sm_max_mhz": lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                "mem_max_mhz": lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+                "power_limit_w": lambda: pynvml.nvmlDeviceGetEnforcedPowerLimit(handle) / 1000.0,
+                "temperature_c": lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
+            }
+            for key, read in reads.items():
+                with contextlib.suppress(Exception):
+                    clocks[key] = read()
+    finally:
+        with contextlib.suppress(Exception):
+            pynvml.nvmlShutdown()
+    return driver, clocks
+
+
+def host_facts(device: str = "cpu") -> HostFacts:
+    """Facts about this host for `device` ('cpu' or 'cuda[:i]'); GPU fields for that GPU."""
+    facts: dict[str, Any] = {
+        "hostname": socket.gethostname() or platform.node(),
+        "cpu": cpu_model(),
+        "cpu_count": usable_cpus(),
+        "device": "cuda" if device.strip().lower().startswith("cuda") else "cpu",
+        "python": platform.python_version(),
+    }
+    try:
+        import torch
+    except ImportError:
+        return HostFacts(**facts)
+    facts["torch"] = torch.__version__
+    facts["cuda"] = torch.version.cuda or (f"hip {torch.version.hip}" if getattr(torch.version, "hip", None) else None)
+    if facts["device"] == "cpu":
+        return HostFacts(**facts)
+    from gpuwise.bench._common import resolve_device
+
+    resolved = resolve_device(device)
+    index = int(resolved.split(":")[1])
+    props = torch.cuda.get_device_properties(index)
+    uuid = str(getattr(props, "uuid", "") or "") or None
+    driver, clocks = _nvml(index, uuid)
+    facts.update(
+        gpu_model=torch.cuda.get_device_name(index),
+        gpu_id=catalog_gpu_id(torch.cuda.get_device_name(index), int(props.total_memory)),
+        gpu_count=torch.cuda.device_count(),
+        driver=driver or _nvidia_driver_from_proc(),
+        clocks={"device_index": index, "memory_bytes": int(props.total_memory),
+                "multiprocessors": int(props.multi_processor_count),
+                "capability": f"{props.major}.{props.minor}", **clocks},
+    )  # fmt: skip
+    return HostFacts(**facts)

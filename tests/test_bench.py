@@ -1,0 +1,436 @@
+"""The benchmarks, run for real on the host in quick mode: the numbers they return are sane
+(positive, finite, right units, consistent with each other and with hand computation)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from gpuwise.bench.collective import bus_bandwidth
+from gpuwise.bench.latency import arrival_offsets, percentile
+from gpuwise.bench.result import BENCHMARKS
+from gpuwise.errors import UsageError
+
+torch = pytest.importorskip("torch")
+
+from gpuwise.bench import suite  # noqa: E402
+from gpuwise.bench.collective import allreduce  # noqa: E402
+from gpuwise.bench.host import catalog_gpu_id, host_facts  # noqa: E402
+from gpuwise.bench.io import io, npy_header, read_npy_rows, write_npy  # noqa: E402
+from gpuwise.bench.kernels import h2d, matmul, membw  # noqa: E402
+from gpuwise.bench.latency import latency  # noqa: E402
+from gpuwise.bench.step import step  # noqa: E402
+
+
+class Recorder:
+    """A progress callback that checks what it is told: per label, done never goes back and
+    never passes total, and the last call says the work is complete."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int]] = []
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self.calls.append((label, done, total))
+
+    def check(self, label: str) -> None:
+        mine = [(d, t) for lab, d, t in self.calls if lab == label]
+        assert mine, f"no progress reported for {label}"
+        dones = [d for d, _ in mine]
+        assert dones == sorted(dones)
+        assert all(0 <= d <= t for d, t in mine)
+        assert mine[-1][0] == mine[-1][1]
+
+
+def sane(ms, benchmark: str, unit: str | None = None) -> None:
+    assert ms, f"{benchmark}: no measurements"
+    for m in ms:
+        assert m.benchmark == benchmark
+        assert m.unit == (unit or BENCHMARKS[benchmark])
+        assert math.isfinite(m.value) and m.value > 0, m
+        assert all(math.isfinite(s) and s > 0 for s in m.samples), m
+        json.dumps(m.as_dict())  # the store keeps params and samples as JSON
+
+
+def by_key(ms):
+    """Measurements by name and inputs ('best' by dtype alone: its shape may differ between runs)."""
+    out = {}
+    for m in ms:
+        params = {"dtype": m.params["dtype"]} if m.name == "best" else m.params
+        out[(m.name, tuple(sorted((k, v) for k, v in params.items() if isinstance(v, (int, str)))))] = m
+    return out
+
+
+def within_10x(a, b) -> None:
+    assert 0.1 < a / b < 10, (a, b)
+
+
+# ----- runs shared by several tests (each benchmark once or twice) ---------------------------------
+@pytest.fixture(scope="module")
+def matmul_runs():
+    rec = Recorder()
+    first = matmul("cpu", True, rec)
+    rec.check("matmul")
+    return first, matmul("cpu", True, None)
+
+
+@pytest.fixture(scope="module")
+def allreduce_run():
+    rec = Recorder()
+    out = allreduce("cpu", True, rec, world_size=2)
+    rec.check("allreduce")
+    return out
+
+
+@pytest.fixture(scope="module")
+def step_run():
+    rec = Recorder()
+    out = step("cpu", True, rec)
+    rec.check("step")
+    return out
+
+
+# ----- imports -------------------------------------------------------------------------------------
+def test_benchmark_modules_import_without_torch():
+    code = (
+        "import sys\n"
+        "sys.modules['torch'] = None  # any 'import torch' now fails\n"
+        "import gpuwise.bench.kernels, gpuwise.bench.collective, gpuwise.bench.io, gpuwise.bench.step\n"
+        "import gpuwise.bench.latency, gpuwise.bench.host, gpuwise.bench.suite\n"
+        "from gpuwise.bench.host import host_facts\n"
+        "from gpuwise.errors import UsageError\n"
+        "assert host_facts('cpu').torch is None\n"
+        "try:\n"
+        "    gpuwise.bench.kernels.matmul('cpu', True, None)\n"
+        "except UsageError as e:\n"
+        "    print('usage:', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "usage:" in out and "torch" in out.lower()
+
+
+# ----- matmul, memory, host<->device -----------------------------------------------------------------
+def test_matmul_units_dtypes_and_best(matmul_runs):
+    ms, _ = matmul_runs
+    sane(ms, "matmul", "FLOP/s")
+    assert {m.params["dtype"] for m in ms} == {"fp32", "bf16"}
+    for dtype in ("fp32", "bf16"):
+        shapes = [m for m in ms if m.name == "shape" and m.params["dtype"] == dtype]
+        (best,) = [m for m in ms if m.name == "best" and m.params["dtype"] == dtype]
+        assert len(shapes) >= 4
+        assert all(max(m.params["m"], m.params["n"], m.params["k"]) <= 512 for m in shapes)
+        assert set(best.params) == {"dtype", "m", "n", "k"}
+        assert all(best.value >= m.value for m in shapes)
+        assert best.value == max(m.value for m in shapes)
+        for m in shapes:
+            assert m.value == pytest.approx(sorted(m.samples)[len(m.samples) // 2], rel=0.5)
+    fp32 = max(m.value for m in ms if m.name == "best" and m.params["dtype"] == "fp32")
+    assert 1e8 < fp32 < 1e14  # a CPU does between 0.1 GFLOP/s and 100 TFLOP/s
+
+
+def test_matmul_repeatable_within_10x(matmul_runs):
+    first, second = by_key(matmul_runs[0]), by_key(matmul_runs[1])
+    assert first.keys() == second.keys()
+    for key, m in first.items():
+        within_10x(m.value, second[key].value)
+
+
+def test_matmul_dtype_selection_and_errors():
+    ms = matmul("cpu", True, None, dtypes=["fp32"])
+    assert {m.params["dtype"] for m in ms} == {"fp32"}
+    with pytest.raises(UsageError, match="not supported"):
+        matmul("cpu", True, None, dtypes=["fp8"])
+    with pytest.raises(UsageError, match="one of"):
+        matmul("cpu", True, None, dtypes=["int3"])
+    with pytest.raises(UsageError, match="device"):
+        matmul("tpu", True, None)
+
+
+def test_membw_copy_and_repeatable():
+    rec = Recorder()
+    runs = [membw("cpu", True, rec), membw("cpu", True, None)]
+    rec.check("membw")
+    for ms in runs:
+        sane(ms, "membw", "bytes/s")
+        (m,) = ms
+        assert m.name == "copy" and m.params["bytes"] >= 64 * 2**20
+        assert 1e8 < m.value < 1e13
+    within_10x(runs[0][0].value, runs[1][0].value)
+
+
+def test_h2d_on_cpu_says_no_device_was_involved():
+    ms = h2d("cpu", True, None)
+    sane(ms, "h2d", "bytes/s")
+    (m,) = ms
+    assert m.name == "h2d-pageable-cpu"
+    assert m.params["device_involved"] is False and m.params["direction"] == "host-to-host"
+
+
+# ----- all-reduce --------------------------------------------------------------------------------------
+def test_bus_bandwidth_by_hand():
+    assert bus_bandwidth(1e9, 1.0, 8) == pytest.approx(1e9 * 2 * 7 / 8)
+    assert bus_bandwidth(1e9, 0.5, 2) == pytest.approx(2e9)  # 2(n-1)/n = 1 for two ranks
+    assert bus_bandwidth(1e9, 1.0, 4, "all_gather") == pytest.approx(0.75e9)
+    assert bus_bandwidth(1e9, 1.0, 4, "reduce_scatter") == pytest.approx(0.75e9)
+    assert bus_bandwidth(1e9, 1.0, 1) == 0.0
+    with pytest.raises(UsageError):
+        bus_bandwidth(1e9, 0.0, 2)
+    with pytest.raises(UsageError):
+        bus_bandwidth(1e9, 1.0, 2, "gossip")
+
+
+def test_allreduce_gloo_two_ranks(allreduce_run):
+    ms = allreduce_run
+    sane(ms, "allreduce", "bytes/s")
+    assert [m.name for m in ms] == ["busbw"] * len(ms)
+    sizes = [m.params["bytes"] for m in ms]
+    assert sizes == sorted(sizes) and sizes[0] <= 4096 and sizes[-1] == 4 * 2**20
+    for m in ms:
+        p = m.params
+        assert p["ranks"] == 2 and p["backend"] == "gloo"
+        assert m.value == p["algbw"] * 2 * (2 - 1) / 2  # nccl-tests: busbw = algbw * 2(n-1)/n
+        assert p["algbw"] == pytest.approx(p["bytes"] / p["seconds"])
+        assert m.value == pytest.approx(bus_bandwidth(p["bytes"], p["seconds"], 2))
+    assert ms[-1].value < 1e12  # loopback TCP does not move a terabyte a second
+
+
+def test_allreduce_rejects_bad_input():
+    with pytest.raises(UsageError):
+        allreduce("cpu", True, None, world_size=0)
+    with pytest.raises(UsageError):
+        allreduce("cpu", True, None, sizes=[2])
+
+
+# ----- data loading ------------------------------------------------------------------------------------
+def test_npy_round_trip(tmp_path):
+    t = torch.randn(10, 3, 2)
+    write_npy(tmp_path / "a.npy", t)
+    assert npy_header(tmp_path / "a.npy")[:2] == ("float32", (10, 3, 2))
+    assert torch.equal(read_npy_rows(tmp_path / "a.npy"), t)
+    assert torch.equal(read_npy_rows(tmp_path / "a.npy", 3, 5), t[3:5])
+    np = pytest.importorskip("numpy")
+    assert np.array_equal(np.load(tmp_path / "a.npy"), t.numpy())
+    np.save(tmp_path / "b.npy", np.arange(12, dtype=np.int64).reshape(4, 3))
+    assert read_npy_rows(tmp_path / "b.npy", 1, 2).tolist() == [[3, 4, 5]]
+
+
+def test_io_generated_data_set_is_decoded_and_removed():
+    before = set(Path(tempfile.gettempdir()).glob("gpuwise-io-*"))
+    rec = Recorder()
+    ms = io("cpu", True, rec)
+    rec.check("io")
+    assert set(Path(tempfile.gettempdir()).glob("gpuwise-io-*")) == before
+    sane(ms, "io", "samples/s")
+    formats = {m.params["format"] for m in ms}
+    assert "npy" in formats
+    for m in ms:
+        p = m.params
+        assert m.name == "read-decode" and p["workers"] == 2 and p["samples"] > 0
+        assert p["bytes_per_sample"] > 0
+        assert p["bytes_per_second"] == pytest.approx(m.value * p["bytes_per_sample"])
+    (npy,) = [m for m in ms if m.params["format"] == "npy"]
+    assert npy.params["bytes_per_sample"] == 256 * 4
+
+
+def test_io_reads_a_users_directory(tmp_path):
+    for i in range(3):
+        write_npy(tmp_path / f"part{i}.npy", torch.randn(100, 16))
+    (tmp_path / "notes.txt").write_text("ignored")
+    ms = io("cpu", True, None, path=tmp_path, workers=1, batch_size=32)
+    sane(ms, "io", "samples/s")
+    (m,) = ms
+    assert m.params["format"] == "npy" and m.params["samples"] == 300 and m.params["workers"] == 1
+    assert m.params["bytes_per_sample"] == 16 * 4
+    with pytest.raises(UsageError, match="no "):
+        io("cpu", True, None, path=tmp_path / "notes.txt")
+    with pytest.raises(UsageError, match="no such"):
+        io("cpu", True, None, path=tmp_path / "missing")
+
+
+def test_io_says_which_package_a_format_needs(tmp_path):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        (tmp_path / "x.parquet").write_bytes(b"PAR1")
+        with pytest.raises(UsageError, match="pyarrow"):
+            io("cpu", True, None, path=tmp_path)
+    else:
+        pytest.skip("pyarrow is installed")
+
+
+def test_io_reads_parquet_and_arrow_files(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    feather = pytest.importorskip("pyarrow.feather")
+    table = pa.table({"x": pa.array([float(i) for i in range(500)], pa.float32()),
+                      "label": pa.array(list(range(500)), pa.int64()),
+                      "text": pa.array([f"row {i}" for i in range(500)])})  # fmt: skip
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=100)
+    feather.write_feather(table, tmp_path / "b.feather", chunksize=128)
+    ms = io("cpu", True, None, path=tmp_path, workers=0)
+    sane(ms, "io", "samples/s")
+    assert {m.params["format"]: m.params["samples"] for m in ms} == {"parquet": 500, "arrow": 500}
+
+
+def test_io_reads_images(tmp_path):
+    image = pytest.importorskip("PIL.Image")
+    for i in range(6):
+        image.new("RGB", (20 + i, 10), (i, 2 * i, 3 * i)).save(tmp_path / f"{i}.png")
+    image.new("L", (8, 8)).save(tmp_path / "gray.jpg")
+    ms = io("cpu", True, None, path=tmp_path, workers=1, batch_size=4)
+    sane(ms, "io", "samples/s")
+    (m,) = ms
+    assert m.params["format"] == "image" and m.params["samples"] == 7
+    assert m.params["decoded_bytes_per_sample"] > 0
+
+
+# ----- training step -----------------------------------------------------------------------------------
+def test_step_parts_add_up_to_the_total(step_run):
+    ms = step_run
+    sane(ms, "step", "seconds")
+    named = {m.name: m for m in ms}
+    assert list(named) == ["data", "forward", "backward", "optimizer", "total"]
+    total = named["total"]
+    parts = [named[n] for n in ("data", "forward", "backward", "optimizer")]
+    for i, t in enumerate(total.samples):  # every repetition: the parts are the total
+        assert sum(p.samples[i] for p in parts) == pytest.approx(t, rel=1e-9)
+    assert sum(p.value for p in parts) == pytest.approx(total.value, rel=0.3)  # medians: close
+
+
+def test_step_quick_stand_in_is_shrunk_and_says_so(step_run):
+    p = step_run[-1].params
+    assert p["model"] == "gpt2" and p["stand_in"] and p["shrunk"]
+    assert p["layers"] == 2 and p["hidden"] <= 256 and p["full"]["layers"] == 12
+    assert all(k in p for k in ("batch", "seq", "heads", "ffn", "vocab", "params"))
+
+
+def test_step_mlp_and_user_module():
+    ms = step("cpu", True, None, model="mlp")
+    sane(ms, "step", "seconds")
+    net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+    ms = step("cpu", True, None, module=net, input_shape=[8], batch=4)
+    sane(ms, "step", "seconds")
+    assert ms[0].params["model"] == "Sequential" and ms[0].params["params"] == 8 * 16 + 16 + 16 * 2 + 2
+    with pytest.raises(UsageError, match="not a transformer"):
+        step("cpu", True, None, model="resnet-50")
+    with pytest.raises(UsageError, match="input_shape"):
+        step("cpu", True, None, module=net)
+
+
+# ----- latency -----------------------------------------------------------------------------------------
+def test_percentile_and_arrivals_by_hand():
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert percentile([1.0, 2.0], 100) == 2.0 and percentile([5.0], 99) == 5.0
+    assert arrival_offsets(4.0, 3, "fixed") == [0.0, 0.25, 0.5]
+    gaps = arrival_offsets(100.0, 2001, "poisson", seed=1)
+    assert gaps == sorted(gaps) and gaps[-1] / 2000 == pytest.approx(0.01, rel=0.1)
+    with pytest.raises(UsageError):
+        arrival_offsets(1.0, 2, "bursty")
+
+
+def check_latency(ms, rate: float) -> None:
+    named = {m.name: m for m in ms}
+    assert list(named) == ["p50", "p95", "p99", "achieved-rate"]
+    for q in ("p50", "p95", "p99"):
+        assert named[q].unit == "seconds" and math.isfinite(named[q].value) and named[q].value > 0
+    assert named["achieved-rate"].unit == "1/s"
+    assert named["p50"].value <= named["p95"].value <= named["p99"].value
+    assert 0.5 * rate <= named["achieved-rate"].value <= 1.5 * rate
+
+
+def test_latency_in_process_model_open_loop():
+    rec = Recorder()
+    ms = latency("cpu", True, rec, rate=50.0, duration=1.0)
+    rec.check("latency")
+    check_latency(ms, 50.0)
+    p = ms[0].params
+    assert p["requests"] == 50 and p["completed"] == 50 and p["errors"] == 0 and p["target"] == "in-process mlp"
+
+
+class _Echo(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        reply = json.dumps({"ok": True, "n": len(json.loads(body)["inputs"])}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args) -> None:  # keep the test output quiet
+        pass
+
+
+@pytest.fixture
+def http_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/predict"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_latency_against_a_local_http_server(http_server):
+    ms = latency("cpu", True, None, rate=40.0, duration=0.5, url=http_server, timeout=5.0)
+    check_latency(ms, 40.0)
+    p = ms[0].params
+    assert p["target"] == http_server and p["errors"] == 0 and p["completed"] == 20
+
+
+def test_latency_http_errors_and_bad_urls(http_server):
+    closed = http_server.rsplit(":", 1)[0] + ":1/predict"  # port 1 on 127.0.0.1: nothing listens
+    with pytest.raises(UsageError, match="failed"):
+        latency("cpu", True, None, rate=20.0, duration=0.1, url=closed, timeout=2.0)
+    with pytest.raises(UsageError, match="http"):
+        latency("cpu", True, None, url="file:///etc/passwd")
+    with pytest.raises(UsageError, match="positive"):
+        latency("cpu", True, None, rate=0.0)
+
+
+# ----- host facts and the suite --------------------------------------------------------------------------
+def test_host_facts_on_cpu():
+    facts = host_facts("cpu")
+    assert facts.hostname and facts.cpu and facts.cpu_count >= 1
+    assert facts.device == "cpu" and facts.torch == torch.__version__ and facts.gpu_count == 0
+    assert facts.python and facts.gpu_model is None
+
+
+def test_catalog_gpu_ids_from_driver_names():
+    gib = 2**30
+    assert catalog_gpu_id("NVIDIA H100 80GB HBM3", 80 * gib) == "h100-sxm"
+    assert catalog_gpu_id("NVIDIA H100 PCIe", 80 * gib) == "h100-pcie"
+    assert catalog_gpu_id("NVIDIA A100-SXM4-40GB", 40 * gib) == "a100-40gb-sxm"
+    assert catalog_gpu_id("NVIDIA A100 80GB PCIe", 80 * gib) == "a100-80gb-pcie"
+    assert catalog_gpu_id("Tesla T4", 16 * gib) == "t4"
+    assert catalog_gpu_id("NVIDIA L40S", 48 * gib) == "l40s"
+    assert catalog_gpu_id("NVIDIA GeForce RTX 4090", 24 * gib) == "rtx-4090"
+    assert catalog_gpu_id("NVIDIA GeForce RTX 2080", 8 * gib) is None
+
+
+def test_suite_names_and_option_routing():
+    assert suite.expand(["all"]) == list(suite.BENCHES)
+    assert suite.expand(["h2d", "matmul"]) == ["matmul", "h2d"]
+    with pytest.raises(UsageError, match="matmul"):
+        suite.expand(["matmull"])
+    with pytest.raises(UsageError, match="takes option"):
+        suite.run(["membw"], "cpu", True, dtypes=["fp32"])
+    facts, ms = suite.run(["matmul", "h2d"], "cpu", True, None, dtypes=["fp32"])
+    assert facts.device == "cpu"
+    assert {m.benchmark for m in ms} == {"matmul", "h2d"}
+    assert {m.params["dtype"] for m in ms if m.benchmark == "matmul"} == {"fp32"}
+    _, ms = suite.run(["step", "latency"], "cpu", True, None, step={"model": "mlp"}, latency={"duration": 0.2})
+    assert {m.benchmark for m in ms} == {"step", "latency"}
+    assert next(m for m in ms if m.benchmark == "step").params["model"] == "mlp"
