@@ -221,7 +221,13 @@ def create_app() -> FastAPI:
 
     @app.get("/matrix", response_class=HTMLResponse, include_in_schema=False)
     def matrix_page(request: Request) -> Response:
-        return templates.TemplateResponse(request, "matrix.html", {"m": _matrix()})
+        m = _matrix()
+        from gpuwise.report.svg import hbars
+
+        ratios = [(f"{gpu} · {k}", c["ratio"]) for gpu, cells in m["rows"].items() for k, c in cells.items()
+                  if c.get("ratio")]
+        chart = hbars(ratios, "Measured / estimated (1.0 = gpuwise's model holds)", lambda v: f"{v:.2f}") if ratios else None
+        return templates.TemplateResponse(request, "matrix.html", {"m": m, "chart": chart})
 
     @app.get("/fleet", response_class=HTMLResponse, include_in_schema=False)
     def fleet_page(request: Request) -> Response:
