@@ -132,3 +132,15 @@ def test_fuzz_no_server_errors(case):
     from schemathesis.checks import not_a_server_error
 
     case.call_and_validate(checks=[not_a_server_error])
+
+
+def test_matrix_page_and_api_read_the_store(tmp_path, monkeypatch):
+    from tests.test_matrix import _fill
+
+    db = f"sqlite:///{tmp_path / 'w.db'}"
+    _fill(db)
+    monkeypatch.setenv("GPUWISE_DB", db)
+    d = CLIENT.get("/api/matrix").json()
+    assert d["rows"]["h100-sxm"]["matmul"]["ratio"] > 0
+    page = CLIENT.get("/matrix").text
+    assert 'id="matrix"' in page and 'id="chart-matrix"' in page
