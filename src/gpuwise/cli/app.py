@@ -372,6 +372,16 @@ def serve(
     uvicorn.run(create_app(), host=host, port=port, log_level="info")
 
 
+def _register_more() -> None:
+    """Command groups that live in their own modules (lazy inside each command)."""
+    from gpuwise.cli import deploy_cmd
+
+    deploy_cmd.register(app)
+
+
+_register_more()
+
+
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met)."""
     try:

@@ -1,0 +1,172 @@
+"""`gpuwise deploy PLAN.yaml -o DIR`: Kubernetes manifests from a plan or a pools file.
+
+`register(app)` adds the command to the main Typer app. Everything heavy is imported inside
+the command so `gpuwise --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add `deploy` to `app`."""
+    app.command("deploy")(deploy)
+
+
+def deploy(
+    plan_file: Annotated[
+        Path, typer.Argument(help="Plan YAML (as in examples/), or a pools file (one with a 'team:' key).")
+    ],
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Folder to write the manifests into.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print what would be written (kind, name, why); write nothing.")
+    ] = False,
+    engine: Annotated[
+        str | None, typer.Option(help="Serving engine: triton|vllm (default: vLLM for LLMs, Triton otherwise).")
+    ] = None,
+    image: Annotated[str | None, typer.Option(help="Container image (serving engine or training image).")] = None,
+    scheduler: Annotated[
+        str, typer.Option(help="Training: volcano (gang-scheduled) or job (batch/v1 Indexed).")
+    ] = "volcano",
+    queue: Annotated[str, typer.Option(help="Volcano queue for training jobs.")] = "default",
+    namespace: Annotated[
+        str | None, typer.Option(help="Namespace (pools file: the prefix of the pool namespaces).")
+    ] = None,
+    sharing: Annotated[
+        str, typer.Option(help="Serving GPUs: none|auto|mig|time-slicing (MIG only where the GPU has it).")
+    ] = "none",
+    network: Annotated[str | None, typer.Option(help="Inter-node network for NCCL, e.g. ib-ndr, roce-400g.")] = None,
+    gpu_product: Annotated[
+        str | None, typer.Option(help="Node label value of the GPU (nvidia.com/gpu.product).")
+    ] = None,
+    model_source: Annotated[
+        str | None, typer.Option(help="vLLM --model: Hugging Face repo id or path in the image.")
+    ] = None,
+    script: Annotated[str, typer.Option(help="Training script torchrun runs.")] = "train.py",
+    prometheus: Annotated[
+        str | None, typer.Option(help="Prometheus URL for the autoscaler and the idle reclaimer.")
+    ] = None,
+    crds: Annotated[
+        Path | None, typer.Option(help="Folder of CustomResourceDefinition YAML to validate Volcano/KEDA objects.")
+    ] = None,
+    k8s_version: Annotated[
+        str | None, typer.Option(help="Kubernetes version of the schemas (default: newest shipped).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout."""
+    from gpuwise.deploy.manifests import DEFAULT_PROMETHEUS, DeployOptions, plan_manifests
+    from gpuwise.deploy.pools import plan_from_file, plan_pools, pool_manifests
+    from gpuwise.deploy.validate import validate
+    from gpuwise.deploy.writer import files, write
+    from gpuwise.errors import UsageError
+    from gpuwise.files import read_yaml
+
+    if out is None and not dry_run:
+        raise UsageError("give the output folder with -o DIR (or --dry-run to only show what would be written)")
+    doc = read_yaml(plan_file)
+    options = DeployOptions(
+        namespace=namespace or "default",
+        engine=engine,
+        image=image,
+        scheduler=scheduler,
+        queue=queue,
+        sharing=sharing,
+        network=network,
+        gpu_product=gpu_product,
+        model_source=model_source,
+        script=script,
+        prometheus_url=prometheus or DEFAULT_PROMETHEUS,
+    ).checked()
+    notes: list[str] = []
+    if "team" in doc:
+        if sharing != "none":
+            raise UsageError("--sharing applies to one serving plan; a pools file shares its dev pool by itself")
+        pools = plan_pools(doc, plan_file.parent, source=plan_file.name, prefix=namespace)
+        bundle = pool_manifests(pools, options)
+        title = f"Pools: {pools.name} ({pools.engineers} engineers)"
+    else:
+        result, file_network, notes = plan_from_file(plan_file)
+        if file_network and network is None:
+            from dataclasses import replace
+
+            options = replace(options, network=file_network)
+        bundle = plan_manifests(result, options)
+        title = f"Deploy: {bundle.summary.get('plan', '?')}"
+    bundle.notes = notes + bundle.notes
+    report = validate(bundle.manifests, crds, k8s_version)
+    written: list[Path] = []
+    if not dry_run and out is not None:
+        written = write(bundle, out)
+    if as_json:
+        payload = {
+            **bundle.as_dict(),
+            "validation": report.as_dict(),
+            "dry_run": dry_run,
+            "files": [str(p) for p in written] if written else sorted(files(bundle)),
+        }
+        sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+    else:
+        _show(title, bundle, report, written, out, dry_run)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _show(title: str, bundle: Any, report: Any, written: list[Path], out: Path | None, dry_run: bool) -> None:
+    from rich.console import Console
+    from rich.markup import escape as e
+    from rich.table import Table
+
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console.print(f"[bold]{e(title)}[/bold]")
+    summary = bundle.summary
+    if summary.get("kind") == "pools":
+        t = Table(title="GPU pools", header_style="bold")
+        for col in ("pool", "namespace", "GPUs", "sharing", "quota", "idle", "headroom", "$/month"):
+            t.add_column(col, justify="right" if col in ("GPUs", "$/month", "idle", "headroom") else "left")
+        for p in summary["pools"].values():
+            share = p["sharing"]
+            mode = share["mode"] + (
+                f" {share['per_gpu']}x {share.get('profile', '')}".rstrip() if share.get("per_gpu") else ""
+            )
+            t.add_row(
+                e(p["pool"]),
+                e(p["namespace"]),
+                ", ".join(f"{n}x {g}" for g, n in p["by_model"].items()) or "0",
+                mode,
+                ", ".join(f"{u} {r}" for r, u in p["quota"].items()) or "—",
+                f"{p['idle_minutes']} min" if p["idle_minutes"] else "—",
+                "—" if p["headroom_gpus"] is None else str(p["headroom_gpus"]),
+                "—" if p["usd_per_month"] is None else f"${p['usd_per_month']:,.0f}",
+            )
+        console.print(t)
+        for a in summary.get("assumptions", []):
+            console.print(f"  • {a}", markup=False)
+    t = Table(title="Manifests" + (" (dry run: nothing written)" if dry_run else ""), header_style="bold")
+    t.add_column("kind")
+    t.add_column("name")
+    t.add_column("file")
+    t.add_column("why")
+    for m in bundle.manifests:
+        t.add_row(e(m.kind), e(m.name), e(m.file), e(m.why))
+    console.print(t)
+    if bundle.node_labels:
+        console.print("Label the nodes (label-nodes.sh):")
+        for n in bundle.node_labels:
+            console.print(f"  {e(n.command())}  [dim]# {e(n.why)}[/dim]")
+    for note in bundle.notes:
+        console.print(f"  note: {note}", markup=False)
+    style = "green" if report.ok and not report.skipped else ("yellow" if report.ok else "red")
+    console.print(f"[{style}]validation: {e(report.summary())}[/{style}]")
+    for c in report.invalid:
+        console.print(f"[red]  INVALID {e(c.kind)} {e(c.name)} ({e(c.file)}): {e(c.detail)}[/red]")
+    for c in report.skipped:
+        console.print(f"  not checked: {c.kind} {c.name}: {c.detail}", markup=False)
+    if written:
+        console.print(f"wrote {len(written)} file(s) to {out}; apply with: kubectl apply -R -f {out}", markup=False)

@@ -1,0 +1,265 @@
+"""Check manifests against their schemas before anyone applies them.
+
+Core Kubernetes kinds: the OpenAPI schemas that the `kubernetes-validate` package ships (offline,
+strict: unknown fields are errors, as `kubectl apply --validate=strict` makes them).
+Custom resources (Volcano Job, KEDA ScaledObject, ...): the `openAPIV3Schema` of their
+CustomResourceDefinition, read from a folder of CRD YAML files, checked with `jsonschema`, with
+unknown fields rejected wherever the CRD does not preserve them (what the API server's strict
+field validation does). Both packages are optional: a kind that cannot be checked is reported
+as skipped, with the reason, never as valid.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuwise.deploy.manifests import Manifest
+from gpuwise.errors import ConfigError
+
+CORE_GROUPS = {
+    "v1",
+    "apps/v1",
+    "batch/v1",
+    "rbac.authorization.k8s.io/v1",
+    "policy/v1",
+    "networking.k8s.io/v1",
+    "scheduling.k8s.io/v1",
+    "autoscaling/v2",
+}
+INSTALL_HINT = "pip install kubernetes-validate"
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str
+    name: str
+    file: str
+    status: str  # ok | invalid | skipped
+    detail: str  # schema used, the error, or why it was skipped
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "name": self.name, "file": self.file, "status": self.status, "detail": self.detail}
+
+
+@dataclass
+class Report:
+    checks: list[Check]
+    kubernetes_version: str | None
+    validator: str | None  # "kubernetes-validate X.Y.Z" or None when it is not installed
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.status == "invalid" for c in self.checks)
+
+    @property
+    def invalid(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "invalid"]
+
+    @property
+    def skipped(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "skipped"]
+
+    def summary(self) -> str:
+        ok = sum(c.status == "ok" for c in self.checks)
+        parts = [f"{ok} of {len(self.checks)} objects valid"]
+        if self.kubernetes_version:
+            parts.append(f"core kinds against Kubernetes {self.kubernetes_version} ({self.validator})")
+        else:
+            parts.append(f"core kinds not checked: kubernetes-validate is not installed ({INSTALL_HINT})")
+        if self.invalid:
+            parts.append(f"{len(self.invalid)} INVALID")
+        skipped = sorted({f"{c.kind}" for c in self.skipped})
+        if skipped:
+            parts.append(f"not checked: {', '.join(skipped)}")
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "kubernetes_version": self.kubernetes_version,
+            "validator": self.validator,
+            "summary": self.summary(),
+            "checks": [c.as_dict() for c in self.checks],
+        }
+
+
+# ------------------------------------------------------------------------------------------
+def _kubernetes_validate() -> Any | None:
+    try:
+        import kubernetes_validate  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return kubernetes_validate
+
+
+def kubernetes_validate_version() -> str | None:
+    kv = _kubernetes_validate()
+    if kv is None:
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kubernetes-validate")
+    except PackageNotFoundError:  # pragma: no cover - imported but not installed as a distribution
+        return "unknown"
+
+
+def schema_version(requested: str | None = None) -> str | None:
+    """The Kubernetes minor version whose schemas are used: `requested`, else the newest shipped."""
+    kv = _kubernetes_validate()
+    if kv is None:
+        return None
+    from kubernetes_validate import utils  # type: ignore[import-not-found]
+
+    versions = utils.all_versions()
+    if requested is None:
+        return utils.major_minor(versions[-1])
+    want = requested.lstrip("v")
+    shipped = {utils.major_minor(v) for v in versions}
+    if utils.major_minor(want) not in shipped:
+        raise ConfigError(
+            f"--k8s-version {requested}: kubernetes-validate {kubernetes_validate_version()} ships schemas for "
+            f"{', '.join(sorted(shipped, key=lambda v: tuple(int(x) for x in v.split('.'))))}"
+        )
+    return utils.major_minor(want)
+
+
+def _check_core(m: Manifest, version: str) -> Check:
+    from kubernetes_validate import utils  # type: ignore[import-not-found]
+
+    try:
+        utils.validate(m.body, version, strict=True)
+    except utils.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.path) or "(top level)"
+        return Check(m.kind, m.name, m.file, "invalid", f"{where}: {exc.message}")
+    except utils.SchemaNotFoundError:
+        return Check(
+            m.kind, m.name, m.file, "skipped", f"no schema for {m.api_version} {m.kind} in Kubernetes {version}"
+        )
+    return Check(m.kind, m.name, m.file, "ok", f"Kubernetes {version} OpenAPI schema (strict)")
+
+
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CrdSchema:
+    group: str
+    version: str
+    kind: str
+    schema: dict[str, Any]
+    source: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}"
+
+
+def _strict(schema: Any) -> Any:
+    """Reject unknown fields wherever the structural schema lists the properties and does not
+    preserve unknown fields (the API server prunes them, or refuses them under strict validation)."""
+    if isinstance(schema, dict):
+        out = {k: _strict(v) for k, v in schema.items()}
+        if (
+            out.get("type") == "object"
+            and "properties" in out
+            and "additionalProperties" not in out
+            and not out.get("x-kubernetes-preserve-unknown-fields")
+        ):
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [_strict(v) for v in schema]
+    return schema
+
+
+def load_crds(directory: str | Path) -> dict[tuple[str, str], CrdSchema]:
+    """(apiVersion, kind) -> schema for every CustomResourceDefinition in the folder's YAML files."""
+    return dict(_load_crds(str(Path(directory).resolve())))
+
+
+@functools.cache
+def _load_crds(directory: str) -> tuple[tuple[tuple[str, str], CrdSchema], ...]:
+    root = Path(directory)
+    if not root.is_dir():
+        raise ConfigError(f"--crds {directory!r}: not a directory of CustomResourceDefinition YAML files")
+    found: dict[tuple[str, str], CrdSchema] = {}
+    for path in sorted([*root.glob("*.yaml"), *root.glob("*.yml")]):
+        try:
+            docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{path}: cannot read a CRD: {exc}") from None
+        for doc in docs:
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc.get("spec") or {}
+            for ver in spec.get("versions") or []:
+                schema = ((ver.get("schema") or {}).get("openAPIV3Schema")) or None
+                if not schema or not ver.get("served", True):
+                    continue
+                crd = CrdSchema(
+                    spec["group"], ver["name"], spec["names"]["kind"], _strict(copy.deepcopy(schema)), str(path)
+                )
+                found[(crd.api_version, crd.kind)] = crd
+    return tuple(found.items())
+
+
+def _have_jsonschema() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("jsonschema") is not None
+
+
+def _check_crd(m: Manifest, crd: CrdSchema) -> Check:
+    import jsonschema
+
+    # OpenAPI v3.0 schemas are closest to JSON Schema draft 4 (boolean exclusiveMinimum, nullable aside)
+    validator = jsonschema.Draft4Validator(crd.schema)
+    errors = sorted(validator.iter_errors(m.body), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = ".".join(str(p) for p in e.absolute_path) or "(top level)"
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return Check(m.kind, m.name, m.file, "invalid", f"{where}: {e.message}{more}")
+    return Check(m.kind, m.name, m.file, "ok", f"CRD {crd.kind}.{crd.group}/{crd.version} from {Path(crd.source).name}")
+
+
+# Volcano Job and KEDA ScaledObject CRDs shipped with the package (sources in data/CRDS.md).
+SHIPPED_CRDS = Path(__file__).parent / "data"
+
+
+def validate(
+    manifests: Iterable[Manifest], crd_dir: str | Path | None = None, kubernetes_version: str | None = None
+) -> Report:
+    """Check each manifest: core kinds with kubernetes-validate, custom kinds with their CRD schema."""
+    manifests = list(manifests)
+    version = schema_version(kubernetes_version)
+    crds = load_crds(crd_dir if crd_dir is not None else SHIPPED_CRDS)
+    checks: list[Check] = []
+    for m in manifests:
+        if m.api_version in CORE_GROUPS:
+            if version is None:
+                checks.append(
+                    Check(m.kind, m.name, m.file, "skipped", f"kubernetes-validate is not installed ({INSTALL_HINT})")
+                )
+            else:
+                checks.append(_check_core(m, version))
+            continue
+        crd = crds.get((m.api_version, m.kind))
+        if crd is not None and not _have_jsonschema():
+            checks.append(Check(m.kind, m.name, m.file, "skipped", f"jsonschema is not installed ({INSTALL_HINT})"))
+            continue
+        if crd is None:
+            hint = "pass --crds DIR with its CustomResourceDefinition" if crd_dir is None else f"not in {crd_dir}"
+            checks.append(
+                Check(m.kind, m.name, m.file, "skipped", f"custom resource {m.api_version}: no schema ({hint})")
+            )
+            continue
+        checks.append(_check_crd(m, crd))
+    kv = kubernetes_validate_version()
+    return Report(checks, version, f"kubernetes-validate {kv}" if kv else None)

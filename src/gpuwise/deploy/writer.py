@@ -1,0 +1,155 @@
+"""Write manifests as YAML with the reason for each chosen value as a comment above it.
+
+PyYAML drops comments, so the block structure is written here and only scalars go through
+PyYAML (for correct quoting). `dump` round-trips: `yaml.safe_load(dump(m)) == m.body`.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuwise.deploy.manifests import Bundle, Manifest
+from gpuwise.errors import UsageError
+
+WIDTH = 110
+
+
+def _comment(text: str, indent: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    for para in text.splitlines() or [""]:
+        if para.startswith("  "):  # indented: a command to copy, kept on one line
+            lines.append(f"{pad}# {para}".rstrip())
+            continue
+        wrapped = textwrap.wrap(para, WIDTH - indent - 2, break_long_words=False, break_on_hyphens=False) or [""]
+        lines += [f"{pad}# {w}".rstrip() for w in wrapped]
+    return lines
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str) and "\n" in value:
+        raise AssertionError("multi-line strings are written as blocks")
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True)
+    text = text.strip()
+    if text.endswith("\n..."):
+        text = text[: -len("\n...")]
+    if text.endswith("..."):
+        text = text[:-3].rstrip()
+    return text
+
+
+def _key(k: Any) -> str:
+    return _scalar(k if isinstance(k, str) else str(k))
+
+
+def _block(value: str, indent: int) -> list[str]:
+    pad = " " * indent
+    chomp = "" if value.endswith("\n") else "-"
+    body = value[:-1] if value.endswith("\n") else value
+    return [f"|{chomp}"] + [f"{pad}{line}" if line else "" for line in body.split("\n")]
+
+
+def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str]) -> list[str]:
+    """Lines for a mapping or list body at `indent` (the caller wrote the key)."""
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            p = (*path, k)
+            if p in notes:
+                out += _comment(notes[p], indent)
+            out += _entry(f"{pad}{_key(k)}:", v, p, indent, notes)
+        return out
+    assert isinstance(value, list)
+    for i, v in enumerate(value):
+        p = (*path, i)
+        if p in notes:
+            out += _comment(notes[p], indent)
+        if isinstance(v, dict) and v:
+            inner = _emit(v, p, indent + 2, notes)
+            # the first key goes on the dash line (its comment, if any, stays above the dash)
+            first = next(j for j, line in enumerate(inner) if not line.lstrip().startswith("#"))
+            out += inner[:first]
+            out.append(f"{pad}- {inner[first].lstrip()}")
+            out += inner[first + 1 :]
+        elif isinstance(v, list) and v:
+            out.append(f"{pad}-")
+            out += _emit(v, p, indent + 2, notes)
+        elif isinstance(v, str) and "\n" in v:
+            block = _block(v, indent + 2)
+            out.append(f"{pad}- {block[0]}")
+            out += block[1:]
+        else:
+            out.append(f"{pad}- {_scalar(v)}")
+    return out
+
+
+def _entry(prefix: str, v: Any, p: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str]) -> list[str]:
+    if isinstance(v, dict) and v:
+        return [prefix, *_emit(v, p, indent + 2, notes)]
+    if isinstance(v, list) and v:
+        return [prefix, *_emit(v, p, indent, notes)]
+    if isinstance(v, str) and "\n" in v:
+        block = _block(v, indent + 2)
+        return [f"{prefix} {block[0]}", *block[1:]]
+    return [f"{prefix} {_scalar(v)}"]
+
+
+def dump(m: Manifest) -> str:
+    """One YAML document: the header comments, then the body with its reasons."""
+    lines: list[str] = []
+    for h in m.header:
+        lines += _comment(h, 0)
+    lines += _comment(f"{m.kind} {m.name}: {m.why}", 0)
+    lines += _emit(m.body, (), 0, m.comments)
+    return "\n".join(lines) + "\n"
+
+
+def files(bundle: Bundle) -> dict[str, str]:
+    """Relative path -> text of every file `write` would create."""
+    grouped: dict[str, list[Manifest]] = defaultdict(list)
+    for m in bundle.manifests:
+        grouped[m.file].append(m)
+    out = {path: "---\n".join(dump(m) for m in ms) for path, ms in sorted(grouped.items())}
+    if bundle.node_labels:
+        lines = [
+            "#!/bin/sh",
+            "# Node labels the GPU operator acts on (kubectl apply cannot set them).",
+            "# usage: sh label-nodes.sh NODE [NODE...]   (node names: kubectl get nodes -L nvidia.com/gpu.product)",
+            "set -eu",
+            '[ "$#" -gt 0 ] || { echo "usage: $0 NODE [NODE...]" >&2; exit 2; }',
+            'for node in "$@"; do',
+        ]
+        for n in bundle.node_labels:
+            lines += _comment(f"{n.nodes}: {n.why}", 2)
+            lines.append(f'  kubectl label node "$node" {n.key}={n.value} --overwrite')
+        lines.append("done")
+        out["label-nodes.sh"] = "\n".join(lines) + "\n"
+    summary = {k: v for k, v in bundle.summary.items()}
+    summary["notes"] = bundle.notes
+    summary["objects"] = [{"kind": m.kind, "name": m.name, "file": m.file, "why": m.why} for m in bundle.manifests]
+    out["gpuwise-deploy.json"] = json.dumps(summary, indent=2, default=str) + "\n"
+    return out
+
+
+def write(bundle: Bundle, directory: str | Path) -> list[Path]:
+    """Write every file under `directory` (created if missing); returns the paths written."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"-o {str(root)!r} exists and is not a directory")
+    written = []
+    for rel, text in files(bundle).items():
+        target = root / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
+        written.append(target)
+    return written
