@@ -374,9 +374,10 @@ def serve(
 
 def _register_more() -> None:
     """Command groups that live in their own modules (lazy inside each command)."""
-    from gpuwise.cli import deploy_cmd
+    from gpuwise.cli import deploy_cmd, ops_cmd
 
     deploy_cmd.register(app)
+    ops_cmd.register(app)
 
 
 _register_more()

@@ -11,10 +11,12 @@ from collections.abc import Callable
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Column,
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -83,3 +85,55 @@ def _v1(conn: Connection) -> None:
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [_v1]
+
+
+# ----- v2: fleet inventory and inspections (gpuwise.ops.fleet) ---------------------------------
+cards = Table(
+    "cards",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("uuid", String(96), nullable=False, unique=True),
+    Column("serial", String(64)),
+    Column("model", String(255)),  # the NVML name, e.g. 'NVIDIA H100 80GB HBM3'
+    Column("catalog_id", String(64), index=True),
+    Column("vbios", String(64)),
+    Column("inforom", String(64)),
+    Column("driver", String(64)),
+    Column("host", String(255), index=True),
+    Column("slot", String(32)),  # PCI bus id
+    Column("gpu_index", Integer),
+    Column("first_seen", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
+    Column("status", String(16), nullable=False, default="active"),  # active | watch | retired
+    Column("retired_reason", Text),
+    Column("retired_at", DateTime(timezone=True)),
+)
+
+inspections = Table(
+    "inspections",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("card_uuid", String(96), ForeignKey("cards.uuid"), nullable=False),
+    Column("time", DateTime(timezone=True), nullable=False),
+    Column("ecc_corrected_aggregate", BigInteger),
+    Column("ecc_uncorrected_aggregate", BigInteger),
+    Column("retired_pages", Integer),
+    Column("remap_pending", Integer),  # 0/1, NULL when unknown
+    Column("remap_failure", Integer),
+    Column("temperature_celsius", Float),
+    Column("max_temperature_celsius", Float),  # the hottest reading of the inspection's samples
+    Column("clock_sm_hz", Float),
+    Column("clock_mem_hz", Float),
+    Column("throttle_mask", BigInteger),
+    Column("snapshot", JSON, nullable=False),  # the GPU as read (gpuwise.ops.hw.GpuSnapshot) and host facts
+    Index("ix_inspections_card_time", "card_uuid", "time"),
+)
+
+
+def _v2(conn: Connection) -> None:
+    """cards, inspections (fleet life cycle)."""
+    for table in (cards, inspections):
+        table.create(conn, checkfirst=True)
+
+
+MIGRATIONS.append(_v2)

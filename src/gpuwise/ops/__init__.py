@@ -1,0 +1,25 @@
+"""Operate GPU hosts: one hardware interface, host checks, a Prometheus exporter, fleet life cycle.
+
+- `gpuwise.ops.hw`: the only module that talks to NVML, sysfs and procfs; typed snapshots, a
+  recorder and a replay source (recorded hosts in examples/hosts/).
+- `gpuwise.ops.doctor`: host checks, each PASS/WARN/FAIL/SKIP with its evidence and fix.
+- `gpuwise.ops.exporter`: a Prometheus collector that reads a fresh snapshot on every scrape.
+- `gpuwise.ops.fleet`: card inventory, inspections and retirement rules over the store.
+
+Nothing here is imported by the core, and this package imports no NVML or Prometheus library
+until a function that needs one runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data"
+
+
+def data_file(name: str) -> Path:
+    """A file shipped in gpuwise/ops/data (alert rules, their tests, dashboard, fleet rules)."""
+    return DATA / name
+
+
+__all__ = ["DATA", "data_file"]

@@ -1,0 +1,742 @@
+"""Fleet life cycle: an inventory of cards (by UUID), periodic inspections, and retirement rules.
+
+- `scan`: read a host, add new cards to the inventory (update known ones) and inspect each.
+- `inspect`: an inspection of every inventoried card the host shows.
+- `list_cards`, `retire`: the inventory and the one manual decision.
+- `evaluate`: apply the rules of `fleet-rules.yaml` (thresholds with their reasons) to the recorded
+  inspections and return (card, verdict watch|retire, reasons). Evaluation never retires a card
+  by itself: that stays a person's decision (`retire`).
+
+Cards and inspections live in the store (tables `cards`, `inspections`, migration 2).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import itertools
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuwise.errors import ConfigError, UsageError
+from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
+
+STATUSES = ("active", "watch", "retired")
+Verdict_ = Literal["watch", "retire"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules (configuration)
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    reason: str
+
+
+class AcceptanceRule(_Rule):
+    verdict: Verdict_ = "watch"
+
+
+class MinimumDriverRule(_Rule):
+    version: str
+    verdict: Verdict_ = "watch"
+
+
+class MinimumVbiosRule(_Rule):
+    versions: dict[str, str] = Field(default_factory=dict)
+    verdict: Verdict_ = "watch"
+
+
+class VbiosConsistencyRule(_Rule):
+    verdict: Verdict_ = "watch"
+
+
+class EccCorrectedGrowthRule(_Rule):
+    window_days: float = Field(gt=0)
+    min_span_days: float = Field(ge=0)
+    watch_per_month: float = Field(gt=0)
+    retire_per_month: float | None = Field(default=None, gt=0)
+
+
+class EccUncorrectedRule(_Rule):
+    window_days: float = Field(gt=0)
+    watch_at: int = Field(ge=1)
+    retire_at: int | None = Field(default=None, ge=1)
+
+
+class SustainedTemperatureRule(_Rule):
+    window_days: float = Field(gt=0)
+    threshold_celsius: float
+    min_share: float = Field(gt=0, le=1)
+    min_inspections: int = Field(ge=1)
+    verdict: Verdict_ = "watch"
+
+
+class FlagRule(_Rule):
+    verdict: Verdict_
+
+
+class RetiredPagesRule(_Rule):
+    retire_at: int = Field(ge=1)
+    verdict: Verdict_ = "retire"
+
+
+class FleetRules(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    version: int = 1
+    acceptance: AcceptanceRule | None = None
+    minimum_driver: MinimumDriverRule | None = None
+    minimum_vbios: MinimumVbiosRule | None = None
+    vbios_consistency: VbiosConsistencyRule | None = None
+    ecc_corrected_growth: EccCorrectedGrowthRule | None = None
+    ecc_uncorrected: EccUncorrectedRule | None = None
+    sustained_temperature: SustainedTemperatureRule | None = None
+    row_remap_pending: FlagRule | None = None
+    row_remap_failure: FlagRule | None = None
+    retired_pages: RetiredPagesRule | None = None
+
+
+def load_rules(path: str | Path | None = None) -> FleetRules:
+    """The rules in `path`, or the packaged fleet-rules.yaml."""
+    from gpuwise.ops import data_file
+
+    src = Path(path) if path else data_file("fleet-rules.yaml")
+    try:
+        doc = yaml.safe_load(src.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no fleet rules file at {str(src)!r}") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read fleet rules {str(src)!r}: {exc}") from None
+    try:
+        return FleetRules.model_validate(doc or {})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{src}: {problems}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+@dataclass(frozen=True)
+class Card:
+    uuid: str
+    serial: str | None
+    model: str | None
+    catalog_id: str | None
+    vbios: str | None
+    inforom: str | None
+    driver: str | None
+    host: str | None
+    slot: str | None
+    gpu_index: int | None
+    first_seen: dt.datetime
+    last_seen: dt.datetime
+    status: str
+    retired_reason: str | None = None
+    retired_at: dt.datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Inspection:
+    card_uuid: str
+    time: dt.datetime
+    ecc_corrected_aggregate: int | None
+    ecc_uncorrected_aggregate: int | None
+    retired_pages: int | None
+    remap_pending: bool | None
+    remap_failure: bool | None
+    temperature_celsius: float | None
+    max_temperature_celsius: float | None
+    clock_sm_hz: float | None
+    clock_mem_hz: float | None
+    throttle_mask: int | None
+    snapshot: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def as_dict(self, with_snapshot: bool = False) -> dict[str, Any]:
+        d = {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in asdict(self).items()}
+        if not with_snapshot:
+            d.pop("snapshot")
+        return d
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    host: str
+    time: str
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    inspected: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()  # 'uuid-or-index: why'
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Reason:
+    rule: str
+    verdict: str
+    evidence: str
+    why: str
+
+
+@dataclass(frozen=True)
+class CardVerdict:
+    card: Card
+    verdict: str  # watch | retire
+    reasons: tuple[Reason, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"card": self.card.as_dict(), "verdict": self.verdict, "reasons": [asdict(r) for r in self.reasons]}
+
+
+# ---------------------------------------------------------------------------------------------
+def _tables() -> tuple[Any, Any]:
+    from gpuwise.store.schema import cards, inspections
+
+    return cards, inspections
+
+
+def _utc(t: dt.datetime | None) -> dt.datetime | None:
+    if t is None:
+        return None
+    return t.replace(tzinfo=dt.UTC) if t.tzinfo is None else t.astimezone(dt.UTC)
+
+
+def _card(row: Any) -> Card:
+    m = row._mapping
+    return Card(
+        uuid=m["uuid"],
+        serial=m["serial"],
+        model=m["model"],
+        catalog_id=m["catalog_id"],
+        vbios=m["vbios"],
+        inforom=m["inforom"],
+        driver=m["driver"],
+        host=m["host"],
+        slot=m["slot"],
+        gpu_index=m["gpu_index"],
+        first_seen=_utc(m["first_seen"]),  # type: ignore[arg-type]
+        last_seen=_utc(m["last_seen"]),  # type: ignore[arg-type]
+        status=m["status"],
+        retired_reason=m["retired_reason"],
+        retired_at=_utc(m["retired_at"]),
+    )
+
+
+def _inspection(row: Any) -> Inspection:
+    m = row._mapping
+    return Inspection(
+        card_uuid=m["card_uuid"],
+        time=_utc(m["time"]),  # type: ignore[arg-type]
+        ecc_corrected_aggregate=m["ecc_corrected_aggregate"],
+        ecc_uncorrected_aggregate=m["ecc_uncorrected_aggregate"],
+        retired_pages=m["retired_pages"],
+        remap_pending=None if m["remap_pending"] is None else bool(m["remap_pending"]),
+        remap_failure=None if m["remap_failure"] is None else bool(m["remap_failure"]),
+        temperature_celsius=m["temperature_celsius"],
+        max_temperature_celsius=m["max_temperature_celsius"],
+        clock_sm_hz=m["clock_sm_hz"],
+        clock_mem_hz=m["clock_mem_hz"],
+        throttle_mask=m["throttle_mask"],
+        snapshot=m["snapshot"] or {},
+    )
+
+
+def _bool(v: bool | None) -> int | None:
+    return None if v is None else int(v)
+
+
+def _card_values(g: GpuSnapshot, snap: HostSnapshot) -> dict[str, Any]:
+    return {
+        "serial": g.serial,
+        "model": g.name,
+        "catalog_id": g.catalog_id,
+        "vbios": g.vbios,
+        "inforom": g.inforom,
+        "driver": snap.driver_version,
+        "host": snap.hostname,
+        "slot": g.pci_bus_id,
+        "gpu_index": g.index,
+    }
+
+
+def _inspection_values(g: GpuSnapshot, snap: HostSnapshot, hottest: float | None) -> dict[str, Any]:
+    retired = None
+    if g.retired_pages_sbe is not None or g.retired_pages_dbe is not None:
+        retired = (g.retired_pages_sbe or 0) + (g.retired_pages_dbe or 0)
+    return {
+        "card_uuid": g.uuid,
+        "time": snap.datetime,
+        "ecc_corrected_aggregate": g.ecc_corrected_aggregate,
+        "ecc_uncorrected_aggregate": g.ecc_uncorrected_aggregate,
+        "retired_pages": retired,
+        "remap_pending": _bool(g.remap_pending),
+        "remap_failure": _bool(g.remap_failure),
+        "temperature_celsius": g.temperature_celsius,
+        "max_temperature_celsius": hottest,
+        "clock_sm_hz": g.clock_sm_hz,
+        "clock_mem_hz": g.clock_mem_hz,
+        "throttle_mask": g.throttle_reasons,
+        "snapshot": {
+            "host": {
+                "hostname": snap.hostname,
+                "time": snap.time,
+                "driver_version": snap.driver_version,
+                "cuda_driver_version": snap.cuda_driver_version,
+            },
+            "gpu": asdict(g),
+        },
+    }
+
+
+def _read(source: Source, samples: int, interval: float) -> tuple[HostSnapshot, dict[str, float]]:
+    """The last of `samples` readings, and the hottest temperature each GPU showed in them."""
+    if samples < 1:
+        raise UsageError("--samples must be at least 1")
+    hottest: dict[str, float] = {}
+    snap = None
+    for i in range(samples):
+        if i and interval > 0:
+            time.sleep(interval)
+        snap = source.read()
+        for g in snap.gpus:
+            if g.uuid and g.temperature_celsius is not None:
+                hottest[g.uuid] = max(hottest.get(g.uuid, g.temperature_celsius), g.temperature_celsius)
+    assert snap is not None
+    return snap, hottest
+
+
+def _retrying(store: Any, fn: Callable[[Any], Any]) -> Any:
+    from sqlalchemy.exc import OperationalError
+
+    for attempt in range(50):
+        try:
+            with store.engine.begin() as conn:
+                return fn(conn)
+        except OperationalError:  # SQLite: locked by another writer
+            time.sleep(0.02 * (attempt + 1))
+    raise UsageError(f"the store at {store.url} stayed locked; try again")
+
+
+def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:
+    """Inventory upsert (new cards added, known ones updated) and one inspection per card."""
+    from sqlalchemy import insert, select, update
+
+    cards, inspections = _tables()
+    snap, hottest = _read(source, samples, interval)
+    if not snap.has_nvidia:
+        raise UsageError(f"no NVIDIA GPU to scan on {snap.hostname}: {snap.nvml_error}")
+    when = snap.datetime
+    added, updated, inspected, skipped = [], [], [], []
+
+    def write(conn: Any) -> None:
+        for bucket in (added, updated, inspected, skipped):
+            bucket.clear()
+        for g in snap.gpus:
+            if not g.uuid:
+                skipped.append(f"GPU {g.index}: no UUID ({'lost' if g.lost else 'unreadable'})")
+                continue
+            if g.lost:
+                skipped.append(f"{g.uuid}: GPU {g.index} is lost, not inspected")
+                continue
+            values = _card_values(g, snap)
+            known = conn.execute(select(cards.c.uuid, cards.c.first_seen).where(cards.c.uuid == g.uuid)).first()
+            if known is None:
+                conn.execute(
+                    insert(cards).values(uuid=g.uuid, first_seen=when, last_seen=when, status="active", **values)
+                )
+                added.append(g.uuid)
+            else:
+                conn.execute(update(cards).where(cards.c.uuid == g.uuid).values(last_seen=when, **values))
+                updated.append(g.uuid)
+            conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
+            inspected.append(g.uuid)
+
+    _retrying(store, write)
+    return ScanResult(snap.hostname, snap.time, tuple(added), tuple(updated), tuple(inspected), tuple(skipped))
+
+
+def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:
+    """An inspection of every card in the inventory that this host shows; others are reported, not added."""
+    from sqlalchemy import insert, select, update
+
+    cards, inspections = _tables()
+    snap, hottest = _read(source, samples, interval)
+    if not snap.has_nvidia:
+        raise UsageError(f"no NVIDIA GPU to inspect on {snap.hostname}: {snap.nvml_error}")
+    when = snap.datetime
+    inspected, skipped = [], []
+
+    def write(conn: Any) -> None:
+        inspected.clear()
+        skipped.clear()
+        known = {r.uuid for r in conn.execute(select(cards.c.uuid))}
+        for g in snap.gpus:
+            if not g.uuid or g.lost:
+                skipped.append(f"{g.uuid or 'GPU ' + str(g.index)}: lost or unreadable")
+                continue
+            if g.uuid not in known:
+                skipped.append(f"{g.uuid}: not in the inventory (run `gpuwise fleet scan`)")
+                continue
+            conn.execute(update(cards).where(cards.c.uuid == g.uuid).values(last_seen=when))
+            conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
+            inspected.append(g.uuid)
+
+    _retrying(store, write)
+    return ScanResult(snap.hostname, snap.time, (), (), tuple(inspected), tuple(skipped))
+
+
+def list_cards(store: Any, *, status: str | None = None, host: str | None = None) -> list[Card]:
+    from sqlalchemy import select
+
+    cards, _ = _tables()
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"status must be one of {', '.join(STATUSES)}; got {status!r}")
+    q = select(cards).order_by(cards.c.host, cards.c.gpu_index, cards.c.uuid)
+    if status:
+        q = q.where(cards.c.status == status)
+    if host:
+        q = q.where(cards.c.host == host)
+    with store.engine.connect() as conn:
+        return [_card(r) for r in conn.execute(q)]
+
+
+def get_card(store: Any, uuid: str) -> Card:
+    """A card by UUID or by a unique prefix of it."""
+    from sqlalchemy import select
+
+    cards, _ = _tables()
+    with store.engine.connect() as conn:
+        row = conn.execute(select(cards).where(cards.c.uuid == uuid)).first()
+        if row is not None:
+            return _card(row)
+        every = [r.uuid for r in conn.execute(select(cards.c.uuid))]
+    matches = [u for u in every if u.lower().startswith(uuid.lower())]
+    if len(matches) == 1:
+        return get_card(store, matches[0])
+    if len(matches) > 1:
+        raise UsageError(f"{uuid!r} matches {len(matches)} cards; give more of the UUID")
+    close = difflib.get_close_matches(uuid, every, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise UsageError(f"no card {uuid!r} in the inventory{hint} (`gpuwise fleet list` shows them)")
+
+
+def inspections_of(store: Any, uuid: str | None = None, since: dt.datetime | None = None) -> list[Inspection]:
+    from sqlalchemy import select
+
+    _, inspections = _tables()
+    q = select(inspections).order_by(inspections.c.card_uuid, inspections.c.time, inspections.c.id)
+    if uuid:
+        q = q.where(inspections.c.card_uuid == uuid)
+    if since is not None:
+        q = q.where(inspections.c.time >= since)
+    with store.engine.connect() as conn:
+        return [_inspection(r) for r in conn.execute(q)]
+
+
+def set_status(store: Any, uuid: str, status: str, reason: str | None = None, now: dt.datetime | None = None) -> Card:
+    from sqlalchemy import update
+
+    cards, _ = _tables()
+    if status not in STATUSES:
+        raise UsageError(f"status must be one of {', '.join(STATUSES)}; got {status!r}")
+    card = get_card(store, uuid)
+    values: dict[str, Any] = {"status": status}
+    if status == "retired":
+        values.update(retired_reason=reason, retired_at=now or dt.datetime.now(dt.UTC))
+    _retrying(store, lambda conn: conn.execute(update(cards).where(cards.c.uuid == card.uuid).values(**values)))
+    return get_card(store, card.uuid)
+
+
+def retire(store: Any, uuid: str, reason: str, now: dt.datetime | None = None) -> Card:
+    """Mark a card retired, with the reason (kept in the inventory; its inspections stay)."""
+    if not reason or not reason.strip():
+        raise UsageError("say why the card is retired: --reason TEXT")
+    return set_status(store, uuid, "retired", reason.strip(), now)
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+AcceptanceHook = Callable[[Card], tuple[bool, str] | None]
+
+
+def _vtuple(text: str | None, base: int = 10) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    out = []
+    for part in text.replace("-", ".").split("."):
+        try:
+            out.append(int(part, base))
+        except ValueError:
+            return None
+    return tuple(out)
+
+
+def _positive_growth(values: list[tuple[dt.datetime, int]]) -> int:
+    """Sum of increases (a counter that was reset adds only what it grew by afterwards)."""
+    return sum(max(0, b[1] - a[1]) for a, b in itertools.pairwise(values))
+
+
+def _has_nvlink(ins: Inspection | None) -> bool:
+    if ins is None:
+        return False
+    links = (ins.snapshot.get("gpu") or {}).get("nvlinks") or []
+    return any(link.get("active") for link in links)
+
+
+def evaluate(
+    store: Any,
+    rules: FleetRules,
+    *,
+    now: dt.datetime | None = None,
+    acceptance: AcceptanceHook | None = None,
+) -> list[CardVerdict]:
+    """Cards (not retired) that the rules put on watch or propose to retire, with every reason."""
+    now = _utc(now) or dt.datetime.now(dt.UTC)
+    cards = [c for c in list_cards(store) if c.status != "retired"]
+    windows = [
+        r.window_days
+        for r in (rules.ecc_corrected_growth, rules.ecc_uncorrected, rules.sustained_temperature)
+        if r is not None
+    ]
+    since = now - dt.timedelta(days=max(windows, default=1))
+    history: dict[str, list[Inspection]] = defaultdict(list)
+    for ins in inspections_of(store, since=since):
+        if ins.time <= now:
+            history[ins.card_uuid].append(ins)
+    latest = {c.uuid: (history[c.uuid][-1] if history[c.uuid] else _latest(store, c.uuid)) for c in cards}
+
+    found: dict[str, list[Reason]] = defaultdict(list)
+
+    def flag(card: Card, rule: str, verdict: str, evidence: str, why: str) -> None:
+        found[card.uuid].append(Reason(rule, verdict, evidence, why))
+
+    # VBIOS consistency among NVLink peers: cards of one model on one host, linked by NVLink.
+    if rules.vbios_consistency is not None:
+        groups: dict[tuple[str | None, str | None], list[Card]] = defaultdict(list)
+        for c in cards:
+            if c.vbios and _has_nvlink(latest.get(c.uuid)):
+                groups[(c.host, c.model)].append(c)
+        for (host, model), members in groups.items():
+            versions = Counter(c.vbios for c in members)
+            if len(versions) < 2:
+                continue
+            common, n = versions.most_common(1)[0]
+            for c in members:
+                if c.vbios != common:
+                    flag(
+                        c,
+                        "vbios_consistency",
+                        rules.vbios_consistency.verdict,
+                        f"VBIOS {c.vbios}; its {n} NVLink peer(s) on {host} ({model}) run {common}",
+                        rules.vbios_consistency.reason,
+                    )
+
+    for c in cards:
+        seen = history.get(c.uuid, [])
+        last = latest.get(c.uuid)
+        if rules.acceptance is not None and acceptance is not None:
+            result = acceptance(c)
+            if result is not None and not result[0]:
+                flag(c, "acceptance", rules.acceptance.verdict, result[1], rules.acceptance.reason)
+        if rules.minimum_driver is not None and c.driver:
+            have, need = _vtuple(c.driver), _vtuple(rules.minimum_driver.version)
+            if have and need and have < need:
+                flag(
+                    c,
+                    "minimum_driver",
+                    rules.minimum_driver.verdict,
+                    f"driver {c.driver} < {rules.minimum_driver.version}",
+                    rules.minimum_driver.reason,
+                )
+        if rules.minimum_vbios is not None and c.catalog_id in rules.minimum_vbios.versions and c.vbios:
+            need_text = rules.minimum_vbios.versions[c.catalog_id]  # type: ignore[index]
+            have, need = _vtuple(c.vbios, 16), _vtuple(need_text, 16)
+            if have and need and have < need:
+                flag(
+                    c,
+                    "minimum_vbios",
+                    rules.minimum_vbios.verdict,
+                    f"VBIOS {c.vbios} < {need_text} for {c.catalog_id}",
+                    rules.minimum_vbios.reason,
+                )
+        rule_g = rules.ecc_corrected_growth
+        if rule_g is not None:
+            start = now - dt.timedelta(days=rule_g.window_days)
+            values = [
+                (i.time, i.ecc_corrected_aggregate)
+                for i in seen
+                if i.time >= start and i.ecc_corrected_aggregate is not None
+            ]
+            if len(values) >= 2:
+                span = (values[-1][0] - values[0][0]).total_seconds() / 86400
+                if span >= max(rule_g.min_span_days, 1e-9):
+                    per_month = _positive_growth(values) / span * 30  # type: ignore[arg-type]
+                    evidence = (
+                        f"corrected ECC {values[0][1]} -> {values[-1][1]} over {span:.0f} days = {per_month:.0f}/month"
+                    )
+                    if rule_g.retire_per_month is not None and per_month >= rule_g.retire_per_month:
+                        flag(
+                            c,
+                            "ecc_corrected_growth",
+                            "retire",
+                            evidence + f" (retire at {rule_g.retire_per_month:g})",
+                            rule_g.reason,
+                        )
+                    elif per_month >= rule_g.watch_per_month:
+                        flag(
+                            c,
+                            "ecc_corrected_growth",
+                            "watch",
+                            evidence + f" (watch at {rule_g.watch_per_month:g})",
+                            rule_g.reason,
+                        )
+        rule_u = rules.ecc_uncorrected
+        if rule_u is not None:
+            start = now - dt.timedelta(days=rule_u.window_days)
+            values_u = [
+                (i.time, i.ecc_uncorrected_aggregate)
+                for i in seen
+                if i.time >= start and i.ecc_uncorrected_aggregate is not None
+            ]
+            new = _positive_growth(values_u) if len(values_u) >= 2 else 0  # type: ignore[arg-type]
+            if new:
+                evidence = f"{new} new uncorrectable ECC error(s) in {rule_u.window_days:g} days"
+                if rule_u.retire_at is not None and new >= rule_u.retire_at:
+                    flag(c, "ecc_uncorrected", "retire", evidence, rule_u.reason)
+                elif new >= rule_u.watch_at:
+                    flag(c, "ecc_uncorrected", "watch", evidence, rule_u.reason)
+        rule_t = rules.sustained_temperature
+        if rule_t is not None:
+            start = now - dt.timedelta(days=rule_t.window_days)
+            temps = [
+                i.max_temperature_celsius if i.max_temperature_celsius is not None else i.temperature_celsius
+                for i in seen
+                if i.time >= start
+            ]
+            temps = [t for t in temps if t is not None]
+            hot = [t for t in temps if t > rule_t.threshold_celsius]
+            if len(temps) >= rule_t.min_inspections and len(hot) / len(temps) >= rule_t.min_share:
+                flag(
+                    c,
+                    "sustained_temperature",
+                    rule_t.verdict,
+                    f"above {rule_t.threshold_celsius:g} °C in {len(hot)} of {len(temps)} inspections in "
+                    f"{rule_t.window_days:g} days (max {max(temps):.0f} °C)",
+                    rule_t.reason,
+                )
+        if last is not None:
+            if rules.row_remap_failure is not None and last.remap_failure:
+                flag(
+                    c,
+                    "row_remap_failure",
+                    rules.row_remap_failure.verdict,
+                    f"row remap failure at {last.time:%Y-%m-%d}",
+                    rules.row_remap_failure.reason,
+                )
+            if rules.row_remap_pending is not None and last.remap_pending:
+                flag(
+                    c,
+                    "row_remap_pending",
+                    rules.row_remap_pending.verdict,
+                    f"row remap pending at {last.time:%Y-%m-%d}",
+                    rules.row_remap_pending.reason,
+                )
+            if (
+                rules.retired_pages is not None
+                and last.retired_pages is not None
+                and last.retired_pages >= rules.retired_pages.retire_at
+            ):
+                flag(
+                    c,
+                    "retired_pages",
+                    rules.retired_pages.verdict,
+                    f"{last.retired_pages} retired pages (limit {rules.retired_pages.retire_at})",
+                    rules.retired_pages.reason,
+                )
+
+    verdicts = []
+    by_uuid = {c.uuid: c for c in cards}
+    for uuid, reasons in found.items():
+        verdict = "retire" if any(r.verdict == "retire" for r in reasons) else "watch"
+        verdicts.append(CardVerdict(by_uuid[uuid], verdict, tuple(reasons)))
+    verdicts.sort(key=lambda v: (v.verdict != "retire", v.card.host or "", v.card.gpu_index or 0, v.card.uuid))
+    return verdicts
+
+
+def _latest(store: Any, uuid: str) -> Inspection | None:
+    from sqlalchemy import select
+
+    _, inspections = _tables()
+    q = (
+        select(inspections)
+        .where(inspections.c.card_uuid == uuid)
+        .order_by(inspections.c.time.desc(), inspections.c.id.desc())
+        .limit(1)
+    )
+    with store.engine.connect() as conn:
+        row = conn.execute(q).first()
+    return None if row is None else _inspection(row)
+
+
+def apply_verdicts(store: Any, verdicts: list[CardVerdict]) -> list[Card]:
+    """Put every card with a verdict on `watch` (never retires: that stays a person's decision)."""
+    changed = []
+    for v in verdicts:
+        if v.card.status == "active":
+            changed.append(set_status(store, v.card.uuid, "watch"))
+    return changed
+
+
+def acceptance_from_file(path: str | Path) -> AcceptanceHook:
+    """A hook from a JSON object mapping card UUID -> `gpuwise bench accept --json` output."""
+    import json
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"cannot read acceptance results {str(path)!r}: {exc}") from None
+    if not isinstance(doc, Mapping):
+        raise UsageError(f"{path}: expected an object mapping card UUID -> `gpuwise bench accept --json` output")
+
+    def hook(card: Card) -> tuple[bool, str] | None:
+        result = doc.get(card.uuid)
+        if not isinstance(result, Mapping) or "passed" not in result:
+            return None
+        failed = [c for c in result.get("checks", []) if isinstance(c, Mapping) and not c.get("ok", True)]
+        detail = "; ".join(f"{c.get('check')}: {c.get('ratio', 0):.0%} of baseline" for c in failed)
+        return bool(result["passed"]), detail or "below the fleet baseline"
+
+    return hook
+
+
+__all__ = [
+    "STATUSES",
+    "AcceptanceHook",
+    "Card",
+    "CardVerdict",
+    "FleetRules",
+    "Inspection",
+    "Reason",
+    "ScanResult",
+    "acceptance_from_file",
+    "apply_verdicts",
+    "evaluate",
+    "get_card",
+    "inspect",
+    "inspections_of",
+    "list_cards",
+    "load_rules",
+    "retire",
+    "scan",
+    "set_status",
+]
