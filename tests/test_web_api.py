@@ -144,3 +144,21 @@ def test_matrix_page_and_api_read_the_store(tmp_path, monkeypatch):
     assert d["rows"]["h100-sxm"]["matmul"]["ratio"] > 0
     page = CLIENT.get("/matrix").text
     assert 'id="matrix"' in page and 'id="chart-matrix"' in page
+
+
+def test_fleet_page_after_a_scan_of_a_recorded_host(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from gpuwise.ops.fleet import scan
+    from gpuwise.ops.hw import ReplaySource
+    from gpuwise.store import open_store
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    host = Path(__file__).resolve().parent.parent / "examples" / "hosts" / "faulty-8x-a100.json"
+    with open_store(db) as s:
+        scan(s, ReplaySource(host))
+    monkeypatch.setenv("GPUWISE_DB", db)
+    d = CLIENT.get("/api/fleet").json()
+    assert len(d["cards"]) == 8 and len(d["inspections"]) == 8
+    page = CLIENT.get("/fleet").text
+    assert 'id="cards"' in page and d["cards"][0]["uuid"] in page

@@ -224,9 +224,14 @@ def create_app() -> FastAPI:
         m = _matrix()
         from gpuwise.report.svg import hbars
 
-        ratios = [(f"{gpu} · {k}", c["ratio"]) for gpu, cells in m["rows"].items() for k, c in cells.items()
-                  if c.get("ratio")]
-        chart = hbars(ratios, "Measured / estimated (1.0 = gpuwise's model holds)", lambda v: f"{v:.2f}") if ratios else None
+        ratios = [
+            (f"{gpu} · {k}", c["ratio"]) for gpu, cells in m["rows"].items() for k, c in cells.items() if c.get("ratio")
+        ]
+        chart = (
+            hbars(ratios, "Measured / estimated (1.0 = gpuwise's model holds)", lambda v: f"{v:.2f}")
+            if ratios
+            else None
+        )
         return templates.TemplateResponse(request, "matrix.html", {"m": m, "chart": chart})
 
     @app.get("/fleet", response_class=HTMLResponse, include_in_schema=False)
@@ -355,14 +360,26 @@ def _matrix() -> dict[str, Any]:
 
 
 def _fleet() -> dict[str, Any]:
+    """Inventory, each card's latest inspection, and the watch/retire list from the fleet rules."""
     try:
-        from gpuwise.ops.fleet import fleet_view  # type: ignore[import-not-found]
+        from gpuwise.ops.fleet import evaluate, inspections_of, list_cards, load_rules
         from gpuwise.store import open_store
 
         with open_store() as s:
-            return fleet_view(s)
-    except (ImportError, AttributeError, GpuwiseError) as exc:
+            cards = list_cards(s)
+            latest: dict[str, Any] = {}
+            for ins in inspections_of(s):
+                latest[ins.card_uuid] = ins.as_dict()
+            verdicts = evaluate(s, load_rules())
+    except (ImportError, GpuwiseError) as exc:
         return {"cards": [], "inspections": [], "retire": [], "note": f"no fleet data: {exc}"}
+    return {
+        "cards": [c.as_dict() for c in cards],
+        "inspections": [latest[c.uuid] for c in cards if c.uuid in latest],
+        "retire": [
+            {"uuid": v.card.uuid, "verdict": v.verdict, "reasons": [r.evidence for r in v.reasons]} for v in verdicts
+        ],
+    }
 
 
 def _memory_chart(d: dict[str, Any]) -> str:
