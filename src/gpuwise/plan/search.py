@@ -246,36 +246,33 @@ def _fit_training(work: TrainingJob, gpu: GPU, count: int, cat: Catalog) -> tupl
     return None, best_need
 
 
+def _at_most(value: float | None, limit: float) -> dict[str, Any]:
+    """A requirement of the form value <= limit: met or not, and by how much."""
+    return {
+        "ok": value is not None and value <= limit,
+        "value": value,
+        "limit": limit,
+        "margin": None if value is None else limit - value,
+    }
+
+
+def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
+    if req.budget_usd is not None:
+        c.meets["budget"] = _at_most(cost, req.budget_usd)
+    if req.max_gpus is not None:
+        c.meets["max_gpus"] = _at_most(c.gpus, req.max_gpus)
+
+
 def _meets_training(c: Candidate, req: Requirements) -> None:
     est = c.est
     t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
         total = t.total_seconds if t else None
+        c.meets["deadline"] = _at_most(total, req.deadline_seconds)
         if total is None:
-            c.meets["deadline"] = {"ok": False, "margin": None, "why": "give --tokens or --samples to check a deadline"}
-        else:
-            c.meets["deadline"] = {
-                "ok": total <= req.deadline_seconds,
-                "value": total,
-                "limit": req.deadline_seconds,
-                "margin": req.deadline_seconds - total,
-            }
-    if req.budget_usd is not None:
-        cost = c.cost if c.hours is not None else None
-        c.meets["budget"] = {
-            "ok": cost is not None and cost <= req.budget_usd,
-            "value": cost,
-            "limit": req.budget_usd,
-            "margin": None if cost is None else req.budget_usd - cost,
-        }
-    if req.max_gpus is not None:
-        c.meets["max_gpus"] = {
-            "ok": c.gpus <= req.max_gpus,
-            "value": c.gpus,
-            "limit": req.max_gpus,
-            "margin": req.max_gpus - c.gpus,
-        }
+            c.meets["deadline"]["why"] = "give --tokens or --samples to check a deadline"
+    _shared_limits(c, req, c.cost if c.hours is not None else None)
 
 
 def _training_candidates(
@@ -404,21 +401,7 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
     if req.qps is not None and c.serving is not None:
         cap = c.serving["capacity_rps_per_replica"] * c.replicas
         c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
-    if req.budget_usd is not None:
-        monthly = c.cost
-        c.meets["budget"] = {
-            "ok": monthly is not None and monthly <= req.budget_usd,
-            "value": monthly,
-            "limit": req.budget_usd,
-            "margin": None if monthly is None else req.budget_usd - monthly,
-        }
-    if req.max_gpus is not None:
-        c.meets["max_gpus"] = {
-            "ok": c.gpus <= req.max_gpus,
-            "value": c.gpus,
-            "limit": req.max_gpus,
-            "margin": req.max_gpus - c.gpus,
-        }
+    _shared_limits(c, req, c.cost)
 
 
 def _confirm(c: Candidate, req: Requirements, cat: Catalog) -> None:

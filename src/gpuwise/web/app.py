@@ -16,6 +16,7 @@ from fastapi.templating import Jinja2Templates
 
 from gpuwise.errors import GpuwiseError
 from gpuwise.web.models import EstimateIn, PlanIn
+from gpuwise.workload.requirements import REQUIREMENT_KEYS
 
 WORKLOAD_FIELDS = (
     "model",
@@ -35,21 +36,7 @@ WORKLOAD_FIELDS = (
     "output_tokens",
     "concurrency",
 )
-REQUIREMENT_FIELDS = (
-    "deadline",
-    "qps",
-    "p95_ms",
-    "p99_ms",
-    "budget",
-    "max_gpus",
-    "growth_model",
-    "growth_data",
-    "growth_users",
-    "objective",
-    "pricing",
-    "years",
-    "methods",
-)
+REQUIREMENT_FIELDS = tuple(k for k in REQUIREMENT_KEYS if k != "gpus")
 
 
 def _package_dir(name: str) -> str:
