@@ -81,3 +81,17 @@ def test_cli_estimate_calibrated_from_the_store(tmp_path):
         subprocess.run([*args, "--calibrated", "--db", db], capture_output=True, text=True, check=True).stdout
     )
     assert cal["training"]["step_seconds"] > plain["training"]["step_seconds"]
+
+
+def test_plan_uses_measured_rates(tmp_path):
+    from gpuwise.api import make_plan, measured_calibrations
+
+    db = f"sqlite:///{tmp_path / 'c.db'}"
+    with open_store(db) as s:
+        _measure(s, 0.3 * 989.4e12, 1.0e12)  # a badly underperforming H100 fleet
+    work = {"model": "llama-2-7b", "method": "lora", "tokens": "50M"}
+    base = make_plan(work, {"gpus": "h100-sxm"})
+    slow = make_plan(work, {"gpus": "h100-sxm"}, calibrations=measured_calibrations(db))
+    one = [next(c for c in r.candidates if c.est.hardware.count == 1) for r in (base, slow)]
+    assert one[1].time > one[0].time * 1.5  # same configuration, slower measured matmul
+    assert any("measured rates" in n for n in slow.notes)

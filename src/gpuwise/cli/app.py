@@ -249,16 +249,20 @@ def plan(
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.")] = None,
     top: Annotated[int, typer.Option(help="Runners-up to show.")] = 5,
     report: Annotated[Path | None, typer.Option(help="Write a report: FILE.md or FILE.html.")] = None,
+    calibrated: Annotated[
+        bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
+    ] = False,
+    db: DbOpt = None,
     as_json: JsonOpt = False,
     **opts: Any,
 ) -> None:
     """The cheapest GPU configuration that meets the requirements, the runners-up, and why."""
-    from gpuwise.api import make_plan
+    from gpuwise.api import make_plan, measured_calibrations
 
     work_opts, req_opts, cost_opts = _split(opts, file)
     for key in ("gpu", "gpus_per_node", "network"):
         req_opts.pop(key, None)  # plan chooses the hardware
-    result = make_plan(work_opts, req_opts, cost_opts)
+    result = make_plan(work_opts, req_opts, cost_opts, measured_calibrations(db) if calibrated else None)
     if report is not None:
         from gpuwise.report import write_report
 

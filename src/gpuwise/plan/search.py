@@ -11,6 +11,7 @@ A GPU type with no candidate gets the constraint that ruled it out ("binding con
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,7 +21,7 @@ from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, owned_cost, usd_per_hour
 from gpuwise.estimate.memory import largest_fitting
-from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.report import Estimate
 from gpuwise.estimate.serving import LLMTimer, compute_dtype, generic_batch_seconds, plan_replicas
 from gpuwise.units import fmt_bytes, fmt_seconds
@@ -276,7 +277,13 @@ def _meets_training(c: Candidate, req: Requirements) -> None:
 
 
 def _training_candidates(
-    work: TrainingJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, grown: Workload | None = None
+    work: TrainingJob,
+    gpu: GPU,
+    req: Requirements,
+    cat: Catalog,
+    params: CostParams,
+    grown: Workload | None = None,
+    cal: Calibration | None = None,
 ) -> tuple[list[Candidate], str | None]:
     """Counts from the smallest that fits, until two meet the deadline (and, with growth, until one
     also carries the grown workload, so the ranking can prefer a configuration that lasts)."""
@@ -291,14 +298,14 @@ def _training_candidates(
         if job is None:
             continue
         hw = _hardware(gpu, count)
-        est = estimate(job, hw, cat, search_largest=False)
+        est = estimate(job, hw, cat, search_largest=False, calibration=cal)
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
         _meets_training(c, req)
         out.append(c)
         if req.deadline_seconds is not None and c.meets.get("deadline", {}).get("ok"):
             met += 1
             if not lasts and isinstance(grown, TrainingJob):
-                lasts = _holds(grown, job, hw, req, cat)
+                lasts = _holds(grown, job, hw, req, cat, cal)
         done = met >= 2 if req.deadline_seconds is not None else len(out) >= 3
         if done and lasts:
             break
@@ -312,7 +319,7 @@ def _training_candidates(
 
 # ------------------------------------------------------------------------------------------
 def _serving_candidates(
-    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams
+    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
 ) -> tuple[list[Candidate], str | None]:
     model = work.model
     tps = [1, 2, 4, 8] if isinstance(model, TransformerArch) else [1]
@@ -327,7 +334,7 @@ def _serving_candidates(
         if not memory(job, hw, cat).fits:
             continue
         cap = largest_fitting(job, hw, cat, "concurrency", limit=1024)
-        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat)
+        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
         topo = topology(hw, cat)
         traffic = cat.convention("generic_infer_traffic_factor")
         latency = _latency_fn(job, rates, topo, traffic)
@@ -352,7 +359,7 @@ def _serving_candidates(
                 max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
             )
         sized = replace(job, concurrency=batch)
-        est = estimate(sized, hw, cat, search_largest=False)
+        est = estimate(sized, hw, cat, search_largest=False, calibration=cal)
         capacity = batch / latency(batch)
         replicas = max(1, math.ceil((req.qps or 0) / capacity)) if req.qps else 1
         c = Candidate(
@@ -404,13 +411,13 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
     _shared_limits(c, req, c.cost)
 
 
-def _confirm(c: Candidate, req: Requirements, cat: Catalog) -> None:
+def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> None:
     """Replace the analytic replica count by the simulated one for a latency target."""
     assert req.qps and req.latency_seconds and req.percentile and c.serving
     job = c.est.workload
     assert isinstance(job, InferenceJob)
     hw = c.est.hardware
-    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat)
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cal)
     sp = plan_replicas(
         job,
         rates,
@@ -483,11 +490,18 @@ def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
     return new
 
 
-def _holds(grown: TrainingJob, today: TrainingJob, hw: Hardware, req: Requirements, cat: Catalog) -> bool:
+def _holds(
+    grown: TrainingJob,
+    today: TrainingJob,
+    hw: Hardware,
+    req: Requirements,
+    cat: Catalog,
+    cal: Calibration | None = None,
+) -> bool:
     """Does the grown training workload fit and meet the deadline with today's layout?"""
     job = replace(grown, parallel=today.parallel, recompute=today.recompute, micro_batch=today.micro_batch)
     try:
-        est = estimate(job, hw, cat, search_largest=False)
+        est = estimate(job, hw, cat, search_largest=False, calibration=cal)
     except GpuwiseError:
         return False
     t = est.training
@@ -497,7 +511,9 @@ def _holds(grown: TrainingJob, today: TrainingJob, hw: Hardware, req: Requiremen
     return est.memory.fits and in_time
 
 
-def _check_growth(c: Candidate, grown: Workload, req: Requirements, cat: Catalog, params: CostParams) -> None:
+def _check_growth(
+    c: Candidate, grown: Workload, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
+) -> None:
     """Does today's configuration hold for the workload six months from now? If not, name the path."""
     assert req.growth is not None
     gpu = c.est.hardware.gpu
@@ -511,7 +527,7 @@ def _check_growth(c: Candidate, grown: Workload, req: Requirements, cat: Catalog
             micro_batch=c.est.workload.micro_batch,
         )  # type: ignore[union-attr]
         try:
-            est = estimate(job, c.est.hardware, cat, search_largest=False)
+            est = estimate(job, c.est.hardware, cat, search_largest=False, calibration=cal)
             g = Candidate(est, c.usd_per_hour)
             _meets_training(g, greq)
             holds = g.ok
@@ -520,7 +536,7 @@ def _check_growth(c: Candidate, grown: Workload, req: Requirements, cat: Catalog
         if holds:
             c.growth = {"holds": True, "summary": f"growth ({describe}) still fits and meets the requirements"}
             return
-        more, _ = _training_candidates(grown, gpu, greq, cat, params)  # scale out on the same GPU type
+        more, _ = _training_candidates(grown, gpu, greq, cat, params, cal=cal)  # scale out on the same GPU type
         ok = [m for m in more if m.ok]
         if ok:
             path = f"scale out to {ok[0].label}"
@@ -532,7 +548,7 @@ def _check_growth(c: Candidate, grown: Workload, req: Requirements, cat: Catalog
             "summary": f"growth ({describe}) will not hold on {c.est.hardware.count}x {gpu.id}: {path}",
         }
         return
-    cands, reason = _serving_candidates(grown, gpu, greq, cat, params)  # type: ignore[arg-type]
+    cands, reason = _serving_candidates(grown, gpu, greq, cat, params, cal)  # type: ignore[arg-type]
     if not cands:
         c.growth = {
             "holds": False,
@@ -560,8 +576,16 @@ def _rank_key(c: Candidate, req: Requirements) -> tuple[Any, ...]:
     return (not c.ok, not c.growth_ok, primary is None, primary or 0.0, secondary or 0.0)
 
 
-def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: CostParams) -> PlanResult:
-    """Every method variant in `workloads` (e.g. full, LoRA, QLoRA of one job) on every GPU type."""
+def plan(
+    workloads: list[Workload],
+    req: Requirements,
+    cat: Catalog,
+    params: CostParams,
+    calibrations: Mapping[str, Calibration] | None = None,
+) -> PlanResult:
+    """Every method variant in `workloads` (e.g. full, LoRA, QLoRA of one job) on every GPU type;
+    `calibrations` (GPU id -> measured rates) replace the cited efficiencies where they exist."""
+    cals = dict(calibrations or {})
     gpus = [cat.gpu(g) for g in req.gpus] if req.gpus else list(cat.gpus.values())
     candidates: list[Candidate] = []
     rejected: list[Rejection] = []
@@ -581,9 +605,11 @@ def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: Cos
                     if work.precision != "fp32" and work.precision not in gpu.peak_flops:
                         reasons.append(f"no {work.precision} tensor cores")
                         continue
-                    cands, reason = _training_candidates(work, gpu, req, cat, params, _growth_workload(work, req))
+                    cands, reason = _training_candidates(
+                        work, gpu, req, cat, params, _growth_workload(work, req), cals.get(gpu.id)
+                    )
                 else:
-                    cands, reason = _serving_candidates(work, gpu, req, cat, params)
+                    cands, reason = _serving_candidates(work, gpu, req, cat, params, cals.get(gpu.id))
             except GpuwiseError as exc:
                 cands, reason = [], str(exc)
             found += cands
@@ -606,7 +632,7 @@ def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: Cos
     if req.has_latency:  # confirm the cheapest serving candidates by simulation
         candidates.sort(key=lambda c: _rank_key(c, req))
         for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
-            _confirm(c, req, cat)
+            _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
         notes.append(
             f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
             "the others are analytic"
@@ -623,7 +649,7 @@ def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: Cos
                 )
                 g = grown[idx]
                 if g is not None:
-                    _check_growth(c, g, req, cat, params)
+                    _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
     candidates.sort(key=lambda c: _rank_key(c, req))
     best_cost = next((c.cost for c in candidates if c.ok and c.cost is not None), None)
     for c in candidates:
@@ -632,4 +658,6 @@ def plan(workloads: list[Workload], req: Requirements, cat: Catalog, params: Cos
         candidates[0].why.insert(
             0, f"the {'cheapest' if req.objective == 'cost' else 'fastest'} configuration that meets every requirement"
         )
+    if cals:
+        notes.append(f"measured rates (gpuwise bench) used for: {', '.join(sorted(cals))}")
     return PlanResult(workload=workloads[0], requirements=req, candidates=candidates, rejected=rejected, notes=notes)
