@@ -121,3 +121,17 @@ def test_bad_requirements_are_usage_errors(bad):
 
     with pytest.raises(UsageError):
         make_plan({"model": "llama-2-7b", "task": "inference"}, bad)
+
+
+def test_cost_parameters_are_overridden_from_the_plan_file(tmp_path):
+    from gpuwise.files import read_plan_file
+
+    f = tmp_path / "p.yaml"
+    f.write_text("workload:\n  model: llama-2-7b\n  method: qlora\n  tokens: 20M\n"
+                 "requirements:\n  deadline: 24h\n  pricing: owned\n  gpus: [rtx-4090]\n"
+                 "costs:\n  electricity_usd_per_kwh: 1.0\n")
+    work, reqs, costs = read_plan_file(f)
+    assert costs == {"electricity_usd_per_kwh": 1.0}
+    dear = make_plan(work, reqs, costs).chosen
+    cheap = make_plan(work, reqs).chosen
+    assert dear.label == cheap.label and dear.cost > cheap.cost  # same hardware, dearer power
