@@ -367,13 +367,18 @@ def serve(
     port: Annotated[int, typer.Option(help="Port.")] = 8000,
 ) -> None:
     """The web UI and JSON API (FastAPI, the `web` extra); everything served locally."""
+    if not 0 < port < 65536:
+        raise UsageError(f"--port must be between 1 and 65535; got {port}")
     try:
         import uvicorn
 
         from gpuwise.web import create_app
     except ImportError as exc:
         raise UsageError(f"the web UI needs its extra: pip install 'gpuwise[web]' ({exc})") from None
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    try:
+        uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    except OSError as exc:  # address in use, cannot bind
+        raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _register_more() -> None:
