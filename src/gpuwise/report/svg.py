@@ -64,7 +64,7 @@ def stacked(
         lx = left + limit * scale
         out.append(
             f'<line x1="{lx:.1f}" y1="26" x2="{lx:.1f}" y2="{30 + row * len(rows)}" stroke="#c53030" '
-            f'stroke-dasharray="4 3"/><text x="{lx + 3:.1f}" y="{40 + row * len(rows)}" fill="#c53030">'
+            f'stroke-dasharray="4 3"/><text x="{lx - 3:.1f}" y="{40 + row * len(rows)}" fill="#c53030" text-anchor="end">'
             f"capacity {escape(fmt(limit))}</text>"
         )
     ly = height - 14
