@@ -111,3 +111,31 @@ def test_inference_tensor_parallel_reduces_per_gpu_memory(model, wd, conc, tp):
     one = memory(job, Hardware(GPU, 1, 1), CAT).per_gpu
     split = memory(replace(job, parallel=Parallelism(tp=tp)), Hardware(GPU, tp, tp), CAT).per_gpu
     assert split.weights <= one.weights and split.kv_cache <= one.kv_cache
+
+
+# --- the planner -------------------------------------------------------------------------------
+PLAN_MODELS = st.sampled_from(["llama-2-7b", "mistral-7b-v0.1", "phi-3-mini-4k-instruct", "gpt2"])
+
+
+@settings(max_examples=12, deadline=None)
+@given(PLAN_MODELS, st.sampled_from(["full", "lora", "qlora"]), st.sampled_from([6, 12, 24, 48]))
+def test_relaxing_a_deadline_never_raises_the_cost(model, method, hours):
+    from gpuwise.api import make_plan
+
+    work = {"model": model, "method": method, "tokens": "100M"}
+    tight = make_plan(work, {"deadline": f"{hours}h"}).chosen
+    loose = make_plan(work, {"deadline": f"{2 * hours}h"}).chosen
+    if tight is not None:  # whatever met the tight deadline also meets the loose one
+        assert loose is not None and loose.cost <= tight.cost * 1.05  # the search's doubling tolerance
+
+
+@settings(max_examples=10, deadline=None)
+@given(PLAN_MODELS, st.sampled_from([1, 2, 4, 8]))
+def test_allowing_more_gpus_never_raises_the_cost(model, max_gpus):
+    from gpuwise.api import make_plan
+
+    work = {"model": model, "method": "full", "tokens": "200M"}
+    few = make_plan(work, {"deadline": "2d", "max_gpus": max_gpus}).chosen
+    more = make_plan(work, {"deadline": "2d", "max_gpus": 2 * max_gpus}).chosen
+    if few is not None:
+        assert more is not None and more.cost <= few.cost * 1.05

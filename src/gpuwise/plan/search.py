@@ -31,6 +31,9 @@ from gpuwise.workload.requirements import Requirements
 HOURS_PER_MONTH = 730.5
 MAX_COUNT = 4096
 CONFIRM_TOP = 3  # serving candidates confirmed by simulation
+# Search tolerance: doubling the GPUs is explored further only while it cuts the cost by more than
+# this; smaller savings do not justify a configuration twice the size.
+WORTH_DOUBLING = 0.05
 
 
 @dataclass
@@ -285,12 +288,15 @@ def _training_candidates(
     grown: Workload | None = None,
     cal: Calibration | None = None,
 ) -> tuple[list[Candidate], str | None]:
-    """Counts from the smallest that fits, until two meet the deadline (and, with growth, until one
-    also carries the grown workload, so the ranking can prefer a configuration that lasts)."""
+    """Counts from the smallest that fits, until two meet the requirements and a larger count stops
+    being cheaper (with growth, also until one carries the grown workload, so the ranking can prefer a
+    configuration that lasts). A larger count can be cheaper: it fits without recomputation or with
+    less sharding, and runs proportionally shorter."""
     limit = min(req.max_gpus or MAX_COUNT, MAX_COUNT)
     out: list[Candidate] = []
     smallest_need = math.inf
     met = 0
+    best_cost = math.inf
     lasts = grown is None
     for count in _counts(gpu, limit):
         job, need = _fit_training(work, gpu, count, cat)
@@ -302,12 +308,13 @@ def _training_candidates(
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
         _meets_training(c, req)
         out.append(c)
-        if req.deadline_seconds is not None and c.meets.get("deadline", {}).get("ok"):
+        cheaper = c.cost is not None and c.cost < best_cost * (1 - WORTH_DOUBLING)
+        if c.ok:
             met += 1
+            best_cost = min(best_cost, c.cost if c.cost is not None else math.inf)
             if not lasts and isinstance(grown, TrainingJob):
                 lasts = _holds(grown, job, hw, req, cat, cal)
-        done = met >= 2 if req.deadline_seconds is not None else len(out) >= 3
-        if done and lasts:
+        if met >= 2 and lasts and not cheaper:
             break
     if not out:
         return [], (
