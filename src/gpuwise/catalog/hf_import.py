@@ -81,6 +81,11 @@ def _opt_int(cfg: dict[str, Any], keys: tuple[str, ...], where: str) -> int | No
     return None
 
 
+def _classic(*, bias: bool) -> dict[str, Any]:
+    """GPT-2-era blocks: plain GELU MLP, LayerNorm, and one bias switch for every projection."""
+    return {"gated_ffn": False, "norm": "layernorm", "qkv_bias": bias, "o_bias": bias, "mlp_bias": bias}
+
+
 def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = "config") -> TransformerArch:
     """Map a config dict to a `TransformerArch`; missing or wrong fields raise `ConfigError`."""
     mt = str(cfg.get("model_type", "")).lower()
@@ -143,32 +148,20 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         base["gated_ffn"] = True
     elif mt == "gpt2":
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
-            qkv_bias=True,
-            o_bias=True,
-            mlp_bias=True,
+            **_classic(bias=True),
             learned_positions=max_seq,
             tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
         )
     elif mt == "gpt_neox":
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
-            qkv_bias=True,
-            o_bias=True,
-            mlp_bias=True,
+            **_classic(bias=True),
             tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
         )
     elif mt == "opt":
         proj = cfg.get("word_embed_proj_dim") or h
         bias = bool(cfg.get("enable_bias", True))
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
-            qkv_bias=bias,
-            o_bias=bias,
-            mlp_bias=bias,
+            **_classic(bias=bias),
             learned_positions=max_seq + _OPT_POSITION_OFFSET,
             tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
             final_norm=bool(cfg.get("do_layer_norm_before", True)),
@@ -180,21 +173,13 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         bias = bool(cfg.get("bias", False))
         new_arch = bool(cfg.get("new_decoder_architecture"))
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
-            qkv_bias=bias,
-            o_bias=bias,
-            mlp_bias=bias,
+            **_classic(bias=bias),
             tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
             norms_per_layer=2 if new_arch or not cfg.get("parallel_attn", True) else 1,
         )
     elif mt == "bert":
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
-            qkv_bias=True,
-            o_bias=True,
-            mlp_bias=True,
+            **_classic(bias=True),
             learned_positions=max_seq,
             type_vocab=int(cfg.get("type_vocab_size", 2)),
             causal=False,
@@ -210,12 +195,9 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
         labels = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels") or 0)
         bias = bool(cfg.get("qkv_bias", True))
+        base.update(_classic(bias=True))
         base.update(
-            gated_ffn=False,
-            norm="layernorm",
             qkv_bias=bias,
-            o_bias=True,
-            mlp_bias=True,
             causal=False,
             lm_head=False,
             classifier_labels=labels,
