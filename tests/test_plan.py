@@ -127,9 +127,11 @@ def test_cost_parameters_are_overridden_from_the_plan_file(tmp_path):
     from gpuwise.files import read_plan_file
 
     f = tmp_path / "p.yaml"
-    f.write_text("workload:\n  model: llama-2-7b\n  method: qlora\n  tokens: 20M\n"
-                 "requirements:\n  deadline: 24h\n  pricing: owned\n  gpus: [rtx-4090]\n"
-                 "costs:\n  electricity_usd_per_kwh: 1.0\n")
+    f.write_text(
+        "workload:\n  model: llama-2-7b\n  method: qlora\n  tokens: 20M\n"
+        "requirements:\n  deadline: 24h\n  pricing: owned\n  gpus: [rtx-4090]\n"
+        "costs:\n  electricity_usd_per_kwh: 1.0\n"
+    )
     work, reqs, costs = read_plan_file(f)
     assert costs == {"electricity_usd_per_kwh": 1.0}
     dear = make_plan(work, reqs, costs).chosen

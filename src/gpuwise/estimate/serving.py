@@ -161,8 +161,10 @@ def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: flo
             notes=tuple(notes),
         )
     t = generic_batch_seconds(model, b, rates, traffic)
-    notes.append(f"{model.name}: one forward pass over a batch of {b}; GPU time only: the serving framework, "
-                 f"network and feature lookups outside the GPU add latency that is not modelled")
+    notes.append(
+        f"{model.name}: one forward pass over a batch of {b}; GPU time only: the serving framework, "
+        f"network and feature lookups outside the GPU add latency that is not modelled"
+    )
     return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
 
 
