@@ -116,6 +116,11 @@ def test_estimate_from_hf_config_path_and_yaml(tmp_path):
         (["--model", "llama-2-7b", "--gpu", "t4", "--method", "lora", "--precision", "bf16"], "no bf16"),
         (["--model", "llama-2-7b"], "--gpu"),
         (["--model", "llama-2-7b", "--gpu", "a10", "--method", "lora", "--lora-targets", "q,v"], "unknown module"),
+        (["--model", "llama-2-7b", "--gpu", "a10", "--task", "inference", "--seq", "8192"], "--input-tokens"),
+        (
+            ["--model", "llama-2-7b", "--gpu", "a10", "--task", "finetune", "--concurrency", "4"],
+            "only apply to inference",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_a_message(args, message):

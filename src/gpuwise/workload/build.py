@@ -163,6 +163,11 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
             )
         if zero:
             raise UsageError("--zero applies to training only")
+        if "seq" in opts:
+            raise UsageError(
+                "--seq is the training sequence length; a serving request is sized by --input-tokens and "
+                "--output-tokens (or set --task finetune)"
+            )
         default_w = precision if precision in ("fp16", "bf16", "fp32") else "bf16"
         wd = _choice(opts, "weights_dtype", WEIGHTS_DTYPES, default_w)
         kv_default = wd if wd in ("fp16", "bf16", "fp32") else "bf16"
