@@ -327,8 +327,9 @@ def bench(
     results: Annotated[Path | None, typer.Option(help="accept: this card's results (bench --json output).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Measure this machine (PyTorch, the `bench` extra): matmul FLOP/s, bandwidths, all-reduce,
-    data loading, a training step, serving latency. Results go to the store."""
+    """Measure this machine: matmul FLOP/s, bandwidths, all-reduce, data loading, a training step, serving latency.
+
+    Needs PyTorch (the `bench` extra). Results go to the store."""
     names = names or ["all"]
     if names[0] == "accept":
         from gpuwise.cli.bench_cmd import accept
