@@ -32,6 +32,12 @@ KIND_TITLES = {
 }
 
 
+def _link(sources: dict[str, dict[str, str]], key: str) -> str:
+    """A source id as a Markdown link when the source has a URL."""
+    url = sources[key].get("url")
+    return f"[{key}]({url})" if url else key
+
+
 def _gb(x: float | None) -> str:
     return "—" if x is None else f"{x / 1e9:,.3f}"
 
@@ -65,8 +71,7 @@ def render(results: list[Result]) -> str:
             "| --- | --- | ---: | ---: | ---: | :---: | --- |",
         ]
         for r in rows:
-            src = sources[r.source]
-            link = f"[{r.source}]({src['url']})" if src.get("url") else r.source
+            link = _link(sources, r.source)
             err = "—" if r.error is None else f"{r.error:+.1%}"
             lines.append(
                 f"| {r.id} | {link}, {r.where} | {_gb(r.published)} | {_gb(r.ours)} | {err} | "
@@ -94,7 +99,8 @@ def render_perf(results: list[perf_accuracy.PerfResult]) -> str:
         "`error` = ours / published − 1, in the metric the source reports (for times, a positive error",
         f"means gpuwise is slower). The goal is ±{perf_accuracy.GOAL:.0%}; every real error is shown. Checked",
         "cases are high- or medium-confidence runs whose configuration gpuwise can express; the note says",
-        "why a case is not checked. `training_framework_efficiency` (0.74) is the one calibrated constant:",
+        "why a case is not checked. `training_framework_efficiency` "
+        f"({load_catalog().convention('training_framework_efficiency'):.2f}) is the one calibrated constant:",
         "the median measured/estimated ratio over the checked LLM training runs (see the calibration line).",
         "",
     ]
@@ -122,8 +128,7 @@ def render_perf(results: list[perf_accuracy.PerfResult]) -> str:
             "| --- | --- | --- | --- | ---: | ---: | ---: | :---: | --- |",
         ]
         for r in rows:
-            src = sources[r.source]
-            link = f"[{r.source}]({src['url']})" if src.get("url") else r.source
+            link = _link(sources, r.source)
             err = "—" if r.error is None else f"{r.error:+.0%}"
             lines.append(
                 f"| {r.id} | {link}, {r.where} | {r.gpu} | {r.metric} | {_num(r.published)} | {_num(r.ours)} | "
