@@ -33,7 +33,7 @@ def main() -> int:
     broken = []
 
     from gpuwise.ops.doctor import DoctorOptions, run_checks
-    from gpuwise.ops.hw import NvmlSource, ReplaySource, record
+    from gpuwise.ops.hw import NvmlSource, ReplaySource, close_source, record
 
     def source():
         return ReplaySource(args.replay) if args.replay else NvmlSource()
@@ -43,11 +43,13 @@ def main() -> int:
     snap = None
     try:
         src = source()
-        first = src.read()
-        if not args.replay and first.has_nvidia and first.gpus:
-            time.sleep(2)
-        snap = src.read()
-        getattr(src, "close", lambda: None)()
+        try:
+            first = src.read()
+            if not args.replay and first.has_nvidia and first.gpus:
+                time.sleep(2)
+            snap = src.read()
+        finally:
+            close_source(src)
         record([first, snap] if snap is not first else snap, out / "host.json")
         report = run_checks(snap, DoctorOptions(previous=first if snap is not first else None))
         (out / "doctor.json").write_text(json.dumps(report.as_dict(), indent=2) + "\n")

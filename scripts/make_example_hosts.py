@@ -19,11 +19,20 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from gpuwise.ops.hw import CState, GpuSnapshot, HostSnapshot, NvLinkSnapshot, ProcessSnapshot, XidEvent, record
+from gpuwise.ops.hw import (
+    NVLINK_ERROR_COUNTERS,
+    CState,
+    GpuSnapshot,
+    HostSnapshot,
+    NvLinkSnapshot,
+    ProcessSnapshot,
+    XidEvent,
+    record,
+)
 
 MiB = 2**20
 GiB = 2**30
-ZERO_LINK_ERRORS = {"replay": 0, "recovery": 0, "crc_flit": 0, "crc_data": 0, "ecc_data": 0}
+ZERO_LINK_ERRORS = dict.fromkeys(NVLINK_ERROR_COUNTERS, 0)
 
 
 def _links(count: int, version: int, switches: list[str], down: tuple[int, ...] = ()) -> tuple[NvLinkSnapshot, ...]:
@@ -50,7 +59,7 @@ def _topology(n: int, numa: list[int], pair_level: int | None = None) -> tuple[t
             elif pair_level is not None and i // 2 == j // 2:
                 row.append(pair_level)  # the two GPUs behind one PCIe switch
             else:
-                row.append(40 if numa[i] == numa[j] else 50)
+                row.append(40 if numa[i] == numa[j] else 50)  # TOPOLOGY_LEVELS: node / system
         rows.append(tuple(row))
     return tuple(rows)
 

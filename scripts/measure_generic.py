@@ -10,6 +10,7 @@ source `gpuwise-meta-measurement`. Needs torch (the `bench` extra).
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -17,8 +18,6 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-import itertools
-
 from gpuwise.bench.describe import describe_module
 from gpuwise.catalog import load_catalog
 
@@ -115,16 +114,20 @@ def main() -> None:
     cat = load_catalog()
     dlrm = cat.models["dlrm-criteo-1tb"]
     deepfm = cat.models["deepfm-ecommerce"]
+    # the catalog's sizes: one input per dense feature and per table; DeepFM's dim-1 table is its
+    # first-order FM weight, which the model builds itself
+    dlrm_dim = dlrm.embedding_tables[0].dim
+    fields = [t for t in deepfm.embedding_tables if t.dim > 1]
     cases = {
         "resnet-50": (resnet50, [3, 224, 224], "vision"),
         "dlrm-criteo-1tb": (
-            lambda: DLRM([t.rows for t in dlrm.embedding_tables], 128, dlrm.bottom_mlp, dlrm.top_mlp),
-            [13 + len(dlrm.embedding_tables)],
+            lambda: DLRM([t.rows for t in dlrm.embedding_tables], dlrm_dim, dlrm.bottom_mlp, dlrm.top_mlp),
+            [dlrm.bottom_mlp[0] + len(dlrm.embedding_tables)],
             "recommender",
         ),
         "deepfm-ecommerce": (
-            lambda: DeepFM([t.rows for t in deepfm.embedding_tables if t.dim > 1], 128, deepfm.dnn_hidden_layers),
-            [5],
+            lambda: DeepFM([t.rows for t in fields], fields[0].dim, deepfm.dnn_hidden_layers),
+            [len(fields)],
             "recommender",
         ),
     }

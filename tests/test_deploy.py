@@ -457,6 +457,13 @@ def test_reasons_and_writer_round_trip(tmp_path):
         write(bundle, tmp_path / "label-nodes.sh")
 
 
+def test_writer_keeps_a_trailing_ellipsis():
+    from gpuwise.deploy.manifests import make
+
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": "loading...", "b": "..."}}
+    assert yaml.safe_load(dump(make(body, "x.yaml", "test"))) == body
+
+
 # ------------------------------------------------------------------------------------------
 class _Fake(BaseHTTPRequestHandler):
     """Prometheus' query API and the pods API of one namespace, on the loopback interface."""

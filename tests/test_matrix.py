@@ -26,6 +26,11 @@ def _host(name, gpu_id=None):
     )
 
 
+def _cli(*args, check=False):
+    """`gpuwise ARGS` in a fresh interpreter, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, check=check)
+
+
 def _fill(db):
     with open_store(db) as s:
         for flops, bw in ((7.8e14, 2.9e12), (8.0e14, 3.0e12)):
@@ -86,24 +91,11 @@ def test_matrix_cells_beside_estimates(tmp_path):
 def test_matrix_cli(tmp_path):
     db = f"sqlite:///{tmp_path / 'm.db'}"
     _fill(db)
-    d = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "gpuwise.cli.app", "matrix", "--db", db, "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    d = json.loads(_cli("matrix", "--db", db, "--json", check=True).stdout)
     assert "h100-sxm" in d["rows"] and d["rows"]["h100-sxm"]["matmul"]["ratio"] > 0
-    table = subprocess.run(
-        [sys.executable, "-m", "gpuwise.cli.app", "matrix", "--db", db], capture_output=True, text=True, check=True
-    ).stdout
+    table = _cli("matrix", "--db", db, check=True).stdout
     assert "h100-sxm" in table and "TFLOP/s" in table
-    empty = subprocess.run(
-        [sys.executable, "-m", "gpuwise.cli.app", "matrix", "--db", f"sqlite:///{tmp_path / 'e.db'}"],
-        capture_output=True,
-        text=True,
-    )
+    empty = _cli("matrix", "--db", f"sqlite:///{tmp_path / 'e.db'}")
     assert empty.returncode == 1 and "gpuwise bench" in empty.stderr
 
 
@@ -126,23 +118,7 @@ def _results(path, flops, bw):
 def test_acceptance_against_a_baseline_file(tmp_path, flops, code):
     base = _results(tmp_path / "base.json", 8.0e14, 3.0e12)
     card = _results(tmp_path / "card.json", flops, 2.95e12)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "gpuwise.cli.app",
-            "bench",
-            "accept",
-            "--results",
-            str(card),
-            "--baseline",
-            str(base),
-            "--tolerance",
-            "0.1",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    proc = _cli("bench", "accept", "--results", str(card), "--baseline", str(base), "--tolerance", "0.1")
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert ("FAIL" in proc.stdout) == bool(code)
 
@@ -151,24 +127,24 @@ def test_acceptance_against_the_fleet_in_the_store(tmp_path):
     db = f"sqlite:///{tmp_path / 'm.db'}"
     _fill(db)
     card = _results(tmp_path / "card.json", 6.5e14, 2.9e12)  # 18 % below the fleet's matmul
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "gpuwise.cli.app",
-            "bench",
-            "accept",
-            "--results",
-            str(card),
-            "--baseline",
-            "db",
-            "--db",
-            db,
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    proc = _cli("bench", "accept", "--results", str(card), "--baseline", "db", "--db", db, "--json")
     assert proc.returncode == 1
     d = json.loads(proc.stdout)
     assert not d["passed"] and any(not c["ok"] and "matmul" in c["check"] for c in d["checks"])
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"results": [{"benchmark": "matmul", "name": "best", "params": {"dtype": "bf16"}}]},  # no value
+        {"results": [{"benchmark": "matmul", "name": "best", "value": 0, "params": {"dtype": "bf16"}}]},
+        {"results": "matmul"},
+    ],
+)
+def test_acceptance_rejects_malformed_baselines_with_a_message(tmp_path, doc):
+    card = _results(tmp_path / "card.json", 7.9e14, 2.95e12)
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(doc))
+    proc = _cli("bench", "accept", "--results", str(card), "--baseline", str(base))
+    assert proc.returncode == 2 and "expected `gpuwise bench --json` output" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,6 +1,6 @@
 import pytest
 
-from gpuwise.units import GiB, fmt_bytes, fmt_seconds, parse_bytes, parse_count, parse_duration
+from gpuwise.units import GiB, fmt_bytes, fmt_seconds, fmt_usd, parse_bytes, parse_count, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,4 @@ def test_format():
     assert fmt_bytes(80 * GiB) == "80.0 GiB"
     assert fmt_seconds(0.0123) == "12.3 ms"
     assert fmt_seconds(3 * 3600) == "3.0 h"
+    assert fmt_usd(2.274) == "$2.27" and fmt_usd(12_345.6) == "$12,346" and fmt_usd(None) == "—"

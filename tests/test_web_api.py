@@ -53,6 +53,13 @@ def test_bad_input_is_4xx_with_a_message(path, body):
     assert r.json()["detail"]
 
 
+def test_bad_form_input_is_a_4xx_page_not_a_500():
+    r = CLIENT.get("/estimate", params={"model": "llama-2-7b", "gpu": "a10", "seq": "abc"})
+    assert r.status_code == 400 and "seq" in r.text
+    r = CLIENT.post("/plan", data={"model": "llama-2-7b", "task": "finetune", "tokens": "20M", "max_gpus": "inf"})
+    assert r.status_code == 400 and "max-gpus" in r.text
+
+
 def test_unmet_requirements_are_422_or_an_empty_choice():
     r = CLIENT.post(
         "/api/plan",

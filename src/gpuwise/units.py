@@ -116,3 +116,10 @@ def fmt_seconds(s: float) -> str:
     if s < 172800:
         return f"{s / 3600:.1f} h"
     return f"{s / 86400:.1f} d"
+
+
+def fmt_usd(x: float | None) -> str:
+    """Dollars for people: cents only below $100 (a $2.27 fine-tune run is not "$2")."""
+    if x is None:
+        return "—"
+    return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"

@@ -27,8 +27,7 @@ from typing import Any
 from gpuwise.bench._common import ProgressFn, is_cuda, resolve_device, torch_module
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
-
-_KiB, _MiB, _GiB = 1 << 10, 1 << 20, 1 << 30
+from gpuwise.units import GiB, KiB, MiB
 
 _BUS_FACTOR = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
@@ -55,8 +54,8 @@ def bus_bandwidth(bytes_: float, seconds: float, ranks: int, collective: str = "
 
 def default_sizes(quick: bool) -> list[int]:
     """1 KiB to 4 MiB by x4 (quick), or 1 KiB to 1 GiB by x2."""
-    top, step = (4 * _MiB, 4) if quick else (_GiB, 2)
-    sizes, s = [], _KiB
+    top, step = (4 * MiB, 4) if quick else (GiB, 2)
+    sizes, s = [], KiB
     while s <= top:
         sizes.append(s)
         s *= step

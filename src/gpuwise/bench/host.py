@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.bench.result import HostFacts
+from gpuwise.units import GiB
 
 
 def cpu_model() -> str:
@@ -39,7 +40,7 @@ def catalog_gpu_id(name: str, memory_bytes: int | None = None) -> str | None:
     """The catalog id for a GPU as the driver names it ('NVIDIA H100 80GB HBM3' -> 'h100-sxm'),
     or None when the name does not say which catalog entry it is."""
     words = set(re.sub(r"[-_/(),]", " ", name.upper()).split())
-    gib = (memory_bytes or 0) / 2**30
+    gib = (memory_bytes or 0) / GiB
 
     def has(*ws: str) -> bool:
         return all(w in words for w in ws)
@@ -154,9 +155,10 @@ def host_facts(device: str = "cpu") -> HostFacts:
     props = torch.cuda.get_device_properties(index)
     uuid = str(getattr(props, "uuid", "") or "") or None
     driver, clocks = _nvml(index, uuid)
+    name = torch.cuda.get_device_name(index)
     facts.update(
-        gpu_model=torch.cuda.get_device_name(index),
-        gpu_id=catalog_gpu_id(torch.cuda.get_device_name(index), int(props.total_memory)),
+        gpu_model=name,
+        gpu_id=catalog_gpu_id(name, int(props.total_memory)),
         gpu_count=torch.cuda.device_count(),
         driver=driver or _nvidia_driver_from_proc(),
         clocks={"device_index": index, "memory_bytes": int(props.total_memory),

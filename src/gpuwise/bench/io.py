@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib.util
+import math
 import shutil
 import statistics
 import sys
@@ -108,6 +109,11 @@ def write_npy(path: str | Path, tensor: Any) -> None:
         f.write(data)
 
 
+def _row_bytes(dtype_name: str, shape: tuple[int, ...]) -> int:
+    """Bytes of one row (the first axis) of an array of `shape`; a 0-d array is one row."""
+    return getattr(torch_module(), dtype_name).itemsize * math.prod(shape[1:])
+
+
 def read_npy_rows(path: str | Path, start: int = 0, stop: int | None = None) -> Any:
     """Rows [start, stop) of a `.npy` file as a tensor (a 0-d array is one row)."""
     torch = torch_module()
@@ -116,9 +122,7 @@ def read_npy_rows(path: str | Path, start: int = 0, stop: int | None = None) -> 
     rows = shape[0] if shape else 1
     inner = shape[1:] if shape else ()
     stop = rows if stop is None else min(stop, rows)
-    per_row = dtype.itemsize
-    for d in inner:
-        per_row *= d
+    per_row = _row_bytes(dtype_name, shape)
     data = bytearray(max(stop - start, 0) * per_row)
     with open(path, "rb") as f:
         f.seek(offset + start * per_row)
@@ -245,9 +249,7 @@ def _plan(fmt: str, files: list[Path], batch_size: int) -> tuple[list[tuple[Any,
         for f in files:
             dtype_name, shape, _ = npy_header(f)
             rows = shape[0] if shape else 1
-            per_row = getattr(torch_module(), dtype_name).itemsize
-            for d in shape[1:]:
-                per_row *= d
+            per_row = _row_bytes(dtype_name, shape)
             for start in range(0, rows, batch_size):
                 stop = min(start + batch_size, rows)
                 chunks.append(("npy", str(f), start, stop, (stop - start) * per_row))
@@ -339,13 +341,19 @@ def _mp_context(workers: int) -> str | None:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
+def _windows(quick: bool) -> int:
+    """Timed windows per format (each one rate sample; one progress step)."""
+    return 5 if quick else 10
+
+
 def _measure_format(
     chunks: list[tuple[Any, ...]], *, workers: int, quick: bool, pin: bool, bar: Progress
 ) -> tuple[list[float], int, int, int]:
     """Per-window samples/s; and samples, bytes read and bytes decoded over the timed windows."""
     torch = torch_module()
     warmup = max(2, 2 * workers)
-    window, windows = (max(4, 2 * workers), 5) if quick else (max(16, 4 * workers), 10)
+    window = max(4, 2 * workers) if quick else max(16, 4 * workers)
+    windows = _windows(quick)
     budget = 10.0 if quick else 60.0
     total = warmup + window * windows
     dataset = _Chunks(chunks, total)
@@ -412,8 +420,7 @@ def io(
             for fmt in by_format:
                 _need(fmt)
         planned = {fmt: _plan(fmt, files, batch_size) for fmt, files in by_format.items()}
-        windows = 5 if quick else 10
-        bar = Progress(progress, "io", windows * len(planned))
+        bar = Progress(progress, "io", _windows(quick) * len(planned))
         out = []
         for fmt, (chunks, samples) in planned.items():
             rates, n, nbytes, decoded = _measure_format(

@@ -27,9 +27,9 @@ from gpuwise.bench._common import (
 )
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.units import MiB
 
 MATMUL_DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")
-_MiB = 1 << 20
 
 # (m, n, k): square sweeps plus shapes of LLM layers (tokens x out x in).
 _SHAPES_CPU_QUICK = ((128, 128, 128), (256, 256, 256), (384, 384, 384), (512, 512, 512), (512, 128, 512))
@@ -97,7 +97,7 @@ def _l2_flusher(torch: Any, device: str) -> Any:
     if not is_cuda(device):
         return None
     l2 = int(getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0)
-    buf = torch.empty(max(4 * l2, 256 * _MiB), dtype=torch.uint8, device=device)
+    buf = torch.empty(max(4 * l2, 256 * MiB), dtype=torch.uint8, device=device)
     return buf.zero_
 
 
@@ -129,7 +129,7 @@ def _fits(torch: Any, device: str, dtype: str, m: int, n: int, k: int) -> bool:
         return True
     size = 1 if dtype == "fp8" else 2 if dtype in ("fp16", "bf16") else 4
     out = 2 if dtype == "fp8" else size
-    need = (m * k + k * n) * size + m * n * out + (256 * _MiB)
+    need = (m * k + k * n) * size + m * n * out + (256 * MiB)
     free, _total = torch.cuda.mem_get_info(device)
     return need < 0.85 * free
 
@@ -208,10 +208,10 @@ def membw(device: str = "cpu", quick: bool = False, progress: ProgressFn | None 
     torch = torch_module()
     device = resolve_device(device)
     gpu = is_cuda(device)
-    nbytes = (256 if quick else 1024) * _MiB if gpu else (64 if quick else 256) * _MiB
+    nbytes = (256 if quick else 1024) * MiB if gpu else (64 if quick else 256) * MiB
     if gpu:
         free, _ = torch.cuda.mem_get_info(device)
-        while 2 * nbytes > 0.8 * free and nbytes > 16 * _MiB:
+        while 2 * nbytes > 0.8 * free and nbytes > 16 * MiB:
             nbytes //= 2
     bar = Progress(progress, "membw", 1)
     with on_device(device):
@@ -239,7 +239,7 @@ def h2d(device: str = "cpu", quick: bool = False, progress: ProgressFn | None = 
     """
     torch = torch_module()
     device = resolve_device(device)
-    nbytes = (64 if quick else 256) * _MiB
+    nbytes = (64 if quick else 256) * MiB
     if not is_cuda(device):
         bar = Progress(progress, "h2d", 1)
         src = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)

@@ -24,6 +24,7 @@ from typing import Any
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, on_device, resolve_device, synchronize, torch_module
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.units import fmt_gib
 
 PARTS = ("data", "forward", "backward", "optimizer")
 _DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
@@ -179,7 +180,7 @@ def _check_memory(torch: Any, device: str, n_params: int, what: str) -> None:
     if need > 0.8 * free:
         raise UsageError(
             f"{what} has {n_params / 1e9:.2f}B parameters: weights, gradients and AdamW states need about "
-            f"{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB is free on {device}; pass layers= for fewer layers "
+            f"{fmt_gib(need)}, {fmt_gib(free)} is free on {device}; pass layers= for fewer layers "
             "or use quick mode"
         )
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gpuwise.bench._common import ProgressFn
-from gpuwise.bench.collective import allreduce
+from gpuwise.bench._common import ProgressFn, resolve_device, torch_module
+from gpuwise.bench.collective import _under_launcher, allreduce
 from gpuwise.bench.host import host_facts
 from gpuwise.bench.io import io
 from gpuwise.bench.kernels import h2d, matmul, membw
@@ -54,11 +53,7 @@ def expand(names: Iterable[str]) -> list[str]:
 
 
 def _enough_gpus(device: str, options: dict[str, Any]) -> bool:
-    if not device.strip().lower().startswith("cuda"):
-        return True
-    from gpuwise.bench._common import resolve_device, torch_module
-
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+    if not device.strip().lower().startswith("cuda") or _under_launcher():
         return True
     first = int(resolve_device(device).split(":")[1])
     return first + int(options.get("world_size", 2)) <= torch_module().cuda.device_count()

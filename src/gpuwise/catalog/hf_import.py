@@ -8,6 +8,7 @@ A config with the standard fields but an unknown `model_type` is read as a Llama
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,13 @@ def _pick(cfg: dict[str, Any], field: str, where: str) -> int:
 
 
 def _positive_int(value: Any, key: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0 or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)  # JSON's Infinity/NaN: int() would raise
+        or value <= 0
+        or value != int(value)
+    ):
         raise ConfigError(f"{where}: field {key!r} must be a positive integer, got {value!r}")
     return int(value)
 

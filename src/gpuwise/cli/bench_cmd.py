@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.errors import UsageError
+from gpuwise.store import open_store
 
 # What the acceptance check compares: (benchmark, measurement name, the params that must match).
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
 
 
 def run_bench(names: list[str], quick: bool, device: str | None, db: str | None, store: bool, as_json: bool) -> None:
-    try:
-        from gpuwise.bench.suite import BENCHES, run
-    except ImportError as exc:  # pragma: no cover - torch missing
-        raise UsageError(f"benchmarks need PyTorch: pip install 'gpuwise[bench]' ({exc})") from None
+    from gpuwise.bench.suite import BENCHES, run  # torch-free: the benchmarks import it when run
+
     unknown = [n for n in names if n != "all" and n not in BENCHES]
     if unknown:
         raise UsageError(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHES)}, all or accept")
@@ -49,8 +48,6 @@ def run_bench(names: list[str], quick: bool, device: str | None, db: str | None,
             raise UsageError(f"benchmarks need PyTorch: pip install 'gpuwise[bench]' ({exc})") from None
     run_id = None
     if store:
-        from gpuwise.store import open_store
-
         with open_store(db) as s:
             run_id = s.save_run(host, measurements, "gpuwise bench " + shlex.join(names), quick)
     if as_json:
@@ -95,8 +92,6 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
         raise UsageError("--tolerance must be between 0 and 1")
     card = _load_results(results)
     if baseline == "db":
-        from gpuwise.store import open_store
-
         gpu_id = card.get("host", {}).get("gpu_id")
         if not gpu_id:
             raise UsageError("the card's results name no catalog GPU: give a baseline file instead of 'db'")
@@ -141,6 +136,14 @@ def _load_results(path: Path) -> dict[str, Any]:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise UsageError(f"cannot read results {str(path)!r}: {exc}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list) or not all(
+        isinstance(r, dict)
+        and {"benchmark", "name"} <= r.keys()
+        and isinstance(r.get("value"), int | float)
+        and r["value"] > 0  # rates and bandwidths; a zero baseline would make every ratio undefined
+        and isinstance(r.get("params"), dict)
+        for r in results
+    ):
         raise UsageError(f"{path}: expected `gpuwise bench --json` output with a 'results' list")
     return doc

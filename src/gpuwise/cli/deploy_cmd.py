@@ -62,7 +62,7 @@ def deploy(
 ) -> None:
     """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout."""
     from gpuwise.deploy.manifests import DEFAULT_PROMETHEUS, DeployOptions, plan_manifests
-    from gpuwise.deploy.pools import plan_from_file, plan_pools, pool_manifests
+    from gpuwise.deploy.pools import is_pools_file, plan_from_file, plan_pools, pool_manifests
     from gpuwise.deploy.validate import validate
     from gpuwise.deploy.writer import files, write
     from gpuwise.errors import UsageError
@@ -85,7 +85,7 @@ def deploy(
         prometheus_url=prometheus or DEFAULT_PROMETHEUS,
     ).checked()
     notes: list[str] = []
-    if "team" in doc:
+    if is_pools_file(doc):
         if sharing != "none":
             raise UsageError("--sharing applies to one serving plan; a pools file shares its dev pool by itself")
         pools = plan_pools(doc, plan_file.parent, source=plan_file.name, prefix=namespace)

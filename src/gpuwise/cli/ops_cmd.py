@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.ops import EXPORTER_PORT
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 ReplayOpt = Annotated[
@@ -53,9 +54,9 @@ def _source(replay: Path | None, **kwargs: Any) -> Any:
 
 
 def _close(source: Any) -> None:
-    close = getattr(source, "close", None)
-    if callable(close):
-        close()
+    from gpuwise.ops.hw import close_source
+
+    close_source(source)
 
 
 def _console() -> Any:
@@ -139,7 +140,7 @@ def _doctor_view(report: Any) -> None:
 
 # ------------------------------------------------------------------------------------------
 def exporter(
-    port: Annotated[int, typer.Option("--port", help="TCP port for /metrics.")] = 9835,
+    port: Annotated[int, typer.Option("--port", help="TCP port for /metrics.")] = EXPORTER_PORT,
     host: Annotated[str, typer.Option("--host", help="Address to listen on (loopback by default).")] = "127.0.0.1",
     replay: ReplayOpt = None,
     print_rules: Annotated[

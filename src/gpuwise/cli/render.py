@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
-from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds
+from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds, fmt_usd
 
 console = Console()
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
@@ -226,10 +226,6 @@ def _short_source(note: str) -> str:
     return f"{head} [{re.split(r'[,:(]', src.rstrip(']'), maxsplit=1)[0].strip()}]"
 
 
-def _money(x: float | None) -> str:
-    return "—" if x is None else f"${x:,.0f}" if x >= 100 else f"${x:,.2f}"
-
-
 def plan_view(result: Any, top: int) -> None:
     """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
     req = result.requirements
@@ -246,7 +242,7 @@ def plan_view(result: Any, top: int) -> None:
             + (f" at P{req.percentile:g} ≤ {req.latency_seconds * 1e3:,.0f} ms" if req.latency_seconds else "")
         )
     if req.budget_usd:
-        asked.append(f"budget {_money(req.budget_usd)}")
+        asked.append(f"budget {fmt_usd(req.budget_usd)}")
     if req.max_gpus:
         asked.append(f"≤ {req.max_gpus} GPUs")
     if req.growth:
@@ -297,8 +293,8 @@ def plan_view(result: Any, top: int) -> None:
             str(c.gpus),
             when,
             tput,
-            _money(c.cost),
-            _money(hourly),
+            fmt_usd(c.cost),
+            fmt_usd(hourly),
             meets,
             "●" if id(c) in front else "",
             style=style,
@@ -340,13 +336,13 @@ def tco_view(rows: list[dict[str, Any]], params: Any) -> None:
         rent = r["rent_total_usd"]
         t.add_row(
             f"{r['count']}x {r['gpu']}",
-            _money(own and own["capex_usd"]),
-            _money(own and own["opex_usd_per_year"]),
-            _money(own and own["total_usd"]),
-            _money(own and own["usd_per_hour"]),
-            _money(rent["on-demand"]),
-            _money(rent["reserved"]),
-            _money(rent["spot"]),
+            fmt_usd(own and own["capex_usd"]),
+            fmt_usd(own and own["opex_usd_per_year"]),
+            fmt_usd(own and own["total_usd"]),
+            fmt_usd(own and own["usd_per_hour"]),
+            fmt_usd(rent["on-demand"]),
+            fmt_usd(rent["reserved"]),
+            fmt_usd(rent["spot"]),
             str(r["cheapest"]),
         )
     console.print(t)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gpuwise.catalog import GPU
 from gpuwise.errors import UsageError
+from gpuwise.units import fmt_gib
 
 # --- node labels ---------------------------------------------------------------------------
 # NVIDIA GPU feature discovery (GFD, part of the GPU operator) sets `nvidia.com/gpu.product` to
@@ -144,7 +145,7 @@ def mig_profile_for_users(gpu: GPU, gpus: int, users: int, need_bytes: float = 0
     `need_bytes`; when none does, the smallest fitting profile and the GPUs it takes."""
     fitting = [p for p in mig_profiles(gpu) if p.memory_bytes >= need_bytes]
     if not fitting:
-        raise UsageError(f"no MIG slice of {gpu.id} holds {need_bytes / 2**30:.1f} GiB; the dev pool needs whole GPUs")
+        raise UsageError(f"no MIG slice of {gpu.id} holds {fmt_gib(need_bytes)}; the dev pool needs whole GPUs")
     enough = [p for p in fitting if p.per_gpu * gpus >= users]
     if enough:
         return max(enough, key=lambda p: (p.memory_bytes, -p.per_gpu)), gpus

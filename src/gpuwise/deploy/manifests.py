@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, load_catalog
@@ -22,7 +22,7 @@ from gpuwise.deploy.nccl import nccl_env
 from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.plan import PlanResult
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
-from gpuwise.units import fmt_bytes
+from gpuwise.units import fmt_bytes, fmt_gib
 from gpuwise.workload import InferenceJob, TrainingJob
 from gpuwise.workload.requirements import Requirements
 
@@ -41,6 +41,11 @@ DEFAULT_PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"
 
 TRITON_PINNED_DEFAULT = 256 * 2**20  # tritonserver --pinned-memory-pool-byte-size default
 TORCHRUN_PORT = 29500
+# vLLM's own default for --gpu-memory-utilization (vllm EngineArgs.gpu_memory_utilization = 0.9)
+VLLM_GPU_MEMORY_UTILIZATION = 0.90
+# ASSUMPTION (no published limit: the device plugin accepts any replica count): at most 8 time-sliced
+# replicas per GPU, beyond which context switching dominates. Used for serving and the dev pool.
+TIME_SLICES_MAX = 8
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gpuwise"}
 
 
@@ -220,10 +225,6 @@ def _meta(name: str, namespace: str | None, labels: dict[str, str], **extra: Any
     meta["labels"] = {**labels, **MANAGED_BY}
     meta.update(extra)
     return meta
-
-
-def _fmt_gib(n: float) -> str:
-    return f"{n / 2**30:.1f} GiB"
 
 
 # ------------------------------------------------------------------------------------------
@@ -420,7 +421,7 @@ def _serving_sharing(c: Candidate, options: DeployOptions) -> Sharing:
         profile = gpuinfo.smallest_mig_profile(gpu, need)  # UsageError for GPUs without MIG
         if profile is None:
             raise UsageError(
-                f"one replica needs {_fmt_gib(need)}: no MIG slice of {gpu.id} smaller than the whole GPU holds it; "
+                f"one replica needs {fmt_gib(need)}: no MIG slice of {gpu.id} smaller than the whole GPU holds it; "
                 "deploy without --sharing"
             )
         frac = profile.compute_slices / gpuinfo.MIG_COMPUTE_SLICES
@@ -429,13 +430,13 @@ def _serving_sharing(c: Candidate, options: DeployOptions) -> Sharing:
             profile,
             profile.per_gpu,
             frac,
-            f"MIG {profile.name}: one replica needs {_fmt_gib(need)}; {profile.per_gpu} such slices per {gpu.id}, "
-            f"each with {profile.compute_slices}/7 of the GPU's compute",
+            f"MIG {profile.name}: one replica needs {fmt_gib(need)}; {profile.per_gpu} such slices per {gpu.id}, "
+            f"each with {profile.compute_slices}/{gpuinfo.MIG_COMPUTE_SLICES} of the GPU's compute",
         )
-    per = min(8, int(gpu.capacity_bytes // max(need, 1)))
+    per = min(TIME_SLICES_MAX, int(gpu.capacity_bytes // max(need, 1)))
     if per < 2:
         raise UsageError(
-            f"one replica needs {_fmt_gib(need)} of {gpu.id}'s {_fmt_gib(gpu.capacity_bytes)}: two do not fit "
+            f"one replica needs {fmt_gib(need)} of {gpu.id}'s {fmt_gib(gpu.capacity_bytes)}: two do not fit "
             "on one GPU, so time-slicing gains nothing; deploy without --sharing"
         )
     return Sharing(
@@ -443,7 +444,7 @@ def _serving_sharing(c: Candidate, options: DeployOptions) -> Sharing:
         None,
         per,
         1.0 / per,
-        f"time-slicing: {per} replicas of {_fmt_gib(need)} fit in {_fmt_gib(gpu.capacity_bytes)}; they take turns "
+        f"time-slicing: {per} replicas of {fmt_gib(need)} fit in {fmt_gib(gpu.capacity_bytes)}; they take turns "
         "on the GPU (no memory or fault isolation)",
     )
 
@@ -566,10 +567,10 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
                 else "no known repository: mount the weights at this path or pass --model-source"
             )
         )
-        util = 0.90
+        util = VLLM_GPU_MEMORY_UTILIZATION
         util_why = (
             f"vLLM pre-allocates this share of GPU memory for weights and KV cache; the plan needs "
-            f"{_fmt_gib(need)} of {_fmt_gib(c.est.memory.capacity)} per GPU ({need / c.est.memory.capacity:.0%})"
+            f"{fmt_gib(need)} of {fmt_gib(c.est.memory.capacity)} per GPU ({need / c.est.memory.capacity:.0%})"
         )
         if share.mode == "time-slicing":
             util = math.floor((1 / share.per_gpu - 0.02) * 100) / 100
@@ -635,7 +636,6 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
         )
         volumes.append(vol)
         mounts.append(mount)
-    if tp > 1:
         _, nccl = nccl_env(hw, catalog, socket_ifname=options.socket_ifname)
         env += [why({"name": e.name, "value": e.value}, e.why) for e in nccl]
 
@@ -998,11 +998,13 @@ def training_manifests(c: Candidate, options: DeployOptions, catalog: Catalog) -
     header = [f"gpuwise deploy: {c.label} ({work.model.name} {work.task}, {work.method})"]
     inter = f", {fab.network_name}" if fab.inter else ""
     fabric_words = f"{fab.intra}{inter}"
+    job_meta = _meta(name, ns, labels, annotations={"gpuwise.io/plan": c.label})
+    template = {"metadata": {"labels": labels}, "spec": pod_spec}
     if volcano:
         job = {
             "apiVersion": "batch.volcano.sh/v1alpha1",
             "kind": "Job",
-            "metadata": _meta(name, ns, labels, annotations={"gpuwise.io/plan": c.label}),
+            "metadata": job_meta,
             "spec": {
                 "schedulerName": why("volcano", "Volcano's scheduler does the gang scheduling"),
                 "queue": why(options.queue, "the Volcano queue whose share of GPUs this job uses"),
@@ -1020,7 +1022,7 @@ def training_manifests(c: Candidate, options: DeployOptions, catalog: Catalog) -
                         "replicas": why(
                             nodes, f"{nodes} node(s) x {per_node} GPUs = {hw.count} GPUs, the plan's count"
                         ),
-                        "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+                        "template": template,
                     }
                 ],
             },
@@ -1045,7 +1047,7 @@ def training_manifests(c: Candidate, options: DeployOptions, catalog: Catalog) -
         job = {
             "apiVersion": "batch/v1",
             "kind": "Job",
-            "metadata": _meta(name, ns, labels, annotations={"gpuwise.io/plan": c.label}),
+            "metadata": job_meta,
             "spec": {
                 "completionMode": why("Indexed", "each pod gets JOB_COMPLETION_INDEX: its node rank"),
                 "completions": why(nodes, f"one pod per node, {nodes} node(s)"),
@@ -1055,7 +1057,7 @@ def training_manifests(c: Candidate, options: DeployOptions, catalog: Catalog) -
                     "holding GPUs (use --scheduler volcano on shared clusters)",
                 ),
                 "backoffLimit": why(0, "a failed rank breaks the collective: fail the job, resubmit from a checkpoint"),
-                "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+                "template": template,
             },
         }
         bundle.manifests.append(
@@ -1096,7 +1098,3 @@ def training_manifests(c: Candidate, options: DeployOptions, catalog: Catalog) -
         "run_usd": c.cost if c.hours is not None else None,
     }
     return bundle
-
-
-def with_directory(options: DeployOptions, directory: str, **changes: Any) -> DeployOptions:
-    return replace(options, directory=directory, **changes)

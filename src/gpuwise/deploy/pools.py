@@ -28,6 +28,7 @@ from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.deploy.manifests import (
     DEFAULT_PROMETHEUS,
     RECLAIMER_IMAGE,
+    TIME_SLICES_MAX,
     Bundle,
     DeployOptions,
     Manifest,
@@ -46,6 +47,7 @@ from gpuwise.deploy.manifests import (
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.plan import PlanResult
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
+from gpuwise.units import fmt_gib
 from gpuwise.workload import TrainingJob
 
 POOL_NAMES = ("dev", "train", "inference")
@@ -56,7 +58,6 @@ ENGINEERS_PER_GPU = 3.0
 # ASSUMPTION: a dev GPU idle for 30 minutes is an abandoned notebook or a finished experiment.
 IDLE_MINUTES = 30
 IDLE_THRESHOLD = 0.05  # below 5% utilization counts as idle
-TIME_SLICES_MAX = 8
 
 
 # ------------------------------------------------------------------------------------------
@@ -142,6 +143,11 @@ class Pool:
         }
 
 
+def _total(amounts: list[float | None]) -> float | None:
+    """The sum, or None when any part is unknown (a price missing from the plans and the catalog)."""
+    return None if any(a is None for a in amounts) else sum(a for a in amounts if a is not None)
+
+
 @dataclass
 class PoolPlan:
     name: str
@@ -151,12 +157,11 @@ class PoolPlan:
     prometheus_url: str = DEFAULT_PROMETHEUS
 
     def as_dict(self) -> dict[str, Any]:
-        total = [p.usd_per_month for p in self.pools.values()]
         return {
             "name": self.name,
             "engineers": self.engineers,
             "pools": {k: p.as_dict() for k, p in self.pools.items()},
-            "usd_per_month": None if any(t is None for t in total) else sum(t for t in total if t is not None),
+            "usd_per_month": _total([p.usd_per_month for p in self.pools.values()]),
             "assumptions": self.assumptions,
         }
 
@@ -303,8 +308,8 @@ def _train_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
             later = int(m.group(2)) * int(m.group(1) or 1)
             headroom += max(0, later - w.chosen.gpus)
         why_parts.append(f"{w.name}: {g['summary']}")
-    rate = [w.chosen.usd_per_hour for w in ws]
-    cost = None if any(r is None for r in rate) else sum(r for r in rate if r is not None) * HOURS_PER_MONTH
+    rate = _total([w.chosen.usd_per_hour for w in ws])
+    cost = None if rate is None else rate * HOURS_PER_MONTH
     runs = [
         f"{w.name} {w.chosen.label}: ${w.chosen.cost:,.0f} per run"
         for w in ws
@@ -347,8 +352,8 @@ def _inference_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
             why_parts.append(f"{w.name}: {c.growth['summary']}")
             if grown:
                 headroom += (grown - c.replicas) * c.est.hardware.count
-    rate = [None if w.chosen.usd_per_hour is None else w.chosen.usd_per_hour * w.chosen.replicas for w in ws]
-    cost = None if any(r is None for r in rate) else sum(r for r in rate if r is not None) * HOURS_PER_MONTH
+    rate = _total([None if w.chosen.usd_per_hour is None else w.chosen.usd_per_hour * w.chosen.replicas for w in ws])
+    cost = None if rate is None else rate * HOURS_PER_MONTH
     return Pool(
         name="inference",
         namespace=namespace,
@@ -419,7 +424,7 @@ def _dev_pool(
             profile.compute_slices / gpuinfo.MIG_COMPUTE_SLICES,
             f"{engineers} engineers on {gpus} {gpu.id}: {profile.per_gpu}x {profile.name} per GPU "
             f"= {gpus * profile.per_gpu} isolated slices"
-            + (f", each holding the largest dev workload ({need / 2**30:.1f} GiB)" if need else ""),
+            + (f", each holding the largest dev workload ({fmt_gib(need)})" if need else ""),
         )
         units = gpus * profile.per_gpu
         sharing = {"mode": "mig", "profile": profile.name, "per_gpu": profile.per_gpu, "why": share.reason}
@@ -438,7 +443,7 @@ def _dev_pool(
                 1 / slices,
                 f"{gpu.id} has no MIG (catalog mig_max_instances {gpu.mig_max_instances}): each GPU advertised "
                 f"{slices} times for {engineers} engineers; no memory isolation"
-                + (f" (the largest dev workload needs {need / 2**30:.1f} GiB)" if need else ""),
+                + (f" (the largest dev workload needs {fmt_gib(need)})" if need else ""),
             )
             sharing = {"mode": "time-slicing", "per_gpu": slices, "why": share.reason}
         units = gpus * slices

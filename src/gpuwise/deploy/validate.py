@@ -202,9 +202,15 @@ def _load_crds(directory: str) -> tuple[tuple[tuple[str, str], CrdSchema], ...]:
                 schema = ((ver.get("schema") or {}).get("openAPIV3Schema")) or None
                 if not schema or not ver.get("served", True):
                     continue
-                crd = CrdSchema(
-                    spec["group"], ver["name"], spec["names"]["kind"], _strict(copy.deepcopy(schema)), str(path)
-                )
+                try:
+                    crd = CrdSchema(
+                        spec["group"], ver["name"], spec["names"]["kind"], _strict(copy.deepcopy(schema)), str(path)
+                    )
+                except (KeyError, TypeError) as exc:
+                    raise ConfigError(
+                        f"{path}: malformed CustomResourceDefinition (needs spec.group, spec.names.kind and "
+                        f"spec.versions[].name): {exc!r}"
+                    ) from None
                 found[(crd.api_version, crd.kind)] = crd
     return tuple(found.items())
 
@@ -240,6 +246,7 @@ def validate(
     manifests = list(manifests)
     version = schema_version(kubernetes_version)
     crds = load_crds(crd_dir if crd_dir is not None else SHIPPED_CRDS)
+    have_jsonschema = _have_jsonschema()
     checks: list[Check] = []
     for m in manifests:
         if m.api_version in CORE_GROUPS:
@@ -251,7 +258,7 @@ def validate(
                 checks.append(_check_core(m, version))
             continue
         crd = crds.get((m.api_version, m.kind))
-        if crd is not None and not _have_jsonschema():
+        if crd is not None and not have_jsonschema:
             checks.append(Check(m.kind, m.name, m.file, "skipped", f"jsonschema is not installed ({INSTALL_HINT})"))
             continue
         if crd is None:

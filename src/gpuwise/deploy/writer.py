@@ -37,10 +37,9 @@ def _scalar(value: Any) -> str:
         raise AssertionError("multi-line strings are written as blocks")
     text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True)
     text = text.strip()
+    # a plain scalar is followed by the document end marker; a string's own trailing "..." stays
     if text.endswith("\n..."):
         text = text[: -len("\n...")]
-    if text.endswith("..."):
-        text = text[:-3].rstrip()
     return text
 
 
@@ -131,7 +130,7 @@ def files(bundle: Bundle) -> dict[str, str]:
             lines.append(f'  kubectl label node "$node" {n.key}={n.value} --overwrite')
         lines.append("done")
         out["label-nodes.sh"] = "\n".join(lines) + "\n"
-    summary = {k: v for k, v in bundle.summary.items()}
+    summary = dict(bundle.summary)
     summary["notes"] = bundle.notes
     summary["objects"] = [{"kind": m.kind, "name": m.name, "file": m.file, "why": m.why} for m in bundle.manifests]
     out["gpuwise-deploy.json"] = json.dumps(summary, indent=2, default=str) + "\n"

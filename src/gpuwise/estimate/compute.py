@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 from gpuwise.catalog import GenericArch, TransformerArch
-from gpuwise.estimate.rates import Rates
 
 # Bytes moved per logit by the softmax cross-entropy: read the 16-bit logits, write and re-read
 # their fp32 upcast (2 + 4 + 4).
@@ -25,9 +24,6 @@ class Op:
     flops: float
     bytes: float
     kind: str  # matmul | attention | memory
-
-    def scaled(self, k: float) -> Op:
-        return Op(self.name, self.flops * k, self.bytes * k, self.kind)
 
 
 @dataclass(frozen=True)
@@ -44,6 +40,16 @@ class Shape:
     kv_cached: bool = False  # K/V come from a cache (decode) rather than from this pass
 
 
+def kv_heads_per_gpu(model: TransformerArch, tp: int) -> int:
+    """KV heads split over tensor-parallel ranks; replicated (one per rank) when tp > kv_heads."""
+    return math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+
+
+def block_linear_params(model: TransformerArch) -> int:
+    """Weights of the linear layers of one transformer block (all of them, before tensor parallelism)."""
+    return sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+
+
 def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -> Op:
     """y[m,n] = x[m,k] @ w[k,n]: 2mkn FLOPs; reads x and w once, writes y."""
     flops = 2 * m * k * n * copies
@@ -54,7 +60,7 @@ def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -
 def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool) -> list[Op]:
     """Forward operations of one block on one GPU."""
     m, h, e = s.tokens, model.hidden, s.act_bytes
-    kv_heads = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    kv_heads = kv_heads_per_gpu(model, tp)
     q_n, kv_n = model.q_dim / tp, kv_heads * model.head_dim
     ops = [gemm("qkv", m, h, q_n + 2 * kv_n, s), gemm("attn_out", m, q_n, h, s)]
     f = model.ffn / tp
@@ -104,10 +110,3 @@ def forward_flops(model: TransformerArch | GenericArch, tokens: int, context: fl
     if model.tied_embeddings and model.lm_head:
         dense += 2 * model.vocab * model.hidden * tokens  # the tied head still multiplies
     return dense + 4 * tokens * context * model.q_dim * model.layers
-
-
-def time_ops(ops: list[Op], rates: Rates) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for op in ops:
-        out[op.name] = out.get(op.name, 0.0) + rates.time(op.flops, op.bytes, op.kind)
-    return out

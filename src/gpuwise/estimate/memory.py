@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
 from gpuwise.units import KiB, fmt_bytes
+from gpuwise.workload.build import data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, TrainingJob, Workload
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -113,7 +115,7 @@ def stage_params(model: TransformerArch | GenericArch, tp: int, pp: int, stage: 
     if isinstance(model, GenericArch):
         return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
     n_layers = math.ceil(model.layers / pp)
-    linear_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+    linear_w = block_linear_params(model)
     layer_rest = model.layer_params - linear_w
     block = n_layers * linear_w / tp
     other = n_layers * layer_rest / tp
@@ -166,7 +168,7 @@ def _optimizer_bytes_per_param(job: TrainingJob, n: _Notes) -> float:
     if isinstance(model, TransformerArch):
         mats = model.layers * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears())
         mats += model.vocab + model.hidden
-        vectors = model.params - model.layers * sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+        vectors = model.params - model.layers * block_linear_params(model)
         vectors -= model.vocab * model.hidden
         return per_value * (mats + max(vectors, 0)) / model.params
     return per_value  # no shapes known: conservatively one value per parameter
@@ -205,7 +207,7 @@ def layer_activation_bytes(
     e = act_bytes
     mask_b = n.conv("dropout_mask_bytes") if (model.dropout or model.attention_dropout) else 0.0
     mask = mask_b if model.dropout else 0.0  # the two hidden-dropout masks of a block
-    kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    kv_per_gpu = kv_heads_per_gpu(model, tp)
     attn_in = bool(saving & {"q_proj", "k_proj", "v_proj"})
     mlp_in = bool(saving & {"gate_proj", "up_proj"})
     # Replicated across tensor-parallel ranks unless sequence parallelism splits them: norm inputs
@@ -313,7 +315,7 @@ def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[st
 
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> MemoryBreakdown:
     par = job.parallel
-    dp = max(1, hw.count // par.model_parallel)
+    dp = data_parallel(job, hw)
     zero = par.zero
     sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
@@ -411,7 +413,7 @@ def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: fl
     """
     if not model.decoder:
         return 0.0
-    kv_per_gpu = math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
+    kv_per_gpu = kv_heads_per_gpu(model, tp)
     layers = math.ceil(model.layers / pp)
     windowed = min(layers, math.ceil(model.sliding_window_layers / pp)) if model.sliding_window else 0
     full_tokens = (layers - windowed) * tokens

@@ -87,6 +87,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
     """Every resolved input, echoed so a reader can reproduce the estimate."""
     model = work.model
     par = work.parallel
+    dp = data_parallel(work, hw)
     out: dict[str, Any] = {
         "model": model.name,
         "params": int(model.params),
@@ -94,7 +95,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
         "task": work.task,
         "tp": par.tp,
         "pp": par.pp,
-        "dp": data_parallel(work, hw),
+        "dp": dp,
     }
     if isinstance(model, TransformerArch):
         out.update(
@@ -108,7 +109,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             optimizer=work.optimizer,
             master_weights=work.master_weights,
             micro_batch=work.micro_batch,
-            global_batch=work.global_batch or work.micro_batch * data_parallel(work, hw),
+            global_batch=work.global_batch or work.micro_batch * dp,
             grad_accumulation=work.grad_accumulation(hw.count),
             seq=work.seq,
             zero=par.zero,
@@ -161,17 +162,19 @@ def estimate(
     mem = memory(work, hw, catalog)
     notes: list[str] = []
     largest: dict[str, int] = {}
+    conc_limit = 1 << 20  # search bound for concurrency, not a modelling constant
+    max_conc: int | None = None  # largest concurrency that fits, searched at most once
     if search_largest:
         if isinstance(work, TrainingJob):
             largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
             if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
                 largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
         else:
-            cap = 1 << 20
-            largest["concurrency"] = largest_fitting(work, hw, catalog, "concurrency", limit=cap)
-            if largest["concurrency"] >= cap:  # memory does not bound it: say so instead of a search limit
-                del largest["concurrency"]
-                notes.append(f"memory does not limit concurrency below {cap:,}")
+            max_conc = largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
+            if max_conc >= conc_limit:  # memory does not bound it: say so instead of a search limit
+                notes.append(f"memory does not limit concurrency below {conc_limit:,}")
+            else:
+                largest["concurrency"] = max_conc
             if work.model.decoder:
                 limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
                 largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
@@ -190,7 +193,11 @@ def estimate(
             inference = inference_time(work, rates, topo, traffic)
             notes += inference.notes
             if target is not None:
-                cap = largest.get("concurrency") or largest_fitting(work, hw, catalog, "concurrency", limit=1 << 20)
+                cap = (
+                    max_conc
+                    if max_conc is not None
+                    else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
+                )
                 if cap < 1:
                     notes.append("no request fits in memory: no serving plan")
                 else:
@@ -201,7 +208,7 @@ def estimate(
                         target.qps,
                         target.percentile,
                         target.seconds,
-                        max_batch=min(cap, max(work.concurrency, 1) if work.concurrency > 1 else cap),
+                        max_batch=min(cap, work.concurrency) if work.concurrency > 1 else cap,
                         gpus_per_replica=hw.count,
                     )
                     notes += serving.notes

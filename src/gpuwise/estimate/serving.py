@@ -22,6 +22,7 @@ from gpuwise.estimate.comm import Topology, collective
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import InferenceJob
+from gpuwise.workload.specs import DTYPE_BYTES
 
 # Stored bytes per weight of each serving dtype, scales included (see the memory model's
 # conventions: int4 = 4 bits + fp16 scale and 4-bit zero per 128; nf4 = 4 bits + 0.127 bit).
@@ -34,7 +35,6 @@ WEIGHT_BYTES = {
     "int4": 0.5 + 2.5 / 128,
     "nf4": 0.5 + 0.127 / 8,
 }
-KV_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
 
 
 def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
@@ -81,7 +81,7 @@ class LLMTimer:
         assert isinstance(job.model, TransformerArch)
         self.job, self.model, self.rates, self.topo = job, job.model, rates, topo
         self.w_bytes = WEIGHT_BYTES[job.weights_dtype]
-        self.kv_bytes = KV_BYTES[job.kv_dtype]
+        self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
 
     def _pass(self, tokens: int, seqs: int, context: float, cached: bool, logits: int) -> dict[str, float]:
         m, par = self.model, self.job.parallel
@@ -117,6 +117,11 @@ class LLMTimer:
         return sum(v for _, v in self.decode_terms(batch, context))
 
 
+def _avg_decode_context(job: InferenceJob) -> int:
+    """Mean context of the decode steps: the prompt plus half the generated tokens."""
+    return job.input_tokens + max(job.output_tokens, 1) // 2
+
+
 def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: float = 1.0) -> InferenceEstimate:
     """`traffic`: activation bytes moved per byte saved for backward (generic models only)."""
     model = job.model
@@ -139,7 +144,7 @@ def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: flo
                 _bottleneck(timer._pass(b * job.input_tokens, b, job.input_tokens, False, 0)),
                 tuple(notes),
             )
-        avg_ctx = job.input_tokens + max(job.output_tokens, 1) // 2
+        avg_ctx = _avg_decode_context(job)
         terms = dict(timer.decode_terms(b, avg_ctx))
         tpot = sum(terms.values())
         latency = prefill + job.output_tokens * tpot
@@ -220,21 +225,27 @@ class ServingPlan:
         }
 
 
-def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
-    """Continuous batching on one replica: each iteration prefills the newly admitted prompts and
-    advances every running request by one token. Returns latencies and the busy fraction."""
-    job = timer.job
+def _poisson_arrivals(rate: float, n: int, seed: int) -> list[float]:
+    """Arrival times of `n` requests at `rate` per second (exponential gaps), reproducible by seed."""
     rng = random.Random(seed)
     arrivals = []
     t = 0.0
     for _ in range(n):
         t += rng.expovariate(rate)
         arrivals.append(t)
+    return arrivals
+
+
+def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
+    """Continuous batching on one replica: each iteration prefills the newly admitted prompts and
+    advances every running request by one token. Returns latencies and the busy fraction."""
+    job = timer.job
+    arrivals = _poisson_arrivals(rate, n, seed)
     waiting: deque[int] = deque()
     running: dict[int, int] = {}  # request -> tokens still to generate
     done: list[float] = []
     now, i, busy = 0.0, 0, 0.0
-    ctx = job.input_tokens + max(job.output_tokens, 1) // 2
+    ctx = _avg_decode_context(job)
     while len(done) < n:
         while i < n and arrivals[i] <= now:
             waiting.append(i)
@@ -268,12 +279,7 @@ def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int
 def simulate_batches(service, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
     """Dynamic batching (Triton-style) on one replica: when idle, take up to `max_batch` waiting
     requests and serve them together in `service(batch)` seconds."""
-    rng = random.Random(seed)
-    arrivals = []
-    t = 0.0
-    for _ in range(n):
-        t += rng.expovariate(rate)
-        arrivals.append(t)
+    arrivals = _poisson_arrivals(rate, n, seed)
     now, i, busy = 0.0, 0, 0.0
     latencies: list[float] = []
     queue: list[float] = []
@@ -319,7 +325,7 @@ def plan_replicas(
         alone = timer.prefill(1, job.input_tokens) + (job.output_tokens - 1) * timer.decode(1, job.input_tokens)
         peak = max_batch / (
             timer.prefill(max_batch, job.input_tokens)
-            + (job.output_tokens - 1) * timer.decode(max_batch, job.input_tokens + job.output_tokens // 2)
+            + (job.output_tokens - 1) * timer.decode(max_batch, _avg_decode_context(job))
         )
 
         def sim(rate: float) -> tuple[list[float], float]:

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology, collective, p2p
-from gpuwise.estimate.compute import Op, Shape, forward_flops, head_ops, layer_ops
+from gpuwise.estimate.compute import Op, Shape, block_linear_params, forward_flops, head_ops, layer_ops
 from gpuwise.estimate.memory import lora_params, stage_params
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.workload import Hardware, TrainingJob
+from gpuwise.units import MiB
+from gpuwise.workload import Hardware, TrainingJob, data_parallel
 
 # Backward work relative to forward: a trainable linear layer computes input and weight gradients
 # (2x), a frozen one only the input gradient (1x); fused attention recomputes QK^T and runs four
@@ -71,7 +72,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     model = job.model
     par = job.parallel
     tp, pp = par.tp, par.pp
-    dp = max(1, hw.count // (tp * pp))
+    dp = data_parallel(job, hw)
     m = job.grad_accumulation(hw.count)
     global_batch = job.micro_batch * dp * m
     e = 4 if job.precision in ("fp32", "tf32") else 2
@@ -99,7 +100,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         if job.method == "qlora":
             # each 4-bit linear is dequantized before every use (forward, backward, recomputation):
             # read 0.5 B and write 2 B per weight
-            linear_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears()) / tp
+            linear_w = block_linear_params(model) / tp
             uses = 3 if job.recompute == "full" else 2
             dequant = uses * rates.time(0.0, 2.5 * linear_w, "memory")
             notes.append("QLoRA: 4-bit weights are dequantized to 16-bit before each use (memory-bound)")
@@ -192,16 +193,21 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
             )
         else:
             dp_total = collective("all_reduce", grad_bytes, dp, topo, spans)
-            bucket = min(grad_bytes, catalog.convention("ddp_bucket_bytes"))
+            bucket_bytes = catalog.convention("ddp_bucket_bytes")
+            bucket = min(grad_bytes, bucket_bytes)
             last = collective("all_reduce", bucket, dp, topo, spans)
             window = layers * l_b if isinstance(model, TransformerArch) else l_b
             dp_exposed = max(0.0, dp_total - window) + last
             notes.append(
-                "data parallel: gradient all-reduce in 25 MiB buckets overlapped with the last backward; the last bucket is exposed"
+                f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
             )
         terms["data_parallel_comm"] = dp_exposed
     # optimizer update: memory-bound read/write of weights, grads, master copy and states
-    opt_bytes_per_param = {"adamw": 8, "adamw-8bit": 2, "sgd": 4, "adafactor": 1}[job.optimizer]
+    if job.optimizer == "adafactor":
+        opt_bytes_per_param = 1.0  # factored second moment: a small fraction of the parameters
+    else:
+        state_key = {"adamw": "adam_state_bytes", "adamw-8bit": "adam8bit_state_bytes", "sgd": "sgd_momentum_bytes"}
+        opt_bytes_per_param = catalog.convention(state_key[job.optimizer])
     state = (e + e + (4 if e < 4 and job.master_weights else 0) + opt_bytes_per_param) * n_train
     if par.zero >= 1:
         state /= dp

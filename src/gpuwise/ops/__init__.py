@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
+# The exporter's default TCP port; here (not in exporter.py) so the CLI can show it without importing it.
+EXPORTER_PORT = 9835
 
 
 def data_file(name: str) -> Path:
@@ -22,4 +24,4 @@ def data_file(name: str) -> Path:
     return DATA / name
 
 
-__all__ = ["DATA", "data_file"]
+__all__ = ["DATA", "EXPORTER_PORT", "data_file"]

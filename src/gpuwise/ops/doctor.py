@@ -386,20 +386,25 @@ def _numa_key(g: GpuSnapshot) -> int:
     return -1 if g.numa_node is None else g.numa_node
 
 
+def _topo_level(snap: HostSnapshot, a: int, b: int) -> int | None:
+    """The topology level between GPUs a and b (nvmlGpuTopologyLevel_t), None when unknown."""
+    try:
+        return (snap.topology or ())[a][b]
+    except IndexError:
+        return None
+
+
+def _pair_level(snap: HostSnapshot, a: int, b: int) -> int:
+    """`_topo_level` for ordering: unknown sorts after every known level."""
+    level = _topo_level(snap, a, b)
+    return 99 if level is None else level
+
+
 def suggest_device_order(snap: HostSnapshot) -> list[int]:
     """GPU indices ordered so that neighbours (0-1, 2-3, ...) share a NUMA node and the closest PCIe ancestor."""
-    gpus = [g for g in snap.gpus if not g.lost]
+    gpus = _gpus(snap)
     if snap.topology is None or len(gpus) < 2:
         return [g.index for g in gpus]
-    topo = snap.topology
-
-    def level(a: int, b: int) -> int:
-        try:
-            value = topo[a][b]
-        except IndexError:
-            value = None
-        return 99 if value is None else value
-
     groups: dict[int, list[int]] = defaultdict(list)
     for g in sorted(gpus, key=lambda g: g.index):
         groups[_numa_key(g)].append(g.index)
@@ -410,23 +415,14 @@ def suggest_device_order(snap: HostSnapshot) -> list[int]:
             first = rest.pop(0)
             order.append(first)
             if rest:
-                partner = min(rest, key=lambda b: (level(first, b), b))
+                partner = min(rest, key=lambda b: (_pair_level(snap, first, b), b))
                 rest.remove(partner)
                 order.append(partner)
     return order
 
 
 def _pair_cost(order: list[int], snap: HostSnapshot) -> int:
-    topo = snap.topology or ()
-    cost = 0
-    for k in range(0, len(order) - 1, 2):
-        a, b = order[k], order[k + 1]
-        try:
-            value = topo[a][b]
-        except IndexError:
-            value = None
-        cost += 99 if value is None else value
-    return cost
+    return sum(_pair_level(snap, order[k], order[k + 1]) for k in range(0, len(order) - 1, 2))
 
 
 def check_topology(snap: HostSnapshot, opts: DoctorOptions) -> list[CheckResult]:
@@ -440,8 +436,7 @@ def check_topology(snap: HostSnapshot, opts: DoctorOptions) -> list[CheckResult]
     pairs = []
     for k in range(0, len(order) - 1, 2):
         a, b = order[k], order[k + 1]
-        lvl = snap.topology[a][b] if a < len(snap.topology) and b < len(snap.topology[a]) else None
-        pairs.append(f"{a}-{b}: {TOPOLOGY_LEVELS.get(lvl, 'unknown') if lvl is not None else 'unknown'}")
+        pairs.append(f"{a}-{b}: {TOPOLOGY_LEVELS.get(_topo_level(snap, a, b), 'unknown')}")
     numa = ", ".join(f"GPU {g.index}: node {g.numa_node}" for g in gpus if g.numa_node is not None)
     nvswitch = all((g.active_nvlinks or 0) > 0 for g in gpus)
     evidence = "pairs " + "; ".join(pairs) + (f"; NUMA {numa}" if numa else "")

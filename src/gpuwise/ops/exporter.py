@@ -23,14 +23,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from gpuwise.ops import EXPORTER_PORT
 from gpuwise.ops.doctor import XID_ACTIONS
-from gpuwise.ops.hw import NVLINK_ERROR_COUNTERS, THROTTLE_REASONS, GpuSnapshot, HostSnapshot, Source
+from gpuwise.ops.hw import (
+    NVLINK_ERROR_COUNTERS,
+    THROTTLE_REASONS,
+    GpuSnapshot,
+    HostSnapshot,
+    Source,
+    close_source,
+)
 
 log = logging.getLogger(__name__)
 
 GPU_LABELS = ("gpu", "uuid", "model", "host")
 PRESSURE_REFERENCE_C = 85.0  # memory pressure index = (used/total) * (temperature / 85 °C)
-DEFAULT_PORT = 9835
+DEFAULT_PORT = EXPORTER_PORT
 
 
 @dataclass(frozen=True)
@@ -261,7 +269,6 @@ METRICS: tuple[MetricDef, ...] = (
         per_gpu=False,
     ),
 )
-_BY_NAME = {m.name: m for m in METRICS}
 
 
 class _Samples:
@@ -354,7 +361,7 @@ class GpuCollector:
                 continue
             mine = _Samples()
             try:
-                self._gpu(mine, g, labels, key, now, snap)
+                self._gpu(mine, g, labels, key, now)
             except Exception as exc:  # one GPU's bad data must not spoil the others
                 self.scrape_errors += 1
                 log.warning("gpuwise exporter: GPU %s failed: %s", g.index, exc)
@@ -387,9 +394,7 @@ class GpuCollector:
             return old
         return (str(g.index), g.uuid or "", g.name or "", self._host_label)
 
-    def _gpu(
-        self, s: _Samples, g: GpuSnapshot, labels: tuple[str, ...], key: str, now: float, snap: HostSnapshot
-    ) -> None:
+    def _gpu(self, s: _Samples, g: GpuSnapshot, labels: tuple[str, ...], key: str, now: float) -> None:
         s.add("gpuwise_gpu_info", (*labels, g.catalog_id or "", g.pci_bus_id or "", g.vbios or "", g.serial or ""), 1)
         s.add("gpuwise_gpu_utilization_ratio", labels, g.utilization_gpu)
         s.add("gpuwise_gpu_memory_utilization_ratio", labels, g.utilization_memory)
@@ -586,9 +591,7 @@ def serve(
         pass
     finally:
         running.stop()
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+        close_source(source)
 
 
 __all__ = [

@@ -29,6 +29,7 @@ from gpuwise.errors import ConfigError, UsageError
 from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
 
 STATUSES = ("active", "watch", "retired")
+DAYS_PER_MONTH = 30  # the "per month" of fleet-rules.yaml rates (watch_per_month, retire_per_month)
 Verdict_ = Literal["watch", "retire"]
 
 
@@ -315,18 +316,6 @@ def _read(source: Source, samples: int, interval: float) -> tuple[HostSnapshot, 
     return snap, hottest
 
 
-def _retrying(store: Any, fn: Callable[[Any], Any]) -> Any:
-    from sqlalchemy.exc import OperationalError
-
-    for attempt in range(50):
-        try:
-            with store.engine.begin() as conn:
-                return fn(conn)
-        except OperationalError:  # SQLite: locked by another writer
-            time.sleep(0.02 * (attempt + 1))
-    raise UsageError(f"the store at {store.url} stayed locked; try again")
-
-
 def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:
     """Inventory upsert (new cards added, known ones updated) and one inspection per card."""
     from sqlalchemy import insert, select, update
@@ -361,7 +350,7 @@ def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0)
             conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
             inspected.append(g.uuid)
 
-    _retrying(store, write)
+    store.transaction(write)
     return ScanResult(snap.hostname, snap.time, tuple(added), tuple(updated), tuple(inspected), tuple(skipped))
 
 
@@ -391,7 +380,7 @@ def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0
             conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
             inspected.append(g.uuid)
 
-    _retrying(store, write)
+    store.transaction(write)
     return ScanResult(snap.hostname, snap.time, (), (), tuple(inspected), tuple(skipped))
 
 
@@ -453,7 +442,7 @@ def set_status(store: Any, uuid: str, status: str, reason: str | None = None, no
     values: dict[str, Any] = {"status": status}
     if status == "retired":
         values.update(retired_reason=reason, retired_at=now or dt.datetime.now(dt.UTC))
-    _retrying(store, lambda conn: conn.execute(update(cards).where(cards.c.uuid == card.uuid).values(**values)))
+    store.transaction(lambda conn: conn.execute(update(cards).where(cards.c.uuid == card.uuid).values(**values)))
     return get_card(store, card.uuid)
 
 
@@ -484,6 +473,14 @@ def _vtuple(text: str | None, base: int = 10) -> tuple[int, ...] | None:
 def _positive_growth(values: list[tuple[dt.datetime, int]]) -> int:
     """Sum of increases (a counter that was reset adds only what it grew by afterwards)."""
     return sum(max(0, b[1] - a[1]) for a, b in itertools.pairwise(values))
+
+
+def _counter_series(
+    seen: list[Inspection], now: dt.datetime, window_days: float, attr: str
+) -> list[tuple[dt.datetime, int]]:
+    """(time, value) of one counter over the inspections in the last `window_days`, unknown values left out."""
+    start = now - dt.timedelta(days=window_days)
+    return [(i.time, v) for i in seen if i.time >= start and (v := getattr(i, attr)) is not None]
 
 
 def _has_nvlink(ins: Inspection | None) -> bool:
@@ -571,16 +568,11 @@ def evaluate(
                 )
         rule_g = rules.ecc_corrected_growth
         if rule_g is not None:
-            start = now - dt.timedelta(days=rule_g.window_days)
-            values = [
-                (i.time, i.ecc_corrected_aggregate)
-                for i in seen
-                if i.time >= start and i.ecc_corrected_aggregate is not None
-            ]
+            values = _counter_series(seen, now, rule_g.window_days, "ecc_corrected_aggregate")
             if len(values) >= 2:
                 span = (values[-1][0] - values[0][0]).total_seconds() / 86400
                 if span >= max(rule_g.min_span_days, 1e-9):
-                    per_month = _positive_growth(values) / span * 30  # type: ignore[arg-type]
+                    per_month = _positive_growth(values) / span * DAYS_PER_MONTH
                     evidence = (
                         f"corrected ECC {values[0][1]} -> {values[-1][1]} over {span:.0f} days = {per_month:.0f}/month"
                     )
@@ -602,13 +594,8 @@ def evaluate(
                         )
         rule_u = rules.ecc_uncorrected
         if rule_u is not None:
-            start = now - dt.timedelta(days=rule_u.window_days)
-            values_u = [
-                (i.time, i.ecc_uncorrected_aggregate)
-                for i in seen
-                if i.time >= start and i.ecc_uncorrected_aggregate is not None
-            ]
-            new = _positive_growth(values_u) if len(values_u) >= 2 else 0  # type: ignore[arg-type]
+            values_u = _counter_series(seen, now, rule_u.window_days, "ecc_uncorrected_aggregate")
+            new = _positive_growth(values_u)
             if new:
                 evidence = f"{new} new uncorrectable ECC error(s) in {rule_u.window_days:g} days"
                 if rule_u.retire_at is not None and new >= rule_u.retire_at:

@@ -993,15 +993,20 @@ def _list_dir(path: Path) -> tuple[str, ...] | None:
         return None
 
 
+def close_source(source: object) -> None:
+    """Close a source if it has a `close()` (closing is optional on a source)."""
+    close = getattr(source, "close", None)
+    if callable(close):
+        close()
+
+
 def read_source(make: Callable[[], Source]) -> HostSnapshot:
-    """Build a source, read it once and close it (closing is optional on a source)."""
+    """Build a source, read it once and close it."""
     source = make()
     try:
         return source.read()
     finally:
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+        close_source(source)
 
 
 __all__ = [
@@ -1017,6 +1022,7 @@ __all__ = [
     "ReplaySource",
     "Source",
     "XidEvent",
+    "close_source",
     "decode_throttle",
     "load_recording",
     "normalize_bus_id",

@@ -28,7 +28,7 @@ from gpuwise.units import fmt_bytes, fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
-HOURS_PER_MONTH = 730.5
+HOURS_PER_MONTH = 730.5  # 365.25 days x 24 h / 12 months
 MAX_COUNT = 4096
 CONFIRM_TOP = 3  # serving candidates confirmed by simulation
 # Search tolerance: doubling the GPUs is explored further only while it cuts the cost by more than
@@ -76,7 +76,7 @@ class Candidate:
         if self.est.training is not None:
             if self.hours is not None:
                 return self.usd_per_hour * self.hours
-            return self.usd_per_hour / (self.est.training.tokens_per_second * 3600) * 1e6  # per million tokens
+            return _per_million_tokens(self)
         return self.usd_per_hour * self.replicas * HOURS_PER_MONTH
 
     @property
@@ -352,7 +352,7 @@ def _serving_candidates(
             continue
         if req.has_latency:
             assert req.latency_seconds is not None
-            usable = [b for b in batches if latency(b) <= req.latency_seconds / 2] or []
+            usable = [b for b in batches if latency(b) <= req.latency_seconds / 2]
             if not usable:
                 last_reason = (
                     f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "

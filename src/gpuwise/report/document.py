@@ -9,7 +9,7 @@ from html import escape
 from gpuwise.estimate.memory import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
 from gpuwise.report.svg import hbars, stacked
-from gpuwise.units import GiB, fmt_bytes, fmt_seconds
+from gpuwise.units import GiB, fmt_bytes, fmt_seconds, fmt_usd
 from gpuwise.workload import TrainingJob
 
 
@@ -21,8 +21,7 @@ class Section:
     chart: str | None = None  # key into charts()
 
 
-def _money(x: float | None) -> str:
-    return "—" if x is None else f"${x:,.0f}"
+_BULLETED = ("Risks", "Assumptions and sources", "Chosen plan")  # sections whose paragraphs are a list
 
 
 def _shown(result: PlanResult, n: int = 6) -> list[Candidate]:
@@ -72,7 +71,7 @@ def sections(result: PlanResult) -> list[Section]:
         asked.append((f"P{req.percentile:g} latency", f"≤ {req.latency_seconds * 1e3:,.0f} ms"))
     if req.budget_usd:
         asked.append(
-            ("budget", _money(req.budget_usd) + (" for the run" if isinstance(w, TrainingJob) else " per month"))
+            ("budget", fmt_usd(req.budget_usd) + (" for the run" if isinstance(w, TrainingJob) else " per month"))
         )
     if req.max_gpus:
         asked.append(("GPUs", f"≤ {req.max_gpus}"))
@@ -116,11 +115,11 @@ def sections(result: PlanResult) -> list[Section]:
         rows.append(
             (
                 "cost",
-                f"{_money(d['cost']['usd_per_hour'])}/hour; "
+                f"{fmt_usd(d['cost']['usd_per_hour'])}/hour; "
                 + (
-                    f"{_money(d['cost']['total_usd'])} for the run"
+                    f"{fmt_usd(d['cost']['total_usd'])} for the run"
                     if d["cost"]["total_usd"]
-                    else f"{_money(d['cost']['usd_per_month'])} per month"
+                    else f"{fmt_usd(d['cost']['usd_per_month'])} per month"
                     if d["cost"]["usd_per_month"]
                     else ""
                 ),
@@ -137,7 +136,7 @@ def sections(result: PlanResult) -> list[Section]:
                 c.label,
                 str(c.gpus),
                 fmt_seconds(c.time),
-                _money(c.cost),
+                fmt_usd(c.cost),
                 "all" if not bad else "misses " + ", ".join(bad),
             )
         )
@@ -205,7 +204,7 @@ def render_markdown(result: PlanResult, chart_files: dict[str, str]) -> str:
             continue
         lines += [f"## {s.title}", ""]
         for p in s.paragraphs:
-            lines.append(f"- {p}" if s.title in ("Risks", "Assumptions and sources", "Chosen plan") else p)
+            lines.append(f"- {p}" if s.title in _BULLETED else p)
         if s.paragraphs:
             lines.append("")
         if s.table:
@@ -236,7 +235,7 @@ def render_html(result: PlanResult) -> str:
             continue
         body.append(f"<h2>{escape(s.title)}</h2>")
         if s.paragraphs:
-            if s.title in ("Risks", "Assumptions and sources", "Chosen plan"):
+            if s.title in _BULLETED:
                 body.append("<ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.paragraphs) + "</ul>")
             else:
                 body += [f"<p>{escape(p)}</p>" for p in s.paragraphs]

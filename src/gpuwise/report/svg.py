@@ -8,16 +8,21 @@ from html import escape
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#718096", "#c53030", "#319795")
 
 
+def _open(width: int, height: int, title: str) -> list[str]:
+    """The <svg> element and its bold title, as the first lines of a chart."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="{escape(title)}" font-family="sans-serif" font-size="12">',
+        f'<text x="8" y="18" font-weight="bold">{escape(title)}</text>',
+    ]
+
+
 def hbars(items: Sequence[tuple[str, float]], title: str, fmt: Callable[[float], str], highlight: int = 0) -> str:
     """One horizontal bar per item; the `highlight` one in the first colour, the rest grey."""
     width, left, row = 720, 260, 26
     height = 40 + row * len(items)
     top = max((v for _, v in items), default=1.0) or 1.0
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="{escape(title)}" font-family="sans-serif" font-size="12">',
-        f'<text x="8" y="18" font-weight="bold">{escape(title)}</text>',
-    ]
+    out = _open(width, height, title)
     for i, (label, value) in enumerate(items):
         y = 30 + i * row
         w = (width - left - 90) * value / top
@@ -42,11 +47,7 @@ def stacked(
     height = 70 + row * len(rows)
     top = max([sum(d.get(p, 0.0) for p in parts) for _, d in rows] + [limit or 0.0]) or 1.0
     scale = (width - left - 90) / top
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="{escape(title)}" font-family="sans-serif" font-size="12">',
-        f'<text x="8" y="18" font-weight="bold">{escape(title)}</text>',
-    ]
+    out = _open(width, height, title)
     for i, (label, d) in enumerate(rows):
         y = 30 + i * row
         x = float(left)

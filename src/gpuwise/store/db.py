@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, event, func, insert, select
 from sqlalchemy.engine import Engine
@@ -17,6 +18,8 @@ from gpuwise import __version__
 from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
 from gpuwise.store.schema import MIGRATIONS, hosts, metadata, results, runs, schema_version
+
+T = TypeVar("T")
 
 ENV = "GPUWISE_DB"
 
@@ -79,7 +82,7 @@ class Store:
                 return len(MIGRATIONS)
             except IntegrityError:  # another process migrated first
                 time.sleep(0.05 * (attempt + 1))
-            except (OperationalError, DBAPIError) as exc:
+            except DBAPIError as exc:  # OperationalError included
                 if "locked" not in str(exc) and "already exists" not in str(exc):
                     raise
                 time.sleep(0.05 * (attempt + 1))
@@ -96,53 +99,64 @@ class Store:
     ) -> int:
         """One transaction: the host, the run and all its results, so a run is never half written."""
         facts = host.as_dict()
-        for attempt in range(50):
+
+        def write(conn: Any) -> int:
+            host_id = conn.execute(
+                insert(hosts).values(
+                    hostname=host.hostname,
+                    cpu=host.cpu,
+                    cpu_count=host.cpu_count,
+                    device=host.device,
+                    gpu_model=host.gpu_model,
+                    gpu_id=host.gpu_id,
+                    gpu_count=host.gpu_count,
+                    driver=host.driver,
+                    cuda=host.cuda,
+                    torch=host.torch,
+                    python=host.python,
+                    facts=facts,
+                )
+            ).inserted_primary_key[0]
+            run_id = conn.execute(
+                insert(runs).values(
+                    host_id=host_id,
+                    started_at=started_at or _now(),
+                    finished_at=_now(),
+                    command=command,
+                    quick=int(quick),
+                    gpuwise_version=__version__,
+                )
+            ).inserted_primary_key[0]
+            if measurements:
+                conn.execute(
+                    insert(results),
+                    [
+                        {
+                            "run_id": run_id,
+                            "benchmark": m.benchmark,
+                            "name": m.name,
+                            "value": float(m.value),
+                            "unit": m.unit,
+                            "params": m.params,
+                            "samples": list(m.samples),
+                        }
+                        for m in measurements
+                    ],
+                )
+            return int(run_id)
+
+        return self.transaction(write)
+
+    def transaction(self, fn: Callable[[Any], T]) -> T:
+        """Run `fn(connection)` in one transaction, retried while SQLite reports another writer
+        holding the lock; any other database error is a one-line usage error."""
+        for attempt in range(50):  # linear back-off, about 25 s in all
             try:
                 with self.engine.begin() as conn:
-                    host_id = conn.execute(
-                        insert(hosts).values(
-                            hostname=host.hostname,
-                            cpu=host.cpu,
-                            cpu_count=host.cpu_count,
-                            device=host.device,
-                            gpu_model=host.gpu_model,
-                            gpu_id=host.gpu_id,
-                            gpu_count=host.gpu_count,
-                            driver=host.driver,
-                            cuda=host.cuda,
-                            torch=host.torch,
-                            python=host.python,
-                            facts=facts,
-                        )
-                    ).inserted_primary_key[0]
-                    run_id = conn.execute(
-                        insert(runs).values(
-                            host_id=host_id,
-                            started_at=started_at or _now(),
-                            finished_at=_now(),
-                            command=command,
-                            quick=int(quick),
-                            gpuwise_version=__version__,
-                        )
-                    ).inserted_primary_key[0]
-                    if measurements:
-                        conn.execute(
-                            insert(results),
-                            [
-                                {
-                                    "run_id": run_id,
-                                    "benchmark": m.benchmark,
-                                    "name": m.name,
-                                    "value": float(m.value),
-                                    "unit": m.unit,
-                                    "params": m.params,
-                                    "samples": list(m.samples),
-                                }
-                                for m in measurements
-                            ],
-                        )
-                    return int(run_id)
-            except OperationalError:  # SQLite: database is locked by another writer
+                    return fn(conn)
+            except OperationalError as exc:
+                if "locked" not in str(exc):  # not "database is locked": retrying will not help
+                    raise UsageError(f"cannot write to the store at {self.url}: {getattr(exc, 'orig', exc)}") from None
                 time.sleep(0.02 * (attempt + 1))
         raise UsageError(f"the store at {self.url} stayed locked; try again")
 
@@ -215,7 +229,7 @@ def open_store(url: str | None = None) -> Store:
     store = Store(engine)
     try:
         store.migrate()
-    except (OperationalError, UsageError) as exc:
+    except (DBAPIError, UsageError) as exc:  # unreachable, refused, no permission: a message
         store.close()
         raise UsageError(f"cannot reach the store {store.url}: {getattr(exc, 'orig', exc)}") from None
     return store

@@ -13,30 +13,22 @@ from fastapi import FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 
-from gpuwise.errors import GpuwiseError
-from gpuwise.web.models import EstimateIn, PlanIn
+from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.web.models import EstimateIn, PlanIn, RequirementsIn, WorkloadIn
+from gpuwise.workload.build import INFERENCE_KEYS, TRAINING_KEYS
 from gpuwise.workload.requirements import REQUIREMENT_KEYS
 
-WORKLOAD_FIELDS = (
-    "model",
-    "task",
-    "method",
-    "precision",
-    "weights_dtype",
-    "optimizer",
-    "micro_batch",
-    "global_batch",
-    "seq",
-    "recompute",
-    "lora_rank",
-    "tokens",
-    "samples",
-    "input_tokens",
-    "output_tokens",
-    "concurrency",
-)
+WORKLOAD_FIELDS = tuple(WorkloadIn.model_fields)
 REQUIREMENT_FIELDS = tuple(k for k in REQUIREMENT_KEYS if k != "gpus")
+# form fields the API types as whole numbers (counts like 20M in other fields stay strings)
+INT_FIELDS = frozenset(
+    k for m in (WorkloadIn, RequirementsIn) for k, f in m.model_fields.items() if f.annotation == (int | None)
+)
+# fields that do not apply to the other task (a form keeps hidden values)
+TRAINING_ONLY = (*TRAINING_KEYS, "seq", "methods", "deadline")
+SERVING_ONLY = (*INFERENCE_KEYS, "qps", "target_ms")
 
 
 def _package_dir(name: str) -> str:
@@ -132,7 +124,7 @@ def create_app() -> FastAPI:
     async def plan_page(request: Request, config: UploadFile | None = File(None)) -> Response:
         form = await request.form()
         fields = {k: str(v).strip() for k, v in form.items() if isinstance(v, str) and str(v).strip()}
-        fields["methods"] = ",".join(str(v) for v in form.getlist("methods") if v) or ""
+        fields["methods"] = ",".join(str(v) for v in form.getlist("methods") if v)
         config_json = fields.pop("config_json", "")
         if config is not None and config.filename:
             config_json = (await config.read()).decode("utf-8", errors="replace")
@@ -170,7 +162,11 @@ def create_app() -> FastAPI:
         if q.get("model") and q.get("gpu"):
             gpu = q.pop("gpu")
             work = {k: v for k, v in q.items() if k in WORKLOAD_FIELDS}
-            body = EstimateIn.model_validate({"workload": _typed(work), "gpu": gpu})
+            try:
+                body = EstimateIn.model_validate({"workload": _typed(work), "gpu": gpu})
+            except ValidationError as exc:  # a hand-edited query: a message, not a 500
+                first = exc.errors()[0]
+                raise UsageError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
             result = _estimate(body).as_dict()
             q["gpu"] = gpu
         from gpuwise.cli.render import _COLORS
@@ -251,21 +247,9 @@ def _typed(fields: dict[str, str]) -> dict[str, Any]:
     """Form strings -> the API's types (counts like 20M stay strings for the workload parser)."""
     out: dict[str, Any] = {}
     for k, v in fields.items():
-        if k in (
-            "micro_batch",
-            "global_batch",
-            "seq",
-            "lora_rank",
-            "input_tokens",
-            "output_tokens",
-            "concurrency",
-            "max_gpus",
-        ):
-            try:
-                out[k] = int(float(v))
-            except ValueError:
-                out[k] = v
-        else:
+        try:
+            out[k] = int(float(v)) if k in INT_FIELDS else v
+        except (ValueError, OverflowError):  # 'abc', 'inf': the validation names the field
             out[k] = v
     return out
 
@@ -276,24 +260,8 @@ def _plan(work: dict[str, Any], reqs: dict[str, Any]) -> Any:
     return make_plan(work, reqs)
 
 
-TRAINING_ONLY = (
-    "method",
-    "optimizer",
-    "micro_batch",
-    "global_batch",
-    "seq",
-    "recompute",
-    "lora_rank",
-    "tokens",
-    "samples",
-    "methods",
-    "deadline",
-)
-SERVING_ONLY = ("input_tokens", "output_tokens", "concurrency", "qps", "target_ms")
-
-
 def _plan_from_fields(fields: dict[str, str], config_json: str) -> Any:
-    """Fields that do not apply to the chosen task are dropped (a form keeps hidden values)."""
+    """Fields that do not apply to the chosen task are dropped."""
     drop = TRAINING_ONLY if fields.get("task") == "inference" else SERVING_ONLY
     fields = {k: v for k, v in fields.items() if k not in drop}
     work = _typed({k: v for k, v in fields.items() if k in WORKLOAD_FIELDS})
@@ -326,8 +294,6 @@ def _estimate(body: EstimateIn) -> Any:
     hw = build_hardware(body.gpu, cat)
     target = None
     if body.qps or body.p95_ms or body.p99_ms:
-        from gpuwise.errors import UsageError
-
         if not body.qps or bool(body.p95_ms) == bool(body.p99_ms):
             raise UsageError("a serving target needs qps and one of p95_ms or p99_ms")
         target = LatencyTarget(body.qps, 95.0 if body.p95_ms else 99.0, (body.p95_ms or body.p99_ms) / 1e3)  # type: ignore[operator]

@@ -99,7 +99,7 @@ def _int(opts: dict[str, Any], key: str, default: int | None, minimum: int = 1) 
         value = int(parse_count(raw)) if isinstance(raw, str) else int(raw)
         if isinstance(raw, float) and raw != int(raw):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinity (YAML .inf, 1e400)
         raise UsageError(f"--{key.replace('_', '-')} must be a whole number; got {raw!r}") from None
     if value < minimum:
         raise UsageError(f"--{key.replace('_', '-')} must be at least {minimum}; got {value}")

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -106,6 +107,8 @@ def _positive(opts: Mapping[str, Any], key: str) -> float | None:
     raw = str(opts[key]).lower().rstrip("x").replace("$", "").replace(",", "").replace("usd", "").strip()
     try:
         value = float(raw)
+        if not math.isfinite(value):  # 'inf'/'nan' would pass the check below or overflow int()
+            raise ValueError
     except ValueError:
         raise UsageError(f"--{key.replace('_', '-')} must be a number; got {opts[key]!r}") from None
     if value <= 0:
