@@ -1,6 +1,6 @@
 import pytest
 
-from gpuwise.units import GiB, fmt_bytes, fmt_seconds, fmt_usd, parse_bytes, parse_count, parse_duration
+from gpuwise.units import GiB, fmt_bytes, fmt_rate, fmt_seconds, fmt_usd, parse_bytes, parse_count, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,5 @@ def test_format():
     assert fmt_seconds(0.0123) == "12.3 ms"
     assert fmt_seconds(3 * 3600) == "3.0 h"
     assert fmt_usd(2.274) == "$2.27" and fmt_usd(12_345.6) == "$12,346" and fmt_usd(None) == "—"
+    assert fmt_rate(3.35e12) == "3.35 TB/s" and fmt_rate(864e9) == "864 GB/s" and fmt_rate(1.24e9) == "1.2 GB/s"
+    assert fmt_rate(4.6e8) == "460.0 MB/s"  # CPU collectives on small messages are not "0 GB/s"

@@ -88,7 +88,11 @@ def fmt_rate(bytes_per_s: float) -> str:
     """Bandwidths are quoted in decimal units by every vendor: keep GB/s."""
     if bytes_per_s >= TB:
         return f"{bytes_per_s / TB:.2f} TB/s"
-    return f"{bytes_per_s / GB:.0f} GB/s"
+    if bytes_per_s >= 10 * GB:
+        return f"{bytes_per_s / GB:.0f} GB/s"
+    if bytes_per_s >= GB:
+        return f"{bytes_per_s / GB:.1f} GB/s"
+    return f"{bytes_per_s / 1e6:.1f} MB/s"  # small messages, CPU collectives
 
 
 def fmt_flops(flops: float) -> str:

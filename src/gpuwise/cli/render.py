@@ -363,17 +363,30 @@ def bench_view(host: Any, measurements: list[Any], run_id: int | None) -> None:
         show_edge=False,
     )
     for col in ("benchmark", "measurement", "value", "parameters"):
-        t.add_column(col, justify="right" if col == "value" else "left")
+        t.add_column(col, justify="right" if col == "value" else "left", overflow="fold")
     for m in measurements:
         t.add_row(
             m.benchmark,
             m.name,
             _unit_value(m.value, m.unit),
-            ", ".join(f"{k}={v}" for k, v in m.params.items() if not isinstance(v, dict | list))[:60],
+            ", ".join(f"{k}={_param(k, v)}" for k, v in m.params.items() if not isinstance(v, dict | list)),
         )
     console.print(t)
     if run_id is not None:
         console.print(Text(f"stored as run {run_id}; `gpuwise matrix` shows the capability matrix", style="dim"))
+
+
+def _param(key: str, value: Any) -> str:
+    """Benchmark parameters for people: sizes in binary units, bandwidths and times with units."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if key == "bytes" or key.endswith("_bytes"):
+        return fmt_bytes(value)
+    if key.endswith("bw"):
+        return fmt_rate(value)
+    if key == "seconds" or key.endswith("_seconds"):
+        return fmt_seconds(value)
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _unit_value(value: float, unit: str) -> str:
