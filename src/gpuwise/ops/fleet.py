@@ -325,7 +325,10 @@ def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0)
     if not snap.has_nvidia:
         raise UsageError(f"no NVIDIA GPU to scan on {snap.hostname}: {snap.nvml_error}")
     when = snap.datetime
-    added, updated, inspected, skipped = [], [], [], []
+    added: list[str] = []
+    updated: list[str] = []
+    inspected: list[str] = []
+    skipped: list[str] = []
 
     def write(conn: Any) -> None:
         for bucket in (added, updated, inspected, skipped):
@@ -363,7 +366,8 @@ def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0
     if not snap.has_nvidia:
         raise UsageError(f"no NVIDIA GPU to inspect on {snap.hostname}: {snap.nvml_error}")
     when = snap.datetime
-    inspected, skipped = [], []
+    inspected: list[str] = []
+    skipped: list[str] = []
 
     def write(conn: Any) -> None:
         inspected.clear()
@@ -490,16 +494,8 @@ def _has_nvlink(ins: Inspection | None) -> bool:
     return any(link.get("active") for link in links)
 
 
-def evaluate(
-    store: Any,
-    rules: FleetRules,
-    *,
-    now: dt.datetime | None = None,
-    acceptance: AcceptanceHook | None = None,
-) -> list[CardVerdict]:
-    """Cards (not retired) that the rules put on watch or propose to retire, with every reason."""
-    now = _utc(now) or dt.datetime.now(dt.UTC)
-    cards = [c for c in list_cards(store) if c.status != "retired"]
+def _history(store: Any, rules: FleetRules, now: dt.datetime) -> dict[str, list[Inspection]]:
+    """Inspections up to `now` per card, as far back as the longest rule window (one day if none has one)."""
     windows = [
         r.window_days
         for r in (rules.ecc_corrected_growth, rules.ecc_uncorrected, rules.sustained_temperature)
@@ -510,146 +506,179 @@ def evaluate(
     for ins in inspections_of(store, since=since):
         if ins.time <= now:
             history[ins.card_uuid].append(ins)
+    return history
+
+
+def _vbios_peer_reasons(
+    rule: VbiosConsistencyRule, cards: list[Card], latest: Mapping[str, Inspection | None]
+) -> dict[str, list[Reason]]:
+    """VBIOS consistency among NVLink peers: cards of one model on one host, linked by NVLink."""
+    groups: dict[tuple[str | None, str | None], list[Card]] = defaultdict(list)
+    for c in cards:
+        if c.vbios and _has_nvlink(latest.get(c.uuid)):
+            groups[(c.host, c.model)].append(c)
+    found: dict[str, list[Reason]] = defaultdict(list)
+    for (host, model), members in groups.items():
+        versions = Counter(c.vbios for c in members)
+        if len(versions) < 2:
+            continue
+        common, n = versions.most_common(1)[0]
+        for c in members:
+            if c.vbios != common:
+                evidence = f"VBIOS {c.vbios}; its {n} NVLink peer(s) on {host} ({model}) run {common}"
+                found[c.uuid].append(Reason("vbios_consistency", rule.verdict, evidence, rule.reason))
+    return found
+
+
+def _acceptance_reasons(card: Card, rule: AcceptanceRule | None, hook: AcceptanceHook | None) -> list[Reason]:
+    """A failed acceptance benchmark (when both the rule and the results are given)."""
+    if rule is None or hook is None:
+        return []
+    result = hook(card)
+    if result is None or result[0]:
+        return []
+    return [Reason("acceptance", rule.verdict, result[1], rule.reason)]
+
+
+def _version_reasons(card: Card, rules: FleetRules) -> list[Reason]:
+    """A driver or VBIOS older than the minimum the rules name."""
+    out: list[Reason] = []
+    rule_d = rules.minimum_driver
+    if rule_d is not None and card.driver:
+        have, need = _vtuple(card.driver), _vtuple(rule_d.version)
+        if have and need and have < need:
+            evidence = f"driver {card.driver} < {rule_d.version}"
+            out.append(Reason("minimum_driver", rule_d.verdict, evidence, rule_d.reason))
+    rule_v = rules.minimum_vbios
+    if rule_v is not None and card.catalog_id is not None and card.catalog_id in rule_v.versions and card.vbios:
+        need_text = rule_v.versions[card.catalog_id]
+        have, need = _vtuple(card.vbios, 16), _vtuple(need_text, 16)
+        if have and need and have < need:
+            evidence = f"VBIOS {card.vbios} < {need_text} for {card.catalog_id}"
+            out.append(Reason("minimum_vbios", rule_v.verdict, evidence, rule_v.reason))
+    return out
+
+
+def _ecc_corrected_reasons(
+    seen: list[Inspection], now: dt.datetime, rule: EccCorrectedGrowthRule | None
+) -> list[Reason]:
+    """Corrected ECC errors growing faster per month than the watch or retire rate."""
+    if rule is None:
+        return []
+    values = _counter_series(seen, now, rule.window_days, "ecc_corrected_aggregate")
+    if len(values) < 2:
+        return []
+    span = (values[-1][0] - values[0][0]).total_seconds() / 86400
+    if span < max(rule.min_span_days, 1e-9):
+        return []
+    per_month = _positive_growth(values) / span * DAYS_PER_MONTH
+    evidence = f"corrected ECC {values[0][1]} -> {values[-1][1]} over {span:.0f} days = {per_month:.0f}/month"
+    if rule.retire_per_month is not None and per_month >= rule.retire_per_month:
+        return [
+            Reason("ecc_corrected_growth", "retire", evidence + f" (retire at {rule.retire_per_month:g})", rule.reason)
+        ]
+    if per_month >= rule.watch_per_month:
+        return [
+            Reason("ecc_corrected_growth", "watch", evidence + f" (watch at {rule.watch_per_month:g})", rule.reason)
+        ]
+    return []
+
+
+def _ecc_uncorrected_reasons(seen: list[Inspection], now: dt.datetime, rule: EccUncorrectedRule | None) -> list[Reason]:
+    """New uncorrectable ECC errors in the window, at or above the watch or retire count."""
+    if rule is None:
+        return []
+    new = _positive_growth(_counter_series(seen, now, rule.window_days, "ecc_uncorrected_aggregate"))
+    if not new:
+        return []
+    evidence = f"{new} new uncorrectable ECC error(s) in {rule.window_days:g} days"
+    if rule.retire_at is not None and new >= rule.retire_at:
+        return [Reason("ecc_uncorrected", "retire", evidence, rule.reason)]
+    if new >= rule.watch_at:
+        return [Reason("ecc_uncorrected", "watch", evidence, rule.reason)]
+    return []
+
+
+def _temperature_reasons(
+    seen: list[Inspection], now: dt.datetime, rule: SustainedTemperatureRule | None
+) -> list[Reason]:
+    """A card hotter than the threshold in too large a share of its recent inspections."""
+    if rule is None:
+        return []
+    start = now - dt.timedelta(days=rule.window_days)
+    readings = [
+        i.max_temperature_celsius if i.max_temperature_celsius is not None else i.temperature_celsius
+        for i in seen
+        if i.time >= start
+    ]
+    temps = [t for t in readings if t is not None]
+    hot = [t for t in temps if t > rule.threshold_celsius]
+    if len(temps) < rule.min_inspections or len(hot) / len(temps) < rule.min_share:
+        return []
+    evidence = (
+        f"above {rule.threshold_celsius:g} °C in {len(hot)} of {len(temps)} inspections in "
+        f"{rule.window_days:g} days (max {max(temps):.0f} °C)"
+    )
+    return [Reason("sustained_temperature", rule.verdict, evidence, rule.reason)]
+
+
+def _memory_state_reasons(last: Inspection | None, rules: FleetRules) -> list[Reason]:
+    """Row remap failure or pending, and too many retired pages, in the latest inspection."""
+    if last is None:
+        return []
+    out: list[Reason] = []
+    if rules.row_remap_failure is not None and last.remap_failure:
+        r = rules.row_remap_failure
+        out.append(Reason("row_remap_failure", r.verdict, f"row remap failure at {last.time:%Y-%m-%d}", r.reason))
+    if rules.row_remap_pending is not None and last.remap_pending:
+        r = rules.row_remap_pending
+        out.append(Reason("row_remap_pending", r.verdict, f"row remap pending at {last.time:%Y-%m-%d}", r.reason))
+    rule_p = rules.retired_pages
+    if rule_p is not None and last.retired_pages is not None and last.retired_pages >= rule_p.retire_at:
+        evidence = f"{last.retired_pages} retired pages (limit {rule_p.retire_at})"
+        out.append(Reason("retired_pages", rule_p.verdict, evidence, rule_p.reason))
+    return out
+
+
+def _card_reasons(
+    card: Card,
+    rules: FleetRules,
+    seen: list[Inspection],
+    last: Inspection | None,
+    now: dt.datetime,
+    acceptance: AcceptanceHook | None,
+) -> list[Reason]:
+    """Every per-card rule's reasons, in the order the rules file lists them."""
+    return [
+        *_acceptance_reasons(card, rules.acceptance, acceptance),
+        *_version_reasons(card, rules),
+        *_ecc_corrected_reasons(seen, now, rules.ecc_corrected_growth),
+        *_ecc_uncorrected_reasons(seen, now, rules.ecc_uncorrected),
+        *_temperature_reasons(seen, now, rules.sustained_temperature),
+        *_memory_state_reasons(last, rules),
+    ]
+
+
+def evaluate(
+    store: Any,
+    rules: FleetRules,
+    *,
+    now: dt.datetime | None = None,
+    acceptance: AcceptanceHook | None = None,
+) -> list[CardVerdict]:
+    """Cards (not retired) that the rules put on watch or propose to retire, with every reason."""
+    now = _utc(now) or dt.datetime.now(dt.UTC)
+    cards = [c for c in list_cards(store) if c.status != "retired"]
+    history = _history(store, rules, now)
     latest = {c.uuid: (history[c.uuid][-1] if history[c.uuid] else _latest(store, c.uuid)) for c in cards}
 
     found: dict[str, list[Reason]] = defaultdict(list)
-
-    def flag(card: Card, rule: str, verdict: str, evidence: str, why: str) -> None:
-        found[card.uuid].append(Reason(rule, verdict, evidence, why))
-
-    # VBIOS consistency among NVLink peers: cards of one model on one host, linked by NVLink.
     if rules.vbios_consistency is not None:
-        groups: dict[tuple[str | None, str | None], list[Card]] = defaultdict(list)
-        for c in cards:
-            if c.vbios and _has_nvlink(latest.get(c.uuid)):
-                groups[(c.host, c.model)].append(c)
-        for (host, model), members in groups.items():
-            versions = Counter(c.vbios for c in members)
-            if len(versions) < 2:
-                continue
-            common, n = versions.most_common(1)[0]
-            for c in members:
-                if c.vbios != common:
-                    flag(
-                        c,
-                        "vbios_consistency",
-                        rules.vbios_consistency.verdict,
-                        f"VBIOS {c.vbios}; its {n} NVLink peer(s) on {host} ({model}) run {common}",
-                        rules.vbios_consistency.reason,
-                    )
-
+        found.update(_vbios_peer_reasons(rules.vbios_consistency, cards, latest))
     for c in cards:
-        seen = history.get(c.uuid, [])
-        last = latest.get(c.uuid)
-        if rules.acceptance is not None and acceptance is not None:
-            result = acceptance(c)
-            if result is not None and not result[0]:
-                flag(c, "acceptance", rules.acceptance.verdict, result[1], rules.acceptance.reason)
-        if rules.minimum_driver is not None and c.driver:
-            have, need = _vtuple(c.driver), _vtuple(rules.minimum_driver.version)
-            if have and need and have < need:
-                flag(
-                    c,
-                    "minimum_driver",
-                    rules.minimum_driver.verdict,
-                    f"driver {c.driver} < {rules.minimum_driver.version}",
-                    rules.minimum_driver.reason,
-                )
-        if rules.minimum_vbios is not None and c.catalog_id in rules.minimum_vbios.versions and c.vbios:
-            need_text = rules.minimum_vbios.versions[c.catalog_id]  # type: ignore[index]
-            have, need = _vtuple(c.vbios, 16), _vtuple(need_text, 16)
-            if have and need and have < need:
-                flag(
-                    c,
-                    "minimum_vbios",
-                    rules.minimum_vbios.verdict,
-                    f"VBIOS {c.vbios} < {need_text} for {c.catalog_id}",
-                    rules.minimum_vbios.reason,
-                )
-        rule_g = rules.ecc_corrected_growth
-        if rule_g is not None:
-            values = _counter_series(seen, now, rule_g.window_days, "ecc_corrected_aggregate")
-            if len(values) >= 2:
-                span = (values[-1][0] - values[0][0]).total_seconds() / 86400
-                if span >= max(rule_g.min_span_days, 1e-9):
-                    per_month = _positive_growth(values) / span * DAYS_PER_MONTH
-                    evidence = (
-                        f"corrected ECC {values[0][1]} -> {values[-1][1]} over {span:.0f} days = {per_month:.0f}/month"
-                    )
-                    if rule_g.retire_per_month is not None and per_month >= rule_g.retire_per_month:
-                        flag(
-                            c,
-                            "ecc_corrected_growth",
-                            "retire",
-                            evidence + f" (retire at {rule_g.retire_per_month:g})",
-                            rule_g.reason,
-                        )
-                    elif per_month >= rule_g.watch_per_month:
-                        flag(
-                            c,
-                            "ecc_corrected_growth",
-                            "watch",
-                            evidence + f" (watch at {rule_g.watch_per_month:g})",
-                            rule_g.reason,
-                        )
-        rule_u = rules.ecc_uncorrected
-        if rule_u is not None:
-            values_u = _counter_series(seen, now, rule_u.window_days, "ecc_uncorrected_aggregate")
-            new = _positive_growth(values_u)
-            if new:
-                evidence = f"{new} new uncorrectable ECC error(s) in {rule_u.window_days:g} days"
-                if rule_u.retire_at is not None and new >= rule_u.retire_at:
-                    flag(c, "ecc_uncorrected", "retire", evidence, rule_u.reason)
-                elif new >= rule_u.watch_at:
-                    flag(c, "ecc_uncorrected", "watch", evidence, rule_u.reason)
-        rule_t = rules.sustained_temperature
-        if rule_t is not None:
-            start = now - dt.timedelta(days=rule_t.window_days)
-            temps = [
-                i.max_temperature_celsius if i.max_temperature_celsius is not None else i.temperature_celsius
-                for i in seen
-                if i.time >= start
-            ]
-            temps = [t for t in temps if t is not None]
-            hot = [t for t in temps if t > rule_t.threshold_celsius]
-            if len(temps) >= rule_t.min_inspections and len(hot) / len(temps) >= rule_t.min_share:
-                flag(
-                    c,
-                    "sustained_temperature",
-                    rule_t.verdict,
-                    f"above {rule_t.threshold_celsius:g} °C in {len(hot)} of {len(temps)} inspections in "
-                    f"{rule_t.window_days:g} days (max {max(temps):.0f} °C)",
-                    rule_t.reason,
-                )
-        if last is not None:
-            if rules.row_remap_failure is not None and last.remap_failure:
-                flag(
-                    c,
-                    "row_remap_failure",
-                    rules.row_remap_failure.verdict,
-                    f"row remap failure at {last.time:%Y-%m-%d}",
-                    rules.row_remap_failure.reason,
-                )
-            if rules.row_remap_pending is not None and last.remap_pending:
-                flag(
-                    c,
-                    "row_remap_pending",
-                    rules.row_remap_pending.verdict,
-                    f"row remap pending at {last.time:%Y-%m-%d}",
-                    rules.row_remap_pending.reason,
-                )
-            if (
-                rules.retired_pages is not None
-                and last.retired_pages is not None
-                and last.retired_pages >= rules.retired_pages.retire_at
-            ):
-                flag(
-                    c,
-                    "retired_pages",
-                    rules.retired_pages.verdict,
-                    f"{last.retired_pages} retired pages (limit {rules.retired_pages.retire_at})",
-                    rules.retired_pages.reason,
-                )
+        reasons = _card_reasons(c, rules, history.get(c.uuid, []), latest.get(c.uuid), now, acceptance)
+        if reasons:
+            found[c.uuid].extend(reasons)
 
     verdicts = []
     by_uuid = {c.uuid: c for c in cards}
