@@ -571,34 +571,56 @@ def _const(nvml: Any, name: str, default: int) -> int:
     return value if isinstance(value, int) else default
 
 
-def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> GpuSnapshot:
-    r = _GpuReader(nvml, handle)
+def _read_identity(r: _GpuReader) -> dict[str, Any]:
+    """Name, UUID, serial, PCI address and firmware versions (read first: a lost GPU spoils what follows)."""
     name = _text(r.get("name", "nvmlDeviceGetName"))
     uuid = _text(r.get("uuid", "nvmlDeviceGetUUID"))
     serial = _text(r.get("serial", "nvmlDeviceGetSerial"))
     pci = r.get("pci_bus_id", "nvmlDeviceGetPciInfo")
-    bus_id = normalize_bus_id(getattr(pci, "busId", None)) if pci is not None else None
-    vbios = _text(r.get("vbios", "nvmlDeviceGetVbiosVersion"))
-    inforom = _text(r.get("inforom", "nvmlDeviceGetInforomImageVersion"))
+    return {
+        "name": name,
+        "uuid": uuid,
+        "serial": serial,
+        "pci_bus_id": normalize_bus_id(getattr(pci, "busId", None)) if pci is not None else None,
+        "vbios": _text(r.get("vbios", "nvmlDeviceGetVbiosVersion")),
+        "inforom": _text(r.get("inforom", "nvmlDeviceGetInforomImageVersion")),
+    }
+
+
+def _read_usage(r: _GpuReader) -> dict[str, Any]:
+    """Memory in use and utilization (NVML percent -> share 0..1)."""
     mem = r.get("memory", "nvmlDeviceGetMemoryInfo")
     util = r.get("utilization", "nvmlDeviceGetUtilizationRates")
+    return {
+        "memory_total_bytes": _int(getattr(mem, "total", None)),
+        "memory_used_bytes": _int(getattr(mem, "used", None)),
+        "utilization_gpu": _ratio(getattr(util, "gpu", None)),
+        "utilization_memory": _ratio(getattr(util, "memory", None)),
+    }
+
+
+def _read_thermal(nvml: Any, r: _GpuReader) -> dict[str, Any]:
+    """GPU and memory temperatures with the driver's slowdown, shutdown and memory limits."""
+
+    def threshold(key: str, const: str, default: int) -> Any:
+        return r.get(key, "nvmlDeviceGetTemperatureThreshold", _const(nvml, const, default))
+
     temp = r.get("temperature", "nvmlDeviceGetTemperature", _const(nvml, "NVML_TEMPERATURE_GPU", _TEMPERATURE_GPU))
-    slowdown = r.get(
-        "temperature_slowdown",
-        "nvmlDeviceGetTemperatureThreshold",
-        _const(nvml, "NVML_TEMPERATURE_THRESHOLD_SLOWDOWN", _THRESHOLD_SLOWDOWN),
-    )
-    shutdown = r.get(
-        "temperature_shutdown",
-        "nvmlDeviceGetTemperatureThreshold",
-        _const(nvml, "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN", _THRESHOLD_SHUTDOWN),
-    )
-    mem_max = r.get(
-        "memory_temperature_max",
-        "nvmlDeviceGetTemperatureThreshold",
-        _const(nvml, "NVML_TEMPERATURE_THRESHOLD_MEM_MAX", _THRESHOLD_MEM_MAX),
-    )
+    slowdown = threshold("temperature_slowdown", "NVML_TEMPERATURE_THRESHOLD_SLOWDOWN", _THRESHOLD_SLOWDOWN)
+    shutdown = threshold("temperature_shutdown", "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN", _THRESHOLD_SHUTDOWN)
+    mem_max = threshold("memory_temperature_max", "NVML_TEMPERATURE_THRESHOLD_MEM_MAX", _THRESHOLD_MEM_MAX)
     (mem_temp,) = r.fields("memory_temperature", [_const(nvml, "NVML_FI_DEV_MEMORY_TEMP", _FI_MEMORY_TEMP)])
+    return {
+        "temperature_celsius": _float(temp),
+        "temperature_slowdown_celsius": _float(slowdown),
+        "temperature_shutdown_celsius": _float(shutdown),
+        "memory_temperature_celsius": _float(mem_temp),
+        "memory_temperature_max_celsius": _float(mem_max),
+    }
+
+
+def _read_power_clocks(nvml: Any, r: _GpuReader) -> dict[str, Any]:
+    """Power (NVML mW -> W), clocks (MHz -> Hz) and the clock throttle reasons mask."""
     power = r.get("power", "nvmlDeviceGetPowerUsage")
     limit = r.get("power_limit", "nvmlDeviceGetEnforcedPowerLimit")
     sm, memc = _const(nvml, "NVML_CLOCK_SM", _CLOCK_SM), _const(nvml, "NVML_CLOCK_MEM", _CLOCK_MEM)
@@ -610,27 +632,58 @@ def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> 
         throttle = r.get("throttle_reasons", "nvmlDeviceGetCurrentClocksEventReasons")
     else:  # bindings older than the rename
         throttle = r.get("throttle_reasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
+    return {
+        "power_watts": None if power is None else power / 1000.0,
+        "power_limit_watts": None if limit is None else limit / 1000.0,
+        "clock_sm_hz": _mhz(clock_sm),
+        "clock_mem_hz": _mhz(clock_mem),
+        "clock_sm_max_hz": _mhz(clock_sm_max),
+        "clock_mem_max_hz": _mhz(clock_mem_max),
+        "throttle_reasons": _int(throttle),
+    }
+
+
+def _read_ecc(nvml: Any, r: _GpuReader) -> dict[str, Any]:
+    """ECC mode and counters (None while ECC is off: the counters mean nothing then)."""
     ecc_mode = r.get("ecc_mode", "nvmlDeviceGetEccMode")
     ecc_enabled = None if ecc_mode is None else bool(ecc_mode[0])
 
     def ecc(kind: int, scope: int, key: str) -> int | None:
         if ecc_enabled is False:
-            return None  # counters are meaningless while ECC is off
+            return None
         return _int(r.get(key, "nvmlDeviceGetTotalEccErrors", kind, scope))
 
-    corrected, uncorrected = (
-        _const(nvml, "NVML_MEMORY_ERROR_TYPE_CORRECTED", _ERR_CORRECTED),
-        _const(nvml, "NVML_MEMORY_ERROR_TYPE_UNCORRECTED", _ERR_UNCORRECTED),
-    )
+    corrected = _const(nvml, "NVML_MEMORY_ERROR_TYPE_CORRECTED", _ERR_CORRECTED)
+    uncorrected = _const(nvml, "NVML_MEMORY_ERROR_TYPE_UNCORRECTED", _ERR_UNCORRECTED)
     volatile, aggregate = _const(nvml, "NVML_VOLATILE_ECC", _VOLATILE), _const(nvml, "NVML_AGGREGATE_ECC", _AGGREGATE)
-    ecc_cv = ecc(corrected, volatile, "ecc_corrected_volatile")
-    ecc_uv = ecc(uncorrected, volatile, "ecc_uncorrected_volatile")
-    ecc_ca = ecc(corrected, aggregate, "ecc_corrected_aggregate")
-    ecc_ua = ecc(uncorrected, aggregate, "ecc_uncorrected_aggregate")
+    return {
+        "ecc_enabled": ecc_enabled,
+        "ecc_corrected_volatile": ecc(corrected, volatile, "ecc_corrected_volatile"),
+        "ecc_uncorrected_volatile": ecc(uncorrected, volatile, "ecc_uncorrected_volatile"),
+        "ecc_corrected_aggregate": ecc(corrected, aggregate, "ecc_corrected_aggregate"),
+        "ecc_uncorrected_aggregate": ecc(uncorrected, aggregate, "ecc_uncorrected_aggregate"),
+    }
+
+
+def _read_retired_memory(r: _GpuReader) -> dict[str, Any]:
+    """Retired pages (older GPUs) and remapped rows (Ampere and later)."""
     sbe_pages = r.get("retired_pages_sbe", "nvmlDeviceGetRetiredPages", _RETIRE_SBE)
     dbe_pages = r.get("retired_pages_dbe", "nvmlDeviceGetRetiredPages", _RETIRE_DBE)
     pending_pages = r.get("retired_pages_pending", "nvmlDeviceGetRetiredPagesPendingStatus")
     remap = r.get("remapped_rows", "nvmlDeviceGetRemappedRows")
+    return {
+        "retired_pages_sbe": None if sbe_pages is None else len(sbe_pages),
+        "retired_pages_dbe": None if dbe_pages is None else len(dbe_pages),
+        "retired_pages_pending": None if pending_pages is None else bool(pending_pages),
+        "remapped_rows_corrected": None if remap is None else int(remap[0]),
+        "remapped_rows_uncorrected": None if remap is None else int(remap[1]),
+        "remap_pending": None if remap is None else bool(remap[2]),
+        "remap_failure": None if remap is None else bool(remap[3]),
+    }
+
+
+def _read_pcie(nvml: Any, r: _GpuReader) -> dict[str, Any]:
+    """PCIe link now and at most, replays, and throughput (NVML: KB/s over 20 ms -> bytes/s)."""
     pcie_gen = r.get("pcie_gen", "nvmlDeviceGetCurrPcieLinkGeneration")
     pcie_width = r.get("pcie_width", "nvmlDeviceGetCurrPcieLinkWidth")
     pcie_gen_max = r.get("pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration")
@@ -638,19 +691,36 @@ def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> 
     replay = r.get("pcie_replay_count", "nvmlDeviceGetPcieReplayCounter")
     pcie_tx = r.get("pcie_tx", "nvmlDeviceGetPcieThroughput", _const(nvml, "NVML_PCIE_UTIL_TX_BYTES", _PCIE_TX))
     pcie_rx = r.get("pcie_rx", "nvmlDeviceGetPcieThroughput", _const(nvml, "NVML_PCIE_UTIL_RX_BYTES", _PCIE_RX))
-    nvlinks = _read_nvlinks(nvml, r)
-    nvlink_tx = nvlink_rx = None
-    if nvlinks:
-        active = [n.link for n in nvlinks if n.active]
-        if active:
-            tx_id = _const(nvml, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", _FI_NVLINK_DATA_TX)
-            rx_id = _const(nvml, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX", _FI_NVLINK_DATA_RX)
-            vals = r.fields(
-                "nvlink_throughput", [(tx_id, link) for link in active] + [(rx_id, link) for link in active]
-            )
-            tx, rx = vals[: len(active)], vals[len(active) :]
-            nvlink_tx = None if any(v is None for v in tx) else int(sum(tx)) * 1024  # type: ignore[arg-type]
-            nvlink_rx = None if any(v is None for v in rx) else int(sum(rx)) * 1024  # type: ignore[arg-type]
+    return {
+        "pcie_gen": _int(pcie_gen),
+        "pcie_width": _int(pcie_width),
+        "pcie_gen_max": _int(pcie_gen_max),
+        "pcie_width_max": _int(pcie_width_max),
+        "pcie_replay_count": _int(replay),
+        "pcie_tx_bytes_per_second": None if pcie_tx is None else pcie_tx * 1000.0,
+        "pcie_rx_bytes_per_second": None if pcie_rx is None else pcie_rx * 1000.0,
+    }
+
+
+def _sum_kib(values: list[float | None]) -> int | None:
+    """Total bytes of per-link KiB counters; None if any link's counter is unknown."""
+    known = [v for v in values if v is not None]
+    return None if len(known) < len(values) else int(sum(known)) * 1024
+
+
+def _read_nvlink_bytes(nvml: Any, r: _GpuReader, nvlinks: tuple[NvLinkSnapshot, ...] | None) -> dict[str, Any]:
+    """Data payload sent and received over all active links since the driver loaded."""
+    active = [n.link for n in nvlinks or () if n.active]
+    if not active:
+        return {"nvlink_tx_bytes": None, "nvlink_rx_bytes": None}
+    tx_id = _const(nvml, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", _FI_NVLINK_DATA_TX)
+    rx_id = _const(nvml, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX", _FI_NVLINK_DATA_RX)
+    vals = r.fields("nvlink_throughput", [(tx_id, link) for link in active] + [(rx_id, link) for link in active])
+    return {"nvlink_tx_bytes": _sum_kib(vals[: len(active)]), "nvlink_rx_bytes": _sum_kib(vals[len(active) :])}
+
+
+def _read_modes_processes(r: _GpuReader, root: Path, bus_id: str | None) -> dict[str, Any]:
+    """Persistence and MIG modes, compute processes (with their /proc state) and the NUMA node."""
     persistence = r.get("persistence_mode", "nvmlDeviceGetPersistenceMode")
     mig = r.get("mig_mode", "nvmlDeviceGetMigMode")
     procs = r.get("processes", "nvmlDeviceGetComputeRunningProcesses")
@@ -669,59 +739,37 @@ def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> 
             )
             for p in procs
         )
+    return {
+        "persistence_mode": None if persistence is None else bool(persistence),
+        "mig_mode": None if mig is None else bool(mig[0]),
+        "processes": processes,
+        "numa_node": _int(numa),
+    }
+
+
+def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> GpuSnapshot:
+    """One GPU, read group by group in a fixed order (after a lost GPU, later fields stay None)."""
+    r = _GpuReader(nvml, handle)
+    identity = _read_identity(r)
+    values: dict[str, Any] = {
+        **identity,
+        **_read_usage(r),
+        **_read_thermal(nvml, r),
+        **_read_power_clocks(nvml, r),
+        **_read_ecc(nvml, r),
+        **_read_retired_memory(r),
+        **_read_pcie(nvml, r),
+    }
+    nvlinks = _read_nvlinks(nvml, r)
+    values.update(_read_nvlink_bytes(nvml, r, nvlinks))
+    values.update(_read_modes_processes(r, root, identity["pci_bus_id"]))
     return GpuSnapshot(
         index=index,
-        uuid=uuid,
-        serial=serial,
-        name=name,
-        catalog_id=_catalog_id(name, known),
-        pci_bus_id=bus_id,
-        vbios=vbios,
-        inforom=inforom,
-        memory_total_bytes=_int(getattr(mem, "total", None)),
-        memory_used_bytes=_int(getattr(mem, "used", None)),
-        utilization_gpu=_ratio(getattr(util, "gpu", None)),
-        utilization_memory=_ratio(getattr(util, "memory", None)),
-        temperature_celsius=_float(temp),
-        temperature_slowdown_celsius=_float(slowdown),
-        temperature_shutdown_celsius=_float(shutdown),
-        memory_temperature_celsius=_float(mem_temp),
-        memory_temperature_max_celsius=_float(mem_max),
-        power_watts=None if power is None else power / 1000.0,
-        power_limit_watts=None if limit is None else limit / 1000.0,
-        clock_sm_hz=_mhz(clock_sm),
-        clock_mem_hz=_mhz(clock_mem),
-        clock_sm_max_hz=_mhz(clock_sm_max),
-        clock_mem_max_hz=_mhz(clock_mem_max),
-        throttle_reasons=_int(throttle),
-        ecc_enabled=ecc_enabled,
-        ecc_corrected_volatile=ecc_cv,
-        ecc_uncorrected_volatile=ecc_uv,
-        ecc_corrected_aggregate=ecc_ca,
-        ecc_uncorrected_aggregate=ecc_ua,
-        retired_pages_sbe=None if sbe_pages is None else len(sbe_pages),
-        retired_pages_dbe=None if dbe_pages is None else len(dbe_pages),
-        retired_pages_pending=None if pending_pages is None else bool(pending_pages),
-        remapped_rows_corrected=None if remap is None else int(remap[0]),
-        remapped_rows_uncorrected=None if remap is None else int(remap[1]),
-        remap_pending=None if remap is None else bool(remap[2]),
-        remap_failure=None if remap is None else bool(remap[3]),
-        pcie_gen=_int(pcie_gen),
-        pcie_width=_int(pcie_width),
-        pcie_gen_max=_int(pcie_gen_max),
-        pcie_width_max=_int(pcie_width_max),
-        pcie_replay_count=_int(replay),
-        pcie_tx_bytes_per_second=None if pcie_tx is None else pcie_tx * 1000.0,  # NVML: KB/s over 20 ms
-        pcie_rx_bytes_per_second=None if pcie_rx is None else pcie_rx * 1000.0,
+        catalog_id=_catalog_id(identity["name"], known),
         nvlinks=nvlinks,
-        nvlink_tx_bytes=nvlink_tx,
-        nvlink_rx_bytes=nvlink_rx,
-        persistence_mode=None if persistence is None else bool(persistence),
-        mig_mode=None if mig is None else bool(mig[0]),
-        processes=processes,
-        numa_node=_int(numa),
         lost=r.lost,
         errors=r.errors,
+        **values,
     )
 
 
