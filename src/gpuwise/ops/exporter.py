@@ -306,6 +306,74 @@ class _Samples:
         return out
 
 
+def _gpu_state(s: _Samples, g: GpuSnapshot, labels: tuple[str, ...]) -> None:
+    """Identity, utilization, memory, temperatures, power, clocks and throttle reasons."""
+    s.add("gpuwise_gpu_info", (*labels, g.catalog_id or "", g.pci_bus_id or "", g.vbios or "", g.serial or ""), 1)
+    s.add("gpuwise_gpu_utilization_ratio", labels, g.utilization_gpu)
+    s.add("gpuwise_gpu_memory_utilization_ratio", labels, g.utilization_memory)
+    s.add("gpuwise_gpu_memory_used_bytes", labels, g.memory_used_bytes)
+    s.add("gpuwise_gpu_memory_total_bytes", labels, g.memory_total_bytes)
+    s.add("gpuwise_gpu_temperature_celsius", labels, g.temperature_celsius)
+    s.add("gpuwise_gpu_memory_temperature_celsius", labels, g.memory_temperature_celsius)
+    s.add("gpuwise_gpu_slowdown_temperature_celsius", labels, g.temperature_slowdown_celsius)
+    s.add("gpuwise_gpu_shutdown_temperature_celsius", labels, g.temperature_shutdown_celsius)
+    s.add("gpuwise_gpu_power_watts", labels, g.power_watts)
+    s.add("gpuwise_gpu_power_limit_watts", labels, g.power_limit_watts)
+    for clock, cur, top in (
+        ("sm", g.clock_sm_hz, g.clock_sm_max_hz),
+        ("memory", g.clock_mem_hz, g.clock_mem_max_hz),
+    ):
+        s.add("gpuwise_gpu_clock_hertz", (*labels, clock), cur)
+        s.add("gpuwise_gpu_max_clock_hertz", (*labels, clock), top)
+    if g.throttle_reasons is not None:
+        s.add("gpuwise_gpu_throttle_reasons", labels, g.throttle_reasons)
+        for bit, reason in THROTTLE_REASONS.items():
+            s.add("gpuwise_gpu_throttle_reason", (*labels, reason), 1 if g.throttle_reasons & bit else 0)
+
+
+def _gpu_memory_health(s: _Samples, g: GpuSnapshot, labels: tuple[str, ...]) -> None:
+    """ECC counters, retired pages and remapped rows."""
+    for kind, scope, value in (
+        ("corrected", "volatile", g.ecc_corrected_volatile),
+        ("uncorrected", "volatile", g.ecc_uncorrected_volatile),
+        ("corrected", "aggregate", g.ecc_corrected_aggregate),
+        ("uncorrected", "aggregate", g.ecc_uncorrected_aggregate),
+    ):
+        s.add("gpuwise_gpu_ecc_errors_total", (*labels, kind, scope), value)
+    s.add("gpuwise_gpu_retired_pages", (*labels, "single_bit"), g.retired_pages_sbe)
+    s.add("gpuwise_gpu_retired_pages", (*labels, "double_bit"), g.retired_pages_dbe)
+    s.add("gpuwise_gpu_retired_pages_pending", labels, g.retired_pages_pending)
+    s.add("gpuwise_gpu_remapped_rows", (*labels, "correctable"), g.remapped_rows_corrected)
+    s.add("gpuwise_gpu_remapped_rows", (*labels, "uncorrectable"), g.remapped_rows_uncorrected)
+    s.add("gpuwise_gpu_row_remap_pending", labels, g.remap_pending)
+    s.add("gpuwise_gpu_row_remap_failure", labels, g.remap_failure)
+
+
+def _gpu_pcie(s: _Samples, g: GpuSnapshot, labels: tuple[str, ...]) -> None:
+    """PCIe link generation and width (now and at most), replays and throughput."""
+    s.add("gpuwise_gpu_pcie_link_generation", labels, g.pcie_gen)
+    s.add("gpuwise_gpu_pcie_link_max_generation", labels, g.pcie_gen_max)
+    s.add("gpuwise_gpu_pcie_link_width", labels, g.pcie_width)
+    s.add("gpuwise_gpu_pcie_link_max_width", labels, g.pcie_width_max)
+    s.add("gpuwise_gpu_pcie_replays_total", labels, g.pcie_replay_count)
+    s.add("gpuwise_gpu_pcie_throughput_bytes_per_second", (*labels, "tx"), g.pcie_tx_bytes_per_second)
+    s.add("gpuwise_gpu_pcie_throughput_bytes_per_second", (*labels, "rx"), g.pcie_rx_bytes_per_second)
+
+
+def _gpu_nvlink(s: _Samples, g: GpuSnapshot, labels: tuple[str, ...]) -> None:
+    """Active and inactive links, error counters summed over links, and data byte counters."""
+    if g.nvlinks is not None:
+        active = sum(1 for n in g.nvlinks if n.active)
+        s.add("gpuwise_gpu_nvlink_links", (*labels, "active"), active)
+        s.add("gpuwise_gpu_nvlink_links", (*labels, "inactive"), len(g.nvlinks) - active)
+        for counter in NVLINK_ERROR_COUNTERS:
+            known = [v for n in g.nvlinks if (v := n.errors.get(counter)) is not None]
+            if known:
+                s.add("gpuwise_gpu_nvlink_errors_total", (*labels, counter), sum(known))
+    s.add("gpuwise_gpu_nvlink_data_bytes_total", (*labels, "tx"), g.nvlink_tx_bytes)
+    s.add("gpuwise_gpu_nvlink_data_bytes_total", (*labels, "rx"), g.nvlink_rx_bytes)
+
+
 class GpuCollector:
     """Reads `source` on every scrape; keeps only what rates need between scrapes."""
 
@@ -395,59 +463,20 @@ class GpuCollector:
         return (str(g.index), g.uuid or "", g.name or "", self._host_label)
 
     def _gpu(self, s: _Samples, g: GpuSnapshot, labels: tuple[str, ...], key: str, now: float) -> None:
-        s.add("gpuwise_gpu_info", (*labels, g.catalog_id or "", g.pci_bus_id or "", g.vbios or "", g.serial or ""), 1)
-        s.add("gpuwise_gpu_utilization_ratio", labels, g.utilization_gpu)
-        s.add("gpuwise_gpu_memory_utilization_ratio", labels, g.utilization_memory)
-        s.add("gpuwise_gpu_memory_used_bytes", labels, g.memory_used_bytes)
-        s.add("gpuwise_gpu_memory_total_bytes", labels, g.memory_total_bytes)
-        s.add("gpuwise_gpu_temperature_celsius", labels, g.temperature_celsius)
-        s.add("gpuwise_gpu_memory_temperature_celsius", labels, g.memory_temperature_celsius)
-        s.add("gpuwise_gpu_slowdown_temperature_celsius", labels, g.temperature_slowdown_celsius)
-        s.add("gpuwise_gpu_shutdown_temperature_celsius", labels, g.temperature_shutdown_celsius)
-        s.add("gpuwise_gpu_power_watts", labels, g.power_watts)
-        s.add("gpuwise_gpu_power_limit_watts", labels, g.power_limit_watts)
-        for clock, cur, top in (
-            ("sm", g.clock_sm_hz, g.clock_sm_max_hz),
-            ("memory", g.clock_mem_hz, g.clock_mem_max_hz),
-        ):
-            s.add("gpuwise_gpu_clock_hertz", (*labels, clock), cur)
-            s.add("gpuwise_gpu_max_clock_hertz", (*labels, clock), top)
-        if g.throttle_reasons is not None:
-            s.add("gpuwise_gpu_throttle_reasons", labels, g.throttle_reasons)
-            for bit, reason in THROTTLE_REASONS.items():
-                s.add("gpuwise_gpu_throttle_reason", (*labels, reason), 1 if g.throttle_reasons & bit else 0)
-        for kind, scope, value in (
-            ("corrected", "volatile", g.ecc_corrected_volatile),
-            ("uncorrected", "volatile", g.ecc_uncorrected_volatile),
-            ("corrected", "aggregate", g.ecc_corrected_aggregate),
-            ("uncorrected", "aggregate", g.ecc_uncorrected_aggregate),
-        ):
-            s.add("gpuwise_gpu_ecc_errors_total", (*labels, kind, scope), value)
-        s.add("gpuwise_gpu_retired_pages", (*labels, "single_bit"), g.retired_pages_sbe)
-        s.add("gpuwise_gpu_retired_pages", (*labels, "double_bit"), g.retired_pages_dbe)
-        s.add("gpuwise_gpu_retired_pages_pending", labels, g.retired_pages_pending)
-        s.add("gpuwise_gpu_remapped_rows", (*labels, "correctable"), g.remapped_rows_corrected)
-        s.add("gpuwise_gpu_remapped_rows", (*labels, "uncorrectable"), g.remapped_rows_uncorrected)
-        s.add("gpuwise_gpu_row_remap_pending", labels, g.remap_pending)
-        s.add("gpuwise_gpu_row_remap_failure", labels, g.remap_failure)
-        s.add("gpuwise_gpu_pcie_link_generation", labels, g.pcie_gen)
-        s.add("gpuwise_gpu_pcie_link_max_generation", labels, g.pcie_gen_max)
-        s.add("gpuwise_gpu_pcie_link_width", labels, g.pcie_width)
-        s.add("gpuwise_gpu_pcie_link_max_width", labels, g.pcie_width_max)
-        s.add("gpuwise_gpu_pcie_replays_total", labels, g.pcie_replay_count)
-        s.add("gpuwise_gpu_pcie_throughput_bytes_per_second", (*labels, "tx"), g.pcie_tx_bytes_per_second)
-        s.add("gpuwise_gpu_pcie_throughput_bytes_per_second", (*labels, "rx"), g.pcie_rx_bytes_per_second)
-        if g.nvlinks is not None:
-            active = sum(1 for n in g.nvlinks if n.active)
-            s.add("gpuwise_gpu_nvlink_links", (*labels, "active"), active)
-            s.add("gpuwise_gpu_nvlink_links", (*labels, "inactive"), len(g.nvlinks) - active)
-            for counter in NVLINK_ERROR_COUNTERS:
-                values = [n.errors.get(counter) for n in g.nvlinks]
-                known = [v for v in values if v is not None]
-                if known:
-                    s.add("gpuwise_gpu_nvlink_errors_total", (*labels, counter), sum(known))
-        s.add("gpuwise_gpu_nvlink_data_bytes_total", (*labels, "tx"), g.nvlink_tx_bytes)
-        s.add("gpuwise_gpu_nvlink_data_bytes_total", (*labels, "rx"), g.nvlink_rx_bytes)
+        """Every per-GPU sample of one scrape, in metric order (rates use the previous scrape)."""
+        _gpu_state(s, g, labels)
+        _gpu_memory_health(s, g, labels)
+        _gpu_pcie(s, g, labels)
+        _gpu_nvlink(s, g, labels)
+        self._nvlink_rates(s, g, labels, key, now)
+        s.add("gpuwise_gpu_persistence_mode", labels, g.persistence_mode)
+        s.add("gpuwise_gpu_mig_mode", labels, g.mig_mode)
+        s.add("gpuwise_gpu_compute_processes", labels, None if g.processes is None else len(g.processes))
+        self._memory_pressure(s, g, labels, key, now)
+        s.add("gpuwise_gpu_field_errors", labels, len(g.errors))
+
+    def _nvlink_rates(self, s: _Samples, g: GpuSnapshot, labels: tuple[str, ...], key: str, now: float) -> None:
+        """NVLink throughput from the byte counters' growth since the previous scrape."""
         prev_link = self._nvlink.get(key)
         if prev_link is not None and now > prev_link[0]:
             dt = now - prev_link[0]
@@ -459,23 +488,23 @@ class GpuCollector:
                     s.add("gpuwise_gpu_nvlink_throughput_bytes_per_second", (*labels, direction), (after - before) / dt)
         if g.nvlink_tx_bytes is not None or g.nvlink_rx_bytes is not None:
             self._nvlink[key] = (now, g.nvlink_tx_bytes, g.nvlink_rx_bytes)
-        s.add("gpuwise_gpu_persistence_mode", labels, g.persistence_mode)
-        s.add("gpuwise_gpu_mig_mode", labels, g.mig_mode)
-        s.add("gpuwise_gpu_compute_processes", labels, None if g.processes is None else len(g.processes))
+
+    def _memory_pressure(self, s: _Samples, g: GpuSnapshot, labels: tuple[str, ...], key: str, now: float) -> None:
+        """Memory pressure index (share used x temperature / reference) and growth of the share per minute."""
         used, total = g.memory_used_bytes, g.memory_total_bytes
-        if used is not None and total:
-            if g.temperature_celsius is not None:
-                s.add(
-                    "gpuwise_gpu_memory_pressure_index",
-                    labels,
-                    (used / total) * (g.temperature_celsius / PRESSURE_REFERENCE_C),
-                )
-            prev = self._memory.get(key)
-            if prev is not None and now > prev[0]:
-                minutes = (now - prev[0]) / 60.0
-                s.add("gpuwise_gpu_memory_growth_ratio_per_minute", labels, (used - prev[1]) / total / minutes)
-            self._memory[key] = (now, used)
-        s.add("gpuwise_gpu_field_errors", labels, len(g.errors))
+        if used is None or not total:
+            return
+        if g.temperature_celsius is not None:
+            s.add(
+                "gpuwise_gpu_memory_pressure_index",
+                labels,
+                (used / total) * (g.temperature_celsius / PRESSURE_REFERENCE_C),
+            )
+        prev = self._memory.get(key)
+        if prev is not None and now > prev[0]:
+            minutes = (now - prev[0]) / 60.0
+            s.add("gpuwise_gpu_memory_growth_ratio_per_minute", labels, (used - prev[1]) / total / minutes)
+        self._memory[key] = (now, used)
 
     def _xids(self, s: _Samples, snap: HostSnapshot) -> None:
         if snap.xid_events is None:
