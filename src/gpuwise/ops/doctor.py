@@ -299,7 +299,7 @@ def check_pcie_replays(snap: HostSnapshot, opts: DoctorOptions) -> list[CheckRes
         if g.pcie_replay_count is None:
             continue
         known += 1
-        prev = before.get(g.uuid)
+        prev = before.get(g.uuid or "")
         if prev is not None and prev.pcie_replay_count is not None and seconds and seconds > 0:
             rate = (g.pcie_replay_count - prev.pcie_replay_count) / seconds * 60
             if rate > REPLAYS_PER_MINUTE_WARN:
@@ -436,7 +436,8 @@ def check_topology(snap: HostSnapshot, opts: DoctorOptions) -> list[CheckResult]
     pairs = []
     for k in range(0, len(order) - 1, 2):
         a, b = order[k], order[k + 1]
-        pairs.append(f"{a}-{b}: {TOPOLOGY_LEVELS.get(_topo_level(snap, a, b), 'unknown')}")
+        level = _topo_level(snap, a, b)
+        pairs.append(f"{a}-{b}: {'unknown' if level is None else TOPOLOGY_LEVELS.get(level, 'unknown')}")
     numa = ", ".join(f"GPU {g.index}: node {g.numa_node}" for g in gpus if g.numa_node is not None)
     nvswitch = all((g.active_nvlinks or 0) > 0 for g in gpus)
     evidence = "pairs " + "; ".join(pairs) + (f"; NUMA {numa}" if numa else "")
@@ -716,7 +717,7 @@ def check_xid(snap: HostSnapshot, opts: DoctorOptions) -> list[CheckResult]:
     by_bus = {g.pci_bus_id: g.index for g in snap.gpus if g.pci_bus_id}
     groups: dict[tuple[int | None, int], list[str]] = defaultdict(list)
     for e in snap.xid_events:
-        groups[(by_bus.get(e.bus_id), e.xid)].append(e.message)
+        groups[(by_bus.get(e.bus_id or ""), e.xid)].append(e.message)
     out, benign = [], []
     for (gpu, xid), messages in sorted(
         groups.items(), key=lambda kv: (kv[0][0] if kv[0][0] is not None else -1, kv[0][1])
