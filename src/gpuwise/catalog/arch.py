@@ -98,6 +98,7 @@ class TransformerArch:
             Linear("v_proj", h, self.kv_dim, self.qkv_bias),
             Linear("o_proj", self.q_dim, h, self.o_bias),
         )
+        mlp: tuple[Linear, ...]
         if self.gated_ffn:
             mlp = (
                 Linear("gate_proj", h, f, self.mlp_bias, e),
