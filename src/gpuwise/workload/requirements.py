@@ -12,14 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from gpuwise.catalog import Catalog, ModelArch
 from gpuwise.errors import UsageError
 from gpuwise.units import parse_duration
-
-OBJECTIVES = ("cost", "time")
-PRICINGS = ("on-demand", "reserved", "spot", "owned")
+from gpuwise.workload.schema import RequirementFields, check_unknown, fields, validate
+from gpuwise.workload.specs import Objective, Pricing
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,8 @@ class Requirements:
     budget_usd: float | None = None  # training: the whole run; serving: per month
     max_gpus: int | None = None
     growth: Growth | None = None
-    objective: Literal["cost", "time"] = "cost"
-    pricing: str = "on-demand"
+    objective: Objective = "cost"
+    pricing: Pricing = "on-demand"
     years: float | None = None  # owned pricing: the horizon (default: the depreciation life)
     gpus: tuple[str, ...] | None = None  # restrict the search to these GPU ids
     methods: tuple[str, ...] | None = None  # training methods to compare (full, lora, qlora)
@@ -83,102 +82,52 @@ class Requirements:
         }
 
 
-REQUIREMENT_KEYS = (
-    "deadline",
-    "qps",
-    "p95_ms",
-    "p99_ms",
-    "budget",
-    "max_gpus",
-    "growth_model",
-    "growth_data",
-    "growth_users",
-    "objective",
-    "pricing",
-    "years",
-    "gpus",
-    "methods",
-)
-
-
-def _positive(opts: Mapping[str, Any], key: str) -> float | None:
-    if opts.get(key) is None:
-        return None
-    raw = str(opts[key]).lower().rstrip("x").replace("$", "").replace(",", "").replace("usd", "").strip()
-    try:
-        value = float(raw)
-        if not math.isfinite(value):  # 'inf'/'nan' would pass the check below or overflow int()
-            raise ValueError
-    except ValueError:
-        raise UsageError(f"--{key.replace('_', '-')} must be a number; got {opts[key]!r}") from None
-    if value <= 0:
-        raise UsageError(f"--{key.replace('_', '-')} must be positive; got {opts[key]!r}")
-    return value
-
-
-def _names(raw: Any) -> tuple[str, ...] | None:
-    if raw is None:
-        return None
-    items = raw.split(",") if isinstance(raw, str) else list(raw)
-    names = tuple(str(x).strip().lower() for x in items if str(x).strip())
-    return names or None
+REQUIREMENT_KEYS = tuple(f.name for s in ("target", "plan") for f in fields(s))
 
 
 def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirements:
+    """Typed requirements from loose options; the rules that need several fields or the catalog."""
     opts = {str(k).replace("-", "_"): v for k, v in options.items() if v is not None}
     growth_block = opts.pop("growth", None)
     if isinstance(growth_block, Mapping):
         for key in ("model", "data", "users"):
             if key in growth_block:
                 opts[f"growth_{key}"] = growth_block[key]
-    unknown = set(opts) - set(REQUIREMENT_KEYS)
-    if unknown:
-        raise UsageError(f"unknown requirement(s): {', '.join(sorted(unknown))}; known: {', '.join(REQUIREMENT_KEYS)}")
+    check_unknown(opts, frozenset(REQUIREMENT_KEYS), "requirement")
+    r = validate(RequirementFields, opts)
     deadline = None
-    if "deadline" in opts:
+    if r.deadline is not None:
         try:
-            deadline = parse_duration(opts["deadline"])
+            deadline = parse_duration(r.deadline)
         except ValueError as exc:
             raise UsageError(f"--deadline: {exc}") from None
-        if deadline <= 0:
-            raise UsageError("--deadline must be positive")
-    p95, p99 = _positive(opts, "p95_ms"), _positive(opts, "p99_ms")
-    if p95 and p99:
+        if not 0 < deadline < math.inf:
+            raise UsageError("--deadline must be positive and finite")
+    if r.p95_ms and r.p99_ms:
         raise UsageError("give one latency target: --p95-ms or --p99-ms")
-    qps = _positive(opts, "qps")
-    if (p95 or p99) and not qps:
+    latency_ms = r.p95_ms or r.p99_ms
+    if latency_ms and not r.qps:
         raise UsageError("a latency target needs --qps (the load at which it must hold)")
-    max_gpus = _positive(opts, "max_gpus")
-    objective = str(opts.get("objective", "cost")).lower()
-    if objective not in OBJECTIVES:
-        raise UsageError(f"--objective must be one of {', '.join(OBJECTIVES)}")
-    pricing = str(opts.get("pricing", "on-demand")).lower()
-    if pricing not in PRICINGS:
-        raise UsageError(f"--pricing must be one of {', '.join(PRICINGS)}")
-    gpus = _names(opts.get("gpus"))
-    for gid in gpus or ():
+    for gid in r.gpus or ():
         catalog.gpu(gid)  # unknown ids: a clear error with suggestions
-    methods = _names(opts.get("methods"))
-    if methods and set(methods) - {"full", "lora", "qlora"}:
-        raise UsageError("--methods takes a list of full, lora, qlora")
     growth = None
-    if any(k in opts for k in ("growth_model", "growth_data", "growth_users")):
+    if r.growth_model is not None or r.growth_data is not None or r.growth_users is not None:
         growth = Growth(
-            model=catalog.model(str(opts["growth_model"])) if "growth_model" in opts else None,
-            data_factor=_positive(opts, "growth_data") or 1.0,
-            users_factor=_positive(opts, "growth_users") or 1.0,
+            model=catalog.model(r.growth_model) if r.growth_model is not None else None,
+            data_factor=r.growth_data or 1.0,
+            users_factor=r.growth_users or 1.0,
         )
     return Requirements(
         deadline_seconds=deadline,
-        qps=qps,
-        percentile=95.0 if p95 else (99.0 if p99 else None),
-        latency_seconds=(p95 or p99) / 1e3 if (p95 or p99) else None,
-        budget_usd=_positive(opts, "budget"),
-        max_gpus=int(max_gpus) if max_gpus else None,
+        qps=r.qps,
+        percentile=95.0 if r.p95_ms else (99.0 if r.p99_ms else None),
+        latency_seconds=latency_ms / 1e3 if latency_ms else None,
+        budget_usd=r.budget,
+        max_gpus=r.max_gpus,
         growth=growth,
-        objective=objective,  # type: ignore[arg-type]
-        pricing=pricing,
-        years=_positive(opts, "years"),
-        gpus=gpus,
-        methods=methods,
+        objective=r.objective or "cost",
+        pricing=r.pricing or "on-demand",
+        years=r.years,
+        gpus=tuple(r.gpus) if r.gpus else None,
+        methods=tuple(r.methods) if r.methods else None,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from gpuwise.catalog import GPU, ModelArch
 
@@ -21,14 +21,20 @@ Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
 Attention = Literal["flash", "eager"]
 
-TASKS: tuple[Task, ...] = ("pretrain", "finetune", "inference")
-METHODS: tuple[Method, ...] = ("full", "lora", "qlora")
-PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
-WEIGHTS_DTYPES: tuple[WeightsDtype, ...] = ("fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4")
-KV_DTYPES: tuple[KvDtype, ...] = ("fp32", "fp16", "bf16", "fp8", "int8")
-OPTIMIZERS: tuple[Optimizer, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
-RECOMPUTES: tuple[Recompute, ...] = ("none", "selective", "full")
-ATTENTIONS: tuple[Attention, ...] = ("flash", "eager")
+Objective = Literal["cost", "time"]
+Pricing = Literal["on-demand", "reserved", "spot", "owned"]
+
+# The same choices as tuples, for messages and loops (derived: the Literal is the one list).
+TASKS: tuple[Task, ...] = get_args(Task)
+METHODS: tuple[Method, ...] = get_args(Method)
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
+WEIGHTS_DTYPES: tuple[WeightsDtype, ...] = get_args(WeightsDtype)
+KV_DTYPES: tuple[KvDtype, ...] = get_args(KvDtype)
+OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
+RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
+ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+PRICINGS: tuple[Pricing, ...] = get_args(Pricing)
 
 # Storage size of one element. Quantized formats' scales are added by the estimator from the
 # cited conventions; these are the packed element sizes by definition of each format.

@@ -1,0 +1,516 @@
+"""The one declaration of every workload, hardware and requirement field.
+
+The CLI options, the YAML keys, the JSON API's request models and the web forms are all derived
+from the pydantic models below: a field's type, bounds, choices, help text, unit and example are
+written here once. `build_workload`/`build_requirements` then apply the rules that need several
+fields together (and the catalog).
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from gpuwise.errors import UsageError, suggest
+from gpuwise.units import parse_bytes, parse_count
+from gpuwise.workload.specs import (
+    Attention,
+    KvDtype,
+    Method,
+    Objective,
+    Optimizer,
+    Precision,
+    Pricing,
+    Recompute,
+    Task,
+    WeightsDtype,
+)
+
+Applies = Literal["any", "training", "inference"]
+
+# Input bounds: far beyond any real job, small enough that no arithmetic overflows.
+MAX_COUNT = 10**15  # tokens or samples in one training run
+MAX_BATCH = 1 << 20
+MAX_SEQ = 1 << 24
+MAX_DEGREE = 1 << 16  # tp, pp, GPUs per node, GPU count
+MAX_QPS = 1e7
+MAX_MS = 1e9
+
+
+def _lower(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _list(value: Any) -> Any:
+    """'a,b' or ['a', 'b'] -> ['a', 'b'] (lower-cased, blanks dropped); anything else for the type check."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if isinstance(value, list | tuple):
+        return [str(x).strip().lower() for x in value if str(x).strip()]
+    return value
+
+
+def _count(value: Any) -> Any:
+    """'2T', '300B', '1.5M' -> a number; numbers pass to the bound checks."""
+    return parse_count(value) if isinstance(value, str) else value
+
+
+def _bytes(value: Any) -> Any:
+    """'2GB/s', '120KB', 2e9 -> bytes (per second for bandwidths)."""
+    if isinstance(value, str):
+        return float(parse_bytes(value.strip().removesuffix("/s").removesuffix("ps")))
+    return value
+
+
+def _number(value: Any) -> Any:
+    """'$50,000', '2x', '1.5' -> a number (money and factors are typed by people)."""
+    if isinstance(value, str):
+        text = value.strip().lower().replace(",", "").replace("$", "").removesuffix("usd").removesuffix("x")
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise ValueError(f"not a number: {value!r}") from None
+    return value
+
+
+Choice = BeforeValidator(_lower)
+Names = BeforeValidator(_list)
+CountIn = BeforeValidator(_count)
+BytesIn = BeforeValidator(_bytes)
+NumberIn = BeforeValidator(_number)
+
+
+def _f(
+    help: str,
+    *,
+    example: Any,
+    applies: Applies = "any",
+    metavar: str | None = None,
+    default: str | None = None,
+    **bounds: Any,
+) -> Any:
+    """A field with its help, the example a test feeds every door, and where it applies."""
+    extra = {"applies": applies, "example": example, "metavar": metavar, "default_doc": default}
+    return Field(
+        default=None, description=help, json_schema_extra={k: v for k, v in extra.items() if v is not None}, **bounds
+    )
+
+
+class _Fields(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, str_max_length=4096)
+
+
+class WorkloadFields(_Fields):
+    """What runs: the model, training or serving, the layout, the data pipeline."""
+
+    model: str | None = _f(
+        "Catalog id (`gpuwise models`) or path to a Hugging Face config.json.",
+        example="llama-2-7b",
+        metavar="NAME|config.json",
+        min_length=1,
+        max_length=1024,
+    )
+    task: Annotated[Task | None, Choice] = _f(
+        "pretrain|finetune|inference.",
+        example="finetune",
+        default="finetune if a training option is given, else inference",
+    )
+    method: Annotated[Method | None, Choice] = _f(
+        "full|lora|qlora.", example="lora", applies="training", default="full"
+    )
+    precision: Annotated[Precision | None, Choice] = _f(
+        "fp32|tf32|fp16|bf16|fp8 compute.", example="bf16", default="bf16"
+    )
+    weights_dtype: Annotated[WeightsDtype | None, Choice] = _f(
+        "fp32|fp16|bf16|fp8|int8|int4|nf4 weights.", example="bf16", default="the precision (nf4 for QLoRA)"
+    )
+    kv_dtype: Annotated[KvDtype | None, Choice] = _f(
+        "fp32|fp16|bf16|fp8|int8 KV cache.", example="fp8", applies="inference", default="the weights' 16-bit dtype"
+    )
+    optimizer: Annotated[Optimizer | None, Choice] = _f(
+        "adamw|adamw-8bit|sgd|adafactor.", example="adamw", applies="training", default="adamw"
+    )
+    master_weights: bool | None = _f(
+        "fp32 master copy of the weights (--no-master-weights: pure 16-bit).",
+        example=False,
+        applies="training",
+        default="on",
+    )
+    micro_batch: int | None = _f(
+        "Samples per GPU per forward pass.", example=2, applies="training", metavar="N", default="1", ge=1, le=MAX_BATCH
+    )
+    global_batch: int | None = _f(
+        "Samples per optimizer step, all GPUs.", example=16, applies="training", metavar="N", ge=1, le=MAX_BATCH * 1024
+    )
+    seq: int | None = _f(
+        "Training sequence length (tokens).",
+        example=1024,
+        applies="training",
+        metavar="N",
+        default="min(model max, 2048)",
+        ge=1,
+        le=MAX_SEQ,
+    )
+    zero: int | None = _f("ZeRO/FSDP stage 0-3.", example=1, applies="training", metavar="0-3", default="0", ge=0, le=3)
+    tp: int | None = _f("Tensor-parallel degree.", example=2, metavar="N", default="1", ge=1, le=MAX_DEGREE)
+    pp: int | None = _f("Pipeline-parallel degree.", example=1, metavar="N", default="1", ge=1, le=MAX_DEGREE)
+    sequence_parallel: bool | None = _f(
+        "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
+    )
+    recompute: Annotated[Recompute | None, Choice] = _f(
+        "none|selective|full activation recomputation.", example="selective", applies="training", default="none"
+    )
+    attention: Annotated[Attention | None, Choice] = _f(
+        "flash|eager attention kernel.", example="flash", applies="training", default="flash"
+    )
+    lora_rank: int | None = _f("LoRA rank r.", example=16, applies="training", metavar="R", default="8", ge=1, le=65536)
+    lora_targets: Annotated[list[str] | None, Names] = _f(
+        "Modules LoRA adapts: a comma list (q_proj,v_proj) or all-linear.",
+        example="q_proj,k_proj,v_proj,o_proj",
+        applies="training",
+        metavar="LIST",
+        default="q_proj,v_proj",
+        max_length=64,
+    )
+    tokens: Annotated[float | None, CountIn] = _f(
+        "Training tokens in total, e.g. 2T, 300B.",
+        example="20M",
+        applies="training",
+        metavar="COUNT",
+        gt=0,
+        le=MAX_COUNT,
+    )
+    samples: Annotated[float | None, CountIn] = _f(
+        "Training samples in total, e.g. 1.2M.", example="100k", applies="training", metavar="COUNT", gt=0, le=MAX_COUNT
+    )
+    input_tokens: int | None = _f(
+        "Prompt tokens per request.",
+        example=512,
+        applies="inference",
+        metavar="N",
+        default="min(model max, 1024)",
+        ge=1,
+        le=MAX_SEQ,
+    )
+    output_tokens: int | None = _f(
+        "Generated tokens per request.", example=128, applies="inference", metavar="N", default="256", ge=0, le=MAX_SEQ
+    )
+    concurrency: int | None = _f(
+        "Requests served together (for non-LLM models: the batch).",
+        example=8,
+        applies="inference",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_BATCH,
+    )
+    read_bandwidth: Annotated[float | None, BytesIn] = _f(
+        "Data pipeline: storage read per node, e.g. 2GB/s.",
+        example="2GB/s",
+        applies="training",
+        metavar="BYTES/s",
+        gt=0,
+        le=1e15,
+    )
+    sample_bytes: Annotated[float | None, BytesIn] = _f(
+        "Data pipeline: bytes per sample, e.g. 120KB.",
+        example="120KB",
+        applies="training",
+        metavar="BYTES",
+        gt=0,
+        le=1e12,
+    )
+    decode_ms: Annotated[float | None, NumberIn] = _f(
+        "Data pipeline: CPU ms to decode one sample on one core.",
+        example=1.5,
+        applies="training",
+        metavar="MS",
+        default="0",
+        ge=0,
+        le=MAX_MS,
+    )
+    loader_cores: int | None = _f(
+        "Data pipeline: CPU cores loading data per node.",
+        example=16,
+        applies="training",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_DEGREE,
+    )
+
+
+class HardwareFields(_Fields):
+    """The GPUs an estimate runs on (a plan chooses them itself)."""
+
+    gpu: str | None = _f(
+        "GPU id and total count, e.g. h100-sxm:8 (the count defaults to tp x pp).",
+        example="a100-80gb-sxm:2",
+        metavar="ID[:N]",
+        min_length=1,
+        max_length=128,
+    )
+    gpus_per_node: int | None = _f(
+        "GPUs per node.", example=2, metavar="N", default="the usual node for that GPU", ge=1, le=MAX_DEGREE
+    )
+    network: Annotated[str | None, Choice] = _f(
+        "Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g.",
+        example="ib-ndr",
+        metavar="ID",
+        default="the GPU family's usual network",
+        max_length=64,
+    )
+
+
+class TargetFields(_Fields):
+    """A serving target: the load, and the latency it must meet."""
+
+    qps: Annotated[float | None, NumberIn] = _f(
+        "Serving: requests per second to carry.", example=5, applies="inference", metavar="QPS", gt=0, le=MAX_QPS
+    )
+    p95_ms: Annotated[float | None, NumberIn] = _f(
+        "Serving: P95 end-to-end latency target in ms.",
+        example=20000,
+        applies="inference",
+        metavar="MS",
+        gt=0,
+        le=MAX_MS,
+    )
+    p99_ms: Annotated[float | None, NumberIn] = _f(
+        "Serving: P99 end-to-end latency target in ms.",
+        example=30000,
+        applies="inference",
+        metavar="MS",
+        gt=0,
+        le=MAX_MS,
+    )
+
+
+class PlanFields(_Fields):
+    """What a plan must meet and how it ranks: the three questions, quantified."""
+
+    deadline: str | None = _f(
+        "Training must finish within, e.g. 2h, 3d.",
+        example="30d",
+        applies="training",
+        metavar="DURATION",
+        max_length=64,
+    )
+    budget: Annotated[float | None, NumberIn] = _f(
+        "USD: the whole training run, or a month of serving.", example=1e6, metavar="USD", gt=0, le=1e13
+    )
+    max_gpus: int | None = _f("At most this many GPUs in total.", example=64, metavar="N", ge=1, le=MAX_DEGREE)
+    growth_model: str | None = _f(
+        "The model six months from now.", example="llama-2-13b", metavar="NAME", max_length=256
+    )
+    growth_data: Annotated[float | None, NumberIn] = _f(
+        "Training data six months from now, as a factor (e.g. 2).",
+        example=2,
+        applies="training",
+        metavar="X",
+        gt=0,
+        le=1e6,
+    )
+    growth_users: Annotated[float | None, NumberIn] = _f(
+        "Requests per second six months from now, as a factor (e.g. 3).",
+        example=3,
+        applies="inference",
+        metavar="X",
+        gt=0,
+        le=1e6,
+    )
+    objective: Annotated[Objective | None, Choice] = _f("Rank by cost or time.", example="time", default="cost")
+    pricing: Annotated[Pricing | None, Choice] = _f(
+        "on-demand|reserved|spot (pay per use) or owned (buy: total cost over --years).",
+        example="reserved",
+        default="on-demand",
+    )
+    years: Annotated[float | None, NumberIn] = _f(
+        "Owned pricing: horizon in years.", example=3, metavar="YEARS", default="the depreciation life", gt=0, le=30
+    )
+    gpus: Annotated[list[str] | None, Names] = _f(
+        "Only these GPU ids, comma separated.", example="a100-80gb-sxm,h100-sxm", metavar="LIST", max_length=256
+    )
+    methods: Annotated[list[Method] | None, Names] = _f(
+        "Compare training methods, e.g. full,lora,qlora.",
+        example="full,lora",
+        applies="training",
+        metavar="LIST",
+        max_length=3,
+    )
+
+
+class RequirementFields(TargetFields, PlanFields):
+    """Every requirement a plan takes: the serving target and the plan's own fields."""
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """One field as every door sees it."""
+
+    name: str
+    section: str  # workload | hardware | target | plan
+    kind: type  # what a flag parses: str, int, float or bool
+    help: str
+    applies: Applies
+    example: Any
+    choices: tuple[str, ...] | None
+    metavar: str | None
+    default_doc: str | None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+SECTIONS: dict[str, type[_Fields]] = {
+    "workload": WorkloadFields,
+    "hardware": HardwareFields,
+    "target": TargetFields,
+    "plan": PlanFields,
+}
+
+
+def _kind_and_choices(annotation: Any) -> tuple[type, tuple[str, ...] | None]:
+    """The scalar a flag parses, and the Literal choices if any, from a field's annotation."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
+    inner = args[0]
+    while typing.get_origin(inner) is Annotated:
+        inner = typing.get_args(inner)[0]
+    if typing.get_origin(inner) is Literal:
+        return str, tuple(str(c) for c in typing.get_args(inner))
+    if typing.get_origin(inner) is list:
+        item = typing.get_args(inner)[0]
+        choices = tuple(str(c) for c in typing.get_args(item)) if typing.get_origin(item) is Literal else None
+        return str, choices
+    if inner in (int, bool):
+        return inner, None
+    if inner is float:
+        # counts and sizes with suffixes (2T, 120KB, $50k) arrive as text and are parsed by the schema
+        return str, None
+    return str, None
+
+
+def fields(section: str) -> tuple[FieldInfo, ...]:
+    """The fields of one section, in declaration order."""
+    out = []
+    for name, info in SECTIONS[section].model_fields.items():
+        if section == "target" and name not in TargetFields.model_fields:
+            continue
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        kind, choices = _kind_and_choices(info.annotation)
+        out.append(
+            FieldInfo(
+                name=name,
+                section=section,
+                kind=kind,
+                help=info.description or "",
+                applies=extra.get("applies", "any"),  # type: ignore[arg-type]
+                example=extra.get("example"),
+                choices=choices,
+                metavar=extra.get("metavar"),  # type: ignore[arg-type]
+                default_doc=extra.get("default_doc"),  # type: ignore[arg-type]
+            )
+        )
+    return tuple(out)
+
+
+def all_fields() -> Iterator[FieldInfo]:
+    for section in SECTIONS:
+        yield from fields(section)
+
+
+def names(*sections: str) -> frozenset[str]:
+    return frozenset(f.name for s in sections for f in fields(s))
+
+
+def applying(applies: Applies, *sections: str) -> tuple[str, ...]:
+    """Names of the fields that apply only to training (or only to inference)."""
+    return tuple(f.name for s in sections for f in fields(s) if f.applies == applies)
+
+
+def check_unknown(opts: Mapping[str, Any], known: frozenset[str], what: str) -> None:
+    """Unknown keys are a usage error with the nearest known names."""
+    unknown = sorted(set(opts) - known)
+    if unknown:
+        hints = []
+        for u in unknown:
+            near = suggest(u, known)
+            hints.append(f"{u!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        raise UsageError(f"unknown {what} field(s): {', '.join(hints)}")
+
+
+_T = TypeVar("_T", bound=BaseModel)
+
+
+def validate(model: type[_T], opts: Mapping[str, Any]) -> _T:
+    """Typed, bounded values from loose ones (flags, YAML, JSON, forms), or a UsageError naming the field."""
+    try:
+        return model.model_validate(dict(opts))
+    except ValidationError as exc:
+        raise UsageError(describe_error(exc, model)) from None
+
+
+def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
+    """The first problem of a validation, said the way the CLI names fields."""
+    err = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in err["loc"] if not isinstance(p, int)]
+    name = loc[0] if loc else "input"
+    flag = "--" + name.replace("_", "-")
+    raw = err.get("input")
+    kind, ctx = err["type"], err.get("ctx") or {}
+    if kind == "extra_forbidden":
+        check_unknown({name: raw}, frozenset(model.model_fields), "workload" if model is WorkloadFields else "input")
+    if kind == "literal_error":
+        info = model.model_fields.get(name)
+        _, choices = _kind_and_choices(info.annotation) if info else (str, None)
+        near = suggest(str(raw), choices or ())
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        return f"{flag} must be one of {', '.join(choices or ())}; got {raw!r}{hint}"
+    rules = {
+        "int_parsing": "must be a whole number",
+        "int_from_float": "must be a whole number",
+        "int_type": "must be a whole number",
+        "bool_parsing": "must be true or false",
+        "bool_type": "must be true or false",
+        "finite_number": "must be a finite number",
+        "float_parsing": "must be a number",
+        "float_type": "must be a number",
+        "string_type": "must be text",
+        "list_type": "must be a list (or comma-separated text)",
+        "greater_than_equal": f"must be at least {ctx.get('ge')}",
+        "greater_than": f"must be greater than {ctx.get('gt')}",
+        "less_than_equal": f"must be at most {ctx.get('le')}",
+        "string_too_long": f"must be at most {ctx.get('max_length')} characters",
+        "string_too_short": "must not be empty",
+        "too_long": f"takes at most {ctx.get('max_length')} items",
+        "value_error": str(ctx.get("error", err["msg"])),
+    }
+    rule = rules.get(kind, err["msg"])
+    if kind == "value_error":  # the parser's own message already shows the value
+        return f"{flag}: {rule}"
+    shown = repr(str(raw) if isinstance(raw, float) and not math.isfinite(raw) else raw)
+    return f"{flag} {rule}; got {shown if len(shown) <= 60 else shown[:57] + '...'}"
+
+
+__all__ = [
+    "SECTIONS",
+    "FieldInfo",
+    "HardwareFields",
+    "PlanFields",
+    "RequirementFields",
+    "TargetFields",
+    "WorkloadFields",
+    "all_fields",
+    "applying",
+    "check_unknown",
+    "describe_error",
+    "fields",
+    "names",
+    "validate",
+]
