@@ -42,7 +42,7 @@ def test_memory_over_whole_catalog(benchmark):
 
 
 def test_serving_plan(benchmark):
-    from gpuwise.estimate.report import LatencyTarget
+    from gpuwise.estimate.run import LatencyTarget
 
     work = build_workload({"model": "llama-3.1-8b", "concurrency": 32, "input_tokens": 1024, "output_tokens": 256}, CAT)
     hw = build_hardware("h100-sxm", CAT)

@@ -11,7 +11,7 @@ from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import Link, Topology, collective, topology
 from gpuwise.estimate.compute import Shape, forward_flops, gemm
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.report import LatencyTarget
+from gpuwise.estimate.run import LatencyTarget
 from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches, simulate_llm
 from gpuwise.workload import build_hardware, build_workload
 

@@ -230,7 +230,7 @@ def estimate(
 
 def _latency_target(qps: float | None, p95: float | None, p99: float | None) -> Any:
     """--qps with --p95-ms or --p99-ms (not both) -> a LatencyTarget; nothing -> None."""
-    from gpuwise.estimate.report import LatencyTarget
+    from gpuwise.estimate.run import LatencyTarget
 
     if qps is None and p95 is None and p99 is None:
         return None

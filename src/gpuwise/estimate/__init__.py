@@ -9,10 +9,11 @@ from gpuwise.estimate.memory import (
     largest_fitting,
     memory,
 )
-from gpuwise.estimate.report import Estimate, estimate
+from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 
 __all__ = [
     "Estimate",
+    "LatencyTarget",
     "MemoryBreakdown",
     "MemoryEstimate",
     "estimate",

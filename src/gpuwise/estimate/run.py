@@ -1,4 +1,5 @@
-"""Assemble one configuration's estimate into the JSON contract of design.md."""
+"""Run every estimator for one configuration (memory, then training time or serving time and
+replicas) and assemble the result into the JSON contract of design.md."""
 
 from __future__ import annotations
 

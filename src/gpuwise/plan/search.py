@@ -22,7 +22,7 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, owned_cost, usd_per_hour
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.report import Estimate
+from gpuwise.estimate.run import Estimate
 from gpuwise.estimate.serving import LLMTimer, compute_dtype, generic_batch_seconds, plan_replicas
 from gpuwise.units import fmt_bytes, fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload

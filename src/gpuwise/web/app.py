@@ -286,7 +286,7 @@ def _plan_from_fields(fields: dict[str, str], config_json: str) -> Any:
 def _estimate(body: EstimateIn) -> Any:
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate import estimate
-    from gpuwise.estimate.report import LatencyTarget
+    from gpuwise.estimate.run import LatencyTarget
     from gpuwise.workload import build_hardware, build_workload
 
     cat = load_catalog()
