@@ -123,3 +123,41 @@ def test_wrong_types_and_malformed_json(tmp_path):
 def test_folder_with_config(tmp_path):
     (tmp_path / "config.json").write_text((HF_CONFIGS / "gpt2.json").read_text())
     assert load_hf_config(tmp_path).params == hf("gpt2").params
+
+
+def _without_name(fixture: str) -> dict:
+    cfg = json.loads((HF_CONFIGS / fixture).read_text())
+    cfg.pop("_name_or_path", None)
+    return cfg
+
+
+def test_name_from_name_or_path_last_component(tmp_path):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    p = folder / "config.json"
+    cfg = _without_name("llama-2-7b.json")
+    for given, expected in [
+        ("meta-llama/Llama-2-7b-hf", "llama-2-7b-hf"),
+        ("/srv/weights/Llama-2-7B/", "llama-2-7b"),  # a local folder with a trailing slash
+        ("Phi-3-mini-4k-instruct", "phi-3-mini-4k-instruct"),
+    ]:
+        p.write_text(json.dumps({**cfg, "_name_or_path": given}))
+        assert load_hf_config(p).name == expected
+
+
+def test_name_from_file_stem_not_folder(tmp_path):
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    p = folder / "My-Llama.json"
+    p.write_text(json.dumps(_without_name("llama-2-7b.json")))
+    assert load_hf_config(p).name == "my-llama"
+    p.write_text(json.dumps({**_without_name("llama-2-7b.json"), "_name_or_path": ""}))
+    assert load_hf_config(p).name == "my-llama"  # an empty _name_or_path counts as absent
+
+
+def test_generic_config_json_named_after_its_folder(tmp_path):
+    folder = tmp_path / "Mistral-7B-v0.1"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(_without_name("mistral-7b-v0.1.json")))
+    assert load_hf_config(folder / "config.json").name == "mistral-7b-v0.1"
+    assert load_hf_config(folder).name == "mistral-7b-v0.1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,20 @@ def load_hf_config(path: str | Path) -> TransformerArch:
         raise ConfigError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(cfg, dict):
         raise ConfigError(f"{p}: expected a JSON object with the model's configuration")
-    name = cfg.get("_name_or_path") or p.parent.name or p.stem
-    return arch_from_hf_config(cfg, name=str(name).split("/")[-1].lower(), where=str(p))
+    return arch_from_hf_config(cfg, name=_model_name(cfg, p), where=str(p))
+
+
+def _model_name(cfg: dict[str, Any], path: Path) -> str:
+    """The id a config is known by: the last part of `_name_or_path` (a Hub id or a local folder),
+    else the file's stem, else (a file called `config.json`) its folder's name; lower-cased."""
+    given = cfg.get("_name_or_path")
+    if isinstance(given, str):
+        parts = [part for part in given.replace("\\", "/").split("/") if part.strip()]
+        if parts:
+            return parts[-1].strip().lower()
+    if path.stem.lower() != "config":
+        return path.stem.lower()
+    return (path.parent.name or path.resolve().parent.name or path.stem).lower()
 
 
 def _pick(cfg: dict[str, Any], field: str, where: str) -> int:
@@ -93,9 +106,8 @@ def _classic(*, bias: bool) -> dict[str, Any]:
     return {"gated_ffn": False, "norm": "layernorm", "qkv_bias": bias, "o_bias": bias, "mlp_bias": bias}
 
 
-def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = "config") -> TransformerArch:
-    """Map a config dict to a `TransformerArch`; missing or wrong fields raise `ConfigError`."""
-    mt = str(cfg.get("model_type", "")).lower()
+def _attention_shape(cfg: dict[str, Any], mt: str, where: str) -> dict[str, int]:
+    """Hidden size, layers, heads, vocabulary, key/value heads and head width, checked against each other."""
     h, layers, heads = _pick(cfg, "hidden", where), _pick(cfg, "layers", where), _pick(cfg, "heads", where)
     vocab = 0 if mt == "vit" else _pick(cfg, "vocab", where)
     if h % heads and cfg.get("head_dim") is None:
@@ -106,9 +118,21 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         kv = 1  # Falcon-7B style multi-query attention
     if heads % kv:
         raise ConfigError(f"{where}: {heads} attention heads are not a multiple of {kv} key/value heads")
+    return {"hidden": h, "layers": layers, "heads": heads, "vocab": vocab, "kv_heads": kv, "head_dim": head_dim}
+
+
+def _activation(cfg: dict[str, Any]) -> str:
+    """The MLP activation under any of its names, lower-cased; '' when the config names none."""
+    return str(cfg.get("hidden_act") or cfg.get("hidden_activation") or cfg.get("activation_function") or "").lower()
+
+
+def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[str, Any]:
+    """`TransformerArch` fields read the same way for every family (Llama-like defaults)."""
+    shape = _attention_shape(cfg, mt, where)
+    h, layers = shape["hidden"], shape["layers"]
     ffn = _opt_int(cfg, ("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"), where) or 4 * h
     max_seq = _opt_int(cfg, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), where) or 2048
-    act = str(cfg.get("hidden_act") or cfg.get("hidden_activation") or cfg.get("activation_function") or "").lower()
+    act = _activation(cfg)
     experts = _opt_int(cfg, ("num_local_experts", "num_experts", "n_routed_experts"), where) or 1
     top_k = _opt_int(cfg, ("num_experts_per_tok", "moe_top_k"), where) or (2 if experts > 1 else 1)
     window = _opt_int(cfg, ("sliding_window",), where)
@@ -118,18 +142,11 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     def _rate(*keys: str) -> float:
         return max(float(cfg.get(k) or 0.0) for k in keys)
 
-    dropout = _rate("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout")
-    attn_dropout = _rate("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout")
-    base: dict[str, Any] = dict(
+    return dict(
         name=name,
         family=mt or "decoder",
-        hidden=h,
-        layers=layers,
-        heads=heads,
-        kv_heads=kv,
-        head_dim=head_dim,
+        **shape,
         ffn=ffn,
-        vocab=vocab,
         max_seq=max_seq,
         gated_ffn=act in _GATED_ACTS or (act.startswith("gelu_pytorch_tanh") and mt.startswith("gemma")),
         tied_embeddings=bool(cfg.get("tie_word_embeddings", mt in ("gpt2", "opt", "bert", "gemma", "gemma2"))),
@@ -140,79 +157,125 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         sliding_window_layers=layers if window else 0,
         experts=experts,
         experts_per_token=top_k if experts > 1 else 1,
-        dropout=dropout,
-        attention_dropout=attn_dropout,
+        dropout=_rate("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"),
+        attention_dropout=_rate("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"),
     )
+
+
+def _gemma(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """Every Gemma: GeGLU MLP, embeddings tied unless the config says otherwise."""
+    base["gated_ffn"] = True
+    base["tied_embeddings"] = bool(cfg.get("tie_word_embeddings", True))
+
+
+def _gemma2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base["norms_per_layer"] = 4  # pre/post attention and pre/post feed-forward norms
+    base["sliding_window_layers"] = base["layers"] // 2 if base["sliding_window"] else 0  # every other layer is local
+
+
+def _qwen2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base["qkv_bias"] = True
+
+
+def _phi3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base["gated_ffn"] = True
+
+
+def _gpt2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base.update(
+        **_classic(bias=True),
+        learned_positions=base["max_seq"],
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+    )
+
+
+def _gpt_neox(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base.update(**_classic(bias=True), tied_embeddings=bool(cfg.get("tie_word_embeddings", False)))
+
+
+def _opt(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """OPT: learned positions with an offset; embeddings may live at a narrower projection width."""
+    h, vocab, max_seq = base["hidden"], base["vocab"], base["max_seq"]
+    proj = cfg.get("word_embed_proj_dim") or h
+    base.update(
+        **_classic(bias=bool(cfg.get("enable_bias", True))),
+        learned_positions=max_seq + _OPT_POSITION_OFFSET,
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+        final_norm=bool(cfg.get("do_layer_norm_before", True)),
+        extra_params=0 if proj == h else 2 * proj * h,
+    )
+    if proj != h:  # embeddings live at the projection width
+        base["extra_params"] -= (vocab + max_seq + _OPT_POSITION_OFFSET) * (h - proj)
+
+
+def _falcon(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """Falcon: one norm per block with parallel attention, two in the new decoder architecture."""
+    new_arch = bool(cfg.get("new_decoder_architecture"))
+    base.update(
+        **_classic(bias=bool(cfg.get("bias", False))),
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+        norms_per_layer=2 if new_arch or not cfg.get("parallel_attn", True) else 1,
+    )
+
+
+def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base.update(
+        **_classic(bias=True),
+        learned_positions=base["max_seq"],
+        type_vocab=int(cfg.get("type_vocab_size", 2)),
+        causal=False,
+        lm_head=False,
+        final_norm=False,
+        embedding_norm=True,
+        pooler=True,
+    )
+
+
+def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """ViT: a fixed sequence of patches plus [CLS]; patch embedding, [CLS] and positions as extras."""
+    h = base["hidden"]
+    image = _opt_int(cfg, ("image_size",), where) or 224
+    patch = _opt_int(cfg, ("patch_size",), where) or 16
+    chans = _opt_int(cfg, ("num_channels",), where) or 3
+    tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
+    labels = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels") or 0)
+    base.update(_classic(bias=True))
+    base.update(
+        qkv_bias=bool(cfg.get("qkv_bias", True)),
+        causal=False,
+        lm_head=False,
+        classifier_labels=labels,
+        fixed_seq=tokens,
+        max_seq=tokens,
+        extra_params=chans * patch * patch * h + h + h + tokens * h,
+    )
+
+
+_Family = Callable[[dict[str, Any], dict[str, Any], str], None]
+_FAMILIES: dict[str, _Family] = {
+    "gemma2": _gemma2,
+    "qwen2": _qwen2,
+    "qwen2_moe": _qwen2,
+    "phi3": _phi3,
+    "gpt2": _gpt2,
+    "gpt_neox": _gpt_neox,
+    "opt": _opt,
+    "falcon": _falcon,
+    "bert": _bert,
+    "vit": _vit,
+}
+
+
+def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = "config") -> TransformerArch:
+    """Map a config dict to a `TransformerArch`; missing or wrong fields raise `ConfigError`."""
+    mt = str(cfg.get("model_type", "")).lower()
+    base = _common_fields(cfg, mt, name, where)
     if mt.startswith("gemma"):
-        base["gated_ffn"] = True  # GeGLU
-        base["tied_embeddings"] = bool(cfg.get("tie_word_embeddings", True))
-    if mt == "gemma2":
-        base["norms_per_layer"] = 4  # pre/post attention and pre/post feed-forward norms
-        base["sliding_window_layers"] = layers // 2 if window else 0  # every other layer is local
-    elif mt in ("qwen2", "qwen2_moe"):
-        base["qkv_bias"] = True
-    elif mt == "phi3":
-        base["gated_ffn"] = True
-    elif mt == "gpt2":
-        base.update(
-            **_classic(bias=True),
-            learned_positions=max_seq,
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-        )
-    elif mt == "gpt_neox":
-        base.update(
-            **_classic(bias=True),
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
-        )
-    elif mt == "opt":
-        proj = cfg.get("word_embed_proj_dim") or h
-        bias = bool(cfg.get("enable_bias", True))
-        base.update(
-            **_classic(bias=bias),
-            learned_positions=max_seq + _OPT_POSITION_OFFSET,
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-            final_norm=bool(cfg.get("do_layer_norm_before", True)),
-            extra_params=0 if proj == h else 2 * proj * h,
-        )
-        if proj != h:  # embeddings live at the projection width
-            base["extra_params"] -= (vocab + max_seq + _OPT_POSITION_OFFSET) * (h - proj)
-    elif mt == "falcon":
-        bias = bool(cfg.get("bias", False))
-        new_arch = bool(cfg.get("new_decoder_architecture"))
-        base.update(
-            **_classic(bias=bias),
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-            norms_per_layer=2 if new_arch or not cfg.get("parallel_attn", True) else 1,
-        )
-    elif mt == "bert":
-        base.update(
-            **_classic(bias=True),
-            learned_positions=max_seq,
-            type_vocab=int(cfg.get("type_vocab_size", 2)),
-            causal=False,
-            lm_head=False,
-            final_norm=False,
-            embedding_norm=True,
-            pooler=True,
-        )
-    elif mt == "vit":
-        image = _opt_int(cfg, ("image_size",), where) or 224
-        patch = _opt_int(cfg, ("patch_size",), where) or 16
-        chans = _opt_int(cfg, ("num_channels",), where) or 3
-        tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
-        labels = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels") or 0)
-        bias = bool(cfg.get("qkv_bias", True))
-        base.update(_classic(bias=True))
-        base.update(
-            qkv_bias=bias,
-            causal=False,
-            lm_head=False,
-            classifier_labels=labels,
-            fixed_seq=tokens,
-            max_seq=tokens,
-            extra_params=chans * patch * patch * h + h + h + tokens * h,
-        )
-    elif mt not in _SUPPORTED and not base["gated_ffn"] and act == "":
+        _gemma(cfg, base, where)
+    family = _FAMILIES.get(mt)
+    if family is not None:
+        family(cfg, base, where)
+    elif mt not in _SUPPORTED and not base["gated_ffn"] and _activation(cfg) == "":
         base["gated_ffn"] = True  # unknown family without an activation: assume Llama-like SwiGLU
     try:
         return TransformerArch(**base)
