@@ -57,11 +57,9 @@ def charts(result: PlanResult) -> dict[str, str]:
     return out
 
 
-def sections(result: PlanResult) -> list[Section]:
-    req = result.requirements
-    w = result.workload
-    chosen = result.chosen
-    out: list[Section] = []
+def _requirements_table(result: PlanResult) -> tuple[tuple[str, ...], ...]:
+    """What was asked, one row per stated requirement."""
+    req, w = result.requirements, result.workload
     asked = [("requirement", "value")]
     if req.deadline_seconds:
         asked.append(("deadline", fmt_seconds(req.deadline_seconds)))
@@ -78,6 +76,12 @@ def sections(result: PlanResult) -> list[Section]:
     if req.growth:
         asked.append(("in six months", req.growth.describe()))
     asked.append(("pricing / objective", f"{req.pricing} / {req.objective}"))
+    return tuple(asked)
+
+
+def _workload_line(result: PlanResult) -> str:
+    """The workload in one sentence: model, task and the settings that size it."""
+    w = result.workload
     wl = f"{w.model.name} ({w.model.params / 1e9:.2f}B parameters), {w.task}"
     if isinstance(w, TrainingJob):
         wl += f", {w.method}, {w.precision}, {w.optimizer}, sequence {w.seq}"
@@ -85,47 +89,47 @@ def sections(result: PlanResult) -> list[Section]:
             wl += f", {w.tokens:,.0f} tokens"
     else:
         wl += f", weights {w.weights_dtype}, {w.input_tokens} in / {w.output_tokens} out tokens"
-    out.append(Section("Workload and requirements", (wl,), tuple(asked)))
-    if chosen is None:
-        out.append(
-            Section(
-                "Result", ("No configuration meets every requirement. What rules each GPU type out is listed below.",)
-            )
-        )
+    return wl
+
+
+def _cost_text(chosen: Candidate) -> str:
+    """Hourly cost, then the run's total (training) or the monthly cost (serving)."""
+    cost = chosen.as_dict()["cost"]
+    if cost["total_usd"]:
+        rest = f"{fmt_usd(cost['total_usd'])} for the run"
+    elif cost["usd_per_month"]:
+        rest = f"{fmt_usd(cost['usd_per_month'])} per month"
     else:
-        rows = [("", chosen.label)]
-        d = chosen.as_dict()
-        mem = chosen.est.memory
-        rows.append(("memory per GPU", f"{fmt_bytes(mem.per_gpu.total)} of {fmt_bytes(mem.capacity)}"))
-        if chosen.est.training:
-            t = chosen.est.training
-            rows += [
-                ("throughput", f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}"),
-                ("step", fmt_seconds(t.step_seconds)),
-            ]
-            if t.total_seconds:
-                rows.append(("whole run", f"{fmt_seconds(t.total_seconds)}, {t.gpu_hours:,.0f} GPU-hours"))
-        if chosen.serving:
-            s = chosen.serving
-            rows.append(("replicas", f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}"))
-            for q in (50, 95, 99):
-                if f"p{q}_seconds" in s:
-                    rows.append((f"P{q} latency", fmt_seconds(s[f"p{q}_seconds"])))
-        rows.append(("bottleneck", str(chosen.est.bottleneck)))
-        rows.append(
-            (
-                "cost",
-                f"{fmt_usd(d['cost']['usd_per_hour'])}/hour; "
-                + (
-                    f"{fmt_usd(d['cost']['total_usd'])} for the run"
-                    if d["cost"]["total_usd"]
-                    else f"{fmt_usd(d['cost']['usd_per_month'])} per month"
-                    if d["cost"]["usd_per_month"]
-                    else ""
-                ),
-            )
-        )
-        out.append(Section("Chosen plan", tuple(chosen.why), tuple(rows)))
+        rest = ""
+    return f"{fmt_usd(cost['usd_per_hour'])}/hour; " + rest
+
+
+def _chosen_section(chosen: Candidate) -> Section:
+    """The chosen configuration: memory, speed or latency, bottleneck and cost, with its reasons."""
+    rows = [("", chosen.label)]
+    mem = chosen.est.memory
+    rows.append(("memory per GPU", f"{fmt_bytes(mem.per_gpu.total)} of {fmt_bytes(mem.capacity)}"))
+    if chosen.est.training:
+        t = chosen.est.training
+        rows += [
+            ("throughput", f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}"),
+            ("step", fmt_seconds(t.step_seconds)),
+        ]
+        if t.total_seconds:
+            rows.append(("whole run", f"{fmt_seconds(t.total_seconds)}, {t.gpu_hours:,.0f} GPU-hours"))
+    if chosen.serving:
+        s = chosen.serving
+        rows.append(("replicas", f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}"))
+        for q in (50, 95, 99):
+            if f"p{q}_seconds" in s:
+                rows.append((f"P{q} latency", fmt_seconds(s[f"p{q}_seconds"])))
+    rows.append(("bottleneck", str(chosen.est.bottleneck)))
+    rows.append(("cost", _cost_text(chosen)))
+    return Section("Chosen plan", tuple(chosen.why), tuple(rows))
+
+
+def _alternatives_section(result: PlanResult) -> Section:
+    """The candidates shown, ranked, with the Pareto front marked and what each misses."""
     alt = [("#", "configuration", "GPUs", "time/latency", "cost", "meets")]
     front = {id(c) for c in result.pareto()}
     for i, c in enumerate(_shown(result), 1):
@@ -140,9 +144,20 @@ def sections(result: PlanResult) -> list[Section]:
                 "all" if not bad else "misses " + ", ".join(bad),
             )
         )
-    out.append(
-        Section("Alternatives", ("Ranked by " + req.objective + "; Pareto marks the cost/time front.",), tuple(alt))
-    )
+    note = "Ranked by " + result.requirements.objective + "; Pareto marks the cost/time front."
+    return Section("Alternatives", (note,), tuple(alt))
+
+
+def sections(result: PlanResult) -> list[Section]:
+    """The report's sections in order; Markdown and HTML render the same list."""
+    chosen = result.chosen
+    out = [Section("Workload and requirements", (_workload_line(result),), _requirements_table(result))]
+    if chosen is None:
+        no_plan = "No configuration meets every requirement. What rules each GPU type out is listed below."
+        out.append(Section("Result", (no_plan,)))
+    else:
+        out.append(_chosen_section(chosen))
+    out.append(_alternatives_section(result))
     out.append(Section("Memory breakdown", chart="memory"))
     out.append(Section("Cost comparison", chart="cost"))
     out.append(Section("Time", chart="time"))
