@@ -226,13 +226,8 @@ def _short_source(note: str) -> str:
     return f"{head} [{re.split(r'[,:(]', src.rstrip(']'), maxsplit=1)[0].strip()}]"
 
 
-def plan_view(result: Any, top: int) -> None:
-    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
-    req = result.requirements
-    w = result.workload
-    methods = req.methods or ((w.method,) if hasattr(w, "method") else ())
-    what = f"{w.model.name} · {w.task}" + (f" · {'/'.join(methods)}" if methods else "")
-    console.print(Text(f"Plan for {what}", style="bold"))
+def _requirements_line(req: Any) -> str:
+    """What was asked, in one line (or that nothing was: the cheapest configuration that fits)."""
     asked = []
     if req.deadline_seconds:
         asked.append(f"deadline {fmt_seconds(req.deadline_seconds)}")
@@ -247,10 +242,32 @@ def plan_view(result: Any, top: int) -> None:
         asked.append(f"≤ {req.max_gpus} GPUs")
     if req.growth:
         asked.append(f"growth: {req.growth.describe()}")
-    console.print(
+    return (
         f"Requirements: {', '.join(asked) or 'none (cheapest that fits)'} · pricing {req.pricing} · "
         f"objective {req.objective}"
     )
+
+
+def _candidate_speed(c: Any, w: Any, req: Any, training: bool) -> tuple[str, str]:
+    """(time or latency, throughput) of one candidate as the plan table shows them."""
+    if training:
+        tr = c.est.training
+        unit = "tok/s" if w.model.kind == "transformer" else "samples/s"
+        tput = f"{tr.tokens_per_second:,.0f} {unit}" if tr else "—"
+        when = (
+            fmt_seconds(tr.total_seconds)
+            if tr and tr.total_seconds
+            else (fmt_seconds(tr.step_seconds) + "/step" if tr else "—")
+        )
+        return when, tput
+    cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
+    p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
+    return fmt_seconds(p if p else c.time), f"{cap:,.1f} req/s"
+
+
+def _candidates_table(result: Any, top: int) -> Table:
+    """The best `top` candidates: size, time, throughput, cost, what they meet, the Pareto front."""
+    req, w = result.requirements, result.workload
     front = {id(c) for c in result.pareto()}
     training = hasattr(w, "method")
     t = Table(header_style="bold", show_edge=False)
@@ -267,20 +284,7 @@ def plan_view(result: Any, top: int) -> None:
     ):
         t.add_column(col, justify="left" if col in ("configuration", "meets") else "right")
     for i, c in enumerate(result.candidates[: max(top, 1)], 1):
-        if training:
-            tr = c.est.training
-            unit = "tok/s" if w.model.kind == "transformer" else "samples/s"
-            tput = f"{tr.tokens_per_second:,.0f} {unit}" if tr else "—"
-            when = (
-                fmt_seconds(tr.total_seconds)
-                if tr and tr.total_seconds
-                else (fmt_seconds(tr.step_seconds) + "/step" if tr else "—")
-            )
-        else:
-            cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
-            tput = f"{cap:,.1f} req/s"
-            p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
-            when = fmt_seconds(p if p else c.time)
+        when, tput = _candidate_speed(c, w, req, training)
         bad = [k for k, v in c.meets.items() if not v["ok"]]
         meets = "all" if not bad else "misses " + ", ".join(bad)
         if c.growth is not None:
@@ -299,7 +303,18 @@ def plan_view(result: Any, top: int) -> None:
             "●" if id(c) in front else "",
             style=style,
         )
-    console.print(t)
+    return t
+
+
+def plan_view(result: Any, top: int) -> None:
+    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
+    req = result.requirements
+    w = result.workload
+    methods = req.methods or ((w.method,) if hasattr(w, "method") else ())
+    what = f"{w.model.name} · {w.task}" + (f" · {'/'.join(methods)}" if methods else "")
+    console.print(Text(f"Plan for {what}", style="bold"))
+    console.print(_requirements_line(req))
+    console.print(_candidates_table(result, top))
     chosen = result.chosen
     if chosen is not None:
         console.print(Text("Chosen: " + chosen.label, style="bold green"))
