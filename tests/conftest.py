@@ -1,6 +1,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,7 @@ from gpuwise.catalog.hf_import import load_hf_config
 
 DATA = Path(__file__).parent / "data"
 HF_CONFIGS = DATA / "hf_configs"
+SETUP = "bash scripts/setup_dev.sh installs it"
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +33,98 @@ def hf(name: str):
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# ----- a throw-away PostgreSQL server for the store tests ----------------------------------------
+def missing(what: str) -> None:
+    """A tool the tests need is absent: a failure in CI (a green run must have run everything),
+    a skip that says how to install it elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing in CI ({SETUP})")
+    pytest.skip(f"{what} is not installed ({SETUP})")
+
+
+def _pg_bindir() -> Path | None:
+    """Debian's newest /usr/lib/postgresql/N/bin, else the directory of an initdb on PATH."""
+    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    if debian:
+        return debian[-1].parent
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _pg(bindir: Path, tool: str, *args: str, as_postgres: bool) -> subprocess.CompletedProcess[str]:
+    """Run a server tool, as the `postgres` user when we are root (the server refuses root)."""
+    cmd = [str(bindir / tool), *args]
+    if as_postgres:
+        cmd = ["runuser", "-u", "postgres", "--", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """GPUWISE_TEST_POSTGRES when set; else a server of our own: initdb into a temporary directory,
+    started on a free loopback port (fsync off: nothing here needs to survive a crash), stopped at
+    the end of the session."""
+    if os.environ.get("GPUWISE_TEST_POSTGRES"):
+        yield os.environ["GPUWISE_TEST_POSTGRES"]
+        return
+    bindir = _pg_bindir()
+    if bindir is None:
+        missing("PostgreSQL (initdb)")
+    assert bindir is not None
+    root = os.geteuid() == 0
+    if root and subprocess.run(["id", "postgres"], capture_output=True).returncode != 0:
+        missing("the postgres user (Debian's postgresql package creates it)")
+    tmp = Path(tempfile.mkdtemp(prefix="gpuwise-pg-"))
+    if root:
+        shutil.chown(tmp, "postgres")
+    data = tmp / "data"
+    init = _pg(bindir, "initdb", "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", as_postgres=root)
+    if init.returncode:
+        pytest.fail(f"initdb failed: {init.stderr.strip()}")
+    port = 0
+    for _ in range(3):  # a free port can be taken between asking and binding: try another
+        port = _free_port()
+        opts = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+        log = str(tmp / "server.log")
+        start = _pg(
+            bindir, "pg_ctl", "-D", str(data), "-o", opts, "-l", log, "-w", "-t", "60", "start", as_postgres=root
+        )
+        if start.returncode == 0:
+            break
+    else:
+        pytest.fail(f"PostgreSQL did not start: {(tmp / 'server.log').read_text()[-2000:]}")
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        _pg(bindir, "pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop", as_postgres=root)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _empty_public_schema(url: str) -> None:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine("postgresql+psycopg://" + url.split("://", 1)[1])
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
+            conn.exec_driver_sql("CREATE SCHEMA public")
+            conn.exec_driver_sql("DROP SCHEMA IF EXISTS live CASCADE")
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def clean_postgres(postgres_url: str) -> Iterator[str]:
+    """The test server's URL with an empty database, before and after the test: the tests share
+    one server, and a test may leave a schema of any version (even one newer than the code)."""
+    _empty_public_schema(postgres_url)
+    yield postgres_url
+    _empty_public_schema(postgres_url)

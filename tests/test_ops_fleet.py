@@ -1,8 +1,7 @@
 """Fleet life cycle on the store: inventory, inspections, retirement, and the rules judged on a
-month of daily inspections (SQLite; PostgreSQL too when GPUWISE_TEST_POSTGRES is set)."""
+month of daily inspections (SQLite, and PostgreSQL: the test server from conftest.py)."""
 
 import datetime as dt
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,10 +13,9 @@ from gpuwise.errors import ConfigError, UsageError
 from gpuwise.ops import fleet
 from gpuwise.ops.hw import ReplaySource
 from gpuwise.store import open_store
-from gpuwise.store.schema import MIGRATIONS, metadata
+from gpuwise.store.schema import MIGRATIONS
 
 HOSTS = Path(__file__).resolve().parent.parent / "examples" / "hosts"
-PG = os.environ.get("GPUWISE_TEST_POSTGRES")
 DAY0 = dt.datetime(2026, 10, 1, 6, 0, tzinfo=dt.UTC)
 
 
@@ -26,11 +24,7 @@ def store(request, tmp_path):
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'fleet.db'}"
     else:
-        if not PG:
-            pytest.skip("no PostgreSQL server (set GPUWISE_TEST_POSTGRES)")
-        with open_store(PG) as s:
-            metadata.drop_all(s.engine)
-        url = PG
+        url = request.getfixturevalue("clean_postgres")
     with open_store(url) as s:
         yield s
 

@@ -1,30 +1,31 @@
-"""The result store on SQLite and on a real PostgreSQL server (GPUWISE_TEST_POSTGRES; CI starts one
-with scripts/start_postgres.sh and requires it)."""
+"""The result store on SQLite and on a real PostgreSQL server (the session's throw-away server from
+conftest.py, or GPUWISE_TEST_POSTGRES): round trips, concurrent writers, and the migrations: every
+earlier version upgrades with its data, the migrations build exactly the live schema, and a schema
+newer than the code is refused."""
 
+import ast
+import datetime as dt
 import multiprocessing as mp
-import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from sqlalchemy import Column, MetaData, String, Table, insert, inspect, select, text
 
 from gpuwise.bench.result import HostFacts, Measurement
-from gpuwise.errors import UsageError
-from gpuwise.store import open_store
+from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.store import SchemaTooNewError, migrations, open_store
+from gpuwise.store.db import create_store_engine
+from gpuwise.store.migrations import HEAD, MIGRATIONS, Migration, add_column, upgrade
 from gpuwise.store.schema import metadata
-
-PG = os.environ.get("GPUWISE_TEST_POSTGRES")
-if os.environ.get("CI") and not PG:
-    raise RuntimeError("CI must test the store against PostgreSQL: set GPUWISE_TEST_POSTGRES")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.db'}"
-    if not PG:
-        pytest.skip("no PostgreSQL server (set GPUWISE_TEST_POSTGRES)")
-    with open_store(PG) as store:
-        metadata.drop_all(store.engine)  # a clean database for each test
-    return PG
+    return request.getfixturevalue("clean_postgres")
 
 
 HOST = HostFacts(
@@ -69,7 +70,7 @@ def test_migrations_are_idempotent(url):
     with open_store(url) as a:
         v = a.version()
     with open_store(url) as b:
-        assert b.version() == v >= 1
+        assert b.version() == v == HEAD >= 2
 
 
 def _writer(url, n, worker):
@@ -93,8 +94,234 @@ def test_concurrent_writers_lose_nothing(url):
         assert len(s.results(benchmark="matmul")) == 120
 
 
+def _race_to_create(url):
+    with open_store(url) as s:
+        assert s.version() == HEAD
+
+
+def test_processes_racing_to_create_a_new_database_all_succeed(url):
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_race_to_create, args=(url,)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    with open_store(url) as s, s.engine.connect() as conn:  # each migration recorded once
+        versions = conn.execute(text("SELECT version FROM schema_version ORDER BY version")).scalars().all()
+    assert versions == list(range(1, HEAD + 1))
+
+
 def test_bad_urls_are_usage_errors(tmp_path):
     with pytest.raises(UsageError):
         open_store("nosuchdb://x")
     with pytest.raises(UsageError):
         open_store("postgresql://nobody@127.0.0.1:1/none")
+
+
+# ----- migrations: databases made by every earlier version -----------------------------------------
+T0 = dt.datetime(2026, 10, 1, 6, 0, tzinfo=dt.UTC)
+# Rows as each version's gpuwise wrote them (values for every column that version had).
+HOST_ROW = {"hostname": "node-1", "cpu": "test cpu", "cpu_count": 2, "device": "cuda",
+            "gpu_model": "NVIDIA H100 80GB HBM3", "gpu_id": "h100-sxm", "gpu_count": 8, "driver": "550.54",
+            "cuda": "12.4", "torch": "2.13", "python": "3.11", "facts": {"hostname": "node-1", "cpu_count": 2}}  # fmt: skip
+RUN_ROW = {"started_at": T0, "finished_at": T0 + dt.timedelta(minutes=3), "command": "gpuwise bench matmul",
+           "quick": 0, "gpuwise_version": "0.1.0"}  # fmt: skip
+RESULT_ROW = {"benchmark": "matmul", "name": "best", "value": 7.9e14, "unit": "FLOP/s",
+              "params": {"dtype": "bf16", "m": 8192}, "samples": [7.8e14, 7.9e14]}  # fmt: skip
+CARD_ROW = {"uuid": "GPU-0000-aaaa", "serial": "1650123456789", "model": "NVIDIA H100 80GB HBM3",
+            "catalog_id": "h100-sxm", "vbios": "96.00.89.00.01", "inforom": "G520.0200.00.05", "driver": "550.54",
+            "host": "node-1", "slot": "00000000:18:00.0", "gpu_index": 0, "first_seen": T0, "last_seen": T0,
+            "status": "watch", "retired_reason": None, "retired_at": None}  # fmt: skip
+INSPECTION_ROW = {"card_uuid": "GPU-0000-aaaa", "time": T0, "ecc_corrected_aggregate": 12,
+                  "ecc_uncorrected_aggregate": 0, "retired_pages": 1, "remap_pending": 0, "remap_failure": 0,
+                  "temperature_celsius": 61.0, "max_temperature_celsius": 67.5, "clock_sm_hz": 1.98e9,
+                  "clock_mem_hz": 2.619e9, "throttle_mask": 4, "snapshot": {"index": 0, "name": "H100"}}  # fmt: skip
+
+
+def _table(conn, name):
+    return Table(name, MetaData(), autoload_with=conn)
+
+
+def _write_v1(conn):
+    host_id = conn.execute(insert(_table(conn, "hosts")).values(HOST_ROW)).inserted_primary_key[0]
+    run_id = conn.execute(insert(_table(conn, "runs")).values({**RUN_ROW, "host_id": host_id})).inserted_primary_key[0]
+    conn.execute(insert(_table(conn, "results")).values({**RESULT_ROW, "run_id": run_id}))
+
+
+def _write_v2(conn):
+    conn.execute(insert(_table(conn, "cards")).values(CARD_ROW))
+    conn.execute(insert(_table(conn, "inspections")).values(INSPECTION_ROW))
+
+
+WRITERS = {1: _write_v1, 2: _write_v2}  # what the gpuwise at each version stored: one per migration
+EXPECTED = {1: {"hosts": HOST_ROW, "runs": RUN_ROW, "results": RESULT_ROW},
+            2: {"cards": CARD_ROW, "inspections": INSPECTION_ROW}}  # fmt: skip
+
+
+def test_every_migration_has_sample_data():
+    assert sorted(WRITERS) == sorted(EXPECTED) == [m.version for m in MIGRATIONS]
+
+
+def _database_at(url, version, extra=()):
+    """A database built with migrations 1..version only, holding what each of those versions wrote."""
+    engine = create_store_engine(url)
+    try:
+        for k in range(1, version + 1):
+            assert upgrade(engine, k, (*MIGRATIONS, *extra)) == k
+            with engine.begin() as conn:
+                WRITERS[k](conn)
+    finally:
+        engine.dispose()
+
+
+def _same_time(a, b):
+    """SQLite keeps no time zone: its datetimes come back naive, in the UTC they were written in."""
+    return a == b if a.tzinfo else a == b.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def _assert_rows_survived(conn, version):
+    for k in range(1, version + 1):
+        for table, row in EXPECTED[k].items():
+            (got,) = conn.execute(select(_table(conn, table))).mappings().all()
+            for column, want in row.items():
+                have = got[column]
+                assert _same_time(have, want) if isinstance(want, dt.datetime) else have == want, (table, column)
+
+
+@pytest.mark.parametrize("version", range(1, HEAD + 1))
+def test_a_database_from_every_earlier_version_upgrades_with_its_data(url, version):
+    _database_at(url, version)
+    with open_store(url) as s:
+        assert s.version() == HEAD
+        with s.engine.connect() as conn:
+            _assert_rows_survived(conn, version)
+        (old,) = s.results(benchmark="matmul", gpu_id="h100-sxm")  # the public API reads the old rows
+        assert old.value == 7.9e14 and old.params == {"dtype": "bf16", "m": 8192} and old.hostname == "node-1"
+        s.save_run(HOST, [_m(1e14)], "gpuwise bench matmul --quick", quick=True)  # and writes beside them
+        assert s.run_count() == 2
+
+
+def _shape(engine, schema=None):
+    """Everything a migration decides, as the database reports it: columns with types and
+    nullability, primary and foreign keys, unique constraints and indexes."""
+    insp = inspect(engine)
+    out = {}
+    for table in sorted(insp.get_table_names(schema=schema)):
+        cols = [
+            (c["name"], str(c["type"].compile(engine.dialect)), c["nullable"]) for c in insp.get_columns(table, schema)
+        ]
+        fks = sorted((tuple(f["constrained_columns"]), f["referred_table"], tuple(f["referred_columns"]))
+                     for f in insp.get_foreign_keys(table, schema))  # fmt: skip
+        indexes = sorted(
+            (i["name"], tuple(i["column_names"]), bool(i["unique"])) for i in insp.get_indexes(table, schema)
+        )
+        uniques = sorted(tuple(u["column_names"]) for u in insp.get_unique_constraints(table, schema))
+        pk = tuple(insp.get_pk_constraint(table, schema)["constrained_columns"])
+        out[table] = {"columns": cols, "pk": pk, "fks": fks, "indexes": indexes, "uniques": uniques}
+    return out
+
+
+def test_the_migrations_build_exactly_the_live_schema(url, tmp_path):
+    """schema.py (what the queries use) and the frozen migrations cannot drift apart unnoticed."""
+    engine = create_store_engine(url)
+    try:
+        upgrade(engine)
+        migrated = _shape(engine)
+        if engine.dialect.name == "postgresql":  # the live tables in a schema of their own, same server
+            with engine.begin() as conn:
+                conn.exec_driver_sql("CREATE SCHEMA live")
+                metadata.create_all(conn.execution_options(schema_translate_map={None: "live"}))
+            live = _shape(engine, "live")
+        else:
+            live_engine = create_store_engine(f"sqlite:///{tmp_path / 'live.db'}")
+            metadata.create_all(live_engine)
+            live = _shape(live_engine)
+            live_engine.dispose()
+    finally:
+        engine.dispose()
+    assert set(migrated) == {t.name for t in metadata.sorted_tables}
+    assert migrated == live
+
+
+def test_migrations_import_nothing_from_the_live_schema():
+    """Frozen means frozen: a migration never reads the tables that later code edits."""
+    tree = ast.parse(Path(migrations.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m and m.startswith("gpuwise.store.") and m != "gpuwise.store.migrations"}
+
+
+# ----- a later version's migration: a new column, and a schema newer than this code --------------
+def _v3_columns(conn):
+    add_column(conn, "hosts", Column("rack", String(32)))
+    add_column(conn, "runs", Column("notes", String(200), nullable=False, server_default="none"))
+
+
+V3 = Migration(3, "hosts.rack, runs.notes (a future version's)", _v3_columns)
+
+
+def test_a_new_column_migration_keeps_old_rows(url):
+    _database_at(url, 2)
+    engine = create_store_engine(url)
+    try:
+        assert upgrade(engine, migrations=(*MIGRATIONS, V3)) == 3
+        with engine.connect() as conn:
+            _assert_rows_survived(conn, 2)
+            (run,) = conn.execute(select(_table(conn, "runs"))).mappings().all()
+            (host,) = conn.execute(select(_table(conn, "hosts"))).mappings().all()
+        assert run["notes"] == "none" and host["rack"] is None  # old rows get the default
+    finally:
+        engine.dispose()
+
+
+def test_a_schema_newer_than_the_code_is_refused(url):
+    _database_at(url, 2)
+    engine = create_store_engine(url)
+    upgrade(engine, migrations=(*MIGRATIONS, V3))
+    engine.dispose()
+    with pytest.raises(SchemaTooNewError) as err:
+        open_store(url)
+    message = str(err.value)
+    assert "schema version 3" in message and f"up to {HEAD}" in message and "Upgrade gpuwise" in message
+    assert isinstance(err.value, GpuwiseError) and err.value.exit_code == 2
+
+
+def test_a_newer_schema_is_exit_code_2_at_the_command_line(tmp_path):
+    db = f"sqlite:///{tmp_path / 'newer.db'}"
+    _database_at(db, 2)
+    engine = create_store_engine(db)
+    upgrade(engine, migrations=(*MIGRATIONS, V3))
+    engine.dispose()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", "matrix", "--db", db], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "schema version 3" in proc.stderr and "Upgrade gpuwise" in proc.stderr
+
+
+def _v3_fails(conn):
+    add_column(conn, "hosts", Column("rack", String(32)))
+    raise RuntimeError("a bug in migration 3")
+
+
+def test_a_failing_migration_leaves_the_step_before(url):
+    _database_at(url, 2)
+    engine = create_store_engine(url)
+    try:
+        with pytest.raises(RuntimeError, match="migration 3"):
+            upgrade(engine, migrations=(*MIGRATIONS, Migration(3, "broken", _v3_fails)))
+        with engine.connect() as conn:
+            assert migrations.current_version(conn) == 2
+            assert "rack" not in {c["name"] for c in inspect(conn).get_columns("hosts")}
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_rejects_a_target_it_does_not_have(tmp_path):
+    engine = create_store_engine(f"sqlite:///{tmp_path / 's.db'}")
+    with pytest.raises(UsageError, match="between 0 and"):
+        upgrade(engine, HEAD + 1)
+    with pytest.raises(UsageError, match="in order"):
+        upgrade(engine, migrations=(MIGRATIONS[1],))
+    engine.dispose()

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuwise.errors import UsageError
+from gpuwise.errors import GpuwiseError, UsageError
 
 if TYPE_CHECKING:
     from gpuwise.store.db import Store
+
+
+class SchemaTooNewError(GpuwiseError):
+    """The database was migrated by a newer gpuwise than this one: refused, never opened silently
+    (exit code 2). Defined here so that callers can catch it without importing SQLAlchemy."""
 
 
 def open_store(url: str | None = None) -> Store:
@@ -24,4 +29,4 @@ def open_store(url: str | None = None) -> Store:
     return db.open_store(url)
 
 
-__all__ = ["open_store"]
+__all__ = ["SchemaTooNewError", "open_store"]

@@ -17,7 +17,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from gpuwise import __version__
 from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
-from gpuwise.store.schema import MIGRATIONS, hosts, metadata, results, runs, schema_version
+from gpuwise.store import migrations
+from gpuwise.store.schema import hosts, metadata, results, runs
 
 T = TypeVar("T")
 
@@ -66,21 +67,18 @@ class Store:
 
     # ----- schema ---------------------------------------------------------------------------
     def version(self) -> int:
-        schema_version.create(self.engine, checkfirst=True)
+        """The schema version recorded in the database (0 when it has none)."""
         with self.engine.connect() as conn:
-            return conn.execute(select(func.max(schema_version.c.version))).scalar() or 0
+            return migrations.current_version(conn)
 
     def migrate(self) -> int:
-        """Apply pending migrations; safe when several processes open a new database at once."""
+        """Apply pending migrations (gpuwise.store.migrations); a schema newer than this code raises
+        SchemaTooNewError. Safe when several processes open a new database at once: the steps are
+        serialized by a lock, and a database busy past the wait is retried."""
         for attempt in range(20):
             try:
-                current = self.version()
-                for number, step in enumerate(MIGRATIONS[current:], start=current + 1):
-                    with self.engine.begin() as conn:
-                        step(conn)
-                        conn.execute(insert(schema_version).values(version=number, applied_at=_now()))
-                return len(MIGRATIONS)
-            except IntegrityError:  # another process migrated first
+                return migrations.upgrade(self.engine)
+            except IntegrityError:  # a database without the lock (neither SQLite nor PostgreSQL) raced
                 time.sleep(0.05 * (attempt + 1))
             except DBAPIError as exc:  # OperationalError included
                 if "locked" not in str(exc) and "already exists" not in str(exc):
@@ -206,8 +204,9 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def open_store(url: str | None = None) -> Store:
-    """Open (creating and migrating) the store at `url`, GPUWISE_DB or the default file."""
+def create_store_engine(url: str | None = None) -> Engine:
+    """An engine for `url` (GPUWISE_DB or the default file), not yet migrated: PostgreSQL through
+    psycopg 3, SQLite in WAL mode waiting for a busy writer instead of failing."""
     url = url or default_url()
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -222,17 +221,26 @@ def open_store(url: str | None = None) -> Store:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")  # concurrent readers with one writer
             cur.execute("PRAGMA busy_timeout=30000")  # wait for the writer instead of failing
+            cur.execute("PRAGMA journal_mode=WAL")  # concurrent readers with one writer
             cur.close()
 
-    store = Store(engine)
+    return engine
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open (creating and migrating) the store at `url`, GPUWISE_DB or the default file; a store
+    written by a newer gpuwise raises SchemaTooNewError."""
+    store = Store(create_store_engine(url))
     try:
         store.migrate()
     except (DBAPIError, UsageError) as exc:  # unreachable, refused, no permission: a message
         store.close()
         raise UsageError(f"cannot reach the store {store.url}: {getattr(exc, 'orig', exc)}") from None
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
-__all__ = ["ResultRow", "Store", "default_url", "metadata", "open_store"]
+__all__ = ["ResultRow", "Store", "create_store_engine", "default_url", "metadata", "open_store"]

@@ -1,13 +1,11 @@
-"""Tables, and the ordered migrations that create and evolve them.
+"""The tables as the code reads and writes them: the schema at the newest migration.
 
-Migrations are numbered functions applied in order inside one transaction each and recorded in
-`schema_version`; a database at version N gets N+1.. on open. New columns or tables are a new
-function appended to MIGRATIONS, never an edit of an old one.
+These definitions are for queries only; databases are built by the migrations in
+`gpuwise.store.migrations`, each with its own frozen DDL. A change here needs a new migration
+appended there (tests/test_store.py fails until both describe the same schema).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from sqlalchemy import (
     JSON,
@@ -23,7 +21,8 @@ from sqlalchemy import (
     Table,
     Text,
 )
-from sqlalchemy.engine import Connection
+
+from gpuwise.store.migrations import HEAD, MIGRATIONS
 
 metadata = MetaData()
 
@@ -78,16 +77,7 @@ results = Table(
 )
 
 
-def _v1(conn: Connection) -> None:
-    """hosts, runs, results."""
-    for table in (hosts, runs, results):
-        table.create(conn, checkfirst=True)
-
-
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1]
-
-
-# ----- v2: fleet inventory and inspections (gpuwise.ops.fleet) ---------------------------------
+# ----- fleet inventory and inspections (gpuwise.ops.fleet; migration 2) -----------------------
 cards = Table(
     "cards",
     metadata,
@@ -129,11 +119,4 @@ inspections = Table(
     Index("ix_inspections_card_time", "card_uuid", "time"),
 )
 
-
-def _v2(conn: Connection) -> None:
-    """cards, inspections (fleet life cycle)."""
-    for table in (cards, inspections):
-        table.create(conn, checkfirst=True)
-
-
-MIGRATIONS.append(_v2)
+__all__ = ["HEAD", "MIGRATIONS", "cards", "hosts", "inspections", "metadata", "results", "runs", "schema_version"]
