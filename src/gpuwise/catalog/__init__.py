@@ -6,18 +6,21 @@ Data live in YAML package files (`data/`); every value resolves to a source with
 from __future__ import annotations
 
 from gpuwise.catalog.arch import GenericArch, ModelArch, TransformerArch
+from gpuwise.catalog.identity import identify
 from gpuwise.catalog.loader import Catalog, load_catalog
-from gpuwise.catalog.schema import GPU, Convention, Interconnect, ModelEntry, Source
+from gpuwise.catalog.schema import GPU, Convention, GpuIdentity, Interconnect, ModelEntry, Source
 
 __all__ = [
     "GPU",
     "Catalog",
     "Convention",
     "GenericArch",
+    "GpuIdentity",
     "Interconnect",
     "ModelArch",
     "ModelEntry",
     "Source",
     "TransformerArch",
+    "identify",
     "load_catalog",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -60,6 +61,44 @@ class Price(_Strict):
     cloud_reserved_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
 
 
+_PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
+
+
+class GpuIdentity(_Strict):
+    """What vendor tools call this board, so that a benchmark, a fleet card and a manifest of the
+    same GPU land on the same catalog id. Names are matched exactly after normalising case,
+    punctuation and a leading 'NVIDIA'; a name that is not listed is unknown, never a guess.
+
+    - `nvml`: product names NVML prints (nvidia-smi, nvmlDeviceGetName, torch on CUDA); the first
+      is what current drivers print (Kubernetes node labels are derived from it).
+    - `pci`: 'vendor:device' ids in lower-case hex (PCI ID repository); preferred when known.
+    - `rocm`: names ROCm SMI / amd-smi and torch on ROCm print; the first is the product name.
+    - `jetson`: Jetson module ids from /proc/device-tree/compatible ('nvidia,p3701-0005').
+    - `shared`: names every board of a family prints (Jetson 'Orin (nvgpu)'): they identify this
+      entry only together with a memory size that agrees with it.
+    """
+
+    nvml: list[str] = Field(default_factory=list)
+    pci: list[str] = Field(default_factory=list)
+    rocm: list[str] = Field(default_factory=list)
+    jetson: list[str] = Field(default_factory=list)
+    shared: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _forms(self) -> GpuIdentity:
+        bad = [p for p in self.pci if not _PCI_ID.match(p)]
+        if bad:
+            raise ValueError(f"pci ids must be 'vendor:device' in lower-case hex (e.g. '10de:2330'), not {bad}")
+        if not (self.nvml or self.pci or self.rocm or self.jetson or self.shared):
+            raise ValueError("identity lists no name and no PCI id")
+        return self
+
+    def names(self) -> list[str]:
+        """Every name that identifies the entry on its own (not the shared family names)."""
+        return [*self.nvml, *self.rocm, *self.jetson]
+
+
 class GPU(_Sourced):
     id: str
     name: str
@@ -78,6 +117,7 @@ class GPU(_Sourced):
     mig_max_instances: int = Field(ge=0)
     node_gpus: int = Field(ge=1)
     price: Price = Field(default_factory=Price)
+    identity: GpuIdentity | None = None
     notes: str | None = None
 
     @model_validator(mode="after")
@@ -88,6 +128,10 @@ class GPU(_Sourced):
         if any(v <= 0 for v in self.peak_flops.values()):
             raise ValueError("peak_flops values must be positive")
         return self
+
+    def source_ids(self) -> set[str]:
+        ids = super().source_ids()
+        return (ids | set(self.identity.sources)) if self.identity else ids
 
     @property
     def capacity_bytes(self) -> int:
