@@ -141,3 +141,30 @@ def test_malformed_files_exit_2(tmp_path):
     unknown.write_text("model: gpt2\nmicro_bach: 2\n")
     proc = run("estimate", "-f", str(unknown), "--gpu", "a10", check_code=2)
     assert "micro_batch" in proc.stderr
+
+
+def test_gpus_unknown_vendor_exits_2_naming_the_vendors():
+    proc = run("gpus", "--vendor", "intel", check_code=2)
+    assert "--vendor 'intel'" in proc.stderr and "amd, nvidia" in proc.stderr
+    proc = run("gpus", "--vendor", "nvida", "--json", check_code=2)
+    assert "did you mean 'nvidia'?" in proc.stderr and proc.stdout == ""
+
+
+def test_gpus_filters_that_match_nothing_together_exit_1():
+    proc = run("gpus", "--vendor", "amd", "--arch", "hopper", check_code=1)
+    assert "--vendor amd --arch hopper" in proc.stderr and "cdna3" in proc.stderr
+
+
+def test_filter_gpus_messages():
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.query import filter_gpus
+    from gpuwise.errors import RequirementNotMet, UsageError
+
+    cat = load_catalog()
+    with pytest.raises(UsageError, match=r"--arch 'hoper'; did you mean 'hopper'"):
+        filter_gpus(cat, architecture="hoper")
+    largest = max(cat.gpus.values(), key=lambda g: g.memory_bytes)
+    with pytest.raises(RequirementNotMet, match=f"--min-memory 4TiB: the largest GPU is {largest.id}"):
+        filter_gpus(cat, min_memory="4TiB")
+    assert {g.vendor for g in filter_gpus(cat, vendor=" NVIDIA ")} == {"nvidia"}
+    assert len(filter_gpus(cat, vendor="")) == len(cat.gpus)  # an empty form field is no filter

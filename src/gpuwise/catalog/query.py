@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gpuwise.catalog.loader import Catalog
 from gpuwise.catalog.schema import GPU
-from gpuwise.errors import UsageError
-from gpuwise.units import GiB, parse_bytes
+from gpuwise.errors import RequirementNotMet, UsageError, suggest
+from gpuwise.units import GiB, fmt_bytes, parse_bytes
 
 _SORT_KEYS: dict[str, Callable[[GPU], Any]] = {
     "name": lambda g: g.id,
@@ -23,6 +23,29 @@ _SORT_KEYS: dict[str, Callable[[GPU], Any]] = {
 }
 
 
+def _known_value(flag: str, value: str, known: Iterable[str], what: str) -> str:
+    """`value` lower-cased if some GPU in the catalog has it; else a usage error naming what exists."""
+    low = value.strip().lower()
+    names = sorted(set(known))
+    if low in names:
+        return low
+    hints = suggest(low, names)
+    hint = f"; did you mean {' or '.join(repr(s) for s in hints)}?" if hints else ""
+    raise UsageError(f"no GPU in the catalog has {flag} {value!r}{hint} (the catalog's {what}: {', '.join(names)})")
+
+
+def _min_memory_bytes(min_memory: str | int | None) -> int:
+    """--min-memory in bytes; a bare number means GiB (nobody filters GPUs by bytes)."""
+    if min_memory is None:
+        return 0
+    try:
+        if str(min_memory).replace(".", "", 1).isdigit():
+            return int(float(min_memory) * GiB)
+        return parse_bytes(str(min_memory))
+    except ValueError as exc:
+        raise UsageError(f"--min-memory: {exc}") from None
+
+
 def filter_gpus(
     catalog: Catalog,
     vendor: str | None = None,
@@ -31,24 +54,44 @@ def filter_gpus(
     sort: str = "name",
     descending: bool = False,
 ) -> list[GPU]:
+    """The catalog's GPUs that pass every filter, sorted. A vendor or architecture the catalog lacks
+    is a usage error (exit 2, with "did you mean"); valid filters that match nothing together say so
+    (RequirementNotMet, exit 1) rather than print an empty table."""
     if sort not in _SORT_KEYS:
         raise UsageError(f"--sort must be one of {', '.join(_SORT_KEYS)}; got {sort!r}")
-    floor = 0
-    if min_memory is not None:
-        try:
-            # a bare number means GiB: nobody filters GPUs by bytes
-            floor = (
-                int(float(min_memory) * GiB)
-                if str(min_memory).replace(".", "", 1).isdigit()
-                else parse_bytes(str(min_memory))
-            )
-        except ValueError as exc:
-            raise UsageError(f"--min-memory: {exc}") from None
+    gpus = list(catalog.gpus.values())
+    vendor, architecture = (vendor or "").strip() or None, (architecture or "").strip() or None  # "": no filter
+    if vendor is not None:
+        vendor = _known_value("--vendor", vendor, (g.vendor for g in gpus), "vendors")
+    if architecture is not None:
+        architecture = _known_value("--arch", architecture, (g.architecture for g in gpus), "architectures")
+    floor = _min_memory_bytes(min_memory)
     rows = [
         g
-        for g in catalog.gpus.values()
-        if (vendor is None or g.vendor == vendor.lower())
-        and (architecture is None or g.architecture == architecture.lower())
+        for g in gpus
+        if (vendor is None or g.vendor == vendor)
+        and (architecture is None or g.architecture == architecture)
         and g.memory_bytes >= floor
     ]
+    if not rows:
+        raise RequirementNotMet(_no_match(gpus, vendor, architecture, min_memory))
     return sorted(rows, key=_SORT_KEYS[sort], reverse=descending)
+
+
+def _no_match(gpus: list[GPU], vendor: str | None, architecture: str | None, min_memory: str | int | None) -> str:
+    """Which filters were given, and what the catalog has under the vendor/architecture ones."""
+    given = [f"{flag} {value}" for flag, value in (("--vendor", vendor), ("--arch", architecture)) if value]
+    if min_memory is not None:
+        given.append(f"--min-memory {min_memory}")
+    same = [g for g in gpus if (vendor is None or g.vendor == vendor)]
+    same = [g for g in same if (architecture is None or g.architecture == architecture)]
+    if same and min_memory is not None:
+        largest = max(same, key=lambda g: g.memory_bytes)
+        such = "such " if vendor or architecture else ""
+        have = f"the largest {such}GPU is {largest.id} with {fmt_bytes(largest.memory_bytes)}"
+    elif vendor is not None and architecture is not None:
+        archs = sorted({g.architecture for g in gpus if g.vendor == vendor})
+        have = f"{vendor} GPUs in the catalog are {', '.join(archs)}"
+    else:
+        have = "loosen a filter"
+    return f"no GPU in the catalog matches {' '.join(given)}: {have} (`gpuwise gpus` lists them all)"
