@@ -16,6 +16,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,10 +40,22 @@ def _gpuwise() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "gpuwise.cli.app"]
 
 
-def _wall(argv: list[str]) -> float:
+def _env(scratch: Path) -> dict[str, str]:
+    """The caller's environment, with bytecode and the catalog cache kept in `scratch`.
+
+    An installed package runs from compiled bytecode; PYTHONDONTWRITEBYTECODE (set in some
+    sandboxes) would make every run recompile gpuwise's modules and none of the baseline's.
+    """
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(scratch / "pycache"), XDG_CACHE_HOME=str(scratch / "cache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("COLUMNS", "100")  # the same help layout in a terminal and in CI
+    return env
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> float:
     """Seconds one process takes; its exit status is ignored (plan may exit 1 when nothing fits)."""
     t0 = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     return time.perf_counter() - t0
 
 
@@ -50,11 +63,13 @@ def measure(runs: int, cases: dict[str, list[str]]) -> dict[str, list[float]]:
     """Interleaved wall times: every round runs the baseline and then each case once."""
     times: dict[str, list[float]] = {"baseline": [], **{name: [] for name in cases}}
     commands = {"baseline": BASELINE, **cases}
-    for name, argv in commands.items():  # one warm-up each: disk cache, .pyc files
-        _wall(argv)
-    for _ in range(runs):
-        for name, argv in commands.items():
-            times[name].append(_wall(argv))
+    with tempfile.TemporaryDirectory(prefix="gpuwise-bench-cli-") as scratch:
+        env = _env(Path(scratch))
+        for argv in commands.values():  # one warm-up each: bytecode, catalog cache, disk cache
+            _wall(argv, env)
+        for _ in range(runs):
+            for name, argv in commands.items():
+                times[name].append(_wall(argv, env))
     return times
 
 
@@ -65,7 +80,6 @@ def main() -> int:
     if args.runs < 1:
         ap.error(f"--runs must be at least 1; got {args.runs}")
     base = _gpuwise()
-    os.environ.setdefault("COLUMNS", "100")  # the same help layout in a terminal and in CI
     times = measure(args.runs, {name: base + argv for name, (argv, _) in CASES.items()})
     ref = statistics.median(times["baseline"])
     print(f"{'case':56s} {'median':>8s} {'ratio':>6s} {'target':>7s}")
