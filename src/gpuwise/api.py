@@ -9,9 +9,11 @@ from gpuwise.catalog import load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate.cost import CostParams
 from gpuwise.estimate.rates import Calibration
+from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.plan import PlanResult, plan
-from gpuwise.workload import TrainingJob, build_workload
+from gpuwise.workload import TrainingJob, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements
+from gpuwise.workload.schema import TargetFields, check_unknown, names, validate
 
 
 def make_plan(
@@ -42,6 +44,43 @@ def make_plan(
     if isinstance(base, TrainingJob) and req.deadline_seconds and not (base.tokens or base.samples):
         raise UsageError("a deadline needs the amount of training: --tokens or --samples")
     return plan(workloads, req, cat, CostParams.from_catalog(cat, costs), calibrations)
+
+
+def make_estimate(
+    workload: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    calibrations: Mapping[str, Calibration] | None = None,
+) -> Estimate:
+    """Estimate a workload on the hardware `hardware['gpu']` names; `hardware` may also carry
+    `gpus_per_node`, `network` and a serving target (`qps` with `p95_ms` or `p99_ms`)."""
+    cat = load_catalog()
+    hw_opts = {k: v for k, v in hardware.items() if v is not None}
+    target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in names("target")}
+    check_unknown(hw_opts, names("hardware"), "hardware")
+    work = build_workload(workload, cat)
+    if not hw_opts.get("gpu"):
+        raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
+    hw = build_hardware(
+        str(hw_opts["gpu"]),
+        cat,
+        hw_opts.get("gpus_per_node"),
+        hw_opts.get("network"),
+        default_count=work.parallel.model_parallel,
+    )
+    calibration = (calibrations or {}).get(hw.gpu.id)
+    return estimate(work, hw, cat, target=latency_target(target_opts), calibration=calibration)
+
+
+def latency_target(options: Mapping[str, Any]) -> LatencyTarget | None:
+    """`qps` with `p95_ms` or `p99_ms` (not both) -> a LatencyTarget; nothing -> None."""
+    t = validate(TargetFields, {k: v for k, v in options.items() if v is not None})
+    if t.qps is None and t.p95_ms is None and t.p99_ms is None:
+        return None
+    if t.qps is None or (t.p95_ms is None) == (t.p99_ms is None):
+        raise UsageError("a serving target needs --qps and one of --p95-ms or --p99-ms")
+    ms = t.p95_ms if t.p95_ms is not None else t.p99_ms
+    assert ms is not None
+    return LatencyTarget(qps=t.qps, percentile=95.0 if t.p95_ms is not None else 99.0, seconds=ms / 1e3)
 
 
 def measured_calibrations(db: str | None = None) -> dict[str, Calibration]:

@@ -71,7 +71,11 @@ class Catalog:
     def model(self, name_or_path: str) -> ModelArch:
         """A catalog id, or a path to a Hugging Face config.json (or its folder)."""
         p = Path(name_or_path)
-        if name_or_path.endswith(".json") or p.is_dir() or p.is_file():
+        try:
+            is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
+        except (OSError, ValueError):  # a name too long or odd to be a path is a (bad) catalog id
+            is_path = False
+        if is_path:
             return load_hf_config(p)
         return arch_of(self.model_entry(name_or_path))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output (SI units).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output (SI units).", metavar="")]
 
 
 def _print_json(data: Any) -> None:
@@ -72,64 +73,12 @@ def models(
 
 
 # ------------------------------------------------------------------------------------------
-# Shared option groups: declared once, attached to each command's signature.
-_WORKLOAD_OPTIONS: list[tuple[str, type, str]] = [
-    ("model", str, "Catalog id or path to a Hugging Face config.json."),
-    ("task", str, "pretrain|finetune|inference"),
-    ("method", str, "full|lora|qlora"),
-    ("precision", str, "fp32|tf32|fp16|bf16|fp8"),
-    ("weights_dtype", str, "fp32|fp16|bf16|fp8|int8|int4|nf4"),
-    ("kv_dtype", str, "fp32|fp16|bf16|fp8|int8"),
-    ("optimizer", str, "adamw|adamw-8bit|sgd|adafactor"),
-    ("master_weights", bool, "fp32 master copy (default) or pure 16-bit."),
-    ("micro_batch", int, "Samples per GPU per forward pass."),
-    ("global_batch", int, "Samples per optimizer step, all GPUs."),
-    ("seq", int, "Training sequence length (tokens)."),
-    ("zero", int, "ZeRO/FSDP stage 0-3."),
-    ("tp", int, "Tensor-parallel degree."),
-    ("pp", int, "Pipeline-parallel degree."),
-    ("recompute", str, "none|selective|full"),
-    ("attention", str, "flash|eager"),
-    ("lora_rank", int, "LoRA rank r."),
-    ("lora_targets", str, "Comma list (q_proj,v_proj) or all-linear."),
-    ("tokens", str, "Training tokens in total, e.g. 2T, 300B."),
-    ("samples", str, "Training samples in total, e.g. 1.2M."),
-    ("input_tokens", int, "Prompt tokens per request."),
-    ("output_tokens", int, "Generated tokens per request."),
-    ("concurrency", int, "Requests served together (batch)."),
-    ("read_bandwidth", str, "Data pipeline: storage read per node, e.g. 2GB/s."),
-    ("sample_bytes", str, "Data pipeline: bytes per sample, e.g. 120KB."),
-    ("decode_ms", float, "Data pipeline: CPU ms to decode one sample on one core."),
-    ("loader_cores", int, "Data pipeline: CPU cores loading data per node."),
-]
-_HARDWARE_OPTIONS: list[tuple[str, type, str]] = [
-    ("gpu", str, "GPU id and total count, e.g. h100-sxm:8."),
-    ("gpus_per_node", int, "GPUs per node (default: the usual node for that GPU)."),
-    ("network", str, "Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g."),
-]
-_TARGET_OPTIONS: list[tuple[str, type, str]] = [
-    ("qps", float, "Serving: requests per second to carry."),
-    ("p95_ms", float, "Serving: P95 latency target in ms."),
-    ("p99_ms", float, "Serving: P99 latency target in ms."),
-]
-_PLAN_OPTIONS: list[tuple[str, type, str]] = [
-    ("deadline", str, "Training must finish within, e.g. 2h, 3d."),
-    ("budget", float, "USD: the whole training run, or a month of serving."),
-    ("max_gpus", int, "At most this many GPUs in total."),
-    ("growth_model", str, "The model six months from now."),
-    ("growth_data", float, "Training data six months from now, as a factor (e.g. 2)."),
-    ("growth_users", float, "Requests per second six months from now, as a factor (e.g. 3)."),
-    ("objective", str, "Rank by cost (default) or time."),
-    ("pricing", str, "on-demand|reserved|spot (pay per use) or owned (buy: total cost over --years)."),
-    ("years", float, "Owned pricing: horizon in years (default: the depreciation life)."),
-    ("gpus", str, "Only these GPU ids, comma separated."),
-    ("methods", str, "Compare training methods, e.g. full,lora,qlora."),
-]
-
-
-def _with_options(*groups: list[tuple[str, type, str]]) -> Any:
-    """Give a `**opts` command the typed options of `groups` (typer reads __signature__)."""
+# Workload, hardware and requirement options come from the one schema (gpuwise.workload.schema).
+def _with_options(*sections: str) -> Any:
+    """Give a `**opts` command the typed options of the schema's `sections` (typer reads __signature__)."""
     import inspect
+
+    from gpuwise.workload.schema import fields
 
     def attach(fn: Any) -> Any:
         import typing
@@ -141,35 +90,37 @@ def _with_options(*groups: list[tuple[str, type, str]]) -> Any:
             for p in sig.parameters.values()
             if p.kind is not inspect.Parameter.VAR_KEYWORD
         ]
-        extra = []
-        for group in groups:
-            for name, typ, help_ in group:
-                flag = "--" + name.replace("_", "-")
-                decls = [f"{flag}/--no-{name.replace('_', '-')}"] if typ is bool else [flag]
-                extra.append(
-                    inspect.Parameter(
-                        name,
-                        inspect.Parameter.KEYWORD_ONLY,
-                        default=None,
-                        annotation=Annotated[typ | None, typer.Option(*decls, help=help_)],
-                    )
-                )
+        extra = [
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_option(f))
+            for section in sections
+            for f in fields(section)
+        ]
         fn.__signature__ = sig.replace(parameters=[*own, *extra])
         return fn
 
     return attach
 
 
+def _option(f: Any) -> Any:
+    """One schema field as a typer option: its flag, help (with the default), metavar and panel."""
+    decls = [f"{f.flag}/--no-{f.flag[2:]}"] if f.kind is bool else [f.flag]
+    text = f.help + (f" (default: {f.default_doc})" if f.default_doc else "")
+    metavar = None if f.kind is bool else ("|".join(f.choices) if f.choices and not f.metavar else f.metavar or "TEXT")
+    panel = {"workload": "Workload", "hardware": "Hardware", "target": "Serving target", "plan": "Requirements"}
+    return Annotated[f.kind | None, typer.Option(*decls, help=text, metavar=metavar, rich_help_panel=panel[f.section])]
+
+
 def _split(opts: dict[str, Any], file: Path | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(workload, hardware+requirements, cost overrides): the YAML file first, flags over it."""
     from gpuwise.files import read_plan_file
+    from gpuwise.workload.schema import names
 
     work, reqs, costs = read_plan_file(file) if file is not None else ({}, {}, {})
-    names = {n for n, _, _ in _WORKLOAD_OPTIONS}
+    workload_names = names("workload")
     for key, value in opts.items():
         if value is None:
             continue
-        (work if key in names else reqs)[key] = value
+        (work if key in workload_names else reqs)[key] = value
     return work, reqs, costs
 
 
@@ -182,17 +133,8 @@ DbOpt = Annotated[
 ]
 
 
-def _calibration(gpu_id: str, db: str | None) -> Any:
-    """The measured rates of a GPU model from the store, or None."""
-    from gpuwise.bench.calibrate import calibrations
-    from gpuwise.store import open_store
-
-    with open_store(db) as store:
-        return calibrations(store.results(gpu_id=gpu_id, include_quick=False)).get(gpu_id)
-
-
 @app.command()
-@_with_options(_HARDWARE_OPTIONS, _WORKLOAD_OPTIONS, _TARGET_OPTIONS)
+@_with_options("hardware", "workload", "target")
 def estimate(
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).")] = None,
     calibrated: Annotated[
@@ -203,21 +145,15 @@ def estimate(
     **opts: Any,
 ) -> None:
     """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
-    from gpuwise.catalog import load_catalog
-    from gpuwise.estimate import estimate as run_estimate
-    from gpuwise.workload import build_hardware, build_workload
+    from gpuwise.api import make_estimate, measured_calibrations
 
-    cat = load_catalog()
     work_opts, other, _ = _split(opts, file)
-    if not other.get("gpu"):
-        raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
-    work = build_workload(work_opts, cat)
-    hw = build_hardware(str(other["gpu"]), cat, other.get("gpus_per_node"), other.get("network"))
-    target = _latency_target(other.get("qps"), other.get("p95_ms"), other.get("p99_ms"))
-    calibration = _calibration(hw.gpu.id, db) if calibrated else None
-    if calibrated and calibration is None:
-        sys.stderr.write(f"no full (non --quick) measurements of {hw.gpu.id} in the store: using the cited defaults\n")
-    est = run_estimate(work, hw, cat, target=target, calibration=calibration)
+    cals = measured_calibrations(db) if calibrated else None
+    est = make_estimate(work_opts, other, cals)
+    if cals is not None and est.hardware.gpu.id not in cals:
+        sys.stderr.write(
+            f"no full (non --quick) measurements of {est.hardware.gpu.id} in the store: using the cited defaults\n"
+        )
     if as_json:
         _print_json(est.as_dict())
     else:
@@ -228,23 +164,8 @@ def estimate(
         raise typer.Exit(1)
 
 
-def _latency_target(qps: float | None, p95: float | None, p99: float | None) -> Any:
-    """--qps with --p95-ms or --p99-ms (not both) -> a LatencyTarget; nothing -> None."""
-    from gpuwise.estimate.run import LatencyTarget
-
-    if qps is None and p95 is None and p99 is None:
-        return None
-    if qps is None or (p95 is None) == (p99 is None):
-        raise UsageError("a serving target needs --qps and one of --p95-ms or --p99-ms")
-    return LatencyTarget(
-        qps=float(qps),
-        percentile=95.0 if p95 is not None else 99.0,
-        seconds=float(p95 if p95 is not None else p99) / 1e3,
-    )
-
-
 @app.command()
-@_with_options(_WORKLOAD_OPTIONS, _TARGET_OPTIONS, _PLAN_OPTIONS)
+@_with_options("workload", "target", "plan")
 def plan(
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.")] = None,
     top: Annotated[int, typer.Option(help="Runners-up to show.")] = 5,
@@ -393,24 +314,54 @@ def _register_more() -> None:
 _register_more()
 
 
+def _readable_metavars(cmd: Any) -> Any:
+    """Name what an option takes (FILE, N, X, TEXT; nothing for a flag) instead of typer's <bool> or <list[str]>."""
+    names = {"int": "N", "float": "X", "Path": "FILE", "str": "TEXT", "list[str]": "TEXT..."}
+    for param in getattr(cmd, "params", []):
+        if getattr(param, "metavar", None) is not None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+            continue
+        bare = param.bare_type() if callable(getattr(param, "bare_type", None)) else "str"
+        label = names.get(str(bare), "TEXT")
+        if param.param_type_name == "argument":
+            label = (param.name or "arg").upper() + ("..." if str(bare).startswith("list") else "")
+        param.metavar = label
+    for sub in getattr(cmd, "commands", {}).values():
+        _readable_metavars(sub)
+    return cmd
+
+
 def main() -> None:
-    """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met)."""
+    """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met);
+    anything else is gpuwise's own fault: exit 70 (EX_SOFTWARE), the traceback only with --debug."""
+    debug = "--debug" in sys.argv[1:] or bool(os.environ.get("GPUWISE_DEBUG"))
+    args = [a for a in sys.argv[1:] if a != "--debug"]
     try:
-        result = app(standalone_mode=False)  # returns typer.Exit's code instead of raising it
+        command = _readable_metavars(typer.main.get_command(app))
+        result = command.main(args=args, prog_name="gpuwise", standalone_mode=False)
     except GpuwiseError as exc:
         sys.stderr.write(f"error: {exc}\n")
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("aborted\n")
         sys.exit(130)
     except Exception as exc:
         # click's usage errors (typer vendors its own click, so match by shape, not by class)
-        if callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(code, int):
+            show()
+            sys.exit(code)
+        if debug:
+            raise
+        sys.stderr.write(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "this is a bug in gpuwise; run again with --debug for the traceback and report it\n"
+        )
+        sys.exit(70)
     sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -16,19 +16,16 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from gpuwise.errors import GpuwiseError, UsageError
-from gpuwise.web.models import EstimateIn, PlanIn, RequirementsIn, WorkloadIn
-from gpuwise.workload.build import INFERENCE_KEYS, TRAINING_KEYS
-from gpuwise.workload.requirements import REQUIREMENT_KEYS
+from gpuwise.web.models import EstimateIn, PlanIn
+from gpuwise.workload.schema import all_fields, applying, names
 
-WORKLOAD_FIELDS = tuple(WorkloadIn.model_fields)
-REQUIREMENT_FIELDS = tuple(k for k in REQUIREMENT_KEYS if k != "gpus")
-# form fields the API types as whole numbers (counts like 20M in other fields stay strings)
-INT_FIELDS = frozenset(
-    k for m in (WorkloadIn, RequirementsIn) for k, f in m.model_fields.items() if f.annotation == (int | None)
-)
+WORKLOAD_FIELDS = names("workload")
+REQUIREMENT_FIELDS = names("target", "plan") - {"gpus"}
+# form fields the schema types as whole numbers (counts like 20M in other fields stay strings)
+INT_FIELDS = frozenset(f.name for f in all_fields() if f.kind is int)
 # fields that do not apply to the other task (a form keeps hidden values)
-TRAINING_ONLY = (*TRAINING_KEYS, "seq", "methods", "deadline")
-SERVING_ONLY = (*INFERENCE_KEYS, "qps", "target_ms")
+TRAINING_ONLY = applying("training", "workload", "target", "plan")
+SERVING_ONLY = (*applying("inference", "workload", "target", "plan"), "target_ms")
 
 
 def _package_dir(name: str) -> str:
@@ -284,20 +281,11 @@ def _plan_from_fields(fields: dict[str, str], config_json: str) -> Any:
 
 
 def _estimate(body: EstimateIn) -> Any:
-    from gpuwise.catalog import load_catalog
-    from gpuwise.estimate import estimate
-    from gpuwise.estimate.run import LatencyTarget
-    from gpuwise.workload import build_hardware, build_workload
+    from gpuwise.api import make_estimate
 
-    cat = load_catalog()
-    work = build_workload(body.workload.model_dump(exclude_none=True), cat)
-    hw = build_hardware(body.gpu, cat)
-    target = None
-    if body.qps or body.p95_ms or body.p99_ms:
-        if not body.qps or bool(body.p95_ms) == bool(body.p99_ms):
-            raise UsageError("a serving target needs qps and one of p95_ms or p99_ms")
-        target = LatencyTarget(body.qps, 95.0 if body.p95_ms else 99.0, (body.p95_ms or body.p99_ms) / 1e3)  # type: ignore[operator]
-    return estimate(work, hw, cat, target=target)
+    return make_estimate(
+        body.workload.model_dump(exclude_none=True), body.model_dump(exclude={"workload"}, exclude_none=True)
+    )
 
 
 def _matrix() -> dict[str, Any]:

@@ -101,11 +101,11 @@ def _f(
     )
 
 
-class _Fields(BaseModel):
+class StrictFields(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, str_max_length=4096)
 
 
-class WorkloadFields(_Fields):
+class WorkloadFields(StrictFields):
     """What runs: the model, training or serving, the layout, the data pipeline."""
 
     model: str | None = _f(
@@ -116,24 +116,25 @@ class WorkloadFields(_Fields):
         max_length=1024,
     )
     task: Annotated[Task | None, Choice] = _f(
-        "pretrain|finetune|inference.",
+        "What the job is.",
         example="finetune",
         default="finetune if a training option is given, else inference",
     )
     method: Annotated[Method | None, Choice] = _f(
-        "full|lora|qlora.", example="lora", applies="training", default="full"
+        "Training method: all weights, LoRA adapters, or adapters on a 4-bit base.",
+        example="lora",
+        applies="training",
+        default="full",
     )
-    precision: Annotated[Precision | None, Choice] = _f(
-        "fp32|tf32|fp16|bf16|fp8 compute.", example="bf16", default="bf16"
-    )
+    precision: Annotated[Precision | None, Choice] = _f("Compute precision.", example="bf16", default="bf16")
     weights_dtype: Annotated[WeightsDtype | None, Choice] = _f(
-        "fp32|fp16|bf16|fp8|int8|int4|nf4 weights.", example="bf16", default="the precision (nf4 for QLoRA)"
+        "Storage dtype of the weights.", example="bf16", default="the precision (nf4 for QLoRA)"
     )
     kv_dtype: Annotated[KvDtype | None, Choice] = _f(
-        "fp32|fp16|bf16|fp8|int8 KV cache.", example="fp8", applies="inference", default="the weights' 16-bit dtype"
+        "Storage dtype of the KV cache.", example="fp8", applies="inference", default="the weights' 16-bit dtype"
     )
     optimizer: Annotated[Optimizer | None, Choice] = _f(
-        "adamw|adamw-8bit|sgd|adafactor.", example="adamw", applies="training", default="adamw"
+        "Optimizer.", example="adamw", applies="training", default="adamw"
     )
     master_weights: bool | None = _f(
         "fp32 master copy of the weights (--no-master-weights: pure 16-bit).",
@@ -163,10 +164,10 @@ class WorkloadFields(_Fields):
         "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
     )
     recompute: Annotated[Recompute | None, Choice] = _f(
-        "none|selective|full activation recomputation.", example="selective", applies="training", default="none"
+        "Activation recomputation.", example="selective", applies="training", default="none"
     )
     attention: Annotated[Attention | None, Choice] = _f(
-        "flash|eager attention kernel.", example="flash", applies="training", default="flash"
+        "Attention kernel.", example="flash", applies="training", default="flash"
     )
     lora_rank: int | None = _f("LoRA rank r.", example=16, applies="training", metavar="R", default="8", ge=1, le=65536)
     lora_targets: Annotated[list[str] | None, Names] = _f(
@@ -245,7 +246,7 @@ class WorkloadFields(_Fields):
     )
 
 
-class HardwareFields(_Fields):
+class HardwareFields(StrictFields):
     """The GPUs an estimate runs on (a plan chooses them itself)."""
 
     gpu: str | None = _f(
@@ -267,7 +268,7 @@ class HardwareFields(_Fields):
     )
 
 
-class TargetFields(_Fields):
+class TargetFields(StrictFields):
     """A serving target: the load, and the latency it must meet."""
 
     qps: Annotated[float | None, NumberIn] = _f(
@@ -291,7 +292,7 @@ class TargetFields(_Fields):
     )
 
 
-class PlanFields(_Fields):
+class PlanFields(StrictFields):
     """What a plan must meet and how it ranks: the three questions, quantified."""
 
     deadline: str | None = _f(
@@ -326,7 +327,7 @@ class PlanFields(_Fields):
     )
     objective: Annotated[Objective | None, Choice] = _f("Rank by cost or time.", example="time", default="cost")
     pricing: Annotated[Pricing | None, Choice] = _f(
-        "on-demand|reserved|spot (pay per use) or owned (buy: total cost over --years).",
+        "Pay per use (on-demand, reserved, spot) or buy (owned: total cost over --years).",
         example="reserved",
         default="on-demand",
     )
@@ -368,7 +369,7 @@ class FieldInfo:
         return "--" + self.name.replace("_", "-")
 
 
-SECTIONS: dict[str, type[_Fields]] = {
+SECTIONS: dict[str, type[StrictFields]] = {
     "workload": WorkloadFields,
     "hardware": HardwareFields,
     "target": TargetFields,
@@ -500,6 +501,7 @@ def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
 
 __all__ = [
     "SECTIONS",
+    "StrictFields",
     "FieldInfo",
     "HardwareFields",
     "PlanFields",
