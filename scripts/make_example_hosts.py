@@ -1,8 +1,10 @@
-"""Write the recorded hosts in examples/hosts/ (the recorder's JSON format).
+"""Write the synthetic example hosts in examples/hosts/ (the recorder's JSON format).
 
 They are built from NVML's field semantics — what each query returns on such a board, "not
 supported" as null — not read from a machine, so that the doctor, the exporter and the fleet code
-have the same three hosts to work on everywhere:
+have the same three hosts to work on everywhere. Each file says so: `"synthetic": true` and a
+`"note"` at the top level (`gpuwise.ops.hw.read_recording` reads both). The faults are planted,
+not observed:
 
 - healthy-8x-h100-nvlink.json: an HGX H100 node under load, NVSwitch fabric, everything fine.
 - faulty-8x-a100.json: an HGX A100 node with six faults (a dead PID holding 20 GiB on GPU 1; GPU 5
@@ -376,13 +378,16 @@ def workstation_4090() -> HostSnapshot:
     )
 
 
+NOTE = "Synthetic host: built by scripts/make_example_hosts.py from NVML's field semantics, not read from a machine. "
+
+
 def main(out: Path) -> None:
-    for name, snap in (
-        ("healthy-8x-h100-nvlink.json", healthy_h100()),
-        ("faulty-8x-a100.json", faulty_a100()),
-        ("workstation-2x-rtx4090-pcie.json", workstation_4090()),
+    for name, snap, what in (
+        ("healthy-8x-h100-nvlink.json", healthy_h100(), "Every value is one a healthy board under load reports."),
+        ("faulty-8x-a100.json", faulty_a100(), "Its six faults are planted, not observed."),
+        ("workstation-2x-rtx4090-pcie.json", workstation_4090(), "GeForce cards: unsupported queries are null."),
     ):
-        print(record(snap, out / name))
+        print(record(snap, out / name, synthetic=True, note=NOTE + what))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from gpuwise.ops.hw import (
     nvml_call,
     parse_xid_lines,
     read_host_facts,
+    read_recording,
     record,
 )
 
@@ -36,7 +37,7 @@ def read(nvml, tmp_path, **kw):
 
 
 # ----- recordings ------------------------------------------------------------------------------
-def test_the_three_recorded_hosts_load():
+def test_the_three_example_hosts_load():
     names = {p.name for p in RECORDINGS}
     assert {"healthy-8x-h100-nvlink.json", "faulty-8x-a100.json", "workstation-2x-rtx4090-pcie.json"} <= names
     for path in RECORDINGS:
@@ -73,6 +74,36 @@ def test_bad_recordings_are_usage_errors(tmp_path):
     (tmp_path / "z.json").write_text(json.dumps(doc))
     with pytest.raises(UsageError, match="temprature_celsius"):
         load_recording(tmp_path / "z.json")
+
+
+def test_example_hosts_say_they_are_synthetic():
+    for path in RECORDINGS:
+        rec = read_recording(path)
+        assert rec.synthetic is True, path.name
+        assert rec.note and "make_example_hosts.py" in rec.note and "not read from a machine" in rec.note
+        src = ReplaySource(path)
+        assert src.synthetic is True and src.note == rec.note
+
+
+def test_synthetic_flag_and_note_round_trip_and_default_to_a_real_reading(tmp_path):
+    snap = ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json").read()
+    plain = read_recording(record(snap, tmp_path / "plain.json"))
+    assert (plain.synthetic, plain.note) == (False, None)
+    assert "synthetic" not in json.loads((tmp_path / "plain.json").read_text())
+    built = read_recording(record([snap, snap], tmp_path / "built.json", synthetic=True, note="made by hand"))
+    assert (built.synthetic, built.note, len(built.snapshots)) == (True, "made by hand", 2)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [("synthetic", "yes", "must be true or false"), ("note", 3, "must be text"), ("synthetc", True, "synthetc")],
+)
+def test_bad_top_level_fields_are_usage_errors(tmp_path, key, value, message):
+    doc = json.loads((HOSTS / "workstation-2x-rtx4090-pcie.json").read_text())
+    doc[key] = value
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(UsageError, match=message):
+        load_recording(tmp_path / "bad.json")
 
 
 # ----- NVML through the one helper ------------------------------------------------------------------

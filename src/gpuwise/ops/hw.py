@@ -305,13 +305,25 @@ def _host_from_dict(data: Mapping[str, Any]) -> HostSnapshot:
         raise UsageError(f"snapshot: {exc}") from None
 
 
-def record(snapshot: HostSnapshot | list[HostSnapshot], path: str | Path) -> Path:
+def record(
+    snapshot: HostSnapshot | list[HostSnapshot],
+    path: str | Path,
+    *,
+    synthetic: bool = False,
+    note: str | None = None,
+) -> Path:
     """Write exactly what was read (every field, None as null, the errors) as JSON.
 
-    A list writes a sequence that `ReplaySource` plays back one reading per `read()`.
+    A list writes a sequence that `ReplaySource` plays back one reading per `read()`. `synthetic`
+    marks a host that was built, not read from a machine (examples/hosts/), so no one takes its
+    faults for observed ones; `note` says how it was made.
     """
     path = Path(path)
     body: dict[str, Any] = {"format": SNAPSHOT_FORMAT, "version": SNAPSHOT_VERSION}
+    if synthetic:
+        body["synthetic"] = True
+    if note is not None:
+        body["note"] = note
     if isinstance(snapshot, list):
         body["snapshots"] = [s.to_dict() for s in snapshot]
     else:
@@ -324,9 +336,20 @@ def record(snapshot: HostSnapshot | list[HostSnapshot], path: str | Path) -> Pat
     return path
 
 
-def load_recording(path: str | Path) -> list[HostSnapshot]:
-    """The snapshots in a recording written by `record()`."""
-    path = Path(path)
+@dataclass(frozen=True)
+class Recording:
+    """A recording file: its snapshots, whether the host was synthetic, and the note it carries."""
+
+    snapshots: list[HostSnapshot]
+    synthetic: bool = False
+    note: str | None = None
+
+
+_RECORDING_KEYS = ("format", "version", "synthetic", "note", "snapshot", "snapshots")
+
+
+def _recording_doc(path: Path) -> dict[str, Any]:
+    """The recording's JSON object, its format, version and top-level keys checked."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -337,13 +360,35 @@ def load_recording(path: str | Path) -> list[HostSnapshot]:
         raise UsageError(f'{path}: not a gpuwise host recording (expected "format": "{SNAPSHOT_FORMAT}")')
     if doc.get("version") != SNAPSHOT_VERSION:
         raise UsageError(f"{path}: recording version {doc.get('version')!r}; this gpuwise reads {SNAPSHOT_VERSION}")
+    unknown = sorted(set(doc) - set(_RECORDING_KEYS))
+    if unknown:
+        raise UsageError(
+            f"{path}: unknown top-level key(s) {', '.join(map(repr, unknown))}; known: {', '.join(_RECORDING_KEYS)}"
+        )
+    if not isinstance(doc.get("synthetic", False), bool):
+        raise UsageError(f'{path}: "synthetic" must be true or false, got {doc["synthetic"]!r}')
+    if not isinstance(doc.get("note", ""), str):
+        raise UsageError(f'{path}: "note" must be text, got {doc["note"]!r}')
+    return doc
+
+
+def read_recording(path: str | Path) -> Recording:
+    """A recording written by `record()`, with its synthetic flag and note."""
+    path = Path(path)
+    doc = _recording_doc(path)
     items = doc.get("snapshots") if "snapshots" in doc else [doc.get("snapshot")]
     if not isinstance(items, list) or not items:
         raise UsageError(f"{path}: the recording holds no snapshot")
     try:
-        return [_host_from_dict(s) for s in items]
+        snapshots = [_host_from_dict(s) for s in items]
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None
+    return Recording(snapshots, bool(doc.get("synthetic", False)), doc.get("note"))
+
+
+def load_recording(path: str | Path) -> list[HostSnapshot]:
+    """The snapshots in a recording written by `record()`."""
+    return read_recording(path).snapshots
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +403,9 @@ class ReplaySource:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.snapshots = load_recording(self.path)
+        recording = read_recording(self.path)
+        self.snapshots = recording.snapshots
+        self.synthetic, self.note = recording.synthetic, recording.note  # a built example host, not a reading
         self._next = 0
 
     def read(self) -> HostSnapshot:
@@ -1067,6 +1114,7 @@ __all__ = [
     "NvLinkSnapshot",
     "NvmlSource",
     "ProcessSnapshot",
+    "Recording",
     "ReplaySource",
     "Source",
     "XidEvent",
@@ -1077,6 +1125,7 @@ __all__ = [
     "nvml_call",
     "parse_xid_lines",
     "read_host_facts",
+    "read_recording",
     "read_source",
     "read_xid_events",
     "record",
