@@ -1,0 +1,177 @@
+"""One schema behind every door: each field is declared once and accepted by the CLI, YAML and the API
+with the same meaning (the three doors give the same estimate for the same input)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from gpuwise.cli.app import main
+from gpuwise.errors import UsageError
+from gpuwise.web import create_app
+from gpuwise.workload import build_workload
+from gpuwise.workload.requirements import build_requirements
+from gpuwise.workload.schema import (
+    FieldInfo,
+    WorkloadFields,
+    all_fields,
+    describe_error,
+    fields,
+    validate,
+)
+
+# A base workload per task that every field's example can be added to.
+TRAIN = {"model": "llama-2-7b", "task": "finetune", "method": "lora", "read_bandwidth": "4GB/s", "sample_bytes": "8KB"}
+SERVE = {"model": "llama-2-7b", "task": "inference"}
+GPU = "a100-80gb-sxm:2"
+# Fields whose example is the base's own value or whose meaning needs a partner given here.
+PARTNERS = {"p95_ms": {"qps": 5}, "p99_ms": {"qps": 5}, "deadline": {"tokens": "20M"}, "growth_data": {"tokens": "20M"}}
+
+
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    """Run the real entry point in-process: exit code, stdout, stderr."""
+    argv = sys.argv
+    sys.argv = ["gpuwise", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _flag_args(opts: dict) -> list[str]:
+    args = []
+    for key, value in opts.items():
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            args.append(flag if value else "--no-" + flag[2:])
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
+    """(workload, hardware + target) options with `f` set to its example."""
+    base = dict(SERVE if f.applies == "inference" else TRAIN)
+    if f.name == "task":
+        base = dict(TRAIN)
+    other: dict = {"gpu": GPU}
+    (base if f.section == "workload" else other)[f.name] = f.example
+    if f.section == "target":
+        other.update(PARTNERS.get(f.name, {"p99_ms": 60000} if f.name == "qps" else {}))
+    if f.name == "gpus_per_node":
+        other["gpu"] = "a100-80gb-sxm:4"
+    return base, other
+
+
+ESTIMATE_FIELDS = [f for s in ("workload", "hardware", "target") for f in fields(s)]
+
+
+def test_every_field_has_help_an_example_and_a_valid_example():
+    for f in all_fields():
+        assert f.help and f.example is not None, f.name
+    for f in fields("workload"):
+        validate(WorkloadFields, {f.name: f.example})
+
+
+def test_names_are_unique_across_sections():
+    seen = [f.name for f in all_fields()]
+    assert len(seen) == len(set(seen))
+
+
+@pytest.mark.parametrize("f", ESTIMATE_FIELDS, ids=lambda f: f.name)
+def test_estimate_doors_agree(f, capsys, tmp_path):
+    """CLI flags, a YAML file and the JSON API give the same estimate with this field set."""
+    work, other = _estimate_case(f)
+    code, out, err = _cli(capsys, "estimate", *_flag_args({**work, **other}), "--json")
+    assert code in (0, 1), err  # 1: a target not met is still an accepted input
+    by_flags = json.loads(out)
+
+    doc = {"workload": work, **{k: v for k, v in other.items() if k in ("gpu", "gpus_per_node", "network")}}
+    targets = {k: v for k, v in other.items() if k in ("qps", "p95_ms", "p99_ms")}
+    if targets:
+        doc["requirements"] = targets
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    code, out, err = _cli(capsys, "estimate", "-f", str(path), "--json")
+    assert code in (0, 1), err
+    assert json.loads(out) == by_flags
+
+    body = {"workload": work, **other}
+    answer = TestClient(create_app()).post("/api/estimate", json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == json.loads(json.dumps(by_flags, default=str))
+
+
+@pytest.mark.parametrize("f", fields("plan"), ids=lambda f: f.name)
+def test_every_plan_field_is_a_cli_option_a_yaml_key_and_an_api_field(f, catalog, capsys):
+    # the CLI has the option
+    code, out, _ = _cli(capsys, "plan", "--help")
+    assert code == 0 and f.flag in out
+    # the YAML/API mapping is accepted by the requirement builder, with its partners
+    opts = {f.name: f.example, **PARTNERS.get(f.name, {})}
+    req_opts = {k: v for k, v in opts.items() if k != "tokens"}
+    build_requirements(req_opts, catalog)
+    # the API's request model takes it
+    from gpuwise.web.models import PlanIn
+
+    PlanIn.model_validate({"workload": TRAIN if f.applies != "inference" else SERVE, "requirements": req_opts})
+
+
+def test_training_only_field_on_a_serving_job_names_the_flag(catalog):
+    with pytest.raises(UsageError, match="--micro-batch only apply to training"):
+        build_workload({**SERVE, "micro_batch": 4}, catalog)
+    with pytest.raises(UsageError, match="--concurrency only apply to inference"):
+        build_workload({**TRAIN, "concurrency": 4}, catalog)
+
+
+@pytest.mark.parametrize(
+    ("opts", "message"),
+    [
+        ({"micro_batch": 10**400}, "--micro-batch must be at most"),
+        ({"tokens": "1e400"}, "--tokens must be a finite number"),
+        ({"decode_ms": float("inf")}, "--decode-ms must be a finite number"),
+        ({"micro_batch": 2.5}, "--micro-batch must be a whole number"),
+        ({"method": "lroa"}, "did you mean 'lora'"),
+        ({"master_weights": "maybe"}, "--master-weights must be true or false"),
+        ({"model": "x" * 5000}, "--model must be at most 1024 characters"),
+        ({"tokens": "lots"}, "--tokens: not a count"),
+        ({"zero": 4}, "--zero must be at most 3"),
+    ],
+)
+def test_bad_values_name_the_field_and_the_rule(opts, message):
+    with pytest.raises(UsageError, match=message):
+        validate(WorkloadFields, opts)
+
+
+def test_unknown_yaml_key_keeps_its_did_you_mean(tmp_path, capsys):
+    path = tmp_path / "w.yaml"
+    path.write_text("model: llama-2-7b\nmicro_bath: 4\n")
+    code, _, err = _cli(capsys, "estimate", "-f", str(path), "--gpu", "a10")
+    assert code == 2 and "did you mean 'micro_batch'" in err
+
+
+def test_tp_without_a_count_sets_the_count(capsys):
+    code, out, err = _cli(
+        capsys, "estimate", "--model", "llama-2-13b", "--task", "inference", "--gpu", "h100-sxm", "--tp", "2", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["hardware"]["count"] == 2
+
+
+def test_describe_error_shortens_long_values():
+    from pydantic import ValidationError
+
+    try:
+        WorkloadFields.model_validate({"micro_batch": 10**400})
+    except ValidationError as exc:
+        message = describe_error(exc, WorkloadFields)
+    assert len(message) < 120 and message.endswith("...")
