@@ -27,7 +27,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-_RESERVED = ("name", "description", "requirements", "costs", "gpu", "gpus_per_node", "gpus-per-node", "network")
+_SECTIONS = ("name", "description", "requirements", "costs")
 
 
 def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -36,18 +36,18 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], di
     The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node` and
     `network` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
     """
-    doc = read_yaml(path)
-    section = doc.get("workload", {k: v for k, v in doc.items() if k not in _RESERVED})
+    from gpuwise.workload.schema import names
+
+    doc = {str(k).replace("-", "_"): v for k, v in read_yaml(path).items()}
+    hardware = names("hardware")
+    section = doc.get("workload", {k: v for k, v in doc.items() if k not in (*_SECTIONS, *hardware)})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: 'workload' must be a mapping of field names to values")
-    work = {k.replace("-", "_"): v for k, v in section.items()}
-    other: dict[str, Any] = {}
-    for key in ("gpu", "gpus_per_node", "gpus-per-node", "network"):
-        if key in doc:
-            other[key.replace("-", "_")] = doc[key]
+    work = {str(k).replace("-", "_"): v for k, v in section.items()}
+    other: dict[str, Any] = {k: doc[k] for k in hardware if k in doc}
     reqs = doc.get("requirements") or {}
     costs = doc.get("costs") or {}
     if not isinstance(reqs, dict) or not isinstance(costs, dict):
         raise ConfigError(f"{path}: 'requirements' and 'costs' must be mappings")
-    other.update({k.replace("-", "_"): v for k, v in reqs.items()})
-    return work, other, {k.replace("-", "_"): v for k, v in costs.items()}
+    other.update({str(k).replace("-", "_"): v for k, v in reqs.items()})
+    return work, other, {str(k).replace("-", "_"): v for k, v in costs.items()}
