@@ -10,20 +10,12 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
+from gpuwise.colors import MEMORY_COLORS as _COLORS
 from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds, fmt_usd
 
 console = Console()
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
     console = Console(width=160)
-
-_COLORS = {
-    "weights": "cyan",
-    "gradients": "magenta",
-    "optimizer": "yellow",
-    "activations": "green",
-    "kv_cache": "blue",
-    "overhead": "bright_black",
-}
 
 
 def _tflops(value: float | None) -> str:

@@ -166,8 +166,6 @@ def create_app() -> FastAPI:
                 raise UsageError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
             result = _estimate(body).as_dict()
             q["gpu"] = gpu
-        from gpuwise.cli.render import _COLORS
-
         return templates.TemplateResponse(
             request,
             "estimate.html",
@@ -176,7 +174,6 @@ def create_app() -> FastAPI:
                 "result": result,
                 "models": _model_ids(),
                 "gpus": _gpu_ids(),
-                "colors": _COLORS,
                 "chart": _memory_chart(result) if result else None,
             },
         )
