@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuwise.catalog.identity import identify
 from gpuwise.errors import UsageError
-from gpuwise.ops.gpu_names import catalog_id
 from gpuwise.ops.hw import (
     HostSnapshot,
     NvmlSource,
@@ -321,13 +321,14 @@ def test_throttle_bits_decode():
     ],
 )
 def test_nvml_names_map_to_catalog_ids(nvml_name, gpu_id, catalog):
-    assert catalog_id(nvml_name, catalog.gpus) == gpu_id
+    assert identify(nvml_name, catalog=catalog) == gpu_id
     if gpu_id:
         assert gpu_id in catalog.gpus
 
 
-def test_a_mapped_id_outside_the_catalog_in_use_is_unknown():
-    assert catalog_id("NVIDIA H100 80GB HBM3", {"a10"}) is None
+def test_a_mapped_id_outside_the_catalog_in_use_is_unknown(catalog):
+    only_a10 = replace(catalog, gpus={"a10": catalog.gpus["a10"]})
+    assert identify("NVIDIA H100 80GB HBM3", catalog=only_a10) is None
 
 
 # ----- one door to the hardware ---------------------------------------------------------------------

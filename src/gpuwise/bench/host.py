@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.bench.result import HostFacts
-from gpuwise.units import GiB
 
 
 def cpu_model() -> str:
@@ -36,49 +35,41 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def catalog_gpu_id(name: str, memory_bytes: int | None = None) -> str | None:
-    """The catalog id for a GPU as the driver names it ('NVIDIA H100 80GB HBM3' -> 'h100-sxm'),
-    or None when the name does not say which catalog entry it is."""
-    words = set(re.sub(r"[-_/(),]", " ", name.upper()).split())
-    gib = (memory_bytes or 0) / GiB
-
-    def has(*ws: str) -> bool:
-        return all(w in words for w in ws)
-
-    pcie = any(w.startswith("PCIE") for w in words)
-    sxm = any(w.startswith("SXM") or w == "HBM3" for w in words)
-    guess: str | None = None
-    if has("H100"):
-        guess = "h100-nvl" if has("NVL") else "h100-pcie" if pcie else "h100-sxm"
-    elif has("H200"):
-        guess = None if has("NVL") or pcie else "h200"
-    elif has("H800"):
-        guess = None if pcie else "h800-sxm"
-    elif has("H20"):
-        guess = "h20"
-    elif has("B200"):
-        guess = "b200"
-    elif has("A100"):
-        size = "80gb" if has("80GB") or gib > 60 else "40gb"
-        guess = f"a100-{size}-{'pcie' if pcie else 'sxm'}"
-    elif has("A800"):
-        guess = "a800-80gb-sxm" if (sxm or not pcie) and (has("80GB") or gib > 60) else None
-    elif has("V100"):
-        guess = "v100-32gb-sxm" if any(w.startswith("SXM") for w in words) and (has("32GB") or gib > 24) else None
-    elif has("MI300X"):
-        guess = "mi300x"
-    elif "RTX" in words and not has("TI"):
-        guess = next((f"rtx-{n}" for n in ("3090", "4090", "5090") if n in words), None)
-    else:
-        guess = next((w.lower() for w in ("A10G", "A10", "A40", "L40S", "L40", "L4", "T4") if w in words), None)
-    if guess is None:
-        return None
+def catalog_gpu_id(name: str, memory_bytes: int | None = None, pci_id: str | None = None) -> str | None:
+    """The catalog id of the GPU a benchmark ran on, from the same lookup the fleet and deploy
+    use (`gpuwise.catalog.identity.identify`), or None when the catalog does not list the board.
+    On a Jetson the device tree's module ids are tried too (its GPU name is the same on every
+    Orin module)."""
     try:
-        from gpuwise.catalog import load_catalog
+        from gpuwise.catalog.identity import identify
 
-        return guess if guess in load_catalog().gpus else None
+        found = identify(name, pci_id=pci_id, memory_bytes=memory_bytes)
+        for module in () if found else _device_tree_compatible():
+            found = identify(module, memory_bytes=memory_bytes)
+            if found:
+                break
+        return found
     except Exception:  # a catalog problem must not stop a benchmark from recording its host
         return None
+
+
+def _device_tree_compatible(root: Path = Path("/")) -> list[str]:
+    """Entries of /proc/device-tree/compatible (NUL-separated; Jetson module ids), or []."""
+    with contextlib.suppress(OSError):
+        raw = (root / "proc/device-tree/compatible").read_bytes()
+        return [part.decode("ascii", "replace") for part in raw.split(b"\0") if part]
+    return []
+
+
+def _pci_id(props: Any) -> str | None:
+    """'vendor:device' of a torch device from sysfs (Linux), via the PCI address torch reports."""
+    with contextlib.suppress(AttributeError, TypeError, ValueError, OSError):
+        bus_id = f"{int(props.pci_domain_id):04x}:{int(props.pci_bus_id):02x}:{int(props.pci_device_id):02x}.0"
+        dev = Path("/sys/bus/pci/devices") / bus_id
+        vendor = (dev / "vendor").read_text().strip().removeprefix("0x")
+        device = (dev / "device").read_text().strip().removeprefix("0x")
+        return f"{vendor}:{device}"
+    return None
 
 
 def _nvidia_driver_from_proc() -> str | None:
@@ -158,7 +149,7 @@ def host_facts(device: str = "cpu") -> HostFacts:
     name = torch.cuda.get_device_name(index)
     facts.update(
         gpu_model=name,
-        gpu_id=catalog_gpu_id(name, int(props.total_memory)),
+        gpu_id=catalog_gpu_id(name, int(props.total_memory), _pci_id(props)),
         gpu_count=torch.cuda.device_count(),
         driver=driver or _nvidia_driver_from_proc(),
         clocks={"device_index": index, "memory_bytes": int(props.total_memory),

@@ -18,39 +18,15 @@ from gpuwise.units import fmt_gib
 # --- node labels ---------------------------------------------------------------------------
 # NVIDIA GPU feature discovery (GFD, part of the GPU operator) sets `nvidia.com/gpu.product` to
 # the NVML device name with runs of spaces replaced by '-' and characters outside [A-Za-z0-9-_.]
-# dropped (NVIDIA/k8s-device-plugin v0.20.0, internal/lm/resource.go `sanitise`). Values below
-# are those NVML names as seen on nodes; they change with the driver for a few older parts, so a
-# cluster's real value wins: `kubectl get nodes -L nvidia.com/gpu.product`, then `--gpu-product`.
+# dropped (NVIDIA/k8s-device-plugin v0.20.0, internal/lm/resource.go `sanitise`). The NVML names
+# are the catalog's (`identity.nvml`, first entry: what current drivers print, with sources); a
+# few older parts change name with the driver, so a cluster's real value wins:
+# `kubectl get nodes -L nvidia.com/gpu.product`, then `--gpu-product`.
 NVIDIA_PRODUCT_LABEL = "nvidia.com/gpu.product"
-NVIDIA_PRODUCTS: dict[str, str] = {
-    "t4": "Tesla-T4",
-    "a10": "NVIDIA-A10",
-    "a10g": "NVIDIA-A10G",
-    "a40": "NVIDIA-A40",
-    "l4": "NVIDIA-L4",
-    "l40": "NVIDIA-L40",
-    "l40s": "NVIDIA-L40S",
-    "a100-40gb-pcie": "NVIDIA-A100-PCIE-40GB",
-    "a100-40gb-sxm": "NVIDIA-A100-SXM4-40GB",
-    "a100-80gb-pcie": "NVIDIA-A100-80GB-PCIe",
-    "a100-80gb-sxm": "NVIDIA-A100-SXM4-80GB",
-    "h100-pcie": "NVIDIA-H100-PCIe",
-    "h100-sxm": "NVIDIA-H100-80GB-HBM3",
-    "h100-nvl": "NVIDIA-H100-NVL",
-    "h200": "NVIDIA-H200",
-    "h20": "NVIDIA-H20",
-    "b200": "NVIDIA-B200",
-    "rtx-3090": "NVIDIA-GeForce-RTX-3090",
-    "rtx-4090": "NVIDIA-GeForce-RTX-4090",
-    "rtx-5090": "NVIDIA-GeForce-RTX-5090",
-    "a800-80gb-sxm": "NVIDIA-A800-SXM4-80GB",
-    "h800-sxm": "NVIDIA-H800",
-    "v100-32gb-sxm": "Tesla-V100-SXM2-32GB",
-}
 # AMD's node labeller (ROCm/k8s-device-plugin, also run by the AMD GPU operator) labels
-# `amd.com/gpu.product-name` with the marketing name, underscores for spaces.
+# `amd.com/gpu.product-name` with the product name (catalog `identity.rocm`, first entry),
+# underscores for spaces.
 AMD_PRODUCT_LABEL = "amd.com/gpu.product-name"
-AMD_PRODUCTS: dict[str, str] = {"mi300x": "AMD_Instinct_MI300X_OAM"}
 
 # --- MIG -----------------------------------------------------------------------------------
 # Uniform MIG layouts (profile -> instances per GPU) per catalog GPU, from the NVIDIA GPU
@@ -111,12 +87,36 @@ def resource_name(gpu: GPU) -> str:
     return "amd.com/gpu" if vendor(gpu) == "amd" else "nvidia.com/gpu"
 
 
+def gfd_product(nvml_name: str) -> str:
+    """The `nvidia.com/gpu.product` value GFD derives from an NVML name ('NVIDIA H100 80GB HBM3'
+    -> 'NVIDIA-H100-80GB-HBM3')."""
+    return re.sub(r"[^A-Za-z0-9\-_.]", "", re.sub(r"\s+", "-", nvml_name.strip()))
+
+
+def _catalog_product(gpu: GPU) -> str | None:
+    ident = gpu.identity
+    if ident is None:
+        return None
+    if vendor(gpu) == "amd":
+        return ident.rocm[0].replace(" ", "_") if ident.rocm else None
+    return gfd_product(ident.nvml[0]) if ident.nvml else None
+
+
 def product_label(gpu: GPU, override: str | None = None) -> tuple[str, str] | None:
-    """(label key, value) that selects nodes with this GPU, or None when none is known."""
+    """(label key, value) that selects nodes with this GPU, or None when none is known. An
+    override that names another catalog GPU (by the one identity lookup) is a usage error."""
     key = AMD_PRODUCT_LABEL if vendor(gpu) == "amd" else NVIDIA_PRODUCT_LABEL
     if override:
+        from gpuwise.catalog.identity import identify
+
+        other = identify(override)
+        if other is not None and other != gpu.id:
+            raise UsageError(
+                f"--gpu-product {override!r} is the node label of {other}, but the plan's GPU is {gpu.id}: "
+                "give the label your nodes with this GPU carry (kubectl get nodes -L nvidia.com/gpu.product)"
+            )
         return key, override
-    value = (AMD_PRODUCTS if vendor(gpu) == "amd" else NVIDIA_PRODUCTS).get(gpu.id)
+    value = _catalog_product(gpu)
     return (key, value) if value else None
 
 

@@ -812,7 +812,7 @@ def _read_gpu(nvml: Any, handle: Any, index: int, root: Path, known: object) -> 
     values.update(_read_modes_processes(r, root, identity["pci_bus_id"]))
     return GpuSnapshot(
         index=index,
-        catalog_id=_catalog_id(identity["name"], known),
+        catalog_id=_catalog_id(identity["name"], known, values["memory_total_bytes"]),
         nvlinks=nvlinks,
         lost=r.lost,
         errors=r.errors,
@@ -1014,18 +1014,21 @@ def _torch_versions() -> tuple[str | None, str | None]:
 
 
 def _catalog_ids() -> object:
+    """The catalog that names GPUs (None when it cannot load: a reading must not fail on it)."""
     try:
         from gpuwise.catalog import load_catalog
 
-        return set(load_catalog().gpus)
+        return load_catalog()
     except Exception:  # a broken catalog must not stop a hardware reading
         return None
 
 
-def _catalog_id(name: str | None, known: object) -> str | None:
-    from gpuwise.ops.gpu_names import catalog_id
+def _catalog_id(name: str | None, known: object, memory_bytes: int | None = None) -> str | None:
+    """The catalog id from the one GPU identity lookup (gpuwise.catalog.identity.identify)."""
+    from gpuwise.catalog import Catalog
+    from gpuwise.catalog.identity import identify
 
-    return catalog_id(name, known)
+    return identify(name, catalog=known, memory_bytes=memory_bytes) if isinstance(known, Catalog) else None
 
 
 # ----- small converters ----------------------------------------------------------------------
