@@ -1,7 +1,12 @@
-"""Reading user files (workload/requirement YAML). An edge adapter: the core never reads files."""
+"""Reading user files (workload/requirement YAML, JSON). An edge adapter: the core never reads files.
+
+A user file is untrusted: it is read with limits on size, nesting depth and alias expansion, as
+UTF-8 only, so that a malformed or hostile file is a clear error, never a hang or a traceback.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -9,22 +14,116 @@ import yaml
 
 from gpuwise.errors import ConfigError
 
+MAX_FILE_BYTES = 4 * 2**20  # far beyond any workload, plan, price or replay file
+MAX_DEPTH = 64  # nesting levels of mappings and lists
+MAX_NODES = 200_000  # scalars and collections after alias expansion (a 397-byte bomb expands to 10^9)
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The text of a user file: at most MAX_FILE_BYTES, UTF-8."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise ConfigError(f"cannot read {str(p)[:200]!r}: {reason}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{p}: the {what} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
+
+
+def _check_shape(text: str, where: str) -> None:
+    """Depth and expanded size from the event stream, before anything is built (no recursion)."""
+    sizes: list[int] = []  # expanded node count of each open collection
+    anchors: dict[str, int] = {}
+    open_anchors: list[str | None] = []
+    for event in yaml.parse(text, Loader=_loader()):
+        if isinstance(event, yaml.CollectionStartEvent):
+            sizes.append(1)
+            open_anchors.append(event.anchor)
+            if len(sizes) > MAX_DEPTH:
+                raise ConfigError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            size, anchor = sizes.pop(), open_anchors.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            size, anchor = 1, event.anchor
+        elif isinstance(event, yaml.AliasEvent):
+            size, anchor = anchors.get(event.anchor or "", 1), None
+        else:
+            continue
+        if anchor:
+            anchors[anchor] = size
+        if sizes:
+            sizes[-1] += size
+        if sum(sizes) + size > MAX_NODES:
+            raise ConfigError(f"{where}: expands to more than {MAX_NODES:,} values (aliases repeated too often)")
+
+
+def _loader() -> Any:
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """A YAML document from untrusted text: shape-checked, then loaded safely."""
+    try:
+        _check_shape(text, where)
+        return yaml.load(text, Loader=_loader())  # a safe loader (CSafeLoader or SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark else ""
+        raise ConfigError(f"{where}: not valid YAML{line}: {getattr(exc, 'problem', None) or exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deeply") from None
+
 
 def read_yaml(path: str | Path) -> dict[str, Any]:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise ConfigError(f"{p}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    doc = parse_yaml(read_text(p, "YAML file"), str(p))
     if not isinstance(doc, dict):
         raise ConfigError(f"{p}: expected a mapping of field names to values at the top level")
     return doc
+
+
+def parse_json(text: str, where: str) -> Any:
+    """A JSON document from untrusted text: depth-limited, finite numbers only."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:  # a cheap pre-scan: json.loads recurses once per level
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    if deepest > MAX_DEPTH:
+        raise ConfigError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+
+    def no_constant(name: str) -> Any:
+        raise ConfigError(f"{where}: {name} is not a number JSON allows")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def read_json(path: str | Path, what: str = "JSON file") -> Any:
+    p = Path(path)
+    return parse_json(read_text(p, what), str(p))
 
 
 _SECTIONS = ("name", "description", "requirements", "costs")

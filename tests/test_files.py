@@ -1,0 +1,75 @@
+"""User files are untrusted: size, depth, alias expansion and encoding limits give clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuwise.errors import ConfigError
+from gpuwise.files import MAX_FILE_BYTES, parse_json, parse_yaml, read_json, read_plan_file, read_yaml
+
+
+def _bomb(levels: int = 9) -> str:
+    lines = ["a0: &a0 [" + ",".join(['"lol"'] * 9) + "]"]
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\nmodel: llama-2-7b\n"
+
+
+def test_alias_bomb_is_refused_without_expanding():
+    text = _bomb()
+    assert len(text) < 500  # the class of 400-byte file that used to run for minutes (10^9 values)
+    with pytest.raises(ConfigError, match="aliases repeated too often"):
+        parse_yaml(text, "bomb.yaml")
+
+
+def test_a_few_aliases_are_fine():
+    doc = parse_yaml("base: &b {seq: 2048}\nworkload: *b\nother: *b\n", "ok.yaml")
+    assert doc["workload"] == {"seq": 2048}
+
+
+@pytest.mark.parametrize("depth", [65, 3000])
+def test_deep_yaml_is_refused(depth):
+    with pytest.raises(ConfigError, match="nest"):
+        parse_yaml("model: " + "[" * depth + "]" * depth, "deep.yaml")
+
+
+def test_non_utf8_and_oversized_files(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"model: \xff\xfe\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        read_yaml(bad)
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * (MAX_FILE_BYTES + 1))
+    with pytest.raises(ConfigError, match="larger than"):
+        read_yaml(big)
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_yaml(tmp_path / ("x" * 5000))
+
+
+def test_json_depth_and_constants():
+    with pytest.raises(ConfigError, match="levels deep"):
+        parse_json("[" * 100_000 + "]" * 100_000, "deep.json")
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        with pytest.raises(ConfigError, match="not a number JSON allows"):
+            parse_json('{"hidden_size": ' + constant + '}', "c.json")
+    assert parse_json('{"a": "[[[\\"{{{", "b": [1]}', "ok.json") == {"a": '[[["{{{', "b": [1]}
+
+
+def test_read_json_file(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text('{"x": 1}', encoding="utf-8")
+    assert read_json(p) == {"x": 1}
+    p.write_text("{", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        read_json(p)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["costs: [1, 2]\nmodel: llama-2-7b\n", "requirements: 3\nmodel: llama-2-7b\n", "workload: [1]\n", "- 1\n- 2\n"],
+)
+def test_plan_file_sections_must_be_mappings(tmp_path, text):
+    p = tmp_path / "p.yaml"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="mapping"):
+        read_plan_file(p)
