@@ -434,3 +434,108 @@ def test_suite_names_and_option_routing():
     _, ms = suite.run(["step", "latency"], "cpu", True, None, step={"model": "mlp"}, latency={"duration": 0.2})
     assert {m.benchmark for m in ms} == {"step", "latency"}
     assert next(m for m in ms if m.benchmark == "step").params["model"] == "mlp"
+
+
+# ----- the named pieces of step, latency and all-reduce, by hand ------------------------------------
+def test_step_dtype_default_and_errors():
+    from gpuwise.bench.step import _default_dtype
+
+    assert _default_dtype(torch, "cpu", None) == "fp32"
+    assert _default_dtype(torch, "cpu", "bf16") == "bf16"
+    with pytest.raises(UsageError, match="dtype must be one of fp32, bf16, fp16"):
+        _default_dtype(torch, "cpu", "int8")
+
+
+def test_step_mlp_setup_and_one_timed_step():
+    from gpuwise.bench.step import PARTS, _mlp_setup, _step_timer
+
+    s = _mlp_setup(torch, "cpu", torch.Generator().manual_seed(0), True, None)
+    assert s.params == {"model": "mlp", "batch": 64, "input": 256, "width": 512, "depth": 3, "classes": 10}
+    assert [tuple(t.shape) for t in s.host] == [(64, 256), (64,)]
+    # weights 256x512 + 512x512 + 512x512 and a 512x10 head, with their biases
+    assert sum(p.numel() for p in s.net.parameters()) == 256 * 512 + 2 * 512 * 512 + 3 * 512 + 512 * 10 + 10
+    parts = _step_timer(torch, "cpu", s, "fp32")()
+    assert len(parts) == len(PARTS) and all(t >= 0 for t in parts)
+    assert all(p.grad is None for p in s.net.parameters())  # the step ends with zero_grad(set_to_none)
+
+
+def test_step_repeat_counts_warmup_and_timed_steps():
+    from gpuwise.bench._common import Progress
+    from gpuwise.bench.step import _repeat
+
+    calls = []
+    rec = Recorder()
+    bar = Progress(rec, "step", 5)
+    parts = _repeat(lambda: calls.append(1) or [float(len(calls))] * 4, bar, 2, 3)
+    assert len(calls) == 5
+    assert parts == [[3.0] * 4, [4.0] * 4, [5.0] * 4]  # the two warm-up steps are not kept
+    rec.check("step")
+
+
+def test_latency_threads_by_hand(monkeypatch):
+    from gpuwise.bench import latency as lat
+
+    assert lat._threads("http://x", 40.0, 5.0) == 200  # ceil(40/s x 5 s)
+    assert lat._threads("http://x", 40.0, 30.0) == 200  # the timeout counts up to 5 s
+    assert lat._threads("http://x", 100.0, 10.0) == lat.MAX_THREADS  # 500, capped
+    assert lat._threads("http://x", 0.1, 1.0) == 4  # at least four
+    monkeypatch.setattr(lat.os, "cpu_count", lambda: 3)
+    assert lat._threads(None, 1000.0, 10.0) == 6  # in process: two a core
+
+
+def test_latency_outcome_records_successes_and_errors():
+    import time
+
+    from gpuwise.bench.latency import _Outcome
+
+    out = _Outcome([None, None])
+    out.request(lambda: None, 0, time.perf_counter() - 1.0)  # scheduled a second ago
+
+    def fail() -> None:
+        raise ConnectionRefusedError("refused")
+
+    out.request(fail, 1, time.perf_counter())
+    assert out.latencies[0] is not None and out.latencies[0] >= 1.0
+    assert out.latencies[1] is None
+    assert out.errors == ["ConnectionRefusedError: refused"] and len(out.finished) == 1
+
+
+def test_latency_results_by_hand():
+    from gpuwise.bench.latency import _results
+
+    ms = _results([4.0, 1.0, 3.0, 2.0], 2.0, {"rate": 2.0})
+    got = {m.name: m.value for m in ms}
+    # positions (n-1)q/100 = 1.5, 2.85, 2.97 in [1, 2, 3, 4]
+    assert got == pytest.approx({"p50": 2.5, "p95": 3.85, "p99": 3.97, "achieved-rate": 2.0})
+    assert ms[0].samples == (4.0, 1.0, 3.0, 2.0) and ms[-1].samples == ()
+    assert _results([1.0], 0.0, {})[-1].value == 1.0  # one request finishing at once: its count
+
+
+def test_latency_open_loop_serves_every_request():
+    from gpuwise.bench._common import Progress
+    from gpuwise.bench.latency import _open_loop
+
+    rec = Recorder()
+    outcome, start = _open_loop(lambda: None, [0.0, 0.001, 0.002], 4, 5.0, Progress(rec, "latency", 3))
+    assert all(x is not None and x >= 0 for x in outcome.latencies)
+    assert outcome.errors == [] and min(outcome.finished) >= start
+    rec.check("latency")
+
+
+def test_allreduce_busbw_measurement_by_hand():
+    from gpuwise.bench.collective import _busbw
+
+    m = _busbw(4_000_000, [1e-3, 3e-3, 2e-3], 4, "gloo", 2)
+    # median 2 ms: algbw 4 MB / 2 ms = 2 GB/s; busbw = algbw x 2(n-1)/n = 2 x 1.5 = 3 GB/s
+    assert m.value == pytest.approx(3e9)
+    assert m.params["algbw"] == pytest.approx(2e9) and m.params["seconds"] == pytest.approx(2e-3)
+    assert m.samples == pytest.approx((6e9, 2e9, 3e9))
+    assert (m.params["ranks"], m.params["backend"], m.params["iters"]) == (4, "gloo", 2)
+
+
+def test_allreduce_timer_calls_back_to_back():
+    from gpuwise.bench.collective import _timed
+
+    calls = []
+    seconds = _timed(torch, "cpu", lambda: calls.append(1), 7)
+    assert len(calls) == 7 and seconds >= 0

@@ -21,10 +21,10 @@ import socket
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from gpuwise.bench._common import ProgressFn, is_cuda, resolve_device, torch_module
+from gpuwise.bench._common import Progress, ProgressFn, is_cuda, resolve_device, torch_module
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
 from gpuwise.units import GiB, KiB, MiB
@@ -247,87 +247,85 @@ def _worker(
     messages.join_thread()
 
 
+def _timed(torch: Any, device: str, fn: Callable[[], None], iters: int) -> float:
+    """Seconds per call of `iters` back-to-back calls: CUDA events on a GPU, the host clock otherwise."""
+    if is_cuda(device):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iters):
+            fn()
+        end.record()
+        torch.cuda.synchronize(device)
+        return float(start.elapsed_time(end)) / 1e3 / iters
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    return (time.perf_counter() - t0) / iters
+
+
+def _sync(torch: Any, device: str) -> None:
+    if is_cuda(device):
+        torch.cuda.synchronize(device)
+
+
+def _slowest(torch: Any, device: str, values: list[float]) -> list[float]:
+    """Element-wise maximum over the ranks (every rank calls it; all get the result)."""
+    dist = torch.distributed
+    t = torch.tensor(values, dtype=torch.float64, device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return [float(x) for x in t.tolist()]
+
+
+def _time_size(torch: Any, device: str, size: int, quick: bool) -> tuple[list[float], int]:
+    """(the slowest rank's seconds per all-reduce of `size` bytes, one value a repetition; calls per repetition)."""
+    dist = torch.distributed
+    warmup, reps = (2, 5) if quick else (5, 20)
+    target = 0.002 if quick else 0.02  # seconds per timed repetition: small messages are batched
+    buf = torch.empty(size // 4, dtype=torch.float32, device=device).uniform_()
+
+    def op() -> None:
+        dist.all_reduce(buf)
+
+    dist.barrier()
+    for _ in range(warmup):
+        op()
+    _sync(torch, device)
+    # how many back-to-back operations make one repetition: agreed by all ranks (the slowest)
+    probe = _slowest(torch, device, [_timed(torch, device, op, 1)])[0]
+    iters = max(1, min(16, int(target / max(probe, 1e-9))))
+    times = []
+    for _ in range(reps):
+        buf.uniform_()  # fresh values: repeated sums must not grow to inf
+        _sync(torch, device)
+        times.append(_timed(torch, device, op, iters))
+    return _slowest(torch, device, times), iters
+
+
+def _busbw(size: int, per_rep: list[float], ranks: int, backend: str, iters: int) -> Measurement:
+    """The median repetition's bus bandwidth, every repetition's as samples (nccl-tests conventions)."""
+    t = statistics.median(per_rep)
+    params = {
+        "bytes": size, "ranks": ranks, "algbw": size / t, "backend": backend, "dtype": "fp32", "seconds": t,
+        "iters": iters,
+    }  # fmt: skip
+    samples = tuple(bus_bandwidth(size, x, ranks) for x in per_rep)
+    return Measurement("allreduce", "busbw", bus_bandwidth(size, t, ranks), "bytes/s", params, samples)
+
+
 def _measure(device: str, quick: bool, sizes: list[int], progress: ProgressFn | None) -> list[Measurement]:
     """Every rank runs this; rank 0 gets the measurements (the slowest rank's time per repetition)."""
     torch = torch_module()
     dist = torch.distributed
-    n = dist.get_world_size()
-    rank = dist.get_rank()
-    backend = str(dist.get_backend())
-    gpu = is_cuda(device)
-    warmup = 2 if quick else 5
-    reps = 5 if quick else 20
-    target = 0.002 if quick else 0.02  # seconds per timed repetition: small messages are batched
-    if progress is not None:
-        progress("allreduce", 0, len(sizes))
-    out: list[Measurement] = []
+    n, rank, backend = dist.get_world_size(), dist.get_rank(), str(dist.get_backend())
+    bar = Progress(progress, "allreduce", len(sizes))
     first = torch.ones(256, device=device)
-    for _ in range(3 * warmup):  # connections, buffers and (NCCL) communicators set up before any timing
+    for _ in range(3 * (2 if quick else 5)):  # connections, buffers and (NCCL) communicators set up first
         dist.all_reduce(first)
     del first
-
-    def sync() -> None:
-        if gpu:
-            torch.cuda.synchronize(device)
-
-    def timed(fn: Any, iters: int) -> float:
-        if gpu:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(iters):
-                fn()
-            end.record()
-            torch.cuda.synchronize(device)
-            return start.elapsed_time(end) / 1e3 / iters
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        return (time.perf_counter() - t0) / iters
-
-    for i, size in enumerate(sizes):
-        buf = torch.empty(size // 4, dtype=torch.float32, device=device).uniform_()
-
-        def op(buf: Any = buf) -> None:
-            dist.all_reduce(buf)
-
-        dist.barrier()
-        for _ in range(warmup):
-            op()
-        sync()
-        # how many back-to-back operations make one repetition: agreed by all ranks (the slowest)
-        probe = torch.tensor([timed(op, 1)], dtype=torch.float64, device=device)
-        dist.all_reduce(probe, op=dist.ReduceOp.MAX)
-        iters = max(1, min(16, int(target / max(float(probe.item()), 1e-9))))
-        times = []
-        for _ in range(reps):
-            buf.uniform_()  # fresh values: repeated sums must not grow to inf
-            sync()
-            times.append(timed(op, iters))
-        slowest = torch.tensor(times, dtype=torch.float64, device=device)
-        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+    out: list[Measurement] = []
+    for size in sizes:
+        per_rep, iters = _time_size(torch, device, size, quick)
         if rank == 0:
-            per_rep = [float(t) for t in slowest.tolist()]
-            t = statistics.median(per_rep)
-            algbw = size / t
-            out.append(
-                Measurement(
-                    "allreduce",
-                    "busbw",
-                    bus_bandwidth(size, t, n),
-                    "bytes/s",
-                    {
-                        "bytes": size,
-                        "ranks": n,
-                        "algbw": algbw,
-                        "backend": backend,
-                        "dtype": "fp32",
-                        "seconds": t,
-                        "iters": iters,
-                    },
-                    tuple(bus_bandwidth(size, x, n) for x in per_rep),
-                )
-            )
-        del buf
-        if progress is not None:
-            progress("allreduce", i + 1, len(sizes))
+            out.append(_busbw(size, per_rep, n, backend, iters))
+        bar.advance()
     return out

@@ -22,6 +22,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, check_positive, is_cuda, on_device, resolve_device, torch_module
@@ -102,6 +103,72 @@ def _model_target(
     return call, name
 
 
+@dataclass
+class _Outcome:
+    """What an open-loop run recorded: per-request latency (None: failed), errors, completion times."""
+
+    latencies: list[float | None]
+    errors: list[str] = field(default_factory=list)
+    finished: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def request(self, call: Callable[[], None], i: int, scheduled: float) -> None:
+        """Issue request `i`; its latency counts from its scheduled arrival (no coordinated omission)."""
+        try:
+            call()
+        except (OSError, http.client.HTTPException, ValueError, GpuwiseError) as exc:  # URLError is an OSError
+            with self.lock:
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+            return
+        now = time.perf_counter()
+        with self.lock:
+            self.latencies[i] = now - scheduled
+            self.finished.append(now)
+
+
+def _threads(url: str | None, rate: float, timeout: float) -> int:
+    """HTTP: enough threads for every request that can be outstanding; in-process: two a core
+    (an in-process "server"; later requests queue, and that counts)."""
+    if url is not None:
+        return max(4, min(MAX_THREADS, math.ceil(rate * min(timeout, 5.0))))
+    return max(4, min(MAX_THREADS, 2 * (os.cpu_count() or 1)))
+
+
+def _open_loop(
+    call: Callable[[], None], offsets: list[float], threads: int, deadline_after: float, bar: Progress
+) -> tuple[_Outcome, float]:
+    """Submit each request at its offset from the start, whatever is still running; (outcome, start)."""
+    outcome = _Outcome([None] * len(offsets))
+    futures: list[Future[None]] = []
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gpuwise-latency") as pool:
+        for i, offset in enumerate(offsets):
+            scheduled = start + offset
+            delay = scheduled - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            futures.append(pool.submit(outcome.request, call, i, scheduled))
+            bar.advance()
+        # bounded in time: requests not started by the deadline are cancelled and counted as errors
+        deadline = start + offsets[-1] + deadline_after
+        _done, pending = wait(futures, timeout=max(0.0, deadline - time.perf_counter()))
+        dropped = sum(1 for f in pending if f.cancel())
+        outcome.errors.extend(["not started before the deadline"] * dropped)
+        for f in futures:
+            if not f.cancelled():
+                f.result()  # request() records its own errors; anything else is a bug worth raising
+    return outcome, start
+
+
+def _results(ok: list[float], span: float, params: dict[str, Any]) -> list[Measurement]:
+    """p50, p95, p99 (every successful latency as samples) and the achieved request rate."""
+    samples = tuple(ok)
+    out = [Measurement("latency", f"p{q}", percentile(ok, q), "seconds", dict(params), samples) for q in (50, 95, 99)]
+    rate = len(ok) / span if span > 0 else float(len(ok))
+    out.append(Measurement("latency", "achieved-rate", rate, "1/s", dict(params)))
+    return out
+
+
 def latency(
     device: str = "cpu",
     quick: bool = False,
@@ -132,73 +199,25 @@ def latency(
     check_positive(rate=rate, duration=duration, timeout=timeout, batch=batch)
     count = min(int(max_requests), max(1, round(rate * duration)))
     if url is not None:
-        call = _http_target(url, timeout, body)
-        target = url
-        warm = 0
+        call, target = _http_target(url, timeout, body), url
     else:
-        device = resolve_device(device)
-        call, target = _model_target(device, model, int(batch), input_shape, quick)
-        target = f"in-process {target}"
-        warm = 3
-    for _ in range(warm):
-        call()
-
-    offsets = arrival_offsets(rate, count, arrival, seed)
-    latencies: list[float | None] = [None] * count
-    errors: list[str] = []
-    finished: list[float] = []
-    lock = threading.Lock()
-
-    def request(i: int, scheduled: float) -> None:
-        try:
+        call, name = _model_target(resolve_device(device), model, int(batch), input_shape, quick)
+        target = f"in-process {name}"
+        for _ in range(3):  # warm-up: allocations, kernel selection
             call()
-        except (OSError, http.client.HTTPException, ValueError, GpuwiseError) as exc:  # URLError is an OSError
-            with lock:
-                errors.append(f"{type(exc).__name__}: {exc}")
-            return
-        now = time.perf_counter()
-        with lock:
-            latencies[i] = now - scheduled
-            finished.append(now)
-
+    offsets = arrival_offsets(rate, count, arrival, seed)
+    threads = _threads(url, rate, timeout)
     bar = Progress(progress, "latency", count)
-    if url is not None:  # enough threads for every request that can be outstanding
-        threads = max(4, min(MAX_THREADS, math.ceil(rate * min(timeout, 5.0))))
-    else:  # an in-process "server" with two threads a core; later requests queue (and that counts)
-        threads = max(4, min(MAX_THREADS, 2 * (os.cpu_count() or 1)))
-    futures: list[Future[None]] = []
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gpuwise-latency") as pool:
-        for i, offset in enumerate(offsets):
-            scheduled = start + offset
-            delay = scheduled - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-            futures.append(pool.submit(request, i, scheduled))
-            bar.advance()
-        # bounded in time: requests not started by the deadline are cancelled and counted as errors
-        deadline = start + offsets[-1] + duration + timeout
-        _done, pending = wait(futures, timeout=max(0.0, deadline - time.perf_counter()))
-        dropped = sum(1 for f in pending if f.cancel())
-        if dropped:
-            errors.extend(["not started before the deadline"] * dropped)
-        for f in futures:
-            if not f.cancelled():
-                f.result()  # request() records its own errors; anything else is a bug worth raising
-    ok = [x for x in latencies if x is not None]
+    outcome, start = _open_loop(call, offsets, threads, duration + timeout, bar)
+    ok = [x for x in outcome.latencies if x is not None]
     if not ok:
-        first = errors[0] if errors else "no response"
+        first = outcome.errors[0] if outcome.errors else "no response"
         raise UsageError(f"all {count} requests to {target} failed; first error: {first}")
-    span = max(finished) - start
     params = {
         "rate": rate, "duration": duration, "arrival": arrival, "requests": count, "completed": len(ok),
-        "errors": len(errors), "target": target, "batch": int(batch), "threads": threads,
+        "errors": len(outcome.errors), "target": target, "batch": int(batch), "threads": threads,
     }  # fmt: skip
     if url is not None:
         params["timeout"] = timeout
     bar.finish()
-    samples = tuple(ok)
-    out = [Measurement("latency", f"p{q}", percentile(ok, q), "seconds", dict(params), samples) for q in (50, 95, 99)]
-    out.append(Measurement("latency", "achieved-rate", len(ok) / span if span > 0 else float(len(ok)), "1/s",
-                           dict(params)))  # fmt: skip
-    return out
+    return _results(ok, max(outcome.finished) - start, params)

@@ -133,6 +133,7 @@ def _step_cell(total: list[Any], gpu: Any, catalog: Catalog) -> Cell:
         try:
             from gpuwise.estimate import estimate
             from gpuwise.workload import Hardware, TrainingJob
+            from gpuwise.workload.specs import Precision
 
             arch = arch_from_hf_config(
                 {
@@ -148,15 +149,17 @@ def _step_cell(total: list[Any], gpu: Any, catalog: Catalog) -> Cell:
                 name=str(p.get("model", "stand-in")),
             )
             dtype = str(p.get("dtype", "bf16"))
+            precision: Precision = "fp32" if dtype == "fp32" else "fp16" if dtype == "fp16" else "bf16"
             job = TrainingJob(
                 model=arch,
                 task="pretrain",
-                precision=dtype if dtype in ("fp32", "bf16", "fp16") else "bf16",
+                precision=precision,
                 micro_batch=int(p["batch"]),
                 seq=int(p["seq"]),
                 master_weights=False,
             )
-            est = estimate(job, Hardware(gpu, 1, 1), catalog, search_largest=False).training.step_seconds
+            training = estimate(job, Hardware(gpu, 1, 1), catalog, search_largest=False).training
+            est = training.step_seconds if training is not None else None
         except (GpuwiseError, KeyError, TypeError, ValueError):
             est = None
     return Cell(statistics.median(vals), est, "seconds", len(vals), detail)

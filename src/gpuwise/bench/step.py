@@ -14,11 +14,13 @@ fp32, or bf16/fp16 autocast over fp32 weights (mixed precision as in most traini
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, on_device, resolve_device, synchronize, torch_module
@@ -30,18 +32,18 @@ PARTS = ("data", "forward", "backward", "optimizer")
 _DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 
 
-@functools.cache
-def _classes() -> dict[str, type]:
-    """nn.Module classes of the stand-ins, defined on first use (torch is imported lazily)."""
-    torch = torch_module()
+def _norm(nn: Any, kind: str, h: int) -> Any:
+    if kind == "rmsnorm" and hasattr(nn, "RMSNorm"):
+        return nn.RMSNorm(h)
+    return nn.LayerNorm(h)
+
+
+def _layer_classes(torch: Any) -> tuple[type, type]:
+    """Attention (grouped-query, SDPA) and MLP (gated SiLU or plain GELU) for the stand-in's blocks."""
     nn, F = torch.nn, torch.nn.functional
+    module: Any = nn.Module  # a base class only known at run time (torch is optional)
 
-    def norm(kind: str, h: int) -> Any:
-        if kind == "rmsnorm" and hasattr(nn, "RMSNorm"):
-            return nn.RMSNorm(h)
-        return nn.LayerNorm(h)
-
-    class Attention(nn.Module):
+    class Attention(module):
         def __init__(self, d: dict[str, Any]) -> None:
             super().__init__()
             h, hd = d["hidden"], d["head_dim"]
@@ -62,7 +64,7 @@ def _classes() -> dict[str, type]:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
             return self.o(y.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
 
-    class MLP(nn.Module):
+    class MLP(module):
         def __init__(self, d: dict[str, Any]) -> None:
             super().__init__()
             h, f, bias = d["hidden"], d["ffn"], d["mlp_bias"]
@@ -76,25 +78,32 @@ def _classes() -> dict[str, type]:
                 return self.down(F.silu(self.gate(x)) * self.up(x))
             return self.down(F.gelu(self.up(x)))
 
-    class Block(nn.Module):
+    return Attention, MLP
+
+
+def _transformer_class(torch: Any) -> type:
+    """Token embedding (+ learned positions), pre-norm blocks, final norm, LM head; next-token loss."""
+    nn, F = torch.nn, torch.nn.functional
+    module: Any = nn.Module
+    attention, mlp = _layer_classes(torch)
+
+    class Block(module):
         def __init__(self, d: dict[str, Any]) -> None:
             super().__init__()
-            self.norm1, self.attn = norm(d["norm"], d["hidden"]), Attention(d)
-            self.norm2, self.mlp = norm(d["norm"], d["hidden"]), MLP(d)
+            self.norm1, self.attn = _norm(nn, d["norm"], d["hidden"]), attention(d)
+            self.norm2, self.mlp = _norm(nn, d["norm"], d["hidden"]), mlp(d)
 
         def forward(self, x: Any) -> Any:
             x = x + self.attn(self.norm1(x))
             return x + self.mlp(self.norm2(x))
 
-    class Transformer(nn.Module):
-        """Token embedding (+ learned positions), blocks, final norm, LM head; next-token loss."""
-
+    class Transformer(module):
         def __init__(self, d: dict[str, Any]) -> None:
             super().__init__()
             self.embed = nn.Embedding(d["vocab"], d["hidden"])
             self.pos = nn.Embedding(d["positions"], d["hidden"]) if d["positions"] else None
             self.blocks = nn.ModuleList(Block(d) for _ in range(d["layers"]))
-            self.norm = norm(d["norm"], d["hidden"])
+            self.norm = _norm(nn, d["norm"], d["hidden"])
             self.head = nn.Linear(d["hidden"], d["vocab"], bias=False)
             if d["tied"]:
                 self.head.weight = self.embed.weight
@@ -108,7 +117,15 @@ def _classes() -> dict[str, type]:
             logits = self.head(self.norm(x))
             return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
 
-    class MLPNet(nn.Module):
+    return Transformer
+
+
+def _mlp_net_class(torch: Any) -> type:
+    """A plain MLP classifier (GELU between layers), cross-entropy loss."""
+    nn, F = torch.nn, torch.nn.functional
+    module: Any = nn.Module
+
+    class MLPNet(module):
         def __init__(self, d_in: int, width: int, depth: int, classes: int) -> None:
             super().__init__()
             layers: list[Any] = []
@@ -119,7 +136,14 @@ def _classes() -> dict[str, type]:
         def forward(self, x: Any, targets: Any) -> Any:
             return F.cross_entropy(self.body(x).float(), targets)
 
-    return {"Transformer": Transformer, "MLPNet": MLPNet}
+    return MLPNet
+
+
+@functools.cache
+def _classes() -> dict[str, type]:
+    """nn.Module classes of the stand-ins, defined on first use (torch is imported lazily)."""
+    torch = torch_module()
+    return {"Transformer": _transformer_class(torch), "MLPNet": _mlp_net_class(torch)}
 
 
 def transformer_dims(model_id: str, quick: bool, layers: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -133,7 +157,7 @@ def transformer_dims(model_id: str, quick: bool, layers: int | None = None) -> t
         "hidden": arch.hidden, "layers": arch.layers, "heads": arch.heads, "kv_heads": arch.kv_heads,
         "head_dim": arch.head_dim, "ffn": arch.ffn, "vocab": arch.vocab,
     }  # fmt: skip
-    d = dict(full)
+    d: dict[str, Any] = dict(full)
     d.update(
         causal=arch.causal, qkv_bias=arch.qkv_bias, o_bias=arch.o_bias, mlp_bias=arch.mlp_bias, gated=arch.gated_ffn,
         norm=arch.norm, tied=arch.tied_embeddings, positions=arch.learned_positions,
@@ -208,6 +232,134 @@ def _first_tensor(torch: Any, out: Any) -> Any:
     raise UsageError(f"the module returned {type(out).__name__}; expected a tensor (or a tuple/dict with one)")
 
 
+@dataclass
+class _Setup:
+    """What one training step runs: the network, its host-side inputs, the loss, and what to report."""
+
+    net: Any
+    host: list[Any]
+    loss_of: Callable[[list[Any]], Any]
+    params: dict[str, Any]
+
+
+def _default_dtype(torch: Any, device: str, dtype: str | None) -> str:
+    """fp32 on the host; bf16 on GPUs that have it (Ampere and later, ROCm), else fp16."""
+    if dtype is None:
+        gpu = is_cuda(device)
+        bf16 = gpu and (torch.cuda.get_device_capability(device) >= (8, 0) or bool(getattr(torch.version, "hip", None)))
+        dtype = "bf16" if bf16 else "fp16" if gpu else "fp32"
+    if dtype not in _DTYPES:
+        raise UsageError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
+    return dtype
+
+
+def _module_setup(
+    torch: Any, device: str, gen: Any, module: Any, batch: int, input_shape: Sequence[int], input_dtype: str
+) -> _Setup:
+    """A user's module: random inputs (token ids below its embedding size for integer inputs)."""
+    net = module.to(device)
+    if input_dtype.startswith(("int", "uint")):
+        emb = next((m for m in net.modules() if isinstance(m, torch.nn.Embedding)), None)
+        high = emb.num_embeddings if emb is not None else 2
+        host = [torch.randint(0, high, (batch, *input_shape), generator=gen, dtype=getattr(torch, input_dtype))]
+    else:
+        host = [torch.randn(batch, *input_shape, generator=gen).to(getattr(torch, input_dtype))]
+
+    def loss_of(inputs: list[Any]) -> Any:
+        out = _first_tensor(torch, net(inputs[0]))
+        return out if out.dim() == 0 else out.float().square().mean()
+
+    params = {"model": type(module).__name__, "batch": batch, "input_shape": [int(d) for d in input_shape]}
+    return _Setup(net, host, loss_of, params)
+
+
+def _mlp_setup(torch: Any, device: str, gen: Any, quick: bool, batch: int | None) -> _Setup:
+    d_in, width, depth, classes = (256, 512, 3, 10) if quick else (1024, 4096, 4, 1000)
+    batch = _positive(batch, 64 if quick else 512)
+    net = _classes()["MLPNet"](d_in, width, depth, classes).to(device)
+    host = [torch.randn(batch, d_in, generator=gen), torch.randint(0, classes, (batch,), generator=gen)]
+
+    def loss_of(inputs: list[Any]) -> Any:
+        return net(inputs[0], inputs[1])
+
+    params = {"model": "mlp", "batch": batch, "input": d_in, "width": width, "depth": depth, "classes": classes}
+    return _Setup(net, host, loss_of, params)
+
+
+def _transformer_setup(
+    torch: Any, device: str, gen: Any, quick: bool, model: str, batch: int | None, seq: int | None, layers: int | None
+) -> _Setup:
+    """The decoder stand-in of a catalog transformer, checked to fit before it is built."""
+    d, full = transformer_dims(model, quick, layers)
+    batch = _positive(batch, 4 if quick else 8)
+    seq = _positive(seq, 64 if quick else 1024, "seq")
+    if d["positions"]:
+        d["positions"] = max(d["positions"], seq)
+    _check_memory(torch, device, _stand_in_params(d, seq), f"the {model} stand-in")
+    with torch.device(device):
+        net = _classes()["Transformer"](d)
+    host = [torch.randint(0, d["vocab"], (batch, seq + 1), generator=gen)]
+
+    def loss_of(inputs: list[Any]) -> Any:
+        tokens = inputs[0]
+        return net(tokens[:, :-1], tokens[:, 1:])
+
+    params: dict[str, Any] = {
+        "model": model, "batch": batch, "seq": seq, "tokens": batch * seq, "stand_in": True, "shrunk": quick,
+        **{k: d[k] for k in ("hidden", "layers", "heads", "kv_heads", "head_dim", "ffn", "vocab")},
+    }  # fmt: skip
+    if d["moe_as_dense"]:
+        params["moe_as_dense"] = True
+    if quick or d["layers"] != full["layers"]:
+        params["full"] = full
+    return _Setup(net, host, loss_of, params)
+
+
+def _step_timer(torch: Any, device: str, setup: _Setup, dtype: str) -> Callable[[], list[float]]:
+    """A function running one AdamW step and returning the seconds of each part (PARTS)."""
+    gpu = is_cuda(device)
+    setup.net.train()
+    opt = torch.optim.AdamW(setup.net.parameters(), lr=1e-4)
+    host = [t.pin_memory() for t in setup.host] if gpu else setup.host
+    dev = [torch.empty_like(t, device=device) for t in host]
+    autocast = None
+    if dtype != "fp32":
+        autocast = torch.autocast(device_type=device.split(":")[0], dtype=getattr(torch, _DTYPES[dtype]))
+
+    def one_step() -> list[float]:
+        marks = [time.perf_counter()]
+        for d_t, h_t in zip(dev, host, strict=True):
+            d_t.copy_(h_t, non_blocking=gpu)
+        synchronize(device)
+        marks.append(time.perf_counter())
+        with autocast if autocast is not None else contextlib.nullcontext():
+            loss = setup.loss_of(dev)
+        synchronize(device)
+        marks.append(time.perf_counter())
+        loss.backward()
+        synchronize(device)
+        marks.append(time.perf_counter())
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        synchronize(device)
+        marks.append(time.perf_counter())
+        return [b - a for a, b in itertools.pairwise(marks)]
+
+    return one_step
+
+
+def _repeat(one_step: Callable[[], list[float]], bar: Progress, warmup: int, reps: int) -> list[list[float]]:
+    """Part times of `reps` steps after `warmup` untimed ones."""
+    for _ in range(warmup):
+        one_step()
+        bar.advance()
+    parts: list[list[float]] = []
+    for _ in range(reps):
+        parts.append(one_step())
+        bar.advance()
+    return parts
+
+
 def step(
     device: str = "cpu",
     quick: bool = False,
@@ -230,110 +382,25 @@ def step(
     """
     torch = torch_module()
     device = resolve_device(device)
-    gpu = is_cuda(device)
-    if dtype is None:
-        bf16 = gpu and (torch.cuda.get_device_capability(device) >= (8, 0) or bool(getattr(torch.version, "hip", None)))
-        dtype = "bf16" if bf16 else "fp16" if gpu else "fp32"
-    if dtype not in _DTYPES:
-        raise UsageError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
+    dtype = _default_dtype(torch, device, dtype)
     warmup, reps = (3, 5) if quick else (3, 10)
     gen = torch.Generator().manual_seed(0)
     params: dict[str, Any] = {"dtype": dtype, "optimizer": "AdamW", "device": device.split(":")[0]}
-
     with on_device(device):
         if module is not None:
             if input_shape is None:
                 raise UsageError("module= needs input_shape= (the shape of one sample, without the batch)")
             batch = _positive(batch, 8 if quick else 32)
-            net = module.to(device)
-            if input_dtype.startswith(("int", "uint")):
-                emb = next((m for m in net.modules() if isinstance(m, torch.nn.Embedding)), None)
-                high = emb.num_embeddings if emb is not None else 2
-                host = [torch.randint(0, high, (batch, *input_shape), generator=gen, dtype=getattr(torch, input_dtype))]
-            else:
-                host = [torch.randn(batch, *input_shape, generator=gen).to(getattr(torch, input_dtype))]
-
-            def loss_of(inputs: list[Any]) -> Any:
-                out = _first_tensor(torch, net(inputs[0]))
-                return out if out.dim() == 0 else out.float().square().mean()
-
-            params.update(model=type(module).__name__, batch=batch,
-                          input_shape=[int(d) for d in input_shape])  # fmt: skip
+            setup = _module_setup(torch, device, gen, module, batch, input_shape, input_dtype)
         elif model == "mlp":
-            d_in, width, depth, classes = (256, 512, 3, 10) if quick else (1024, 4096, 4, 1000)
-            batch = _positive(batch, 64 if quick else 512)
-            net = _classes()["MLPNet"](d_in, width, depth, classes).to(device)
-            host = [torch.randn(batch, d_in, generator=gen), torch.randint(0, classes, (batch,), generator=gen)]
-
-            def loss_of(inputs: list[Any]) -> Any:
-                return net(inputs[0], inputs[1])
-
-            params.update(model="mlp", batch=batch, input=d_in, width=width, depth=depth, classes=classes)
+            setup = _mlp_setup(torch, device, gen, quick, batch)
         else:
-            d, full = transformer_dims(model, quick, layers)
-            batch = _positive(batch, 4 if quick else 8)
-            seq = _positive(seq, 64 if quick else 1024, "seq")
-            if d["positions"]:
-                d["positions"] = max(d["positions"], seq)
-            _check_memory(torch, device, _stand_in_params(d, seq), f"the {model} stand-in")
-            with torch.device(device):
-                net = _classes()["Transformer"](d)
-            host = [torch.randint(0, d["vocab"], (batch, seq + 1), generator=gen)]
-
-            def loss_of(inputs: list[Any]) -> Any:
-                tokens = inputs[0]
-                return net(tokens[:, :-1], tokens[:, 1:])
-
-            params.update(
-                model=model, batch=batch, seq=seq, tokens=batch * seq, stand_in=True, shrunk=quick,
-                **{k: d[k] for k in ("hidden", "layers", "heads", "kv_heads", "head_dim", "ffn", "vocab")},
-            )  # fmt: skip
-            if d["moe_as_dense"]:
-                params["moe_as_dense"] = True
-            if quick or d["layers"] != full["layers"]:
-                params["full"] = full
-        net.train()
-        params["params"] = sum(p.numel() for p in net.parameters())
-        opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
-        if gpu:
-            host = [t.pin_memory() for t in host]
-        dev = [torch.empty_like(t, device=device) for t in host]
-        autocast = (
-            torch.autocast(device_type=device.split(":")[0], dtype=getattr(torch, _DTYPES[dtype]))
-            if dtype != "fp32"
-            else None
-        )
-
-        def one_step() -> list[float]:
-            marks = [time.perf_counter()]
-            for d_t, h_t in zip(dev, host, strict=True):
-                d_t.copy_(h_t, non_blocking=gpu)
-            synchronize(device)
-            marks.append(time.perf_counter())
-            if autocast is not None:
-                with autocast:
-                    loss = loss_of(dev)
-            else:
-                loss = loss_of(dev)
-            synchronize(device)
-            marks.append(time.perf_counter())
-            loss.backward()
-            synchronize(device)
-            marks.append(time.perf_counter())
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            synchronize(device)
-            marks.append(time.perf_counter())
-            return [b - a for a, b in itertools.pairwise(marks)]
-
+            setup = _transformer_setup(torch, device, gen, quick, model, batch, seq, layers)
+        params.update(setup.params)
+        params["params"] = sum(p.numel() for p in setup.net.parameters())
+        one_step = _step_timer(torch, device, setup, dtype)
         bar = Progress(progress, "step", warmup + reps)
-        for _ in range(warmup):
-            one_step()
-            bar.advance()
-        parts: list[list[float]] = []
-        for _ in range(reps):
-            parts.append(one_step())
-            bar.advance()
+        parts = _repeat(one_step, bar, warmup, reps)
     bar.finish()
     out = [
         Measurement.median_of("step", name, [p[i] for p in parts], "seconds", **params) for i, name in enumerate(PARTS)
