@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write docs/accuracy.md (memory) and docs/accuracy-time.md (time): every published figure next
-to gpuwise's estimate and the error.
+to gpuwise's estimate and the error; and the README's accuracy summary (between its markers).
 
 Run from the repository root: `python scripts/accuracy.py` (add `--check` to fail when the
 file on disk is out of date, as the test suite does).
@@ -9,7 +9,9 @@ file on disk is out of date, as the test suite does).
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +40,11 @@ def _link(sources: dict[str, dict[str, str]], key: str) -> str:
     return f"[{key}]({url})" if url else key
 
 
+def _median_abs(errors: list[float]) -> float:
+    """Median |error| (0 for no cases): one definition for the docs and the README summary."""
+    return statistics.median(abs(e) for e in errors) if errors else 0.0
+
+
 def _gb(x: float | None) -> str:
     return "—" if x is None else f"{x / 1e9:,.3f}"
 
@@ -58,9 +65,9 @@ def render(results: list[Result]) -> str:
         rows = [r for r in results if r.kind == kind]
         if not rows:
             continue
-        checked = [r for r in rows if r.checked and r.error is not None]
-        within = sum(abs(r.error) <= r.tolerance for r in checked)  # type: ignore[arg-type]
-        mean_abs = sum(abs(r.error) for r in checked) / len(checked) if checked else 0.0  # type: ignore[arg-type]
+        checked = [(r, r.error) for r in rows if r.checked and r.error is not None]
+        within = sum(abs(e) <= r.tolerance for r, e in checked)
+        mean_abs = sum(abs(e) for _, e in checked) / len(checked) if checked else 0.0
         lines += [
             f"## {title}",
             "",
@@ -107,8 +114,9 @@ def render_perf(results: list[perf_accuracy.PerfResult]) -> str:
     for kind, title in PERF_TITLES.items():
         rows = [r for r in results if r.kind == kind]
         checked = [r for r in rows if r.checked and r.error is not None]
-        within = sum(abs(r.error) <= perf_accuracy.GOAL for r in checked)  # type: ignore[arg-type]
-        med = sorted(abs(r.error) for r in checked)[len(checked) // 2] if checked else 0.0  # type: ignore[arg-type]
+        errors = [r.error for r in checked if r.error is not None]
+        within = sum(abs(e) <= perf_accuracy.GOAL for e in errors)
+        med = _median_abs(errors)
         gpus = sorted({r.gpu for r in checked})
         lines += [
             f"## {title}",
@@ -144,12 +152,103 @@ def render_perf(results: list[perf_accuracy.PerfResult]) -> str:
     return "\n".join(lines)
 
 
+README = ROOT / "README.md"
+README_BEGIN, README_END = "<!-- accuracy:begin -->", "<!-- accuracy:end -->"
+ANALYTIC_KINDS = ("zero_model_states", "activations", "kv_cache", "weights")
+MEASURED_KINDS = ("finetune_peak", "inference_peak")
+TRT_GOAL = 0.10  # the README's claim for TensorRT-LLM static batches
+
+
+def _memory_group(results: list[Result], kinds: tuple[str, ...]) -> tuple[int, int, int, list[float]]:
+    """(cases, checked, within their tolerance, errors of the checked) over the given kinds."""
+    rows = [r for r in results if r.kind in kinds]
+    checked = [r for r in rows if r.checked and r.error is not None]
+    errors = [r.error for r in checked if r.error is not None]
+    within = sum(abs(r.error) <= r.tolerance for r in checked if r.error is not None)
+    return len(rows), len(checked), within, errors
+
+
+def _is_llm_training(r: perf_accuracy.PerfResult) -> bool:
+    """The LLM training runs (as test_perf_accuracy and the calibration count them)."""
+    return r.kind == "training" and "resnet" not in r.id and "bert" not in r.id
+
+
+def _is_trt_static(r: perf_accuracy.PerfResult) -> bool:
+    """TensorRT-LLM static batches without tensor parallelism, output tokens/s."""
+    return (
+        r.kind == "inference"
+        and r.id.startswith("trtllm")
+        and "-tp" not in r.id
+        and r.metric == "output_tokens_per_second"
+    )
+
+
+def _memory_bullet(results: list[Result]) -> str:
+    n_all = sum(1 for r in results if r.kind in KIND_TITLES)
+    n_checked = sum(1 for r in results if r.kind in KIND_TITLES and r.checked)
+    _, a_checked, a_within, a_err = _memory_group(results, ANALYTIC_KINDS)
+    _, m_checked, m_within, m_err = _memory_group(results, MEASURED_KINDS)
+    m_sources = {r.source for r in results if r.kind in MEASURED_KINDS and r.checked}
+    largest = max((abs(e) for e in a_err), default=0.0)
+    return (
+        f"Memory, [docs/accuracy.md](docs/accuracy.md): {n_all} published figures, {n_checked} checked. "
+        f"Analytic ones (ZeRO Table 1, Korthikanti's equations, KV-cache sizes, checkpoint sizes): "
+        f"{a_checked} checked, {a_within} within the source's rounding (±{TOL_ANALYTIC:.0%} or its printed "
+        f"precision), largest |error| {largest:.1%}. Measured fine-tuning and generation peaks "
+        f"({len(m_sources)} sources): {m_checked} checked, {m_within} within ±{TOL_MEASURED:.0%}, median "
+        f"|error| {_median_abs(m_err):.1%}; the misses are named there."
+    )
+
+
+def _time_bullet(results: list[perf_accuracy.PerfResult]) -> str:
+    checked = [r for r in results if r.checked and r.error is not None]
+    llm = [r for r in checked if _is_llm_training(r)]
+    trt = [r for r in checked if _is_trt_static(r)]
+    goal = perf_accuracy.GOAL
+    llm_err = [r.error for r in llm if r.error is not None]
+    trt_err = [r.error for r in trt if r.error is not None]
+    return (
+        f"Time, [docs/accuracy-time.md](docs/accuracy-time.md): {len(results)} published runs, "
+        f"{len(checked)} checked on {len({r.gpu for r in checked})} GPU models. LLM training "
+        f"({len({r.source for r in llm})} sources on {', '.join(sorted({r.gpu for r in llm}))}): "
+        f"{len(llm)} checked, {sum(abs(e) <= goal for e in llm_err)} within ±{goal:.0%}, median |error| "
+        f"{_median_abs(llm_err):.0%}. LLM serving on TensorRT-LLM static batches (output tokens/s, no "
+        f"tensor parallelism): {len(trt)} checked, {sum(abs(e) <= TRT_GOAL for e in trt_err)} within "
+        f"±{TRT_GOAL:.0%}, median |error| {_median_abs(trt_err):.0%}. Off, and said so there: "
+        + "; ".join(perf_accuracy.KNOWN_GAPS)
+        + "."
+    )
+
+
+def render_readme(results: list[Result], perf: list[perf_accuracy.PerfResult]) -> str:
+    """The README's accuracy summary, between its markers; every number computed here."""
+    lines = [
+        README_BEGIN,
+        "<!-- generated by `python scripts/accuracy.py`; edit the script, not this block -->",
+        "Every case names its source; `|error|` = |ours / published − 1|.",
+        "",
+    ]
+    for bullet in (_memory_bullet(results), _time_bullet(perf)):
+        lines += textwrap.wrap(bullet, width=100, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
+    return "\n".join([*lines, README_END])
+
+
+def _with_readme_block(text: str, block: str) -> str:
+    """README text with its accuracy block replaced (the markers must be there, once each)."""
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start or text.count(README_BEGIN) != 1 or text.count(README_END) != 1:
+        raise SystemExit(f"README.md needs one {README_BEGIN} ... {README_END} block for the accuracy summary")
+    return text[:start] + block + text[end + len(README_END) :]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--check", action="store_true", help="exit 1 if docs/accuracy.md is out of date")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the docs or the README summary are out of date")
     args = ap.parse_args()
     cat = load_catalog()
-    docs = {OUT: render(evaluate_all(cat)), PERF_OUT: render_perf(perf_accuracy.evaluate_all(cat))}
+    results, perf = evaluate_all(cat), perf_accuracy.evaluate_all(cat)
+    docs = {OUT: render(results), PERF_OUT: render_perf(perf)}
+    docs[README] = _with_readme_block(README.read_text(encoding="utf-8"), render_readme(results, perf))
     if args.check:
         stale = [p.name for p, text in docs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
         if stale:
