@@ -176,3 +176,86 @@ def test_malformed_catalog_files_name_the_problem(tmp_path):
     (tmp_path / "gpus.yaml").write_text("gpus: [unclosed")
     with pytest.raises(ConfigError, match="not valid YAML"):
         build_catalog(tmp_path)
+
+
+# ----- the validated catalog cached across processes ------------------------------------------------
+def _data_copy(folder):
+    from importlib import resources
+
+    folder.mkdir()
+    for f in resources.files("gpuwise.catalog").joinpath("data").iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    return folder
+
+
+def test_cache_hit_gives_an_equal_catalog_without_rebuilding(tmp_path, monkeypatch):
+    from gpuwise.catalog import loader
+
+    monkeypatch.delenv("GPUWISE_NO_CACHE", raising=False)
+    data, cache = _data_copy(tmp_path / "data"), tmp_path / "cache" / "catalog.pickle"
+    first = loader.cached_catalog(data, cache)
+    assert cache.is_file() and first == CAT
+
+    def no_build(*_args):
+        raise AssertionError("rebuilt although the cache matched")
+
+    monkeypatch.setattr(loader, "build_catalog", no_build)
+    assert loader.cached_catalog(data, cache) == first
+
+
+def test_a_changed_data_file_invalidates_the_cache(tmp_path, monkeypatch):
+    from gpuwise.catalog import loader
+
+    monkeypatch.delenv("GPUWISE_NO_CACHE", raising=False)
+    data, cache = _data_copy(tmp_path / "data"), tmp_path / "catalog.pickle"
+    key = loader.cache_key(data)
+    assert loader.cached_catalog(data, cache).gpu("h100-sxm").tdp_watts == 700
+    gpus = data / "gpus.yaml"
+    gpus.write_text(gpus.read_text().replace("tdp_watts: 700", "tdp_watts: 699", 1))
+    assert loader.cache_key(data) != key
+    assert loader.cached_catalog(data, cache).gpu("h100-sxm").tdp_watts == 699
+    edited = loader.cache_key(data)
+    monkeypatch.setattr(loader.gpuwise, "__version__", "0.0.0-other")  # an upgrade, the same files
+    assert loader.cache_key(data) not in {key, edited}
+
+
+def test_a_corrupt_or_foreign_cache_file_is_rebuilt(tmp_path, monkeypatch):
+    import pickle
+
+    from gpuwise.catalog import loader
+
+    monkeypatch.delenv("GPUWISE_NO_CACHE", raising=False)
+    data, cache = _data_copy(tmp_path / "data"), tmp_path / "catalog.pickle"
+    key = loader.cache_key(data).encode()
+    for junk in (b"", b"not a cache", key + b"\n\x80\x05truncated", key + b"\n" + pickle.dumps({"a": 1})):
+        cache.write_bytes(junk)
+        assert loader.cached_catalog(data, cache) == CAT
+        assert cache.read_bytes().startswith(key + b"\n") and len(cache.read_bytes()) > 1000  # rewritten
+
+
+def test_no_cache_switch_and_an_unwritable_cache_directory(tmp_path, monkeypatch):
+    from gpuwise.catalog import loader
+
+    data = _data_copy(tmp_path / "data")
+    monkeypatch.setenv("GPUWISE_NO_CACHE", "1")
+    assert loader.cached_catalog(data, tmp_path / "catalog.pickle") == CAT
+    assert not (tmp_path / "catalog.pickle").exists()
+    monkeypatch.delenv("GPUWISE_NO_CACHE")
+    (tmp_path / "a-file").write_text("")
+    assert loader.cached_catalog(data, tmp_path / "a-file" / "catalog.pickle") == CAT  # cannot write: no error
+
+
+def test_default_cache_file_follows_xdg(tmp_path, monkeypatch):
+    from gpuwise.catalog import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert loader.default_cache_file() == tmp_path / "gpuwise" / "catalog.pickle"
+
+
+def test_libyaml_and_pure_python_loaders_build_the_same_catalog(monkeypatch):
+    import yaml
+
+    from gpuwise.catalog import loader
+
+    monkeypatch.setattr(loader, "_YAML_LOADER", yaml.SafeLoader)
+    assert build_catalog() == CAT
