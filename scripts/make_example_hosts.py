@@ -66,6 +66,69 @@ def _topology(n: int, numa: list[int], pair_level: int | None = None) -> tuple[t
     return tuple(rows)
 
 
+def _h100_gpu(i: int, bus: list[str], switches: list[str]) -> GpuSnapshot:
+    """One HGX H100 GPU of the healthy node under load."""
+    return GpuSnapshot(
+        index=i,
+        uuid=f"GPU-5c1d3f0a-7b1e-4c2a-9e{i:02d}-8f3a1b2c4d{i:02d}",
+        serial=f"165232300{4110 + i}",
+        name="NVIDIA H100 80GB HBM3",
+        catalog_id="h100-sxm",
+        pci_bus_id=bus[i],
+        vbios="96.00.99.00.01",
+        inforom="G520.0200.00.05",
+        memory_total_bytes=81559 * MiB,
+        memory_used_bytes=(70 * 1024 + 113 * i) * MiB,
+        utilization_gpu=0.97 - 0.01 * (i % 3),
+        utilization_memory=0.41,
+        temperature_celsius=61.0 + i % 4,
+        temperature_slowdown_celsius=87.0,
+        temperature_shutdown_celsius=92.0,
+        memory_temperature_celsius=55.0 + i % 3,
+        memory_temperature_max_celsius=95.0,
+        power_watts=648.5 + 3 * i,
+        power_limit_watts=700.0,
+        clock_sm_hz=1980e6,
+        clock_mem_hz=2619e6,
+        clock_sm_max_hz=1980e6,
+        clock_mem_max_hz=2619e6,
+        throttle_reasons=0x4 if i in (2, 5) else 0x0,  # SW power cap near the limit: normal
+        ecc_enabled=True,
+        ecc_corrected_volatile=0,
+        ecc_uncorrected_volatile=0,
+        ecc_corrected_aggregate=2 if i == 4 else 0,
+        ecc_uncorrected_aggregate=0,
+        retired_pages_sbe=None,  # Hopper remaps rows instead of retiring pages: not supported
+        retired_pages_dbe=None,
+        retired_pages_pending=None,
+        remapped_rows_corrected=0,
+        remapped_rows_uncorrected=0,
+        remap_pending=False,
+        remap_failure=False,
+        pcie_gen=5,
+        pcie_width=16,
+        pcie_gen_max=5,
+        pcie_width_max=16,
+        pcie_replay_count=0,
+        pcie_tx_bytes_per_second=1.21e9,
+        pcie_rx_bytes_per_second=3.05e9,
+        nvlinks=_links(18, 4, switches),
+        nvlink_tx_bytes=412_345_678_901_248 + i * 1024,
+        nvlink_rx_bytes=412_300_011_223_040 + i * 1024,
+        persistence_mode=True,
+        mig_mode=False,
+        processes=(
+            ProcessSnapshot(
+                pid=41230 + i,
+                used_memory_bytes=(70 * 1024 + 113 * i - 600) * MiB,
+                state="alive",
+                name="python3",
+            ),
+        ),
+        numa_node=0 if i < 4 else 1,
+    )
+
+
 def healthy_h100() -> HostSnapshot:
     switches = ["0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:08:00.0"]
     bus = [
@@ -80,67 +143,7 @@ def healthy_h100() -> HostSnapshot:
     ]
     gpus = []
     for i in range(8):
-        gpus.append(
-            GpuSnapshot(
-                index=i,
-                uuid=f"GPU-5c1d3f0a-7b1e-4c2a-9e{i:02d}-8f3a1b2c4d{i:02d}",
-                serial=f"165232300{4110 + i}",
-                name="NVIDIA H100 80GB HBM3",
-                catalog_id="h100-sxm",
-                pci_bus_id=bus[i],
-                vbios="96.00.99.00.01",
-                inforom="G520.0200.00.05",
-                memory_total_bytes=81559 * MiB,
-                memory_used_bytes=(70 * 1024 + 113 * i) * MiB,
-                utilization_gpu=0.97 - 0.01 * (i % 3),
-                utilization_memory=0.41,
-                temperature_celsius=61.0 + i % 4,
-                temperature_slowdown_celsius=87.0,
-                temperature_shutdown_celsius=92.0,
-                memory_temperature_celsius=55.0 + i % 3,
-                memory_temperature_max_celsius=95.0,
-                power_watts=648.5 + 3 * i,
-                power_limit_watts=700.0,
-                clock_sm_hz=1980e6,
-                clock_mem_hz=2619e6,
-                clock_sm_max_hz=1980e6,
-                clock_mem_max_hz=2619e6,
-                throttle_reasons=0x4 if i in (2, 5) else 0x0,  # SW power cap near the limit: normal
-                ecc_enabled=True,
-                ecc_corrected_volatile=0,
-                ecc_uncorrected_volatile=0,
-                ecc_corrected_aggregate=2 if i == 4 else 0,
-                ecc_uncorrected_aggregate=0,
-                retired_pages_sbe=None,  # Hopper remaps rows instead of retiring pages: not supported
-                retired_pages_dbe=None,
-                retired_pages_pending=None,
-                remapped_rows_corrected=0,
-                remapped_rows_uncorrected=0,
-                remap_pending=False,
-                remap_failure=False,
-                pcie_gen=5,
-                pcie_width=16,
-                pcie_gen_max=5,
-                pcie_width_max=16,
-                pcie_replay_count=0,
-                pcie_tx_bytes_per_second=1.21e9,
-                pcie_rx_bytes_per_second=3.05e9,
-                nvlinks=_links(18, 4, switches),
-                nvlink_tx_bytes=412_345_678_901_248 + i * 1024,
-                nvlink_rx_bytes=412_300_011_223_040 + i * 1024,
-                persistence_mode=True,
-                mig_mode=False,
-                processes=(
-                    ProcessSnapshot(
-                        pid=41230 + i,
-                        used_memory_bytes=(70 * 1024 + 113 * i - 600) * MiB,
-                        state="alive",
-                        name="python3",
-                    ),
-                ),
-                numa_node=0 if i < 4 else 1,
-            )
-        )
+        gpus.append(_h100_gpu(i, bus, switches))
     numa = [g.numa_node or 0 for g in gpus]
     return HostSnapshot(
         hostname="hgx-h100-07",
@@ -169,6 +172,64 @@ def healthy_h100() -> HostSnapshot:
     )
 
 
+def _a100_gpu(i: int, bus: list[str], switches: list[str]) -> GpuSnapshot:
+    """One HGX A100 GPU as it would be without the planted faults."""
+    return GpuSnapshot(
+        index=i,
+        uuid=f"GPU-a1b2c3d4-0e0f-4a10-b1{i:02d}-c2d3e4f5a6{i:02d}",
+        serial=f"132462001{2280 + i}",
+        name="NVIDIA A100-SXM4-80GB",
+        catalog_id="a100-80gb-sxm",
+        pci_bus_id=bus[i],
+        vbios="92.00.36.00.02",
+        inforom="G506.0210.00.04",
+        memory_total_bytes=81920 * MiB,
+        memory_used_bytes=61 * GiB,
+        utilization_gpu=0.88,
+        utilization_memory=0.35,
+        temperature_celsius=66.0 + i % 3,
+        temperature_slowdown_celsius=89.0,
+        temperature_shutdown_celsius=92.0,
+        memory_temperature_celsius=71.0,
+        memory_temperature_max_celsius=95.0,
+        power_watts=355.0,
+        power_limit_watts=400.0,
+        clock_sm_hz=1410e6,
+        clock_mem_hz=1593e6,
+        clock_sm_max_hz=1410e6,
+        clock_mem_max_hz=1593e6,
+        throttle_reasons=0x0,
+        ecc_enabled=True,
+        ecc_corrected_volatile=0,
+        ecc_uncorrected_volatile=0,
+        ecc_corrected_aggregate=0,
+        ecc_uncorrected_aggregate=0,
+        retired_pages_sbe=None,  # Ampere remaps rows: page retirement not supported
+        retired_pages_dbe=None,
+        retired_pages_pending=None,
+        remapped_rows_corrected=0,
+        remapped_rows_uncorrected=0,
+        remap_pending=False,
+        remap_failure=False,
+        pcie_gen=4,
+        pcie_width=16,
+        pcie_gen_max=4,
+        pcie_width_max=16,
+        pcie_replay_count=0,
+        pcie_tx_bytes_per_second=0.82e9,
+        pcie_rx_bytes_per_second=2.4e9,
+        nvlinks=_links(12, 3, switches),
+        nvlink_tx_bytes=98_765_432_101_248,
+        nvlink_rx_bytes=98_700_001_234_944,
+        persistence_mode=True,
+        mig_mode=False,
+        processes=(
+            ProcessSnapshot(pid=51100 + i, used_memory_bytes=61 * GiB - 500 * MiB, state="alive", name="python"),
+        ),
+        numa_node=0 if i < 4 else 1,
+    )
+
+
 def faulty_a100() -> HostSnapshot:
     switches = [f"0000:{b}:00.0" for b in ("c1", "c2", "c3", "c4", "c5", "c6")]
     bus = [
@@ -183,60 +244,7 @@ def faulty_a100() -> HostSnapshot:
     ]
     gpus = []
     for i in range(8):
-        g = GpuSnapshot(
-            index=i,
-            uuid=f"GPU-a1b2c3d4-0e0f-4a10-b1{i:02d}-c2d3e4f5a6{i:02d}",
-            serial=f"132462001{2280 + i}",
-            name="NVIDIA A100-SXM4-80GB",
-            catalog_id="a100-80gb-sxm",
-            pci_bus_id=bus[i],
-            vbios="92.00.36.00.02",
-            inforom="G506.0210.00.04",
-            memory_total_bytes=81920 * MiB,
-            memory_used_bytes=61 * GiB,
-            utilization_gpu=0.88,
-            utilization_memory=0.35,
-            temperature_celsius=66.0 + i % 3,
-            temperature_slowdown_celsius=89.0,
-            temperature_shutdown_celsius=92.0,
-            memory_temperature_celsius=71.0,
-            memory_temperature_max_celsius=95.0,
-            power_watts=355.0,
-            power_limit_watts=400.0,
-            clock_sm_hz=1410e6,
-            clock_mem_hz=1593e6,
-            clock_sm_max_hz=1410e6,
-            clock_mem_max_hz=1593e6,
-            throttle_reasons=0x0,
-            ecc_enabled=True,
-            ecc_corrected_volatile=0,
-            ecc_uncorrected_volatile=0,
-            ecc_corrected_aggregate=0,
-            ecc_uncorrected_aggregate=0,
-            retired_pages_sbe=None,  # Ampere remaps rows: page retirement not supported
-            retired_pages_dbe=None,
-            retired_pages_pending=None,
-            remapped_rows_corrected=0,
-            remapped_rows_uncorrected=0,
-            remap_pending=False,
-            remap_failure=False,
-            pcie_gen=4,
-            pcie_width=16,
-            pcie_gen_max=4,
-            pcie_width_max=16,
-            pcie_replay_count=0,
-            pcie_tx_bytes_per_second=0.82e9,
-            pcie_rx_bytes_per_second=2.4e9,
-            nvlinks=_links(12, 3, switches),
-            nvlink_tx_bytes=98_765_432_101_248,
-            nvlink_rx_bytes=98_700_001_234_944,
-            persistence_mode=True,
-            mig_mode=False,
-            processes=(
-                ProcessSnapshot(pid=51100 + i, used_memory_bytes=61 * GiB - 500 * MiB, state="alive", name="python"),
-            ),
-            numa_node=0 if i < 4 else 1,
-        )
+        g = _a100_gpu(i, bus, switches)
         if i == 1:  # memory held by a process that no longer exists
             g = replace(
                 g,
@@ -293,69 +301,70 @@ def faulty_a100() -> HostSnapshot:
     )
 
 
+def _rtx4090_gpu(i: int) -> GpuSnapshot:
+    """One GeForce RTX 4090 of the workstation (GPU 0 idle, GPU 1 busy)."""
+    return GpuSnapshot(
+        index=i,
+        uuid=f"GPU-0d9c8b7a-6f5e-4d3c-8b{i:02d}-1a2b3c4d5e{i:02d}",
+        serial=None,  # GeForce boards: not supported
+        name="NVIDIA GeForce RTX 4090",
+        catalog_id="rtx-4090",
+        pci_bus_id=["0000:01:00.0", "0000:4c:00.0"][i],
+        vbios="95.02.3C.40.A3",
+        inforom="G002.0000.00.03",
+        memory_total_bytes=24564 * MiB,
+        memory_used_bytes=[412 * MiB, 21 * GiB][i],
+        utilization_gpu=[0.0, 0.99][i],
+        utilization_memory=[0.0, 0.62][i],
+        temperature_celsius=[34.0, 71.0][i],
+        temperature_slowdown_celsius=90.0,
+        temperature_shutdown_celsius=95.0,
+        memory_temperature_celsius=None,  # GeForce: not supported
+        memory_temperature_max_celsius=None,
+        power_watts=[21.3, 437.9][i],
+        power_limit_watts=450.0,
+        clock_sm_hz=[210e6, 2715e6][i],
+        clock_mem_hz=[405e6, 10501e6][i],
+        clock_sm_max_hz=3120e6,
+        clock_mem_max_hz=10501e6,
+        throttle_reasons=[0x1, 0x4][i],  # idle / SW power cap: both normal
+        ecc_enabled=None,  # ECC: not supported on this board
+        ecc_corrected_volatile=None,
+        ecc_uncorrected_volatile=None,
+        ecc_corrected_aggregate=None,
+        ecc_uncorrected_aggregate=None,
+        retired_pages_sbe=None,
+        retired_pages_dbe=None,
+        retired_pages_pending=None,
+        remapped_rows_corrected=None,
+        remapped_rows_uncorrected=None,
+        remap_pending=None,
+        remap_failure=None,
+        pcie_gen=[1, 4][i],  # GPU 0 idles: its link dropped to Gen1 to save power
+        pcie_width=16,
+        pcie_gen_max=4,
+        pcie_width_max=16,
+        pcie_replay_count=0,
+        pcie_tx_bytes_per_second=[0.0, 0.41e9][i],
+        pcie_rx_bytes_per_second=[0.0, 1.9e9][i],
+        nvlinks=None,  # no NVLink on the RTX 4090
+        nvlink_tx_bytes=None,
+        nvlink_rx_bytes=None,
+        persistence_mode=False,
+        mig_mode=None,
+        processes=(
+            ()
+            if i == 0
+            else (ProcessSnapshot(pid=9921, used_memory_bytes=20 * GiB + 700 * MiB, state="alive", name="python"),)
+        ),
+        numa_node=None,
+    )
+
+
 def workstation_4090() -> HostSnapshot:
     gpus = []
     for i in range(2):
-        gpus.append(
-            GpuSnapshot(
-                index=i,
-                uuid=f"GPU-0d9c8b7a-6f5e-4d3c-8b{i:02d}-1a2b3c4d5e{i:02d}",
-                serial=None,  # GeForce boards: not supported
-                name="NVIDIA GeForce RTX 4090",
-                catalog_id="rtx-4090",
-                pci_bus_id=["0000:01:00.0", "0000:4c:00.0"][i],
-                vbios="95.02.3C.40.A3",
-                inforom="G002.0000.00.03",
-                memory_total_bytes=24564 * MiB,
-                memory_used_bytes=[412 * MiB, 21 * GiB][i],
-                utilization_gpu=[0.0, 0.99][i],
-                utilization_memory=[0.0, 0.62][i],
-                temperature_celsius=[34.0, 71.0][i],
-                temperature_slowdown_celsius=90.0,
-                temperature_shutdown_celsius=95.0,
-                memory_temperature_celsius=None,  # GeForce: not supported
-                memory_temperature_max_celsius=None,
-                power_watts=[21.3, 437.9][i],
-                power_limit_watts=450.0,
-                clock_sm_hz=[210e6, 2715e6][i],
-                clock_mem_hz=[405e6, 10501e6][i],
-                clock_sm_max_hz=3120e6,
-                clock_mem_max_hz=10501e6,
-                throttle_reasons=[0x1, 0x4][i],  # idle / SW power cap: both normal
-                ecc_enabled=None,  # ECC: not supported on this board
-                ecc_corrected_volatile=None,
-                ecc_uncorrected_volatile=None,
-                ecc_corrected_aggregate=None,
-                ecc_uncorrected_aggregate=None,
-                retired_pages_sbe=None,
-                retired_pages_dbe=None,
-                retired_pages_pending=None,
-                remapped_rows_corrected=None,
-                remapped_rows_uncorrected=None,
-                remap_pending=None,
-                remap_failure=None,
-                pcie_gen=[1, 4][i],  # GPU 0 idles: its link dropped to Gen1 to save power
-                pcie_width=16,
-                pcie_gen_max=4,
-                pcie_width_max=16,
-                pcie_replay_count=0,
-                pcie_tx_bytes_per_second=[0.0, 0.41e9][i],
-                pcie_rx_bytes_per_second=[0.0, 1.9e9][i],
-                nvlinks=None,  # no NVLink on the RTX 4090
-                nvlink_tx_bytes=None,
-                nvlink_rx_bytes=None,
-                persistence_mode=False,
-                mig_mode=None,
-                processes=(
-                    ()
-                    if i == 0
-                    else (
-                        ProcessSnapshot(pid=9921, used_memory_bytes=20 * GiB + 700 * MiB, state="alive", name="python"),
-                    )
-                ),
-                numa_node=None,
-            )
-        )
+        gpus.append(_rtx4090_gpu(i))
     return HostSnapshot(
         hostname="ws-rtx",
         time="2026-11-02T18:40:12+00:00",
