@@ -65,7 +65,7 @@ def test_decode_at_batch_one_is_the_weight_read():
     w = build_workload({"model": "llama-2-7b", "input_tokens": 16, "output_tokens": 16}, CAT)
     hw = build_hardware("a100-80gb-sxm", CAT)
     r = compute_rates(hw.gpu, "bf16", CAT)
-    timer = LLMTimer(w, r, topology(hw, CAT))
+    timer = LLMTimer(w, r, topology(hw, CAT), CAT)
     weights = 2 * w.model.params
     assert timer.decode(1, 16) == pytest.approx(weights / r.bandwidth, rel=0.03)
     assert dict(timer.decode_terms(1, 16))["memory-bandwidth"] > 0.95 * timer.decode(1, 16)
@@ -75,7 +75,7 @@ def test_prefill_is_compute_bound():
     w = build_workload({"model": "llama-2-7b", "input_tokens": 2048, "concurrency": 8}, CAT)
     hw = build_hardware("h100-sxm", CAT)
     r = compute_rates(hw.gpu, "bf16", CAT)
-    t = LLMTimer(w, r, topology(hw, CAT)).prefill(8, 2048)
+    t = LLMTimer(w, r, topology(hw, CAT), CAT).prefill(8, 2048)
     ideal = forward_flops(w.model, 8 * 2048, 1024) / r.matmul
     assert ideal < t < 1.25 * ideal
 
@@ -163,7 +163,7 @@ def test_serving_plan_meets_its_target_in_an_independent_simulation():
     plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=3.0)).serving
     assert plan.meets and plan.replicas >= 1 and plan.p95 <= 3.0
     r = compute_rates(hw.gpu, "bf16", CAT)
-    timer = LLMTimer(w, r, topology(hw, CAT))
+    timer = LLMTimer(w, r, topology(hw, CAT), CAT)
     lat, _ = simulate_llm(timer, 6 / plan.replicas, plan.max_batch, 4000, seed=7)
     assert percentile(lat[400:], 95) <= 3.0 * 1.1
     if plan.replicas > 1:  # one fewer replica misses the target (or cannot carry the load)

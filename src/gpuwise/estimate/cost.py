@@ -17,6 +17,7 @@ from gpuwise.errors import UsageError
 from gpuwise.workload import Hardware
 
 HOURS_PER_YEAR = 8766  # 365.25 days
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12
 REFERENCE_NODE_GPUS = 8  # costs.yaml's host figures are for an 8-GPU (HGX-class) server
 PRICINGS = ("on-demand", "reserved", "spot", "owned")
 

@@ -9,9 +9,12 @@ Formulas: model states after Rajbhandari et al. (ZeRO); activations after Korthi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
 from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.build import data_parallel
@@ -139,32 +142,39 @@ def lora_params(job: TrainingJob, layers: int, tp: int) -> float:
     return layers * per_layer / tp
 
 
+def weight_bytes_per_param(dtype: str, conv: Callable[[str], float]) -> float:
+    """Stored bytes per block-linear weight of `dtype`, quantization scales included: the one place
+    the memory model and the serving timer read them from. `conv` reads a catalog convention (the
+    memory model's also records it as an assumption)."""
+    if dtype == "nf4":
+        bits = conv("nf4_double_quant_bits")
+        return conv("nf4_bytes") + bits / 8
+    if dtype == "int4":
+        group = conv("int4_group_size")
+        return DTYPE_BYTES["int4"] + conv("int4_group_scale_bytes") / group
+    if dtype == "int8":
+        conv("int8_scale_bytes_per_row")  # 4 B per row of thousands of weights: < 0.1 %, not added
+    return DTYPE_BYTES[dtype]
+
+
 def _quantized_linear_bytes(dtype: str, params: float, n: _Notes) -> float:
     """Bytes of quantized block weights including their scales (cited conventions)."""
-    if dtype == "nf4":
-        bits = n.conv("nf4_double_quant_bits")
-        return params * (n.conv("nf4_bytes") + bits / 8)
-    if dtype == "int4":
-        group = n.conv("int4_group_size")
-        n.add("int4: one fp16 scale and a 4-bit zero point per group (GPTQ/AWQ layout)")
-        return params * (DTYPE_BYTES["int4"] + (2 + 0.5) / group)
-    if dtype == "int8":
-        n.conv("int8_scale_bytes_per_row")
-        return params * DTYPE_BYTES["int8"] * 1.0  # row scales: 4 B per row of thousands: < 0.1 %
-    return params * DTYPE_BYTES[dtype]
+    return params * weight_bytes_per_param(dtype, n.conv)
 
 
-def _optimizer_bytes_per_param(job: TrainingJob, n: _Notes) -> float:
+def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) -> float:
+    """Optimizer state bytes per trainable parameter (cited conventions), for memory and for the
+    optimizer step's traffic."""
     opt = job.optimizer
     if opt == "adamw":
-        return n.conv("adam_state_bytes")
+        return conv("adam_state_bytes")
     if opt == "adamw-8bit":
-        return n.conv("adam8bit_state_bytes")
+        return conv("adam8bit_state_bytes")
     if opt == "sgd":
-        return n.conv("sgd_momentum_bytes")
+        return conv("sgd_momentum_bytes")
     # Adafactor: one fp32 per row and per column of each matrix; vectors keep a full second moment.
     model = job.model
-    per_value = n.conv("adafactor_state_bytes")
+    per_value = conv("adafactor_state_bytes")
     if isinstance(model, TransformerArch):
         mats = model.layers * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears())
         mats += model.vocab + model.hidden
@@ -324,7 +334,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> Me
     w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
     if job.precision == "fp8":
         n.add("fp8 training (Transformer Engine): parameters and gradients kept in bf16, matmuls in fp8")
-    opt_bpp = _optimizer_bytes_per_param(job, n)
+    opt_bpp = optimizer_bytes_per_param(job, n.conv)
 
     master_b = n.conv("master_weight_bytes") if (w_bytes < 4 and job.master_weights) else 0.0
     if w_bytes < 4 and not job.master_weights:
@@ -458,7 +468,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
 def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) -> float:
     """Transient tensors of one layer while prefilling one chunk, plus fp32 logits of the last tokens."""
     tp = job.parallel.tp
-    tokens = job.concurrency * job.input_tokens
+    tokens: float = job.concurrency * job.input_tokens
     if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
         tokens = min(tokens, n.conv("prefill_chunk_tokens"))
     e = 2
@@ -486,8 +496,12 @@ def memory(work: Workload, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
 def largest_fitting(work: Workload, hw: Hardware, catalog: Catalog, field_name: str, limit: int = 1 << 24) -> int:
     """Largest value of `field_name` (micro_batch, seq, concurrency, input_tokens) that fits; 0 if none."""
 
+    if field_name not in {f.name for f in fields(work)}:
+        raise UsageError(f"{type(work).__name__} has no field {field_name!r} to size")
+
     def fits(v: int) -> bool:
-        return memory(replace(work, **{field_name: v}), hw, catalog).fits  # type: ignore[type-var]
+        changes: dict[str, Any] = {field_name: v}
+        return memory(replace(work, **changes), hw, catalog).fits
 
     if not fits(1):
         return 0

@@ -176,7 +176,7 @@ def estimate(
                 notes.append(f"memory does not limit concurrency below {conc_limit:,}")
             else:
                 largest["concurrency"] = max_conc
-            if work.model.decoder:
+            if isinstance(work.model, TransformerArch) and work.model.decoder:
                 limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
                 largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
     training = inference = serving = None
@@ -190,8 +190,7 @@ def estimate(
             notes += training.notes
         else:
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
-            traffic = catalog.convention("generic_infer_traffic_factor")
-            inference = inference_time(work, rates, topo, traffic)
+            inference = inference_time(work, rates, topo, catalog)
             notes += inference.notes
             if target is not None:
                 cap = (
@@ -206,9 +205,10 @@ def estimate(
                         work,
                         rates,
                         topo,
-                        target.qps,
-                        target.percentile,
-                        target.seconds,
+                        catalog,
+                        qps=target.qps,
+                        pct=target.percentile,
+                        target=target.seconds,
                         max_batch=min(cap, work.concurrency) if work.concurrency > 1 else cap,
                         gpus_per_replica=hw.count,
                     )

@@ -15,26 +15,16 @@ import heapq
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology, collective
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
+from gpuwise.estimate.memory import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES
-
-# Stored bytes per weight of each serving dtype, scales included (see the memory model's
-# conventions: int4 = 4 bits + fp16 scale and 4-bit zero per 128; nf4 = 4 bits + 0.127 bit).
-WEIGHT_BYTES = {
-    "fp32": 4.0,
-    "fp16": 2.0,
-    "bf16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5 + 2.5 / 128,
-    "nf4": 0.5 + 0.127 / 8,
-}
 
 
 def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
@@ -75,12 +65,13 @@ class InferenceEstimate:
 
 
 class LLMTimer:
-    """Forward-pass times of one model replica, cached by shape (the simulator asks often)."""
+    """Forward-pass times of one model replica, cached by shape (the simulator asks often).
+    Weights are read at the serving dtype's stored size, scales included (catalog conventions)."""
 
-    def __init__(self, job: InferenceJob, rates: Rates, topo: Topology) -> None:
+    def __init__(self, job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> None:
         assert isinstance(job.model, TransformerArch)
         self.job, self.model, self.rates, self.topo = job, job.model, rates, topo
-        self.w_bytes = WEIGHT_BYTES[job.weights_dtype]
+        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
 
     def _pass(self, tokens: int, seqs: int, context: float, cached: bool, logits: int) -> dict[str, float]:
@@ -122,13 +113,14 @@ def _avg_decode_context(job: InferenceJob) -> int:
     return job.input_tokens + max(job.output_tokens, 1) // 2
 
 
-def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: float = 1.0) -> InferenceEstimate:
-    """`traffic`: activation bytes moved per byte saved for backward (generic models only)."""
+def inference_time(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> InferenceEstimate:
+    """One static batch of `concurrency` requests: prefill, decode steps and latency (LLMs), or one
+    forward pass (other models, at the catalog's inference traffic factor)."""
     model = job.model
     notes = list(rates.notes) + list(topo.notes)
     b = job.concurrency
     if isinstance(model, TransformerArch):
-        timer = LLMTimer(job, rates, topo)
+        timer = LLMTimer(job, rates, topo, catalog)
         prefill = timer.prefill(b, job.input_tokens)
         if not model.decoder:  # encoders: one forward pass is the whole request
             notes.append(f"{model.name} is an encoder: a request is one forward pass over its tokens")
@@ -165,7 +157,7 @@ def inference_time(job: InferenceJob, rates: Rates, topo: Topology, traffic: flo
             bottleneck=_bottleneck(terms),
             notes=tuple(notes),
         )
-    t = generic_batch_seconds(model, b, rates, traffic)
+    t = generic_batch_seconds(model, b, rates, catalog.convention("generic_infer_traffic_factor"))
     notes.append(
         f"{model.name}: one forward pass over a batch of {b}; GPU time only: the serving framework, "
         f"network and feature lookups outside the GPU add latency that is not modelled"
@@ -253,7 +245,7 @@ def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int
         if not running and not waiting:
             now = arrivals[i]
             continue
-        admitted = []
+        admitted: list[int] = []
         while waiting and len(running) + len(admitted) < max_batch:
             admitted.append(waiting.popleft())
         step = 0.0
@@ -276,7 +268,9 @@ def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int
     return done, busy / now if now else 0.0
 
 
-def simulate_batches(service, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
+def simulate_batches(
+    service: Callable[[int], float], rate: float, max_batch: int, n: int, seed: int = 0
+) -> tuple[list[float], float]:
     """Dynamic batching (Triton-style) on one replica: when idle, take up to `max_batch` waiting
     requests and serve them together in `service(batch)` seconds."""
     arrivals = _poisson_arrivals(rate, n, seed)
@@ -304,10 +298,71 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[k]
 
 
+def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
+    """Seconds one static batch of b requests takes: prompt prefill plus the decode steps at the
+    average context (decoders), one forward pass otherwise (encoders, non-LLM models)."""
+    model = job.model
+    if isinstance(model, TransformerArch) and model.decoder:
+        timer = LLMTimer(job, rates, topo, catalog)
+        ctx = _avg_decode_context(job)
+        steps = max(job.output_tokens - 1, 0)
+        return lambda b: timer.prefill(b, job.input_tokens) + steps * timer.decode(b, ctx)
+    if isinstance(model, TransformerArch):
+        encoder = LLMTimer(job, rates, topo, catalog)
+        return lambda b: encoder.prefill(b, job.input_tokens)
+    traffic = catalog.convention("generic_infer_traffic_factor")
+
+    @functools.lru_cache(maxsize=1024)
+    def service(batch: int) -> float:
+        return generic_batch_seconds(model, batch, rates, traffic)
+
+    return service
+
+
+@dataclass(frozen=True)
+class _Replica:
+    """One replica as the replica search sees it: a request served alone, the capacity at the full
+    batch, and the simulator of its batching under Poisson arrivals at a rate."""
+
+    alone: float  # seconds
+    peak: float  # requests/s at max_batch
+    simulate: Callable[[float], tuple[list[float], float]]
+    batching: str
+
+
+def _replica(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog, max_batch: int, n: int) -> _Replica:
+    """Continuous batching for decoders, dynamic batching for one-pass models."""
+    model = job.model
+    batch_seconds = batch_seconds_fn(job, rates, topo, catalog)
+    peak = max_batch / batch_seconds(max_batch)
+    if isinstance(model, TransformerArch) and model.decoder:
+        timer = LLMTimer(job, rates, topo, catalog)
+        alone = timer.prefill(1, job.input_tokens) + (job.output_tokens - 1) * timer.decode(1, job.input_tokens)
+        return _Replica(alone, peak, lambda rate: simulate_llm(timer, rate, max_batch, n), "continuous")
+    return _Replica(batch_seconds(1), peak, lambda rate: simulate_batches(batch_seconds, rate, max_batch, n), "dynamic")
+
+
+def _fewest(ok: Callable[[int], bool], lo: int, most: int) -> int:
+    """Smallest r >= lo with ok(r), by doubling then bisection (ok is monotone in r); `most` when
+    no count up to it is ok."""
+    hi = lo
+    while not ok(hi):
+        if hi >= most:
+            break
+        lo, hi = hi + 1, min(most, hi * 2)
+    if ok(hi):
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+    return hi
+
+
 def plan_replicas(
     job: InferenceJob,
     rates: Rates,
     topo: Topology,
+    catalog: Catalog,
+    *,
     qps: float,
     pct: float,
     target: float,
@@ -315,87 +370,34 @@ def plan_replicas(
     gpus_per_replica: int,
     n: int = 3000,
     max_replicas: int = 4096,
-    traffic: float = 1.0,
 ) -> ServingPlan:
     """Fewest replicas whose simulated latency percentile meets `target` at `qps` (Poisson)."""
-    model = job.model
-    warm = n // 10
-    if isinstance(model, TransformerArch) and model.decoder:
-        timer = LLMTimer(job, rates, topo)
-        alone = timer.prefill(1, job.input_tokens) + (job.output_tokens - 1) * timer.decode(1, job.input_tokens)
-        peak = max_batch / (
-            timer.prefill(max_batch, job.input_tokens)
-            + (job.output_tokens - 1) * timer.decode(max_batch, _avg_decode_context(job))
-        )
-
-        def sim(rate: float) -> tuple[list[float], float]:
-            return simulate_llm(timer, rate, max_batch, n)
-    else:
-        if isinstance(model, TransformerArch):
-            t = LLMTimer(job, rates, topo)
-
-            def service(batch: int) -> float:
-                return t.prefill(batch, job.input_tokens)
-        else:
-
-            @functools.lru_cache(maxsize=1024)
-            def service(batch: int) -> float:
-                return generic_batch_seconds(model, batch, rates, traffic)
-
-        alone = service(1)
-        peak = max_batch / service(max_batch)
-
-        def sim(rate: float) -> tuple[list[float], float]:
-            return simulate_batches(service, rate, max_batch, n)
-
+    rep = _replica(job, rates, topo, catalog, max_batch, n)
     notes = [
-        f"{'continuous' if isinstance(model, TransformerArch) and model.decoder else 'dynamic'} batching up to "
-        f"{max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
+        f"{rep.batching} batching up to {max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
     ]
-    if alone > target:
-        return ServingPlan(
-            qps,
-            pct,
-            target,
-            0,
-            0,
-            max_batch,
-            0.0,
-            alone,
-            alone,
-            alone,
-            False,
-            tuple(
-                [
-                    *notes,
-                    f"one request alone takes {alone * 1e3:.0f} ms: no replica count meets "
-                    f"a {target * 1e3:.0f} ms P{pct:g} target",
-                ]
-            ),
+    if rep.alone > target:
+        notes.append(
+            f"one request alone takes {rep.alone * 1e3:.0f} ms: no replica count meets "
+            f"a {target * 1e3:.0f} ms P{pct:g} target"
         )
+        a = rep.alone
+        return ServingPlan(qps, pct, target, 0, 0, max_batch, 0.0, a, a, a, False, tuple(notes))
+    warm = n // 10
     cache: dict[int, tuple[bool, list[float]]] = {}
 
     def ok(r: int) -> bool:
         """Stable (offered load below capacity) and the simulated percentile within target."""
         if r not in cache:
-            lat = sim(qps / r)[0][warm:] if qps / (r * peak) < 1 else []
+            lat = rep.simulate(qps / r)[0][warm:] if qps / (r * rep.peak) < 1 else []
             cache[r] = (bool(lat) and percentile(lat, pct) <= target, lat)
         return cache[r][0]
 
-    lo = max(1, math.ceil(qps / peak))  # fewer replicas cannot carry the load at all
-    hi = lo
-    while not ok(hi):
-        if hi >= max_replicas:
-            break
-        lo, hi = hi + 1, min(max_replicas, hi * 2)
-    if ok(hi):
-        while lo < hi:  # smallest r in [lo, hi] that meets the target
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
-    r = hi
+    r = _fewest(ok, max(1, math.ceil(qps / rep.peak)), max_replicas)  # fewer cannot carry the load
     lat = cache[r][1] or [float("inf")]
-    util = qps / (r * peak)
-    notes.append(f"utilization = offered load / replica capacity ({peak:.2f} requests/s at batch {max_batch})")
+    util = qps / (r * rep.peak)
+    notes.append(f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch})")
     p50, p95, p99 = (percentile(lat, q) for q in (50, 95, 99))
-    meets = cache[r][0]
-    return ServingPlan(qps, pct, target, r, r * gpus_per_replica, max_batch, util, p50, p95, p99, meets, tuple(notes))
+    return ServingPlan(
+        qps, pct, target, r, r * gpus_per_replica, max_batch, util, p50, p95, p99, cache[r][0], tuple(notes)
+    )

@@ -1,6 +1,6 @@
 """Training time: step = compute on the slowest pipeline stage + exposed communication + bubble +
-optimizer update, or the data pipeline when it is slower. Named terms, so a reader sees which one
-dominates and `bottleneck` says so.
+optimizer update, or the data pipeline when it is slower. Each term is computed by its own named
+function and the step is their sum, so a reader sees which one dominates and `bottleneck` says so.
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from dataclasses import dataclass
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import Op, Shape, block_linear_params, forward_flops, head_ops, layer_ops
-from gpuwise.estimate.memory import lora_params, stage_params
+from gpuwise.estimate.memory import lora_params, optimizer_bytes_per_param, stage_params
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
-
-# Backward work relative to forward: a trainable linear layer computes input and weight gradients
-# (2x), a frozen one only the input gradient (1x); fused attention recomputes QK^T and runs four
-# more matmuls (5 vs 2 in forward: 2.5x); elementwise backward reads and writes about twice.
-BWD_TRAINABLE, BWD_FROZEN, BWD_ATTENTION, BWD_MEMORY = 2.0, 1.0, 2.5, 2.0
+from gpuwise.workload.specs import DTYPE_BYTES
 
 
 @dataclass(frozen=True)
@@ -53,196 +49,319 @@ class TrainingEstimate:
         }
 
 
-def _fwd_bwd(ops: list[Op], rates: Rates, trainable: bool) -> tuple[float, float, dict[str, float]]:
-    """Forward and backward seconds of a list of forward ops, with time per kind."""
+@dataclass(frozen=True)
+class MicroBatchWork:
+    """One micro-batch on the slowest pipeline stage, before the framework factor: what the named
+    step terms are computed from (seconds unless named otherwise)."""
+
+    compute: float  # forward + backward (+ recomputation, dequantization)
+    layer_backward: float  # backward of one layer (non-transformers: the whole model)
+    layers: int  # layers on the stage (1 for non-transformers)
+    tensor_parallel: float  # TP all-reduces (recommenders: the embedding all-to-all)
+    pipeline_p2p: float  # activations forward and gradients back to the neighbouring stage
+    kinds: dict[str, float]  # compute time by roofline side, for the bottleneck
+    tokens_per_sample: int
+    flops_per_step: float  # model FLOPs of a whole step on all GPUs (no recomputation)
+    recompute_flops: float  # extra hardware FLOPs of full recomputation
+
+
+def backward_ratios(catalog: Catalog, trainable: bool) -> dict[str, float]:
+    """Backward time relative to forward by op kind (catalog conventions, each with its source)."""
+    matmul = "backward_ratio_trainable_matmul" if trainable else "backward_ratio_frozen_matmul"
+    return {
+        "matmul": catalog.convention(matmul),
+        "attention": catalog.convention("backward_ratio_attention"),
+        "memory": catalog.convention("backward_ratio_elementwise"),
+    }
+
+
+def _fwd_bwd(ops: list[Op], rates: Rates, ratios: dict[str, float]) -> tuple[float, float, dict[str, float]]:
+    """Forward and backward seconds of a list of forward ops, with time per roofline side."""
     fwd = bwd = 0.0
     sides = {"compute": 0.0, "memory-bandwidth": 0.0}
     for op in ops:
         t, side = rates.bound(op.flops, op.bytes, op.kind)
-        mult = {"matmul": BWD_TRAINABLE if trainable else BWD_FROZEN, "attention": BWD_ATTENTION, "memory": BWD_MEMORY}[
-            op.kind
-        ]
+        mult = ratios[op.kind]
         fwd += t
         bwd += t * mult
         sides[side] += t * (1 + mult)
     return fwd, bwd, sides
 
 
-def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:
+def _element_bytes(job: TrainingJob) -> int:
+    """Bytes of an activation, weight or gradient element at the training precision."""
+    return int(DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"])
+
+
+def _global_batch(job: TrainingJob, hw: Hardware) -> int:
+    return job.micro_batch * data_parallel(job, hw) * job.grad_accumulation(hw.count)
+
+
+def _recompute_seconds(job: TrainingJob, layer: list[Op], rates: Rates, layer_forward: float) -> float:
+    """Recomputation per layer: a whole forward (full) or the attention core (selective)."""
+    if job.recompute == "full":
+        return layer_forward
+    if job.recompute == "selective":
+        return sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
+    return 0.0
+
+
+def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
+    """QLoRA: each 4-bit linear is dequantized before every use (forward, backward, recomputation),
+    reading its NF4 bytes and writing 16-bit ones, per layer."""
     model = job.model
+    if job.method != "qlora" or not isinstance(model, TransformerArch):
+        return 0.0
+    linear_w = block_linear_params(model) / job.parallel.tp
+    uses = 3 if job.recompute == "full" else 2
+    moved = catalog.convention("nf4_bytes") + DTYPE_BYTES["bf16"]
+    notes.append("QLoRA: 4-bit weights are dequantized to 16-bit before each use (memory-bound)")
+    return uses * rates.time(0.0, moved * linear_w, "memory")
+
+
+def _tensor_parallel_comm(job: TrainingJob, model: TransformerArch, tokens: int, topo: Topology, layers: int) -> float:
+    """Two all-reduces forward and two backward per block (AG+RS with SP: the same volume), two more
+    with full recomputation; on the critical path."""
+    tp = job.parallel.tp
+    if tp <= 1:
+        return 0.0
+    e = _element_bytes(job)
+    ar = collective("all_reduce", tokens * model.hidden * e, tp, topo, spans_nodes=False)
+    return layers * (4 + (2 if job.recompute == "full" else 0)) * ar
+
+
+def _pipeline_p2p(job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology) -> float:
+    """Activations to the next stage and gradients back, per micro-batch, over the link between stages."""
     par = job.parallel
-    tp, pp = par.tp, par.pp
-    dp = data_parallel(job, hw)
-    m = job.grad_accumulation(hw.count)
-    global_batch = job.micro_batch * dp * m
-    e = 4 if job.precision in ("fp32", "tf32") else 2
-    notes: list[str] = list(rates.notes) + list(topo.notes)
-    terms: dict[str, float] = {}
-    trainable = job.method == "full"
+    if par.pp <= 1:
+        return 0.0
     spans = hw.nodes > 1
+    link = topo.inter if (spans and par.tp * par.pp > hw.gpus_per_node and topo.inter) else topo.intra
+    sp = par.sequence_parallel and par.tp > 1
+    return 2 * p2p(tokens * model.hidden * _element_bytes(job) / (par.tp if sp else 1), link)
 
-    if isinstance(model, TransformerArch):
-        tokens_per_sample = model.tokens_per_sample(job.seq)
-        mtok = job.micro_batch * tokens_per_sample
-        ctx = (tokens_per_sample + 1) / 2 if model.causal else tokens_per_sample
-        shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e)
-        sp = par.sequence_parallel and tp > 1
-        l_f, l_b, l_kinds = _fwd_bwd(layer_ops(model, shape, tp, sp), rates, trainable)
-        h_f, h_b, h_kinds = _fwd_bwd(head_ops(model, shape, tp, mtok, loss=True), rates, trainable)
-        layers = math.ceil(model.layers / pp)
-        recompute = 0.0
-        if job.recompute == "full":
-            recompute = l_f
-        elif job.recompute == "selective":
-            att = [op for op in layer_ops(model, shape, tp, sp) if op.kind == "attention"]
-            recompute = sum(rates.time(o.flops, o.bytes, o.kind) for o in att)
-        dequant = 0.0
-        if job.method == "qlora":
-            # each 4-bit linear is dequantized before every use (forward, backward, recomputation):
-            # read 0.5 B and write 2 B per weight
-            linear_w = block_linear_params(model) / tp
-            uses = 3 if job.recompute == "full" else 2
-            dequant = uses * rates.time(0.0, 2.5 * linear_w, "memory")
-            notes.append("QLoRA: 4-bit weights are dequantized to 16-bit before each use (memory-bound)")
-        per_mb = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
-        # tensor parallelism: two all-reduces forward and two backward per block (AG+RS with SP: same volume)
-        tp_mb = 0.0
-        if tp > 1:
-            ar = collective("all_reduce", mtok * model.hidden * e, tp, topo, spans_nodes=False)
-            tp_mb = layers * (4 + (2 if job.recompute == "full" else 0)) * ar
-        # pipeline: activations to the next stage and gradients back, per micro-batch
-        pp_mb = 0.0
-        if pp > 1:
-            link = topo.inter if (spans and tp * pp > hw.gpus_per_node and topo.inter) else topo.intra
-            pp_mb = 2 * p2p(mtok * model.hidden * e / (tp if sp else 1), link)
-        kinds = {k: layers * l_kinds[k] + h_kinds[k] for k in l_kinds}
-        # model FLOPs count attention over the full sequence (Narayanan et al., PaLM's MFU), even
-        # though causal kernels skip half of it: published TFLOP/s and MFU use this convention
-        flops_fwd = forward_flops(model, global_batch * tokens_per_sample, tokens_per_sample)
-        adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
-        flops_per_step = (3.0 if trainable else 2.0) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
-        hw_extra = flops_fwd if job.recompute == "full" else 0.0
-        if job.method != "full":
-            notes.append("LoRA/QLoRA: frozen layers compute input gradients only (backward 1x forward, not 2x)")
-    else:
-        tokens_per_sample = 1
-        mb = job.micro_batch
-        flops = (model.flops_per_sample or 0.0) * mb
-        traffic = catalog.convention("generic_train_traffic_factor")
-        act = (model.activation_bytes_per_sample or 0.0) * mb * e / 2 * traffic
-        # a third of the traffic in forward, two thirds in backward, as the FLOPs (conv-BN-ReLU count)
-        f_t = rates.time(flops, act / 3)
-        b_t = rates.time(2 * flops, 2 * act / 3)
-        per_mb = f_t + b_t
-        notes.append(
-            f"{model.name}: memory traffic = {traffic:g} x activation bytes per step "
-            f"[generic_train_traffic_factor: conv-BN-ReLU derivation]"
-        )
-        tp_mb = pp_mb = recompute = 0.0
-        kinds = {"compute": per_mb, "memory-bandwidth": 0.0}
-        if flops == 0:
-            notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
-        if model.embedding_tables and dp > 1:
-            # model-parallel embeddings: an all-to-all of the looked-up vectors forward and backward
-            vec = mb * sum(dim for _, dim in model.embedding_tables) * e
-            tp_mb = 2 * collective("all_to_all", vec, dp, topo, spans)
-            notes.append("embedding tables sharded across GPUs: all-to-all of looked-up vectors each micro-batch")
-        layers = 1
-        l_b = b_t
-        flops_per_step = 3 * flops * dp * m
-        hw_extra = 0.0
 
+def _model_flops(
+    job: TrainingJob, hw: Hardware, tokens_per_sample: int, ratios: dict[str, float], notes: list[str]
+) -> tuple[float, float]:
+    """Model FLOPs of a step and the extra hardware FLOPs of full recomputation. Attention counts
+    over the full sequence (Narayanan et al., PaLM's MFU) even though causal kernels skip half of
+    it: published TFLOP/s and MFU use this convention."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    global_batch = _global_batch(job, hw)
+    flops_fwd = forward_flops(model, global_batch * tokens_per_sample, tokens_per_sample)
+    adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
+    flops = (1 + ratios["matmul"]) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
+    if job.method != "full":
+        notes.append("LoRA/QLoRA: frozen layers compute input gradients only (backward 1x forward, not 2x)")
+    return flops, (flops_fwd if job.recompute == "full" else 0.0)
+
+
+def _transformer_work(
+    job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, notes: list[str]
+) -> MicroBatchWork:
+    """Per-operation roofline times of one micro-batch through the stage's layers and the head."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    tp = job.parallel.tp
+    e = _element_bytes(job)
+    tokens_per_sample = model.tokens_per_sample(job.seq)
+    mtok = job.micro_batch * tokens_per_sample
+    ctx = (tokens_per_sample + 1) / 2 if model.causal else tokens_per_sample
+    shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e)
+    sp = job.parallel.sequence_parallel and tp > 1
+    ratios = backward_ratios(catalog, job.method == "full")
+    layer = layer_ops(model, shape, tp, sp)
+    l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
+    h_f, h_b, h_kinds = _fwd_bwd(head_ops(model, shape, tp, mtok, loss=True), rates, ratios)
+    layers = math.ceil(model.layers / job.parallel.pp)
+    recompute = _recompute_seconds(job, layer, rates, l_f)
+    dequant = _dequant_seconds(job, rates, catalog, notes)
+    compute = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
+    tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers)
+    pipeline = _pipeline_p2p(job, hw, model, mtok, topo)
+    flops, recompute_flops = _model_flops(job, hw, tokens_per_sample, ratios, notes)
+    return MicroBatchWork(
+        compute=compute,
+        layer_backward=l_b,
+        layers=layers,
+        tensor_parallel=tensor_parallel,
+        pipeline_p2p=pipeline,
+        kinds={k: layers * l_kinds[k] + h_kinds[k] for k in l_kinds},
+        tokens_per_sample=tokens_per_sample,
+        flops_per_step=flops,
+        recompute_flops=recompute_flops,
+    )
+
+
+def _generic_work(
+    job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, notes: list[str]
+) -> MicroBatchWork:
+    """Models known by totals: forward FLOPs per sample against the activation traffic, a third of
+    it forward and two thirds backward, as the FLOPs (conv-BN-ReLU count)."""
+    model = job.model
+    assert isinstance(model, GenericArch)
+    mb = job.micro_batch
+    dp = data_parallel(job, hw)
+    flops = (model.flops_per_sample or 0.0) * mb
+    traffic = catalog.convention("generic_train_traffic_factor")
+    act = (model.activation_bytes_per_sample or 0.0) * mb * _element_bytes(job) / 2 * traffic
+    ratio = backward_ratios(catalog, trainable=True)["matmul"]
+    f_t = rates.time(flops, act / 3)
+    b_t = rates.time(ratio * flops, 2 * act / 3)
+    notes.append(
+        f"{model.name}: memory traffic = {traffic:g} x activation bytes per step "
+        f"[generic_train_traffic_factor: conv-BN-ReLU derivation]"
+    )
+    if flops == 0:
+        notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
+    all_to_all = 0.0
+    if model.embedding_tables and dp > 1:
+        # model-parallel embeddings: an all-to-all of the looked-up vectors forward and backward
+        vec = mb * sum(dim for _, dim in model.embedding_tables) * _element_bytes(job)
+        all_to_all = 2 * collective("all_to_all", vec, dp, topo, hw.nodes > 1)
+        notes.append("embedding tables sharded across GPUs: all-to-all of looked-up vectors each micro-batch")
+    return MicroBatchWork(
+        compute=f_t + b_t,
+        layer_backward=b_t,
+        layers=1,
+        tensor_parallel=all_to_all,
+        pipeline_p2p=0.0,
+        kinds={"compute": f_t + b_t, "memory-bandwidth": 0.0},
+        tokens_per_sample=1,
+        flops_per_step=(1 + ratio) * flops * dp * job.grad_accumulation(hw.count),
+        recompute_flops=0.0,
+    )
+
+
+def _framework_efficiency(catalog: Catalog, notes: list[str]) -> float:
     framework = catalog.convention("training_framework_efficiency")
-    per_mb /= framework
-    l_b /= framework
     notes.append(
         f"training runs at {framework:.0%} of the per-operation roofline [training_framework_efficiency: "
         f"median over published LLM training runs]"
     )
-    t_mb = per_mb + tp_mb
-    terms["compute"] = m * per_mb
-    if tp_mb:
-        terms["tensor_parallel_comm"] = m * tp_mb
-    if pp > 1:
-        terms["pipeline_bubble"] = (pp - 1) * t_mb
-        terms["pipeline_p2p"] = (m + pp - 1) * pp_mb
-        notes.append(f"1F1B pipeline: bubble = (pp-1)/m = {pp - 1}/{m} of the micro-batch time")
+    return framework
 
-    # data-parallel gradient synchronisation, overlapped with backward where frameworks do
-    stage = stage_params(model, tp, pp, "first" if pp > 1 else "only", hw.count)
-    n_train = (
-        stage.total
-        if trainable
-        else (lora_params(job, stage.layers, tp) if isinstance(model, TransformerArch) else 0.0)
-    )
+
+def _pipeline_bubble(pp: int, m: int, micro_batch_seconds: float, notes: list[str]) -> float:
+    """1F1B: pp-1 micro-batch times of fill and drain."""
+    notes.append(f"1F1B pipeline: bubble = (pp-1)/m = {pp - 1}/{m} of the micro-batch time")
+    return (pp - 1) * micro_batch_seconds
+
+
+def _trainable_params(job: TrainingJob, hw: Hardware) -> tuple[float, float]:
+    """Trainable parameters on one GPU of the first stage, and all its parameters."""
+    model, par = job.model, job.parallel
+    stage = stage_params(model, par.tp, par.pp, "first" if par.pp > 1 else "only", hw.count)
     if isinstance(model, GenericArch):
-        n_train = model.dense_params if model.embedding_tables else model.params
-    grad_bytes = n_train * e
-    dp_exposed = dp_total = 0.0
-    if dp > 1 and grad_bytes > 0:
-        if par.zero >= 3:
-            w_bytes = stage.total * (e if trainable else 2)
-            comm_mb = 2 * collective("all_gather", w_bytes, dp, topo, spans) + collective(
-                "reduce_scatter", grad_bytes, dp, topo, spans
-            )
-            dp_total = m * comm_mb
-            one_layer = collective("all_gather", w_bytes / max(layers, 1), dp, topo, spans)
-            dp_exposed = m * max(0.0, comm_mb - per_mb) + one_layer
-            notes.append(
-                "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
-            )
-        else:
-            dp_total = collective("all_reduce", grad_bytes, dp, topo, spans)
-            bucket_bytes = catalog.convention("ddp_bucket_bytes")
-            bucket = min(grad_bytes, bucket_bytes)
-            last = collective("all_reduce", bucket, dp, topo, spans)
-            window = layers * l_b if isinstance(model, TransformerArch) else l_b
-            dp_exposed = max(0.0, dp_total - window) + last
-            notes.append(
-                f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
-            )
-        terms["data_parallel_comm"] = dp_exposed
-    # optimizer update: memory-bound read/write of weights, grads, master copy and states
-    if job.optimizer == "adafactor":
-        opt_bytes_per_param = 1.0  # factored second moment: a small fraction of the parameters
-    else:
-        state_key = {"adamw": "adam_state_bytes", "adamw-8bit": "adam8bit_state_bytes", "sgd": "sgd_momentum_bytes"}
-        opt_bytes_per_param = catalog.convention(state_key[job.optimizer])
-    state = (e + e + (4 if e < 4 and job.master_weights else 0) + opt_bytes_per_param) * n_train
-    if par.zero >= 1:
-        state /= dp
-    terms["optimizer_step"] = rates.time(0.0, 2 * state, "memory")
+        return (model.dense_params if model.embedding_tables else model.params), stage.total
+    if job.method == "full":
+        return stage.total, stage.total
+    return lora_params(job, stage.layers, par.tp), stage.total
 
-    step = sum(terms.values())
-    exposed_comm = terms.get("tensor_parallel_comm", 0.0) + terms.get("pipeline_p2p", 0.0) + dp_exposed
-    samples_per_s = global_batch / step
-    bottleneck = max(kinds, key=lambda k: kinds[k])
+
+def _data_parallel_comm(
+    job: TrainingJob,
+    hw: Hardware,
+    topo: Topology,
+    catalog: Catalog,
+    work: MicroBatchWork,
+    seconds: tuple[float, float],
+    notes: list[str],
+) -> float | None:
+    """Exposed gradient synchronisation (None without data parallelism). DDP: the all-reduce runs
+    in buckets under the backward, the last bucket is exposed; ZeRO-3/FSDP: parameters gathered
+    forward and backward, gradients reduce-scattered, overlapped with each micro-batch's compute.
+    `seconds`: one micro-batch's compute and one layer's backward, after the framework factor."""
+    per_mb, layer_backward = seconds
+    dp = data_parallel(job, hw)
+    n_train, stage_total = _trainable_params(job, hw)
+    e = _element_bytes(job)
+    grad_bytes = n_train * e
+    if dp <= 1 or grad_bytes <= 0:
+        return None
+    spans = hw.nodes > 1
+    m = job.grad_accumulation(hw.count)
+    if job.parallel.zero >= 3:
+        w_bytes = stage_total * (e if job.method == "full" else 2)
+        comm_mb = 2 * collective("all_gather", w_bytes, dp, topo, spans) + collective(
+            "reduce_scatter", grad_bytes, dp, topo, spans
+        )
+        one_layer = collective("all_gather", w_bytes / max(work.layers, 1), dp, topo, spans)
+        notes.append(
+            "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
+        )
+        return m * max(0.0, comm_mb - per_mb) + one_layer
+    total = collective("all_reduce", grad_bytes, dp, topo, spans)
+    bucket_bytes = catalog.convention("ddp_bucket_bytes")
+    last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
+    notes.append(
+        f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
+    )
+    return max(0.0, total - work.layers * layer_backward) + last
+
+
+def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:
+    """The update reads and writes weights, gradients, the master copy and the optimizer states of
+    the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks."""
+    e = _element_bytes(job)
+    n_train, _ = _trainable_params(job, hw)
+    master = catalog.convention("master_weight_bytes") if e < 4 and job.master_weights else 0
+    state = (e + e + master + optimizer_bytes_per_param(job, catalog.convention)) * n_train
+    if job.parallel.zero >= 1:
+        state /= data_parallel(job, hw)
+    return rates.time(0.0, 2 * state, "memory")
+
+
+def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: float) -> str:
+    """The roofline side that bounds compute, or communication when its exposed part exceeds half
+    the compute."""
     if exposed_comm > max(terms["compute"] / 2, 0):
-        bottleneck = "communication"
+        return "communication"
+    return max(work.kinds, key=lambda k: work.kinds[k])
+
+
+def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:
+    """Step seconds as the sum of named terms (compute, tensor-parallel and data-parallel
+    communication, pipeline bubble and p2p, optimizer step), or the data pipeline's pace."""
+    notes: list[str] = list(rates.notes) + list(topo.notes)
+    describe = _transformer_work if isinstance(job.model, TransformerArch) else _generic_work
+    work = describe(job, hw, rates, topo, catalog, notes)
+    framework = _framework_efficiency(catalog, notes)
+    per_mb = work.compute / framework
+    m, pp = job.grad_accumulation(hw.count), job.parallel.pp
+    terms: dict[str, float] = {"compute": m * per_mb}
+    if work.tensor_parallel:
+        terms["tensor_parallel_comm"] = m * work.tensor_parallel
+    if pp > 1:
+        terms["pipeline_bubble"] = _pipeline_bubble(pp, m, per_mb + work.tensor_parallel, notes)
+        terms["pipeline_p2p"] = (m + pp - 1) * work.pipeline_p2p
+    dp_exposed = _data_parallel_comm(job, hw, topo, catalog, work, (per_mb, work.layer_backward / framework), notes)
+    if dp_exposed is not None:
+        terms["data_parallel_comm"] = dp_exposed
+    terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog)
+    step = sum(terms.values())
+    exposed_comm = terms.get("tensor_parallel_comm", 0.0) + terms.get("pipeline_p2p", 0.0) + (dp_exposed or 0.0)
+    bottleneck = _bottleneck(work, terms, exposed_comm)
+    global_batch = _global_batch(job, hw)
     if job.data is not None:
         rate, why = pipeline_rate(job.data, hw)
         notes.append(why)
-        data_step = global_batch / rate
-        if data_step > step:
-            terms["data_wait"] = data_step - step
-            step = data_step
-            samples_per_s = global_batch / step
-            bottleneck = "data-pipeline"
-    tokens_per_s = samples_per_s * tokens_per_sample
-    mfu = flops_per_step / step / (hw.count * rates.peak)
-    total = None
-    if job.tokens:
-        total = job.tokens / tokens_per_s
-    elif job.samples:
-        total = job.samples / samples_per_s
+        if global_batch / rate > step:  # the GPUs wait for data
+            terms["data_wait"] = global_batch / rate - step
+            step, bottleneck = global_batch / rate, "data-pipeline"
+    samples_per_s = global_batch / step
+    tokens_per_s = samples_per_s * work.tokens_per_sample
+    total = job.tokens / tokens_per_s if job.tokens else (job.samples / samples_per_s if job.samples else None)
     return TrainingEstimate(
-        flops_per_step=flops_per_step,
-        hardware_flops_per_step=flops_per_step + hw_extra,
+        flops_per_step=work.flops_per_step,
+        hardware_flops_per_step=work.flops_per_step + work.recompute_flops,
         step_seconds=step,
         comm_seconds_per_step=exposed_comm,
         tokens_per_second=tokens_per_s,
         samples_per_second=samples_per_s,
-        mfu=mfu,
+        mfu=work.flops_per_step / step / (hw.count * rates.peak),
         total_seconds=total,
         gpu_hours=None if total is None else total * hw.count / 3600,
         terms=terms,

@@ -11,29 +11,31 @@ A GPU type with no candidate gets the constraint that ruled it out ("binding con
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.comm import topology
-from gpuwise.estimate.cost import CostParams, owned_cost, usd_per_hour
+from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, owned_cost, usd_per_hour
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
-from gpuwise.estimate.serving import LLMTimer, compute_dtype, generic_batch_seconds, plan_replicas
+from gpuwise.estimate.serving import batch_seconds_fn, compute_dtype, plan_replicas
 from gpuwise.units import fmt_bytes, fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
-HOURS_PER_MONTH = 730.5  # 365.25 days x 24 h / 12 months
-MAX_COUNT = 4096
+__all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
+
+Recompute = Literal["none", "selective", "full"]
+MAX_COUNT = 4096  # search bound on GPUs per configuration
 CONFIRM_TOP = 3  # serving candidates confirmed by simulation
-# Search tolerance: doubling the GPUs is explored further only while it cuts the cost by more than
-# this; smaller savings do not justify a configuration twice the size.
-WORTH_DOUBLING = 0.05
+TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
+PP_DEGREES = (1, 2, 4, 8, 16)
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # serving batch sizes tried
 
 
 @dataclass
@@ -166,19 +168,17 @@ class PlanResult:
         return self.candidates[0] if self.candidates and self.candidates[0].ok else None
 
     def pareto(self) -> list[Candidate]:
-        """Candidates meeting every requirement that no other beats on both cost and time."""
-        ok = [c for c in self.candidates if c.ok and c.cost is not None]
+        """Candidates meeting every requirement that no other beats on both cost and time (those
+        without a price cannot be compared on cost and are left out)."""
+        priced = [(c, cost) for c in self.candidates if c.ok and (cost := c.cost) is not None]
         return [
             c
-            for c in ok
+            for c, cost in priced
             if not any(
-                o is not c
-                and o.cost <= c.cost
-                and o.time <= c.time  # type: ignore[operator]
-                and (o.cost < c.cost or o.time < c.time)
-                for o in ok
+                o is not c and o_cost <= cost and o.time <= c.time and (o_cost < cost or o.time < c.time)
+                for o, o_cost in priced
             )
-        ]  # type: ignore[operator]
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         front = {id(c) for c in self.pareto()}
@@ -218,35 +218,49 @@ def _hardware(gpu: GPU, count: int) -> Hardware:
     return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
 
 
+def _tp_pp(model: TransformerArch | GenericArch, count: int, node_gpus: int) -> list[tuple[int, int]]:
+    """Tensor x pipeline degrees that divide the model and the GPU count, least parallel first."""
+    if not isinstance(model, TransformerArch):
+        return [(1, 1)]
+    out: list[tuple[int, int]] = []
+    for tp in TP_DEGREES:
+        if tp > min(count, node_gpus) or model.heads % tp or model.ffn % tp:
+            continue
+        if model.kv_heads % tp and tp % model.kv_heads:
+            continue
+        out += [(tp, pp) for pp in PP_DEGREES if count % (tp * pp) == 0 and tp * pp <= count and pp <= model.layers]
+    return out
+
+
+def _micro_batch(micro: int, global_batch: int | None, dp: int) -> int | None:
+    """The micro-batch that makes `global_batch` a whole number of steps over `dp` ranks (None:
+    impossible)."""
+    if global_batch is None or global_batch % (micro * dp) == 0:
+        return micro
+    if global_batch % dp:
+        return None
+    return math.gcd(micro, global_batch // dp)
+
+
 def _fit_training(work: TrainingJob, gpu: GPU, count: int, cat: Catalog) -> tuple[TrainingJob | None, float]:
     """The lightest layout that fits on `count` GPUs, and the smallest per-GPU need seen."""
-    model = work.model
     hw = _hardware(gpu, count)
     best_need = math.inf
-    is_tf = isinstance(model, TransformerArch)
-    tps = [t for t in (1, 2, 4, 8) if t <= min(count, hw.gpus_per_node)] if is_tf else [1]
-    for tp in tps:
-        if is_tf and (model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads)):
+    recomputes: tuple[Recompute, ...] = (
+        ("none", "selective", "full") if isinstance(work.model, TransformerArch) else ("none",)
+    )
+    for tp, pp in _tp_pp(work.model, count, gpu.node_gpus):
+        dp = count // (tp * pp)
+        micro = _micro_batch(work.micro_batch, work.global_batch, dp)
+        if micro is None:
             continue
-        pps = [p for p in (1, 2, 4, 8, 16) if tp * p <= count and count % (tp * p) == 0] if is_tf else [1]
-        for pp in pps:
-            if is_tf and pp > model.layers:
-                continue
-            dp = count // (tp * pp)
-            zeros = [0] if dp == 1 else ([1, 3] if pp == 1 else [1])
-            for zero in zeros:
-                for rc in ("none", "selective", "full") if is_tf else ("none",):
-                    micro = work.micro_batch
-                    gb = work.global_batch
-                    if gb is not None and gb % (micro * dp):
-                        if gb % dp:
-                            continue
-                        micro = math.gcd(micro, gb // dp)
-                    job = replace(work, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
-                    need = memory(job, hw, cat).per_gpu.total
-                    best_need = min(best_need, need)
-                    if need <= gpu.capacity_bytes:
-                        return job, best_need
+        for zero in [0] if dp == 1 else ([1, 3] if pp == 1 else [1]):
+            for rc in recomputes:
+                job = replace(work, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
+                need = memory(job, hw, cat).per_gpu.total
+                best_need = min(best_need, need)
+                if need <= gpu.capacity_bytes:
+                    return job, best_need
     return None, best_need
 
 
@@ -298,6 +312,7 @@ def _training_candidates(
     met = 0
     best_cost = math.inf
     lasts = grown is None
+    worth_doubling = cat.convention("plan_doubling_min_saving")
     for count in _counts(gpu, limit):
         job, need = _fit_training(work, gpu, count, cat)
         smallest_need = min(smallest_need, need)
@@ -308,7 +323,7 @@ def _training_candidates(
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
         _meets_training(c, req)
         out.append(c)
-        cheaper = c.cost is not None and c.cost < best_cost * (1 - WORTH_DOUBLING)
+        cheaper = c.cost is not None and c.cost < best_cost * (1 - worth_doubling)
         if c.ok:
             met += 1
             best_cost = min(best_cost, c.cost if c.cost is not None else math.inf)
@@ -325,50 +340,58 @@ def _training_candidates(
 
 
 # ------------------------------------------------------------------------------------------
+def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int]:
+    """Tensor-parallel degrees of one replica that divide the heads, inside one node."""
+    if not isinstance(model, TransformerArch):
+        return [1]
+    return [
+        tp
+        for tp in TP_DEGREES
+        if tp <= gpu.node_gpus and not (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads))
+    ]
+
+
+def _serving_batch(
+    work: InferenceJob, req: Requirements, latency: Callable[[int], float], cap: int, share: float
+) -> int | None:
+    """The user's concurrency when no target; else the batch with the most requests/s whose latency
+    stays within `share` of the target, leaving the rest for queueing (None: not even one request)."""
+    batches = [b for b in BATCHES if b <= cap]
+    if not batches:
+        return None
+    if req.latency_seconds is None:
+        return max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
+    usable = [b for b in batches if latency(b) <= req.latency_seconds * share]
+    return max(usable, key=lambda b: b / latency(b)) if usable else None
+
+
 def _serving_candidates(
     work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
 ) -> tuple[list[Candidate], str | None]:
-    model = work.model
-    tps = [1, 2, 4, 8] if isinstance(model, TransformerArch) else [1]
+    """The lightest tensor-parallel replica that fits and leaves room for queueing, sized
+    analytically for the QPS (the cheapest few are confirmed by simulation later)."""
     last_reason = "memory: the weights do not fit"
-    for tp in tps:
-        if tp > gpu.node_gpus:
-            break
-        if isinstance(model, TransformerArch) and (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads)):
-            continue
+    share = cat.convention("serving_batch_latency_share")
+    for tp in _serving_layouts(work.model, gpu):
         job = replace(work, parallel=Parallelism(tp=tp), concurrency=1)
         hw = _hardware(gpu, tp)
         if not memory(job, hw, cat).fits:
             continue
-        cap = largest_fitting(job, hw, cat, "concurrency", limit=1024)
+        cap = largest_fitting(job, hw, cat, "concurrency", limit=max(BATCHES))
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
-        topo = topology(hw, cat)
-        traffic = cat.convention("generic_infer_traffic_factor")
-        latency = _latency_fn(job, rates, topo, traffic)
-        # the batch: the user's concurrency when no target, else the largest batch whose latency
-        # leaves room for queueing (half the target) - the capacity that batch delivers per replica
-        batches = [b for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if b <= cap]
-        if not batches:
-            continue
-        if req.has_latency:
-            assert req.latency_seconds is not None
-            usable = [b for b in batches if latency(b) <= req.latency_seconds / 2]
-            if not usable:
+        latency = batch_seconds_fn(job, rates, topology(hw, cat), cat)
+        batch = _serving_batch(work, req, latency, cap, share)
+        if batch is None:
+            if cap >= 1 and req.latency_seconds is not None:
                 last_reason = (
                     f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "
-                    f"more than half the P{req.percentile:g} target of {fmt_seconds(req.latency_seconds)} "
-                    f"(no room left for queueing)"
+                    f"more than {share:.0%} of the P{req.percentile or 0:g} target of "
+                    f"{fmt_seconds(req.latency_seconds)} (no room left for queueing)"
                 )
-                continue
-            batch = max(usable, key=lambda b: b / latency(b))
-        else:
-            batch = (
-                max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
-            )
-        sized = replace(job, concurrency=batch)
-        est = estimate(sized, hw, cat, search_largest=False, calibration=cal)
+            continue
+        est = estimate(replace(job, concurrency=batch), hw, cat, search_largest=False, calibration=cal)
         capacity = batch / latency(batch)
-        replicas = max(1, math.ceil((req.qps or 0) / capacity)) if req.qps else 1
+        replicas = max(1, math.ceil(req.qps / capacity)) if req.qps else 1
         c = Candidate(
             est,
             usd_per_hour(hw, req.pricing, params),
@@ -381,60 +404,48 @@ def _serving_candidates(
             "capacity_rps_per_replica": capacity,
             "latency_seconds": latency(batch),
             "replicas": replicas,
-            "basis": "analytic: capacity at the largest batch within half the target",
+            "basis": f"analytic: capacity at the largest batch within {share:.0%} of the target"
+            if req.latency_seconds is not None
+            else "analytic: capacity at the requested concurrency",
         }
         _meets_serving(c, req)
         return [c], None
     return [], last_reason
 
 
-def _latency_fn(job: InferenceJob, rates: Any, topo: Any, traffic: float) -> Any:
-    """Seconds for one static batch of b requests: prompt prefill plus the decode steps."""
-    model = job.model
-    if isinstance(model, TransformerArch):
-        timer = LLMTimer(job, rates, topo)
-        if not model.decoder:
-            return lambda b: timer.prefill(b, job.input_tokens)
-        ctx = job.input_tokens + job.output_tokens // 2
-        return lambda b: timer.prefill(b, job.input_tokens) + max(job.output_tokens - 1, 0) * timer.decode(b, ctx)
-    assert isinstance(model, GenericArch)
-    return lambda b: generic_batch_seconds(model, b, rates, traffic)
-
-
 def _meets_serving(c: Candidate, req: Requirements) -> None:
     c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
-    if req.has_latency and c.serving is not None:
-        key = f"p{req.percentile:g}_latency"
-        value = c.serving.get(f"p{req.percentile:g}_seconds", c.serving["latency_seconds"])
-        c.meets[key] = {
-            "ok": value <= req.latency_seconds,
-            "value": value,
-            "limit": req.latency_seconds,  # type: ignore[operator]
-            "margin": req.latency_seconds - value,
-        }  # type: ignore[operator]
+    limit = req.latency_seconds
+    if limit is not None and c.serving is not None:
+        value = c.serving.get(f"p{req.percentile or 0:g}_seconds", c.serving["latency_seconds"])
+        c.meets[_latency_key(req)] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
     if req.qps is not None and c.serving is not None:
         cap = c.serving["capacity_rps_per_replica"] * c.replicas
         c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
     _shared_limits(c, req, c.cost)
 
 
+def _latency_key(req: Requirements) -> str:
+    return f"p{req.percentile or 0:g}_latency"
+
+
 def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> None:
     """Replace the analytic replica count by the simulated one for a latency target."""
-    assert req.qps and req.latency_seconds and req.percentile and c.serving
     job = c.est.workload
-    assert isinstance(job, InferenceJob)
+    if not (req.qps and req.latency_seconds and req.percentile and c.serving and isinstance(job, InferenceJob)):
+        return  # nothing to simulate: no rate, no target, or not a serving candidate
     hw = c.est.hardware
     rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cal)
     sp = plan_replicas(
         job,
         rates,
         topology(hw, cat),
-        req.qps,
-        req.percentile,
-        req.latency_seconds,
+        cat,
+        qps=req.qps,
+        pct=req.percentile,
+        target=req.latency_seconds,
         max_batch=c.serving["max_batch"],
         gpus_per_replica=hw.count,
-        traffic=cat.convention("generic_infer_traffic_factor"),
     )
     c.confirmed = True
     c.replicas = max(sp.replicas, 1)
@@ -442,12 +453,13 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
     c.serving["basis"] = "simulated: continuous/dynamic batching under Poisson arrivals"
     c.meets.clear()
     _meets_serving(c, req)
-    key = f"p{req.percentile:g}_latency"
-    c.meets[key]["ok"] = sp.meets
+    c.meets[_latency_key(req)]["ok"] = sp.meets
 
 
 # ------------------------------------------------------------------------------------------
-def _explain(c: Candidate, req: Requirements, best_cost: float | None) -> None:
+def _explain(c: Candidate, best_cost: float | None, tie: float) -> None:
+    """Reasons a person can read: method and memory, throughput and bottleneck, what is missed, the
+    cost against the cheapest plan (ratios within `tie` of 1 are not named) and growth."""
     est = c.est
     why = c.why
     w = est.workload
@@ -476,7 +488,7 @@ def _explain(c: Candidate, req: Requirements, best_cost: float | None) -> None:
             continue
         if not m["ok"]:
             why.append(f"misses {key.replace('_', ' ')}" + (f": {m.get('why')}" if m.get("why") else ""))
-    if c.cost is not None and best_cost and c.cost > best_cost * 1.0001:
+    if c.cost is not None and best_cost and c.cost > best_cost * (1 + tie):
         why.append(f"{c.cost / best_cost:.2f}x the cost of the cheapest plan that meets the requirements")
     if c.growth is not None:
         why.append(c.growth["summary"])
@@ -497,6 +509,11 @@ def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
     return new
 
 
+def _with_layout(grown: TrainingJob, today: TrainingJob) -> TrainingJob:
+    """The grown training workload on today's parallel layout, recomputation and micro-batch."""
+    return replace(grown, parallel=today.parallel, recompute=today.recompute, micro_batch=today.micro_batch)
+
+
 def _holds(
     grown: TrainingJob,
     today: TrainingJob,
@@ -506,9 +523,8 @@ def _holds(
     cal: Calibration | None = None,
 ) -> bool:
     """Does the grown training workload fit and meet the deadline with today's layout?"""
-    job = replace(grown, parallel=today.parallel, recompute=today.recompute, micro_batch=today.micro_batch)
     try:
-        est = estimate(job, hw, cat, search_largest=False, calibration=cal)
+        est = estimate(_with_layout(grown, today), hw, cat, search_largest=False, calibration=cal)
     except GpuwiseError:
         return False
     t = est.training
@@ -518,44 +534,56 @@ def _holds(
     return est.memory.fits and in_time
 
 
+def _growth_training(
+    c: Candidate,
+    grown: TrainingJob,
+    today: TrainingJob,
+    greq: Requirements,
+    cat: Catalog,
+    params: CostParams,
+    cal: Calibration | None,
+) -> tuple[bool, str]:
+    """Does today's layout meet the grown requirements? If not, the path: scale out on the same
+    GPU type, or a larger GPU."""
+    try:
+        est = estimate(_with_layout(grown, today), c.est.hardware, cat, search_largest=False, calibration=cal)
+        g = Candidate(est, c.usd_per_hour)
+        _meets_training(g, greq)
+        if g.ok:
+            return True, ""
+    except GpuwiseError:
+        pass
+    more, _ = _training_candidates(grown, c.est.hardware.gpu, greq, cat, params, cal=cal)
+    ok = [m for m in more if m.ok]
+    if ok:
+        return False, f"scale out to {ok[0].label}"
+    return False, "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)"
+
+
 def _check_growth(
     c: Candidate, grown: Workload, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
 ) -> None:
     """Does today's configuration hold for the workload six months from now? If not, name the path."""
-    assert req.growth is not None
+    if req.growth is None:
+        return
     gpu = c.est.hardware.gpu
     greq = replace(req, qps=req.qps * req.growth.users_factor if req.qps else None, growth=None)
     describe = req.growth.describe()
-    if isinstance(grown, TrainingJob):
-        job = replace(
-            grown,
-            parallel=c.est.workload.parallel,
-            recompute=c.est.workload.recompute,  # type: ignore[union-attr]
-            micro_batch=c.est.workload.micro_batch,
-        )  # type: ignore[union-attr]
-        try:
-            est = estimate(job, c.est.hardware, cat, search_largest=False, calibration=cal)
-            g = Candidate(est, c.usd_per_hour)
-            _meets_training(g, greq)
-            holds = g.ok
-        except GpuwiseError:
-            holds = False
+    today = c.est.workload
+    if isinstance(grown, TrainingJob) and isinstance(today, TrainingJob):
+        holds, path = _growth_training(c, grown, today, greq, cat, params, cal)
         if holds:
             c.growth = {"holds": True, "summary": f"growth ({describe}) still fits and meets the requirements"}
-            return
-        more, _ = _training_candidates(grown, gpu, greq, cat, params, cal=cal)  # scale out on the same GPU type
-        ok = [m for m in more if m.ok]
-        if ok:
-            path = f"scale out to {ok[0].label}"
         else:
-            path = "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)"
-        c.growth = {
-            "holds": False,
-            "upgrade_path": path,
-            "summary": f"growth ({describe}) will not hold on {c.est.hardware.count}x {gpu.id}: {path}",
-        }
+            c.growth = {
+                "holds": False,
+                "upgrade_path": path,
+                "summary": f"growth ({describe}) will not hold on {c.est.hardware.count}x {gpu.id}: {path}",
+            }
         return
-    cands, reason = _serving_candidates(grown, gpu, greq, cat, params, cal)  # type: ignore[arg-type]
+    if not isinstance(grown, InferenceJob):
+        return  # growth keeps the task: a serving candidate grows into a serving job
+    cands, reason = _serving_candidates(grown, gpu, greq, cat, params, cal)
     if not cands:
         c.growth = {
             "holds": False,
@@ -564,9 +592,7 @@ def _check_growth(
         }
         return
     g = cands[0]
-    same = g.est.hardware.count == c.est.hardware.count
-    extra = g.replicas - c.replicas
-    if same and extra <= 0:
+    if g.est.hardware.count == c.est.hardware.count and g.replicas <= c.replicas:
         c.growth = {"holds": True, "summary": f"growth ({describe}) fits today's {c.replicas} replica(s)"}
     else:
         c.growth = {
@@ -583,6 +609,77 @@ def _rank_key(c: Candidate, req: Requirements) -> tuple[Any, ...]:
     return (not c.ok, not c.growth_ok, primary is None, primary or 0.0, secondary or 0.0)
 
 
+def _misses(gpu: GPU, found: list[Candidate]) -> Rejection:
+    """Why no candidate on this GPU type meets the requirements, with the fastest one for a deadline."""
+    misses = sorted({k for c in found for k, v in c.meets.items() if not v["ok"]})
+    best = min(found, key=lambda c: c.time)
+    detail = ""
+    if "deadline" in misses and best.est.training and best.est.training.total_seconds:
+        detail = (
+            f" (fastest: {fmt_seconds(best.est.training.total_seconds)} on {best.label}, "
+            f"bottleneck {best.est.bottleneck})"
+        )
+    return Rejection(gpu.id, f"misses {', '.join(misses)}{detail}")
+
+
+def _gpu_candidates(
+    gpu: GPU,
+    workloads: list[Workload],
+    req: Requirements,
+    cat: Catalog,
+    params: CostParams,
+    cal: Calibration | None,
+) -> tuple[list[Candidate], Rejection | None]:
+    """Every workload variant on one GPU type, and what rules the type out when nothing meets."""
+    if not gpu.peak_flops:
+        return [], Rejection(gpu.id, "no published compute figures: cannot estimate time")
+    if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
+        return [], Rejection(gpu.id, f"no {req.pricing} price in the catalog")
+    found: list[Candidate] = []
+    reasons: list[str] = []
+    for work in workloads:
+        try:
+            if isinstance(work, TrainingJob):
+                if work.precision != "fp32" and work.precision not in gpu.peak_flops:
+                    reasons.append(f"no {work.precision} tensor cores")
+                    continue
+                cands, reason = _training_candidates(work, gpu, req, cat, params, _growth_workload(work, req), cal)
+            else:
+                cands, reason = _serving_candidates(work, gpu, req, cat, params, cal)
+        except GpuwiseError as exc:
+            cands, reason = [], str(exc)
+        found += cands
+        if reason:
+            reasons.append(reason)
+    if not found:
+        return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits")
+    return found, (None if any(c.ok for c in found) else _misses(gpu, found))
+
+
+def _confirm_cheapest(
+    candidates: list[Candidate], req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]
+) -> list[str]:
+    """Simulate the cheapest serving candidates that meet a latency target; returns the note."""
+    if not req.has_latency:
+        return []
+    candidates.sort(key=lambda c: _rank_key(c, req))
+    for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
+        _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
+    return [
+        f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
+        "the others are analytic"
+    ]
+
+
+def _variant(c: Candidate, workloads: list[Workload], grown: list[Workload | None]) -> Workload | None:
+    """The grown form of the workload variant (task and method) a candidate was planned for."""
+    w = c.est.workload
+    for today, later in zip(workloads, grown, strict=True):
+        if type(today) is type(w) and getattr(today, "method", None) == getattr(w, "method", None):
+            return later
+    return None
+
+
 def plan(
     workloads: list[Workload],
     req: Requirements,
@@ -596,71 +693,22 @@ def plan(
     gpus = [cat.gpu(g) for g in req.gpus] if req.gpus else list(cat.gpus.values())
     candidates: list[Candidate] = []
     rejected: list[Rejection] = []
-    notes: list[str] = []
     for gpu in gpus:
-        if not gpu.peak_flops:
-            rejected.append(Rejection(gpu.id, "no published compute figures: cannot estimate time"))
-            continue
-        if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
-            rejected.append(Rejection(gpu.id, f"no {req.pricing} price in the catalog"))
-            continue
-        found: list[Candidate] = []
-        reasons: list[str] = []
-        for work in workloads:
-            try:
-                if isinstance(work, TrainingJob):
-                    if work.precision != "fp32" and work.precision not in gpu.peak_flops:
-                        reasons.append(f"no {work.precision} tensor cores")
-                        continue
-                    cands, reason = _training_candidates(
-                        work, gpu, req, cat, params, _growth_workload(work, req), cals.get(gpu.id)
-                    )
-                else:
-                    cands, reason = _serving_candidates(work, gpu, req, cat, params, cals.get(gpu.id))
-            except GpuwiseError as exc:
-                cands, reason = [], str(exc)
-            found += cands
-            if reason:
-                reasons.append(reason)
-        if not found:
-            rejected.append(Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits"))
-            continue
-        if not any(c.ok for c in found):
-            misses = sorted({k for c in found for k, v in c.meets.items() if not v["ok"]})
-            best = min(found, key=lambda c: c.time)
-            detail = ""
-            if "deadline" in misses and best.est.training and best.est.training.total_seconds:
-                detail = (
-                    f" (fastest: {fmt_seconds(best.est.training.total_seconds)} on {best.label}, "
-                    f"bottleneck {best.est.bottleneck})"
-                )
-            rejected.append(Rejection(gpu.id, f"misses {', '.join(misses)}{detail}"))
+        found, rejection = _gpu_candidates(gpu, workloads, req, cat, params, cals.get(gpu.id))
         candidates += found
-    if req.has_latency:  # confirm the cheapest serving candidates by simulation
-        candidates.sort(key=lambda c: _rank_key(c, req))
-        for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
-            _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
-        notes.append(
-            f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
-            "the others are analytic"
-        )
+        if rejection is not None:
+            rejected.append(rejection)
+    notes = _confirm_cheapest(candidates, req, cat, cals)
     grown = [_growth_workload(w, req) for w in workloads]
-    if req.growth is not None:
-        for c in candidates:
-            if c.ok:
-                idx = next(
-                    i
-                    for i, w in enumerate(workloads)
-                    if type(w) is type(c.est.workload)
-                    and getattr(w, "method", None) == getattr(c.est.workload, "method", None)
-                )
-                g = grown[idx]
-                if g is not None:
-                    _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
+    for c in candidates if req.growth is not None else []:
+        g = _variant(c, workloads, grown) if c.ok else None
+        if g is not None:
+            _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
     candidates.sort(key=lambda c: _rank_key(c, req))
     best_cost = next((c.cost for c in candidates if c.ok and c.cost is not None), None)
+    tie = cat.convention("plan_cost_tie_tolerance")
     for c in candidates:
-        _explain(c, req, best_cost)
+        _explain(c, best_cost, tie)
     if candidates and candidates[0].ok:
         candidates[0].why.insert(
             0, f"the {'cheapest' if req.objective == 'cost' else 'fastest'} configuration that meets every requirement"
