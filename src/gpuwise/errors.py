@@ -23,7 +23,8 @@ class UnknownNameError(UsageError):
         self.kind, self.name = kind, name
         self.suggestions = suggest(name, known)
         hint = f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
-        super().__init__(f"unknown {kind} {name!r}{hint} (`gpuwise {kind}s` lists them)")
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        super().__init__(f"unknown {kind} {shown!r}{hint} (`gpuwise {kind}s` lists them)")
 
 
 class LayoutError(UsageError):
@@ -43,7 +44,7 @@ class RequirementNotMet(GpuwiseError):
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     """Nearest names by edit similarity, plus names that contain what was typed."""
     known = list(known)
-    low = name.strip().lower()
+    low = name.strip().lower()[:200]  # difflib is quadratic: a pasted essay is not a name
 
     def ratio(k: str) -> float:
         return difflib.SequenceMatcher(None, low, k).ratio()

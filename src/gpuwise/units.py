@@ -5,6 +5,7 @@ JSON output is SI base units (bytes, seconds, FLOP/s); these helpers are for peo
 
 from __future__ import annotations
 
+import math
 import re
 
 KiB = 2**10
@@ -15,6 +16,7 @@ KB = 10**3
 MB = 10**6
 GB = 10**9
 TB = 10**12
+MAX_QUANTITY = 1e18  # the largest size, count or duration a person may type
 
 _SIZE_UNITS = {
     "": 1,
@@ -36,30 +38,45 @@ _COUNT_UNITS = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _DURATION_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
+def _finite(value: float, text: object, what: str) -> float:
+    """Sizes and counts a person types are finite and at most 1e18 (an exabyte; no overflow later)."""
+    if not math.isfinite(value) or abs(value) > MAX_QUANTITY:
+        raise ValueError(f"{what} {str(text)[:40]!r} is out of range (at most {MAX_QUANTITY:.0e})")
+    return value
+
+
 def parse_bytes(text: str | int | float) -> int:
     """'24GiB', '80GB', '512MiB', 1024 -> bytes. Bare numbers are bytes."""
     if isinstance(text, int | float):
-        return int(text)
-    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)\s*", text)
+        return int(_finite(float(text) if abs(text) < 1e300 else math.inf, text, "size"))
+    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)\s*", text[:200])
     if not m or m.group(2).lower() not in _SIZE_UNITS:
-        raise ValueError(f"not a size: {text!r} (examples: 24GiB, 80GB, 512MiB)")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+        raise ValueError(f"not a size: {text[:40]!r} (examples: 24GiB, 80GB, 512MiB)")
+    try:
+        number = float(m.group(1))
+    except ValueError:
+        raise ValueError(f"not a size: {text[:40]!r} (examples: 24GiB, 80GB, 512MiB)") from None
+    return int(_finite(number * _SIZE_UNITS[m.group(2).lower()], text, "size"))
 
 
 def parse_count(text: str | int | float) -> float:
     """'2T', '300B', '1.5M', 1e9 -> a count (tokens, samples). B means billion here."""
     if isinstance(text, int | float):
-        return float(text)
-    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]?)\s*", text)
+        return _finite(float(text) if abs(text) < 1e300 else math.inf, text, "count")
+    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]?)\s*", text[:200])
     if not m or m.group(2).lower() not in _COUNT_UNITS:
-        raise ValueError(f"not a count: {text!r} (examples: 2T, 300B, 1.5M, 1e9)")
-    return float(m.group(1)) * _COUNT_UNITS[m.group(2).lower()]
+        raise ValueError(f"not a count: {text[:40]!r} (examples: 2T, 300B, 1.5M, 1e9)")
+    try:
+        number = float(m.group(1))
+    except ValueError:
+        raise ValueError(f"not a count: {text[:40]!r} (examples: 2T, 300B, 1.5M, 1e9)") from None
+    return _finite(number * _COUNT_UNITS[m.group(2).lower()], text, "count")
 
 
 def parse_duration(text: str | int | float) -> float:
     """'2h', '3d', '90m', '1h30m', 3600 -> seconds."""
     if isinstance(text, int | float):
-        return float(text)
+        return _finite(float(text) if abs(text) < 1e300 else math.inf, text, "duration")
     parts = re.findall(r"([0-9.]+)\s*([a-zA-Z]+)", text)
     rebuilt = "".join(f"{n}{u}" for n, u in parts)
     if not parts or rebuilt != re.sub(r"\s+", "", text):
@@ -67,9 +84,12 @@ def parse_duration(text: str | int | float) -> float:
     total = 0.0
     for number, unit in parts:
         if unit.lower() not in _DURATION_UNITS:
-            raise ValueError(f"unknown time unit {unit!r} in {text!r} (use s, m, h, d, w)")
-        total += float(number) * _DURATION_UNITS[unit.lower()]
-    return total
+            raise ValueError(f"unknown time unit {unit!r} in {text[:40]!r} (use s, m, h, d, w)")
+        try:
+            total += float(number) * _DURATION_UNITS[unit.lower()]
+        except ValueError:
+            raise ValueError(f"not a duration: {text[:40]!r} (examples: 2h, 3d, 90m, 1h30m)") from None
+    return _finite(total, text, "duration")
 
 
 def fmt_gib(n_bytes: float, digits: int = 1) -> str:
