@@ -1,4 +1,8 @@
-"""`gpuwise bench`: run benchmarks with progress bars, store them, and the acceptance check."""
+"""`gpuwise bench`: run benchmarks with progress bars, store them, and the acceptance check.
+
+Imported only when `gpuwise bench` runs; torch, SQLAlchemy and rich load inside the functions
+that use them (`accept` against a baseline file needs none of them).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.errors import UsageError
-from gpuwise.store import open_store
 
 # What the acceptance check compares: (benchmark, measurement name, the params that must match).
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
@@ -48,6 +51,8 @@ def run_bench(names: list[str], quick: bool, device: str | None, db: str | None,
             raise UsageError(f"benchmarks need PyTorch: pip install 'gpuwise[bench]' ({exc})") from None
     run_id = None
     if store:
+        from gpuwise.store import open_store  # SQLAlchemy: only when results are saved
+
         with open_store(db) as s:
             run_id = s.save_run(host, measurements, "gpuwise bench " + shlex.join(names), quick)
     if as_json:
@@ -95,6 +100,8 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
         gpu_id = card.get("host", {}).get("gpu_id")
         if not gpu_id:
             raise UsageError("the card's results name no catalog GPU: give a baseline file instead of 'db'")
+        from gpuwise.store import open_store
+
         with open_store(db) as s:
             rows = s.results(gpu_id=gpu_id, include_quick=False)
         base = [{"benchmark": r.benchmark, "name": r.name, "value": r.value, "params": r.params} for r in rows]
