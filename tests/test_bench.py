@@ -1,10 +1,13 @@
 """The benchmarks, run for real on the host in quick mode: the numbers they return are sane
-(positive, finite, right units, consistent with each other and with hand computation)."""
+(positive, finite, right units, consistent with each other and with hand computation). No test
+here compares one timing with another or with a threshold that a loaded machine could miss: those
+comparisons live in benchmarks/test_bench_measure.py."""
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,10 +71,6 @@ def by_key(ms):
     return out
 
 
-def within_10x(a, b) -> None:
-    assert 0.1 < a / b < 10, (a, b)
-
-
 # ----- runs shared by several tests (each benchmark once or twice) ---------------------------------
 @pytest.fixture(scope="module")
 def matmul_runs():
@@ -127,19 +126,26 @@ def test_matmul_units_dtypes_and_best(matmul_runs):
         assert len(shapes) >= 4
         assert all(max(m.params["m"], m.params["n"], m.params["k"]) <= 512 for m in shapes)
         assert set(best.params) == {"dtype", "m", "n", "k"}
-        assert all(best.value >= m.value for m in shapes)
         assert best.value == max(m.value for m in shapes)
+        assert best.samples == tuple(m.value for m in shapes)  # the median of every shape
         for m in shapes:
-            assert m.value == pytest.approx(sorted(m.samples)[len(m.samples) // 2], rel=0.5)
+            assert m.value == statistics.median(m.samples)
     fp32 = max(m.value for m in ms if m.name == "best" and m.params["dtype"] == "fp32")
-    assert 1e8 < fp32 < 1e14  # a CPU does between 0.1 GFLOP/s and 100 TFLOP/s
+    assert fp32 < 1e14  # no CPU does 100 TFLOP/s of fp32: a unit slip, not noise (load only slows)
 
 
-def test_matmul_repeatable_within_10x(matmul_runs):
+def test_matmul_repeats_the_same_cases(matmul_runs):
+    """Two runs measure the same dtypes and shapes, each within the quick repetition bounds; how
+    close their rates are is a timing question (benchmarks/test_bench_measure.py)."""
     first, second = by_key(matmul_runs[0]), by_key(matmul_runs[1])
     assert first.keys() == second.keys()
     for key, m in first.items():
-        within_10x(m.value, second[key].value)
+        other = second[key]
+        assert (m.unit, m.params.keys()) == (other.unit, other.params.keys())
+        if m.name == "shape":
+            assert m.params == other.params and 5 <= len(m.samples) <= 50 and 5 <= len(other.samples) <= 50
+        else:
+            assert len(m.samples) == len(other.samples) >= 4  # one median per shape
 
 
 def test_matmul_dtype_selection_and_errors():
@@ -160,9 +166,9 @@ def test_membw_copy_and_repeatable():
     for ms in runs:
         sane(ms, "membw", "bytes/s")
         (m,) = ms
-        assert m.name == "copy" and m.params["bytes"] >= 64 * 2**20
-        assert 1e8 < m.value < 1e13
-    within_10x(runs[0][0].value, runs[1][0].value)
+        assert m.name == "copy" and m.params == {"bytes": 64 * 2**20}  # quick: one 64 MiB buffer
+        assert 7 <= len(m.samples) <= 30 and m.value == statistics.median(m.samples)
+        assert m.value < 1e13  # 10 TB/s is beyond any host's memory: a unit slip, not noise
 
 
 def test_h2d_on_cpu_says_no_device_was_involved():
@@ -254,15 +260,14 @@ def test_io_reads_a_users_directory(tmp_path):
         io("cpu", True, None, path=tmp_path / "missing")
 
 
-def test_io_says_which_package_a_format_needs(tmp_path):
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        (tmp_path / "x.parquet").write_bytes(b"PAR1")
-        with pytest.raises(UsageError, match="pyarrow"):
-            io("cpu", True, None, path=tmp_path)
-    else:
-        pytest.skip("pyarrow is installed")
+@pytest.mark.parametrize(
+    ("module", "package", "file"), [("pyarrow", "pyarrow", "x.parquet"), ("PIL", "Pillow", "x.png")]
+)
+def test_io_says_which_package_a_format_needs(tmp_path, monkeypatch, module, package, file):
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed: importing it fails
+    (tmp_path / file).write_bytes(b"PAR1")
+    with pytest.raises(UsageError, match=package):
+        io("cpu", True, None, path=tmp_path)
 
 
 def test_io_reads_parquet_and_arrow_files(tmp_path):
@@ -299,9 +304,12 @@ def test_step_parts_add_up_to_the_total(step_run):
     assert list(named) == ["data", "forward", "backward", "optimizer", "total"]
     total = named["total"]
     parts = [named[n] for n in ("data", "forward", "backward", "optimizer")]
-    for i, t in enumerate(total.samples):  # every repetition: the parts are the total
+    assert all(len(m.samples) == 5 for m in ms)  # quick: five timed steps
+    for i, t in enumerate(total.samples):  # every repetition: the parts are the total, by construction
+        assert all(p.samples[i] >= 0 for p in parts)
         assert sum(p.samples[i] for p in parts) == pytest.approx(t, rel=1e-9)
-    assert sum(p.value for p in parts) == pytest.approx(total.value, rel=0.3)  # medians: close
+    for m in ms:  # each reported value is the median of its own repetitions
+        assert m.value == statistics.median(m.samples)
 
 
 def test_step_quick_stand_in_is_shrunk_and_says_so(step_run):
@@ -341,9 +349,14 @@ def check_latency(ms, rate: float) -> None:
     assert list(named) == ["p50", "p95", "p99", "achieved-rate"]
     for q in ("p50", "p95", "p99"):
         assert named[q].unit == "seconds" and math.isfinite(named[q].value) and named[q].value > 0
+        assert named[q].value == percentile(list(named[q].samples), int(q[1:]))
     assert named["achieved-rate"].unit == "1/s"
     assert named["p50"].value <= named["p95"].value <= named["p99"].value
-    assert 0.5 * rate <= named["achieved-rate"].value <= 1.5 * rate
+    # open loop: the last request cannot finish before it arrives, so the achieved rate is at most
+    # completed / last arrival time (a load can only lower it)
+    p = named["achieved-rate"].params
+    last_arrival = arrival_offsets(rate, p["requests"], p["arrival"])[-1]
+    assert p["rate"] == rate and 0 < named["achieved-rate"].value <= p["completed"] / last_arrival
 
 
 def test_latency_in_process_model_open_loop():
