@@ -1,0 +1,134 @@
+"""A bounded, seeded fuzzer over the command line: hostile values in every schema field never give a
+traceback (exit 70), a hang, or a non-finite number in JSON; the exit code is always 0, 1 or 2."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from gpuwise.cli.app import main
+from gpuwise.workload.schema import FieldInfo, fields
+
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "",
+        " ",
+        "0",
+        "-1",
+        "1e400",
+        "-1e400",
+        "nan",
+        "inf",
+        "-inf",
+        "9" * 400,
+        "1.5",
+        "2T",
+        "120KB",
+        "2GB/s",
+        "x" * 5000,
+        "../../etc/passwd",
+        "/dev/zero",
+        "<script>alert(1)</script>",
+        "llama-2-7b",
+        "h100-sxm:8",
+        "h100-sxm:0",
+        "h100-sxm:-3",
+        "h100-sxm:1e9",
+        "a10:99999999999999999999",
+        "full,lora,qlora",
+        "\u00e9\u4e2d",
+        "\x00",
+        "true",
+        "30d",
+        "1h30m",
+    ]
+)
+
+
+def _value(f: FieldInfo) -> st.SearchStrategy[str]:
+    """Half plausible (the field's example or one of its choices), half hostile."""
+    plausible = st.sampled_from(f.choices) if f.choices else st.just(str(f.example))
+    hostile = st.one_of(
+        HOSTILE_TEXT,
+        st.integers(-(10**30), 10**30).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    )
+    return st.one_of(plausible, plausible, plausible, hostile, hostile)
+
+
+def _args(command: str, sections: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    pool = [f for s in sections for f in fields(s)]
+
+    @st.composite
+    def build(draw: Any) -> list[str]:
+        chosen = draw(st.lists(st.sampled_from(pool), min_size=0, max_size=6, unique_by=lambda f: f.name))
+        args = [command, "--model", draw(st.sampled_from(["llama-2-7b", "resnet-50", "bert-base-uncased"]))]
+        if command == "estimate":
+            args += ["--gpu", draw(st.sampled_from(["a10", "h100-sxm:8", "l4:2", "t4"]))]
+        else:
+            args += ["--gpus", draw(st.sampled_from(["a10", "l4", "a10,t4"]))]
+        for f in chosen:
+            if f.kind is bool:
+                args.append(draw(st.sampled_from([f.flag, "--no-" + f.flag[2:]])))
+            else:
+                args += [f.flag, draw(_value(f))]
+        return [*args, "--json"]
+
+    return build()
+
+
+def _run(args: list[str], capsys: Any) -> tuple[int, str, str]:
+    argv = sys.argv
+    sys.argv = ["gpuwise", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _finite(doc: Any) -> bool:
+    if isinstance(doc, float):
+        return math.isfinite(doc)
+    if isinstance(doc, dict):
+        return all(_finite(v) for v in doc.values())
+    if isinstance(doc, list):
+        return all(_finite(v) for v in doc)
+    return True
+
+
+def _check(args: list[str], capsys: Any) -> None:
+    code, out, err = _run(args, capsys)
+    assert code in (0, 1, 2), (args, code, err[-2000:])
+    assert "Traceback" not in err and "internal error" not in err, (args, err[-2000:])
+    if code in (0, 1) and out.strip().startswith(("{", "[")):
+        doc = json.loads(out, parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
+        assert _finite(doc), args
+
+
+FUZZ = settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None
+)
+
+
+@seed(20261201)
+@FUZZ
+@given(args=_args("estimate", ("workload", "hardware", "target")))
+def test_fuzz_estimate(args, capsys):
+    _check(args, capsys)
+
+
+@seed(20261202)
+@settings(FUZZ, max_examples=60)
+@given(args=_args("plan", ("workload", "target", "plan")))
+def test_fuzz_plan(args, capsys):
+    _check(args, capsys)
