@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from gpuwise.catalog import GPU, ModelArch
+if TYPE_CHECKING:  # annotations only: the CLI builds its options from these specs without the catalog
+    from gpuwise.catalog import GPU, ModelArch
 
 Task = Literal["pretrain", "finetune", "inference"]
 Method = Literal["full", "lora", "qlora"]
