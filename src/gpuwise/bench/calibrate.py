@@ -14,11 +14,16 @@ from gpuwise.estimate.rates import Calibration
 class Row(Protocol):
     """What calibration needs of a stored result (the store's ResultRow)."""
 
-    gpu_id: str | None
-    benchmark: str
-    name: str
-    value: float
-    params: dict[str, Any]
+    @property
+    def gpu_id(self) -> str | None: ...
+    @property
+    def benchmark(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
 
 
 def calibrations(rows: Iterable[Row]) -> dict[str, Calibration]:
