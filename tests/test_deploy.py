@@ -3,6 +3,8 @@ follows the interconnect, MIG only where the catalog has it, pools are sized fro
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -24,7 +26,8 @@ from typer.testing import CliRunner
 from gpuwise.catalog import load_catalog
 from gpuwise.cli.deploy_cmd import register
 from gpuwise.deploy import gpu as gpuinfo
-from gpuwise.deploy.manifests import DeployOptions, candidate_manifests, plan_manifests, split_reasons, why
+from gpuwise.deploy.common import DeployOptions, make, split_reasons, why
+from gpuwise.deploy.manifests import candidate_manifests, plan_manifests
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.pools import RECLAIMER_SCRIPT, plan_from_file, plan_pools, plan_pools_file, pool_manifests
 from gpuwise.deploy.validate import load_crds, validate
@@ -149,8 +152,6 @@ def test_triton_for_non_llm_models():
 def test_tensor_parallel_serving_gets_shm_and_tp():
     result = _plan("chat-7b-serving.yaml", ("h100-sxm",))
     c = result.chosen
-    import dataclasses
-
     from gpuwise.workload import Parallelism
 
     work = dataclasses.replace(c.est.workload, parallel=Parallelism(tp=2))
@@ -162,6 +163,76 @@ def test_tensor_parallel_serving_gets_shm_and_tp():
     assert "--tensor-parallel-size=2" in container["args"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 2
     assert any(v.get("emptyDir", {}).get("medium") == "Memory" for v in spec["volumes"])
+
+
+def _catalog_with(**values):
+    """The packaged catalog with some conventions set to other values."""
+    cat = load_catalog()
+    conv = {k: c.model_copy(update={"value": values.get(k, c.value)}) for k, c in cat.conventions.items()}
+    assert set(values) <= set(conv)
+    return dataclasses.replace(cat, conventions=conv)
+
+
+def _volume(spec, name):
+    return next(v for v in spec["volumes"] if v["name"] == name)
+
+
+def test_serving_numbers_come_from_the_catalog():
+    # Mistral-7B (7,241,732,096 parameters) in bf16 on one H100 (80 GiB); the plan needs 21.6 GiB
+    result = _plan("chat-7b-serving.yaml", ("h100-sxm",))
+    assert result.chosen.est.memory.per_gpu.weights == 2 * 7_241_732_096
+    spec, container = _container(plan_manifests(result, DeployOptions()), "Deployment")
+    assert "--gpu-memory-utilization=0.90" in container["args"]  # 21.6/80 + 0.02 = 0.29 < vLLM's 0.90
+    assert _volume(spec, "model-cache")["emptyDir"]["sizeLimit"] == "18Gi"  # 14.48e9 B x 1.3 = 17.5 GiB
+    cat = _catalog_with(serving_memory_utilization=0.8, model_cache_headroom=0.5)
+    spec, container = _container(plan_manifests(result, DeployOptions(), cat), "Deployment")
+    assert "--gpu-memory-utilization=0.80" in container["args"]
+    assert _volume(spec, "model-cache")["emptyDir"]["sizeLimit"] == "21Gi"  # x 1.5 = 20.2 GiB
+    cat = _catalog_with(model_cache_min_bytes=32 * 2**30)
+    spec, _ = _container(plan_manifests(result, DeployOptions(), cat), "Deployment")
+    assert _volume(spec, "model-cache")["emptyDir"]["sizeLimit"] == "32Gi"
+    # three 21.6 GiB replicas fit in 80 GiB: each takes floor((1/3 - 0.02) x 100) / 100 = 0.31
+    _, container = _container(plan_manifests(result, DeployOptions(sharing="time-slicing")), "Deployment")
+    assert "--gpu-memory-utilization=0.31" in container["args"]
+    # at most two slices per GPU: each takes floor((1/2 - 0.05) x 100) / 100 = 0.45
+    cat = _catalog_with(time_slices_max=2, serving_memory_margin=0.05)
+    shared = plan_manifests(result, DeployOptions(sharing="time-slicing"), cat)
+    _, container = _container(shared, "Deployment")
+    assert "--gpu-memory-utilization=0.45" in container["args"]
+    assert shared.node_labels[0].value == "h100-sxm-x2"
+
+
+def test_shared_memory_size_comes_from_the_catalog():
+    cat = load_catalog()
+    work = build_workload(
+        {"model": "llama-2-7b", "task": "finetune", "method": "lora", "micro_batch": 1, "tokens": "1B"}, cat
+    )
+    for gpus, default_gib, small_gib in [("h100-sxm:8", "64Gi", "32Gi"), ("l40s:2", "16Gi", "16Gi")]:
+        c = Candidate(estimate(work, build_hardware(gpus, cat), cat, search_largest=False), 10.0)
+        spec, _ = _container(candidate_manifests(c, DeployOptions(), cat), "Job")
+        assert _volume(spec, "dshm")["emptyDir"]["sizeLimit"] == default_gib  # max(16 GiB, 8 GiB x GPUs)
+        small = _catalog_with(shm_bytes_per_gpu=4 * 2**30)
+        spec, _ = _container(candidate_manifests(c, DeployOptions(), small), "Job")
+        assert _volume(spec, "dshm")["emptyDir"]["sizeLimit"] == small_gib  # max(16 GiB, 4 GiB x GPUs)
+
+
+def test_dev_pool_time_slices_come_from_the_catalog():
+    team = {"team": {"engineers": 6, "gpu": "a10"}}
+    dev = plan_pools(team, EXAMPLES).pools["dev"]
+    assert (dev.gpus, dev.sharing["per_gpu"]) == (2, 3)  # ceil(6 / 3) GPUs, 6 engineers on 2 GPUs
+    dev = plan_pools(team, EXAMPLES, catalog=_catalog_with(time_slices_max=2)).pools["dev"]
+    assert (dev.gpus, dev.sharing["per_gpu"]) == (3, 2)  # 2 slices per GPU: ceil(6 / 2) GPUs
+
+
+def test_deploy_functions_stay_short():
+    """The builders are split by object kind; none grows past 80 lines again."""
+    src = ROOT / "src" / "gpuwise"
+    long = []
+    for path in [*sorted((src / "deploy").glob("*.py")), src / "cli" / "deploy_cmd.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and (node.end_lineno or node.lineno) - node.lineno + 1 > 80:
+                long.append(f"{path.name}:{node.name}")
+    assert long == []
 
 
 # ------------------------------------------------------------------------------------------
@@ -229,20 +300,20 @@ def test_training_refuses_sharing():
 # ------------------------------------------------------------------------------------------
 def test_nccl_follows_the_interconnect():
     cat = load_catalog()
-    ib_fab, ib = nccl_env(build_hardware("h100-sxm:16", cat, network="ib-ndr"), cat)
-    ib = {e.name: e.value for e in ib}
+    ib_fab, ib_vars = nccl_env(build_hardware("h100-sxm:16", cat, network="ib-ndr"), cat)
+    ib = {e.name: e.value for e in ib_vars}
     assert ib_fab.inter == "infiniband"
     assert ib["NCCL_IB_DISABLE"] == "0" and ib["NCCL_IB_HCA"] and ib["NCCL_NET_GDR_LEVEL"]
     assert "NCCL_IB_GID_INDEX" not in ib and "NCCL_P2P_LEVEL" not in ib
 
-    roce_fab, roce = nccl_env(build_hardware("h100-sxm:16", cat, network="roce-400g"), cat)
-    roce = {e.name: e.value for e in roce}
+    roce_fab, roce_vars = nccl_env(build_hardware("h100-sxm:16", cat, network="roce-400g"), cat)
+    roce = {e.name: e.value for e in roce_vars}
     assert roce_fab.inter == "roce"
     assert roce["NCCL_IB_GID_INDEX"] == "3" and roce["NCCL_SOCKET_IFNAME"] and roce["NCCL_IB_DISABLE"] == "0"
     assert "NCCL_NET_GDR_LEVEL" not in roce
 
-    pcie_fab, pcie = nccl_env(build_hardware("l40s:4", cat), cat)
-    pcie = {e.name: e.value for e in pcie}
+    pcie_fab, pcie_vars = nccl_env(build_hardware("l40s:4", cat), cat)
+    pcie = {e.name: e.value for e in pcie_vars}
     assert pcie_fab.inter is None and pcie_fab.intra == "pcie"
     assert pcie["NCCL_P2P_LEVEL"] == "PXB" and pcie["NCCL_IB_DISABLE"] == "1"
     assert not {"NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_NET_GDR_LEVEL", "NCCL_SOCKET_IFNAME"} & set(pcie)
@@ -458,8 +529,6 @@ def test_reasons_and_writer_round_trip(tmp_path):
 
 
 def test_writer_keeps_a_trailing_ellipsis():
-    from gpuwise.deploy.manifests import make
-
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": "loading...", "b": "..."}}
     assert yaml.safe_load(dump(make(body, "x.yaml", "test"))) == body
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from gpuwise.deploy.common import Bundle, DeployOptions
+    from gpuwise.deploy.validate import Report
 
 
 def register(app: typer.Typer) -> None:
@@ -61,10 +65,9 @@ def deploy(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout."""
-    from gpuwise.deploy.manifests import DEFAULT_PROMETHEUS, DeployOptions, plan_manifests
-    from gpuwise.deploy.pools import is_pools_file, plan_from_file, plan_pools, pool_manifests
+    from gpuwise.deploy.common import DEFAULT_PROMETHEUS, DeployOptions
     from gpuwise.deploy.validate import validate
-    from gpuwise.deploy.writer import files, write
+    from gpuwise.deploy.writer import write
     from gpuwise.errors import UsageError
     from gpuwise.files import read_yaml
 
@@ -84,41 +87,55 @@ def deploy(
         script=script,
         prometheus_url=prometheus or DEFAULT_PROMETHEUS,
     ).checked()
-    notes: list[str] = []
-    if is_pools_file(doc):
-        if sharing != "none":
-            raise UsageError("--sharing applies to one serving plan; a pools file shares its dev pool by itself")
-        pools = plan_pools(doc, plan_file.parent, source=plan_file.name, prefix=namespace)
-        bundle = pool_manifests(pools, options)
-        title = f"Pools: {pools.name} ({pools.engineers} engineers)"
-    else:
-        result, file_network, notes = plan_from_file(plan_file)
-        if file_network and network is None:
-            from dataclasses import replace
-
-            options = replace(options, network=file_network)
-        bundle = plan_manifests(result, options)
-        title = f"Deploy: {bundle.summary.get('plan', '?')}"
-    bundle.notes = notes + bundle.notes
+    bundle, title = _bundle(plan_file, doc, options, namespace)
     report = validate(bundle.manifests, crds, k8s_version)
     written: list[Path] = []
     if not dry_run and out is not None:
         written = write(bundle, out)
     if as_json:
-        payload = {
-            **bundle.as_dict(),
-            "validation": report.as_dict(),
-            "dry_run": dry_run,
-            "files": [str(p) for p in written] if written else sorted(files(bundle)),
-        }
-        sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+        _print_json(bundle, report, written, dry_run)
     else:
         _show(title, bundle, report, written, out, dry_run)
     if not report.ok:
         raise typer.Exit(1)
 
 
-def _show(title: str, bundle: Any, report: Any, written: list[Path], out: Path | None, dry_run: bool) -> None:
+def _bundle(plan_file: Path, doc: dict[str, Any], options: DeployOptions, prefix: str | None) -> tuple[Bundle, str]:
+    """(the manifests, a title): pools for a pools file, else the plan file's chosen configuration.
+    A plan file's `network:` applies unless --network was given."""
+    from dataclasses import replace
+
+    from gpuwise.deploy.manifests import plan_manifests
+    from gpuwise.deploy.pools import is_pools_file, plan_from_file, plan_pools, pool_manifests
+    from gpuwise.errors import UsageError
+
+    if is_pools_file(doc):
+        if options.sharing != "none":
+            raise UsageError("--sharing applies to one serving plan; a pools file shares its dev pool by itself")
+        pools = plan_pools(doc, plan_file.parent, source=plan_file.name, prefix=prefix)
+        return pool_manifests(pools, options), f"Pools: {pools.name} ({pools.engineers} engineers)"
+    result, file_network, notes = plan_from_file(plan_file)
+    if file_network and options.network is None:
+        options = replace(options, network=file_network)
+    bundle = plan_manifests(result, options)
+    bundle.notes = notes + bundle.notes
+    return bundle, f"Deploy: {bundle.summary.get('plan', '?')}"
+
+
+def _print_json(bundle: Bundle, report: Report, written: list[Path], dry_run: bool) -> None:
+    """Everything as JSON: the objects, node labels, notes, validation and the files."""
+    from gpuwise.deploy.writer import files
+
+    payload = {
+        **bundle.as_dict(),
+        "validation": report.as_dict(),
+        "dry_run": dry_run,
+        "files": [str(p) for p in written] if written else sorted(files(bundle)),
+    }
+    sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+
+
+def _show(title: str, bundle: Bundle, report: Report, written: list[Path], out: Path | None, dry_run: bool) -> None:
     from rich.console import Console
     from rich.markup import escape as e
     from rich.table import Table

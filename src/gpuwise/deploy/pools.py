@@ -20,30 +20,28 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, load_catalog
 from gpuwise.deploy import gpu as gpuinfo
-from gpuwise.deploy.manifests import (
+from gpuwise.deploy.common import (
     DEFAULT_PROMETHEUS,
-    RECLAIMER_IMAGE,
-    TIME_SLICES_MAX,
     Bundle,
+    DeployConventions,
     DeployOptions,
     Manifest,
-    Sharing,
-    _dns_label,
-    _growth_replicas,
-    _meta,
-    inference_manifests,
+    dns_label,
     make,
+    meta,
     namespace_manifest,
-    sharing_layout,
     slug,
-    training_manifests,
     why,
 )
+from gpuwise.deploy.inference import growth_replicas, inference_manifests
+from gpuwise.deploy.sharing import Sharing, sharing_layout
+from gpuwise.deploy.training import training_manifests
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.plan import PlanResult
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
@@ -190,6 +188,73 @@ def plan_pools_file(path: str | Path, catalog: Catalog | None = None, prefix: st
     return plan_pools(read_yaml(p), p.parent, catalog, source=p.name, prefix=prefix)
 
 
+@dataclass(frozen=True)
+class _Team:
+    engineers: int
+    per_gpu: float  # engineers sharing one physical dev GPU
+    idle: int  # minutes before an idle dev GPU is reclaimed
+    stated: frozenset[str]  # which of engineers_per_gpu / idle_minutes the file sets itself
+
+
+def _team(doc: dict[str, Any], source: str) -> _Team:
+    """The `team:` block, checked: engineers, engineers per GPU, idle minutes."""
+    team = doc.get("team")
+    if not isinstance(team, dict) or "engineers" not in team:
+        raise ConfigError(f"{source}: 'team' must be a mapping with 'engineers', e.g. team: {{engineers: 10}}")
+    unknown = set(team) - {"engineers", "engineers_per_gpu", "engineers-per-gpu", "idle_minutes", "idle-minutes", "gpu"}
+    if unknown:
+        raise ConfigError(f"{source}: unknown team field(s) {', '.join(sorted(unknown))}")
+    engineers = _int(team["engineers"], "team.engineers")
+    per_gpu_raw: Any = team.get("engineers_per_gpu", team.get("engineers-per-gpu", ENGINEERS_PER_GPU))
+    try:
+        per_gpu = float(per_gpu_raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"team.engineers_per_gpu must be a number; got {per_gpu_raw!r}") from None
+    if per_gpu <= 0:
+        raise ConfigError("team.engineers_per_gpu must be positive")
+    idle = _int(team.get("idle_minutes", team.get("idle-minutes", IDLE_MINUTES)), "team.idle_minutes")
+    stated = {k.replace("-", "_") for k in team} & {"engineers_per_gpu", "idle_minutes"}
+    return _Team(engineers, per_gpu, idle, frozenset(stated))
+
+
+def _plan_entry(entry: Any, i: int, base_dir: Path, source: str) -> tuple[PoolWorkload, list[str]]:
+    """Plan one `workloads:` entry (a plan file or an inline workload): (the workload, notes)."""
+    from gpuwise.api import make_plan
+
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{source}: workloads[{i}] must be a mapping")
+    pool = str(entry.get("pool", "")).lower()
+    if pool not in POOL_NAMES:
+        raise ConfigError(
+            f"{source}: workloads[{i}].pool must be one of {', '.join(POOL_NAMES)}; got {entry.get('pool')!r}"
+        )
+    overrides = entry.get("requirements") or {}
+    if not isinstance(overrides, dict):
+        raise ConfigError(f"{source}: workloads[{i}].requirements must be a mapping")
+    notes: list[str] = []
+    if "plan" in entry:
+        result, network, notes = plan_from_file(base_dir / str(entry["plan"]), overrides)
+        name = str(entry.get("name") or Path(str(entry["plan"])).stem)
+        src = str(entry["plan"])
+    elif "workload" in entry:
+        work = entry["workload"]
+        if not isinstance(work, dict):
+            raise ConfigError(f"{source}: workloads[{i}].workload must be a mapping")
+        work = {k.replace("-", "_"): v for k, v in work.items()}
+        result = make_plan(work, {k.replace("-", "_"): v for k, v in overrides.items()}, entry.get("costs") or {})
+        network = entry.get("network")
+        name = str(entry.get("name") or f"{pool}-{i}")
+        src = "inline"
+    else:
+        raise ConfigError(f"{source}: workloads[{i}] needs 'plan: FILE' or an inline 'workload:'")
+    if result.chosen is None:
+        raise UsageError(
+            f"{source}: workload {name!r} ({pool}) has no configuration that meets its requirements "
+            "(`gpuwise plan` shows why)"
+        )
+    return PoolWorkload(name, pool, src, result, network), notes
+
+
 def plan_pools(
     doc: dict[str, Any],
     base_dir: Path,
@@ -198,84 +263,42 @@ def plan_pools(
     prefix: str | None = None,
 ) -> PoolPlan:
     """Plan every workload of a pools document, then size the dev, train and inference pools."""
-    from gpuwise.api import make_plan
-
     catalog = catalog or load_catalog()
-    team = doc.get("team")
-    if not isinstance(team, dict) or "engineers" not in team:
-        raise ConfigError(f"{source}: 'team' must be a mapping with 'engineers', e.g. team: {{engineers: 10}}")
-    unknown = set(team) - {"engineers", "engineers_per_gpu", "engineers-per-gpu", "idle_minutes", "idle-minutes", "gpu"}
-    if unknown:
-        raise ConfigError(f"{source}: unknown team field(s) {', '.join(sorted(unknown))}")
-    engineers = _int(team["engineers"], "team.engineers")
-    per_gpu_raw = team.get("engineers_per_gpu", team.get("engineers-per-gpu", ENGINEERS_PER_GPU))
-    try:
-        per_gpu = float(per_gpu_raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"team.engineers_per_gpu must be a number; got {per_gpu_raw!r}") from None
-    if per_gpu <= 0:
-        raise ConfigError("team.engineers_per_gpu must be positive")
-    idle = _int(team.get("idle_minutes", team.get("idle-minutes", IDLE_MINUTES)), "team.idle_minutes")
+    team = _team(doc, source)
     prefix = prefix or str(doc.get("namespace_prefix", doc.get("namespace-prefix", "ml")))
     for pool in POOL_NAMES:
-        _dns_label(f"{prefix}-{pool}", "namespace_prefix")
+        dns_label(f"{prefix}-{pool}", "namespace_prefix")
     entries = doc.get("workloads") or []
     if not isinstance(entries, list):
         raise ConfigError(f"{source}: 'workloads' must be a list")
     planned: list[PoolWorkload] = []
     notes: list[str] = []
     for i, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{source}: workloads[{i}] must be a mapping")
-        pool = str(entry.get("pool", "")).lower()
-        if pool not in POOL_NAMES:
-            raise ConfigError(
-                f"{source}: workloads[{i}].pool must be one of {', '.join(POOL_NAMES)}; got {entry.get('pool')!r}"
-            )
-        overrides = entry.get("requirements") or {}
-        if not isinstance(overrides, dict):
-            raise ConfigError(f"{source}: workloads[{i}].requirements must be a mapping")
-        if "plan" in entry:
-            plan_path = base_dir / str(entry["plan"])
-            result, network, file_notes = plan_from_file(plan_path, overrides)
-            notes += file_notes
-            name = str(entry.get("name") or Path(str(entry["plan"])).stem)
-            src = str(entry["plan"])
-        elif "workload" in entry:
-            work = entry["workload"]
-            if not isinstance(work, dict):
-                raise ConfigError(f"{source}: workloads[{i}].workload must be a mapping")
-            work = {k.replace("-", "_"): v for k, v in work.items()}
-            result = make_plan(work, {k.replace("-", "_"): v for k, v in overrides.items()}, entry.get("costs") or {})
-            network = entry.get("network")
-            name = str(entry.get("name") or f"{pool}-{i}")
-            src = "inline"
-        else:
-            raise ConfigError(f"{source}: workloads[{i}] needs 'plan: FILE' or an inline 'workload:'")
-        if result.chosen is None:
-            raise UsageError(
-                f"{source}: workload {name!r} ({pool}) has no configuration that meets its requirements "
-                "(`gpuwise plan` shows why)"
-            )
-        planned.append(PoolWorkload(name, pool, src, result, network))
+        workload, entry_notes = _plan_entry(entry, i, base_dir, source)
+        planned.append(workload)
+        notes += entry_notes
     train = _train_pool(planned, f"{prefix}-train")
     inference = _inference_pool(planned, f"{prefix}-inference")
-    dev = _dev_pool(planned, f"{prefix}-dev", engineers, per_gpu, idle, team.get("gpu"), catalog, train, inference)
+    gpu, gpu_why = _dev_gpu(planned, doc["team"].get("gpu"), catalog, train, inference)
+    dev = _dev_pool(planned, f"{prefix}-dev", team, (gpu, gpu_why), DeployConventions.from_catalog(catalog))
     assumptions = [
-        f"dev pool: one physical GPU per {per_gpu:g} engineers, each engineer a slice "
+        f"dev pool: one physical GPU per {team.per_gpu:g} engineers, each engineer a slice "
         + (
             "(team.engineers_per_gpu)"
-            if "engineers_per_gpu" in team or "engineers-per-gpu" in team
+            if "engineers_per_gpu" in team.stated
             else "(gpuwise ASSUMPTION, no published source: set team.engineers_per_gpu)"
         ),
-        f"dev GPUs idle (below {IDLE_THRESHOLD:.0%} utilization) for {idle} minutes are reclaimed"
-        + ("" if "idle_minutes" in team or "idle-minutes" in team else " (gpuwise ASSUMPTION: set team.idle_minutes)"),
+        f"dev GPUs idle (below {IDLE_THRESHOLD:.0%} utilization) for {team.idle} minutes are reclaimed"
+        + ("" if "idle_minutes" in team.stated else " (gpuwise ASSUMPTION: set team.idle_minutes)"),
         "train pool: the train workloads may run at the same time, so their GPUs add up",
         "monthly cost: GPUs held all month at the plans' hourly rates (cloud pricing of each plan)",
         *notes,
     ]
     return PoolPlan(
-        str(doc.get("name") or source), engineers, {"dev": dev, "train": train, "inference": inference}, assumptions
+        str(doc.get("name") or source),
+        team.engineers,
+        {"dev": dev, "train": train, "inference": inference},
+        assumptions,
     )
 
 
@@ -345,7 +368,7 @@ def _inference_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
     why_parts = []
     for w in ws:
         c = w.chosen
-        grown = _growth_replicas(c)
+        grown = growth_replicas(c)
         top = max(grown or 0, 2 * c.replicas)  # the ScaledObject's maxReplicaCount
         quota[gpuinfo.resource_name(c.est.hardware.gpu)] += top * c.est.hardware.count
         if c.growth is not None:
@@ -375,47 +398,39 @@ def _inference_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
     )
 
 
-def _dev_pool(
-    planned: list[PoolWorkload],
-    namespace: str,
-    engineers: int,
-    per_gpu: float,
-    idle: int,
-    gpu_id: Any,
-    catalog: Catalog,
-    train: Pool,
-    inference: Pool,
-) -> Pool:
+def _dev_gpu(
+    planned: list[PoolWorkload], gpu_id: Any, catalog: Catalog, train: Pool, inference: Pool
+) -> tuple[GPU, str]:
+    """(the dev pool's GPU, where it comes from): team.gpu, the largest dev workload's plan, or
+    the train or inference pool's GPU."""
     ws = [w for w in planned if w.pool == "dev"]
-    notes: list[str] = []
     if gpu_id:
-        gpu = catalog.gpu(str(gpu_id))
-        gpu_why = "team.gpu"
-    elif ws:
+        return catalog.gpu(str(gpu_id)), "team.gpu"
+    if ws:
         top = max(ws, key=lambda w: w.chosen.est.memory.per_gpu.total)
-        gpu = top.chosen.est.hardware.gpu
-        gpu_why = f"from the plan of dev workload {top.name}"
-    elif train.gpu is not None:
-        gpu, gpu_why = train.gpu, "the train pool's GPU (develop on what you train on)"
-    elif inference.gpu is not None:
-        gpu, gpu_why = inference.gpu, "the inference pool's GPU"
-    else:
-        raise ConfigError("the dev pool needs a GPU model: give team.gpu or at least one workload")
-    base = math.ceil(engineers / per_gpu)
-    need = max((w.chosen.est.memory.per_gpu.total for w in ws if w.chosen.est.hardware.gpu.id == gpu.id), default=0.0)
-    for w in ws:
-        if w.chosen.est.hardware.count > 1:
-            notes.append(
-                f"{w.name} is planned on {w.chosen.est.hardware.count} GPUs: a dev slice is one (part of a) GPU; "
-                "plan it with max_gpus: 1 or move it to the train pool"
-            )
-    gpus = base
-    rate = _gpu_rate(gpu, planned)
+        return top.chosen.est.hardware.gpu, f"from the plan of dev workload {top.name}"
+    if train.gpu is not None:
+        return train.gpu, "the train pool's GPU (develop on what you train on)"
+    if inference.gpu is not None:
+        return inference.gpu, "the inference pool's GPU"
+    raise ConfigError("the dev pool needs a GPU model: give team.gpu or at least one workload")
+
+
+@dataclass(frozen=True)
+class _DevShare:
+    share: Sharing
+    sharing: dict[str, Any]  # as the pool reports it
+    gpus: int  # physical GPUs
+    units: int  # what the device plugin advertises: slices, or whole GPUs
+
+
+def _dev_share(gpu: GPU, base: int, engineers: int, need: float, conv: DeployConventions) -> _DevShare:
+    """How `engineers` share the dev GPUs: MIG slices where the GPU has MIG, else time-slicing
+    (whole GPUs on AMD), each share holding the largest dev workload (`need` bytes)."""
     if gpuinfo.vendor(gpu) == "amd":
         share = Sharing("none", reason="the AMD device plugin advertises whole GPUs only (no MIG, no time-slicing)")
-        units = gpus
-        sharing = {"mode": "none", "why": share.reason}
-    elif gpuinfo.mig_capable(gpu):
+        return _DevShare(share, {"mode": "none", "why": share.reason}, base, base)
+    if gpuinfo.mig_capable(gpu):
         profile, gpus = gpuinfo.mig_profile_for_users(gpu, base, engineers, need)
         share = Sharing(
             "mig",
@@ -426,45 +441,63 @@ def _dev_pool(
             f"= {gpus * profile.per_gpu} isolated slices"
             + (f", each holding the largest dev workload ({fmt_gib(need)})" if need else ""),
         )
-        units = gpus * profile.per_gpu
         sharing = {"mode": "mig", "profile": profile.name, "per_gpu": profile.per_gpu, "why": share.reason}
-    else:
-        fits = int(gpu.capacity_bytes // need) if need else TIME_SLICES_MAX
-        slices = max(1, min(TIME_SLICES_MAX, math.ceil(engineers / gpus), fits))
-        gpus = max(gpus, math.ceil(engineers / slices))
-        if slices == 1:
-            share = Sharing("none", reason="one engineer per GPU: nothing to share")
-            sharing = {"mode": "none", "why": share.reason}
-        else:
-            share = Sharing(
-                "time-slicing",
-                None,
-                slices,
-                1 / slices,
-                f"{gpu.id} has no MIG (catalog mig_max_instances {gpu.mig_max_instances}): each GPU advertised "
-                f"{slices} times for {engineers} engineers; no memory isolation"
-                + (f" (the largest dev workload needs {fmt_gib(need)})" if need else ""),
+        return _DevShare(share, sharing, gpus, gpus * profile.per_gpu)
+    fits = int(gpu.capacity_bytes // need) if need else conv.time_slices_max
+    slices = max(1, min(conv.time_slices_max, math.ceil(engineers / base), fits))
+    gpus = max(base, math.ceil(engineers / slices))
+    if slices == 1:
+        share = Sharing("none", reason="one engineer per GPU: nothing to share")
+        return _DevShare(share, {"mode": "none", "why": share.reason}, gpus, gpus)
+    share = Sharing(
+        "time-slicing",
+        None,
+        slices,
+        1 / slices,
+        f"{gpu.id} has no MIG (catalog mig_max_instances {gpu.mig_max_instances}): each GPU advertised "
+        f"{slices} times for {engineers} engineers; no memory isolation"
+        + (f" (the largest dev workload needs {fmt_gib(need)})" if need else ""),
+    )
+    return _DevShare(share, {"mode": "time-slicing", "per_gpu": slices, "why": share.reason}, gpus, gpus * slices)
+
+
+def _dev_pool(
+    planned: list[PoolWorkload], namespace: str, team: _Team, gpu: tuple[GPU, str], conv: DeployConventions
+) -> Pool:
+    """The shared dev pool: one GPU per `team.per_gpu` engineers, sliced by MIG or time-slicing."""
+    ws = [w for w in planned if w.pool == "dev"]
+    dev_gpu, gpu_why = gpu
+    notes: list[str] = []
+    base = math.ceil(team.engineers / team.per_gpu)
+    need = max(
+        (w.chosen.est.memory.per_gpu.total for w in ws if w.chosen.est.hardware.gpu.id == dev_gpu.id), default=0.0
+    )
+    for w in ws:
+        if w.chosen.est.hardware.count > 1:
+            notes.append(
+                f"{w.name} is planned on {w.chosen.est.hardware.count} GPUs: a dev slice is one (part of a) GPU; "
+                "plan it with max_gpus: 1 or move it to the train pool"
             )
-            sharing = {"mode": "time-slicing", "per_gpu": slices, "why": share.reason}
-        units = gpus * slices
+    rate = _gpu_rate(dev_gpu, planned)
+    dev = _dev_share(dev_gpu, base, team.engineers, need, conv)
     return Pool(
         name="dev",
         namespace=namespace,
-        gpu=gpu,
-        gpus=gpus,
-        by_model={gpu.id: gpus},
-        quota={gpuinfo.resource_name(gpu): units},
-        sharing=sharing,
-        idle_minutes=idle,
-        idle_why=f"pods whose GPUs stay below {IDLE_THRESHOLD:.0%} utilization for {idle} minutes are deleted by the reclaimer",
+        gpu=dev_gpu,
+        gpus=dev.gpus,
+        by_model={dev_gpu.id: dev.gpus},
+        quota={gpuinfo.resource_name(dev_gpu): dev.units},
+        sharing=dev.sharing,
+        idle_minutes=team.idle,
+        idle_why=f"pods whose GPUs stay below {IDLE_THRESHOLD:.0%} utilization for {team.idle} minutes are deleted by the reclaimer",
         headroom_gpus=None,
         headroom_why="grows with the team: ceil(engineers / engineers_per_gpu)",
-        usd_per_month=None if rate is None else rate * gpus * HOURS_PER_MONTH,
-        cost_why=f"{gpus} {gpu.id} ({gpu_why}) held all month"
+        usd_per_month=None if rate is None else rate * dev.gpus * HOURS_PER_MONTH,
+        cost_why=f"{dev.gpus} {dev_gpu.id} ({gpu_why}) held all month"
         + ("" if rate is not None else ": no price for this GPU in the plans or the catalog"),
         workloads=ws,
         notes=notes,
-        share=share,
+        share=dev.share,
     )
 
 
@@ -478,69 +511,59 @@ def _gpu_rate(gpu: GPU, planned: list[PoolWorkload]) -> float | None:
 
 
 # ------------------------------------------------------------------------------------------
-RECLAIMER_SCRIPT = """\
-# gpuwise idle-GPU reclaimer: deletes pods of $NAMESPACE whose GPUs stayed below $IDLE_THRESHOLD
-# utilization for $IDLE_MINUTES minutes, per Prometheus series gpuwise_gpu_utilization_ratio
-# labelled with namespace and pod. Pods annotated gpuwise.io/keep=true, and pods younger than the
-# window, are left alone. DRY_RUN=true only reports.
-import json, os, ssl, sys, urllib.error, urllib.parse, urllib.request
-from datetime import datetime, timezone
-
-ns = os.environ["NAMESPACE"]
-minutes = int(os.environ["IDLE_MINUTES"])
-threshold = float(os.environ.get("IDLE_THRESHOLD", "0.05"))
-dry_run = os.environ.get("DRY_RUN", "false").lower() == "true"
-prom = os.environ["PROMETHEUS_URL"].rstrip("/")
-api = os.environ.get("KUBE_API", "https://kubernetes.default.svc").rstrip("/")
-sa = "/var/run/secrets/kubernetes.io/serviceaccount"
-token = open(os.environ.get("TOKEN_FILE", sa + "/token")).read().strip()
-ctx = ssl.create_default_context(cafile=os.environ.get("CA_FILE", sa + "/ca.crt")) if api.startswith("https") else None
+RECLAIMER_IMAGE = "python:3.12-alpine"
+# The script the reclaimer CronJob runs (`python3 -c`): standard library only, kept as package data.
+RECLAIMER_SCRIPT = resources.files("gpuwise.deploy").joinpath("data/idle_reclaimer.py.txt").read_text(encoding="utf-8")
 
 
-def call(url, method="GET", kube=False):
-    req = urllib.request.Request(url, method=method)
-    if kube:
-        req.add_header("Authorization", "Bearer " + token)
-    with urllib.request.urlopen(req, timeout=30, context=ctx if kube else None) as resp:
-        return json.load(resp)
+def _reclaimer_access(name: str, namespace: str, labels: dict[str, str]) -> list[dict[str, Any]]:
+    """The reclaimer's ServiceAccount, a Role that may delete pods of this namespace, the binding."""
+    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(name, namespace, labels)}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": meta(name, namespace, labels),
+        "rules": [
+            why(
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "delete"]},
+                "read pods' start time and annotations, delete the idle ones; this namespace only",
+            )
+        ],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": meta(name, namespace, labels),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
+    }
+    return [sa, role, binding]
 
 
-query = 'max by (pod) (max_over_time(gpuwise_gpu_utilization_ratio{namespace="%s"}[%dm]))' % (ns, minutes)
-answer = call(prom + "/api/v1/query?" + urllib.parse.urlencode({"query": query}))
-if answer.get("status") != "success":
-    sys.exit("prometheus query failed: %s" % answer)
-now = datetime.now(timezone.utc)
-deleted = 0
-for row in answer["data"]["result"]:
-    pod = row["metric"].get("pod")
-    peak = float(row["value"][1])
-    if not pod:
-        print("a series has no pod label: the exporter must label GPUs with namespace and pod")
-        continue
-    if peak >= threshold:
-        continue
-    url = "%s/api/v1/namespaces/%s/pods/%s" % (api, ns, pod)
-    try:
-        obj = call(url, kube=True)
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            continue
-        raise
-    if (obj["metadata"].get("annotations") or {}).get("gpuwise.io/keep") == "true":
-        print("keeping %s (gpuwise.io/keep)" % pod)
-        continue
-    started = (obj.get("status") or {}).get("startTime")
-    if not started:
-        continue
-    age = (now - datetime.fromisoformat(started.replace("Z", "+00:00"))).total_seconds() / 60
-    if age < minutes:
-        continue
-    print("%s %s: GPU utilization at most %.1f%% for %d min" % ("would delete" if dry_run else "deleting", pod, 100 * peak, minutes))
-    if not dry_run:
-        call(url, method="DELETE", kube=True)
-        deleted += 1
-print("%d idle pod(s) deleted in %s" % (deleted, ns))
-"""
+def _reclaimer_cron(name: str, namespace: str, labels: dict[str, str], env: list[Any]) -> dict[str, Any]:
+    """The CronJob that runs the reclaimer script every 5 minutes."""
+    container = {
+        "name": "reclaimer",
+        "image": why(RECLAIMER_IMAGE, "Python standard library only: no other dependency"),
+        "command": ["python3", "-c", RECLAIMER_SCRIPT],
+        "env": env,
+        "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "128Mi"}},
+    }
+    pod = {"serviceAccountName": name, "restartPolicy": "Never", "containers": [container]}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": meta(name, namespace, labels),
+        "spec": {
+            "schedule": why(
+                "*/5 * * * *", "every 5 minutes: a GPU is reclaimed at most 5 minutes after its idle window"
+            ),
+            "concurrencyPolicy": why("Forbid", "one sweep at a time"),
+            "successfulJobsHistoryLimit": 1,
+            "failedJobsHistoryLimit": 3,
+            "jobTemplate": {"spec": {"backoffLimit": 0, "template": {"metadata": {"labels": labels}, "spec": pod}}},
+        },
+    }
 
 
 def idle_reclaimer(
@@ -556,25 +579,6 @@ def idle_reclaimer(
         "from the kubelet's PodResources API, as dcgm-exporter does). Without those labels it deletes nothing.",
         "Pods owned by a Deployment or Job are recreated after deletion: annotate gpuwise.io/keep=true to opt out.",
     ]
-    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(name, namespace, labels)}
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": _meta(name, namespace, labels),
-        "rules": [
-            why(
-                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "delete"]},
-                "read pods' start time and annotations, delete the idle ones; this namespace only",
-            )
-        ],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": _meta(name, namespace, labels),
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
-    }
     env = [
         {"name": "NAMESPACE", "value": namespace},
         why({"name": "IDLE_MINUTES", "value": str(minutes)}, "the pool plan's idle reclamation window"),
@@ -585,43 +589,8 @@ def idle_reclaimer(
         {"name": "PROMETHEUS_URL", "value": prometheus_url},
         why({"name": "DRY_RUN", "value": "false"}, "set to true to only log what would be deleted"),
     ]
-    cron = {
-        "apiVersion": "batch/v1",
-        "kind": "CronJob",
-        "metadata": _meta(name, namespace, labels),
-        "spec": {
-            "schedule": why(
-                "*/5 * * * *", "every 5 minutes: a GPU is reclaimed at most 5 minutes after its idle window"
-            ),
-            "concurrencyPolicy": why("Forbid", "one sweep at a time"),
-            "successfulJobsHistoryLimit": 1,
-            "failedJobsHistoryLimit": 3,
-            "jobTemplate": {
-                "spec": {
-                    "backoffLimit": 0,
-                    "template": {
-                        "metadata": {"labels": labels},
-                        "spec": {
-                            "serviceAccountName": name,
-                            "restartPolicy": "Never",
-                            "containers": [
-                                {
-                                    "name": "reclaimer",
-                                    "image": why(RECLAIMER_IMAGE, "Python standard library only: no other dependency"),
-                                    "command": ["python3", "-c", RECLAIMER_SCRIPT],
-                                    "env": env,
-                                    "resources": {
-                                        "requests": {"cpu": "10m", "memory": "32Mi"},
-                                        "limits": {"memory": "128Mi"},
-                                    },
-                                }
-                            ],
-                        },
-                    },
-                }
-            },
-        },
-    }
+    sa, role, binding = _reclaimer_access(name, namespace, labels)
+    cron = _reclaimer_cron(name, namespace, labels, env)
     why_line = f"deletes pods idle (GPU < {threshold:.0%}) for {minutes} min"
     return [
         make(sa, path, "identity of the reclaimer", header),
@@ -647,7 +616,7 @@ def quota_manifest(pool: Pool, directory: str) -> Manifest:
     body = {
         "apiVersion": "v1",
         "kind": "ResourceQuota",
-        "metadata": _meta("gpu-quota", pool.namespace, {"gpuwise.io/pool": pool.name}),
+        "metadata": meta("gpu-quota", pool.namespace, {"gpuwise.io/pool": pool.name}),
         "spec": {"hard": hard},
     }
     total = ", ".join(f"{u} {r}" for r, u in sorted(pool.quota.items())) or "no GPUs"
@@ -659,7 +628,7 @@ def limit_range(pool: Pool, directory: str) -> Manifest:
     body = {
         "apiVersion": "v1",
         "kind": "LimitRange",
-        "metadata": _meta("dev-limits", pool.namespace, {"gpuwise.io/pool": "dev"}),
+        "metadata": meta("dev-limits", pool.namespace, {"gpuwise.io/pool": "dev"}),
         "spec": {
             "limits": [
                 {

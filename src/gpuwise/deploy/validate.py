@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from gpuwise.deploy.manifests import Manifest
+from gpuwise.deploy.common import Manifest
 from gpuwise.errors import ConfigError
 
 CORE_GROUPS = {
@@ -93,7 +93,7 @@ class Report:
 # ------------------------------------------------------------------------------------------
 def _kubernetes_validate() -> Any | None:
     try:
-        import kubernetes_validate  # type: ignore[import-not-found]
+        import kubernetes_validate
     except ImportError:
         return None
     return kubernetes_validate
@@ -116,7 +116,7 @@ def schema_version(requested: str | None = None) -> str | None:
     kv = _kubernetes_validate()
     if kv is None:
         return None
-    from kubernetes_validate import utils  # type: ignore[import-not-found]
+    from kubernetes_validate import utils
 
     versions = utils.all_versions()
     if requested is None:
@@ -132,7 +132,7 @@ def schema_version(requested: str | None = None) -> str | None:
 
 
 def _check_core(m: Manifest, version: str) -> Check:
-    from kubernetes_validate import utils  # type: ignore[import-not-found]
+    from kubernetes_validate import utils
 
     try:
         utils.validate(m.body, version, strict=True)

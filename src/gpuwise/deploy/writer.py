@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from gpuwise.deploy.manifests import Bundle, Manifest
+from gpuwise.deploy.common import Bundle, Manifest
 from gpuwise.errors import UsageError
 
 WIDTH = 110
