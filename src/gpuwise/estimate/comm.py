@@ -48,7 +48,7 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
         intra = Link(ic.name, _achieved(ic, link.bandwidth / 2), ic.latency_seconds)
         notes.append(
             f"inside a node: {ic.name}, {intra.bandwidth / 1e9:.0f} GB/s per GPU per direction achieved "
-            f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2e9:.0f} nominal)"
+            f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2 / 1e9:.0f} nominal)"
         )
     else:
         intra = Link(pcie.name, pcie.achieved_bandwidth, pcie.latency_seconds)
@@ -88,7 +88,7 @@ def collective(kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes
     Across nodes the hierarchical algorithm runs the intra-node part over NVLink/PCIe and only a
     1/g shard of the buffer over the network (g ranks per node).
     """
-    factor = {"all_reduce": 2.0, "all_gather": 1.0, "reduce_scatter": 1.0, "all_to_all": 1.0}[kind]
+    factor = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "all_to_all": 1}[kind]  # ring passes
     if ranks <= 1:
         return 0.0
     if not spans_nodes or topo.inter is None:
