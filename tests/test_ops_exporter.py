@@ -7,6 +7,7 @@ import re
 import urllib.request
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -24,9 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "examples" / "hosts"
 
 
+T = TypeVar("T")
+
+
+def known(value: T | None) -> T:
+    """A field the example host is known to report (narrows the Optional for the type checker)."""
+    assert value is not None
+    return value
+
+
 def scrape(registry):
     """{metric name: [(labels, value), ...]} from one scrape, via the Prometheus text parser."""
-    out = {}
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
     for family in text_string_to_metric_families(render(registry)):
         for s in family.samples:
             out.setdefault(s.name, []).append((s.labels, s.value))
@@ -88,7 +98,7 @@ def test_healthy_host_metrics_names_labels_values():
     info = value(samples, "gpuwise_gpu_info", gpu=3, catalog_id="h100-sxm", vbios="96.00.99.00.01")
     assert info == 1
     g0 = ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json").read().gpu(0)
-    expected = g0.memory_used_bytes / g0.memory_total_bytes * g0.temperature_celsius / 85
+    expected = known(g0.memory_used_bytes) / known(g0.memory_total_bytes) * known(g0.temperature_celsius) / 85
     assert value(samples, "gpuwise_gpu_memory_pressure_index", gpu=0) == pytest.approx(expected)
     assert value(samples, "gpuwise_host_info", host="hgx-h100-07", driver_version="550.90.07") == 1
     assert value(samples, "gpuwise_nvml_up", host="hgx-h100-07") == 1
@@ -134,7 +144,8 @@ def test_nvml_error_mid_scrape_turns_that_gpu_down_and_exports_the_rest(tmp_path
 
 def test_a_gpu_whose_data_raises_is_down_and_the_others_exported():
     snap = ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json").read()
-    bad = replace(snap, gpus=tuple(replace(g, memory_total_bytes="garbage") if g.index == 5 else g for g in snap.gpus))
+    garbage: Any = "garbage"  # a wrong type on purpose: the collector must survive it
+    bad = replace(snap, gpus=tuple(replace(g, memory_total_bytes=garbage) if g.index == 5 else g for g in snap.gpus))
     collector = GpuCollector(Steps(bad))
     samples = scrape(_registry(collector))
     assert value(samples, "gpuwise_gpu_up", gpu=5) == 0 and value(samples, "gpuwise_gpu_up", gpu=4) == 1
@@ -184,8 +195,8 @@ def test_memory_growth_per_minute_and_nvlink_throughput():
         gpus=tuple(
             replace(
                 x,
-                memory_used_bytes=x.memory_used_bytes + x.memory_total_bytes // 10,
-                nvlink_tx_bytes=x.nvlink_tx_bytes + 30 * 10**9,
+                memory_used_bytes=known(x.memory_used_bytes) + known(x.memory_total_bytes) // 10,
+                nvlink_tx_bytes=known(x.nvlink_tx_bytes) + 30 * 10**9,
             )
             if x.index == 0
             else x
@@ -199,14 +210,16 @@ def test_memory_growth_per_minute_and_nvlink_throughput():
     clock.t += 30  # half a minute later, 10 % more of the card is used: 20 %/min
     second = scrape(registry)
     growth = value(second, "gpuwise_gpu_memory_growth_ratio_per_minute", gpu=0)
-    assert growth == pytest.approx((g.memory_total_bytes // 10) / g.memory_total_bytes * 2)
+    total = known(g.memory_total_bytes)
+    assert growth == pytest.approx((total // 10) / total * 2)
     assert value(second, "gpuwise_gpu_memory_growth_ratio_per_minute", gpu=1) == 0
     assert value(second, "gpuwise_gpu_nvlink_throughput_bytes_per_second", gpu=0, direction="tx") == pytest.approx(1e9)
 
 
 def test_xid_events_are_counted_once_by_sequence_number():
     snap = ReplaySource(HOSTS / "faulty-8x-a100.json").read()
-    more = replace(snap, xid_events=(*snap.xid_events, replace(snap.xid_events[0], seq=90001)))
+    events = known(snap.xid_events)
+    more = replace(snap, xid_events=(*events, replace(events[0], seq=90001)))
     registry = _registry(GpuCollector(Steps(snap, snap, more)))
     assert value(scrape(registry), "gpuwise_gpu_xid_errors_total", gpu=6, xid=63) == 1
     assert value(scrape(registry), "gpuwise_gpu_xid_errors_total", gpu=6, xid=63) == 1

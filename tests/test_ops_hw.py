@@ -185,7 +185,7 @@ def test_no_driver_says_so_and_still_reads_the_host(tmp_path):
     snap = NvmlSource(
         FakeNvml([], init_error=NVMLError_LibraryNotFound), root=tmp_path, environ={"NCCL_DEBUG": "WARN"}
     ).read()
-    assert not snap.has_nvidia and "libnvidia-ml" in snap.nvml_error and snap.gpus == ()
+    assert not snap.has_nvidia and "libnvidia-ml" in (snap.nvml_error or "") and snap.gpus == ()
     assert snap.kernel_cmdline == "ro quiet" and snap.nccl_env == {"NCCL_DEBUG": "WARN"}
 
 
@@ -199,7 +199,7 @@ def test_nvml_starts_once_and_shuts_down_on_close(tmp_path):
 
 def test_nvml_call_statuses():
     nvml = FakeNvml(fake_host(1), {(0, "nvmlDeviceGetName"): "unsupported", (0, "nvmlDeviceGetUUID"): "lost"})
-    errors = {}
+    errors: dict[str, str] = {}
     assert nvml_call(nvml, errors, "name", "nvmlDeviceGetName", 0) == (None, "unsupported")
     assert nvml_call(nvml, errors, "uuid", "nvmlDeviceGetUUID", 0) == (None, "lost")
     assert nvml_call(nvml, errors, "x", "nvmlDeviceGetNoSuchThing", 0) == (None, "unsupported")
@@ -259,6 +259,7 @@ def test_process_states_come_from_proc(tmp_path):
     root = fake_root(tmp_path)
     nvml = FakeNvml([FakeGpu(processes=[(100, 2**30), (200, 2**30), (300, 20 * 2**30)])])
     procs = NvmlSource(nvml, root=root, environ={}).read().gpu(0).processes
+    assert procs is not None
     assert [(p.pid, p.state) for p in procs] == [(100, "alive"), (200, "zombie"), (300, "gone")]
     assert procs[0].name == "python"
 
@@ -368,4 +369,4 @@ def test_an_unreadable_kernel_log_is_not_retried_on_every_read(tmp_path, monkeyp
     first, second = src.read(), src.read()
     assert calls == [True, False]
     assert first.xid_events is None and second.xid_events is None
-    assert second.kernel_log_error == first.kernel_log_error and "kmsg" in second.kernel_log_error
+    assert second.kernel_log_error == first.kernel_log_error and "kmsg" in (second.kernel_log_error or "")

@@ -9,6 +9,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_a_real_prometheus_scrapes_the_exporter(tmp_path):
         stderr=subprocess.STDOUT,
     )
     try:
-        result = []
+        result: list[dict[str, Any]] = []
         deadline = time.monotonic() + 45
         while time.monotonic() < deadline and not result:
             time.sleep(0.5)
