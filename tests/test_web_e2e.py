@@ -104,10 +104,40 @@ def test_task_switch_shows_serving_fields_and_plans_a_service(server, page):
     page.fill("#qps", "5")
     page.select_option("#percentile", "99")
     page.fill("#target_ms", "4000")
-    page.fill("#deadline", "")
+    assert not page.is_visible("#deadline")  # training-only: hidden, disabled, never sent
     page.click("#submit")
     page.wait_for_selector("#candidates")
     assert "replica" in page.inner_text("#why")
+
+
+def test_estimate_page_estimates_a_serving_workload(server, page):
+    page.goto(server + "/estimate")
+    # on load the GPU type shown is the one the GPU spec (what is estimated) names
+    assert page.input_value("#gpu_id") == page.input_value("#gpu").split(":")[0]
+    page.select_option("#task", "inference")
+    assert page.is_visible("#concurrency") and not page.is_visible("#method") and not page.is_visible("#tokens")
+    page.select_option("#model", "mistral-7b-v0.1")
+    page.select_option("#gpu_id", "a100-80gb-sxm")
+    assert page.input_value("#gpu") == "a100-80gb-sxm"
+    page.fill("#input_tokens", "512")
+    page.fill("#output_tokens", "128")
+    page.fill("#concurrency", "16")
+    page.fill("#qps", "5")
+    page.select_option("#percentile", "99")
+    page.fill("#target_ms", "4000")
+    page.click("#submit")
+    page.wait_for_selector("#serving")
+    url = page.url
+    assert "method=" not in url and "task=inference" in url  # the training method is not sent
+    assert "on 1 × a100-80gb-sxm" in page.inner_text("#verdict")
+    serving = page.inner_text("#serving")
+    assert "TTFT" in serving and "output tokens/s" in serving
+    replicas = page.inner_text("#replicas")
+    assert "5 QPS at P99" in replicas and "replica(s)" in replicas
+    # the form shows what was estimated: the serving fields kept, the GPU type still the one used
+    assert page.input_value("#input_tokens") == "512" and page.input_value("#gpu_id") == "a100-80gb-sxm"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "estimate-serving.png"), full_page=True)
 
 
 def test_gpu_catalog_page_sorts(server, page):

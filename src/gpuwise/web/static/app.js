@@ -1,19 +1,25 @@
-// Light progressive enhancement: show the fields that apply to the chosen task.
+// Light progressive enhancement. Every form input sits in a wrapper that says which task it
+// applies to (data-applies="training|inference|any", from the schema); only the chosen task's
+// inputs are shown, and the hidden ones are disabled so that the form never sends them.
 document.addEventListener("DOMContentLoaded", () => {
   const task = document.getElementById("task");
   const sync = () => {
-    if (!task) return;
-    const serving = task.value === "inference";
-    // hidden fields are disabled too, so the form never sends values that do not apply
-    const show = (sel, on) => document.querySelectorAll(sel).forEach((e) => {
+    const kind = task.value === "inference" ? "inference" : "training";
+    document.querySelectorAll("[data-applies]").forEach((e) => {
+      const on = e.dataset.applies === "any" || e.dataset.applies === kind;
       e.hidden = !on;
-      e.querySelectorAll("input, select").forEach((i) => { i.disabled = !on; });
+      e.querySelectorAll("input, select, textarea").forEach((i) => { i.disabled = !on; });
     });
-    show(".training", !serving);
-    show(".inference", serving);
   };
   if (task) { task.addEventListener("change", sync); sync(); }
+  // the GPU type select writes the GPU spec (keeping a ":N" count already typed)
   const gpuSelect = document.getElementById("gpu_id");
   const gpuSpec = document.getElementById("gpu");
-  if (gpuSelect && gpuSpec) gpuSelect.addEventListener("change", () => { gpuSpec.value = gpuSelect.value; });
+  if (gpuSelect && gpuSpec) {
+    gpuSelect.addEventListener("change", () => {
+      if (!gpuSelect.value) return;
+      const count = gpuSpec.value.includes(":") ? gpuSpec.value.slice(gpuSpec.value.indexOf(":")) : "";
+      gpuSpec.value = gpuSelect.value + count;
+    });
+  }
 });

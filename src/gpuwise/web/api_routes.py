@@ -1,0 +1,82 @@
+"""The JSON API (/api/*): the same answers as the CLI's --json, over `gpuwise.api`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+
+from gpuwise.web import data
+from gpuwise.web.models import EstimateIn, PlanIn
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/gpus", tags=["catalog"])
+def api_gpus(
+    vendor: str | None = Query(None, max_length=32),
+    min_memory: str | None = Query(None, max_length=32),
+    sort: str = Query("name", max_length=16),
+) -> list[dict[str, Any]]:
+    """The GPU catalog, each value with its source (as `gpuwise gpus --json`)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.query import filter_gpus
+    from gpuwise.catalog.records import gpu_record
+
+    cat = load_catalog()
+    return [gpu_record(g, cat) for g in filter_gpus(cat, vendor=vendor, min_memory=min_memory, sort=sort)]
+
+
+@router.get("/models", tags=["catalog"])
+def api_models() -> list[dict[str, Any]]:
+    """The model catalog (as `gpuwise models --json`)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.records import model_record
+
+    cat = load_catalog()
+    return [model_record(m, cat) for m in cat.models.values()]
+
+
+@router.post("/estimate", tags=["estimate"])
+def api_estimate(body: EstimateIn) -> dict[str, Any]:
+    """Memory, time and cost of one workload on one configuration (as `gpuwise estimate --json`)."""
+    work = body.workload.model_dump(exclude_none=True)
+    result = data.run_estimate(work, body.model_dump(exclude={"workload"}, exclude_none=True))
+    return dict(result.as_dict())
+
+
+@router.post("/plan", tags=["plan"])
+def api_plan(body: PlanIn) -> dict[str, Any]:
+    """The cheapest configuration meeting the requirements, runners-up and why (`gpuwise plan --json`)."""
+    result = data.run_plan(body.workload.model_dump(exclude_none=True), body.requirements.model_dump(exclude_none=True))
+    d = dict(result.as_dict())
+    d["candidates"] = d["candidates"][: body.top]
+    return d
+
+
+@router.get("/tco", tags=["cost"])
+def api_tco(
+    gpu: list[str] = Query(..., max_length=8),
+    years: float = Query(3.0, gt=0, le=30),
+    busy: float = Query(1.0, gt=0, le=1),
+) -> dict[str, Any]:
+    """Buy versus rent over `years` for each `gpu=ID:N` (as `gpuwise tco --json`)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.cost import CostParams, compare
+    from gpuwise.workload import build_hardware
+
+    cat = load_catalog()
+    params = CostParams.from_catalog(cat)
+    return {"configurations": [compare(build_hardware(g, cat), years, params, busy).as_dict() for g in gpu]}
+
+
+@router.get("/matrix", tags=["measure"])
+def api_matrix() -> dict[str, Any]:
+    """The capability matrix from the result store (as `gpuwise matrix --json`)."""
+    return data.matrix()
+
+
+@router.get("/fleet", tags=["operate"])
+def api_fleet() -> dict[str, Any]:
+    """The card inventory and its latest inspections, when the fleet has been scanned."""
+    return data.fleet()
