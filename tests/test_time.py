@@ -200,3 +200,36 @@ def test_faster_memory_decodes_faster(gpu):
     # batch-1 decode reads ~13.5 GB of weights per token: time within 10 % of that over 80 % of bandwidth
     assert e.decode_seconds_per_token == pytest.approx(2 * w.model.params / (0.8 * bw), rel=0.10)
     assert math.isfinite(e.latency_seconds)
+
+
+def test_step_is_the_sum_of_its_named_terms():
+    """13B on 16 H100s (two nodes), tp2 x pp2 x dp4, 16 micro-batches per step: every term is present,
+    the step is their sum, and the 1F1B bubble is (pp - 1) = 1 micro-batch of compute + TP comm."""
+    opts = {"model": "llama-2-13b", "task": "pretrain", "tp": 2, "pp": 2, "micro_batch": 1, "global_batch": 64}
+    w = build_workload({**opts, "seq": 4096, "tokens": "1B"}, CAT)
+    t = estimate(w, build_hardware("h100-sxm:16", CAT), CAT, search_largest=False).training
+    named = {
+        "compute",
+        "tensor_parallel_comm",
+        "pipeline_bubble",
+        "pipeline_p2p",
+        "data_parallel_comm",
+        "optimizer_step",
+    }
+    assert set(t.terms) == named
+    assert t.step_seconds == pytest.approx(sum(t.terms.values()), rel=1e-12)
+    m = 64 // (1 * 4)  # global batch / (micro-batch x data-parallel ranks)
+    per_micro_batch = (t.terms["compute"] + t.terms["tensor_parallel_comm"]) / m
+    assert t.terms["pipeline_bubble"] == pytest.approx(per_micro_batch, rel=1e-12)
+
+
+def test_a_slow_loader_sets_the_step_and_the_wait_is_a_named_term():
+    """8 A100s, 8 x 256 samples per step; one node's loaders deliver min(1 GB/s / 100 kB,
+    8 cores / 10 ms) = min(10,000, 800) = 800 samples/s: the step takes 2048 / 800 = 2.56 s."""
+    opts = {"model": "resnet-50", "task": "pretrain", "micro_batch": 256, "samples": "1M"}
+    data = {"read_bandwidth": "1GB/s", "sample_bytes": "100KB", "decode_ms": 10, "loader_cores": 8}
+    w = build_workload({**opts, **data}, CAT)
+    t = estimate(w, build_hardware("a100-80gb-sxm:8", CAT), CAT, search_largest=False).training
+    assert t.step_seconds == pytest.approx(2.56, rel=1e-12)
+    assert t.bottleneck == "data-pipeline" and t.terms["data_wait"] > 0
+    assert sum(t.terms.values()) == pytest.approx(t.step_seconds, rel=1e-12)

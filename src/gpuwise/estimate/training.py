@@ -314,10 +314,10 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
     return rates.time(0.0, 2 * state, "memory")
 
 
-def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: float) -> str:
-    """The roofline side that bounds compute, or communication when its exposed part exceeds half
-    the compute."""
-    if exposed_comm > max(terms["compute"] / 2, 0):
+def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: float, catalog: Catalog) -> str:
+    """The roofline side that bounds compute, or communication when its exposed part exceeds the
+    catalog's share of the compute."""
+    if exposed_comm > max(terms["compute"] * catalog.convention("communication_bottleneck_share"), 0):
         return "communication"
     return max(work.kinds, key=lambda k: work.kinds[k])
 
@@ -343,7 +343,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog)
     step = sum(terms.values())
     exposed_comm = terms.get("tensor_parallel_comm", 0.0) + terms.get("pipeline_p2p", 0.0) + (dp_exposed or 0.0)
-    bottleneck = _bottleneck(work, terms, exposed_comm)
+    bottleneck = _bottleneck(work, terms, exposed_comm, catalog)
     global_batch = _global_batch(job, hw)
     if job.data is not None:
         rate, why = pipeline_rate(job.data, hw)
