@@ -204,6 +204,11 @@ def upgrade(engine: Engine, target: int | None = None, migrations: Sequence[Migr
     if not 0 <= target <= head:
         raise UsageError(f"schema version must be between 0 and {head}; got {target}")
     url = engine.url.render_as_string(hide_password=True)
+    with engine.connect() as conn:  # the usual case, nothing pending: read only, no lock taken
+        current = current_version(conn)
+    check_not_newer(current, head, url)
+    if current >= target:
+        return current
     while True:
         with engine.begin() as conn:
             _lock(conn)
