@@ -259,9 +259,7 @@ def _vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions) -> tuple
     return util, util_why
 
 
-def _vllm_args(
-    c: Candidate, work: InferenceJob, source: str, src_why: str, batch: int, util: tuple[float, str]
-) -> list[Any]:
+def _vllm_args(work: InferenceJob, source: str, src_why: str, batch: int, util: tuple[float, str]) -> list[Any]:
     """The vLLM server's flags, each from the plan."""
     tp = work.parallel.tp
     args: list[Any] = [
@@ -304,7 +302,7 @@ def _vllm(
     source, src_why = _model_source(work, options, catalog)
     server = _Server(
         command=["python3", "-m", "vllm.entrypoints.openai.api_server"],
-        args=_vllm_args(c, work, source, src_why, batch, _vllm_memory(c, share, conv)),
+        args=_vllm_args(work, source, src_why, batch, _vllm_memory(c, share, conv)),
         ports=[{"name": "http", "containerPort": PORT}],
         ready="/health",
         live="/health",
