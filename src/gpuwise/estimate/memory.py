@@ -323,7 +323,28 @@ def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[st
     return out
 
 
+def _adapter_states(
+    job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: _Notes, detail: dict[str, float]
+) -> tuple[float, float, float]:
+    """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
+    if job.method == "qlora":
+        weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES["bf16"]
+        n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
+    else:
+        weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
+    detail["frozen_base"] = weights
+    adapter_b = n.conv("lora_adapter_bytes") if job.master_weights else w_bytes
+    trainable = lora_params(job, sp_.layers, job.parallel.tp)
+    adapter_w = trainable * adapter_b
+    detail["lora_adapters"] = adapter_w
+    n.add(
+        f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have gradients and optimizer states"
+    )
+    return weights + adapter_w, trainable * adapter_b, trainable * opt_bpp
+
+
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> MemoryBreakdown:
+    """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
     dp = data_parallel(job, hw)
     zero = par.zero
@@ -351,23 +372,8 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> Me
                 "mixed precision: 16-bit weights and gradients, fp32 master weights (ZeRO paper convention, 16 B/param with Adam)"
             )
     else:
-        if job.method == "qlora":
-            weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES["bf16"]
-            n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
-        else:
-            weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
-        detail["frozen_base"] = weights
-        adapter_b = n.conv("lora_adapter_bytes") if job.master_weights else w_bytes
-        trainable = lora_params(job, sp_.layers, par.tp)
-        adapter_w = trainable * adapter_b
-        detail["lora_adapters"] = adapter_w
-        weights += adapter_w
-        grads = trainable * adapter_b
+        weights, grads, opt = _adapter_states(job, sp_, w_bytes, opt_bpp, n, detail)
         master = 0.0
-        opt = trainable * opt_bpp
-        n.add(
-            f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have gradients and optimizer states"
-        )
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     shard_states = zero >= 1
