@@ -169,3 +169,37 @@ def test_fleet_page_after_a_scan_of_a_recorded_host(tmp_path, monkeypatch):
     assert len(d["cards"]) == 8 and len(d["inspections"]) == 8
     page = CLIENT.get("/fleet").text
     assert 'id="cards"' in page and d["cards"][0]["uuid"] in page
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_api_pages_load_nothing_from_the_network(path):
+    """Swagger UI and ReDoc come from the package's files: the API page works offline."""
+    html = CLIENT.get(path)
+    assert html.status_code == 200
+    assets = re.findall(r"""<(?:script|link)\b[^>]*?(?:src|href)=["']([^"']+)["']""", html.text)
+    assert assets and not [a for a in assets if "//" in a], assets  # no http://, https:// or //host
+    assert not re.search(r"https?://", re.sub(r"window\.location\.origin", "", html.text))
+    for url in assets:
+        r = CLIENT.get(url)
+        assert r.status_code == 200 and len(r.content) > 1000, url
+    spec = re.search(r"""(?:url: |spec-url=)["']([^"']+)["']""", html.text)
+    assert spec and CLIENT.get(spec.group(1)).json()["info"]["title"] == "gpuwise"
+
+
+def test_numbers_are_written_as_the_cli_writes_them():
+    from gpuwise.web.format import FILTERS
+
+    assert FILTERS["num"](1234567.4) == "1,234,567"
+    assert FILTERS["num"](None) == "—"
+    assert FILTERS["flops"](0) == "—" and FILTERS["flops"](None) == "—"
+    assert FILTERS["flops"](312e12) == "312.0 TFLOP/s"
+    assert FILTERS["gib"](80 * 2**30, 0) == "80 GiB"
+    assert FILTERS["seconds"](0.4672) == "467.2 ms"
+    assert FILTERS["usd"](5.1207) == "$5.12" and FILTERS["usd"](12345.6) == "$12,346"
+    assert FILTERS["measure"](2.039e12, "bytes/s") == "2.04 TB/s"
+    # the A100 80GB row (catalog: 80 GiB, 2039 GB/s, 312 TFLOP/s bf16, no fp8 unit, $10,000 list, $5.1207/h)
+    page = CLIENT.get("/gpus").text
+    row = re.search(r"<tr><td>a100-80gb-sxm</td>.*?</tr>", page, re.S)
+    assert row
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(0), re.S)]
+    assert cells[2:] == ["80 GiB", "HBM2e", "2.04 TB/s", "312.0 TFLOP/s", "—", "400 W", "7", "$10,000", "$5.12"]
