@@ -2,22 +2,15 @@
 
 Catalogs are values passed into the estimators and the planner (no global state to patch in
 tests); `load_catalog()` caches the packaged one because it never changes at run time: once per
-process, and across processes in a pickle under the user cache directory, because parsing and
-validating the YAML costs more than most commands do. That file is keyed by the hash of every
-data file, of the catalog package's code (the classes it holds) and of the library versions, so
-an edited file or an upgrade rebuilds it; any trouble reading it rebuilds it too.
+process, and across processes through `gpuwise.cache`, because parsing and validating the YAML
+costs more than most commands do. Its key hashes every data file, the catalog package's code (the
+classes it holds) and the library versions, so an edited file or an upgrade rebuilds it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import hashlib
-import os
-import pickle
-import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -27,7 +20,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-import gpuwise
+from gpuwise import cache
 from gpuwise.catalog.arch import GenericArch, ModelArch
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import GPU, Convention, DefaultNetwork, Interconnect, ModelEntry, Source
@@ -36,8 +29,6 @@ from gpuwise.errors import ConfigError, UnknownNameError
 _FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml")
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_NO_CACHE_ENV = "GPUWISE_NO_CACHE"
-_CACHE_NAME = "catalog.pickle"
 
 
 @dataclass(frozen=True)
@@ -195,81 +186,35 @@ def _package_dir() -> Traversable:
     return resources.files("gpuwise.catalog")
 
 
-def _hashed_files(data_dir: Path | None) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every data file and every module of the catalog package, in a fixed order."""
+def _sources(data_dir: Path | None) -> list[tuple[str, Traversable]]:
+    """Every data file and every module of the catalog package (the classes the cache holds)."""
     data: Traversable = data_dir if data_dir is not None else _package_dir().joinpath("data")
-    code = [p for p in _package_dir().iterdir() if p.name.endswith(".py")]
-    data_files = [p for p in data.iterdir() if p.name.endswith((".yaml", ".yml", ".json"))]
-    for path in sorted(data_files, key=lambda p: p.name):
-        yield "data/" + path.name, path.read_bytes()
-    for path in sorted(code, key=lambda p: p.name):
-        yield "code/" + path.name, path.read_bytes()
+    data_files = sorted(
+        (p for p in data.iterdir() if p.name.endswith((".yaml", ".yml", ".json"))), key=lambda p: p.name
+    )
+    return [*((f"data/{p.name}", p) for p in data_files), *cache.python_files(_package_dir(), "code")]
 
 
 def cache_key(data_dir: Path | None = None) -> str:
     """Hex digest that changes whenever anything the cached catalog was built from changes."""
     import pydantic
 
-    h = hashlib.sha256()
-    versions = f"gpuwise {gpuwise.__version__}; pydantic {pydantic.VERSION}; python {sys.version}"
-    h.update(f"{versions}; pickle {pickle.HIGHEST_PROTOCOL}\n".encode())
-    for name, blob in _hashed_files(data_dir):
-        h.update(f"{name} {len(blob)}\n".encode())
-        h.update(blob)
-    return h.hexdigest()
+    return cache.source_key(_sources(data_dir), f"pydantic {pydantic.VERSION}")
 
 
 def default_cache_file() -> Path:
     """$XDG_CACHE_HOME/gpuwise/catalog.pickle (~/.cache/gpuwise when XDG_CACHE_HOME is unset)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gpuwise" / _CACHE_NAME
-
-
-def _read_cache(path: Path, key: str) -> Catalog | None:
-    """The cached catalog when the file holds exactly `key`'s; None on any trouble at all."""
-    try:
-        with path.open("rb") as fh:
-            if fh.readline().rstrip(b"\n") != key.encode():
-                return None  # stale: not even unpickled, its classes may have changed
-            cat = pickle.load(fh)  # our own file, in the user's cache directory
-    except Exception:  # missing, truncated, corrupt, unreadable: rebuild
-        return None
-    return cat if isinstance(cat, Catalog) else None
-
-
-def _write_cache(path: Path, key: str, cat: Catalog) -> None:
-    """Write atomically (temp file + rename) so a reader never sees half a file; failures are ignored."""
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key.encode() + b"\n")
-            pickle.dump(cat, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-        tmp = None
-    except Exception:  # read-only home, full disk, unpicklable: the cache is only an optimisation
-        pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    return cache.cache_file("catalog")
 
 
 def cached_catalog(data_dir: Path | None = None, cache_file: Path | None = None) -> Catalog:
-    """`build_catalog(data_dir)`, from the cache file when it matches; GPUWISE_NO_CACHE=1 skips it."""
-    if os.environ.get(_NO_CACHE_ENV, "") not in ("", "0"):
-        return build_catalog(data_dir)
-    path = cache_file if cache_file is not None else default_cache_file()
-    try:
-        key = cache_key(data_dir)
-    except OSError:
-        return build_catalog(data_dir)
-    cat = _read_cache(path, key)
-    if cat is None:
-        cat = build_catalog(data_dir)  # a broken data file raises ConfigError here, as without the cache
-        _write_cache(path, key, cat)
-    return cat
+    """`build_catalog(data_dir)`, from the cache file when it matches (see gpuwise.cache)."""
+    return cache.cached(
+        cache_file if cache_file is not None else default_cache_file(),
+        lambda: cache_key(data_dir),
+        lambda: build_catalog(data_dir),
+        lambda value: isinstance(value, Catalog),
+    )
 
 
 @functools.cache

@@ -10,9 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuwise.cli.plain_help import PlainHelpGroup
 from gpuwise.errors import GpuwiseError, UsageError
 
 app = typer.Typer(
+    cls=PlainHelpGroup,  # the list of commands without rich: `gpuwise --help` stays fast
     name="gpuwise",
     help="Which GPUs, how many, how connected, and what it costs — for your workload.",
     no_args_is_help=True,
@@ -78,7 +80,7 @@ def _with_options(*sections: str) -> Any:
     """Give a `**opts` command the typed options of the schema's `sections` (typer reads __signature__)."""
     import inspect
 
-    from gpuwise.workload.schema import fields
+    from gpuwise.cli.options import fields  # the schema's fields, cached: no pydantic at start-up
 
     def attach(fn: Any) -> Any:
         import typing

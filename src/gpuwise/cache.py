@@ -1,0 +1,112 @@
+"""Values derived from gpuwise's own files, kept across processes in the user cache directory.
+
+Some start-up work costs more than the commands themselves: validating the catalog YAML, and
+building the command-line options from the pydantic schema. Its result is pickled to
+$XDG_CACHE_HOME/gpuwise/NAME.pickle (~/.cache/gpuwise without XDG_CACHE_HOME) under a key: the
+SHA-256 of every source file it was built from and of the gpuwise and Python versions (and of
+any library whose objects it holds). A different key, or any trouble reading the file, means the value is built again and the file
+rewritten (atomically: a temporary file renamed over it); trouble writing is ignored, the cache
+being only a saving. GPUWISE_NO_CACHE=1 turns it off. Standard library only: the core uses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import gpuwise
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+NO_CACHE_ENV = "GPUWISE_NO_CACHE"
+_T = TypeVar("_T")
+
+
+def enabled() -> bool:
+    """False when GPUWISE_NO_CACHE is set to anything but '' or '0'."""
+    return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+
+
+def cache_file(name: str) -> Path:
+    """Where the value called `name` is kept."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpuwise" / f"{name}.pickle"
+
+
+def source_key(files: Iterable[tuple[str, Traversable]], *versions: str) -> str:
+    """SHA-256 over gpuwise's and Python's versions, `versions` (other libraries whose objects
+    the value holds) and each (label, file)'s label, size and bytes, in the order given."""
+    import hashlib  # here: its OpenSSL start-up is paid only by callers that need a key
+
+    h = hashlib.sha256()
+    h.update("; ".join([f"gpuwise {gpuwise.__version__}", f"python {sys.version}", *versions]).encode())
+    h.update(f"; pickle {pickle.HIGHEST_PROTOCOL}\n".encode())
+    for label, path in files:
+        blob = path.read_bytes()
+        h.update(f"{label} {len(blob)}\n".encode())
+        h.update(blob)
+    return h.hexdigest()
+
+
+def python_files(folder: Traversable, label: str) -> list[tuple[str, Traversable]]:
+    """The .py files of a package folder, sorted, labelled `label/NAME`."""
+    return [(f"{label}/{p.name}", p) for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".py")]
+
+
+def read(path: Path, key: str) -> Any | None:
+    """The value stored under exactly `key`, or None (missing, stale, truncated, corrupt, unreadable)."""
+    try:
+        with path.open("rb") as fh:
+            if fh.readline().rstrip(b"\n") != key.encode():
+                return None  # stale: not even unpickled, the classes it names may have changed
+            return pickle.load(fh)  # our own file, in the user's own cache directory
+    except Exception:
+        return None
+
+
+def write(path: Path, key: str, value: Any) -> None:
+    """Store `value` under `key`: a temporary file renamed over `path`, so no reader sees half a file."""
+    import tempfile
+
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key.encode() + b"\n")
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        tmp = None
+    except Exception:  # read-only home, full disk, an unpicklable value: only the saving is lost
+        pass
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def cached(path: Path, key: Callable[[], str], build: Callable[[], _T], valid: Callable[[Any], bool]) -> _T:
+    """The value in `path` when its key matches and `valid` accepts it; else `build()`, stored.
+
+    Errors from `build` propagate (a broken data file is reported as without the cache)."""
+    if not enabled():
+        return build()
+    try:
+        k = key()
+    except OSError:  # a source file vanished or is unreadable: build (and let build report it)
+        return build()
+    value = read(path, k)
+    if value is not None and valid(value):
+        return value
+    fresh = build()
+    write(path, k, fresh)
+    return fresh
+
+
+__all__ = ["NO_CACHE_ENV", "cache_file", "cached", "enabled", "python_files", "read", "source_key", "write"]
