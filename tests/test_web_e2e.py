@@ -140,6 +140,16 @@ def test_estimate_page_estimates_a_serving_workload(server, page):
     page.screenshot(path=str(ARTIFACTS / "estimate-serving.png"), full_page=True)
 
 
+def test_api_page_renders_offline(server, page):
+    """Swagger UI from the package's files: the API page is not blank without a network."""
+    page.goto(server + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title", timeout=15000)
+    assert "gpuwise" in page.inner_text(".swagger-ui .info .title")
+    assert page.locator(".opblock-summary-path", has_text="/api/estimate").count() == 1
+    page.goto(server + "/redoc")
+    page.wait_for_selector("redoc h1, [role=navigation]", timeout=15000)
+
+
 def test_gpu_catalog_page_sorts(server, page):
     page.goto(server + "/gpus?sort=memory&desc=true")
     first = page.locator("#gpus tr").nth(1).inner_text()

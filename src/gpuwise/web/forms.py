@@ -101,6 +101,8 @@ class FormField:
     @property
     def placeholder(self) -> str:
         example = self.info.example
+        if isinstance(example, float) and example.is_integer():
+            example = int(example)  # 1e6 reads "1000000", not "1000000.0"
         return "" if example is None else f"e.g. {str(example).lower() if isinstance(example, bool) else example}"
 
     @property
@@ -128,6 +130,21 @@ class Section:
     name: str
     primary: tuple[FormField, ...]
     more: tuple[FormField, ...]
+
+    @property
+    def applies(self) -> str:
+        """The task all of the section's fields apply to ("any" when they differ): a page hides a
+        section that has nothing for the chosen task."""
+        return _common(self.primary + self.more)
+
+    @property
+    def more_applies(self) -> str:
+        return _common(self.more)
+
+
+def _common(group: tuple[FormField, ...]) -> str:
+    kinds = {f.info.applies for f in group}
+    return kinds.pop() if len(kinds) == 1 else "any"
 
 
 def form_sections(sections: Iterable[str]) -> list[Section]:
