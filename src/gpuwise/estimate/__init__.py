@@ -1,4 +1,5 @@
-"""Pure estimators: memory now; compute, communication, pipeline, serving and cost build on it."""
+"""Pure estimators (memory, compute, communication, data pipeline, training time, serving, cost),
+each taking the catalog as input; `estimate` runs them for one configuration (estimate/run.py)."""
 
 from __future__ import annotations
 

@@ -293,6 +293,7 @@ def simulate_batches(
 
 
 def percentile(values: list[float], p: float) -> float:
+    """The nearest-rank `p`-th percentile (no interpolation: a latency some request really had)."""
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
     return ordered[k]
