@@ -11,7 +11,9 @@ DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: validators are built on first validation, which a start from the cached
+    # catalog (gpuwise.cache) never does; building them all at import costs every command ~10 ms
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Source(_Strict):
