@@ -385,7 +385,7 @@ def _serving_candidates(
             if cap >= 1 and req.latency_seconds is not None:
                 last_reason = (
                     f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "
-                    f"more than {share:.0%} of the P{req.percentile or 0:g} target of "
+                    f"more than {share:.0%} of the {_percentile_name(req)} target of "
                     f"{fmt_seconds(req.latency_seconds)} (no room left for queueing)"
                 )
             continue
@@ -417,7 +417,7 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
     c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
     limit = req.latency_seconds
     if limit is not None and c.serving is not None:
-        value = c.serving.get(f"p{req.percentile or 0:g}_seconds", c.serving["latency_seconds"])
+        value = c.serving.get(f"{_percentile_name(req).lower()}_seconds", c.serving["latency_seconds"])
         c.meets[_latency_key(req)] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
     if req.qps is not None and c.serving is not None:
         cap = c.serving["capacity_rps_per_replica"] * c.replicas
@@ -425,8 +425,14 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
     _shared_limits(c, req, c.cost)
 
 
+def _percentile_name(req: Requirements) -> str:
+    """'P99' for a percentile target; 'batch' when the requirements name no percentile, so the
+    analytic batch latency is what is compared."""
+    return f"P{req.percentile:g}" if req.percentile is not None else "batch"
+
+
 def _latency_key(req: Requirements) -> str:
-    return f"p{req.percentile or 0:g}_latency"
+    return f"{_percentile_name(req).lower()}_latency"
 
 
 def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> None:
