@@ -154,9 +154,21 @@ def _write_v2(conn):
     conn.execute(insert(_table(conn, "inspections")).values(INSPECTION_ROW))
 
 
-WRITERS = {1: _write_v1, 2: _write_v2}  # what the gpuwise at each version stored: one per migration
+ROLLOUT_ROW = {"kind": "driver", "version": "550.127.05", "created_at": T0,
+               "plan": {"canary": "node-1", "waves": [], "hosts": {"node-1": {"pool": "train"}}}}  # fmt: skip
+EVENT_ROW = {"host": "node-1", "step": "gate-before", "outcome": "pass", "checked": 0, "time": T0,
+             "detail": "doctor 0 FAIL; accepted"}  # fmt: skip
+
+
+def _write_v3(conn):
+    rollout_id = conn.execute(insert(_table(conn, "rollouts")).values(ROLLOUT_ROW)).inserted_primary_key[0]
+    conn.execute(insert(_table(conn, "rollout_events")).values({**EVENT_ROW, "rollout_id": rollout_id}))
+
+
+WRITERS = {1: _write_v1, 2: _write_v2, 3: _write_v3}  # what the gpuwise at each version stored: one per migration
 EXPECTED = {1: {"hosts": HOST_ROW, "runs": RUN_ROW, "results": RESULT_ROW},
-            2: {"cards": CARD_ROW, "inspections": INSPECTION_ROW}}  # fmt: skip
+            2: {"cards": CARD_ROW, "inspections": INSPECTION_ROW},
+            3: {"rollouts": ROLLOUT_ROW, "rollout_events": EVENT_ROW}}  # fmt: skip
 
 
 def test_every_migration_has_sample_data():
@@ -258,16 +270,16 @@ def _v3_columns(conn):
     add_column(conn, "runs", Column("notes", String(200), nullable=False, server_default="none"))
 
 
-V3 = Migration(3, "hosts.rack, runs.notes (a future version's)", _v3_columns)
+V3 = Migration(HEAD + 1, "hosts.rack, runs.notes (a future version's)", _v3_columns)
 
 
 def test_a_new_column_migration_keeps_old_rows(url):
-    _database_at(url, 2)
+    _database_at(url, HEAD)
     engine = create_store_engine(url)
     try:
-        assert upgrade(engine, migrations=(*MIGRATIONS, V3)) == 3
+        assert upgrade(engine, migrations=(*MIGRATIONS, V3)) == HEAD + 1
         with engine.connect() as conn:
-            _assert_rows_survived(conn, 2)
+            _assert_rows_survived(conn, HEAD)
             (run,) = conn.execute(select(_table(conn, "runs"))).mappings().all()
             (host,) = conn.execute(select(_table(conn, "hosts"))).mappings().all()
         assert run["notes"] == "none" and host["rack"] is None  # old rows get the default
@@ -276,20 +288,20 @@ def test_a_new_column_migration_keeps_old_rows(url):
 
 
 def test_a_schema_newer_than_the_code_is_refused(url):
-    _database_at(url, 2)
+    _database_at(url, HEAD)
     engine = create_store_engine(url)
     upgrade(engine, migrations=(*MIGRATIONS, V3))
     engine.dispose()
     with pytest.raises(SchemaTooNewError) as err:
         open_store(url)
     message = str(err.value)
-    assert "schema version 3" in message and f"up to {HEAD}" in message and "Upgrade gpuwise" in message
+    assert f"schema version {HEAD + 1}" in message and f"up to {HEAD}" in message and "Upgrade gpuwise" in message
     assert isinstance(err.value, GpuwiseError) and err.value.exit_code == 2
 
 
 def test_a_newer_schema_is_exit_code_2_at_the_command_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'newer.db'}"
-    _database_at(db, 2)
+    _database_at(db, HEAD)
     engine = create_store_engine(db)
     upgrade(engine, migrations=(*MIGRATIONS, V3))
     engine.dispose()
@@ -297,7 +309,11 @@ def test_a_newer_schema_is_exit_code_2_at_the_command_line(tmp_path):
         [sys.executable, "-m", "gpuwise.cli.app", "matrix", "--db", db], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr and "schema version 3" in proc.stderr and "Upgrade gpuwise" in proc.stderr
+    assert (
+        "Traceback" not in proc.stderr
+        and f"schema version {HEAD + 1}" in proc.stderr
+        and "Upgrade gpuwise" in proc.stderr
+    )
 
 
 def _v3_fails(conn):
@@ -306,13 +322,13 @@ def _v3_fails(conn):
 
 
 def test_a_failing_migration_leaves_the_step_before(url):
-    _database_at(url, 2)
+    _database_at(url, HEAD)
     engine = create_store_engine(url)
     try:
         with pytest.raises(RuntimeError, match="migration 3"):
-            upgrade(engine, migrations=(*MIGRATIONS, Migration(3, "broken", _v3_fails)))
+            upgrade(engine, migrations=(*MIGRATIONS, Migration(HEAD + 1, "broken", _v3_fails)))
         with engine.connect() as conn:
-            assert migrations.current_version(conn) == 2
+            assert migrations.current_version(conn) == HEAD
             assert "rack" not in {c["name"] for c in inspect(conn).get_columns("hosts")}
     finally:
         engine.dispose()

@@ -162,9 +162,39 @@ def _v2(conn: Connection) -> None:
     m.create_all(conn)
 
 
+# ----- v3: staged roll-outs and their per-host events (gpuwise.ops.rollout) ------------------
+def _v3(conn: Connection) -> None:
+    """rollouts, rollout_events (driver/firmware/CUDA roll-outs behind a benchmark gate), as first released."""
+    m = MetaData()
+    Table(
+        "rollouts",
+        m,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("kind", String(16), nullable=False),
+        Column("version", String(64), nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+        Column("plan", JSON, nullable=False),
+    )
+    Table(
+        "rollout_events",
+        m,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("rollout_id", Integer, ForeignKey("rollouts.id"), nullable=False),
+        Column("host", String(255), nullable=False),
+        Column("step", String(32), nullable=False),
+        Column("outcome", String(16), nullable=False),
+        Column("checked", Integer, nullable=False),
+        Column("time", DateTime(timezone=True), nullable=False),
+        Column("detail", Text),
+        Index("ix_rollout_events_rollout_host", "rollout_id", "host"),
+    )
+    m.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "hosts, runs, results", _v1),
     Migration(2, "cards, inspections", _v2),
+    Migration(3, "rollouts, rollout_events", _v3),
 )
 HEAD = len(MIGRATIONS)
 

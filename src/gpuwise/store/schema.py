@@ -119,4 +119,42 @@ inspections = Table(
     Index("ix_inspections_card_time", "card_uuid", "time"),
 )
 
-__all__ = ["HEAD", "MIGRATIONS", "cards", "hosts", "inspections", "metadata", "results", "runs", "schema_version"]
+# ----- staged roll-outs (gpuwise.ops.rollout; migration 3) -------------------------------------
+rollouts = Table(
+    "rollouts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),  # driver | firmware | cuda
+    Column("version", String(64), nullable=False),  # the target version
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("plan", JSON, nullable=False),  # canary, waves, hosts (pool, model, previous version)
+)
+
+rollout_events = Table(
+    "rollout_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("rollout_id", Integer, ForeignKey("rollouts.id"), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("step", String(32), nullable=False),  # gate-before | upgrade | gate-after | rollback | done
+    Column("outcome", String(16), nullable=False),  # pass | fail
+    Column("checked", Integer, nullable=False, default=0),  # 1: recorded by an `ansible-playbook --check` run
+    Column("time", DateTime(timezone=True), nullable=False),
+    Column("detail", Text),
+    Index("ix_rollout_events_rollout_host", "rollout_id", "host"),
+)
+
+
+__all__ = [
+    "HEAD",
+    "MIGRATIONS",
+    "cards",
+    "hosts",
+    "inspections",
+    "metadata",
+    "results",
+    "rollout_events",
+    "rollouts",
+    "runs",
+    "schema_version",
+]
