@@ -4,9 +4,10 @@ Some start-up work costs more than the commands themselves: validating the catal
 building the command-line options from the pydantic schema. Its result is pickled to
 $XDG_CACHE_HOME/gpuwise/NAME.pickle (~/.cache/gpuwise without XDG_CACHE_HOME) under a key: the
 SHA-256 of every source file it was built from and of the gpuwise and Python versions (and of
-any library whose objects it holds). A different key, or any trouble reading the file, means the value is built again and the file
-rewritten (atomically: a temporary file renamed over it); trouble writing is ignored, the cache
-being only a saving. GPUWISE_NO_CACHE=1 turns it off. Standard library only: the core uses it.
+any library whose objects it holds). A different key, or any trouble reading the file, means the
+value is built again and the file rewritten (atomically: a temporary file renamed over it);
+trouble writing is ignored, the cache being only a saving. GPUWISE_NO_CACHE=1 turns it off.
+Standard library only: the core uses it.
 """
 
 from __future__ import annotations
