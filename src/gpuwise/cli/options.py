@@ -3,8 +3,8 @@
 The CLI declares its workload, hardware and requirement options from `gpuwise.workload.schema`
 (one schema for every door). Importing that module builds its pydantic models, which costs more
 than `gpuwise --help` does otherwise. The field table it yields is plain data, so `gpuwise.cache`
-keeps it, keyed by the code of the workload package and of gpuwise.units; an edit there rebuilds
-it. Each field is a SimpleNamespace with FieldInfo's attributes (and `flag`).
+keeps it, keyed by the code of the workload package and of gpuwise.units (all of gpuwise that the
+schema imports); an edit there rebuilds it. Each field is a SimpleNamespace with FieldInfo's attributes (and `flag`).
 """
 
 from __future__ import annotations
