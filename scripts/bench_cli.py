@@ -2,10 +2,10 @@
 """Wall time of whole `gpuwise` processes, as a ratio to a bare `import pydantic, yaml, typer, rich`.
 
 Absolute times swing with the machine's load (on a shared 2-core box the baseline took 70 ms idle
-and 176 ms busy), so each case is measured side by side with the baseline process: the runs are interleaved (baseline, case
-1, case 2, ... then again), each ratio is median(case) / median(baseline), and the targets (issue
-11) are ratios: `gpuwise --help` at most 1.3x, one `estimate` or `plan` process at most 2x.
-Exits 1 when a ratio misses its target.
+and 176 ms busy), so each case is measured side by side with the baseline process: the runs are
+interleaved (baseline, case 1, case 2, ... then again), each ratio is median(case) /
+median(baseline), and the targets (issue 11) are ratios: `gpuwise --help` at most 1.3x, one
+`estimate` or `plan` process at most 2x. Exits 1 when a ratio misses its target.
 """
 
 from __future__ import annotations
