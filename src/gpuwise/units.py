@@ -147,3 +147,15 @@ def fmt_usd(x: float | None) -> str:
     if x is None:
         return "—"
     return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
+
+
+def fmt_measure(value: float, unit: str) -> str:
+    """A measured value in the unit it was stored with (a capability-matrix cell): the CLI's
+    `gpuwise matrix` and the web's matrix page both write it this way."""
+    if unit == "FLOP/s":
+        return fmt_flops(value)
+    if unit == "bytes/s":
+        return fmt_rate(value)
+    if unit == "seconds":
+        return fmt_seconds(value)
+    return f"{value:,.1f} {unit}"

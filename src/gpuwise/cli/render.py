@@ -11,7 +11,7 @@ from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
-from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds, fmt_usd
+from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
 console = Console()
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
@@ -375,7 +375,7 @@ def bench_view(host: Any, measurements: list[Any], run_id: int | None) -> None:
         t.add_row(
             m.benchmark,
             m.name,
-            _unit_value(m.value, m.unit),
+            fmt_measure(m.value, m.unit),
             ", ".join(f"{k}={_param(k, v)}" for k, v in m.params.items() if not isinstance(v, dict | list)),
         )
     console.print(t)
@@ -396,16 +396,6 @@ def _param(key: str, value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _unit_value(value: float, unit: str) -> str:
-    if unit == "FLOP/s":
-        return fmt_flops(value)
-    if unit == "bytes/s":
-        return fmt_rate(value)
-    if unit == "seconds":
-        return fmt_seconds(value)
-    return f"{value:,.1f} {unit}"
-
-
 def matrix_view(m: dict[str, Any], scenarios: dict[str, str]) -> None:
     t = Table(title="Capability matrix: measured (estimate, measured/estimate)", header_style="bold", show_edge=False)
     t.add_column("GPU")
@@ -419,7 +409,7 @@ def matrix_view(m: dict[str, Any], scenarios: dict[str, str]) -> None:
             if c is None:
                 row.append("—")
             else:
-                est = f" ({_unit_value(c.estimated, c.unit)}, {c.ratio:.0%})" if c.estimated else ""
-                row.append(_unit_value(c.measured, c.unit) + est)
+                est = f" ({fmt_measure(c.estimated, c.unit)}, {c.ratio:.0%})" if c.estimated else ""
+                row.append(fmt_measure(c.measured, c.unit) + est)
         t.add_row(*row)
     console.print(t)

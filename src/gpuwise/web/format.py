@@ -9,7 +9,7 @@ from typing import Any
 
 from jinja2 import Environment
 
-from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_rate, fmt_seconds, fmt_usd
+from gpuwise.units import fmt_bytes, fmt_count, fmt_flops, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
 MISSING = "—"
 
@@ -33,17 +33,6 @@ def fmt_number(value: float, digits: int = 0) -> str:
 
 def fmt_percent(fraction: float) -> str:
     return f"{fraction:.0%}"
-
-
-def fmt_measure(value: float, unit: str) -> str:
-    """A measured value in its unit, as `gpuwise matrix` shows it."""
-    if unit == "FLOP/s":
-        return fmt_flops(value)
-    if unit == "bytes/s":
-        return fmt_rate(value)
-    if unit == "seconds":
-        return fmt_seconds(value)
-    return f"{value:,.1f} {unit}"
 
 
 FILTERS: dict[str, Callable[..., str]] = {
