@@ -11,19 +11,17 @@ A GPU type with no candidate gets the constraint that ruled it out ("binding con
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate, memory
-from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, owned_cost, usd_per_hour
-from gpuwise.estimate.memory import largest_fitting
-from gpuwise.estimate.rates import Calibration, compute_rates
+from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate
-from gpuwise.estimate.serving import batch_seconds_fn, compute_dtype, plan_replicas
+from gpuwise.plan.serving_search import confirm_cheapest, serving_candidates
 from gpuwise.units import fmt_bytes, fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
@@ -32,10 +30,8 @@ __all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
 
 Recompute = Literal["none", "selective", "full"]
 MAX_COUNT = 4096  # search bound on GPUs per configuration
-CONFIRM_TOP = 3  # serving candidates confirmed by simulation
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 PP_DEGREES = (1, 2, 4, 8, 16)
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # serving batch sizes tried
 
 
 @dataclass
@@ -340,129 +336,6 @@ def _training_candidates(
 
 
 # ------------------------------------------------------------------------------------------
-def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int]:
-    """Tensor-parallel degrees of one replica that divide the heads, inside one node."""
-    if not isinstance(model, TransformerArch):
-        return [1]
-    return [
-        tp
-        for tp in TP_DEGREES
-        if tp <= gpu.node_gpus and not (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads))
-    ]
-
-
-def _serving_batch(
-    work: InferenceJob, req: Requirements, latency: Callable[[int], float], cap: int, share: float
-) -> int | None:
-    """The user's concurrency when no target; else the batch with the most requests/s whose latency
-    stays within `share` of the target, leaving the rest for queueing (None: not even one request)."""
-    batches = [b for b in BATCHES if b <= cap]
-    if not batches:
-        return None
-    if req.latency_seconds is None:
-        return max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
-    usable = [b for b in batches if latency(b) <= req.latency_seconds * share]
-    return max(usable, key=lambda b: b / latency(b)) if usable else None
-
-
-def _serving_candidates(
-    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
-) -> tuple[list[Candidate], str | None]:
-    """The lightest tensor-parallel replica that fits and leaves room for queueing, sized
-    analytically for the QPS (the cheapest few are confirmed by simulation later)."""
-    last_reason = "memory: the weights do not fit"
-    share = cat.convention("serving_batch_latency_share")
-    for tp in _serving_layouts(work.model, gpu):
-        job = replace(work, parallel=Parallelism(tp=tp), concurrency=1)
-        hw = _hardware(gpu, tp)
-        if not memory(job, hw, cat).fits:
-            continue
-        cap = largest_fitting(job, hw, cat, "concurrency", limit=max(BATCHES))
-        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
-        latency = batch_seconds_fn(job, rates, topology(hw, cat), cat)
-        batch = _serving_batch(work, req, latency, cap, share)
-        if batch is None:
-            if cap >= 1 and req.latency_seconds is not None:
-                last_reason = (
-                    f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "
-                    f"more than {share:.0%} of the {_percentile_name(req)} target of "
-                    f"{fmt_seconds(req.latency_seconds)} (no room left for queueing)"
-                )
-            continue
-        est = estimate(replace(job, concurrency=batch), hw, cat, search_largest=False, calibration=cal)
-        capacity = batch / latency(batch)
-        replicas = max(1, math.ceil(req.qps / capacity)) if req.qps else 1
-        c = Candidate(
-            est,
-            usd_per_hour(hw, req.pricing, params),
-            replicas=replicas,
-            confirmed=not req.has_latency,
-            owned_usd=_owned(hw, req, params),
-        )
-        c.serving = {
-            "max_batch": batch,
-            "capacity_rps_per_replica": capacity,
-            "latency_seconds": latency(batch),
-            "replicas": replicas,
-            "basis": f"analytic: capacity at the largest batch within {share:.0%} of the target"
-            if req.latency_seconds is not None
-            else "analytic: capacity at the requested concurrency",
-        }
-        _meets_serving(c, req)
-        return [c], None
-    return [], last_reason
-
-
-def _meets_serving(c: Candidate, req: Requirements) -> None:
-    c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
-    limit = req.latency_seconds
-    if limit is not None and c.serving is not None:
-        value = c.serving.get(f"{_percentile_name(req).lower()}_seconds", c.serving["latency_seconds"])
-        c.meets[_latency_key(req)] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
-    if req.qps is not None and c.serving is not None:
-        cap = c.serving["capacity_rps_per_replica"] * c.replicas
-        c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
-    _shared_limits(c, req, c.cost)
-
-
-def _percentile_name(req: Requirements) -> str:
-    """'P99' for a percentile target; 'batch' when the requirements name no percentile, so the
-    analytic batch latency is what is compared."""
-    return f"P{req.percentile:g}" if req.percentile is not None else "batch"
-
-
-def _latency_key(req: Requirements) -> str:
-    return f"{_percentile_name(req).lower()}_latency"
-
-
-def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> None:
-    """Replace the analytic replica count by the simulated one for a latency target."""
-    job = c.est.workload
-    if not (req.qps and req.latency_seconds and req.percentile and c.serving and isinstance(job, InferenceJob)):
-        return  # nothing to simulate: no rate, no target, or not a serving candidate
-    hw = c.est.hardware
-    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cal)
-    sp = plan_replicas(
-        job,
-        rates,
-        topology(hw, cat),
-        cat,
-        qps=req.qps,
-        pct=req.percentile,
-        target=req.latency_seconds,
-        max_batch=c.serving["max_batch"],
-        gpus_per_replica=hw.count,
-    )
-    c.confirmed = True
-    c.replicas = max(sp.replicas, 1)
-    c.serving.update(sp.as_dict())
-    c.serving["basis"] = "simulated: continuous/dynamic batching under Poisson arrivals"
-    c.meets.clear()
-    _meets_serving(c, req)
-    c.meets[_latency_key(req)]["ok"] = sp.meets
-
-
-# ------------------------------------------------------------------------------------------
 def _explain(c: Candidate, best_cost: float | None, tie: float) -> None:
     """Reasons a person can read: method and memory, throughput and bottleneck, what is missed, the
     cost against the cheapest plan (ratios within `tie` of 1 are not named) and growth."""
@@ -589,7 +462,7 @@ def _check_growth(
         return
     if not isinstance(grown, InferenceJob):
         return  # growth keeps the task: a serving candidate grows into a serving job
-    cands, reason = _serving_candidates(grown, gpu, greq, cat, params, cal)
+    cands, reason = serving_candidates(grown, gpu, greq, cat, params, cal)
     if not cands:
         c.growth = {
             "holds": False,
@@ -651,7 +524,7 @@ def _gpu_candidates(
                     continue
                 cands, reason = _training_candidates(work, gpu, req, cat, params, _growth_workload(work, req), cal)
             else:
-                cands, reason = _serving_candidates(work, gpu, req, cat, params, cal)
+                cands, reason = serving_candidates(work, gpu, req, cat, params, cal)
         except GpuwiseError as exc:
             cands, reason = [], str(exc)
         found += cands
@@ -660,21 +533,6 @@ def _gpu_candidates(
     if not found:
         return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits")
     return found, (None if any(c.ok for c in found) else _misses(gpu, found))
-
-
-def _confirm_cheapest(
-    candidates: list[Candidate], req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]
-) -> list[str]:
-    """Simulate the cheapest serving candidates that meet a latency target; returns the note."""
-    if not req.has_latency:
-        return []
-    candidates.sort(key=lambda c: _rank_key(c, req))
-    for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
-        _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
-    return [
-        f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
-        "the others are analytic"
-    ]
 
 
 def _variant(c: Candidate, workloads: list[Workload], grown: list[Workload | None]) -> Workload | None:
@@ -704,7 +562,7 @@ def plan(
         candidates += found
         if rejection is not None:
             rejected.append(rejection)
-    notes = _confirm_cheapest(candidates, req, cat, cals)
+    notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req))
     grown = [_growth_workload(w, req) for w in workloads]
     for c in candidates if req.growth is not None else []:
         g = _variant(c, workloads, grown) if c.ok else None
