@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -26,7 +25,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output (
 
 
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    from gpuwise.cli.output import print_json
+
+    print_json(data)
 
 
 # ------------------------------------------------------------------------------------------

@@ -6,13 +6,15 @@ that use them (`accept` against a baseline file needs none of them).
 
 from __future__ import annotations
 
-import json
+import math
 import shlex
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
+from gpuwise.cli.bounds import bounded
+from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
 
 # What the acceptance check compares: (benchmark, measurement name, the params that must match).
@@ -56,14 +58,7 @@ def run_bench(names: list[str], quick: bool, device: str | None, db: str | None,
         with open_store(db) as s:
             run_id = s.save_run(host, measurements, "gpuwise bench " + shlex.join(names), quick)
     if as_json:
-        sys.stdout.write(
-            json.dumps(
-                {"host": host.as_dict(), "run_id": run_id, "results": [m.as_dict() for m in measurements]},
-                indent=2,
-                default=str,
-            )
-            + "\n"
-        )
+        print_json({"host": host.as_dict(), "run_id": run_id, "results": [m.as_dict() for m in measurements]})
         return
     from gpuwise.cli.render import bench_view
 
@@ -93,12 +88,12 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
     """Compare one card's results with the fleet baseline of its model: 0 pass, 1 fail."""
     if results is None or baseline is None:
         raise UsageError("gpuwise bench accept --results CARD.json --baseline BASELINE.json|db [--tolerance 0.1]")
-    if not 0 <= tolerance < 1:
-        raise UsageError("--tolerance must be between 0 and 1")
+    bounded(tolerance, "--tolerance", 0, 0.99)
     card = _load_results(results)
     if baseline == "db":
-        gpu_id = card.get("host", {}).get("gpu_id")
-        if not gpu_id:
+        host = card.get("host")
+        gpu_id = host.get("gpu_id") if isinstance(host, dict) else None
+        if not gpu_id or not isinstance(gpu_id, str):
             raise UsageError("the card's results name no catalog GPU: give a baseline file instead of 'db'")
         from gpuwise.store import open_store
 
@@ -125,7 +120,7 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
         raise UsageError("no measurement of the card matches the baseline (same benchmark, dtype, message size)")
     passed = all(c["ok"] for c in checks)
     if as_json:
-        sys.stdout.write(json.dumps({"passed": passed, "tolerance": tolerance, "checks": checks}, indent=2) + "\n")
+        print_json({"passed": passed, "tolerance": tolerance, "checks": checks})
     else:
         for c in checks:
             mark = "PASS" if c["ok"] else "FAIL"
@@ -138,19 +133,37 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
     return 0 if passed else 1
 
 
-def _load_results(path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UsageError(f"cannot read results {str(path)!r}: {exc}") from None
-    results = doc.get("results") if isinstance(doc, dict) else None
-    if not isinstance(results, list) or not all(
+_SCALAR = str | int | float | bool | None
+MAX_VALUE = 1e30  # far above any FLOP/s or bytes/s a card reaches (an H200 does ~2e15 FLOP/s)
+
+
+def _valid_result(r: Any) -> bool:
+    """One measurement as `gpuwise bench --json` writes it: names, a finite positive value, scalar params."""
+    return (
         isinstance(r, dict)
-        and {"benchmark", "name"} <= r.keys()
+        and isinstance(r.get("benchmark"), str)
+        and isinstance(r.get("name"), str)
         and isinstance(r.get("value"), int | float)
-        and r["value"] > 0  # rates and bandwidths; a zero baseline would make every ratio undefined
+        and not isinstance(r["value"], bool)
+        and math.isfinite(r["value"])
+        and 0 < r["value"] <= MAX_VALUE  # rates and bandwidths; a zero baseline would make every ratio undefined
         and isinstance(r.get("params"), dict)
-        for r in results
-    ):
+        and all(isinstance(v, _SCALAR) for v in r["params"].values())  # compared as keys
+    )
+
+
+def _load_results(path: Path) -> dict[str, Any]:
+    """A results file (`gpuwise bench --json`), read within the file limits and checked entry by entry."""
+    from gpuwise.files import read_json
+
+    doc = read_json(path, "results file")
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list):
         raise UsageError(f"{path}: expected `gpuwise bench --json` output with a 'results' list")
+    for i, r in enumerate(results):
+        if not _valid_result(r):
+            raise UsageError(
+                f"{path}: results[{i}] must have text 'benchmark' and 'name', a finite positive 'value' "
+                f"(at most {MAX_VALUE:g}) and 'params' of plain values"
+            )
     return doc

@@ -6,7 +6,6 @@ the command so `gpuwise --help` stays fast.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -124,6 +123,7 @@ def _bundle(plan_file: Path, doc: dict[str, Any], options: DeployOptions, prefix
 
 def _print_json(bundle: Bundle, report: Report, written: list[Path], dry_run: bool) -> None:
     """Everything as JSON: the objects, node labels, notes, validation and the files."""
+    from gpuwise.cli.output import print_json
     from gpuwise.deploy.writer import files
 
     payload = {
@@ -132,7 +132,7 @@ def _print_json(bundle: Bundle, report: Report, written: list[Path], dry_run: bo
         "dry_run": dry_run,
         "files": [str(p) for p in written] if written else sorted(files(bundle)),
     }
-    sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+    print_json(payload)
 
 
 def _show(title: str, bundle: Bundle, report: Report, written: list[Path], out: Path | None, dry_run: bool) -> None:

@@ -8,7 +8,6 @@ or examples/hosts/), so it runs the same on a laptop, in CI and on a GPU host.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,8 +17,13 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuwise.cli.bounds import bounded
+from gpuwise.cli.output import print_json
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.ops import EXPORTER_PORT
+
+MAX_INTERVAL_S = 3600.0  # seconds between two readings: an hour is already far past any rate worth measuring
+MAX_SAMPLES = 1000  # readings per inspection (the hottest temperature is kept)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 ReplayOpt = Annotated[
@@ -44,7 +48,7 @@ def _errors() -> Iterator[None]:
 
 
 def _json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    print_json(data)
 
 
 def _source(replay: Path | None, **kwargs: Any) -> Any:
@@ -87,8 +91,7 @@ def doctor(
         from gpuwise.ops.hw import ReplaySource
         from gpuwise.ops.hw import record as write_recording
 
-        if interval < 0:
-            raise UsageError("--interval must be 0 or more seconds")
+        bounded(interval, "--interval", 0, MAX_INTERVAL_S)
         source = _source(replay)
         try:
             if isinstance(source, ReplaySource):
@@ -160,8 +163,7 @@ def exporter(
                 if wanted:
                     sys.stdout.write(data_file(name).read_text(encoding="utf-8"))
             return
-        if not 0 <= port <= 65535:
-            raise UsageError(f"--port must be 0-65535; got {port}")
+        bounded(port, "--port", 0, 65535)
         try:
             import prometheus_client  # noqa: F401
         except ImportError:
@@ -229,6 +231,8 @@ def _hardware_command(fn_name: str, label: str) -> Callable[..., None]:
         with _errors():
             from gpuwise.ops import fleet
 
+            bounded(samples, "--samples", 1, MAX_SAMPLES)
+            bounded(interval, "--interval", 0, MAX_INTERVAL_S)
             source = _source(replay, kernel_log=False)
             try:
                 with _store(db) as store:
