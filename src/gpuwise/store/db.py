@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
+import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import create_engine, event, func, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy import JSON, BigInteger, Float, Integer, String, Table, create_engine, event, func, insert, select
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from gpuwise import __version__
 from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
-from gpuwise.store import migrations
+from gpuwise.store import mask_password, migrations
 from gpuwise.store.schema import hosts, metadata, results, runs
 
 T = TypeVar("T")
@@ -96,25 +98,37 @@ class Store:
         started_at: dt.datetime | None = None,
     ) -> int:
         """One transaction: the host, the run and all its results, so a run is never half written."""
-        facts = host.as_dict()
+        host_row = {
+            "hostname": host.hostname,
+            "cpu": host.cpu,
+            "cpu_count": host.cpu_count,
+            "device": host.device,
+            "gpu_model": host.gpu_model,
+            "gpu_id": host.gpu_id,
+            "gpu_count": host.gpu_count,
+            "driver": host.driver,
+            "cuda": host.cuda,
+            "torch": host.torch,
+            "python": host.python,
+            "facts": host.as_dict(),
+        }
+        result_rows = [
+            {
+                "benchmark": m.benchmark,
+                "name": m.name,
+                "value": float(m.value),
+                "unit": m.unit,
+                "params": m.params,
+                "samples": list(m.samples),
+            }
+            for m in measurements
+        ]
+        check_row(hosts, host_row, "the benchmark host")
+        for row in result_rows:
+            check_row(results, row, f"measurement {row['benchmark']}/{row['name']}")
 
         def write(conn: Any) -> int:
-            host_id = conn.execute(
-                insert(hosts).values(
-                    hostname=host.hostname,
-                    cpu=host.cpu,
-                    cpu_count=host.cpu_count,
-                    device=host.device,
-                    gpu_model=host.gpu_model,
-                    gpu_id=host.gpu_id,
-                    gpu_count=host.gpu_count,
-                    driver=host.driver,
-                    cuda=host.cuda,
-                    torch=host.torch,
-                    python=host.python,
-                    facts=facts,
-                )
-            ).inserted_primary_key[0]
+            host_id = conn.execute(insert(hosts).values(**host_row)).inserted_primary_key[0]
             run_id = conn.execute(
                 insert(runs).values(
                     host_id=host_id,
@@ -125,38 +139,31 @@ class Store:
                     gpuwise_version=__version__,
                 )
             ).inserted_primary_key[0]
-            if measurements:
-                conn.execute(
-                    insert(results),
-                    [
-                        {
-                            "run_id": run_id,
-                            "benchmark": m.benchmark,
-                            "name": m.name,
-                            "value": float(m.value),
-                            "unit": m.unit,
-                            "params": m.params,
-                            "samples": list(m.samples),
-                        }
-                        for m in measurements
-                    ],
-                )
+            if result_rows:
+                conn.execute(insert(results), [{"run_id": run_id, **row} for row in result_rows])
             return int(run_id)
 
         return self.transaction(write)
 
     def transaction(self, fn: Callable[[Any], T]) -> T:
-        """Run `fn(connection)` in one transaction, retried while SQLite reports another writer
-        holding the lock; any other database error is a one-line usage error."""
-        for attempt in range(50):  # linear back-off, about 25 s in all
+        """Run `fn(connection)` in one transaction. Retried, with a growing randomized pause, while
+        another writer holds SQLite's lock, PostgreSQL reports a serialization failure or deadlock,
+        or a concurrent writer made the same row first (`fn` runs again and sees it); any other
+        database error is a one-line usage error (password masked)."""
+        conflicts = 0
+        for attempt in range(RETRIES):
             try:
                 with self.engine.begin() as conn:
                     return fn(conn)
-            except OperationalError as exc:
-                if "locked" not in str(exc):  # not "database is locked": retrying will not help
-                    raise UsageError(f"cannot write to the store at {self.url}: {getattr(exc, 'orig', exc)}") from None
-                time.sleep(0.02 * (attempt + 1))
-        raise UsageError(f"the store at {self.url} stayed locked; try again")
+            except DBAPIError as exc:
+                kind = _transient(exc)
+                conflicts += kind == "conflict"
+                if kind is None or conflicts > MAX_CONFLICT_RETRIES:
+                    raise UsageError(
+                        mask_password(f"cannot write to the store at {self.url}: {_first_line(exc)}")
+                    ) from None
+                time.sleep(0.02 * (attempt + 1) * (0.5 + random.random()))  # jitter: writers that clashed retry apart
+        raise UsageError(f"the store at {self.url} stayed locked or contended; try again")
 
     # ----- reading --------------------------------------------------------------------------
     def results(
@@ -204,6 +211,102 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+RETRIES = 50  # linear back-off, about 25 s in all
+MAX_CONFLICT_RETRIES = 10  # a unique/foreign-key clash that survives this many re-runs is not a race
+_PG_RETRY = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+
+
+def _transient(exc: DBAPIError) -> str | None:
+    """'busy' (lock held, serialization failure, deadlock), 'conflict' (a concurrent writer made
+    the row first), or None when running `fn` again cannot help."""
+    orig = getattr(exc, "orig", None)
+    state = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if state in _PG_RETRY:
+        return "busy"
+    if isinstance(exc, IntegrityError):
+        return "conflict"
+    if isinstance(exc, OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+        return "busy"
+    return None
+
+
+def _first_line(exc: DBAPIError) -> str:
+    """The driver's own message, first line only (SQLAlchemy appends the statement and its values)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+# ----- values a database cannot hold, rejected before writing ---------------------------------
+_INT_LIMIT = {BigInteger: 2**63, Integer: 2**31}  # signed BIGINT / INTEGER (PostgreSQL; SQLite holds both)
+
+
+def _json_problem(value: Any) -> str | None:
+    """Why `value` cannot be stored as JSON on every backend: NaN/infinity, NUL characters."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"holds the non-finite number {value}"
+    if isinstance(value, str):
+        return "holds a NUL character" if "\x00" in value else None
+    if isinstance(value, Mapping):
+        return next((p for k, v in value.items() if (p := _json_problem(str(k)) or _json_problem(v))), None)
+    if isinstance(value, list | tuple):
+        return next((p for v in value if (p := _json_problem(v))), None)
+    return None
+
+
+def _value_problem(column: Any, value: Any) -> str | None:
+    """Why `value` does not fit `column` (its type's range or length), or None."""
+    kind = column.type
+    if isinstance(kind, Float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return f"must be a finite number, got {str(value)[:40]}"
+    elif isinstance(kind, Integer):
+        limit = next(v for t, v in _INT_LIMIT.items() if isinstance(kind, t))
+        if isinstance(value, bool) or not isinstance(value, int) or not -limit <= value < limit:
+            return f"must be a whole number below {limit:.3g} in size, got {str(value)[:40]}"
+    elif isinstance(kind, String):
+        if not isinstance(value, str):
+            return f"must be text, got {type(value).__name__}"
+        if kind.length is not None and len(value) > kind.length:
+            return f"is {len(value)} characters long; the store holds at most {kind.length}"
+        if "\x00" in value:
+            return "holds a NUL character"
+    elif isinstance(kind, JSON):
+        return _json_problem(value)
+    return None
+
+
+def check_row(table: Table, values: Mapping[str, Any], what: str) -> None:
+    """A usage error naming the field when a value is one `table` cannot hold (a non-finite
+    reading, an over-long id, an integer out of range): checked here, the same on SQLite and
+    PostgreSQL, instead of a driver's traceback (or SQLite silently storing it)."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        problem = _value_problem(table.c[name], value)
+        if problem:
+            raise UsageError(f"{what}: {table.name}.{name} {problem}")
+
+
+def insert_new(conn: Connection, table: Table, values: Mapping[str, Any], key: str) -> bool:
+    """INSERT ... ON CONFLICT (key) DO NOTHING; True when the row was new. Concurrent writers of
+    the same row never fail: the one that loses finds it there (and may update it)."""
+    stmt: Any
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        stmt = postgresql.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key])
+    elif conn.dialect.name == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key])
+    else:  # another backend: look first (a race surfaces as IntegrityError, which transaction() retries)
+        if conn.execute(select(table.c[key]).where(table.c[key] == values[key])).first() is not None:
+            return False
+        conn.execute(insert(table).values(**values))
+        return True
+    return bool(conn.execute(stmt).rowcount == 1)
+
+
 def create_store_engine(url: str | None = None) -> Engine:
     """An engine for `url` (GPUWISE_DB or the default file), not yet migrated: PostgreSQL through
     psycopg 3, SQLite in WAL mode waiting for a busy writer instead of failing."""
@@ -215,7 +318,7 @@ def create_store_engine(url: str | None = None) -> Engine:
     try:
         engine = create_engine(url, future=True, pool_pre_ping=True)
     except Exception as exc:  # malformed URL or missing driver: a message, not a traceback
-        raise UsageError(f"cannot open the store {url!r}: {exc}") from None
+        raise UsageError(mask_password(f"cannot open the store {url!r}: {exc}")) from None
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
@@ -236,11 +339,21 @@ def open_store(url: str | None = None) -> Store:
         store.migrate()
     except (DBAPIError, UsageError) as exc:  # unreachable, refused, no permission: a message
         store.close()
-        raise UsageError(f"cannot reach the store {store.url}: {getattr(exc, 'orig', exc)}") from None
+        reason = _first_line(exc) if isinstance(exc, DBAPIError) else str(exc)
+        raise UsageError(mask_password(f"cannot reach the store {store.url}: {reason}")) from None
     except BaseException:
         store.close()
         raise
     return store
 
 
-__all__ = ["ResultRow", "Store", "create_store_engine", "default_url", "metadata", "open_store"]
+__all__ = [
+    "ResultRow",
+    "Store",
+    "check_row",
+    "create_store_engine",
+    "default_url",
+    "insert_new",
+    "metadata",
+    "open_store",
+]
