@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import ConfigError, UsageError
@@ -35,8 +34,13 @@ Verdict_ = Literal["watch", "retire"]
 
 # ---------------------------------------------------------------------------------------------
 # Rules (configuration)
+MAX_WINDOW_DAYS = 3650  # ten years: longer than any card's service life
+MAX_COUNT = 10**9  # error counts and page limits
+MAX_RATE = 1e9  # errors per month
+
+
 class _Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     reason: str
 
 
@@ -59,23 +63,23 @@ class VbiosConsistencyRule(_Rule):
 
 
 class EccCorrectedGrowthRule(_Rule):
-    window_days: float = Field(gt=0)
-    min_span_days: float = Field(ge=0)
-    watch_per_month: float = Field(gt=0)
-    retire_per_month: float | None = Field(default=None, gt=0)
+    window_days: float = Field(gt=0, le=MAX_WINDOW_DAYS)
+    min_span_days: float = Field(ge=0, le=MAX_WINDOW_DAYS)
+    watch_per_month: float = Field(gt=0, le=MAX_RATE)
+    retire_per_month: float | None = Field(default=None, gt=0, le=MAX_RATE)
 
 
 class EccUncorrectedRule(_Rule):
-    window_days: float = Field(gt=0)
-    watch_at: int = Field(ge=1)
-    retire_at: int | None = Field(default=None, ge=1)
+    window_days: float = Field(gt=0, le=MAX_WINDOW_DAYS)
+    watch_at: int = Field(ge=1, le=MAX_COUNT)
+    retire_at: int | None = Field(default=None, ge=1, le=MAX_COUNT)
 
 
 class SustainedTemperatureRule(_Rule):
-    window_days: float = Field(gt=0)
-    threshold_celsius: float
+    window_days: float = Field(gt=0, le=MAX_WINDOW_DAYS)
+    threshold_celsius: float = Field(ge=-50, le=200)  # beyond any GPU's shutdown temperature
     min_share: float = Field(gt=0, le=1)
-    min_inspections: int = Field(ge=1)
+    min_inspections: int = Field(ge=1, le=MAX_COUNT)
     verdict: Verdict_ = "watch"
 
 
@@ -84,13 +88,13 @@ class FlagRule(_Rule):
 
 
 class RetiredPagesRule(_Rule):
-    retire_at: int = Field(ge=1)
+    retire_at: int = Field(ge=1, le=MAX_COUNT)
     verdict: Verdict_ = "retire"
 
 
 class FleetRules(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    version: int = 1
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    version: int = Field(default=1, ge=1, le=1)
     acceptance: AcceptanceRule | None = None
     minimum_driver: MinimumDriverRule | None = None
     minimum_vbios: MinimumVbiosRule | None = None
@@ -104,20 +108,25 @@ class FleetRules(BaseModel):
 
 
 def load_rules(path: str | Path | None = None) -> FleetRules:
-    """The rules in `path`, or the packaged fleet-rules.yaml."""
+    """The rules in `path`, or the packaged fleet-rules.yaml (a user's file read within the limits
+    of gpuwise.files: size, depth, aliases, UTF-8)."""
+    from gpuwise.files import parse_yaml, read_text
     from gpuwise.ops import data_file
 
     src = Path(path) if path else data_file("fleet-rules.yaml")
     try:
-        doc = yaml.safe_load(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no fleet rules file at {str(src)!r}") from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read fleet rules {str(src)!r}: {exc}") from None
+        missing = not src.exists()
+    except OSError:  # a name too long for the file system: read_text says so
+        missing = False
+    if missing:
+        raise UsageError(f"no fleet rules file at {str(src)[:200]!r}")
+    doc = parse_yaml(read_text(src, "fleet rules file"), str(src))
+    if doc is not None and not isinstance(doc, dict):
+        raise ConfigError(f"{src}: expected a mapping of rule names to settings at the top level")
     try:
         return FleetRules.model_validate(doc or {})
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
         raise ConfigError(f"{src}: {problems}") from None
 
 
@@ -316,45 +325,68 @@ def _read(source: Source, samples: int, interval: float) -> tuple[HostSnapshot, 
     return snap, hottest
 
 
+_Row = tuple[GpuSnapshot, dict[str, Any], dict[str, Any]]  # the GPU, its card row, its inspection row
+
+
+def _checked_rows(snap: HostSnapshot, hottest: dict[str, float]) -> list[_Row]:
+    """Card and inspection rows of every readable GPU, each value checked against its column first:
+    one the store cannot hold (a NaN reading, a 200-character UUID) is a usage error naming it,
+    the same on SQLite and PostgreSQL, and nothing of the scan is written."""
+    from gpuwise.store.db import check_row
+
+    cards, inspections = _tables()
+    rows = []
+    for g in snap.gpus:
+        if not g.uuid or g.lost:
+            continue
+        card = {"uuid": g.uuid, **_card_values(g, snap)}
+        ins = _inspection_values(g, snap, hottest.get(g.uuid))
+        what = f"GPU {g.index} of {snap.hostname[:60]}"
+        check_row(cards, card, what)
+        check_row(inspections, ins, what)
+        rows.append((g, card, ins))
+    return rows
+
+
 def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:
-    """Inventory upsert (new cards added, known ones updated) and one inspection per card."""
-    from sqlalchemy import insert, select, update
+    """Inventory upsert (new cards added, known ones updated) and one inspection per card.
+    Concurrent scans of the same new cards all succeed: the card is inserted ON CONFLICT DO
+    NOTHING, and the scan that finds it there updates it instead."""
+    from sqlalchemy import insert, update
+
+    from gpuwise.store.db import insert_new
 
     cards, inspections = _tables()
     snap, hottest = _read(source, samples, interval)
     if not snap.has_nvidia:
         raise UsageError(f"no NVIDIA GPU to scan on {snap.hostname}: {snap.nvml_error}")
     when = snap.datetime
+    rows = _checked_rows(snap, hottest)
+    skipped = [
+        f"GPU {g.index}: no UUID ({'lost' if g.lost else 'unreadable'})"
+        if not g.uuid
+        else f"{g.uuid}: GPU {g.index} is lost, not inspected"
+        for g in snap.gpus
+        if not g.uuid or g.lost
+    ]
     added: list[str] = []
     updated: list[str] = []
-    inspected: list[str] = []
-    skipped: list[str] = []
 
     def write(conn: Any) -> None:
-        for bucket in (added, updated, inspected, skipped):
-            bucket.clear()
-        for g in snap.gpus:
-            if not g.uuid:
-                skipped.append(f"GPU {g.index}: no UUID ({'lost' if g.lost else 'unreadable'})")
-                continue
-            if g.lost:
-                skipped.append(f"{g.uuid}: GPU {g.index} is lost, not inspected")
-                continue
-            values = _card_values(g, snap)
-            known = conn.execute(select(cards.c.uuid, cards.c.first_seen).where(cards.c.uuid == g.uuid)).first()
-            if known is None:
-                conn.execute(
-                    insert(cards).values(uuid=g.uuid, first_seen=when, last_seen=when, status="active", **values)
-                )
-                added.append(g.uuid)
+        added.clear()
+        updated.clear()
+        for g, card, ins in rows:
+            if insert_new(conn, cards, {**card, "first_seen": when, "last_seen": when, "status": "active"}, "uuid"):
+                added.append(g.uuid or "")
             else:
+                values = {k: v for k, v in card.items() if k != "uuid"}
                 conn.execute(update(cards).where(cards.c.uuid == g.uuid).values(last_seen=when, **values))
-                updated.append(g.uuid)
-            conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
-            inspected.append(g.uuid)
+                updated.append(g.uuid or "")
+            conn.execute(insert(inspections).values(**ins))
 
     store.transaction(write)
-    return ScanResult(snap.hostname, snap.time, tuple(added), tuple(updated), tuple(inspected), tuple(skipped))
+    inspected = tuple(g.uuid or "" for g, _, _ in rows)
+    return ScanResult(snap.hostname, snap.time, tuple(added), tuple(updated), inspected, tuple(skipped))
 
 
 def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:
@@ -366,23 +398,23 @@ def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0
     if not snap.has_nvidia:
         raise UsageError(f"no NVIDIA GPU to inspect on {snap.hostname}: {snap.nvml_error}")
     when = snap.datetime
+    rows = _checked_rows(snap, hottest)
+    lost = [f"{g.uuid or 'GPU ' + str(g.index)}: lost or unreadable" for g in snap.gpus if not g.uuid or g.lost]
     inspected: list[str] = []
     skipped: list[str] = []
 
     def write(conn: Any) -> None:
         inspected.clear()
-        skipped.clear()
-        known = {r.uuid for r in conn.execute(select(cards.c.uuid))}
-        for g in snap.gpus:
-            if not g.uuid or g.lost:
-                skipped.append(f"{g.uuid or 'GPU ' + str(g.index)}: lost or unreadable")
-                continue
+        skipped[:] = lost
+        uuids = [g.uuid for g, _, _ in rows]
+        known = {r.uuid for r in conn.execute(select(cards.c.uuid).where(cards.c.uuid.in_(uuids)))}
+        for g, _, ins in rows:
             if g.uuid not in known:
                 skipped.append(f"{g.uuid}: not in the inventory (run `gpuwise fleet scan`)")
                 continue
             conn.execute(update(cards).where(cards.c.uuid == g.uuid).values(last_seen=when))
-            conn.execute(insert(inspections).values(**_inspection_values(g, snap, hottest.get(g.uuid))))
-            inspected.append(g.uuid)
+            conn.execute(insert(inspections).values(**ins))
+            inspected.append(g.uuid or "")
 
     store.transaction(write)
     return ScanResult(snap.hostname, snap.time, (), (), tuple(inspected), tuple(skipped))
@@ -713,24 +745,30 @@ def apply_verdicts(store: Any, verdicts: list[CardVerdict]) -> list[Card]:
     return changed
 
 
-def acceptance_from_file(path: str | Path) -> AcceptanceHook:
-    """A hook from a JSON object mapping card UUID -> `gpuwise bench accept --json` output."""
-    import json
+def _ratio_text(check: Mapping[str, Any]) -> str:
+    ratio = check.get("ratio")
+    shown = f"{ratio:.0%}" if isinstance(ratio, int | float) and not isinstance(ratio, bool) else "?"
+    return f"{str(check.get('check'))[:80]}: {shown} of baseline"
 
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UsageError(f"cannot read acceptance results {str(path)!r}: {exc}") from None
+
+def acceptance_from_file(path: str | Path) -> AcceptanceHook:
+    """A hook from a JSON object mapping card UUID -> `gpuwise bench accept --json` output
+    (read within the file limits of gpuwise.files; an entry of the wrong shape is ignored)."""
+    from gpuwise.files import read_json
+
+    doc = read_json(path, "acceptance results file")
     if not isinstance(doc, Mapping):
         raise UsageError(f"{path}: expected an object mapping card UUID -> `gpuwise bench accept --json` output")
 
     def hook(card: Card) -> tuple[bool, str] | None:
         result = doc.get(card.uuid)
-        if not isinstance(result, Mapping) or "passed" not in result:
+        if not isinstance(result, Mapping) or not isinstance(result.get("passed"), bool):
             return None
-        failed = [c for c in result.get("checks", []) if isinstance(c, Mapping) and not c.get("ok", True)]
-        detail = "; ".join(f"{c.get('check')}: {c.get('ratio', 0):.0%} of baseline" for c in failed)
-        return bool(result["passed"]), detail or "below the fleet baseline"
+        checks = result.get("checks")
+        listed = checks if isinstance(checks, list) else []
+        failed = [c for c in listed if isinstance(c, Mapping) and c.get("ok", True) is False]
+        detail = "; ".join(_ratio_text(c) for c in failed)
+        return result["passed"], detail or "below the fleet baseline"
 
     return hook
 

@@ -294,17 +294,24 @@ def insert_new(conn: Connection, table: Table, values: Mapping[str, Any], key: s
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects import postgresql
 
-        stmt = postgresql.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key])
+        stmt = (
+            postgresql.insert(table)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=[key])
+            .returning(table.c[key])
+        )
     elif conn.dialect.name == "sqlite":
         from sqlalchemy.dialects import sqlite
 
-        stmt = sqlite.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key])
+        stmt = (
+            sqlite.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key]).returning(table.c[key])
+        )
     else:  # another backend: look first (a race surfaces as IntegrityError, which transaction() retries)
         if conn.execute(select(table.c[key]).where(table.c[key] == values[key])).first() is not None:
             return False
         conn.execute(insert(table).values(**values))
         return True
-    return bool(conn.execute(stmt).rowcount == 1)
+    return conn.execute(stmt).first() is not None  # RETURNING: rowcount is -1 under psycopg
 
 
 def create_store_engine(url: str | None = None) -> Engine:
