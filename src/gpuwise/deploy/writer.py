@@ -54,8 +54,9 @@ def _block(value: str, indent: int) -> list[str]:
     return [f"|{chomp}"] + [f"{pad}{line}" if line else "" for line in body.split("\n")]
 
 
-def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str]) -> list[str]:
-    """Lines for a mapping or list body at `indent` (the caller wrote the key)."""
+def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str], seq: int = 0) -> list[str]:
+    """Lines for a mapping or list body at `indent` (the caller wrote the key); a list under a key
+    is indented by `seq` more (0: the kubectl style; 2: the yamllint default Ansible files follow)."""
     pad = " " * indent
     out: list[str] = []
     if isinstance(value, dict):
@@ -63,7 +64,7 @@ def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any,
             p = (*path, k)
             if p in notes:
                 out += _comment(notes[p], indent)
-            out += _entry(f"{pad}{_key(k)}:", v, p, indent, notes)
+            out += _entry(f"{pad}{_key(k)}:", v, p, indent, notes, seq)
         return out
     assert isinstance(value, list)
     for i, v in enumerate(value):
@@ -71,7 +72,7 @@ def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any,
         if p in notes:
             out += _comment(notes[p], indent)
         if isinstance(v, dict) and v:
-            inner = _emit(v, p, indent + 2, notes)
+            inner = _emit(v, p, indent + 2, notes, seq)
             # the first key goes on the dash line (its comment, if any, stays above the dash)
             first = next(j for j, line in enumerate(inner) if not line.lstrip().startswith("#"))
             out += inner[:first]
@@ -79,7 +80,7 @@ def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any,
             out += inner[first + 1 :]
         elif isinstance(v, list) and v:
             out.append(f"{pad}-")
-            out += _emit(v, p, indent + 2, notes)
+            out += _emit(v, p, indent + 2, notes, seq)
         elif isinstance(v, str) and "\n" in v:
             block = _block(v, indent + 2)
             out.append(f"{pad}- {block[0]}")
@@ -89,11 +90,13 @@ def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any,
     return out
 
 
-def _entry(prefix: str, v: Any, p: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str]) -> list[str]:
+def _entry(
+    prefix: str, v: Any, p: tuple[Any, ...], indent: int, notes: dict[tuple[Any, ...], str], seq: int = 0
+) -> list[str]:
     if isinstance(v, dict) and v:
-        return [prefix, *_emit(v, p, indent + 2, notes)]
+        return [prefix, *_emit(v, p, indent + 2, notes, seq)]
     if isinstance(v, list) and v:
-        return [prefix, *_emit(v, p, indent, notes)]
+        return [prefix, *_emit(v, p, indent + seq, notes, seq)]
     if isinstance(v, str) and "\n" in v:
         block = _block(v, indent + 2)
         return [f"{prefix} {block[0]}", *block[1:]]
@@ -107,6 +110,19 @@ def dump(m: Manifest) -> str:
         lines += _comment(h, 0)
     lines += _comment(f"{m.kind} {m.name}: {m.why}", 0)
     lines += _emit(m.body, (), 0, m.comments)
+    return "\n".join(lines) + "\n"
+
+
+def dump_tree(tree: Any, header: list[str] | None = None) -> str:
+    """YAML text of any tree (a mapping or a list, values may be `why(...)`), the reasons as comments,
+    lists indented under their key: for files that are not Kubernetes objects (Ansible files)."""
+    from gpuwise.deploy.common import split_reasons
+
+    body, notes = split_reasons(tree)
+    lines = ["---"]
+    for h in header or []:
+        lines += _comment(h, 0)
+    lines += _emit(body, (), 0, notes, seq=2)
     return "\n".join(lines) + "\n"
 
 

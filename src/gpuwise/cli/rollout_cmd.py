@@ -1,0 +1,186 @@
+"""`gpuwise rollout plan|record|status` and `gpuwise fleet view`: staged roll-outs and the fleet at a glance.
+
+`register(app)` adds the `rollout` group to the main app and `view` to the `fleet` group. SQLAlchemy
+and rich load inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _json, _store, fleet_app
+from gpuwise.errors import UsageError
+
+rollout_app = typer.Typer(
+    name="rollout",
+    help="Driver, firmware and CUDA roll-outs with Ansible: a canary, then waves, each host behind a benchmark gate.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+RolloutOpt = Annotated[int | None, typer.Option("--rollout", help="Roll-out id (default: the newest).")]
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False) if sys.stdout.isatty() else Console(highlight=False, width=160)
+
+
+def _write(root: Path, texts: dict[str, str]) -> list[Path]:
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"-o {str(root)!r} exists and is not a directory")
+    written = []
+    for rel, text in texts.items():
+        target = root / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
+        written.append(target)
+    return written
+
+
+@rollout_app.command("plan")
+def plan(
+    target: Annotated[str, typer.Option("--target", help="driver=VERSION, firmware=VERSION or cuda=VERSION.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the inventory and playbooks.")],
+    db: DbOpt = None,
+    wave_size: Annotated[int, typer.Option("--wave-size", help="Hosts per wave after the canary.")] = 1,
+    canary: Annotated[str | None, typer.Option("--canary", help="The host that goes first (default: chosen).")] = None,
+    hosts: Annotated[
+        Path | None,
+        typer.Option("--hosts", help="YAML `hosts: {NAME: {pool, k8s_node, ansible_host, doctor_replay, ...}}`."),
+    ] = None,
+    baseline: Annotated[
+        str, typer.Option("--baseline", help="Gate baseline: 'db' (the fleet's median) or a bench --json file.")
+    ] = "db",
+    tolerance: Annotated[float, typer.Option("--tolerance", help="Allowed shortfall against the baseline.")] = 0.1,
+    gpuwise_bin: Annotated[str, typer.Option("--gpuwise-bin", help="gpuwise on the hosts.")] = "gpuwise",
+    record_bin: Annotated[str, typer.Option("--record-bin", help="gpuwise on the controller.")] = "gpuwise",
+    install_command: Annotated[
+        str | None, typer.Option("--install-command", help="What installs a version; {{ version }} in it.")
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Every host a local connection (rehearse on this machine).")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ansible inventory and playbooks from the fleet store; the plan is stored for `rollout status`."""
+    with _errors():
+        from gpuwise.ops import fleet, rollout
+        from gpuwise.ops.rollout_playbook import PlaybookSettings, files
+
+        goal = rollout.parse_target(target)
+        if not 0 <= tolerance < 1:
+            raise UsageError("--tolerance must be between 0 and 1")
+        if baseline != "db" and not Path(baseline).is_file():
+            raise UsageError(f"--baseline {baseline!r}: not 'db' and no such file")
+        baseline = baseline if baseline == "db" else str(Path(baseline).resolve())
+        facts = rollout.load_host_facts(hosts) if hosts else {}
+        with _store(db) as store:
+            cuda = rollout.cuda_by_host(store) if goal.kind == "cuda" else {}
+            the_plan = rollout.plan_rollout(
+                goal, fleet.list_cards(store), wave_size=wave_size, canary=canary, facts=facts, cuda=cuda
+            )
+            rollout_id = rollout.save_rollout(store, the_plan)
+            url = store.engine.url.render_as_string(hide_password=False)
+        settings = PlaybookSettings(
+            rollout_id, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command
+        )
+        written = _write(out, files(the_plan, settings))
+        if as_json:
+            _json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})
+            return
+        _plan_view(rollout_id, the_plan, out, local)
+
+
+def _plan_view(rollout_id: int, the_plan: Any, out: Path, local: bool) -> None:
+    w = sys.stdout.write
+    w(f"roll-out {rollout_id}: {the_plan.target.label} on {len(the_plan.hosts)} host(s)\n")
+    for host in the_plan.order:
+        p = the_plan.hosts[host]
+        w(f"  {the_plan.stage_of(host):8} {host}  {p.model}, pool {p.pool}, {len(p.gpus)} GPU(s), now {p.previous}\n")
+    for note in the_plan.notes:
+        w(f"  note: {note}\n")
+    check = " --check" if local else ""
+    w(f"wrote {out}; rehearse, then run:\n  cd {out} && ansible-playbook -i inventory.yml rollout.yml{check}\n")
+    w(f"follow it with: gpuwise rollout status --rollout {rollout_id}\n")
+
+
+@rollout_app.command("record")
+def record_cmd(
+    rollout_id: Annotated[int, typer.Option("--rollout", help="Roll-out id (from `rollout plan`).")],
+    host: Annotated[str, typer.Option("--host", help="The host the step ran on.")],
+    step: Annotated[str, typer.Option("--step", help="gate-before|upgrade|gate-after|rollback|done")],
+    outcome: Annotated[str, typer.Option("--outcome", help="pass|fail")],
+    detail: Annotated[str, typer.Option("--detail", help="What happened, in a line.")] = "",
+    check: Annotated[bool, typer.Option("--check", help="Recorded by an ansible-playbook --check rehearsal.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Write one step's outcome on one host (the playbook calls this)."""
+    with _errors():
+        from gpuwise.ops import rollout
+
+        with _store(db) as store:
+            rollout.record(store, rollout_id, host, step, outcome, detail=detail, checked=check)
+
+
+@rollout_app.command("status")
+def status(
+    db: DbOpt = None,
+    rollout_id: RolloutOpt = None,
+    check: Annotated[
+        bool | None, typer.Option("--check/--real", help="Show the check-mode rehearsal, or the real run.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """How far a roll-out has gone: each host's stage, state and steps."""
+    with _errors():
+        from gpuwise.ops import rollout
+
+        with _store(db) as store:
+            st = rollout.rollout_status(store, rollout_id, check)
+        if as_json:
+            _json(st.as_dict())
+            return
+        w = sys.stdout.write
+        w(st.headline + "\n")
+        for h in st.hosts:
+            steps = ", ".join(f"{e.step} {e.outcome}" for e in h.events) or "-"
+            w(f"  {h.stage:8} {h.host:24} {h.state:12} {steps}\n")
+            last = h.events[-1] if h.events else None
+            if last is not None and last.outcome == "fail" and last.detail:
+                w(f"           {last.detail}\n")
+
+
+def fleet_view_cmd(
+    db: DbOpt = None,
+    tolerance: Annotated[float, typer.Option("--tolerance", help="Drift: below the model's median by more.")] = 0.1,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per pool and GPU model: acceptance spread, drifting hosts, driver/VBIOS versions, roll-out progress."""
+    with _errors():
+        from gpuwise.ops.fleet_view import fleet_view, render_text
+
+        if not 0 <= tolerance < 1:
+            raise UsageError("--tolerance must be between 0 and 1")
+        with _store(db) as store:
+            view = fleet_view(store, tolerance=tolerance)
+        if as_json:
+            _json(view)
+        else:
+            sys.stdout.write(render_text(view))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `rollout` group to `app` and `view` to the `fleet` group."""
+    fleet_app.command("view")(fleet_view_cmd)
+    app.add_typer(rollout_app, name="rollout")
+
+
+__all__ = ["register", "rollout_app"]
