@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from gpuwise.web import create_app
 
 APP = create_app()
-CLIENT = TestClient(APP)
+CLIENT = TestClient(APP, base_url="http://127.0.0.1")
 
 
 def test_catalog_endpoints():
@@ -128,17 +128,24 @@ def test_uploaded_config_json():
 
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings  # noqa: E402
+from schemathesis.config import PositiveDataAcceptanceConfig  # noqa: E402
 
-SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
+from gpuwise.web.security import WebSettings  # noqa: E402
+
+# schemathesis' ASGI client says "Host: testserver"; the app under fuzz answers to that name too
+FUZZ_APP = create_app(WebSettings(allowed_hosts=frozenset({"testserver", "localhost", "127.0.0.1"})))
+SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", FUZZ_APP)
+# a request the schema allows may still name an id the catalog lacks or a layout that cannot exist:
+# 400 (usage error) and 422 (not met) are right answers to valid-looking data, and are documented
+SCHEMA.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(expected_statuses=["2xx", "400", "422"])
 
 
 @SCHEMA.parametrize()
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-def test_fuzz_no_server_errors(case):
-    """Generated inputs for every endpoint: answers are 2xx or 4xx with a message, never 500."""
-    from schemathesis.checks import not_a_server_error
-
-    case.call_and_validate(checks=[not_a_server_error])
+def test_fuzz_all_checks(case):
+    """Generated inputs for every endpoint under every schemathesis check: never a 500, every
+    status and body as the schema documents it, bad data rejected and good data not refused."""
+    case.call_and_validate()
 
 
 def test_matrix_page_and_api_read_the_store(tmp_path, monkeypatch):
@@ -181,8 +188,9 @@ def test_api_pages_load_nothing_from_the_network(path):
     assert not re.search(r"https?://", re.sub(r"window\.location\.origin", "", html.text))
     for url in assets:
         r = CLIENT.get(url)
-        assert r.status_code == 200 and len(r.content) > 1000, url
-    spec = re.search(r"""(?:url: |spec-url=)["']([^"']+)["']""", html.text)
+        # the bundles are large; the page's own starter script and stylesheet are small
+        assert r.status_code == 200 and len(r.content) > (1000 if url.startswith("/static/docs/") else 50), url
+    spec = re.search(r"""(?:data-openapi=|spec-url=)["']([^"']+)["']""", html.text)
     assert spec and CLIENT.get(spec.group(1)).json()["info"]["title"] == "gpuwise"
 
 

@@ -17,7 +17,7 @@ from gpuwise.web import create_app
 from gpuwise.web.forms import ESTIMATE_SECTIONS, PLAN_SECTIONS
 from gpuwise.workload.schema import FieldInfo, fields
 
-CLIENT = TestClient(create_app())
+CLIENT = TestClient(create_app(), base_url="http://127.0.0.1")
 
 # a valid form for each task, to which one field's example is added (the training one with a data
 # pipeline, so that the pipeline's other fields have one to change)

@@ -6,10 +6,19 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
+from gpuwise.errors import UsageError
 from gpuwise.web import data
-from gpuwise.web.models import EstimateIn, PlanIn
+from gpuwise.web.models import ERRORS, EstimateIn, PlanIn, WorkloadIn
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERRORS)
+
+
+def _work(workload: WorkloadIn, config_json: str | None) -> dict[str, Any]:
+    """The workload's fields; its model is a catalog id or the uploaded config, exactly one."""
+    work = workload.model_dump(exclude_none=True)
+    if (work.get("model") is None) == (config_json is None):
+        raise UsageError("give workload.model (a catalog id, GET /api/models) or config_json, one of them")
+    return work
 
 
 @router.get("/gpus", tags=["catalog"])
@@ -40,15 +49,16 @@ def api_models() -> list[dict[str, Any]]:
 @router.post("/estimate", tags=["estimate"])
 def api_estimate(body: EstimateIn) -> dict[str, Any]:
     """Memory, time and cost of one workload on one configuration (as `gpuwise estimate --json`)."""
-    work = body.workload.model_dump(exclude_none=True)
-    result = data.run_estimate(work, body.model_dump(exclude={"workload"}, exclude_none=True))
+    hardware = body.model_dump(exclude={"workload", "config_json"}, exclude_none=True)
+    result = data.run_estimate(_work(body.workload, body.config_json), hardware, body.config_json or "")
     return dict(result.as_dict())
 
 
 @router.post("/plan", tags=["plan"])
 def api_plan(body: PlanIn) -> dict[str, Any]:
     """The cheapest configuration meeting the requirements, runners-up and why (`gpuwise plan --json`)."""
-    result = data.run_plan(body.workload.model_dump(exclude_none=True), body.requirements.model_dump(exclude_none=True))
+    work = _work(body.workload, body.config_json)
+    result = data.run_plan(work, body.requirements.model_dump(exclude_none=True), body.config_json or "")
     d = dict(result.as_dict())
     d["candidates"] = d["candidates"][: body.top]
     return d

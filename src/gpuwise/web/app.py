@@ -1,7 +1,7 @@
 """FastAPI application: pages for people, a JSON API for machines, both over `gpuwise.api`.
 
 This module only assembles: the routes live in `api_routes` and `pages`, the forms in `forms`,
-the API pages (served from local files) in `docs`.
+the API pages (served from local files) in `docs`, the Host/token/body/header guard in `security`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from fastapi.staticfiles import StaticFiles
 from gpuwise.errors import GpuwiseError
 from gpuwise.web import api_routes, data, pages
 from gpuwise.web.docs import add_docs
+from gpuwise.web.security import Guard, WebSettings
 from gpuwise.web.templating import package_dir, templates
 
-__all__ = ["app", "create_app"]
+__all__ = ["app", "app_from_env", "create_app"]
 
 
 async def _domain_error(request: Request, exc: Exception) -> Response:
@@ -28,7 +29,8 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
     return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=status)
 
 
-def create_app() -> FastAPI:
+def create_app(settings: WebSettings | None = None) -> FastAPI:
+    """The app behind `settings` (by default: answers to loopback names only, no token)."""
     app = FastAPI(
         title="gpuwise",
         version=data.version(),
@@ -42,7 +44,14 @@ def create_app() -> FastAPI:
     app.add_exception_handler(GpuwiseError, _domain_error)
     app.include_router(api_routes.router)
     app.include_router(pages.router)
+    app.add_middleware(Guard, settings=settings or WebSettings())
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The factory `gpuwise serve` gives uvicorn: each worker process builds its app from the
+    settings the command put in the environment."""
+    return create_app(WebSettings.from_env())
 
 
 app = create_app()

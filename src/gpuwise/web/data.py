@@ -3,12 +3,14 @@ fleet, and the web's own charts. Imports are lazy so that the app starts fast.""
 
 from __future__ import annotations
 
+import functools
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from gpuwise.errors import ConfigError, GpuwiseError
+
+PLAN_CACHE_SIZE = 128  # distinct plan requests kept per process; a PlanResult is a few hundred KB
 
 
 def version() -> str:
@@ -29,25 +31,94 @@ def gpu_ids() -> list[str]:
     return list(load_catalog().gpus)
 
 
-def run_plan(work: dict[str, Any], reqs: dict[str, Any], config_json: str = "") -> Any:
-    """`gpuwise.api.make_plan`; an uploaded Hugging Face config.json replaces the catalog model."""
+# an uploaded config.json is held in memory; real ones are a few KB (the request body limit is 2 MiB)
+MAX_CONFIG_BYTES = 2**20
+UPLOAD_WHERE = "the uploaded config.json"
+# the name an upload gets when its `_name_or_path` is missing (the importer falls back to the stem)
+UPLOAD_FILE = Path("uploaded-config.json")
+
+
+def catalog_model(name: str) -> Any:
+    """A catalog model by id, never a path on the server: anything else is an unknown name with
+    "did you mean" (the same message whether or not a file of that name exists)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.loader import arch_of
+
+    return arch_of(load_catalog().model_entry(name))
+
+
+def uploaded_model(config_json: str) -> Any:
+    """A Hugging Face config.json sent by the browser, parsed in memory with the file limits
+    (depth, finite numbers) and named from its `_name_or_path` as the catalog importer names it."""
+    from gpuwise.catalog.hf_import import _model_name, arch_from_hf_config
+    from gpuwise.files import parse_json
+
+    if len(config_json.encode("utf-8", errors="replace")) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{UPLOAD_WHERE} is larger than {MAX_CONFIG_BYTES // 2**20} MiB")
+    cfg = parse_json(config_json, UPLOAD_WHERE)
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{UPLOAD_WHERE}: expected a JSON object with the model's configuration")
+    return arch_from_hf_config(cfg, name=_model_name(cfg, UPLOAD_FILE), where=UPLOAD_WHERE)
+
+
+def resolve_models(
+    work: dict[str, Any], reqs: dict[str, Any] | None = None, config_json: str = ""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The workload with its model resolved (an upload wins over the `model` field) and the growth
+    model checked as a catalog id: no field of a web request is ever opened as a path."""
+    work, reqs = dict(work), dict(reqs or {})
+    if config_json:
+        work["model"] = uploaded_model(config_json)
+    elif isinstance(work.get("model"), str):
+        work["model"] = catalog_model(work["model"])
+    if isinstance(reqs.get("growth_model"), str):
+        from gpuwise.catalog import load_catalog
+
+        reqs["growth_model"] = load_catalog().model_entry(reqs["growth_model"]).id
+    return work, reqs
+
+
+def upload_text(data: bytes) -> str:
+    """The bytes of an uploaded file as text: UTF-8 only, at most MAX_CONFIG_BYTES."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{UPLOAD_WHERE} is larger than {MAX_CONFIG_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{UPLOAD_WHERE} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _plan_key(work: dict[str, Any], reqs: dict[str, Any], config_json: str) -> str:
+    """The normalized request: the same plan asked twice (keys in any order) is one key."""
+    return json.dumps({"w": work, "r": reqs, "c": config_json}, sort_keys=True, separators=(",", ":"), default=str)
+
+
+@functools.lru_cache(maxsize=PLAN_CACHE_SIZE)
+def _cached_plan(key: str) -> Any:
+    """Plans are pure functions of the request and the packaged catalog: identical requests are
+    answered from memory (each worker process keeps its own cache)."""
     from gpuwise.api import make_plan
 
-    if not config_json:
-        return make_plan(work, reqs)
-    try:
-        json.loads(config_json)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"the uploaded config.json is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "config.json"
-        path.write_text(config_json, encoding="utf-8")
-        return make_plan({**work, "model": str(path)}, reqs)
+    d = json.loads(key)
+    work, reqs = resolve_models(d["w"], d["r"], d["c"])
+    return make_plan(work, reqs)
 
 
-def run_estimate(work: dict[str, Any], hardware: dict[str, Any]) -> Any:
+def run_plan(work: dict[str, Any], reqs: dict[str, Any], config_json: str = "") -> Any:
+    """`gpuwise.api.make_plan` over a catalog model or an uploaded config.json, cached by request.
+    The result is shared between identical requests: callers read it, never change it."""
+    return _cached_plan(_plan_key(work, reqs, config_json))
+
+
+def plan_cache_info() -> Any:
+    """Hits, misses and size of the plan cache (functools' CacheInfo)."""
+    return _cached_plan.cache_info()
+
+
+def run_estimate(work: dict[str, Any], hardware: dict[str, Any], config_json: str = "") -> Any:
     from gpuwise.api import make_estimate
 
+    work, _ = resolve_models(work, None, config_json)
     return make_estimate(work, hardware)
 
 

@@ -1,23 +1,34 @@
-"""Request bodies of the JSON API, derived from the one schema (gpuwise.workload.schema).
+"""Request and error bodies of the JSON API, derived from the one schema (gpuwise.workload.schema).
 
-The field names, types, bounds and descriptions are the CLI's; only the nesting is the API's own.
+The field names, types, bounds and descriptions are the CLI's; only the nesting is the API's own,
+and `model` is a catalog id only: the server never opens a path a request names. A model of one's
+own is sent as the text of its config.json (`config_json`), parsed in memory.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
 
+from pydantic import BaseModel, Field
+
+from gpuwise.web.data import MAX_CONFIG_BYTES
 from gpuwise.workload.schema import HardwareFields, RequirementFields, StrictFields, TargetFields, WorkloadFields
+
+MODEL_HELP = (
+    "Catalog id (GET /api/models lists them). A path is not accepted: send a Hugging Face "
+    "config.json as `config_json` instead."
+)
+CONFIG_JSON_HELP = (
+    "The text of a Hugging Face config.json, used instead of `workload.model` "
+    "(named from its `_name_or_path`); parsed in memory, never stored."
+)
 
 
 class WorkloadIn(WorkloadFields):
-    """A workload; `model` is required here (the CLI may take it from a file)."""
+    """A workload; `model` is a catalog id (or the request carries `config_json`)."""
 
-    model: str = Field(
-        min_length=1,
-        max_length=1024,
-        description=WorkloadFields.model_fields["model"].description,
-        examples=["llama-2-7b"],
+    model: str | None = Field(
+        default=None, min_length=1, max_length=128, description=MODEL_HELP, examples=["llama-2-7b"]
     )
 
 
@@ -31,6 +42,9 @@ class PlanIn(StrictFields):
     workload: WorkloadIn
     requirements: RequirementsIn = Field(default_factory=RequirementsIn)
     top: int = Field(default=5, ge=1, le=50)
+    config_json: str | None = Field(
+        default=None, min_length=2, max_length=MAX_CONFIG_BYTES, description=CONFIG_JSON_HELP
+    )
 
 
 class EstimateIn(HardwareFields, TargetFields):
@@ -38,3 +52,33 @@ class EstimateIn(HardwareFields, TargetFields):
 
     workload: WorkloadIn
     gpu: str = Field(min_length=1, max_length=128, description=HardwareFields.model_fields["gpu"].description)
+    config_json: str | None = Field(
+        default=None, min_length=2, max_length=MAX_CONFIG_BYTES, description=CONFIG_JSON_HELP
+    )
+
+
+class ErrorOut(BaseModel):
+    """A request gpuwise cannot answer: what was wrong and what to do."""
+
+    detail: str = Field(description="What was wrong and what to do (names the field and the rule).")
+
+
+class UnprocessableOut(BaseModel):
+    """422: a body that fails validation (a list of problems, FastAPI's shape) or a valid question
+    that no configuration meets (a message)."""
+
+    detail: str | list[dict[str, Any]]
+
+
+def _answer(description: str, model: type[BaseModel] = ErrorOut) -> dict[str, Any]:
+    return {"model": model, "description": description}
+
+
+# every status an /api route can answer besides 200 (the middleware's and the handlers' own)
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: _answer('Usage error: a bad value, an unknown id (with "did you mean"), or a Host not served.'),
+    401: _answer("The server runs with a token and the request has none or a wrong one."),
+    408: _answer("The request body arrived too slowly."),
+    413: _answer("The request body is larger than the server's limit."),
+    422: _answer("The body failed validation, or the requirements cannot be met.", UnprocessableOut),
+}

@@ -71,7 +71,7 @@ async def plan_page(request: Request, config: UploadFile | None = File(None)) ->
     form = read_form((await request.form()).multi_items())
     config_json = form.pop("config_json", "")
     if config is not None and config.filename:
-        config_json = (await config.read()).decode("utf-8", errors="replace")
+        config_json = data.upload_text(await config.read(data.MAX_CONFIG_BYTES + 1))
     result = data.run_plan(*plan_inputs(form), config_json)
     return templates.TemplateResponse(request, "plan.html", _plan_context(form, result, config_json))
 

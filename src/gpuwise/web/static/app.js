@@ -22,4 +22,9 @@ document.addEventListener("DOMContentLoaded", () => {
       gpuSpec.value = gpuSelect.value + count;
     });
   }
+  // an error page's "Back" returns to the filled-in form (a link to / without script)
+  const back = document.getElementById("back");
+  if (back && window.history.length > 1) {
+    back.addEventListener("click", (e) => { e.preventDefault(); window.history.back(); });
+  }
 });
