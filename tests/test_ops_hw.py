@@ -64,7 +64,7 @@ def test_bad_recordings_are_usage_errors(tmp_path):
     with pytest.raises(UsageError, match="no recording"):
         ReplaySource(tmp_path / "missing.json")
     (tmp_path / "x.json").write_text("{not json")
-    with pytest.raises(UsageError, match="cannot read"):
+    with pytest.raises(UsageError, match="not valid JSON"):
         load_recording(tmp_path / "x.json")
     (tmp_path / "y.json").write_text(json.dumps({"format": "something else"}))
     with pytest.raises(UsageError, match="not a gpuwise host recording"):

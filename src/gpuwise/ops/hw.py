@@ -18,23 +18,29 @@ Sources: `NvmlSource` reads the machine; `ReplaySource` replays a recorded JSON 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
 import importlib
 import importlib.util
 import json
+import math
 import os
 import re
 import socket
 import stat
 import subprocess
 import time
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from gpuwise.errors import UsageError
 
+_T = TypeVar("_T")
 SNAPSHOT_FORMAT = "gpuwise.host-snapshot"
 SNAPSHOT_VERSION = 1
 
@@ -257,52 +263,104 @@ class HostSnapshot:
         return _host_from_dict(data)
 
 
-# ----- JSON <-> dataclasses (strict: an unknown key is a mistake in a hand-written file) ------
-def _kwargs(cls: type, data: Mapping[str, Any], where: str) -> dict[str, Any]:
+# ----- JSON <-> dataclasses (strict: an unknown key or a wrong type is a mistake in the file) ----
+MAX_TEXT = 65536  # characters in one text field of a recording (a kernel command line is at most 4 KiB)
+MAX_INT = 2**63  # counters are 64-bit in NVML; anything past it is not a reading
+MAX_ITEMS = 4096  # GPUs, links, processes, events... in one snapshot
+
+
+def _bad(where: str, want: str, value: Any) -> UsageError:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return UsageError(f"{where}: must be {want}, got {shown}")
+
+
+def _scalar(value: Any, hint: Any, where: str) -> Any:
+    """A JSON scalar of the type a snapshot field declares: bool, int, finite float or text."""
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise _bad(where, "true or false", value)
+    if isinstance(value, bool):
+        raise _bad(where, "a number" if hint in (int, float) else "text", value)
+    if hint is int:
+        if isinstance(value, int) and -MAX_INT < value < MAX_INT:
+            return value
+        raise _bad(where, f"a whole number below {MAX_INT:.3g} in size", value)
+    if hint is float:
+        if isinstance(value, int | float) and abs(value) < 1e300 and math.isfinite(value):
+            return float(value)
+        raise _bad(where, "a finite number", value)
+    if hint is str:
+        if isinstance(value, str) and len(value) <= MAX_TEXT:
+            return value
+        raise _bad(where, f"text of at most {MAX_TEXT} characters", value)
+    raise UsageError(f"{where}: no reader for {hint!r}")  # pragma: no cover - the dataclasses use the above
+
+
+def _typed(value: Any, hint: Any, where: str) -> Any:
+    """`value` read as `hint` (a snapshot field's annotation): checked, containers rebuilt as tuples."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]  # the dataclasses use only `X | None`
+        return _typed(value, inner, where)
+    if dataclasses.is_dataclass(hint):
+        return _dataclass_from(hint, value, where)  # type: ignore[arg-type]
+    if origin is tuple:
+        if not isinstance(value, list | tuple) or len(value) > MAX_ITEMS:
+            raise _bad(where, f"a list of at most {MAX_ITEMS} items", value)
+        return tuple(_typed(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, Mapping) or len(value) > MAX_ITEMS:
+            raise _bad(where, f"an object of at most {MAX_ITEMS} entries", value)
+        key_hint, value_hint = args
+        out = {}
+        for k, v in value.items():
+            key = k
+            if key_hint is int:
+                if not isinstance(k, str) or not re.fullmatch(r"\d{1,9}", k):
+                    raise _bad(f"{where} key", "a small whole number", k)
+                key = int(k)
+            out[key] = _typed(v, value_hint, f"{where}[{k!r}]")
+        return out
+    if value is None:
+        raise _bad(where, "given (null is not allowed here)", value)
+    return _scalar(value, hint, where)
+
+
+@functools.cache
+def _hints(cls: Any) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _dataclass_from(cls: type[_T], data: Any, where: str) -> _T:
+    """An instance of snapshot dataclass `cls` from a JSON object, each field type-checked."""
     if not isinstance(data, Mapping):
-        raise UsageError(f"{where}: expected an object, got {type(data).__name__}")
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - names)
+        raise _bad(where, "an object", data)
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(map(str, set(data) - names))
     if unknown:
-        raise UsageError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    return dict(data)
-
-
-def _gpu_from_dict(data: Mapping[str, Any], where: str) -> GpuSnapshot:
-    kw = _kwargs(GpuSnapshot, data, where)
-    if kw.get("nvlinks") is not None:
-        kw["nvlinks"] = tuple(
-            NvLinkSnapshot(**_kwargs(NvLinkSnapshot, n, f"{where}.nvlinks[{i}]")) for i, n in enumerate(kw["nvlinks"])
-        )
-    if kw.get("processes") is not None:
-        kw["processes"] = tuple(
-            ProcessSnapshot(**_kwargs(ProcessSnapshot, p, f"{where}.processes[{i}]"))
-            for i, p in enumerate(kw["processes"])
-        )
+        raise UsageError(f"{where}: unknown field(s) {', '.join(u[:40] for u in unknown[:5])}")
+    hints = _hints(cast(Any, cls))
+    kw = {k: _typed(v, hints[k], f"{where}.{k}") for k, v in data.items()}
     try:
-        return GpuSnapshot(**kw)
-    except TypeError as exc:
+        return cls(**kw)
+    except TypeError as exc:  # a required field missing
         raise UsageError(f"{where}: {exc}") from None
 
 
+def _gpu_from_dict(data: Mapping[str, Any], where: str) -> GpuSnapshot:
+    return _dataclass_from(GpuSnapshot, data, where)
+
+
 def _host_from_dict(data: Mapping[str, Any]) -> HostSnapshot:
-    kw = _kwargs(HostSnapshot, data, "snapshot")
-    kw["gpus"] = tuple(_gpu_from_dict(g, f"snapshot.gpus[{i}]") for i, g in enumerate(kw.get("gpus") or ()))
-    if kw.get("cpu_governors") is not None:
-        kw["cpu_governors"] = {int(k): str(v) for k, v in kw["cpu_governors"].items()}
-    if kw.get("cstates") is not None:
-        kw["cstates"] = tuple(CState(**_kwargs(CState, c, "snapshot.cstates")) for c in kw["cstates"])
-    if kw.get("xid_events") is not None:
-        kw["xid_events"] = tuple(XidEvent(**_kwargs(XidEvent, x, "snapshot.xid_events")) for x in kw["xid_events"])
-    for key in ("infiniband_devices", "net_interfaces"):
-        if kw.get(key) is not None:
-            kw[key] = tuple(kw[key])
-    if kw.get("topology") is not None:
-        kw["topology"] = tuple(tuple(row) for row in kw["topology"])
+    snap = _dataclass_from(HostSnapshot, data, "snapshot")
     try:
-        return HostSnapshot(**kw)
-    except TypeError as exc:
-        raise UsageError(f"snapshot: {exc}") from None
+        snap.datetime  # noqa: B018 - parsed once here, so that no reader of the snapshot fails later
+    except ValueError:
+        raise _bad("snapshot.time", "an ISO 8601 time such as 2026-11-02T09:14:05+00:00", snap.time) from None
+    return snap
 
 
 def record(
@@ -350,12 +408,15 @@ _RECORDING_KEYS = ("format", "version", "synthetic", "note", "snapshot", "snapsh
 
 def _recording_doc(path: Path) -> dict[str, Any]:
     """The recording's JSON object, its format, version and top-level keys checked."""
+    from gpuwise.files import read_json  # size, depth, UTF-8 and finite-number limits
+
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no recording at {str(path)!r}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the recording {str(path)!r}: {exc}") from None
+        missing = not path.exists()
+    except OSError:  # a name too long for the file system: read_json says so
+        missing = False
+    if missing:
+        raise UsageError(f"no recording at {str(path)[:200]!r}")
+    doc = read_json(path, "recording")
     if not isinstance(doc, dict) or doc.get("format") != SNAPSHOT_FORMAT:
         raise UsageError(f'{path}: not a gpuwise host recording (expected "format": "{SNAPSHOT_FORMAT}")')
     if doc.get("version") != SNAPSHOT_VERSION:
