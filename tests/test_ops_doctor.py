@@ -268,7 +268,7 @@ def test_cstates_not_judged_off_latency_hosts(workstation):
     assert statuses(run_checks(workstation, DoctorOptions(latency_sensitive=False)), "cstates") == [PASS]
 
 
-def test_a_broken_check_is_skipped_not_fatal(healthy, monkeypatch):
+def test_a_broken_check_fails_naming_the_exception_and_the_others_still_run(healthy, monkeypatch):
     import gpuwise.ops.doctor as doctor
 
     def boom(snap, opts):
@@ -276,7 +276,10 @@ def test_a_broken_check_is_skipped_not_fatal(healthy, monkeypatch):
 
     monkeypatch.setattr(doctor, "GPU_CHECKS", ((*doctor.GPU_CHECKS[:1], ("ecc", boom))))
     report = doctor.run_checks(healthy)
-    assert only(report, "ecc", SKIP).summary.startswith("The check could not run")
+    crashed = only(report, "ecc", FAIL)
+    assert "crashed (ZeroDivisionError: bug)" in crashed.summary and crashed.fix
+    assert report.exit_code == 1 and report.counts["FAIL"] == 1  # the healthy host fails only by the crash
+    assert statuses(report, doctor.GPU_CHECKS[0][0])  # the check before it still ran
 
 
 def test_report_json_shape(faulty):

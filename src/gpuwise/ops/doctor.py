@@ -931,6 +931,19 @@ HOST_CHECKS: tuple[tuple[str, Check], ...] = (
 CHECK_IDS = ("driver", *(c for c, _ in GPU_CHECKS), *(c for c, _ in HOST_CHECKS))
 
 
+def _crashed(check_id: str, exc: Exception) -> CheckResult:
+    """A check that raised: a FAIL naming the exception (exit 1), since nothing was checked."""
+    text = str(exc)
+    shown = text if len(text) <= 200 else text[:197] + "..."
+    return CheckResult(
+        check_id,
+        FAIL,
+        f"The check crashed ({type(exc).__name__}: {shown}); nothing was checked.",
+        "",
+        "This is a bug in gpuwise: report it with the host's recording (`gpuwise doctor --record FILE`).",
+    )
+
+
 def run_checks(snap: HostSnapshot, opts: DoctorOptions | None = None) -> DoctorReport:
     """Every check on one snapshot. Without NVIDIA hardware, only the host checks run."""
     opts = opts or DoctorOptions()
@@ -939,8 +952,8 @@ def run_checks(snap: HostSnapshot, opts: DoctorOptions | None = None) -> DoctorR
     for check_id, fn in checks:
         try:
             results.extend(fn(snap, opts))
-        except Exception as exc:  # a check's own bug must not hide the others
-            results.append(CheckResult(check_id, SKIP, f"The check could not run: {type(exc).__name__}: {exc}"))
+        except Exception as exc:  # a check's own bug must not hide the others, nor pass as a SKIP
+            results.append(_crashed(check_id, exc))
     if not snap.has_nvidia:
         what = "NVIDIA GPUs not readable here" if _binding_missing(snap) else "No NVIDIA GPU or driver on this host"
         headline = (
