@@ -38,7 +38,8 @@ def test_methods_are_compared_and_the_why_says_so():
     assert methods == {"full", "lora", "qlora"}
     assert r.chosen.why[0].startswith("the cheapest configuration")
     costs = [c.cost for c in r.candidates if c.ok]
-    assert costs == sorted(costs)  # ranked by cost among those that meet every requirement
+    # ranked by cost among those that meet every requirement (equal within the tie tolerance: fewer GPUs first)
+    assert all(a <= b * (1 + 1e-4) for a, b in zip(costs, costs[1:], strict=False))
 
 
 def test_impossible_deadline_exits_1_and_names_the_factor():

@@ -15,15 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
+from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
-from gpuwise.estimate import estimate, memory
+from gpuwise.estimate import estimate
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, owned_cost, usd_per_hour
-from gpuwise.estimate.rates import Calibration
+from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
+from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.serving_search import confirm_cheapest, serving_candidates
-from gpuwise.units import fmt_bytes, fmt_seconds
-from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob, Workload
+from gpuwise.units import fmt_bytes, fmt_seconds, fmt_usd
+from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
 __all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
@@ -214,52 +215,6 @@ def _hardware(gpu: GPU, count: int) -> Hardware:
     return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
 
 
-def _tp_pp(model: TransformerArch | GenericArch, count: int, node_gpus: int) -> list[tuple[int, int]]:
-    """Tensor x pipeline degrees that divide the model and the GPU count, least parallel first."""
-    if not isinstance(model, TransformerArch):
-        return [(1, 1)]
-    out: list[tuple[int, int]] = []
-    for tp in TP_DEGREES:
-        if tp > min(count, node_gpus) or model.heads % tp or model.ffn % tp:
-            continue
-        if model.kv_heads % tp and tp % model.kv_heads:
-            continue
-        out += [(tp, pp) for pp in PP_DEGREES if count % (tp * pp) == 0 and tp * pp <= count and pp <= model.layers]
-    return out
-
-
-def _micro_batch(micro: int, global_batch: int | None, dp: int) -> int | None:
-    """The micro-batch that makes `global_batch` a whole number of steps over `dp` ranks (None:
-    impossible)."""
-    if global_batch is None or global_batch % (micro * dp) == 0:
-        return micro
-    if global_batch % dp:
-        return None
-    return math.gcd(micro, global_batch // dp)
-
-
-def _fit_training(work: TrainingJob, gpu: GPU, count: int, cat: Catalog) -> tuple[TrainingJob | None, float]:
-    """The lightest layout that fits on `count` GPUs, and the smallest per-GPU need seen."""
-    hw = _hardware(gpu, count)
-    best_need = math.inf
-    recomputes: tuple[Recompute, ...] = (
-        ("none", "selective", "full") if isinstance(work.model, TransformerArch) else ("none",)
-    )
-    for tp, pp in _tp_pp(work.model, count, gpu.node_gpus):
-        dp = count // (tp * pp)
-        micro = _micro_batch(work.micro_batch, work.global_batch, dp)
-        if micro is None:
-            continue
-        for zero in [0] if dp == 1 else ([1, 3] if pp == 1 else [1]):
-            for rc in recomputes:
-                job = replace(work, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
-                need = memory(job, hw, cat).per_gpu.total
-                best_need = min(best_need, need)
-                if need <= gpu.capacity_bytes:
-                    return job, best_need
-    return None, best_need
-
-
 def _at_most(value: float | None, limit: float) -> dict[str, Any]:
     """A requirement of the form value <= limit: met or not, and by how much."""
     return {
@@ -297,28 +252,44 @@ def _training_candidates(
     params: CostParams,
     grown: Workload | None = None,
     cal: Calibration | None = None,
+    bound: CostBound | None = None,
 ) -> tuple[list[Candidate], str | None]:
     """Counts from the smallest that fits, until two meet the requirements and a larger count stops
     being cheaper (with growth, also until one carries the grown workload, so the ranking can prefer a
-    configuration that lasts). A larger count can be cheaper: it fits without recomputation or with
-    less sharding, and runs proportionally shorter."""
+    configuration that lasts). Each count gets its fastest layout (plan.layouts). `bound` skips the
+    type when it cannot beat the best plan so far, and counts too small to meet the deadline."""
     limit = min(req.max_gpus or MAX_COUNT, MAX_COUNT)
+    bound = bound or cost_bound(cat, prune_cost=False)
+    variant = id(work)
+    rates = compute_rates(gpu, work.precision, cat, cal)
+    beaten = bound.beaten(variant, rates, usd_per_hour(_hardware(gpu, 1), req.pricing, params))
+    if beaten is not None:
+        return [], (
+            f"cost: at least {fmt_usd(beaten[0])} even at its large-matmul rate, more than the "
+            f"{fmt_usd(beaten[1])} of the cheapest plan that meets every requirement"
+        )
+    counts = _counts(gpu, limit)
     out: list[Candidate] = []
     smallest_need = math.inf
     met = 0
     best_cost = math.inf
     lasts = grown is None
     worth_doubling = cat.convention("plan_doubling_min_saving")
-    for count in _counts(gpu, limit):
-        job, need = _fit_training(work, gpu, count, cat)
-        smallest_need = min(smallest_need, need)
+    for count in counts:
+        ideal = bound.ideal_seconds(variant, rates, count)
+        if req.deadline_seconds and ideal and ideal > req.deadline_seconds and count < counts[-1]:
+            continue  # too few GPUs to meet the deadline even at the roofline
+        hw = _hardware(gpu, count)
+        choice = best_layout(work, hw, cat, rates)
+        smallest_need = min(smallest_need, choice.smallest_need)
+        job = choice.job
         if job is None:
             continue
-        hw = _hardware(gpu, count)
         est = estimate(job, hw, cat, search_largest=False, calibration=cal)
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
         _meets_training(c, req)
         out.append(c)
+        bound.record(variant, _run_flops(est), c.cost, c.ok and c.growth_ok)
         cheaper = c.cost is not None and c.cost < best_cost * (1 - worth_doubling)
         if c.ok:
             met += 1
@@ -333,6 +304,14 @@ def _training_candidates(
             f"{fmt_bytes(smallest_need)} per GPU, capacity {fmt_bytes(gpu.capacity_bytes)})"
         )
     return out, None
+
+
+def _run_flops(est: Estimate) -> float | None:
+    """Model FLOPs of the whole run (None without --tokens or --samples)."""
+    t = est.training
+    if t is None or not t.total_seconds or not t.step_seconds:
+        return None
+    return t.flops_per_step * t.total_seconds / t.step_seconds
 
 
 # ------------------------------------------------------------------------------------------
@@ -482,10 +461,15 @@ def _check_growth(
         }
 
 
-def _rank_key(c: Candidate, req: Requirements) -> tuple[Any, ...]:
+def _rank_key(c: Candidate, req: Requirements, tie: float) -> tuple[Any, ...]:
+    """Requirements met first, then the objective; equal objectives (within `tie`, a fraction) go
+    to fewer GPUs, then fewer nodes, then the other objective."""
     primary = c.cost if req.objective == "cost" else c.time
     secondary = c.time if req.objective == "cost" else c.cost
-    return (not c.ok, not c.growth_ok, primary is None, primary or 0.0, secondary or 0.0)
+    finite = primary is not None and primary > 0 and math.isfinite(primary)
+    level = round(math.log(primary) / math.log1p(tie)) if finite and primary else 0
+    nodes = c.est.hardware.nodes * c.replicas
+    return (not c.ok, not c.growth_ok, primary is None, level, c.gpus, nodes, secondary or 0.0)
 
 
 def _misses(gpu: GPU, found: list[Candidate]) -> Rejection:
@@ -508,6 +492,7 @@ def _gpu_candidates(
     cat: Catalog,
     params: CostParams,
     cal: Calibration | None,
+    bound: CostBound | None = None,
 ) -> tuple[list[Candidate], Rejection | None]:
     """Every workload variant on one GPU type, and what rules the type out when nothing meets."""
     if not gpu.peak_flops:
@@ -522,17 +507,32 @@ def _gpu_candidates(
                 if work.precision != "fp32" and work.precision not in gpu.peak_flops:
                     reasons.append(f"no {work.precision} tensor cores")
                     continue
-                cands, reason = _training_candidates(work, gpu, req, cat, params, _growth_workload(work, req), cal)
+                grown = _growth_workload(work, req)
+                cands, reason = _training_candidates(work, gpu, req, cat, params, grown, cal, bound)
             else:
                 cands, reason = serving_candidates(work, gpu, req, cat, params, cal)
         except GpuwiseError as exc:
             cands, reason = [], str(exc)
         found += cands
         if reason:
-            reasons.append(reason)
+            reasons.append(
+                f"{work.method}: {reason}" if len(workloads) > 1 and isinstance(work, TrainingJob) else reason
+            )
     if not found:
         return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits")
     return found, (None if any(c.ok for c in found) else _misses(gpu, found))
+
+
+def _price_per_flop(gpu: GPU, work: Workload, req: Requirements, cat: Catalog, params: CostParams) -> float:
+    """$/hour per achievable FLOP/s: the order in which GPU types are searched, so that the bound
+    meets a cheap plan early (types without a price or figures last)."""
+    price = usd_per_hour(_hardware(gpu, 1), req.pricing, params)
+    if not isinstance(work, TrainingJob) or price is None or not gpu.peak_flops:
+        return math.inf
+    try:
+        return price / compute_rates(gpu, work.precision, cat).matmul
+    except GpuwiseError:
+        return math.inf
 
 
 def _variant(c: Candidate, workloads: list[Workload], grown: list[Workload | None]) -> Workload | None:
@@ -557,20 +557,21 @@ def plan(
     gpus = [cat.gpu(g) for g in req.gpus] if req.gpus else list(cat.gpus.values())
     candidates: list[Candidate] = []
     rejected: list[Rejection] = []
-    for gpu in gpus:
-        found, rejection = _gpu_candidates(gpu, workloads, req, cat, params, cals.get(gpu.id))
+    bound = cost_bound(cat, prune_cost=req.objective == "cost" and req.pricing != "owned" and req.growth is None)
+    for gpu in sorted(gpus, key=lambda g: _price_per_flop(g, workloads[0], req, cat, params)):
+        found, rejection = _gpu_candidates(gpu, workloads, req, cat, params, cals.get(gpu.id), bound)
         candidates += found
         if rejection is not None:
             rejected.append(rejection)
-    notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req))
+    tie = cat.convention("plan_cost_tie_tolerance")
+    notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req, tie))
     grown = [_growth_workload(w, req) for w in workloads]
     for c in candidates if req.growth is not None else []:
         g = _variant(c, workloads, grown) if c.ok else None
         if g is not None:
             _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
-    candidates.sort(key=lambda c: _rank_key(c, req))
+    candidates.sort(key=lambda c: _rank_key(c, req, tie))
     best_cost = next((c.cost for c in candidates if c.ok and c.cost is not None), None)
-    tie = cat.convention("plan_cost_tie_tolerance")
     for c in candidates:
         _explain(c, best_cost, tie)
     if candidates and candidates[0].ok:

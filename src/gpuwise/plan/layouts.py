@@ -1,0 +1,250 @@
+"""The training layout search on one GPU type and count: every layout that makes sense, the fastest
+that fits.
+
+At a fixed GPU type and count the price per hour is fixed, so the cheapest layout is the fastest
+one: the search maximises samples per second among the layouts that fit in memory. The space is
+tensor parallelism inside a node x pipeline parallelism x ZeRO stage 0-3 x micro-batch (with the
+gradient accumulation that makes the global batch) x recomputation, with sequence parallelism on
+whenever tensor parallelism is (it shards activations for the same communication volume).
+
+Pruning is by dominance, never by guess: memory only grows with the micro-batch and only shrinks
+with the ZeRO stage and recomputation, and recomputation only adds time, so for each tensor x
+pipeline x micro-batch x ZeRO combination only the lightest-in-time recomputation that fits is
+timed, and a micro-batch that does not fit even at the most sharded stage with full
+recomputation ends the walk over larger ones. tests/test_plan_layouts.py checks the result
+against every layout `estimate` accepts at the same GPU type and count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
+from gpuwise.errors import GpuwiseError
+from gpuwise.estimate import memory
+from gpuwise.estimate.comm import topology
+from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.training import training_time
+from gpuwise.workload import Hardware, Parallelism, TrainingJob
+
+__all__ = [
+    "CostBound",
+    "LayoutChoice",
+    "best_layout",
+    "cost_bound",
+    "hardware",
+    "micro_batches",
+    "tp_pp",
+    "zero_stages",
+]
+
+Recompute = Literal["none", "selective", "full"]
+TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
+PP_DEGREES = (1, 2, 4, 8, 16)
+MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
+
+
+@dataclass(frozen=True)
+class LayoutChoice:
+    """The fastest layout that fits on one GPU type and count (None: nothing fits), the smallest
+    per-GPU memory any layout needed (for the 'does not fit' reason), and the layouts timed."""
+
+    job: TrainingJob | None
+    samples_per_second: float
+    smallest_need: float
+    timed: int
+
+
+def hardware(gpu: GPU, count: int) -> Hardware:
+    """`count` GPUs in nodes of the GPU's usual size (a partial node below that size)."""
+    return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
+
+
+def tp_pp(model: TransformerArch | GenericArch, count: int, node_gpus: int) -> list[tuple[int, int]]:
+    """Tensor x pipeline degrees that divide the model and the GPU count, least parallel first."""
+    if not isinstance(model, TransformerArch):
+        return [(1, 1)]
+    out: list[tuple[int, int]] = []
+    for tp in TP_DEGREES:
+        if tp > min(count, node_gpus) or model.heads % tp or model.ffn % tp:
+            continue
+        if model.kv_heads % tp and tp % model.kv_heads:
+            continue
+        out += [(tp, pp) for pp in PP_DEGREES if count % (tp * pp) == 0 and pp <= model.layers]
+    return out
+
+
+def micro_batches(work: TrainingJob, dp: int) -> list[int]:
+    """Micro-batches that make the global batch a whole number of steps over `dp` ranks, smallest
+    first. Without a global batch the user's micro-batch is the batch per GPU, so it stays."""
+    gb = work.global_batch
+    if gb is None:
+        return [work.micro_batch]
+    if gb % dp:
+        return []
+    per_rank = gb // dp
+    options = {m for m in (2**i for i in range(MAX_MICRO_OPTIONS + 4)) if per_rank % m == 0}
+    if per_rank % work.micro_batch == 0:
+        options.add(work.micro_batch)
+    return sorted(options)[: MAX_MICRO_OPTIONS + 1]
+
+
+def zero_stages(dp: int, pp: int) -> tuple[int, ...]:
+    """ZeRO stages worth timing. One data-parallel rank: nothing to shard. ZeRO-1 and -2 move the
+    same bytes as plain data parallelism (reduce-scatter + all-gather = all-reduce; Rajbhandari
+    et al., section 7) with a sharded optimizer and less memory, so stage 2 dominates 0 and 1;
+    with pipeline stages the frameworks shard the optimizer only (Megatron's distributed
+    optimizer; DeepSpeed refuses ZeRO-2/3 with pipelines)."""
+    if dp == 1:
+        return (0,)
+    return (1,) if pp > 1 else (2, 3)
+
+
+def _recomputes(work: TrainingJob) -> tuple[Recompute, ...]:
+    """Fastest first; models known only by totals have no layers to recompute."""
+    return ("none", "selective", "full") if isinstance(work.model, TransformerArch) else ("none",)
+
+
+def _fits(job: TrainingJob, hw: Hardware, cat: Catalog) -> tuple[bool, float]:
+    need = memory(job, hw, cat).per_gpu.total
+    return need <= hw.gpu.capacity_bytes, need
+
+
+def _degrees(work: TrainingJob, hw: Hardware) -> list[tuple[int, int]]:
+    """Tensor parallelism inside a node; pipeline stages across nodes, with tensor parallelism
+    filling each node (Megatron's layout), never more stages than nodes."""
+    pairs = tp_pp(work.model, hw.count, hw.gpus_per_node)
+    if not pairs:
+        return []
+    widest = max(tp for tp, _ in pairs)
+    return [(tp, pp) for tp, pp in pairs if pp == 1 or (tp == widest and pp <= hw.nodes)]
+
+
+@dataclass
+class _Search:
+    """One GPU type and count: the timer, the best so far and the counters."""
+
+    work: TrainingJob
+    hw: Hardware
+    cat: Catalog
+    rates: Rates
+    recomputes: tuple[Recompute, ...]
+    best: TrainingJob | None = None
+    best_rate: float = 0.0
+    smallest: float = math.inf
+    timed: int = 0
+
+    def fits(self, job: TrainingJob) -> bool:
+        ok, need = _fits(job, self.hw, self.cat)
+        self.smallest = min(self.smallest, need)
+        return ok
+
+    def time(self, job: TrainingJob) -> float:
+        rate = training_time(job, self.hw, self.rates, topology(self.hw, self.cat, self.hw.network), self.cat)
+        self.timed += 1
+        if rate.samples_per_second > self.best_rate:
+            self.best, self.best_rate = job, rate.samples_per_second
+        return rate.samples_per_second
+
+    def largest_micro(self, job: TrainingJob, micros: list[int]) -> int | None:
+        """The largest micro-batch in `micros` with which `job` fits (memory grows with it)."""
+        lo, hi, found = 0, len(micros) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if self.fits(replace(job, micro_batch=micros[mid])):
+                found, lo = micros[mid], mid + 1
+            else:
+                hi = mid - 1
+        return found
+
+
+def _flat(s: _Search, par: Parallelism, micros: list[int]) -> None:
+    """No pipeline: the step only gets faster with a larger micro-batch at the same recomputation
+    (fewer, larger passes; the same bytes communicated), so each recomputation level is timed at
+    the largest micro-batch it allows, and only when that is larger than a lighter level's."""
+    previous = 0
+    for rc in s.recomputes:
+        job = replace(s.work, parallel=par, recompute=rc)
+        micro = s.largest_micro(job, micros)
+        if micro is not None and micro > previous:
+            s.time(replace(job, micro_batch=micro))
+            previous = micro
+
+
+def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:
+    """Pipeline stages: a larger micro-batch also lengthens the bubble, so micro-batches are
+    walked upwards, each with the least recomputation that fits, until the rate stops rising."""
+    last = 0.0
+    for micro in micros:
+        job = next(
+            (j for rc in s.recomputes if s.fits(j := replace(s.work, parallel=par, recompute=rc, micro_batch=micro))),
+            None,
+        )
+        if job is None:
+            return
+        rate = s.time(job)
+        if rate <= last:
+            return
+        last = rate
+
+
+def best_layout(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> LayoutChoice:
+    """The layout with the most samples per second that fits on `hw` (see the module docstring)."""
+    s = _Search(work, hw, cat, rates, _recomputes(work))
+    for tp, pp in _degrees(work, hw):
+        dp = hw.count // (tp * pp)
+        micros = micro_batches(work, dp)
+        if not micros:
+            continue
+        for zero in zero_stages(dp, pp):
+            par = Parallelism(tp=tp, pp=pp, zero=zero, sequence_parallel=tp > 1)
+            (_piped if pp > 1 else _flat)(s, par, micros)
+    return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
+
+
+@dataclass
+class CostBound:
+    """Branch and bound over GPU types and counts. A run needs its model FLOPs whatever the layout,
+    and no GPU computes them faster than its large-matmul rate x the framework factor, so
+    `flops / rate` bounds the time from below on any count and `price x flops / rate` the cost on
+    any count of that type. A type whose bound exceeds the cheapest plan found that meets every
+    requirement cannot win; a count whose time bound exceeds the deadline cannot meet it."""
+
+    prune_cost: bool  # renting, ranked by cost: cost follows time
+    framework: float  # the framework factor the bound assumes (at most 1)
+    flops: dict[int, float] = field(default_factory=dict)  # workload variant -> model FLOPs of the run
+    best: dict[int, float] = field(default_factory=dict)  # variant -> cheapest cost meeting everything
+
+    def ideal_seconds(self, variant: int, rates: Rates, count: int) -> float | None:
+        total = self.flops.get(variant)
+        return None if total is None else total / (count * rates.matmul * self.framework)
+
+    def ideal_cost(self, variant: int, rates: Rates, usd_per_gpu_hour: float | None) -> float | None:
+        one = self.ideal_seconds(variant, rates, 1)
+        return None if one is None or usd_per_gpu_hour is None else usd_per_gpu_hour * one / 3600
+
+    def beaten(self, variant: int, rates: Rates, usd_per_gpu_hour: float | None) -> tuple[float, float] | None:
+        """(bound, best) when this GPU type cannot beat the best plan so far, else None."""
+        ideal = self.ideal_cost(variant, rates, usd_per_gpu_hour)
+        best = self.best.get(variant)
+        if not self.prune_cost or ideal is None or best is None or ideal < best:
+            return None
+        return ideal, best
+
+    def record(self, variant: int, flops: float | None, cost: float | None, ok: bool) -> None:
+        if flops:
+            self.flops.setdefault(variant, flops)
+        if ok and cost is not None:
+            self.best[variant] = min(cost, self.best.get(variant, math.inf))
+
+
+def cost_bound(cat: Catalog, prune_cost: bool) -> CostBound:
+    """The bound with the catalog's framework factor (1.0 where the catalog names none)."""
+    try:
+        framework = float(cat.convention("training_framework_efficiency"))
+    except (KeyError, LookupError, GpuwiseError):
+        framework = 1.0
+    # frameworks are fitted per stack: the bound allows one faster than the catalog's median factor
+    return CostBound(prune_cost, min(1.0, framework / cat.convention("plan_bound_rate_slack")))
