@@ -115,3 +115,42 @@ def test_tco_cli(tmp_path):
         timeout=60,
     )
     assert proc.returncode == 0 and "Buy vs rent" in proc.stdout
+
+
+def _hostile_plan(name_or_path: str):
+    """A plan of GPT-2 under a hostile name, named as the importer names an uploaded config."""
+    from gpuwise.catalog.hf_import import _model_name, arch_from_hf_config
+
+    cfg = json.loads((Path(__file__).parent / "data" / "hf_configs" / "gpt2.json").read_text())
+    cfg["_name_or_path"] = name_or_path
+    arch = arch_from_hf_config(cfg, name=_model_name(cfg, Path("uploaded.json")))
+    return make_plan({"model": arch, "task": "finetune", "method": "full", "tokens": "10M"}, {"deadline": "24h"})
+
+
+def test_a_model_name_never_becomes_html_or_markdown_in_a_report():
+    from gpuwise.report import render_html, render_markdown
+
+    # `<script>alert(1)</script>` is named after its last path part, `script>`; an <img> has no "/"
+    for given, name, shown in (
+        ("<script>alert(1)</script>", "script>", "script&gt;"),
+        ("<img src=x onerror=alert(1)>", "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+    ):
+        result = _hostile_plan(given)
+        assert result.workload.model.name == name
+        md = render_markdown(result, {})
+        assert f"# GPU plan: {shown}" in md
+        assert "<img" not in md and "<script" not in md and "script>" not in md
+        html = render_html(result)
+        assert f"<h1>GPU plan: {shown}</h1>" in html
+        assert "<img" not in html and "<script" not in html
+
+
+def test_markdown_text_escapes_html_and_markdown_controls():
+    from gpuwise.report.document import md_text
+
+    assert md_text("<b>x</b> & y") == "&lt;b&gt;x&lt;/b&gt; &amp; y"
+    assert md_text("a|b") == "a\\|b"  # a table cell stays one cell
+    assert md_text("[click](javascript:alert(1))") == "\\[click\\](javascript:alert(1))"  # no link
+    assert md_text("*x* _y_ `z` # w") == "\\*x\\* \\_y\\_ \\`z\\` \\# w"
+    assert md_text("- a") == "\\- a" and md_text("1. a") == "1\\. a" and md_text("3 - a") == "3 - a"
+    assert md_text("line\nbreak") == "line break"  # no new block from inside a cell
