@@ -290,18 +290,31 @@ def matrix(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = 8000,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(help="A Host name the server answers to besides the bound address and localhost ('*': any)."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="GPUWISE_TOKEN",
+            show_envvar=True,
+            help="Required to bind beyond loopback: requests carry `Authorization: Bearer TOKEN` "
+            "(or open /?token=TOKEN once in a browser).",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (plans are CPU-bound).")] = 1,
 ) -> None:
     """The web UI and JSON API (FastAPI, the `web` extra); everything served locally."""
     if not 0 < port < 65536:
         raise UsageError(f"--port must be between 1 and 65535; got {port}")
     try:
-        import uvicorn
-
-        from gpuwise.web import create_app
+        from gpuwise.web.server import bind_settings, run
     except ImportError as exc:
         raise UsageError(f"the web UI needs its extra: pip install 'gpuwise[web]' ({exc})") from None
+    settings = bind_settings(host, token, allowed_host or [])
     try:
-        uvicorn.run(create_app(), host=host, port=port, log_level="info")
+        run(host, port, workers, settings)
     except OSError as exc:  # address in use, cannot bind
         raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
