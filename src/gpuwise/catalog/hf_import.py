@@ -41,24 +41,55 @@ _SUPPORTED = (
 _GATED_ACTS = {"silu", "swish", "swiglu", "geglu"}
 # OPT reserves two extra learned position rows (OPTLearnedPositionalEmbedding offset).
 _OPT_POSITION_OFFSET = 2
+# No released model has a dimension, layer count or vocabulary near 2^31; a larger value is a typo
+# (or hostile), and bounding it keeps every size the estimators derive a finite float.
+MAX_DIMENSION = 2**31 - 1
+MAX_CONFIG_BYTES = 4 * 2**20  # a real config.json is a few KiB (gpuwise.files uses the same limit)
 
 
 def load_hf_config(path: str | Path) -> TransformerArch:
     """Read `config.json` (or a folder holding one) into an architecture."""
     p = Path(path)
-    if p.is_dir():
-        p = p / "config.json"
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read model config {str(p)!r}: {exc.strerror or exc}") from None
-    try:
-        cfg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        p = p / "config.json" if p.is_dir() else p
+    except OSError as exc:  # a name too long for the file system
+        raise ConfigError(f"cannot read model config {str(p)[:200]!r}: {exc.strerror or exc}") from None
+    cfg = _read_config(p)
     if not isinstance(cfg, dict):
         raise ConfigError(f"{p}: expected a JSON object with the model's configuration")
     return arch_from_hf_config(cfg, name=_model_name(cfg, p), where=str(p))
+
+
+def _read_config(p: Path) -> Any:
+    """The JSON of a config file, read as untrusted: bounded size, UTF-8, finite numbers, and a
+    nesting too deep for the parser (100,000 levels) a ConfigError, never a RecursionError.
+    (The catalog cannot use gpuwise.files: files -> workload -> catalog would be an import cycle.)"""
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:  # missing, unreadable, a name too long for the file system
+        raise ConfigError(f"cannot read model config {str(p)[:200]!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{p}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; not a model config")
+
+    def not_finite(text: str) -> Any:
+        raise ConfigError(f"{p}: {text} is not a number a config can use (finite numbers only)")
+
+    def whole(text: str) -> Any:  # past 20 digits no dimension is meant: kept as text, refused by field
+        return int(text) if len(text) <= 20 else text[:30] + "..."
+
+    def finite(text: str) -> float:
+        value = float(text)
+        return value if math.isfinite(value) else not_finite(text[:40])
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=not_finite, parse_float=finite, parse_int=whole)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: nested too deeply to be a model config") from None
 
 
 def _model_name(cfg: dict[str, Any], path: Path) -> str:
@@ -82,16 +113,46 @@ def _pick(cfg: dict[str, Any], field: str, where: str) -> int:
     raise ConfigError(f"{where}: missing field {names} (the model's {field} size)")
 
 
-def _positive_int(value: Any, key: str, where: str) -> int:
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _whole(value: Any, key: str, where: str, low: int) -> int:
+    """A whole number from `low` to MAX_DIMENSION (2.0 is read as 2), else a ConfigError naming `key`."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
-        or not math.isfinite(value)  # JSON's Infinity/NaN: int() would raise
-        or value <= 0
+        or (isinstance(value, float) and not math.isfinite(value))  # int() would raise
+        or not low <= value <= MAX_DIMENSION
         or value != int(value)
     ):
-        raise ConfigError(f"{where}: field {key!r} must be a positive integer, got {value!r}")
+        kind = "a positive integer" if low > 0 else "a whole number, 0 or more,"
+        raise ConfigError(f"{where}: field {key!r} must be {kind} at most {MAX_DIMENSION}, got {_shown(value)}")
     return int(value)
+
+
+def _positive_int(value: Any, key: str, where: str) -> int:
+    return _whole(value, key, where, 1)
+
+
+def _count(cfg: dict[str, Any], key: str, default: int, where: str) -> int:
+    """An optional count that may be 0 (token types, labels)."""
+    value = cfg.get(key)
+    return default if value is None else _whole(value, key, where, 0)
+
+
+def _rate(cfg: dict[str, Any], keys: tuple[str, ...], where: str) -> float:
+    """The largest of the dropout rates a config names (0 when none): each a number from 0 to 1."""
+    rates = [0.0]
+    for key in keys:
+        value = cfg.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ConfigError(f"{where}: field {key!r} must be a rate from 0 to 1, got {_shown(value)}")
+        rates.append(float(value))
+    return max(rates)
 
 
 def _opt_int(cfg: dict[str, Any], keys: tuple[str, ...], where: str) -> int | None:
@@ -138,10 +199,6 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
     window = _opt_int(cfg, ("sliding_window",), where)
     if cfg.get("use_sliding_window") is False:
         window = None
-
-    def _rate(*keys: str) -> float:
-        return max(float(cfg.get(k) or 0.0) for k in keys)
-
     return dict(
         name=name,
         family=mt or "decoder",
@@ -157,8 +214,8 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         sliding_window_layers=layers if window else 0,
         experts=experts,
         experts_per_token=top_k if experts > 1 else 1,
-        dropout=_rate("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"),
-        attention_dropout=_rate("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"),
+        dropout=_rate(cfg, ("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"), where),
+        attention_dropout=_rate(cfg, ("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"), where),
     )
 
 
@@ -196,7 +253,7 @@ def _gpt_neox(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 def _opt(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """OPT: learned positions with an offset; embeddings may live at a narrower projection width."""
     h, vocab, max_seq = base["hidden"], base["vocab"], base["max_seq"]
-    proj = cfg.get("word_embed_proj_dim") or h
+    proj = _opt_int(cfg, ("word_embed_proj_dim",), where) or h
     base.update(
         **_classic(bias=bool(cfg.get("enable_bias", True))),
         learned_positions=max_seq + _OPT_POSITION_OFFSET,
@@ -222,7 +279,7 @@ def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base.update(
         **_classic(bias=True),
         learned_positions=base["max_seq"],
-        type_vocab=int(cfg.get("type_vocab_size", 2)),
+        type_vocab=_count(cfg, "type_vocab_size", 2, where),
         causal=False,
         lm_head=False,
         final_norm=False,
@@ -238,7 +295,10 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     patch = _opt_int(cfg, ("patch_size",), where) or 16
     chans = _opt_int(cfg, ("num_channels",), where) or 3
     tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
-    labels = len(cfg.get("id2label") or {}) or int(cfg.get("num_labels") or 0)
+    id2label = cfg.get("id2label") or {}
+    if not isinstance(id2label, dict):
+        raise ConfigError(f"{where}: field 'id2label' must be an object (label id -> name), got {_shown(id2label)}")
+    labels = len(id2label) or _count(cfg, "num_labels", 0, where)
     base.update(_classic(bias=True))
     base.update(
         qkv_bias=bool(cfg.get("qkv_bias", True)),
