@@ -9,6 +9,7 @@ fallback. Every parameter comes from `costs.yaml` (each with a source) and can b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
@@ -20,6 +21,24 @@ HOURS_PER_YEAR = 8766  # 365.25 days
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12
 REFERENCE_NODE_GPUS = 8  # costs.yaml's host figures are for an 8-GPU (HGX-class) server
 PRICINGS = ("on-demand", "reserved", "spot", "owned")
+MAX_YEARS = 100  # a TCO horizon; far past any hardware's life
+MAX_COST_VALUE = 1e12  # any one cost parameter (USD, watts, years, factors): past it, a typo
+FRACTIONS = ("gpu_utilization", "reserved_discount", "spot_discount", "maintenance_fraction_per_year")
+
+
+def _cost_value(key: str, value: object) -> float:
+    """A cost parameter as a finite number from 0 to MAX_COST_VALUE (fractions at most 1), else a
+    usage error naming it: a `.nan` or a list in a costs file never reaches a report."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise UsageError(f"cost parameter {key} must be a number; got {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        raise UsageError(f"cost parameter {key} must be a number; got {str(value)[:40]!r}") from None
+    high = 1.0 if key in FRACTIONS else MAX_COST_VALUE
+    if not math.isfinite(number) or not 0 <= number <= high:
+        raise UsageError(f"cost parameter {key} must be a finite number from 0 to {high:g}; got {str(value)[:40]}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -39,17 +58,15 @@ class CostParams:
     @classmethod
     def from_catalog(cls, catalog: Catalog, overrides: Mapping[str, float] | None = None) -> CostParams:
         values = {f.name: catalog.costs[f.name].value for f in fields(cls)}
-        for key, value in (overrides or {}).items():
-            key = key.replace("-", "_")
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise UsageError(
+                f"cost overrides must be a mapping of parameter names to numbers; got {type(overrides).__name__}"
+            )
+        for raw, value in (overrides or {}).items():
+            key = str(raw).replace("-", "_")
             if key not in values:
-                raise UsageError(f"unknown cost parameter {key!r}; known: {', '.join(values)}")
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise UsageError(f"cost parameter {key} must be a number; got {value!r}") from None
-            if value < 0:
-                raise UsageError(f"cost parameter {key} must not be negative; got {value}")
-            values[key] = value
+                raise UsageError(f"unknown cost parameter {key[:60]!r}; known: {', '.join(values)}")
+            values[key] = _cost_value(key, value)
         if values["depreciation_years"] <= 0:
             raise UsageError("depreciation_years must be positive")
         return cls(**values)
@@ -175,8 +192,12 @@ class TcoComparison:
 
 
 def compare(hw: Hardware, years: float, p: CostParams, busy_fraction: float = 1.0) -> TcoComparison:
-    if years <= 0 or not 0 < busy_fraction <= 1:
-        raise UsageError("--years must be positive and --busy between 0 and 1")
+    if not (
+        math.isfinite(years) and 0 < years <= MAX_YEARS and math.isfinite(busy_fraction) and 0 < busy_fraction <= 1
+    ):
+        raise UsageError(
+            f"--years must be a number above 0 and at most {MAX_YEARS}, --busy above 0 and at most 1; got {years:g} and {busy_fraction:g}"
+        )
     hours = years * HOURS_PER_YEAR * busy_fraction
     rent = {}
     for pricing in ("on-demand", "reserved", "spot"):
