@@ -167,8 +167,9 @@ def test_malformed_catalog_files_name_the_problem(tmp_path):
     from importlib import resources
 
     data = resources.files("gpuwise.catalog").joinpath("data")
-    for name in ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml"):
-        (tmp_path / name).write_text(data.joinpath(name).read_text())
+    for f in data.iterdir():  # every data file the loader reads
+        if f.name.endswith(".yaml"):
+            (tmp_path / f.name).write_text(f.read_text())
     text = (tmp_path / "gpus.yaml").read_text().replace("memory_bandwidth: ", "memory_bandwidth: -", 1)
     (tmp_path / "gpus.yaml").write_text(text)
     with pytest.raises(ConfigError, match="memory_bandwidth"):

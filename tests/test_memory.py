@@ -18,6 +18,7 @@ from gpuwise.estimate.memory import (
     training_memory,
 )
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob
+from gpuwise.workload.specs import FrameworkName
 
 from .conftest import hf
 
@@ -172,3 +173,105 @@ def test_largest_fitting_is_the_boundary(catalog):
     assert n >= 1
     assert inference_memory(replace(job, concurrency=n), h, catalog).fits
     assert not inference_memory(replace(job, concurrency=n + 1), h, catalog).fits
+
+
+# Megatron-LM docs, api-guide/dist_optimizer.md: theoretical bytes per parameter (d = data-parallel
+# size), non-distributed and distributed optimizer. "float16 param, fp32 grads" is the bf16 row.
+MEGATRON_BYTES_PER_PARAM = [
+    ("fp16", 20, lambda d: 4 + 16 / d),
+    ("bf16", 18, lambda d: 6 + 12 / d),
+    ("fp32", 16, lambda d: 8 + 8 / d),
+]
+
+
+@pytest.mark.parametrize("precision,plain,distributed", MEGATRON_BYTES_PER_PARAM, ids=["fp16", "bf16", "fp32"])
+@pytest.mark.parametrize("framework", ["megatron", "nemo"])
+def test_megatron_bytes_per_param_rows(precision, plain, distributed, framework):
+    """Model states per parameter of Llama-2-7B on 8 GPUs, within 2 % of Megatron's table, with
+    and without the distributed optimizer (ZeRO-1 semantics: optimizer and main copies sharded)."""
+    catalog = load_catalog()
+    model = hf("llama-2-7b")
+    for zero, expected in ((0, plain), (1, distributed(8))):
+        job = TrainingJob(
+            model=model, task="pretrain", precision=precision, framework=framework, parallel=Parallelism(zero=zero)
+        )
+        per_gpu = training_memory(job, Hardware(catalog.gpu("h100-sxm"), 8, 8), catalog).per_gpu
+        states = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer
+        assert states / model.params == pytest.approx(expected, rel=0.02), (precision, zero)
+
+
+def test_framework_profiles_change_gradients_and_master_copies():
+    """bf16 with a master copy: Megatron keeps fp32 gradients (2+4+4+8 = 18 B), AMP stacks keep
+    fp32 parameters and gradients (4+4+8 = 16 B), torchtune trains in pure bf16 (2+2+4 = 8 B)."""
+    catalog = load_catalog()
+    model = hf("llama-2-7b")
+    gpu = Hardware(catalog.gpu("h100-sxm"), 1, 1)
+    expected: dict[FrameworkName, tuple[float, float, float]] = {
+        "megatron": (2, 4, 12),
+        "hf-trainer": (4, 4, 8),
+        "fsdp": (4, 4, 8),
+        "torchtune": (2, 2, 4),
+    }
+    for name, (w, g, o) in expected.items():
+        master = catalog.framework(name).master_weights
+        job = TrainingJob(model=model, framework=name, master_weights=master)
+        b = training_memory(job, gpu, catalog).per_gpu
+        got = (b.weights / model.params, b.gradients / model.params, b.optimizer / model.params)
+        assert got == pytest.approx((w, g, o)), name
+
+
+def test_peak_as_each_tool_reports_it():
+    """max_allocated excludes the CUDA context, NCCL buffers and allocator slack; max_reserved adds
+    the slack back; device_used (nvidia-smi) is the whole total."""
+    catalog = load_catalog()
+    job = TrainingJob(model=hf("llama-2-7b"), method="lora")
+    est = training_memory(job, Hardware(catalog.gpu("a100-80gb-sxm"), 2, 2), catalog)
+    d, rep = est.per_gpu.detail, est.as_reported()
+    assert rep["device_used"] == pytest.approx(est.per_gpu.total)
+    assert rep["max_reserved"] == pytest.approx(est.per_gpu.total - d["cuda_context"] - d["nccl_buffers"])
+    assert rep["max_allocated"] == pytest.approx(rep["max_reserved"] - d["allocator_fragmentation"])
+
+
+def test_offload_moves_states_to_cpu():
+    """ZeRO-Offload removes optimizer and master states from the GPU; FSDP cpu_offload with ZeRO-3
+    leaves only the gathered layers of the parameters."""
+    catalog = load_catalog()
+    model = hf("llama-2-7b")
+    gpu = Hardware(catalog.gpu("a100-80gb-sxm"), 8, 8)
+    base = TrainingJob(model=model, framework="deepspeed", parallel=Parallelism(zero=3))
+    plain = training_memory(base, gpu, catalog).per_gpu
+    opt_off = training_memory(replace(base, offload=("optimizer",)), gpu, catalog).per_gpu
+    all_off = training_memory(replace(base, offload=("params",)), gpu, catalog).per_gpu
+    assert opt_off.optimizer == 0 and opt_off.weights == pytest.approx(plain.weights)
+    assert all_off.gradients == 0 and all_off.weights == pytest.approx(plain.detail["zero3_gather_buffer"])
+    assert all_off.detail["offloaded_to_cpu"] == pytest.approx(
+        plain.optimizer + plain.gradients + plain.weights - plain.detail["zero3_gather_buffer"]
+    )
+
+
+def test_fp8_keeps_fp8_linear_inputs():
+    """Transformer Engine FP8: the inputs linears keep for their weight gradients are 1 B, not 2,
+    (QKV/MLP inputs, down-projection and attention-output inputs); attention tensors stay bf16."""
+    n = _Notes(load_catalog())
+    m = hf("llama-2-7b")
+    s, b, h, f = 4096, 1, m.hidden, m.ffn
+    bf16 = layer_activation_bytes(m, s, b, 2, 1, False, "flash", "none", n, norm_bytes=2, fused_swiglu=True)
+    fp8 = layer_activation_bytes(
+        m, s, b, 2, 1, False, "flash", "none", n, norm_bytes=2, linear_in_bytes=1, fused_swiglu=True
+    )
+    # saved by value: 2 linear inputs of width h, the down-proj input of width f, and (FP8 only) an
+    # FP8 copy of the attention output of width q_dim = h
+    assert bf16 - fp8 == pytest.approx(s * b * (2 * h + f) * 1 - s * b * h * 1)
+
+
+def test_framework_names_are_the_catalog_profiles():
+    """The schema's --framework choices and frameworks.yaml name the same stacks, each with a
+    source for every convention and a fitted efficiency."""
+    from gpuwise.workload.specs import FRAMEWORKS
+
+    catalog = load_catalog()
+    assert set(FRAMEWORKS) == set(catalog.frameworks)
+    for prof in catalog.frameworks.values():
+        assert prof.source_ids() <= set(catalog.sources), prof.id
+        assert 0 < prof.efficiency <= 1.5
+    assert set(catalog.framework_defaults) == {"pretrain", "finetune"}

@@ -11,7 +11,8 @@ from gpuwise.estimate.cost import CostParams
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.plan import PlanResult, plan
-from gpuwise.workload import TrainingJob, build_hardware, build_workload
+from gpuwise.plan.command import estimate_command
+from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements
 from gpuwise.workload.schema import TargetFields, check_unknown, names, validate
 
@@ -30,20 +31,40 @@ def make_plan(
         work_opts.pop(key, None)
     req = build_requirements(requirements, cat)
     base = build_workload(work_opts, cat)
-    workloads = [base]
+    variants = [(base, work_opts)]
     if req.methods:
         if not isinstance(base, TrainingJob):
             raise UsageError("--methods compares training methods; this workload is serving")
-        workloads = []
+        variants = []
         for method in req.methods:
             opts = {**work_opts, "method": method, "task": "finetune"}
             opts.pop("weights_dtype", None)
-            workloads.append(build_workload(opts, cat))
+            variants.append((build_workload(opts, cat), opts))
     if req.qps is not None and isinstance(base, TrainingJob):
         raise UsageError("--qps and latency targets apply to serving workloads (--task inference)")
     if isinstance(base, TrainingJob) and req.deadline_seconds and not (base.tokens or base.samples):
         raise UsageError("a deadline needs the amount of training: --tokens or --samples")
-    return plan(workloads, req, cat, CostParams.from_catalog(cat, costs), calibrations)
+    result = plan([w for w, _ in variants], req, cat, CostParams.from_catalog(cat, costs), calibrations)
+    _attach_commands(result, variants, requirements)
+    return result
+
+
+def _attach_commands(
+    result: PlanResult, variants: list[tuple[Workload, dict[str, Any]]], requirements: Mapping[str, Any]
+) -> None:
+    """Each candidate's `gpuwise estimate ...` line, from the options of the variant it was planned for."""
+    targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    for c in result.candidates:
+        w = c.est.workload
+        planned, opts = next(
+            (
+                (v, o)
+                for v, o in variants
+                if type(v) is type(w) and getattr(v, "method", None) == getattr(w, "method", None)
+            ),
+            variants[0],
+        )
+        c.command = estimate_command(w, c.est.hardware, opts, targets, planned)
 
 
 def make_estimate(

@@ -23,10 +23,20 @@ from pydantic import BaseModel, ValidationError
 from gpuwise import cache
 from gpuwise.catalog.arch import GenericArch, ModelArch
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
-from gpuwise.catalog.schema import GPU, Convention, DefaultNetwork, Interconnect, ModelEntry, Source
+from gpuwise.catalog.schema import (
+    GPU,
+    Convention,
+    DefaultNetwork,
+    FittedEfficiency,
+    Framework,
+    Interconnect,
+    ModelEntry,
+    Source,
+)
 from gpuwise.errors import ConfigError, UnknownNameError
 
-_FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml")
+_FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml", "frameworks.yaml")
+FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -40,6 +50,8 @@ class Catalog:
     conventions: Mapping[str, Convention]
     default_networks: tuple[DefaultNetwork, ...] = ()
     costs: Mapping[str, Convention] = field(default_factory=dict)
+    frameworks: Mapping[str, Framework] = field(default_factory=dict)
+    framework_defaults: Mapping[str, str] = field(default_factory=dict)  # task -> framework id
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -73,6 +85,16 @@ class Catalog:
     def default_network(self, gpu: GPU) -> DefaultNetwork:
         """The first matching rule; the file ends with a catch-all."""
         return next(n for n in self.default_networks if n.matches(gpu))
+
+    def framework(self, name: str) -> Framework:
+        key = name.strip().lower()
+        if key not in self.frameworks:
+            raise UnknownNameError("framework", name, self.frameworks)
+        return self.frameworks[key]
+
+    def default_framework(self, task: str) -> str:
+        """The stack assumed when none is named (frameworks.yaml `defaults`, by task)."""
+        return self.framework_defaults.get(task, self.framework_defaults.get("finetune", ""))
 
     def convention(self, key: str) -> float:
         return self.conventions[key].value
@@ -163,7 +185,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
     nets = _entries(
         {"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True
     )
-    cat = replace(cat, default_networks=tuple(nets.values()))
+    cat = replace(cat, default_networks=tuple(nets.values()), **_frameworks(docs["frameworks.yaml"], data_dir))
     for net in cat.default_networks:
         if net.link not in cat.interconnects or net.source not in sources:
             raise ConfigError(
@@ -180,6 +202,31 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat
+
+
+def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
+    """Framework profiles with the efficiency scripts/fit_efficiency.py derived for each."""
+    profiles = _entries(doc, "frameworks", Framework, "frameworks.yaml")
+    defaults = {str(k): str(v) for k, v in (doc.get("defaults") or {}).items()}
+    bad = sorted(v for v in defaults.values() if v not in profiles)
+    if bad:
+        raise ConfigError(f"frameworks.yaml: default framework(s) {bad} are not profiles")
+    fitted = _entries(
+        _read(FRAMEWORK_EFFICIENCY_FILE, data_dir),
+        "efficiency",
+        FittedEfficiency,
+        FRAMEWORK_EFFICIENCY_FILE,
+        keyed=True,
+    )
+    missing = sorted(set(profiles) - set(fitted))
+    if missing:
+        raise ConfigError(f"{FRAMEWORK_EFFICIENCY_FILE} has no efficiency for {missing}: run scripts/fit_efficiency.py")
+    out = {}
+    for fid, prof in profiles.items():
+        fit = fitted[fid]
+        how = "pooled fit over every stack's published runs" if fit.pooled else f"fit over {fit.cases} published runs"
+        out[fid] = prof.model_copy(update={"efficiency": fit.value, "efficiency_note": how})
+    return {"frameworks": out, "framework_defaults": defaults}
 
 
 def _package_dir() -> Traversable:

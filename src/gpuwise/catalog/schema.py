@@ -220,3 +220,45 @@ class Convention(_Strict):
     unit: str
     source: str
     why: str
+
+
+class Framework(_Sourced):
+    """A training stack's default conventions (frameworks.yaml), each with its source; `efficiency`
+    is the fit over the stack's published runs (framework_efficiency.yaml, written by a script)."""
+
+    id: str
+    name: str
+    gradient_bytes: dict[str, float]
+    main_gradient_bytes: dict[str, float] = Field(default_factory=dict)
+    fp32_params: bool
+    master_weights: bool
+    norm_saved_bytes: float = Field(gt=0)
+    fused_swiglu: bool
+    logits_bytes: float = Field(ge=0)
+    loss: str
+    default_recompute: Literal["none", "selective", "full"]
+    bucket_bytes: float = Field(gt=0)
+    overlap_grad_reduce: bool
+    fp8_saves_fp8_inputs: bool
+    compile: bool
+    peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
+    efficiency: float = Field(default=1.0, gt=0, le=1.5)
+    efficiency_note: str = ""
+
+    @model_validator(mode="after")
+    def _precisions(self) -> Framework:
+        missing = {"fp32", "tf32", "fp16", "bf16", "fp8"} - set(self.gradient_bytes)
+        if missing:
+            raise ValueError(f"gradient_bytes needs every training precision; missing {sorted(missing)}")
+        return self
+
+
+class FittedEfficiency(_Strict):
+    """One profile's efficiency as scripts/fit_efficiency.py derived it."""
+
+    value: float = Field(gt=0, le=1.5)
+    cases: int = Field(ge=0)
+    sources: list[str] = Field(default_factory=list)
+    pooled: bool = False  # no published runs of this stack: the fit over every stack's runs
+    loso_median_abs_error: float | None = None
+    loso_bias: float | None = None

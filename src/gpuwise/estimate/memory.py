@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
 from gpuwise.units import KiB, fmt_bytes
@@ -59,10 +60,24 @@ class MemoryEstimate:
     def headroom(self) -> float:
         return self.capacity - self.per_gpu.total
 
+    def as_reported(self) -> dict[str, float]:
+        """The peak as each tool reports it: torch.cuda.max_memory_allocated (tensors only),
+        max_memory_reserved (plus the caching allocator's slack) and device used (nvidia-smi: plus
+        the CUDA context and NCCL buffers), so a measured peak is compared with what it measured."""
+        d = self.per_gpu.detail
+        outside = d.get("cuda_context", 0.0) + d.get("nccl_buffers", 0.0)
+        reserved = self.per_gpu.total - outside
+        return {
+            "max_allocated": reserved - d.get("allocator_fragmentation", 0.0),
+            "max_reserved": reserved,
+            "device_used": self.per_gpu.total,
+        }
+
     def as_dict(self) -> dict[str, object]:
         return {
             "per_gpu": self.per_gpu.as_dict(),
             "detail": {k: round(v) for k, v in self.per_gpu.detail.items()},
+            "as_reported": {k: round(v) for k, v in self.as_reported().items()},
             "capacity": self.capacity,
             "fits": self.fits,
             "headroom": round(self.headroom),
@@ -109,17 +124,23 @@ class StageParams:
         return self.block_linear + self.other
 
 
-def stage_params(model: TransformerArch | GenericArch, tp: int, pp: int, stage: str, gpus: int = 1) -> StageParams:
+def stage_params(
+    model: TransformerArch | GenericArch, tp: int, pp: int, stage: str, gpus: int = 1, ep: int = 1
+) -> StageParams:
     """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1).
 
     Recommenders shard their embedding tables over all `gpus` (table-wise model parallelism, as
-    TorchRec and the DLRM reference do) and replicate the dense layers.
+    TorchRec and the DLRM reference do) and replicate the dense layers. With expert parallelism
+    (`ep`) each rank holds 1/ep of the MoE experts.
     """
     if isinstance(model, GenericArch):
         return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
     n_layers = math.ceil(model.layers / pp)
-    linear_w = block_linear_params(model)
+    linear_w: float = block_linear_params(model)
     layer_rest = model.layer_params - linear_w
+    if ep > 1:  # expert parallelism: 1/ep of the expert matrices on each rank
+        experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+        linear_w -= experts_w - experts_w / ep
     block = n_layers * linear_w / tp
     other = n_layers * layer_rest / tp
     first, last = stage in ("first", "only"), stage in ("last", "only")
@@ -184,6 +205,42 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
     return per_value  # no shapes known: conservatively one value per parameter
 
 
+def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
+    """The job's training stack, or the catalog's default for its task."""
+    return catalog.framework(job.framework or catalog.default_framework(job.task))
+
+
+@dataclass(frozen=True)
+class StateBytes:
+    """Bytes per trainable parameter of each model state under a framework's conventions."""
+
+    weight: float  # the parameters as stored (16-bit, or fp32 under AMP)
+    gradient: float  # the gradient kept for the optimizer (fp32 when accumulated in fp32)
+    main_gradient: float  # an extra fp32 gradient copy the optimizer owns (sharded with it)
+    master: float  # fp32 master copy of 16-bit parameters
+    optimizer: float  # optimizer states
+
+    @property
+    def total(self) -> float:
+        return self.weight + self.gradient + self.main_gradient + self.master + self.optimizer
+
+
+def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float]) -> StateBytes:
+    """Per-parameter model states of full training: Megatron's bf16 row is 2 + 4 + 4 + 8 = 18 B
+    (its distributed-optimizer table), AMP with fp32 parameters 4 + 4 + 8 = 16 B, pure bf16 2 + 2 + 4."""
+    opt = optimizer_bytes_per_param(job, conv)
+    if job.precision in ("fp32", "tf32"):
+        return StateBytes(DTYPE_BYTES["fp32"], prof.gradient_bytes[job.precision], 0.0, 0.0, opt)
+    half = DTYPE_BYTES["bf16"]
+    if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
+        return StateBytes(half, half, 0.0, 0.0, opt * half / DTYPE_BYTES["fp32"])
+    grad = prof.gradient_bytes[job.precision]
+    if prof.fp32_params:
+        return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
+    main = prof.main_gradient_bytes.get(job.precision, 0.0)
+    return StateBytes(half, grad, main, conv("master_weight_bytes"), opt)
+
+
 # ----------------------------------------------------------------------------------------
 # activations
 # ----------------------------------------------------------------------------------------
@@ -202,6 +259,8 @@ def layer_activation_bytes(
     n: _Notes,
     saving: frozenset[str] = ALL_LINEARS,
     norm_bytes: float | None = None,
+    linear_in_bytes: float | None = None,
+    fused_swiglu: bool = False,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
@@ -211,7 +270,9 @@ def layer_activation_bytes(
     input). Norm inputs are kept at `norm_bytes` (fp32 in eager implementations; 2 B for
     Megatron's fused kernels). Gated MLPs keep gate, act(gate) and up for the product's backward.
     With `norm_bytes=2` this reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager
-    attention and no TP (Korthikanti et al., equation 1).
+    attention and no TP (Korthikanti et al., equation 1). `linear_in_bytes` (1 under Transformer
+    Engine FP8) is the size of the inputs linears keep for their weight gradient; a fused SwiGLU
+    keeps gate and up only (its backward recomputes act(gate)).
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
@@ -224,14 +285,18 @@ def layer_activation_bytes(
     # (always needed by the norm's backward), block inputs of the saving linears, dropout masks.
     if norm_bytes is None:
         norm_bytes = max(e, n.conv("norm_saved_bytes"))
-    replicated = s * b * h * (norm_bytes * model.norms_per_layer + e * (attn_in + mlp_in) + 2 * mask)
+    lin_e = e if linear_in_bytes is None else linear_in_bytes
+    replicated = s * b * h * (norm_bytes * model.norms_per_layer + lin_e * (attn_in + mlp_in) + 2 * mask)
     # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
     # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
     # the input of the down projection when its weight trains.
     q_and_out = 2 * e * s * b * model.q_dim / tp
+    if lin_e != e and "o_proj" in saving:  # the FP8 copy of the attention output, for o_proj's gradient
+        q_and_out += lin_e * s * b * model.q_dim / tp
     kv = 2 * e * s * b * kv_per_gpu * model.head_dim
-    mlp_tensors = (3 if model.gated_ffn else 1) + ("down_proj" in saving)
-    mlp = mlp_tensors * e * s * b * model.ffn / tp * model.experts_per_token
+    gated = (2 if fused_swiglu else 3) if model.gated_ffn else 1
+    mlp_width = (gated * e + lin_e * ("down_proj" in saving)) * s * b * model.ffn / tp
+    mlp = mlp_width * model.experts_per_token
     if attention == "eager" and recompute == "none":
         # softmax output; with attention dropout also its mask and the dropped-out probabilities
         scores = (e + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
@@ -255,7 +320,23 @@ def saving_linears(job: TrainingJob) -> frozenset[str]:
     return frozenset(job.lora_targets)
 
 
-def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple[float, dict[str, float]]:
+def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> dict[str, Any]:
+    """What the stack's kernels keep per layer: norm inputs, FP8 linear inputs, fused SwiGLU."""
+    fp8_inputs = job.precision == "fp8" and prof.fp8_saves_fp8_inputs
+    if fp8_inputs:
+        n.add("FP8 (Transformer Engine): linears keep FP8 copies of their inputs; attention and its tensors stay bf16")
+    if prof.fused_swiglu:
+        n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
+    return {
+        "norm_bytes": max(e, prof.norm_saved_bytes),
+        "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
+        "fused_swiglu": prof.fused_swiglu,
+    }
+
+
+def _activations(
+    job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes
+) -> tuple[float, dict[str, float]]:
     model = job.model
     e = 4 if job.precision in ("fp32", "tf32") else 2
     if isinstance(model, GenericArch):
@@ -269,30 +350,38 @@ def _activations(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> tuple
     par = job.parallel
     tp, pp = par.tp, par.pp
     sp = par.sequence_parallel and tp > 1
-    seq = model.tokens_per_sample(job.seq)
+    seq = math.ceil(model.tokens_per_sample(job.seq) / par.cp)
+    if par.cp > 1:
+        n.add(f"context parallelism: each of {par.cp} ranks keeps the activations of {seq} tokens (ring attention)")
     args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
     saving = saving_linears(job)
     if job.method == "lora":
         n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
     elif job.method == "qlora":
         n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
-    per_layer = layer_activation_bytes(*args, job.recompute, n, saving)
+    opts = _layer_options(job, prof, e, n)
+    per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
     stage_layers = math.ceil(model.layers / pp)
     m = job.grad_accumulation(hw.count)
     in_flight = min(pp, m) if stage == "first" else 1
     if pp > 1:
         n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
-    detail: dict[str, float] = {"layer_activations": per_layer * stage_layers * in_flight}
+    kept = stage_layers * in_flight
+    if "activations" in job.offload:
+        kept = min(kept, 2)
+        n.add("activation offloading: saved activations go to CPU memory; two layers' worth (current + prefetch) stay")
+    detail: dict[str, float] = {"layer_activations": per_layer * kept}
     if job.recompute == "full":
         # backward recomputes one layer at a time: its full activations exist transiently
-        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n, saving)
+        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n, saving, **opts)
         n.add("full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a time")
     elif job.recompute == "selective":
         n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
     if job.attention == "flash" and job.recompute == "none":
         n.add("FlashAttention: no s x s attention matrix is stored")
     if model.lm_head and stage in ("last", "only"):
-        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * n.conv("logits_loss_bytes")
+        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * prof.logits_bytes
+        n.add(f"loss: {prof.loss}, {prof.logits_bytes:g} B per logit at its peak [{prof.name}]")
     if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
     return sum(detail.values()), detail
@@ -343,55 +432,101 @@ def _adapter_states(
     return weights + adapter_w, trainable * adapter_b, trainable * opt_bpp
 
 
-def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> MemoryBreakdown:
+def _full_states(
+    job: TrainingJob, sp_: StageParams, prof: Framework, n: _Notes, detail: dict[str, float]
+) -> tuple[float, float, float, float]:
+    """Full training: (weights, gradients, optimizer states, master weights + fp32 main gradients)."""
+    sb = state_bytes(job, prof, n.conv)
+    n_par = sp_.total
+    if job.precision not in ("fp32", "tf32"):
+        if not job.master_weights:
+            n.add("pure 16-bit training: no fp32 master copy; gradients and optimizer states in the parameter dtype")
+        elif prof.fp32_params:
+            n.add(
+                f"{prof.name}: fp32 parameters with 16-bit autocast compute, fp32 gradients (no separate master copy)"
+            )
+        else:
+            n.add(
+                f"{prof.name}: 16-bit parameters, {sb.gradient:g} B gradients, fp32 master weights"
+                + (f", {sb.main_gradient:g} B fp32 main gradients" if sb.main_gradient else "")
+                + f" ({sb.total:g} B/param with {job.optimizer})"
+            )
+    detail["main_gradients"] = n_par * sb.main_gradient
+    return n_par * sb.weight, n_par * sb.gradient, n_par * sb.optimizer, n_par * (sb.master + sb.main_gradient)
+
+
+def _fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: _Notes) -> float:
+    """Transformer Engine caches an FP8 copy of each linear weight and its transpose across micro-batches."""
+    if job.precision != "fp8" or not prof.fp8_saves_fp8_inputs or job.method != "full":
+        return 0.0
+    n.add("FP8 (Transformer Engine): an FP8 weight and its transpose cached per linear (2 B per linear weight)")
+    return 2 * DTYPE_BYTES["fp8"] * sp_.block_linear
+
+
+def _offload(
+    job: TrainingJob, states: tuple[float, float, float, float], n: _Notes, detail: dict[str, float]
+) -> tuple[float, float, float, float]:
+    """States kept in CPU memory leave the GPU: optimizer (and master) states with ZeRO-Offload,
+    also the parameter shards and gradients with ZeRO-Infinity / FSDP cpu_offload."""
+    weights, grads, opt, master = states
+    if "optimizer" in job.offload or "params" in job.offload:
+        detail["offloaded_to_cpu"] = opt + master
+        opt = master = 0.0
+        n.add("optimizer states and the fp32 master copy live in CPU memory (ZeRO-Offload); the update runs on the CPU")
+    if "params" in job.offload:
+        detail["offloaded_to_cpu"] += weights - detail.get("zero3_gather_buffer", 0.0) + grads
+        weights, grads = detail.get("zero3_gather_buffer", 0.0), 0.0
+        n.add(
+            "parameter shards and gradients live in CPU memory (FSDP cpu_offload / ZeRO-Infinity): the GPU holds gathered layers"
+        )
+    return weights, grads, opt, master
+
+
+def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
     dp = data_parallel(job, hw)
     zero = par.zero
-    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count)
+    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
         n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
+    if par.ep > 1:
+        n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts")
     detail: dict[str, float] = {}
     w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
-    if job.precision == "fp8":
-        n.add("fp8 training (Transformer Engine): parameters and gradients kept in bf16, matmuls in fp8")
-    opt_bpp = optimizer_bytes_per_param(job, n.conv)
-
-    master_b = n.conv("master_weight_bytes") if (w_bytes < 4 and job.master_weights) else 0.0
-    if w_bytes < 4 and not job.master_weights:
-        opt_bpp *= w_bytes / 4  # optimizer states kept in the 16-bit parameter dtype
-        n.add("pure 16-bit training: no fp32 master copy; optimizer states in the parameter dtype")
     if job.method == "full":
-        n_par = sp_.total
-        weights = n_par * w_bytes
-        grads = n_par * w_bytes
-        master = n_par * master_b
-        opt = n_par * opt_bpp
-        if master_b:
-            n.add(
-                "mixed precision: 16-bit weights and gradients, fp32 master weights (ZeRO paper convention, 16 B/param with Adam)"
-            )
+        weights, grads, opt, master = _full_states(job, sp_, prof, n, detail)
     else:
+        opt_bpp = optimizer_bytes_per_param(job, n.conv) * (
+            w_bytes / 4 if w_bytes < 4 and not job.master_weights else 1
+        )
         weights, grads, opt = _adapter_states(job, sp_, w_bytes, opt_bpp, n, detail)
         master = 0.0
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
-    shard_states = zero >= 1
     weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
-    if zero >= 3:
+    if zero >= 3 and isinstance(job.model, TransformerArch):
         full_w = weights * dp
-        if isinstance(job.model, TransformerArch):
-            layer_bytes = job.model.layer_params / par.tp * (w_bytes if job.method == "full" else DTYPE_BYTES["bf16"])
-            gather = min(2 * layer_bytes, full_w - weights)
-            detail["zero3_gather_buffer"] = gather
-            weights += gather
-            n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
+        layer_bytes = job.model.layer_params / par.tp * w_bytes  # gathered in the compute dtype
+        gather = min(2 * layer_bytes, full_w - weights)
+        detail["zero3_gather_buffer"] = gather
+        weights += gather
+        n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
     if zero:
         n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
-    detail["master_weights"] = master
-    if not shard_states and dp > 1:
+    if "main_gradients" in detail:
+        detail["main_gradients"] /= dp if zero >= 1 else 1
+    detail["master_weights"] = master - detail.get("main_gradients", 0.0)
+    weights, grads, opt, master = _offload(job, (weights, grads, opt, master), n, detail)
+    if "offloaded_to_cpu" in detail:
+        detail["master_weights"] = detail["main_gradients"] = 0.0
+    fp8_cache = _fp8_weight_cache(job, sp_, prof, n)
+    if fp8_cache:
+        detail["fp8_weight_cache"] = fp8_cache
+        weights += fp8_cache
+    if zero < 1 and dp > 1:
         n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
-    acts, act_detail = _activations(job, hw, stage, n)
+    acts, act_detail = _activations(job, hw, stage, prof, n)
     detail.update(act_detail)
     allocated = weights + grads + opt + master + acts
     over = _overheads(allocated, hw, hw.count > 1, n)
@@ -412,8 +547,10 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, n: _Notes) -> Me
 
 def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
     n = _Notes(catalog)
+    prof = framework_of(job, catalog)
+    n.add(f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}")
     stages = ("first", "last") if job.parallel.pp > 1 else ("only",)
-    breakdowns = [_training_stage(job, hw, s, n) for s in stages]
+    breakdowns = [_training_stage(job, hw, s, prof, n) for s in stages]
     worst = max(breakdowns, key=lambda b: b.total)
     return MemoryEstimate(per_gpu=worst, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
 

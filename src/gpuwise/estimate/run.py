@@ -134,6 +134,10 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             weights_dtype=work.weights_dtype,
             kv_dtype=work.kv_dtype,
             input_tokens=work.input_tokens,
+            framework=work.framework,
+            offload=list(work.offload),
+            cp=par.cp,
+            ep=par.ep,
             output_tokens=work.output_tokens,
             concurrency=work.concurrency,
         )

@@ -79,11 +79,13 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         pp=f.pp or 1,
         zero=f.zero or 0,
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
+        cp=f.cp or 1,
+        ep=f.ep or 1,
     )
     _check_model_layout(model, parallel)
     if task == "inference":
         return _inference_job(f, given, model, parallel)
-    return _training_job(f, given, model, parallel, task)
+    return _training_job(f, given, model, parallel, task, catalog)
 
 
 def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism) -> InferenceJob:
@@ -112,7 +114,7 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
 
 
 def _training_job(
-    f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism, task: str
+    f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism, task: str, catalog: Catalog
 ) -> TrainingJob:
     stray = [k for k in INFERENCE_KEYS if k in given]
     if stray:
@@ -138,6 +140,12 @@ def _training_job(
         raise UsageError(f"--global-batch ({f.global_batch}) is smaller than --micro-batch ({micro})")
     if f.tokens is not None and f.samples is not None:
         raise UsageError("give --tokens or --samples, not both")
+    profile = catalog.framework(f.framework or catalog.default_framework(task))
+    seq = f.seq or _default_seq(model)
+    if parallel.cp > 1 and seq % (2 * parallel.cp):
+        raise LayoutError(
+            f"--cp {parallel.cp} needs a sequence length divisible by 2 x cp = {2 * parallel.cp}; got --seq {seq}"
+        )
     return TrainingJob(
         model=model,
         task=task,  # type: ignore[arg-type]
@@ -145,18 +153,20 @@ def _training_job(
         precision=precision,
         weights_dtype=wd,
         optimizer=f.optimizer or "adamw",
-        master_weights=True if f.master_weights is None else f.master_weights,
+        master_weights=profile.master_weights if f.master_weights is None else f.master_weights,
         micro_batch=micro,
         global_batch=f.global_batch,
-        seq=f.seq or _default_seq(model),
+        seq=seq,
         parallel=parallel,
-        recompute=f.recompute or "none",
+        recompute=f.recompute or profile.default_recompute,
         attention=f.attention or "flash",
         lora_rank=f.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=_targets(f.lora_targets, model) if method != "full" else DEFAULT_LORA_TARGETS,
         tokens=f.tokens,
         samples=f.samples,
         data=_pipeline(f),
+        framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
+        offload=tuple(dict.fromkeys(f.offload or ())),
     )
 
 
@@ -223,6 +233,11 @@ def _check_model_layout(model: Any, par: Parallelism) -> None:
         raise LayoutError(
             f"--pp {par.pp} exceeds the {model.layers} layers of {model.name}: a pipeline stage needs at least one layer"
         )
+    if par.ep > 1 and (not model.is_moe or model.experts % par.ep):
+        raise LayoutError(
+            f"--ep {par.ep} splits MoE experts: {model.name} has {model.experts or 'no'} experts"
+            + (f", which {par.ep} does not divide" if model.is_moe else "")
+        )
     if par.zero >= 2 and par.pp > 1:
         raise LayoutError(
             f"ZeRO stage {par.zero} cannot be combined with pipeline parallelism (--pp {par.pp}); DeepSpeed allows ZeRO-1 with pipelines"
@@ -268,7 +283,11 @@ def check_layout(work: Workload, hw: Hardware) -> None:
     par = work.parallel
     if hw.count % par.model_parallel:
         raise LayoutError(
-            f"{hw.count} GPUs cannot hold tp={par.tp} x pp={par.pp} = {par.model_parallel}-way model parallelism evenly; use a multiple of {par.model_parallel} GPUs"
+            f"{hw.count} GPUs cannot hold tp={par.tp} x pp={par.pp}{f' x cp={par.cp}' if par.cp > 1 else ''} = {par.model_parallel}-way model parallelism evenly; use a multiple of {par.model_parallel} GPUs"
+        )
+    if par.ep > 1 and par.dp(hw.count) % par.ep:
+        raise LayoutError(
+            f"--ep {par.ep} must divide the {par.dp(hw.count)} data-parallel ranks (experts are split over them)"
         )
     if isinstance(work, TrainingJob) and work.global_batch is not None:
         dp = par.dp(hw.count)

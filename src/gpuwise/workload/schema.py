@@ -20,9 +20,11 @@ from gpuwise.errors import UsageError, suggest
 from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
+    FrameworkName,
     KvDtype,
     Method,
     Objective,
+    Offload,
     Optimizer,
     Precision,
     Pricing,
@@ -238,6 +240,39 @@ class WorkloadFields(StrictFields):
     loader_cores: int | None = _f(
         "Data pipeline: CPU cores loading data per node.",
         example=16,
+        applies="training",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_DEGREE,
+    )
+
+    framework: Annotated[FrameworkName | None, Choice] = _f(
+        "Training stack whose conventions apply (gradient dtype, fused kernels, loss, defaults).",
+        example="torchtune",
+        applies="training",
+        default="megatron for pretraining, hf-trainer for fine-tuning",
+    )
+    offload: Annotated[list[Offload] | None, Names] = _f(
+        "Kept in CPU memory: optimizer (ZeRO-Offload), params (ZeRO-Infinity / FSDP cpu_offload), activations.",
+        example="optimizer",
+        applies="training",
+        metavar="LIST",
+        default="none",
+        max_length=3,
+    )
+    cp: int | None = _f(
+        "Context-parallel degree (ring attention over sequence shards).",
+        example=2,
+        applies="training",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_DEGREE,
+    )
+    ep: int | None = _f(
+        "Expert-parallel degree (MoE experts split over data-parallel ranks).",
+        example=1,
         applies="training",
         metavar="N",
         default="1",

@@ -21,6 +21,13 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
 Attention = Literal["flash", "eager"]
+# Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
+FrameworkName = Literal[
+    "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
+]
+# What a training job keeps in CPU memory: optimizer states (ZeRO-Offload, FSDP CPU offload of the
+# optimizer), parameters and gradients too (ZeRO-Infinity, FSDP cpu_offload), or saved activations.
+Offload = Literal["optimizer", "params", "activations"]
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
@@ -34,6 +41,8 @@ KV_DTYPES: tuple[KvDtype, ...] = get_args(KvDtype)
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
 RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
 ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
+FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
+OFFLOADS: tuple[Offload, ...] = get_args(Offload)
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 PRICINGS: tuple[Pricing, ...] = get_args(Pricing)
 
@@ -55,16 +64,20 @@ COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16",
 
 @dataclass(frozen=True)
 class Parallelism:
-    """Tensor (tp), pipeline (pp) and ZeRO/FSDP sharding; data-parallel degree follows the GPUs."""
+    """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP
+    sharding; expert parallelism (ep) splits MoE experts over data-parallel ranks; the data-parallel
+    degree follows the GPUs."""
 
     tp: int = 1
     pp: int = 1
     zero: int = 0
     sequence_parallel: bool = True
+    cp: int = 1
+    ep: int = 1
 
     @property
     def model_parallel(self) -> int:
-        return self.tp * self.pp
+        return self.tp * self.pp * self.cp
 
     def dp(self, gpus: int) -> int:
         return gpus // self.model_parallel
@@ -120,6 +133,8 @@ class TrainingJob:
     tokens: float | None = None
     samples: float | None = None
     data: DataPipeline | None = None
+    framework: FrameworkName | None = None  # None: the catalog's default for the task
+    offload: tuple[Offload, ...] = ()
 
     kind: Literal["training"] = field(default="training", init=False)
 
