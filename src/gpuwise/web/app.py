@@ -6,7 +6,12 @@ the API pages (served from local files) in `docs`, the Host/token/body/header gu
 
 from __future__ import annotations
 
+import json
+import math
+from typing import Any
+
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -29,6 +34,28 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
     return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=status)
 
 
+def _plain(value: Any) -> Any:
+    """A value as JSON can hold it: an input echoed in an error may be NaN, 1e400 or an object."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return str(value)[:200]
+    return value if len(text) <= 200 else text[:200] + "..."
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    """FastAPI's 422 list of problems, but always valid JSON (its own answer is a 500 when the
+    body held NaN or Infinity, which it then cannot write back)."""
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"type": e.get("type"), "loc": list(e.get("loc", ())), "msg": e.get("msg"), "input": _plain(e.get("input"))}
+        for e in exc.errors()
+    ]
+    return JSONResponse({"detail": errors}, status_code=422)
+
+
 def create_app(settings: WebSettings | None = None) -> FastAPI:
     """The app behind `settings` (by default: answers to loopback names only, no token)."""
     app = FastAPI(
@@ -42,6 +69,7 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     add_docs(app)  # before /static: it mounts /static/docs
     app.mount("/static", StaticFiles(directory=package_dir("static")), name="static")
     app.add_exception_handler(GpuwiseError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
     app.include_router(api_routes.router)
     app.include_router(pages.router)
     app.add_middleware(Guard, settings=settings or WebSettings())
