@@ -7,6 +7,7 @@ UTF-8 only, so that a malformed or hostile file is a clear error, never a hang o
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +71,19 @@ def _loader() -> Any:
 
 def parse_yaml(text: str, where: str) -> Any:
     """A YAML document from untrusted text: shape-checked, then loaded safely."""
+    return _guarded_yaml(lambda: yaml.load(text, Loader=_loader()), text, where)  # a safe loader
+
+
+def parse_yaml_all(text: str, where: str) -> list[Any]:
+    """Every document of a multi-document YAML stream (e.g. CRD files), with the same limits."""
+    return _guarded_yaml(lambda: list(yaml.load_all(text, Loader=_loader())), text, where)
+
+
+def _guarded_yaml(load: Any, text: str, where: str) -> Any:
+    """`load()` after the shape check; YAML's errors as one ConfigError with the line."""
     try:
         _check_shape(text, where)
-        return yaml.load(text, Loader=_loader())  # a safe loader (CSafeLoader or SafeLoader)
+        return load()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark else ""
@@ -115,10 +126,16 @@ def parse_json(text: str, where: str) -> Any:
     def no_constant(name: str) -> Any:
         raise ConfigError(f"{where}: {name} is not a number JSON allows")
 
+    def finite(number: str) -> float:  # 1e400 would be read as infinity
+        value = float(number)
+        return value if math.isfinite(value) else no_constant(number[:40])
+
     try:
-        return json.loads(text, parse_constant=no_constant)
+        return json.loads(text, parse_constant=no_constant, parse_float=finite)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ConfigError(f"{where}: {str(exc)[:100]}") from None
 
 
 def read_json(path: str | Path, what: str = "JSON file") -> Any:

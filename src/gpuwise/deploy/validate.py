@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpuwise.deploy.common import Manifest
 from gpuwise.errors import ConfigError
+from gpuwise.files import parse_yaml_all, read_text
+
+MAX_CRD_FILES = 500  # YAML files read from a --crds folder (a cluster has tens of CRDs)
 
 CORE_GROUPS = {
     "v1",
@@ -187,32 +189,37 @@ def load_crds(directory: str | Path) -> dict[tuple[str, str], CrdSchema]:
 def _load_crds(directory: str) -> tuple[tuple[tuple[str, str], CrdSchema], ...]:
     root = Path(directory)
     if not root.is_dir():
-        raise ConfigError(f"--crds {directory!r}: not a directory of CustomResourceDefinition YAML files")
+        raise ConfigError(f"--crds {directory[:200]!r}: not a directory of CustomResourceDefinition YAML files")
     found: dict[tuple[str, str], CrdSchema] = {}
-    for path in sorted([*root.glob("*.yaml"), *root.glob("*.yml")]):
-        try:
-            docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot read a CRD: {exc}") from None
-        for doc in docs:
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec = doc.get("spec") or {}
-            for ver in spec.get("versions") or []:
-                schema = ((ver.get("schema") or {}).get("openAPIV3Schema")) or None
-                if not schema or not ver.get("served", True):
-                    continue
-                try:
-                    crd = CrdSchema(
-                        spec["group"], ver["name"], spec["names"]["kind"], _strict(copy.deepcopy(schema)), str(path)
-                    )
-                except (KeyError, TypeError) as exc:
-                    raise ConfigError(
-                        f"{path}: malformed CustomResourceDefinition (needs spec.group, spec.names.kind and "
-                        f"spec.versions[].name): {exc!r}"
-                    ) from None
-                found[(crd.api_version, crd.kind)] = crd
+    for path in sorted([*root.glob("*.yaml"), *root.glob("*.yml")])[:MAX_CRD_FILES]:
+        for doc in parse_yaml_all(read_text(path, "CRD file"), str(path)):  # size, depth, alias, UTF-8 limits
+            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                for crd in _crd_versions(doc, path):
+                    found[(crd.api_version, crd.kind)] = crd
     return tuple(found.items())
+
+
+def _crd_versions(doc: dict[str, Any], path: Path) -> list[CrdSchema]:
+    """The served versions of one CRD that carry a schema; a malformed CRD is a ConfigError."""
+    shape = "needs spec.group, spec.names.kind and spec.versions[].name, each text, and schemas as mappings"
+    spec = doc.get("spec")
+    versions = spec.get("versions") if isinstance(spec, dict) else None
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(versions, list | None) or not isinstance(names, dict):
+        raise ConfigError(f"{path}: malformed CustomResourceDefinition ({shape})")
+    out = []
+    for ver in versions or []:
+        holder = ver.get("schema") if isinstance(ver, dict) else None
+        schema = holder.get("openAPIV3Schema") if isinstance(holder, dict) else None
+        if not isinstance(ver, dict) or not isinstance(holder, dict | None) or not isinstance(schema, dict | None):
+            raise ConfigError(f"{path}: malformed CustomResourceDefinition ({shape})")
+        if not schema or not ver.get("served", True):
+            continue
+        group, name, kind = spec.get("group"), ver.get("name"), names.get("kind")
+        if not all(isinstance(v, str) and v for v in (group, name, kind)):
+            raise ConfigError(f"{path}: malformed CustomResourceDefinition ({shape})")
+        out.append(CrdSchema(str(group), str(name), str(kind), _strict(copy.deepcopy(schema)), str(path)))
+    return out
 
 
 def _have_jsonschema() -> bool:
@@ -221,12 +228,22 @@ def _have_jsonschema() -> bool:
     return importlib.util.find_spec("jsonschema") is not None
 
 
+def _path_key(error: Any) -> list[tuple[int, int, str]]:
+    """Sort key of a validation error's path: list indexes and mapping keys never compared."""
+    return [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path]
+
+
 def _check_crd(m: Manifest, crd: CrdSchema) -> Check:
     import jsonschema
 
     # OpenAPI v3.0 schemas are closest to JSON Schema draft 4 (boolean exclusiveMinimum, nullable aside)
-    validator = jsonschema.Draft4Validator(crd.schema)
-    errors = sorted(validator.iter_errors(m.body), key=lambda e: list(e.absolute_path))
+    try:
+        jsonschema.Draft4Validator.check_schema(crd.schema)
+        validator = jsonschema.Draft4Validator(crd.schema)
+        errors = sorted(validator.iter_errors(m.body), key=_path_key)
+    except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType, re.error) as exc:
+        where = Path(crd.source).name
+        raise ConfigError(f"{where}: the schema of {crd.kind}.{crd.group} is not valid: {str(exc)[:200]}") from None
     if errors:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "(top level)"
