@@ -46,6 +46,7 @@ class Candidate:
     growth: dict[str, Any] | None = None
     confirmed: bool = True
     owned_usd: float | None = None  # pricing "owned": what buying the hardware costs over the horizon
+    command: str | None = None  # the `gpuwise estimate ...` line that reproduces this candidate
 
     @property
     def gpus(self) -> int:
@@ -125,6 +126,7 @@ class Candidate:
         d["why"] = self.why
         d["growth"] = self.growth
         d["confirmed_by_simulation"] = self.confirmed
+        d["command"] = self.command
         return d
 
 
