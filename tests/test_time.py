@@ -1,5 +1,6 @@
 """The time model against hand computation: operations, rates, collectives, steps, serving."""
 
+import dataclasses
 import math
 import statistics
 
@@ -10,9 +11,11 @@ from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import Link, Topology, collective, topology
 from gpuwise.estimate.compute import Shape, forward_flops, gemm
+from gpuwise.estimate.engine import StepModel, engine_setup
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import LatencyTarget
-from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches, simulate_llm
+from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches
+from gpuwise.estimate.simulate import poisson_arrivals, simulate
 from gpuwise.workload import build_hardware, build_workload
 
 CAT = load_catalog()
@@ -163,11 +166,12 @@ def test_serving_plan_meets_its_target_in_an_independent_simulation():
     plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=3.0)).serving
     assert plan.meets and plan.replicas >= 1 and plan.p95 <= 3.0
     r = compute_rates(hw.gpu, "bf16", CAT)
-    timer = LLMTimer(w, r, topology(hw, CAT), CAT)
-    lat, _ = simulate_llm(timer, 6 / plan.replicas, plan.max_batch, 4000, seed=7)
-    assert percentile(lat[400:], 95) <= 3.0 * 1.1
+    step = StepModel(w, r, topology(hw, CAT), CAT)
+    setup = dataclasses.replace(engine_setup(w, hw, CAT), max_batch=plan.max_batch)
+    e2e = simulate(step, setup, poisson_arrivals(6 / plan.replicas, 4000, 7), w.input_tokens).e2e
+    assert percentile(e2e[400:], 95) <= 3.0 * 1.1
     if plan.replicas > 1:  # one fewer replica misses the target (or cannot carry the load)
-        fewer, _ = simulate_llm(timer, 6 / (plan.replicas - 1), plan.max_batch, 4000, seed=7)
+        fewer = simulate(step, setup, poisson_arrivals(6 / (plan.replicas - 1), 4000, 7), w.input_tokens).e2e
         assert percentile(fewer[400:], 95) > 3.0 * 0.9
 
 

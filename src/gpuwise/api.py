@@ -13,7 +13,7 @@ from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.plan import PlanResult, plan
 from gpuwise.plan.command import estimate_command
 from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
-from gpuwise.workload.requirements import build_requirements
+from gpuwise.workload.requirements import build_requirements, latency_goals
 from gpuwise.workload.schema import TargetFields, check_unknown, names, validate
 
 
@@ -73,7 +73,8 @@ def make_estimate(
     calibrations: Mapping[str, Calibration] | None = None,
 ) -> Estimate:
     """Estimate a workload on the hardware `hardware['gpu']` names; `hardware` may also carry
-    `gpus_per_node`, `network` and a serving target (`qps` with `p95_ms` or `p99_ms`)."""
+    `gpus_per_node`, `network` and a serving target (`qps` with `ttft_ms`, `tpot_ms`, `e2e_ms` at
+    `percentile`, or the aliases `p95_ms`/`p99_ms`)."""
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
     target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in names("target")}
@@ -93,15 +94,22 @@ def make_estimate(
 
 
 def latency_target(options: Mapping[str, Any]) -> LatencyTarget | None:
-    """`qps` with `p95_ms` or `p99_ms` (not both) -> a LatencyTarget; nothing -> None."""
+    """`qps` with `ttft_ms`, `tpot_ms` and/or `e2e_ms` at `percentile` (default 99; `p95_ms`/`p99_ms`
+    are end-to-end aliases) -> a LatencyTarget; no target -> None. The same rules as a plan's."""
     t = validate(TargetFields, {k: v for k, v in options.items() if v is not None})
-    if t.qps is None and t.p95_ms is None and t.p99_ms is None:
+    goals = latency_goals(t)
+    if goals is None:
+        if t.qps is not None:
+            raise UsageError("a serving target needs --qps and one of --ttft-ms, --tpot-ms or --e2e-ms")
         return None
-    if t.qps is None or (t.p95_ms is None) == (t.p99_ms is None):
-        raise UsageError("a serving target needs --qps and one of --p95-ms or --p99-ms")
-    ms = t.p95_ms if t.p95_ms is not None else t.p99_ms
-    assert ms is not None
-    return LatencyTarget(qps=t.qps, percentile=95.0 if t.p95_ms is not None else 99.0, seconds=ms / 1e3)
+    assert t.qps is not None  # latency_goals requires it
+    return LatencyTarget(
+        qps=t.qps,
+        percentile=goals.percentile,
+        seconds=goals.e2e_seconds,
+        ttft_seconds=goals.ttft_seconds,
+        tpot_seconds=goals.tpot_seconds,
+    )
 
 
 def measured_calibrations(db: str | None = None) -> dict[str, Calibration]:

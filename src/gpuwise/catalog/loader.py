@@ -27,6 +27,7 @@ from gpuwise.catalog.schema import (
     GPU,
     Convention,
     DefaultNetwork,
+    EngineProfile,
     FittedEfficiency,
     Framework,
     Interconnect,
@@ -35,7 +36,15 @@ from gpuwise.catalog.schema import (
 )
 from gpuwise.errors import ConfigError, UnknownNameError
 
-_FILES = ("gpus.yaml", "interconnects.yaml", "models.yaml", "conventions.yaml", "costs.yaml", "frameworks.yaml")
+_FILES = (
+    "gpus.yaml",
+    "interconnects.yaml",
+    "models.yaml",
+    "conventions.yaml",
+    "costs.yaml",
+    "frameworks.yaml",
+    "engines.yaml",
+)
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -52,6 +61,7 @@ class Catalog:
     costs: Mapping[str, Convention] = field(default_factory=dict)
     frameworks: Mapping[str, Framework] = field(default_factory=dict)
     framework_defaults: Mapping[str, str] = field(default_factory=dict)  # task -> framework id
+    engines: Mapping[str, EngineProfile] = field(default_factory=dict)  # serving engines (engines.yaml)
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -81,6 +91,11 @@ class Catalog:
         if is_path:
             return load_hf_config(p)
         return arch_of(self.model_entry(name_or_path))
+
+    def engine(self, engine_id: str) -> EngineProfile:
+        if engine_id not in self.engines:
+            raise UnknownNameError("engine", engine_id, self.engines)
+        return self.engines[engine_id]
 
     def default_network(self, gpu: GPU) -> DefaultNetwork:
         """The first matching rule; the file ends with a catch-all."""
@@ -180,6 +195,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         models=_entries(docs["models.yaml"], "models", ModelEntry, "models.yaml"),
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
         costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
+        engines=_entries(docs["engines.yaml"], "engines", EngineProfile, "engines.yaml", keyed=True),
     )
     rows = docs["interconnects.yaml"].get("default_networks") or []
     nets = _entries(
@@ -198,6 +214,11 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         missing = e.source_ids() - sources.keys()
         if missing:
             raise ConfigError(f"catalog entry {e.id!r} cites unknown source(s) {sorted(missing)}")
+    for key, eng in cat.engines.items():
+        if eng.source_ids() - sources.keys():
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
+            )
     for key, conv in [*cat.conventions.items(), *cat.costs.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")

@@ -262,3 +262,41 @@ class FittedEfficiency(_Strict):
     pooled: bool = False  # no published runs of this stack: the fit over every stack's runs
     loso_median_abs_error: float | None = None
     loso_bias: float | None = None
+
+
+class EngineProfile(_Sourced):
+    """A serving engine's scheduler and memory defaults (catalog engines.yaml).
+
+    `memory_basis` says what `memory_fraction` is a share of: `total` device memory (vLLM's
+    gpu_memory_utilization, SGLang's mem_fraction_static; None: the serving_memory_utilization
+    convention), or the memory `free` after weights and activations (TensorRT-LLM's KV cache)."""
+
+    name: str
+    memory_basis: Literal["total", "free"]
+    memory_fraction: float | None = Field(default=None, gt=0, le=1)
+    kv_block_tokens: int = Field(ge=1)
+    token_budget: int = Field(ge=1)  # tokens (prefill chunks plus decodes) per engine step
+    max_seqs: int | None = Field(default=None, ge=1)  # running requests at most (None: KV-bound only)
+    small_gpu_bytes: int = Field(ge=0)  # below this memory the small-GPU defaults apply
+    small_gpu_token_budget: int = Field(ge=1)
+    small_gpu_max_seqs: int | None = Field(default=None, ge=1)
+
+    def budget(self, memory_bytes: int) -> tuple[int, int | None]:
+        """(tokens per step, running requests at most) on a GPU with `memory_bytes`."""
+        if memory_bytes < self.small_gpu_bytes:
+            return self.small_gpu_token_budget, self.small_gpu_max_seqs
+        return self.token_budget, self.max_seqs
+
+
+# ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------
+PriceModel = Literal["on-demand", "spot", "1y", "3y"]
+OfferLink = Literal["pcie", "nvlink-bridge", "nvswitch", "none"]
+_OFFER_DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
+_PROVIDER = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+def _check_date(value: str) -> str:
+    if not _OFFER_DATE.match(value):
+        raise ValueError(f"date {value!r} must be YYYY-MM or YYYY-MM-DD (quoted in YAML)")
+    return value

@@ -202,12 +202,35 @@ def _inference_view(i: dict[str, Any], bottleneck: str | None) -> None:
         verdict = "meets" if s["meets"] else "does NOT meet"
         console.print(
             Text(
-                f"{s['qps']:g} QPS at P{s['percentile']:g} ≤ {s['target_seconds'] * 1e3:,.0f} ms: {s['replicas']} replica(s), "
-                f"{s['gpus']} GPU(s), utilization {s['utilization']:.0%}; simulated P50 {fmt_seconds(s['p50_seconds'])}, "
-                f"P95 {fmt_seconds(s['p95_seconds'])}, P99 {fmt_seconds(s['p99_seconds'])} — {verdict}",
+                f"{s['qps']:g} QPS, {_targets_text(s['targets'], s['percentile'])}: {s['replicas']} replica(s), "
+                f"{s['gpus']} GPU(s), utilization {s['utilization']:.0%} — {verdict}",
                 style="bold green" if s["meets"] else "bold red",
             )
         )
+        for line in _percentile_lines(s["percentiles"]):
+            console.print(Text("  " + line))
+
+
+_METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "e2e": "end-to-end"}
+
+
+def _targets_text(targets: dict[str, Any], pct: float) -> str:
+    """'P99 TTFT ≤ 800 ms, P99 TPOT ≤ 100 ms' from a serving plan's targets (seconds)."""
+    parts = [
+        f"P{pct:g} {_METRIC_NAMES[m]} ≤ {targets[f'{m}_seconds'] * 1e3:,.0f} ms"
+        for m in ("ttft", "tpot", "e2e")
+        if targets.get(f"{m}_seconds") is not None
+    ]
+    return ", ".join(parts) or "no latency target"
+
+
+def _percentile_lines(pcts: dict[str, dict[str, float]]) -> list[str]:
+    """One line per metric: simulated P50 / P90 / P95 / P99."""
+    return [
+        f"simulated {_METRIC_NAMES[m]}: " + ", ".join(f"{k.upper()} {fmt_seconds(v)}" for k, v in pcts[m].items())
+        for m in ("ttft", "tpot", "e2e")
+        if m in pcts
+    ]
 
 
 def _short_source(note: str) -> str:
@@ -224,10 +247,12 @@ def _requirements_line(req: Any) -> str:
     if req.deadline_seconds:
         asked.append(f"deadline {fmt_seconds(req.deadline_seconds)}")
     if req.qps:
-        asked.append(
-            f"{req.qps:g} QPS"
-            + (f" at P{req.percentile:g} ≤ {req.latency_seconds * 1e3:,.0f} ms" if req.latency_seconds else "")
-        )
+        targets = {
+            "e2e_seconds": req.latency_seconds,
+            "ttft_seconds": req.ttft_seconds,
+            "tpot_seconds": req.tpot_seconds,
+        }
+        asked.append(f"{req.qps:g} QPS" + (f", {_targets_text(targets, req.percentile)}" if req.has_latency else ""))
     if req.budget_usd:
         asked.append(f"budget {fmt_usd(req.budget_usd)}")
     if req.max_gpus:
@@ -253,8 +278,14 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool) -> tuple[str, str
         )
         return when, tput
     cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
-    p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
-    return fmt_seconds(p if p else c.time), f"{cap:,.1f} req/s"
+    pcts = (c.serving or {}).get("percentiles")
+    if pcts and req.percentile:
+        key = f"p{req.percentile:g}"
+        shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}"
+        if pcts["tpot"][key]:
+            shown += f", TPOT {fmt_seconds(pcts['tpot'][key])}"
+        return shown, f"{cap:,.1f} req/s"
+    return fmt_seconds(c.time), f"{cap:,.1f} req/s"
 
 
 def _candidates_table(result: Any, top: int) -> Table:

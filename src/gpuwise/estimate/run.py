@@ -11,22 +11,39 @@ from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.serving import InferenceEstimate, ServingPlan, compute_dtype, inference_time, plan_replicas
+from gpuwise.estimate.serving import (
+    InferenceEstimate,
+    ServingPlan,
+    compute_dtype,
+    inference_time,
+    plan_replicas,
+    serving_batch,
+)
 from gpuwise.estimate.training import TrainingEstimate, training_time
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
+from gpuwise.workload.requirements import LatencyGoals
 
 
 @dataclass(frozen=True)
 class LatencyTarget:
-    """A serving requirement: `qps` requests per second with the `percentile` latency under `seconds`."""
+    """A serving requirement: `qps` requests per second with, at `percentile`, the end-to-end
+    latency under `seconds`, the time to first token under `ttft_seconds` and the time per
+    output token under `tpot_seconds` (each optional, at least one given)."""
 
     qps: float
     percentile: float
-    seconds: float
+    seconds: float | None = None
+    ttft_seconds: float | None = None
+    tpot_seconds: float | None = None
 
     def __post_init__(self) -> None:
-        if self.qps <= 0 or self.seconds <= 0 or not 0 < self.percentile < 100:
-            raise UsageError("a latency target needs --qps > 0 and a positive --p95-ms/--p99-ms")
+        limits = [v for v in (self.seconds, self.ttft_seconds, self.tpot_seconds) if v is not None]
+        if self.qps <= 0 or not limits or any(v <= 0 for v in limits) or not 0 < self.percentile < 100:
+            raise UsageError("a latency target needs --qps > 0 and a positive --ttft-ms, --tpot-ms or --e2e-ms")
+
+    @property
+    def goals(self) -> LatencyGoals:
+        return LatencyGoals(self.percentile, self.seconds, self.ttft_seconds, self.tpot_seconds)
 
 
 @dataclass(frozen=True)
@@ -140,6 +157,10 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             ep=par.ep,
             output_tokens=work.output_tokens,
             concurrency=work.concurrency,
+            engine=work.engine,
+            prefix_hit_rate=work.prefix_hit_rate,
+            speculative_tokens=work.speculative_tokens,
+            speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         )
     return out
 
@@ -194,7 +215,7 @@ def estimate(
             notes += training.notes
         else:
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
-            inference = inference_time(work, rates, topo, catalog)
+            inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
             if target is not None:
                 cap = (
@@ -207,14 +228,13 @@ def estimate(
                 else:
                     serving = plan_replicas(
                         work,
+                        hw,
                         rates,
                         topo,
                         catalog,
                         qps=target.qps,
-                        pct=target.percentile,
-                        target=target.seconds,
-                        max_batch=min(cap, work.concurrency) if work.concurrency > 1 else cap,
-                        gpus_per_replica=hw.count,
+                        goals=target.goals,
+                        max_batch=serving_batch(work, hw, catalog, cap),
                     )
                     notes += serving.notes
     price = hw.gpu.price.cloud_usd_per_gpu_hour

@@ -13,17 +13,18 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-import random
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology, collective
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
+from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
-from gpuwise.workload import InferenceJob
+from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.workload import Hardware, InferenceJob
+from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
 
 
@@ -85,7 +86,11 @@ class LLMTimer:
             kv_cached=cached,
         )
         out: dict[str, float] = {}
-        layer = [(op, m.layers) for op in layer_ops(m, shape, par.tp, sp=False)]
+        windowed = min(m.layers, m.sliding_window_layers) if (m.sliding_window and cached) else 0
+        layer = [(op, m.layers - windowed) for op in layer_ops(m, shape, par.tp, sp=False)]
+        if windowed:  # sliding-window layers read at most the window of cached keys
+            capped = replace(shape, context=min(context, float(m.sliding_window or context)))
+            layer += [(op, windowed) for op in layer_ops(m, capped, par.tp, sp=False)]
         for op, times in layer + [(op, 1) for op in head_ops(m, shape, par.tp, logits, loss=False)]:
             t, side = self.rates.bound(op.flops, op.bytes, op.kind)
             out[side] = out.get(side, 0.0) + times * t
@@ -113,49 +118,102 @@ def _avg_decode_context(job: InferenceJob) -> int:
     return job.input_tokens + max(job.output_tokens, 1) // 2
 
 
-def inference_time(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> InferenceEstimate:
-    """One static batch of `concurrency` requests: prefill, decode steps and latency (LLMs), or one
-    forward pass (other models, at the catalog's inference traffic factor)."""
+@dataclass(frozen=True)
+class SteadyState:
+    """A replica running `batch` requests at once (continuous batching, chunked prefill): what one
+    step takes, and what a request sees. The analytic bracket the simulation then confirms."""
+
+    batch: int
+    step_seconds: float
+    ttft_seconds: float  # a new request's prompt chunked in beside batch-1 decodes
+    tpot_seconds: float
+    latency_seconds: float
+    requests_per_second: float  # capacity at this batch
+
+
+def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) -> SteadyState:
+    """`batch` slots in rotation: each request spends c steps with its prompt chunks in the step
+    (beside the other slots' decodes), then its decode steps. Per step the engine carries, on
+    average, batch x prompt / (c + s) prompt tokens and batch x s / (c + s) decodes; capacity is
+    batch requests per (c + s) such steps."""
+    b = max(1, min(batch, setup.max_batch) if setup.max_batch else batch)
+    s, todo, v = setup.decode_steps, setup.prefill_tokens, model.verify
+    c = math.ceil(todo / max(1, setup.token_budget - (b - 1) * v))
+    ctx = prompt + (s * setup.tokens_per_step) / 2
+    pairs_per_token = model.prefill_pairs(0, todo) / todo
+    dec = s / (c + s)  # share of a slot's steps spent decoding
+
+    def mixed(prefill: float, decodes: float) -> float:
+        return model.step(round(prefill), round(decodes), model.keys(ctx) * decodes, pairs_per_token * prefill)
+
+    t = mixed(b * todo / (c + s), b * dec)
+    others = (b - 1) * dec  # decodes beside one request's own step
+    tpot = mixed((b - 1) * todo / (c + s), 1 + others) / setup.tokens_per_step if s else 0.0
+    ttft = c * mixed(todo / c + (b - 1) * todo / (c + s), others)
+    return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
+
+
+def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, float]:
+    """(TTFT, TPOT) of one request on an idle replica: its prompt in budget-sized chunks, then
+    single-request decode steps. No queueing can make a request faster than this."""
+    todo, ttft, done = setup.prefill_tokens, 0.0, 0
+    while done < todo:
+        take = min(setup.token_budget, todo - done)
+        ttft += model.step(take, 0, 0.0, model.prefill_pairs(done, take))
+        done += take
+    ctx = prompt + setup.decode_steps * setup.tokens_per_step / 2
+    return ttft, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
+
+
+def inference_time(
+    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog
+) -> InferenceEstimate:
+    """Decoders: a replica of the serving engine running `concurrency` requests at once (continuous
+    batching with chunked prefill); encoders and other models: one forward pass over the batch."""
     model = job.model
     notes = list(rates.notes) + list(topo.notes)
     b = job.concurrency
-    if isinstance(model, TransformerArch):
-        timer = LLMTimer(job, rates, topo, catalog)
-        prefill = timer.prefill(b, job.input_tokens)
-        if not model.decoder:  # encoders: one forward pass is the whole request
-            notes.append(f"{model.name} is an encoder: a request is one forward pass over its tokens")
-            return InferenceEstimate(
-                prefill,
-                prefill,
-                0.0,
-                prefill,
-                b * job.input_tokens / prefill,
-                b / prefill,
-                b / prefill,
-                {},
-                _bottleneck(timer._pass(b * job.input_tokens, b, job.input_tokens, False, 0)),
-                tuple(notes),
-            )
-        avg_ctx = _avg_decode_context(job)
-        terms = dict(timer.decode_terms(b, avg_ctx))
-        tpot = sum(terms.values())
-        latency = prefill + job.output_tokens * tpot
+    if isinstance(model, TransformerArch) and model.decoder:
+        setup = engine_setup(job, hw, catalog)
+        step = StepModel(job, rates, topo, catalog)
+        ttft1, _ = alone(step, setup, job.input_tokens)
+        st = steady_state(step, replace(setup, max_batch=max(setup.max_batch, 1)), b, job.input_tokens)
+        terms = step.decode_terms(b, _avg_decode_context(job))
+        notes += setup.notes
         notes.append(
-            f"static batch of {b}: all prompts prefilled together, then {job.output_tokens} decode steps "
-            f"at an average context of {avg_ctx} tokens"
+            f"continuous batching at {b} running request(s): each step carries their decodes and "
+            f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
+            f"beside the running decodes"
         )
-        tokens_out = b * job.output_tokens
+        if b > setup.max_batch:
+            notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
         return InferenceEstimate(
-            prefill_seconds=prefill,
-            time_to_first_token_seconds=prefill + tpot,
-            decode_seconds_per_token=tpot,
-            latency_seconds=latency,
-            tokens_per_second=tokens_out / latency if latency else 0.0,
-            samples_per_second=b / latency,
-            requests_per_second=b / latency,
+            prefill_seconds=ttft1,
+            time_to_first_token_seconds=st.ttft_seconds,
+            decode_seconds_per_token=st.tpot_seconds,
+            latency_seconds=st.latency_seconds,
+            tokens_per_second=st.requests_per_second * job.output_tokens,
+            samples_per_second=st.requests_per_second,
+            requests_per_second=st.requests_per_second,
             terms=terms,
             bottleneck=_bottleneck(terms),
             notes=tuple(notes),
+        )
+    if isinstance(model, TransformerArch):  # encoders: one forward pass is the whole request
+        timer = LLMTimer(job, rates, topo, catalog)
+        prefill = timer.prefill(b, job.input_tokens)
+        notes.append(f"{model.name} is an encoder: a request is one forward pass over its tokens")
+        return InferenceEstimate(
+            prefill,
+            prefill,
+            0.0,
+            prefill,
+            b * job.input_tokens / prefill,
+            b / prefill,
+            b / prefill,
+            {},
+            _bottleneck(timer._pass(b * job.input_tokens, b, job.input_tokens, False, 0)),
+            tuple(notes),
         )
     t = generic_batch_seconds(model, b, rates, catalog.convention("generic_infer_traffic_factor"))
     notes.append(
@@ -163,6 +221,14 @@ def inference_time(job: InferenceJob, rates: Rates, topo: Topology, catalog: Cat
         f"network and feature lookups outside the GPU add latency that is not modelled"
     )
     return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
+
+
+def static_batch(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> tuple[float, float]:
+    """(prefill seconds, decode seconds per token) of one static batch of `concurrency` requests
+    prefilled together then decoded in lock step (gptSessionBenchmark-style measurements)."""
+    timer = LLMTimer(job, rates, topo, catalog)
+    b = job.concurrency
+    return timer.prefill(b, job.input_tokens), timer.decode(b, _avg_decode_context(job))
 
 
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:
@@ -186,86 +252,65 @@ def _bottleneck(terms: dict[str, float]) -> str:
 # ------------------------------------------------------------------------------------------
 # serving capacity
 # ------------------------------------------------------------------------------------------
+PERCENTILES = (50, 90, 95, 99)  # reported for every metric
+METRICS = ("ttft", "tpot", "e2e")
+
+
 @dataclass(frozen=True)
 class ServingPlan:
     qps: float
     percentile: float
-    target_seconds: float
+    goals: LatencyGoals
     replicas: int
     gpus: int
     max_batch: int
     utilization: float
-    p50: float
-    p95: float
-    p99: float
+    percentiles: dict[str, dict[str, float]]  # metric (ttft, tpot, e2e) -> "p50".. "p99" -> seconds
     meets: bool
     notes: tuple[str, ...]
+    concurrency: float = 0.0  # requests in flight per replica (Little's law: rate x mean latency)
+    capacity_rps: float = 0.0  # one replica's requests/s at max_batch (analytic)
+
+    @property
+    def target_seconds(self) -> float:
+        g = self.goals
+        return next(v for v in (g.e2e_seconds, g.ttft_seconds, g.tpot_seconds, math.inf) if v is not None)
+
+    @property
+    def p50(self) -> float:
+        return self.percentiles["e2e"]["p50"]
+
+    @property
+    def p95(self) -> float:
+        return self.percentiles["e2e"]["p95"]
+
+    @property
+    def p99(self) -> float:
+        return self.percentiles["e2e"]["p99"]
+
+    def value(self, metric: str) -> float:
+        """The simulated `metric` at the target's percentile."""
+        return self.percentiles[metric][f"p{self.percentile:g}"]
 
     def as_dict(self) -> dict[str, object]:
+        g = self.goals
         return {
             "qps": self.qps,
             "percentile": self.percentile,
             "target_seconds": self.target_seconds,
+            "targets": {"e2e_seconds": g.e2e_seconds, "ttft_seconds": g.ttft_seconds, "tpot_seconds": g.tpot_seconds},
             "replicas": self.replicas,
             "gpus": self.gpus,
             "max_batch": self.max_batch,
+            "concurrency_per_replica": self.concurrency,
+            "capacity_rps_per_replica": self.capacity_rps,
             "utilization": self.utilization,
             "p50_seconds": self.p50,
             "p95_seconds": self.p95,
             "p99_seconds": self.p99,
+            "percentiles": self.percentiles,
             "meets": self.meets,
         }
-
-
-def _poisson_arrivals(rate: float, n: int, seed: int) -> list[float]:
-    """Arrival times of `n` requests at `rate` per second (exponential gaps), reproducible by seed."""
-    rng = random.Random(seed)
-    arrivals = []
-    t = 0.0
-    for _ in range(n):
-        t += rng.expovariate(rate)
-        arrivals.append(t)
-    return arrivals
-
-
-def simulate_llm(timer: LLMTimer, rate: float, max_batch: int, n: int, seed: int = 0) -> tuple[list[float], float]:
-    """Continuous batching on one replica: each iteration prefills the newly admitted prompts and
-    advances every running request by one token. Returns latencies and the busy fraction."""
-    job = timer.job
-    arrivals = _poisson_arrivals(rate, n, seed)
-    waiting: deque[int] = deque()
-    running: dict[int, int] = {}  # request -> tokens still to generate
-    done: list[float] = []
-    now, i, busy = 0.0, 0, 0.0
-    ctx = _avg_decode_context(job)
-    while len(done) < n:
-        while i < n and arrivals[i] <= now:
-            waiting.append(i)
-            i += 1
-        if not running and not waiting:
-            now = arrivals[i]
-            continue
-        admitted: list[int] = []
-        while waiting and len(running) + len(admitted) < max_batch:
-            admitted.append(waiting.popleft())
-        step = 0.0
-        if admitted:
-            step += timer.prefill(len(admitted), job.input_tokens)
-        if running:
-            step += timer.decode(len(running), ctx)
-        now += step
-        busy += step
-        for r in list(running):
-            running[r] -= 1
-            if running[r] <= 0:
-                del running[r]
-                done.append(now - arrivals[r])
-        for r in admitted:  # the prefill produced the first token
-            if job.output_tokens <= 1:
-                done.append(now - arrivals[r])
-            else:
-                running[r] = job.output_tokens - 1
-    return done, busy / now if now else 0.0
 
 
 def simulate_batches(
@@ -273,7 +318,7 @@ def simulate_batches(
 ) -> tuple[list[float], float]:
     """Dynamic batching (Triton-style) on one replica: when idle, take up to `max_batch` waiting
     requests and serve them together in `service(batch)` seconds."""
-    arrivals = _poisson_arrivals(rate, n, seed)
+    arrivals = poisson_arrivals(rate, n, seed)
     now, i, busy = 0.0, 0, 0.0
     latencies: list[float] = []
     queue: list[float] = []
@@ -299,15 +344,73 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
-    """Seconds one static batch of b requests takes: prompt prefill plus the decode steps at the
-    average context (decoders), one forward pass otherwise (encoders, non-LLM models)."""
+def _percentiles(result: SimResult) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for metric, values in (("ttft", result.ttft), ("tpot", result.tpot), ("e2e", result.e2e)):
+        seen = [v for v in values if v == v]  # NaN: never served (cannot happen once stable)
+        out[metric] = {f"p{p:g}": percentile(seen, p) if seen else math.inf for p in PERCENTILES}
+    return out
+
+
+def meets_goals(pcts: dict[str, dict[str, float]], goals: LatencyGoals) -> bool:
+    """Every target given holds at its percentile."""
+    key = f"p{goals.percentile:g}"
+    limits = (("e2e", goals.e2e_seconds), ("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds))
+    return all(pcts[m][key] <= v for m, v in limits if v is not None)
+
+
+def simulated_requests(job: InferenceJob, catalog: Catalog) -> int:
+    """Requests simulated per configuration: the convention's count, fewer for long outputs so that
+    output tokens x requests stays within the simulation budget (the per-request cost cap)."""
+    n = int(catalog.convention("serving_sim_requests"))
+    cap = catalog.convention("serving_sim_token_budget")
+    least = int(catalog.convention("serving_sim_min_requests"))
+    return max(least, min(n, int(cap // max(1, job.output_tokens))))
+
+
+@dataclass(frozen=True)
+class Replica:
+    """One replica as the replica search sees it: what a request takes alone (a floor no replica
+    count can beat), the capacity at the full batch, and the simulation at a request rate."""
+
+    alone: dict[str, float]  # metric -> seconds on an idle replica
+    peak: float  # requests/s at max_batch
+    simulate: Callable[[float], SimResult]
+    batching: str
+    max_batch: int
+
+
+def replica(
+    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, max_batch: int, n: int
+) -> Replica:
+    """Continuous batching with chunked prefill for decoders, dynamic batching for one-pass models."""
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
-        timer = LLMTimer(job, rates, topo, catalog)
-        ctx = _avg_decode_context(job)
-        steps = max(job.output_tokens - 1, 0)
-        return lambda b: timer.prefill(b, job.input_tokens) + steps * timer.decode(b, ctx)
+        setup = replace(engine_setup(job, hw, catalog), max_batch=max_batch)
+        step = StepModel(job, rates, topo, catalog)
+        ttft, tpot = alone(step, setup, job.input_tokens)
+        peak = steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
+
+        def run(rate: float) -> SimResult:
+            return simulate(step, setup, poisson_arrivals(rate, n, 0), job.input_tokens)
+
+        lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
+        return Replica(lone, peak, run, "continuous", max_batch)
+    service = batch_seconds_fn(job, rates, topo, catalog)
+
+    def dynamic(rate: float) -> SimResult:
+        lat, busy = simulate_batches(service, rate, max_batch, n)
+        return SimResult(lat, [0.0] * len(lat), lat, busy)
+
+    one = service(1)
+    return Replica(
+        {"ttft": one, "tpot": 0.0, "e2e": one}, max_batch / service(max_batch), dynamic, "dynamic", max_batch
+    )
+
+
+def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
+    """Seconds one batch of b requests takes in a one-pass model (encoders, non-LLM models)."""
+    model = job.model
     if isinstance(model, TransformerArch):
         encoder = LLMTimer(job, rates, topo, catalog)
         return lambda b: encoder.prefill(b, job.input_tokens)
@@ -320,27 +423,15 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
     return service
 
 
-@dataclass(frozen=True)
-class _Replica:
-    """One replica as the replica search sees it: a request served alone, the capacity at the full
-    batch, and the simulator of its batching under Poisson arrivals at a rate."""
-
-    alone: float  # seconds
-    peak: float  # requests/s at max_batch
-    simulate: Callable[[float], tuple[list[float], float]]
-    batching: str
-
-
-def _replica(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog, max_batch: int, n: int) -> _Replica:
-    """Continuous batching for decoders, dynamic batching for one-pass models."""
+def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap: int) -> int:
+    """The batch a replica runs at most: the user's concurrency if given, else all the engine can
+    hold (its cap on running requests and the KV blocks in its memory share; one-pass models: what
+    fits in memory)."""
     model = job.model
-    batch_seconds = batch_seconds_fn(job, rates, topo, catalog)
-    peak = max_batch / batch_seconds(max_batch)
     if isinstance(model, TransformerArch) and model.decoder:
-        timer = LLMTimer(job, rates, topo, catalog)
-        alone = timer.prefill(1, job.input_tokens) + (job.output_tokens - 1) * timer.decode(1, job.input_tokens)
-        return _Replica(alone, peak, lambda rate: simulate_llm(timer, rate, max_batch, n), "continuous")
-    return _Replica(batch_seconds(1), peak, lambda rate: simulate_batches(batch_seconds, rate, max_batch, n), "dynamic")
+        engine = max(1, engine_setup(replace(job, concurrency=1), hw, catalog).max_batch)
+        return min(engine, job.concurrency) if job.concurrency > 1 else engine
+    return min(memory_cap, job.concurrency) if job.concurrency > 1 else memory_cap
 
 
 def _fewest(ok: Callable[[int], bool], lo: int, most: int) -> int:
@@ -358,47 +449,75 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int) -> int:
     return hi
 
 
+def _unreachable(rep: Replica, goals: LatencyGoals) -> str | None:
+    """The target an idle replica already misses (no replica count helps), said for a person."""
+    for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
+        if limit is not None and rep.alone[metric] > limit:
+            name = {"ttft": "its first token", "tpot": "each output token", "e2e": "one request alone"}[metric]
+            return (
+                f"{name} takes {rep.alone[metric] * 1e3:.0f} ms on an idle replica: no replica count meets "
+                f"a {limit * 1e3:.0f} ms P{goals.percentile:g} {metric.upper()} target (one request alone takes "
+                f"{rep.alone['e2e'] * 1e3:.0f} ms end to end)"
+            )
+    return None
+
+
 def plan_replicas(
     job: InferenceJob,
+    hw: Hardware,
     rates: Rates,
     topo: Topology,
     catalog: Catalog,
     *,
     qps: float,
-    pct: float,
-    target: float,
+    goals: LatencyGoals,
     max_batch: int,
-    gpus_per_replica: int,
-    n: int = 3000,
+    n: int | None = None,
     max_replicas: int = 4096,
 ) -> ServingPlan:
-    """Fewest replicas whose simulated latency percentile meets `target` at `qps` (Poisson)."""
-    rep = _replica(job, rates, topo, catalog, max_batch, n)
+    """Fewest replicas whose simulated TTFT, TPOT and end-to-end percentiles meet `goals` at `qps`
+    (Poisson): the analytic capacity gives the floor, the simulation decides."""
+    n = n or simulated_requests(job, catalog)
+    rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
         f"{rep.batching} batching up to {max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
     ]
-    if rep.alone > target:
-        notes.append(
-            f"one request alone takes {rep.alone * 1e3:.0f} ms: no replica count meets "
-            f"a {target * 1e3:.0f} ms P{pct:g} target"
-        )
-        a = rep.alone
-        return ServingPlan(qps, pct, target, 0, 0, max_batch, 0.0, a, a, a, False, tuple(notes))
+    blocked = _unreachable(rep, goals)
+    if blocked:
+        notes.append(blocked)
+        pcts = {m: {f"p{p:g}": rep.alone[m] for p in PERCENTILES} for m in METRICS}
+        return ServingPlan(qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak)
     warm = n // 10
-    cache: dict[int, tuple[bool, list[float]]] = {}
+    cache: dict[int, tuple[bool, SimResult | None]] = {}
 
     def ok(r: int) -> bool:
-        """Stable (offered load below capacity) and the simulated percentile within target."""
+        """Stable (offered load below capacity) and every simulated percentile within its target."""
         if r not in cache:
-            lat = rep.simulate(qps / r)[0][warm:] if qps / (r * rep.peak) < 1 else []
-            cache[r] = (bool(lat) and percentile(lat, pct) <= target, lat)
+            res = rep.simulate(qps / r).warm(warm) if qps / (r * rep.peak) < 1 else None
+            cache[r] = (res is not None and meets_goals(_percentiles(res), goals), res)
         return cache[r][0]
 
-    r = _fewest(ok, max(1, math.ceil(qps / rep.peak)), max_replicas)  # fewer cannot carry the load
-    lat = cache[r][1] or [float("inf")]
+    r = _fewest(ok, math.floor(qps / rep.peak) + 1, max_replicas)  # fewer cannot carry the load
+    res = cache[r][1]
+    pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
     util = qps / (r * rep.peak)
-    notes.append(f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch})")
-    p50, p95, p99 = (percentile(lat, q) for q in (50, 95, 99))
+    mean_e2e = sum(res.e2e) / len(res.e2e) if res is not None and res.e2e else math.inf
+    in_flight = qps / r * mean_e2e
+    notes.append(
+        f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch}); "
+        f"{in_flight:.1f} requests in flight per replica (Little's law: {qps / r:.2f}/s x mean latency)"
+    )
     return ServingPlan(
-        qps, pct, target, r, r * gpus_per_replica, max_batch, util, p50, p95, p99, cache[r][0], tuple(notes)
+        qps,
+        goals.percentile,
+        goals,
+        r,
+        r * hw.count,
+        max_batch,
+        util,
+        pcts,
+        cache[r][0],
+        tuple(notes),
+        in_flight,
+        rep.peak,
     )

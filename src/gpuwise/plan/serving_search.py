@@ -1,15 +1,22 @@
 """The serving search: tensor-parallel degree x batch x replicas for one GPU type.
 
-Each replica layout is sized analytically for the QPS first; the cheapest few are then confirmed
-by simulating the engine under Poisson arrivals (estimate.serving). Kept apart from the training
-search in plan.search, which builds the candidates and ranks them.
+Every layout (TP degree that divides the heads, inside a node) and every batch up to what the
+engine's KV cache holds is an option. Its analytic capacity (estimate.serving.steady_state)
+gives a floor on the replicas: fewer cannot carry the load. Without a latency target that floor
+is the answer (the largest batch is the cheapest: never batch 1). With one, the cheapest GPU
+types are confirmed by simulation, branch and bound over the options by their floor cost: an
+option whose floor already costs more than the best confirmed one cannot win. The confirmed
+candidate is the estimate `gpuwise estimate --gpu G:tp --tp tp --concurrency b` with the same
+target gives (one function computes both), and no (tp, batch) estimate at that GPU type is cheaper.
+
+Kept apart from the training search in plan.search, which builds the candidates and ranks them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
@@ -18,19 +25,37 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, usd_per_hour
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.serving import batch_seconds_fn, compute_dtype, plan_replicas
+from gpuwise.estimate.run import Estimate, LatencyTarget
+from gpuwise.estimate.serving import compute_dtype, replica, serving_batch, simulated_requests
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism
-from gpuwise.workload.requirements import Requirements
+from gpuwise.workload.requirements import LatencyGoals, Requirements
 
 if TYPE_CHECKING:
     from gpuwise.plan.search import Candidate
 
 __all__ = ["confirm_cheapest", "serving_candidates"]
 
-CONFIRM_TOP = 3  # serving candidates confirmed by simulation
+CONFIRM_TOP = 3  # GPU types whose serving options are confirmed by simulation
+CONFIRM_OPTIONS = 6  # options simulated per GPU type at most (cheapest floors first)
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # serving batch sizes tried
+BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
+MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
+
+
+@dataclass(frozen=True)
+class Option:
+    """One (tp, batch) replica layout with its analytic capacity and replica floor."""
+
+    tp: int
+    batch: int
+    peak: float  # requests/s of one replica at `batch`
+    floor: int  # replicas below which the load exceeds capacity
+    usd_per_hour: float | None  # one replica
+
+    @property
+    def floor_cost(self) -> float:
+        return math.inf if self.usd_per_hour is None else self.floor * self.usd_per_hour
 
 
 def _hardware(gpu: GPU, count: int) -> Hardware:
@@ -63,87 +88,159 @@ def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int
     return [
         tp
         for tp in TP_DEGREES
-        if tp <= gpu.node_gpus and not (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads))
+        if tp <= gpu.node_gpus
+        and not (model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads))
     ]
 
 
-def _serving_batch(
-    work: InferenceJob, req: Requirements, latency: Callable[[int], float], cap: int, share: float
-) -> int | None:
-    """The user's concurrency when no target; else the batch with the most requests/s whose latency
-    stays within `share` of the target, leaving the rest for queueing (None: not even one request)."""
-    batches = [b for b in BATCHES if b <= cap]
-    if not batches:
-        return None
-    if req.latency_seconds is None:
-        return max(b for b in batches if b <= max(work.concurrency, 1)) if work.concurrency <= cap else max(batches)
-    usable = [b for b in batches if latency(b) <= req.latency_seconds * share]
-    return max(usable, key=lambda b: b / latency(b)) if usable else None
+def _batches(work: InferenceJob, largest: int) -> list[int]:
+    """The user's concurrency if given; else every cap up to the largest the engine holds."""
+    if work.concurrency > 1:
+        return [min(work.concurrency, largest)]
+    return sorted({b for b in BATCHES if b < largest} | {largest})
 
 
-def serving_candidates(
-    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
-) -> tuple[list[Candidate], str | None]:
-    """The lightest tensor-parallel replica that fits and leaves room for queueing, sized
-    analytically for the QPS (the cheapest few are confirmed by simulation later)."""
-    last_reason = "memory: the weights do not fit"
-    share = cat.convention("serving_batch_latency_share")
+def _options(
+    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
+) -> tuple[list[Option], str]:
+    """Every (tp, batch) that fits, with its floor; and why none does, when none does."""
+    reason = "memory: the weights do not fit"
+    goals = req.goals
+    out: list[Option] = []
     for tp in _serving_layouts(work.model, gpu):
         job = replace(work, parallel=Parallelism(tp=tp), concurrency=1)
         hw = _hardware(gpu, tp)
         if not memory(job, hw, cat).fits:
             continue
-        cap = largest_fitting(job, hw, cat, "concurrency", limit=max(BATCHES))
-        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
-        latency = batch_seconds_fn(job, rates, topology(hw, cat), cat)
-        batch = _serving_batch(work, req, latency, cap, share)
-        if batch is None:
-            if cap >= 1 and req.latency_seconds is not None:
-                last_reason = (
-                    f"latency: one request alone takes {fmt_seconds(latency(1))} on {tp}x {gpu.id}, "
-                    f"more than {share:.0%} of the {_percentile_name(req)} target of "
-                    f"{fmt_seconds(req.latency_seconds)} (no room left for queueing)"
-                )
+        cap = largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
+        largest = serving_batch(job, hw, cat, cap)
+        if largest < 1 or cap < 1:
+            reason = f"memory: no KV cache left for a request on {tp}x {gpu.id} in the engine's memory share"
             continue
-        est = estimate(replace(job, concurrency=batch), hw, cat, search_largest=False, calibration=cal)
-        capacity = batch / latency(batch)
-        replicas = max(1, math.ceil(req.qps / capacity)) if req.qps else 1
-        c = _candidate(
-            est,
-            usd_per_hour(hw, req.pricing, params),
-            replicas=replicas,
-            confirmed=not req.has_latency,
-            owned_usd=_owned(hw, req, params),
-        )
-        c.serving = {
-            "max_batch": batch,
-            "capacity_rps_per_replica": capacity,
-            "latency_seconds": latency(batch),
-            "replicas": replicas,
-            "basis": f"analytic: capacity at the largest batch within {share:.0%} of the target"
-            if req.latency_seconds is not None
-            else "analytic: capacity at the requested concurrency",
-        }
-        _meets_serving(c, req)
-        return [c], None
-    return [], last_reason
+        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
+        topo = topology(hw, cat)
+        price = usd_per_hour(hw, req.pricing, params)
+        for b in _batches(work, largest):
+            rep = replica(replace(job, concurrency=b), hw, rates, topo, cat, b, 1)
+            blocked = _blocked(rep.alone, goals)
+            if blocked:
+                reason = f"latency: on {tp}x {gpu.id} {blocked}"
+                break  # an idle replica misses the target: no batch or replica count helps
+            floor = math.floor(req.qps / rep.peak) + 1 if req.qps else 1
+            out.append(Option(tp, b, rep.peak, floor, price))
+    return out, reason
+
+
+def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None) -> str | None:
+    """The target one request on an idle replica already misses, or None."""
+    if goals is None:
+        return None
+    for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
+        if limit is not None and alone[metric] > limit:
+            return (
+                f"one request alone has a {metric.upper()} of {fmt_seconds(alone[metric])}, more than the "
+                f"P{goals.percentile:g} target of {fmt_seconds(limit)}"
+            )
+    return None
+
+
+def _analytic(option: Option, req: Requirements) -> int:
+    """Replicas by capacity alone: the floor for a load without a latency target (at most full)."""
+    if not req.qps:
+        return 1
+    return max(1, math.ceil(req.qps / option.peak))
+
+
+def _estimate(
+    work: InferenceJob, gpu: GPU, option: Option, req: Requirements, cat: Catalog, cal: Calibration | None
+) -> Estimate:
+    """What `gpuwise estimate --gpu G:tp --tp tp --concurrency b [target]` gives for this option."""
+    job = replace(work, parallel=Parallelism(tp=option.tp), concurrency=option.batch)
+    goals = req.goals
+    target = None
+    if req.qps and goals is not None:
+        target = LatencyTarget(req.qps, goals.percentile, goals.e2e_seconds, goals.ttft_seconds, goals.tpot_seconds)
+    return estimate(job, _hardware(gpu, option.tp), cat, target=target, search_largest=False, calibration=cal)
+
+
+def _build(
+    est: Estimate, option: Option, req: Requirements, params: CostParams, replicas: int, basis: str, confirmed: bool
+) -> Candidate:
+    hw = est.hardware
+    c = _candidate(
+        est,
+        usd_per_hour(hw, req.pricing, params),
+        replicas=replicas,
+        confirmed=confirmed,
+        owned_usd=_owned(hw, req, params),
+    )
+    inf = est.inference
+    c.serving = {
+        "max_batch": option.batch,
+        "capacity_rps_per_replica": option.peak,
+        "latency_seconds": inf.latency_seconds if inf else math.inf,
+        "replicas": replicas,
+        "basis": basis,
+    }
+    if est.serving is not None:
+        c.serving.update(est.serving.as_dict())
+        c.serving["latency_seconds"] = est.serving.value("e2e")
+    c.serving["options"] = [option.tp, option.batch]
+    _meets_serving(c, req)
+    return c
+
+
+def serving_candidates(
+    work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
+) -> tuple[list[Candidate], str | None]:
+    """The cheapest (tp, batch) option on this GPU type by its analytic replica count; with a
+    latency target it is marked unconfirmed until `confirm_cheapest` simulates it."""
+    options, reason = _options(work, gpu, req, cat, params, cal)
+    if not options:
+        return [], reason
+    best = min(options, key=lambda o: (_analytic(o, req) * (o.usd_per_hour or math.inf), o.tp, -o.batch))
+    replicas = _analytic(best, req)
+    est = _estimate(work, gpu, best, replace(req, qps=None, latency_seconds=None), cat, cal)
+    basis = f"analytic: capacity at batch {best.batch} (the simulation confirms the cheapest)"
+    c = _build(est, best, req, params, replicas, basis, confirmed=not req.has_latency)
+    assert c.serving is not None
+    c.serving["_search"] = (work, gpu, options, params)
+    return [c], None
 
 
 def _meets_serving(c: Candidate, req: Requirements) -> None:
     c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
-    limit = req.latency_seconds
-    if limit is not None and c.serving is not None:
-        value = c.serving.get(f"{_percentile_name(req).lower()}_seconds", c.serving["latency_seconds"])
-        c.meets[_latency_key(req)] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
+    goals = req.goals
+    sim = c.est.serving
+    if goals is not None and c.serving is not None:
+        for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
+            if limit is None:
+                continue
+            key = _latency_key(req) if metric == "e2e" else f"p{goals.percentile:g}_{metric}"
+            if sim is None:  # not simulated yet: the idle replica meets it, replicas are a floor
+                value = _steady(c, metric)
+                c.meets[key] = {"ok": True, "value": value, "limit": limit, "margin": None, "why": "analytic floor"}
+                continue
+            value = sim.value(metric)
+            c.meets[key] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
     if req.qps is not None and c.serving is not None:
         cap = c.serving["capacity_rps_per_replica"] * c.replicas
         c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
     _shared_limits(c, req, c.cost)
 
 
+def _steady(c: Candidate, metric: str) -> float:
+    """The analytic value of a metric at the candidate's batch (before simulation)."""
+    inf = c.est.inference
+    if inf is None:
+        return math.inf
+    return {"ttft": inf.time_to_first_token_seconds, "tpot": inf.decode_seconds_per_token}.get(
+        metric, inf.latency_seconds
+    )
+
+
 def _percentile_name(req: Requirements) -> str:
-    """'P99' for a percentile target; 'batch' when the requirements name no percentile, so the
-    analytic batch latency is what is compared."""
+    """'P99' for a percentile target; 'batch' when the requirements name no percentile."""
     return f"P{req.percentile:g}" if req.percentile is not None else "batch"
 
 
@@ -151,31 +248,34 @@ def _latency_key(req: Requirements) -> str:
     return f"{_percentile_name(req).lower()}_latency"
 
 
-def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> None:
-    """Replace the analytic replica count by the simulated one for a latency target."""
-    job = c.est.workload
-    if not (req.qps and req.latency_seconds and req.percentile and c.serving and isinstance(job, InferenceJob)):
-        return  # nothing to simulate: no rate, no target, or not a serving candidate
-    hw = c.est.hardware
-    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cal)
-    sp = plan_replicas(
-        job,
-        rates,
-        topology(hw, cat),
-        cat,
-        qps=req.qps,
-        pct=req.percentile,
-        target=req.latency_seconds,
-        max_batch=c.serving["max_batch"],
-        gpus_per_replica=hw.count,
-    )
-    c.confirmed = True
-    c.replicas = max(sp.replicas, 1)
-    c.serving.update(sp.as_dict())
-    c.serving["basis"] = "simulated: continuous/dynamic batching under Poisson arrivals"
-    c.meets.clear()
-    _meets_serving(c, req)
-    c.meets[_latency_key(req)]["ok"] = sp.meets
+def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> Candidate:
+    """Branch and bound over this GPU type's options by floor cost, each simulated through the same
+    estimate `gpuwise estimate` runs; the cheapest that meets every target replaces `c`."""
+    work, gpu, options, params = c.serving.pop("_search") if c.serving else (None, None, [], None)
+    if work is None or not (req.qps and req.has_latency):
+        return c
+    best: Candidate | None = None
+    tried = 0
+    for option in sorted(options, key=lambda o: (o.floor_cost, o.tp, -o.batch)):
+        if tried >= CONFIRM_OPTIONS or (best is not None and best.cost is not None and option.floor_cost >= best.cost):
+            break
+        tried += 1
+        est = _estimate(work, gpu, option, req, cat, cal)
+        sp = est.serving
+        if sp is None or not sp.meets:
+            continue
+        basis = f"simulated: {simulated_requests(work, cat)} requests per configuration, Poisson arrivals"
+        cand = _build(est, option, req, params, sp.replicas, basis, confirmed=True)
+        if best is None or (cand.cost or math.inf) < (best.cost or math.inf):
+            best = cand
+    if best is None:  # no option meets the targets in simulation: the candidate misses them
+        c.confirmed = True
+        for key, m in c.meets.items():
+            if key.startswith("p"):
+                m["ok"] = False
+        c.why.append(f"no (tp, batch) option simulated ({tried} tried) meets the latency targets")
+        return c
+    return best
 
 
 def confirm_cheapest(
@@ -186,12 +286,25 @@ def confirm_cheapest(
     rank_key: Callable[[Candidate], Any],
 ) -> list[str]:
     """Simulate the cheapest serving candidates that meet a latency target; returns the note."""
+    for c in candidates:
+        if c.serving is not None and not req.has_latency:
+            c.serving.pop("_search", None)
     if not req.has_latency:
         return []
-    candidates.sort(key=rank_key)
-    for c in [c for c in candidates if c.ok][:CONFIRM_TOP]:
-        _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
+    confirmed = 0
+    while confirmed < len(candidates):  # until the best that meets every target is a simulated one
+        candidates.sort(key=rank_key)
+        i = next((i for i, c in enumerate(candidates) if c.ok and not c.confirmed), None)
+        first_ok = next((c for c in candidates if c.ok), None)
+        if i is None or (first_ok is not None and first_ok.confirmed and confirmed >= CONFIRM_TOP):
+            break
+        c = candidates[i]
+        candidates[i] = _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
+        confirmed += 1
+    for c in candidates:
+        if c.serving is not None:
+            c.serving.pop("_search", None)
     return [
-        f"replica counts of the {CONFIRM_TOP} cheapest serving candidates confirmed by simulation; "
-        "the others are analytic"
+        f"{confirmed} GPU type(s) searched by simulation (TP x batch x replicas, branch and bound on the analytic "
+        "replica floor, until the cheapest is a simulated one); the others show their analytic floor"
     ]

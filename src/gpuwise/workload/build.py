@@ -110,7 +110,22 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
         concurrency=f.concurrency or 1,
         parallel=parallel,
+        engine=f.engine or "vllm",
+        prefix_hit_rate=f.prefix_hit_rate or 0.0,
+        **_speculative(f),
     )
+
+
+def _speculative(f: WorkloadFields) -> dict[str, Any]:
+    """Speculative decoding needs both the proposal length and its acceptance rate."""
+    if (f.speculative_tokens or 0) == 0 and f.speculative_acceptance is None:
+        return {}
+    if not f.speculative_tokens or f.speculative_acceptance is None:
+        raise UsageError(
+            "speculative decoding needs --speculative-tokens K (> 0) and --speculative-acceptance (0-1, "
+            "measured on your traffic)"
+        )
+    return {"speculative_tokens": f.speculative_tokens, "speculative_acceptance": f.speculative_acceptance}
 
 
 def _training_job(

@@ -17,7 +17,7 @@ from typing import Any
 from gpuwise.catalog import Catalog, ModelArch
 from gpuwise.errors import UsageError
 from gpuwise.units import parse_duration
-from gpuwise.workload.schema import RequirementFields, check_unknown, fields, validate
+from gpuwise.workload.schema import RequirementFields, TargetFields, check_unknown, fields, validate
 from gpuwise.workload.specs import Objective, Pricing
 
 
@@ -41,11 +41,58 @@ class Growth:
 
 
 @dataclass(frozen=True)
+class LatencyGoals:
+    """Serving targets at one percentile: end-to-end latency, time to first token and time per
+    output token (seconds; None where not asked)."""
+
+    percentile: float
+    e2e_seconds: float | None = None
+    ttft_seconds: float | None = None
+    tpot_seconds: float | None = None
+
+    @property
+    def any(self) -> bool:
+        return any(v is not None for v in (self.e2e_seconds, self.ttft_seconds, self.tpot_seconds))
+
+
+DEFAULT_PERCENTILE = 99.0
+
+
+def latency_goals(t: TargetFields) -> LatencyGoals | None:
+    """The targets engineers state (--ttft-ms, --tpot-ms, --e2e-ms at --percentile, default P99;
+    --p95-ms/--p99-ms are end-to-end aliases), checked for contradictions; None when none is given.
+    One function for plan and estimate, so both read a target the same way."""
+    alias = [(p, ms) for p, ms in ((95.0, t.p95_ms), (99.0, t.p99_ms)) if ms is not None]
+    if len(alias) > 1:
+        raise UsageError("give one end-to-end latency target: --p95-ms or --p99-ms")
+    if alias and t.e2e_ms is not None:
+        raise UsageError("--e2e-ms and --p95-ms/--p99-ms are the same target: give one")
+    asked = float(t.percentile) if t.percentile is not None else None
+    if alias and asked is not None and asked != alias[0][0]:
+        raise UsageError(f"--p{alias[0][0]:g}-ms is a P{alias[0][0]:g} target; --percentile {asked:g} contradicts it")
+    pct = alias[0][0] if alias else (asked or DEFAULT_PERCENTILE)
+    e2e = alias[0][1] if alias else t.e2e_ms
+    goals = LatencyGoals(
+        percentile=pct,
+        e2e_seconds=None if e2e is None else e2e / 1e3,
+        ttft_seconds=None if t.ttft_ms is None else t.ttft_ms / 1e3,
+        tpot_seconds=None if t.tpot_ms is None else t.tpot_ms / 1e3,
+    )
+    if not goals.any:
+        return None
+    if t.qps is None:
+        raise UsageError("a latency target needs --qps (the load at which it must hold)")
+    return goals
+
+
+@dataclass(frozen=True)
 class Requirements:
     deadline_seconds: float | None = None
     qps: float | None = None
     percentile: float | None = None
-    latency_seconds: float | None = None
+    latency_seconds: float | None = None  # end-to-end request latency at `percentile`
+    ttft_seconds: float | None = None  # time to first token at `percentile`
+    tpot_seconds: float | None = None  # time per output token at `percentile`
     budget_usd: float | None = None  # training: the whole run; serving: per month
     max_gpus: int | None = None
     growth: Growth | None = None
@@ -57,7 +104,16 @@ class Requirements:
 
     @property
     def has_latency(self) -> bool:
-        return self.latency_seconds is not None
+        return any(v is not None for v in (self.latency_seconds, self.ttft_seconds, self.tpot_seconds))
+
+    @property
+    def goals(self) -> LatencyGoals | None:
+        """The latency targets as the serving estimators take them."""
+        if not self.has_latency:
+            return None
+        return LatencyGoals(
+            self.percentile or DEFAULT_PERCENTILE, self.latency_seconds, self.ttft_seconds, self.tpot_seconds
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +121,8 @@ class Requirements:
             "qps": self.qps,
             "percentile": self.percentile,
             "latency_seconds": self.latency_seconds,
+            "ttft_seconds": self.ttft_seconds,
+            "tpot_seconds": self.tpot_seconds,
             "budget_usd": self.budget_usd,
             "max_gpus": self.max_gpus,
             "growth": None
@@ -103,11 +161,7 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
             raise UsageError(f"--deadline: {exc}") from None
         if not 0 < deadline < math.inf:
             raise UsageError("--deadline must be positive and finite")
-    if r.p95_ms and r.p99_ms:
-        raise UsageError("give one latency target: --p95-ms or --p99-ms")
-    latency_ms = r.p95_ms or r.p99_ms
-    if latency_ms and not r.qps:
-        raise UsageError("a latency target needs --qps (the load at which it must hold)")
+    goals = latency_goals(r)
     for gid in r.gpus or ():
         catalog.gpu(gid)  # unknown ids: a clear error with suggestions
     growth = None
@@ -120,8 +174,10 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
     return Requirements(
         deadline_seconds=deadline,
         qps=r.qps,
-        percentile=95.0 if r.p95_ms else (99.0 if r.p99_ms else None),
-        latency_seconds=latency_ms / 1e3 if latency_ms else None,
+        percentile=goals.percentile if goals else None,
+        latency_seconds=goals.e2e_seconds if goals else None,
+        ttft_seconds=goals.ttft_seconds if goals else None,
+        tpot_seconds=goals.tpot_seconds if goals else None,
         budget_usd=r.budget,
         max_gpus=r.max_gpus,
         growth=growth,

@@ -20,6 +20,7 @@ from gpuwise.errors import UsageError, suggest
 from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
+    Engine,
     FrameworkName,
     KvDtype,
     Method,
@@ -80,7 +81,18 @@ def _number(value: Any) -> Any:
     return value
 
 
+def _percentile(value: Any) -> Any:
+    """99, 99.0, 'p99', 'P99' -> '99' (a percentile is one of a few names, typed many ways)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value.strip().lower().removeprefix("p").removesuffix(".0")
+    return value
+
+
 Choice = BeforeValidator(_lower)
+PercentileIn = BeforeValidator(_percentile)
+Percentile = Literal["50", "90", "95", "99"]
 Names = BeforeValidator(_list)
 CountIn = BeforeValidator(_count)
 BytesIn = BeforeValidator(_bytes)
@@ -212,6 +224,38 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_BATCH,
     )
+    engine: Annotated[Engine | None, Choice] = _f(
+        "Serving engine whose scheduler and memory rules apply (catalog engines.yaml).",
+        example="sglang",
+        applies="inference",
+        default="vllm",
+    )
+    prefix_hit_rate: Annotated[float | None, NumberIn] = _f(
+        "Serving: share of prompt tokens found in the prefix cache (not prefilled again).",
+        example=0.5,
+        applies="inference",
+        metavar="0-1",
+        default="0",
+        ge=0,
+        lt=1,
+    )
+    speculative_tokens: int | None = _f(
+        "Serving: tokens proposed per step by speculative decoding (n-gram lookup; needs --speculative-acceptance).",
+        example=4,
+        applies="inference",
+        metavar="K",
+        default="0 (off)",
+        ge=0,
+        le=64,
+    )
+    speculative_acceptance: Annotated[float | None, NumberIn] = _f(
+        "Serving: probability that a proposed token is accepted (measured on your traffic).",
+        example=0.6,
+        applies="inference",
+        metavar="0-1",
+        ge=0,
+        lt=1,
+    )
     read_bandwidth: Annotated[float | None, BytesIn] = _f(
         "Data pipeline: storage read per node, e.g. 2GB/s.",
         example="2GB/s",
@@ -246,7 +290,6 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_DEGREE,
     )
-
     framework: Annotated[FrameworkName | None, Choice] = _f(
         "Training stack whose conventions apply (gradient dtype, fused kernels, loss, defaults).",
         example="torchtune",
@@ -308,6 +351,36 @@ class TargetFields(StrictFields):
 
     qps: Annotated[float | None, NumberIn] = _f(
         "Serving: requests per second to carry.", example=5, applies="inference", metavar="QPS", gt=0, le=MAX_QPS
+    )
+    ttft_ms: Annotated[float | None, NumberIn] = _f(
+        "Serving: time to first token target in ms, at --percentile.",
+        example=800,
+        applies="inference",
+        metavar="MS",
+        gt=0,
+        le=MAX_MS,
+    )
+    tpot_ms: Annotated[float | None, NumberIn] = _f(
+        "Serving: time per output token (inter-token latency while streaming) target in ms, at --percentile.",
+        example=100,
+        applies="inference",
+        metavar="MS",
+        gt=0,
+        le=MAX_MS,
+    )
+    e2e_ms: Annotated[float | None, NumberIn] = _f(
+        "Serving: end-to-end request latency target in ms, at --percentile.",
+        example=30000,
+        applies="inference",
+        metavar="MS",
+        gt=0,
+        le=MAX_MS,
+    )
+    percentile: Annotated[Percentile | None, PercentileIn] = _f(
+        "Serving: the percentile the latency targets hold at.",
+        example="95",
+        applies="inference",
+        default="99",
     )
     p95_ms: Annotated[float | None, NumberIn] = _f(
         "Serving: P95 end-to-end latency target in ms.",
@@ -536,11 +609,11 @@ def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
 
 __all__ = [
     "SECTIONS",
-    "StrictFields",
     "FieldInfo",
     "HardwareFields",
     "PlanFields",
     "RequirementFields",
+    "StrictFields",
     "TargetFields",
     "WorkloadFields",
     "all_fields",

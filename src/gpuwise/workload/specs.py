@@ -28,6 +28,7 @@ FrameworkName = Literal[
 # What a training job keeps in CPU memory: optimizer states (ZeRO-Offload, FSDP CPU offload of the
 # optimizer), parameters and gradients too (ZeRO-Infinity, FSDP cpu_offload), or saved activations.
 Offload = Literal["optimizer", "params", "activations"]
+Engine = Literal["vllm", "sglang", "trtllm"]  # serving engines with a profile in catalog engines.yaml
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
@@ -43,6 +44,7 @@ RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
 ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
 FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
 OFFLOADS: tuple[Offload, ...] = get_args(Offload)
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 PRICINGS: tuple[Pricing, ...] = get_args(Pricing)
 
@@ -159,6 +161,10 @@ class InferenceJob:
     output_tokens: int = 256
     concurrency: int = 1
     parallel: Parallelism = field(default_factory=Parallelism)
+    engine: Engine = "vllm"
+    prefix_hit_rate: float = 0.0  # share of prompt tokens served from the prefix cache
+    speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
+    speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
 
     kind: Literal["inference"] = field(default="inference", init=False)
 

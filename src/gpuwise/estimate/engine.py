@@ -1,0 +1,210 @@
+"""A serving engine as the simulator sees it: how much KV cache it has, how many tokens one step
+may carry, and how long a step takes.
+
+The engine profile (catalog engines.yaml: vLLM, SGLang, TensorRT-LLM) gives the memory share the
+engine takes, its KV block size, its per-step token budget (chunked prefill) and its cap on
+running requests. A step of continuous batching carries the decode tokens of every running
+request plus chunks of waiting prompts; its time is the sum of named terms:
+
+- `linear`: the GEMMs, elementwise work, LM head and tensor-parallel all-reduces over all the
+  step's tokens (the weights are read once per step, whatever mix of prefill and decode it holds);
+- `decode_attention`: reading each running request's KV cache (sliding-window layers read at most
+  the window; GQA reads the KV heads only);
+- `prefill_attention`: the chunks' attention over the keys before them.
+
+The two attention terms are linear in the tokens attended, so a step costs one cached lookup of
+the linear term and two multiplications: the simulator asks for thousands of steps.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, replace
+
+from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.catalog.schema import EngineProfile
+from gpuwise.estimate.comm import Topology, collective
+from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
+from gpuwise.estimate.memory import inference_memory, kv_cache_bytes, weight_bytes_per_param
+from gpuwise.estimate.rates import Rates
+from gpuwise.workload import Hardware, InferenceJob
+from gpuwise.workload.specs import DTYPE_BYTES
+
+
+@dataclass(frozen=True)
+class EngineSetup:
+    """One replica's engine: its scheduler limits and KV cache, as the simulator uses them."""
+
+    engine: str  # profile id (vllm, sglang, trtllm)
+    name: str
+    token_budget: int  # tokens per step (decodes plus prefill chunks)
+    max_batch: int  # running requests at most: the engine's cap, the KV cache, the user's concurrency
+    kv_tokens: int  # tokens of KV cache per replica
+    block_tokens: int
+    memory_fraction: float
+    tokens_per_request: int  # KV tokens one request holds at its end, rounded up to blocks
+    prefill_tokens: int  # prompt tokens each request prefills (after prefix-cache hits)
+    decode_steps: int  # steps after the first token (fewer with speculative decoding)
+    tokens_per_step: float  # tokens a request gains per decode step (1, or more with speculation)
+    notes: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "token_budget": self.token_budget,
+            "max_batch": self.max_batch,
+            "kv_cache_tokens": self.kv_tokens,
+            "kv_block_tokens": self.block_tokens,
+            "memory_fraction": self.memory_fraction,
+        }
+
+
+def tokens_per_decode_step(job: InferenceJob) -> float:
+    """Expected tokens a request gains per step with k proposals accepted each with probability a:
+    (1 - a^(k+1)) / (1 - a) (Leviathan et al., 2023, eq. 1); 1 without speculative decoding."""
+    k, a = job.speculative_tokens, job.speculative_acceptance
+    if k <= 0:
+        return 1.0
+    return (1 - a ** (k + 1)) / (1 - a)
+
+
+def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
+    """The engine's memory share; vLLM's is the serving_memory_utilization convention that gpuwise
+    deploy passes as --gpu-memory-utilization, so a plan never needs more than the pod gets."""
+    if profile.memory_fraction is not None:
+        return profile.memory_fraction
+    return catalog.convention("serving_memory_utilization")
+
+
+def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSetup:
+    """KV capacity from the engine's memory share after weights, workspace and overheads; the
+    batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency)."""
+    profile = catalog.engine(job.engine)
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    par = job.parallel
+    one = inference_memory(replace(job, concurrency=1), hw, catalog).per_gpu
+    fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
+    cap = hw.gpu.capacity_bytes
+    frac = memory_fraction(profile, catalog)
+    kv_bytes = frac * cap - fixed if profile.memory_basis == "total" else frac * max(0.0, cap - fixed)
+    ctx = job.context_tokens
+    per_request = kv_cache_bytes(model, ctx, 1, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
+    block = profile.kv_block_tokens
+    rounded = math.ceil(ctx / block) * block
+    per_token = per_request / ctx if ctx else 0.0
+    kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
+    budget, engine_cap = profile.budget(cap)
+    by_kv = kv_tokens // rounded if rounded else 0
+    limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
+    e = tokens_per_decode_step(job)
+    notes = [
+        f"{profile.name}: {frac:.0%} of {cap / 2**30:.0f} GiB "
+        f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "
+        f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step (chunked prefill)"
+        + (f", at most {engine_cap} running requests" if engine_cap else "")
+        + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
+        f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens",
+    ]
+    if job.prefix_hit_rate:
+        notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
+    if job.speculative_tokens:
+        notes.append(
+            f"speculative decoding: {job.speculative_tokens} proposals at {job.speculative_acceptance:.0%} acceptance "
+            f"= {e:.2f} tokens per step; the step verifies {job.speculative_tokens + 1} tokens per request "
+            "(n-gram proposals: no draft model cost)"
+        )
+    return EngineSetup(
+        engine=job.engine,
+        name=profile.name,
+        token_budget=budget,
+        max_batch=max(0, min(limits)),
+        kv_tokens=kv_tokens,
+        block_tokens=block,
+        memory_fraction=frac,
+        tokens_per_request=rounded,
+        prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
+        decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
+        tokens_per_step=e,
+        notes=tuple(notes),
+    )
+
+
+def _time(ops: list[Op], rates: Rates, times: float = 1.0) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for op in ops:
+        t, side = rates.bound(op.flops, op.bytes, op.kind)
+        out[side] = out.get(side, 0.0) + times * t
+    return out
+
+
+class StepModel:
+    """Seconds of one engine step of one replica, in named terms (see the module docstring)."""
+
+    def __init__(self, job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> None:
+        model = job.model
+        assert isinstance(model, TransformerArch)
+        self.job, self.model, self.rates, self.topo = job, model, rates, topo
+        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
+        self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
+        self.verify = job.speculative_tokens + 1  # tokens each running request puts in a step
+        tp = job.parallel.tp
+        self.layers = model.layers  # a request passes every stage in turn (pipelining not modelled)
+        self.window = model.sliding_window if model.sliding_window else None
+        self.win_layers = min(self.layers, model.sliding_window_layers) if self.window else 0
+        kv_n = kv_heads_per_gpu(model, tp) * model.head_dim
+        q_n = model.q_dim / tp
+        rate = rates.attention
+        # decode: per key read, K and V of every KV head on this GPU (bandwidth) and 4 q_n FLOPs
+        per_key = max(2 * kv_n * self.kv_bytes / rates.bandwidth, 4 * q_n / rate)
+        self.decode_per_key = per_key * self.verify
+        # prefill: per (query, key) pair 4 q_n FLOPs (FlashAttention keeps it compute-bound)
+        self.prefill_per_pair = 4 * q_n / rate
+
+    @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
+    def linear(self, tokens: int, logits: int) -> float:
+        """GEMMs, elementwise work, embedding and LM head over `tokens`, plus TP all-reduces."""
+        return sum(self.linear_terms(tokens, logits).values())
+
+    def linear_terms(self, tokens: int, logits: int) -> dict[str, float]:
+        m, par = self.model, self.job.parallel
+        shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=self.w_bytes, kv_bytes=self.kv_bytes)
+        ops = [op for op in layer_ops(m, shape, par.tp, sp=False) if op.name != "attention"]
+        out = _time(ops, self.rates, self.layers)
+        for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
+            out[side] = out.get(side, 0.0) + t
+        if par.tp > 1:
+            ar = collective("all_reduce", tokens * m.hidden * 2, par.tp, self.topo, spans_nodes=False)
+            out["tensor_parallel_comm"] = 2 * self.layers * ar
+        return out
+
+    def keys(self, context: float) -> float:
+        """Keys one decode token reads over all layers (windowed layers: at most the window)."""
+        if self.window is None:
+            return self.layers * context
+        return (self.layers - self.win_layers) * context + self.win_layers * min(context, self.window)
+
+    def step(self, prefill: int, decodes: int, decode_keys: float, prefill_pairs: float) -> float:
+        """One step: `prefill` prompt tokens and `decodes` running requests, whose decode reads
+        `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs."""
+        tokens = prefill + decodes * self.verify
+        logits = decodes * self.verify + (1 if prefill else 0)
+        t = self.linear(tokens, logits) if tokens else 0.0
+        return t + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
+
+    def prefill_pairs(self, start: int, chunk: int) -> float:
+        """(query, key) pairs of a chunk of `chunk` prompt tokens after `start` tokens (causal),
+        per layer, windowed layers capped."""
+        full = chunk * (start + (chunk + 1) / 2)
+        if self.window is None:
+            return full
+        w = self.win_layers / self.layers
+        return (1 - w) * full + w * chunk * min(start + (chunk + 1) / 2, self.window)
+
+    def decode_terms(self, batch: int, context: int) -> dict[str, float]:
+        """Named terms of a decode step of `batch` requests at `context` tokens (for the estimate)."""
+        out = self.linear_terms(batch * self.verify, batch * self.verify)
+        kv = self.decode_per_key * batch * self.keys(context)
+        out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + kv
+        return out
