@@ -15,3 +15,27 @@ def test_whole_catalog_methods_search(benchmark):
     )
     assert result.candidates
     assert benchmark.stats.stats.median < 0.2
+
+
+def _example(name):
+    from pathlib import Path
+
+    from gpuwise.files import read_plan_file
+
+    return read_plan_file(Path(__file__).parent.parent / "examples" / name)
+
+
+def test_whole_catalog_finetune_methods_example(benchmark):
+    """examples/finetune-7b-methods.yaml: full, LoRA and QLoRA over every GPU type, every layout."""
+    work, reqs, costs = _example("finetune-7b-methods.yaml")
+    result = benchmark(make_plan, work, reqs, costs)
+    assert result.chosen is not None
+    assert benchmark.stats.stats.median < 0.2
+
+
+def test_whole_catalog_13b_pretrain_example(benchmark):
+    """examples/train-13b-multi-gpu-plan.yaml: up to 256 GPUs, ZeRO 0-3 x TP x PP x recomputation."""
+    work, reqs, costs = _example("train-13b-multi-gpu-plan.yaml")
+    result = benchmark(make_plan, work, reqs, costs)
+    assert result.chosen is not None
+    assert benchmark.stats.stats.median < 0.2
