@@ -1,0 +1,152 @@
+"""Serving as engines run it: targets as engineers state them, the engine model, the simulator,
+and the serving search (plan and estimate give one answer)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from gpuwise.api import latency_target, make_estimate, make_plan
+from gpuwise.catalog import load_catalog
+from gpuwise.errors import UsageError
+from gpuwise.estimate.comm import topology
+from gpuwise.estimate.engine import StepModel, engine_setup, tokens_per_decode_step
+from gpuwise.estimate.memory import inference_memory
+from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.simulate import poisson_arrivals, simulate
+from gpuwise.workload import build_hardware, build_workload
+from gpuwise.workload.requirements import build_requirements
+
+CAT = load_catalog()
+
+
+# ------------------------------------------------------------------------------------------
+# targets
+def test_targets_default_to_p99_and_aliases_stay_end_to_end():
+    r = build_requirements({"qps": 50, "ttft_ms": 800, "tpot_ms": 50}, CAT)
+    assert (r.percentile, r.ttft_seconds, r.tpot_seconds, r.latency_seconds) == (99.0, 0.8, 0.05, None)
+    r = build_requirements({"qps": 5, "p95_ms": 2000}, CAT)
+    assert (r.percentile, r.latency_seconds) == (95.0, 2.0)
+    r = build_requirements({"qps": 5, "e2e_ms": 3000, "percentile": "p90"}, CAT)
+    assert (r.percentile, r.latency_seconds) == (90.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("opts", "message"),
+    [
+        ({"qps": 5, "p95_ms": 1, "p99_ms": 2}, "one end-to-end"),
+        ({"qps": 5, "p95_ms": 1, "e2e_ms": 2}, "same target"),
+        ({"qps": 5, "p95_ms": 1, "percentile": 99}, "contradicts"),
+        ({"ttft_ms": 800}, "needs --qps"),
+        ({"qps": 5, "ttft_ms": 800, "percentile": 97}, "--percentile must be one of"),
+    ],
+)
+def test_contradictory_targets_are_clear_errors(opts, message):
+    with pytest.raises(UsageError, match=message):
+        build_requirements(opts, CAT)
+
+
+def test_estimate_reads_a_target_as_the_plan_does():
+    t = latency_target({"qps": 10, "ttft_ms": 500, "percentile": 95})
+    assert t is not None and (t.qps, t.percentile, t.ttft_seconds, t.seconds) == (10, 95.0, 0.5, None)
+    assert latency_target({}) is None
+
+
+# ------------------------------------------------------------------------------------------
+# engine model
+def test_speculative_decoding_gain_is_the_expected_accepted_run():
+    """k = 3 proposals accepted with a = 0.5: (1 - 0.5^4) / (1 - 0.5) = 1.875 tokens per step."""
+    w = build_workload(
+        {"model": "llama-2-7b", "speculative_tokens": 3, "speculative_acceptance": 0.5, "task": "inference"}, CAT
+    )
+    assert tokens_per_decode_step(w) == pytest.approx(1.875)
+    with pytest.raises(UsageError, match="speculative decoding needs"):
+        build_workload({"model": "llama-2-7b", "speculative_tokens": 3}, CAT)
+
+
+def test_kv_capacity_is_the_engine_share_minus_what_is_fixed():
+    """vLLM on an 80 GiB A100: 0.9 x 80 GiB minus weights, workspace and overheads, over the KV
+    bytes of one token (llama-2-7b fp16: 2 x 32 layers x 4096 x 2 B = 512 KiB)."""
+    w = build_workload({"model": "llama-2-7b", "task": "inference", "input_tokens": 1000, "output_tokens": 24}, CAT)
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    s = engine_setup(w, hw, CAT)
+    one = inference_memory(w, hw, CAT).per_gpu
+    fixed = one.total - one.kv_cache
+    expected = int((0.9 * hw.gpu.capacity_bytes - fixed) / (2 * 32 * 4096 * 2))
+    assert s.kv_tokens == expected
+    assert s.max_batch == min(1024, expected // 1024)  # 1024-token requests, 16-token blocks
+    sg = engine_setup(dataclasses.replace(w, engine="sglang"), hw, CAT)
+    assert sg.kv_tokens < s.kv_tokens  # SGLang's static share is 0.88
+
+
+def test_sliding_window_decode_is_capped_by_the_window():
+    """Mistral-7B at a 32k context reads at most 4,096 keys per layer: the decode step costs about
+    what it costs at a 4k context, and the weights (14.5 GB) dominate it."""
+    w = build_workload({"model": "mistral-7b-v0.1", "task": "inference", "input_tokens": 32000}, CAT)
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
+    long_, short = step.step(0, 1, step.keys(32000), 0.0), step.step(0, 1, step.keys(4096), 0.0)
+    assert long_ == pytest.approx(short)
+    tpot = make_estimate(
+        {"model": "mistral-7b-v0.1", "input_tokens": 32000, "output_tokens": 256}, {"gpu": "a100-80gb-sxm"}
+    )
+    assert tpot.inference is not None and 0.0075 < tpot.inference.decode_seconds_per_token < 0.0105
+
+
+# ------------------------------------------------------------------------------------------
+# simulator
+def _replica(model: str = "llama-2-7b", gpu: str = "a100-80gb-sxm", **kw):
+    w = build_workload({"model": model, "task": "inference", "input_tokens": 512, "output_tokens": 128, **kw}, CAT)
+    hw = build_hardware(gpu, CAT)
+    return w, StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT), engine_setup(w, hw, CAT)
+
+
+def test_a_lone_request_takes_its_prefill_then_its_decode_steps():
+    """Arrivals far apart: each request's TTFT is one prefill step of its 512 tokens and its TPOT
+    the single-request decode step (hand-composed from the step model)."""
+    w, step, setup = _replica()
+    res = simulate(step, setup, [0.0, 1000.0], w.input_tokens)
+    ttft = step.step(512, 0, 0.0, step.prefill_pairs(0, 512))
+    assert res.ttft == pytest.approx([ttft, ttft])
+    assert res.e2e[0] > ttft and all(0 < t < res.e2e[0] for t in res.tpot)
+
+
+def test_every_request_is_served_and_busy_time_is_below_one():
+    w, step, setup = _replica()
+    res = simulate(step, setup, poisson_arrivals(20.0, 1500, 3), w.input_tokens)
+    assert not any(math.isnan(v) for v in res.e2e) and 0 < res.busy < 1
+
+
+# ------------------------------------------------------------------------------------------
+# the serving search
+def test_no_concurrency_is_never_batch_one():
+    r = make_plan({"model": "llama-2-7b", "task": "inference"}, {"qps": 10, "gpus": "h100-sxm"})
+    assert r.chosen is not None and r.chosen.serving["max_batch"] > 1
+
+
+def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
+    req = {"qps": 20, "ttft_ms": 800, "tpot_ms": 100, "gpus": "h100-sxm"}
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
+    r = make_plan(work, req)
+    c = r.chosen
+    assert c is not None and c.confirmed
+    tp, batch = c.serving["options"]
+    e = make_estimate(
+        {**work, "tp": tp, "concurrency": batch},
+        {"gpu": f"h100-sxm:{tp}", "qps": 20, "ttft_ms": 800, "tpot_ms": 100},
+    )
+    assert e.serving is not None and e.serving.replicas == c.replicas
+    assert e.serving.percentiles == c.serving["percentiles"]
+
+
+def test_the_chosen_serving_layout_is_never_worse_than_another_batch_estimate():
+    req = {"qps": 20, "ttft_ms": 800, "gpus": "l40s"}
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
+    c = make_plan(work, req).chosen
+    assert c is not None
+    for batch in (16, 64, 128):
+        e = make_estimate({**work, "concurrency": batch}, {"gpu": "l40s", "qps": 20, "ttft_ms": 800})
+        if e.serving is not None and e.serving.meets:
+            assert c.gpus <= e.serving.gpus
