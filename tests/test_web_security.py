@@ -162,7 +162,10 @@ def test_security_headers_on_every_answer():
         assert "unsafe" not in csp.split("script-src")[1].split(";")[0]  # scripts: this server's files only
         assert r.headers["x-content-type-options"] == "nosniff"
         assert r.headers["x-frame-options"] == "DENY" and r.headers["referrer-policy"] == "no-referrer"
-    assert "style-src 'self';" in CLIENT.get("/").headers["content-security-policy"]  # no inline style on pages
+    for path in ("/", "/docs", "/api/gpus"):  # no inline script or style anywhere but ReDoc's styles
+        assert "unsafe" not in CLIENT.get(path).headers["content-security-policy"], path
+    redoc = CLIENT.get("/redoc").headers["content-security-policy"]
+    assert "style-src 'self' 'unsafe-inline'" in redoc and "script-src 'self';" in redoc
 
 
 def test_the_pages_have_no_inline_script():
