@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -61,18 +61,21 @@ def deploy(
     k8s_version: Annotated[
         str | None, typer.Option(help="Kubernetes version of the schemas (default: newest shipped).")
     ] = None,
+    db: Annotated[
+        str | None, typer.Option("--db", help="ops: the fleet store whose hosts get a bench CronJob.")
+    ] = None,
+    node: Annotated[list[str] | None, typer.Option("--node", help="ops: a GPU node NAME[:GPUS] (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout."""
+    """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout.
+    `gpuwise deploy ops -o DIR`: the ops stack (exporter, monitoring, benchmark CronJobs, acceptance)."""
     from gpuwise.deploy.common import DEFAULT_PROMETHEUS, DeployOptions
     from gpuwise.deploy.validate import validate
     from gpuwise.deploy.writer import write
     from gpuwise.errors import UsageError
-    from gpuwise.files import read_yaml
 
     if out is None and not dry_run:
         raise UsageError("give the output folder with -o DIR (or --dry-run to only show what would be written)")
-    doc = read_yaml(plan_file)
     options = DeployOptions(
         namespace=namespace or "default",
         engine=engine,
@@ -86,7 +89,7 @@ def deploy(
         script=script,
         prometheus_url=prometheus or DEFAULT_PROMETHEUS,
     ).checked()
-    bundle, title = _bundle(plan_file, doc, options, namespace)
+    bundle, title = _bundle(plan_file, options, namespace, db, node or [])
     report = validate(bundle.manifests, crds, k8s_version)
     written: list[Path] = []
     if not dry_run and out is not None:
@@ -99,14 +102,23 @@ def deploy(
         raise typer.Exit(1)
 
 
-def _bundle(plan_file: Path, doc: dict[str, Any], options: DeployOptions, prefix: str | None) -> tuple[Bundle, str]:
-    """(the manifests, a title): pools for a pools file, else the plan file's chosen configuration.
-    A plan file's `network:` applies unless --network was given."""
+def _bundle(
+    plan_file: Path, options: DeployOptions, prefix: str | None, db: str | None, nodes: list[str]
+) -> tuple[Bundle, str]:
+    """(the manifests, a title): the ops stack for `ops`, pools for a pools file, else the plan file's
+    chosen configuration. A plan file's `network:` applies unless --network was given."""
     from dataclasses import replace
 
     from gpuwise.deploy.manifests import plan_manifests
     from gpuwise.deploy.pools import is_pools_file, plan_from_file, plan_pools, pool_manifests
     from gpuwise.errors import UsageError
+    from gpuwise.files import read_yaml
+
+    if is_ops(plan_file):
+        return _ops_bundle(options, prefix, db, nodes), "Deploy: the gpuwise ops stack"
+    if db or nodes:
+        raise UsageError("--db and --node apply to `gpuwise deploy ops`, not to a plan file")
+    doc = read_yaml(plan_file)
 
     if is_pools_file(doc):
         if options.sharing != "none":
@@ -119,6 +131,44 @@ def _bundle(plan_file: Path, doc: dict[str, Any], options: DeployOptions, prefix
     bundle = plan_manifests(result, options)
     bundle.notes = notes + bundle.notes
     return bundle, f"Deploy: {bundle.summary.get('plan', '?')}"
+
+
+def is_ops(plan_file: Path) -> bool:
+    """`gpuwise deploy ops`: the word `ops`, where no file of that name exists."""
+    return str(plan_file) == "ops" and not plan_file.exists()
+
+
+def _ops_bundle(options: DeployOptions, prefix: str | None, db: str | None, nodes: list[str]) -> Bundle:
+    """The ops stack; benchmark CronJobs for the --node list, else the hosts of the fleet store
+    (--db, or GPUWISE_DB when set)."""
+    import os
+
+    from gpuwise.deploy.ops_stack import (
+        DEFAULT_IMAGE,
+        DEFAULT_NAMESPACE,
+        GpuNode,
+        OpsOptions,
+        ops_manifests,
+        parse_node,
+    )
+
+    gpu_nodes = [parse_node(n) for n in nodes]
+    notes = []
+    url = db or os.environ.get("GPUWISE_DB")
+    if not gpu_nodes and url:
+        from collections import Counter
+
+        from gpuwise.ops.fleet import list_cards
+        from gpuwise.store import open_store
+
+        with open_store(url) as store:
+            per_host = Counter(c.host for c in list_cards(store) if c.host and c.status != "retired")
+        gpu_nodes = [GpuNode(str(h), n) for h, n in sorted(per_host.items())]
+        notes.append(
+            f"benchmark CronJobs for the {len(gpu_nodes)} host(s) of the fleet store: host names as node names"
+        )
+    o = OpsOptions(prefix or DEFAULT_NAMESPACE, options.image or DEFAULT_IMAGE, tuple(gpu_nodes), notes=notes)
+    return ops_manifests(o)
 
 
 def _print_json(bundle: Bundle, report: Report, written: list[Path], dry_run: bool) -> None:

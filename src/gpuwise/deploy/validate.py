@@ -162,11 +162,23 @@ class CrdSchema:
         return f"{self.group}/{self.version}"
 
 
+_LEADING_FLAGS = re.compile(r"^\^\(\?([a-zA-Z]+)\)")
+
+
+def _python_regex(pattern: str) -> str:
+    """A CRD's pattern (Go RE2) as Python's re reads it: RE2 takes `^(?i)...`, Python wants the
+    flags first (`(?i)^...`, the same language); e.g. the Prometheus Operator's PrometheusRule."""
+    m = _LEADING_FLAGS.match(pattern)
+    return f"(?{m.group(1)})^{pattern[m.end() :]}" if m else pattern
+
+
 def _strict(schema: Any) -> Any:
     """Reject unknown fields wherever the structural schema lists the properties and does not
     preserve unknown fields (the API server prunes them, or refuses them under strict validation)."""
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
+        if isinstance(out.get("pattern"), str):
+            out["pattern"] = _python_regex(out["pattern"])
         if (
             out.get("type") == "object"
             and "properties" in out

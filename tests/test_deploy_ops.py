@@ -1,0 +1,158 @@
+"""`gpuwise deploy ops`: the ops stack as manifests, validated against the Kubernetes schemas and the
+Prometheus Operator CRDs shipped in gpuwise/deploy/data; the benchmark CronJob's container command,
+run here with the same arguments (plus `--device cpu --quick`), writes its results into a real
+PostgreSQL (the test server from conftest.py)."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from gpuwise.cli.app import app
+from gpuwise.deploy.ops_stack import GpuNode, OpsOptions, ops_manifests
+from gpuwise.deploy.validate import SHIPPED_CRDS, load_crds, validate
+from gpuwise.errors import UsageError
+from gpuwise.ops import data_file
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+pytest.importorskip("kubernetes_validate", exc_type=ImportError)
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def _deploy(tmp_path, *args):
+    result = run("deploy", "ops", "-o", tmp_path, "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def _objects(payload, kind):
+    return [m["body"] for m in payload["manifests"] if m["kind"] == kind]
+
+
+def test_every_object_validates_against_kubernetes_and_the_prometheus_operator_crds(tmp_path):
+    payload = _deploy(tmp_path, "--node", "gpu-node-1:8", "--node", "gpu-node-2:2")
+    checks = payload["validation"]["checks"]
+    assert payload["validation"]["ok"] and {c["status"] for c in checks} == {"ok"}
+    by_kind = {c["kind"]: c["detail"] for c in checks}
+    assert "monitoring.coreos.com_servicemonitors.yaml" in by_kind["ServiceMonitor"]
+    assert "monitoring.coreos.com_prometheusrules.yaml" in by_kind["PrometheusRule"]
+    kinds = sorted(m["kind"] for m in payload["manifests"])
+    assert kinds == ["ConfigMap", "CronJob", "CronJob", "DaemonSet", "Job", "Namespace", "PrometheusRule",
+                     "Service", "ServiceMonitor"]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "00-namespace.yaml", "accept-job.yaml", "bench-cronjobs.yaml", "exporter.yaml", "gpuwise-deploy.json",
+        "monitoring.yaml",
+    ]  # fmt: skip
+
+
+def test_the_shipped_prometheus_operator_crds_are_loaded():
+    crds = load_crds(SHIPPED_CRDS)
+    assert ("monitoring.coreos.com/v1", "ServiceMonitor") in crds
+    assert ("monitoring.coreos.com/v1", "PrometheusRule") in crds
+    text = (SHIPPED_CRDS / "CRDS.md").read_text()
+    assert "prometheus-operator/prometheus-operator/blob/v0.93.0" in text
+
+
+def test_rules_and_dashboard_are_the_packaged_ones(tmp_path):
+    payload = _deploy(tmp_path)
+    (rule,) = _objects(payload, "PrometheusRule")
+    assert rule["spec"]["groups"] == yaml.safe_load(data_file("alerts.yaml").read_text())["groups"]
+    (cm,) = _objects(payload, "ConfigMap")
+    assert cm["metadata"]["labels"]["grafana_dashboard"] == "1"
+    (dash,) = cm["data"].values()
+    assert json.loads(dash) == json.loads(data_file("grafana-dashboard.json").read_text())
+    assert _objects(payload, "CronJob") == []  # no node named, no store: no per-node benchmark
+    assert any("--node" in n for n in payload["notes"])
+
+
+def test_the_exporter_reads_nvml_without_taking_a_gpu(tmp_path):
+    (ds,) = _objects(_deploy(tmp_path), "DaemonSet")
+    pod = ds["spec"]["template"]["spec"]
+    (c,) = pod["containers"]
+    assert pod["runtimeClassName"] == "nvidia" and pod["hostPID"] and pod["hostNetwork"]
+    assert {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"} in c["env"]
+    assert "nvidia.com/gpu" not in json.dumps(c["resources"])
+    assert pod["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    assert c["command"] + c["args"] == ["gpuwise", "exporter", "--host", "0.0.0.0", "--port", "9835"]
+    (svc,) = _objects(_deploy(tmp_path), "Service")
+    (sm,) = _objects(_deploy(tmp_path), "ServiceMonitor")
+    assert sm["spec"]["selector"]["matchLabels"] == svc["spec"]["selector"]
+    assert sm["spec"]["endpoints"][0]["port"] == svc["spec"]["ports"][0]["name"] == "metrics"
+
+
+def test_one_bench_cronjob_per_node_of_the_fleet_store(tmp_path):
+    pytest.importorskip("sqlalchemy", exc_type=ImportError)
+    db = f"sqlite:///{tmp_path / 'fleet.db'}"
+    for f in sorted((ROOT / "examples" / "hosts").glob("*.json")):
+        assert run("fleet", "scan", "--replay", f, "--db", db).exit_code == 0
+    jobs = _objects(_deploy(tmp_path / "out", "--db", db), "CronJob")
+    pinned = {}
+    for j in jobs:
+        pod = j["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        pinned[pod["nodeSelector"]["kubernetes.io/hostname"]] = pod["containers"][0]["resources"]["limits"]
+    # the synthetic hosts: two 8-GPU servers and a 2-GPU workstation
+    assert pinned == {"dgx-a100-12": {"nvidia.com/gpu": 8}, "hgx-h100-07": {"nvidia.com/gpu": 8},
+                      "ws-rtx": {"nvidia.com/gpu": 2}}  # fmt: skip
+
+
+def test_bad_input_is_a_usage_error(tmp_path):
+    for args, message in (
+        (["deploy", "ops", "-o", tmp_path, "--node", "n1:many"], "whole number"),
+        (["deploy", "ops", "-o", tmp_path, "--node", "n1:0"], "1 to 64"),
+        (["deploy", "ops", "-o", tmp_path, "--namespace", "Bad_NS"], "not a valid Kubernetes name"),
+        (["deploy", ROOT / "examples" / "chat-7b-serving.yaml", "-o", tmp_path, "--node", "n1"], "deploy ops"),
+    ):
+        result = run(*args)
+        assert isinstance(result.exception, UsageError) and message in str(result.exception), args
+    proc = subprocess.run(  # at the real front door: exit 2, one line, no traceback
+        [sys.executable, "-m", "gpuwise.cli.app", "deploy", "ops", "-o", str(tmp_path), "--node", "n1:many"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "whole number" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_validation_catches_a_broken_service_monitor_and_rule():
+    bundle = ops_manifests(OpsOptions())
+    (sm,) = bundle.find("ServiceMonitor")
+    (rule,) = bundle.find("PrometheusRule")
+    broken_sm, broken_rule, warn_rule = copy.deepcopy(sm), copy.deepcopy(rule), copy.deepcopy(rule)
+    broken_sm.body["spec"]["endpoints"][0]["scrapeEvery"] = "30s"  # not a field of the CRD
+    broken_rule.body["spec"]["groups"][0]["partial_response_strategy"] = "sometimes"
+    warn_rule.body["spec"]["groups"][0]["partial_response_strategy"] = "Warn"  # ^(?i)(abort|warn)?$ in RE2
+    report = validate([broken_sm, broken_rule, warn_rule])
+    assert [c.status for c in report.checks] == ["invalid", "invalid", "ok"]
+    assert "scrapeEvery" in report.checks[0].detail and "partial_response_strategy" in report.checks[1].detail
+
+
+def test_the_bench_cronjob_command_writes_to_postgresql(clean_postgres, tmp_path):
+    """The CronJob's container command and arguments, run here (`gpuwise` from this environment, plus
+    `--device cpu --quick`), with GPUWISE_DB as the CronJob's Secret would set it."""
+    pytest.importorskip("torch", exc_type=ImportError)
+    from gpuwise.store import open_store
+
+    bundle = ops_manifests(OpsOptions(nodes=(GpuNode("gpu-node-1", 8),)))
+    (cron,) = bundle.find("CronJob")
+    (c,) = cron.body["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert c["env"][0]["name"] == "GPUWISE_DB" and c["env"][0]["valueFrom"]["secretKeyRef"]["key"] == "url"
+    command = [str(BIN / c["command"][0]), *c["args"], "--device", "cpu", "--quick"]
+    env = {**os.environ, "GPUWISE_DB": clean_postgres}
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    with open_store(clean_postgres) as store:
+        assert store.run_count() == 1
+        rows = store.results()
+    benches = {r.benchmark for r in rows}
+    assert {"matmul", "membw", "allreduce"} <= benches
+    assert all(r.value > 0 for r in rows if r.benchmark == "matmul")
