@@ -1,5 +1,6 @@
 """The JSON API and pages through FastAPI's test client, and a fuzz of the OpenAPI schema."""
 
+import os
 import re
 
 import pytest
@@ -141,7 +142,11 @@ SCHEMA.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(exp
 
 
 @SCHEMA.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("GPUWISE_FUZZ_EXAMPLES", "15")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 def test_fuzz_all_checks(case):
     """Generated inputs for every endpoint under every schemathesis check: never a 500, every
     status and body as the schema documents it, bad data rejected and good data not refused."""

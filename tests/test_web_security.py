@@ -371,3 +371,14 @@ def test_no_probe_is_answered_500(method, path, body):
         r = CLIENT.request(method, path, content=body, headers={"content-type": "application/json"})
     assert r.status_code < 500, (r.status_code, r.text[:300])
     assert 400 <= r.status_code < 500 or r.status_code == 200
+
+
+def test_the_schema_documents_every_status_an_api_route_answers():
+    spec = CLIENT.get("/openapi.json").json()
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            statuses = set(op["responses"])
+            assert {"200", "400", "401", "408", "413", "503"} <= statuses, (method, path)
+            takes_input = bool(op.get("parameters") or op.get("requestBody"))
+            assert ("422" in statuses) == takes_input, (method, path)
+            assert op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")

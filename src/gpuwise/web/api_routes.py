@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from gpuwise.errors import UsageError
 from gpuwise.web import data
-from gpuwise.web.models import ERRORS, EstimateIn, PlanIn, WorkloadIn
+from gpuwise.web.models import ERRORS, INPUT_ERRORS, EstimateIn, PlanIn, WorkloadIn
 
 router = APIRouter(prefix="/api", responses=ERRORS)
 
@@ -21,7 +21,7 @@ def _work(workload: WorkloadIn, config_json: str | None) -> dict[str, Any]:
     return work
 
 
-@router.get("/gpus", tags=["catalog"])
+@router.get("/gpus", tags=["catalog"], responses=INPUT_ERRORS)
 def api_gpus(
     vendor: str | None = Query(None, max_length=32),
     min_memory: str | None = Query(None, max_length=32),
@@ -46,7 +46,7 @@ def api_models() -> list[dict[str, Any]]:
     return [model_record(m, cat) for m in cat.models.values()]
 
 
-@router.post("/estimate", tags=["estimate"])
+@router.post("/estimate", tags=["estimate"], responses=INPUT_ERRORS)
 def api_estimate(body: EstimateIn) -> dict[str, Any]:
     """Memory, time and cost of one workload on one configuration (as `gpuwise estimate --json`)."""
     hardware = body.model_dump(exclude={"workload", "config_json"}, exclude_none=True)
@@ -54,7 +54,7 @@ def api_estimate(body: EstimateIn) -> dict[str, Any]:
     return dict(result.as_dict())
 
 
-@router.post("/plan", tags=["plan"])
+@router.post("/plan", tags=["plan"], responses=INPUT_ERRORS)
 def api_plan(body: PlanIn) -> dict[str, Any]:
     """The cheapest configuration meeting the requirements, runners-up and why (`gpuwise plan --json`)."""
     work = _work(body.workload, body.config_json)
@@ -64,7 +64,7 @@ def api_plan(body: PlanIn) -> dict[str, Any]:
     return d
 
 
-@router.get("/tco", tags=["cost"])
+@router.get("/tco", tags=["cost"], responses=INPUT_ERRORS)
 def api_tco(
     gpu: list[str] = Query(..., max_length=8),
     years: float = Query(3.0, gt=0, le=30),

@@ -74,11 +74,15 @@ def _answer(description: str, model: type[BaseModel] = ErrorOut) -> dict[str, An
     return {"model": model, "description": description}
 
 
-# every status an /api route can answer besides 200 (the middleware's and the handlers' own)
+# every status any /api route can answer besides 200 (the guard's, uvicorn's and the handlers' own)
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: _answer('Usage error: a bad value, an unknown id (with "did you mean"), or a Host not served.'),
     401: _answer("The server runs with a token and the request has none or a wrong one."),
     408: _answer("The request body arrived too slowly."),
     413: _answer("The request body is larger than the server's limit."),
-    422: _answer("The body failed validation, or the requirements cannot be met.", UnprocessableOut),
+    503: {"description": "More connections than the server takes at once (plain text from uvicorn); retry."},
+}
+# and what a route that takes input can answer besides
+INPUT_ERRORS: dict[int | str, dict[str, Any]] = {
+    422: _answer("The input failed validation, or the requirements cannot be met.", UnprocessableOut),
 }
