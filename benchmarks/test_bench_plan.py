@@ -39,3 +39,32 @@ def test_whole_catalog_13b_pretrain_example(benchmark):
     result = benchmark(make_plan, work, reqs, costs)
     assert result.chosen is not None
     assert benchmark.stats.stats.median < 0.2
+
+
+def test_one_simulated_serving_configuration(benchmark):
+    """One replica layout simulated at load (2,000 requests, continuous batching): under 50 ms."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.comm import topology
+    from gpuwise.estimate.engine import StepModel, engine_setup
+    from gpuwise.estimate.rates import compute_rates
+    from gpuwise.estimate.simulate import poisson_arrivals, simulate
+    from gpuwise.workload import build_hardware, build_workload
+
+    cat = load_catalog()
+    w = build_workload({"model": "mistral-7b-v0.1", "input_tokens": 1024, "output_tokens": 256}, cat)
+    hw = build_hardware("h100-sxm", cat)
+    step = StepModel(w, compute_rates(hw.gpu, "bf16", cat), topology(hw, cat), cat)
+    setup = engine_setup(w, hw, cat)
+    arrivals = poisson_arrivals(20.0, 2000, 0)
+    result = benchmark(simulate, step, setup, arrivals, w.input_tokens)
+    assert len(result.e2e) == 2000
+    assert benchmark.stats.stats.median < 0.05
+
+
+def test_whole_catalog_serving_plan_at_15000_qps(benchmark):
+    """examples/chat-7b-p99.yaml at 15,000 QPS (P99 TTFT and TPOT), every GPU type: under 0.5 s."""
+    work, reqs, costs = _example("chat-7b-p99.yaml")
+    reqs = {k: v for k, v in reqs.items() if k != "growth"}
+    result = benchmark(make_plan, work, {**reqs, "qps": 15000}, costs)
+    assert result.chosen is not None
+    assert benchmark.stats.stats.median < 0.5

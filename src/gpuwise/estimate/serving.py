@@ -391,8 +391,10 @@ def replica(
         ttft, tpot = alone(step, setup, job.input_tokens)
         peak = steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
+        unit = poisson_arrivals(1.0, n, 0)  # one arrival pattern, scaled to each rate
+
         def run(rate: float) -> SimResult:
-            return simulate(step, setup, poisson_arrivals(rate, n, 0), job.input_tokens)
+            return simulate(step, setup, [t / rate for t in unit], job.input_tokens)
 
         lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
         return Replica(lone, peak, run, "continuous", max_batch)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["confirm_cheapest", "serving_candidates"]
 
 CONFIRM_TOP = 3  # GPU types whose serving options are confirmed by simulation
-CONFIRM_OPTIONS = 6  # options simulated per GPU type at most (cheapest floors first)
+CONFIRM_OPTIONS = 3  # options simulated per GPU type at most (cheapest floors first)
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
