@@ -29,7 +29,17 @@ TRAIN = {"model": "llama-2-7b", "task": "finetune", "method": "lora", "read_band
 SERVE = {"model": "llama-2-7b", "task": "inference"}
 GPU = "a100-80gb-sxm:2"
 # Fields whose example is the base's own value or whose meaning needs a partner given here.
-PARTNERS = {"p95_ms": {"qps": 5}, "p99_ms": {"qps": 5}, "deadline": {"tokens": "20M"}, "growth_data": {"tokens": "20M"}}
+PARTNERS = {
+    "p95_ms": {"qps": 5},
+    "p99_ms": {"qps": 5},
+    "ttft_ms": {"qps": 5},
+    "tpot_ms": {"qps": 5},
+    "e2e_ms": {"qps": 5},
+    "speculative_tokens": {"speculative_acceptance": 0.6},
+    "speculative_acceptance": {"speculative_tokens": 4},
+    "deadline": {"tokens": "20M"},
+    "growth_data": {"tokens": "20M"},
+}
 
 
 def _cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -65,6 +75,8 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
         base = dict(TRAIN)
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
+    if f.section == "workload" and f.name.startswith("speculative"):
+        base.update(PARTNERS[f.name])
     if f.section == "target":
         other.update(PARTNERS.get(f.name, {"p99_ms": 60000} if f.name == "qps" else {}))
     if f.name == "gpus_per_node":
@@ -96,7 +108,9 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     by_flags = json.loads(out)
 
     doc = {"workload": work, **{k: v for k, v in other.items() if k in ("gpu", "gpus_per_node", "network")}}
-    targets = {k: v for k, v in other.items() if k in ("qps", "p95_ms", "p99_ms")}
+    targets = {
+        k: v for k, v in other.items() if k in ("qps", "p95_ms", "p99_ms", "ttft_ms", "tpot_ms", "e2e_ms", "percentile")
+    }
     if targets:
         doc["requirements"] = targets
     path = tmp_path / "w.yaml"
