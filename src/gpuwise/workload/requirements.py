@@ -101,6 +101,8 @@ class Requirements:
     years: float | None = None  # owned pricing: the horizon (default: the depreciation life)
     gpus: tuple[str, ...] | None = None  # restrict the search to these GPU ids
     methods: tuple[str, ...] | None = None  # training methods to compare (full, lora, qlora)
+    redundancy: int = 0  # replicas or nodes that may be lost while the target still holds
+    lang: str = "en"  # language of the summary and report
 
     @property
     def has_latency(self) -> bool:
@@ -137,6 +139,8 @@ class Requirements:
             "years": self.years,
             "gpus": list(self.gpus) if self.gpus else None,
             "methods": list(self.methods) if self.methods else None,
+            "redundancy": self.redundancy,
+            "lang": self.lang,
         }
 
 
@@ -186,4 +190,6 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
         years=r.years,
         gpus=tuple(r.gpus) if r.gpus else None,
         methods=tuple(r.methods) if r.methods else None,
+        redundancy=r.redundancy or 0,
+        lang=r.lang or "en",
     )

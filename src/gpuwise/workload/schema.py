@@ -452,6 +452,17 @@ class PlanFields(StrictFields):
         metavar="LIST",
         max_length=3,
     )
+    redundancy: int | None = _f(
+        "Keep meeting the target after losing N replicas or nodes (N+1 sizing, replicas spread over nodes).",
+        example=1,
+        metavar="N",
+        default="0",
+        ge=0,
+        le=64,
+    )
+    lang: Annotated[Literal["en", "zh"] | None, Choice] = _f(
+        "Language of the plan summary and the report.", example="zh", default="en"
+    )
 
 
 class RequirementFields(TargetFields, PlanFields):
