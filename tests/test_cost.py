@@ -1,11 +1,16 @@
 """TCO against hand computation for two configurations, and buy-versus-rent."""
 
+from datetime import date
+
 import pytest
 
 from gpuwise.catalog import load_catalog
+from gpuwise.catalog.schema import Offer, PriceModel
 from gpuwise.errors import UsageError
-from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, cloud_rate, compare, owned_cost, usd_per_hour
-from gpuwise.workload import build_hardware
+from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, OwnedCost, compare, rent_quote, usd_per_hour
+from gpuwise.estimate.cost import owned_cost as _owned_cost
+from gpuwise.estimate.offers import Market
+from gpuwise.workload import Hardware, build_hardware
 
 CAT = load_catalog()
 P = CostParams(
@@ -23,9 +28,53 @@ P = CostParams(
 )
 
 
+def _offer(gpu: str, n: int, price: float, model: PriceModel = "on-demand", provider: str = "acme") -> Offer:
+    return Offer(
+        gpu=gpu,
+        provider=provider,
+        instance=f"{provider}-{gpu}-{n}x-{model}",
+        gpus_per_instance=n,
+        link="nvswitch" if n > 1 else "none",
+        region="any",
+        price_model=model,
+        currency="USD",
+        price_per_hour=price,
+        date="2026-11-01",
+        source="test",
+        available=True,
+    )
+
+
+# hand-made offers: an 8-GPU H100 node at $24/h, a 1-GPU one at $2/h, 1- and 3-year commitments
+OFFERS = (
+    _offer("h100-sxm", 8, 24.0),
+    _offer("h100-sxm", 1, 2.0),
+    _offer("h100-sxm", 8, 16.0, "1y"),
+    _offer("h100-sxm", 8, 12.0, "3y"),
+    _offer("a10", 1, 1.0),
+    _offer("a10", 4, 5.0),
+)
+
+
+def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost:
+    """The owned cost of a GPU the catalog has a list price for."""
+    own = _owned_cost(hw, p)
+    assert own is not None
+    return own
+
+
+def list_price(gpu: str) -> float:
+    price = CAT.gpu(gpu).price.list_usd
+    assert price is not None
+    return price
+
+
+PM = P.with_market(Market.build(OFFERS, {}, date(2026, 12, 1)))
+
+
 def test_owned_single_node_hand_computed():
     hw = build_hardware("h100-sxm:8", CAT)
-    price = CAT.gpu("h100-sxm").price.list_usd
+    price = list_price("h100-sxm")
     own = owned_cost(hw, P)
     it_kw = (700 * 8 * 0.6 + 2000) / 1000  # 5.36 kW
     assert own.it_kw == pytest.approx(it_kw)
@@ -42,37 +91,56 @@ def test_owned_two_nodes_pay_network_and_a_share_of_hosts():
         owned_cost(build_hardware("a100-80gb-sxm:8", CAT), P),
         owned_cost(build_hardware("a100-80gb-sxm:16", CAT), P),
     )
-    price = CAT.gpu("a100-80gb-sxm").price.list_usd
+    price = list_price("a100-80gb-sxm")
     assert two.capex == pytest.approx(16 * price + 2 * 80_000 + 2 * 20_000)
     assert one.network_usd == 0 and two.network_usd == 40_000
     small = owned_cost(build_hardware("rtx-4090", CAT), P)
     assert small.hosts_usd == pytest.approx(80_000 / 8)  # a one-GPU box pays an eighth of a server
 
 
-def test_cloud_rates_and_fallback_discounts():
-    gpu = CAT.gpu("a10")
-    od = gpu.price.cloud_usd_per_gpu_hour
-    assert cloud_rate(gpu, "on-demand", P) == od
-    expected_spot = gpu.price.cloud_spot_usd_per_gpu_hour or od * (1 - 0.6)
-    assert cloud_rate(gpu, "spot", P) == pytest.approx(expected_spot)
-    assert usd_per_hour(build_hardware("a10:4", CAT), "on-demand", P) == pytest.approx(4 * od)
+def test_rent_is_priced_in_instances_of_the_node_size_without_discount_fallbacks():
+    # 4x A10 in one 4-GPU node: one $5 instance, never 4 x the $1 one-GPU price
+    assert usd_per_hour(build_hardware("a10:4", CAT), "on-demand", PM) == pytest.approx(5.0)
+    # 16x H100 in 8-GPU nodes: two $24 instances
+    q = rent_quote(build_hardware("h100-sxm:16", CAT), "on-demand", PM)
+    assert q is not None and q.instances == 2 and q.usd_per_hour == pytest.approx(48.0)
+    # no spot offer: no spot price (no discount off on-demand)
+    assert usd_per_hour(build_hardware("h100-sxm:8", CAT), "spot", PM) is None
+    # reserved is the 1-year commitment
+    assert usd_per_hour(build_hardware("h100-sxm:8", CAT), "reserved", PM) == pytest.approx(16.0)
     with pytest.raises(UsageError):
-        cloud_rate(gpu, "barter", P)
+        usd_per_hour(build_hardware("a10", CAT), "barter", PM)
 
 
 def test_buy_versus_rent_over_years():
     hw = build_hardware("h100-sxm:8", CAT)
-    c = compare(hw, 3, P, busy_fraction=0.5).as_dict()
-    od = CAT.gpu("h100-sxm").price.cloud_usd_per_gpu_hour
-    assert c["rent_total_usd"]["on-demand"] == pytest.approx(od * 8 * 3 * HOURS_PER_YEAR * 0.5)
+    c = compare(hw, 3, PM, busy_fraction=0.5).as_dict()
+    assert c["rent_total_usd"]["on-demand"] == pytest.approx(24.0 * 3 * HOURS_PER_YEAR * 0.5)
+    # commitments are paid for every hour of the term, busy or not: 3 one-year terms, 1 three-year term
+    assert c["rent_total_usd"]["1y"] == pytest.approx(16.0 * 3 * HOURS_PER_YEAR)
+    assert c["rent_total_usd"]["3y"] == pytest.approx(12.0 * 3 * HOURS_PER_YEAR)
+    assert c["rent_total_usd"]["spot"] is None and "preemptible" in c["why_no_rent"]["spot"]
+    assert c["offers"]["3y"]["instance"] == "acme-h100-sxm-8x-3y"
     assert c["owned"]["total_usd"] == pytest.approx(owned_cost(hw, P).total(3))
-    assert c["cheapest"] in ("owned", "on-demand", "reserved", "spot")
+    assert c["cheapest"] in ("owned", "on-demand", "1y", "3y")
+    # a two-year horizon still pays one whole 3-year term
+    two = compare(hw, 2, PM).as_dict()
+    assert two["rent_total_usd"]["3y"] == pytest.approx(12.0 * 3 * HOURS_PER_YEAR)
+
+
+def test_catalog_tco_8x_a100_rents_for_less_than_8x_h100():
+    """The issue's inversion: after AWS's 2025 cut and with dated 8-GPU offers, A100 is cheaper."""
+    p = CostParams.from_catalog(CAT)
+    h100 = compare(build_hardware("h100-sxm:8", CAT), 3, p).as_dict()
+    a100 = compare(build_hardware("a100-80gb-sxm:8", CAT), 3, p).as_dict()
+    assert a100["rent_total_usd"]["on-demand"] < h100["rent_total_usd"]["on-demand"]
+    assert a100["offers"]["on-demand"]["gpus_per_instance"] == 8
 
 
 def test_parameters_come_from_the_catalog_and_can_be_overridden():
     p = CostParams.from_catalog(CAT, {"electricity_usd_per_kwh": 0.2})
     assert p.electricity_usd_per_kwh == 0.2 and p.pue == CAT.costs["pue"].value
-    for key in p.__dataclass_fields__:
+    for key in p.__dataclass_fields__.keys() - {"market"}:
         assert CAT.sources[CAT.costs[key].source].title
     with pytest.raises(UsageError, match="unknown cost parameter"):
         CostParams.from_catalog(CAT, {"electricty": 0.2})

@@ -31,8 +31,11 @@ from gpuwise.catalog.schema import (
     FittedEfficiency,
     Framework,
     Interconnect,
+    FxRate,
     ModelEntry,
     Source,
+    Offer,
+    OfferSource,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
 
@@ -47,6 +50,7 @@ _FILES = (
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
+OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -63,6 +67,9 @@ class Catalog:
     framework_defaults: Mapping[str, str] = field(default_factory=dict)  # task -> framework id
     engines: Mapping[str, EngineProfile] = field(default_factory=dict)  # serving engines (engines.yaml)
 
+    offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
+    offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
+    fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
         key = gpu_id.strip().lower()
@@ -229,6 +236,7 @@ def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
     """Framework profiles with the efficiency scripts/fit_efficiency.py derived for each."""
     profiles = _entries(doc, "frameworks", Framework, "frameworks.yaml")
     defaults = {str(k): str(v) for k, v in (doc.get("defaults") or {}).items()}
+    cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
     bad = sorted(v for v in defaults.values() if v not in profiles)
     if bad:
         raise ConfigError(f"frameworks.yaml: default framework(s) {bad} are not profiles")
@@ -277,6 +285,57 @@ def default_cache_file() -> Path:
 
 def cached_catalog(data_dir: Path | None = None, cache_file: Path | None = None) -> Catalog:
     """`build_catalog(data_dir)`, from the cache file when it matches (see gpuwise.cache)."""
+def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | None = None) -> tuple[Offer, ...]:
+    """The `offers` list of a document, each validated; with `sources`, every offer must cite one of
+    them (the packaged file). A team's own file (`--prices`) cites free text instead."""
+    raw = doc.get("offers")
+    if not isinstance(raw, list):
+        raise ConfigError(f"{fname}: 'offers' must be a list of offers")
+    known = None if sources is None else set(sources)
+    out: list[Offer] = []
+    for i, item in enumerate(raw):
+        where = f"{fname}: offer {i + 1}" + (
+            f" ({item.get('gpu')}, {item.get('provider')})" if isinstance(item, dict) else ""
+        )
+        try:
+            offer = Offer.model_validate(item)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "offer"
+            raise ConfigError(f"{where}, field {loc!r}: {first['msg']}") from None
+        if known is not None and offer.source not in known:
+            raise ConfigError(f"{where}: source {offer.source!r} is not in the file's 'sources'")
+        out.append(offer)
+    return tuple(out)
+
+
+def parse_fx(doc: Mapping[str, Any], fname: str, sources: Iterable[str]) -> dict[str, FxRate]:
+    """Exchange rates by currency, each citing a known source; a currency listed twice is an error."""
+    known = set(sources)
+    out: dict[str, FxRate] = {}
+    for i, item in enumerate(doc.get("fx") or []):
+        try:
+            rate = FxRate.model_validate(item)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ConfigError(f"{fname}: fx[{i}], field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
+        if rate.source not in known or rate.currency in out:
+            raise ConfigError(f"{fname}: fx[{i}] ({rate.currency}): unknown source or currency listed twice")
+        out[rate.currency] = rate
+    return out
+
+
+def _offers(doc: dict[str, Any]) -> dict[str, Any]:
+    """offers.yaml: its sources, exchange rates and offers, every currency with a rate."""
+    sources = _entries(doc, "sources", OfferSource, OFFERS_FILE, keyed=True)
+    fx = parse_fx(doc, OFFERS_FILE, sources)
+    offers = parse_offers(doc, OFFERS_FILE, sources)
+    missing = sorted({o.currency for o in offers} - {"USD", *fx})
+    if missing:
+        raise ConfigError(f"{OFFERS_FILE}: no exchange rate for {missing}: add it under 'fx'")
+    return {"offers": offers, "offer_sources": sources, "fx": fx}
+
+
     return cache.cached(
         cache_file if cache_file is not None else default_cache_file(),
         lambda: cache_key(data_dir),

@@ -300,3 +300,58 @@ def _check_date(value: str) -> str:
     if not _OFFER_DATE.match(value):
         raise ValueError(f"date {value!r} must be YYYY-MM or YYYY-MM-DD (quoted in YAML)")
     return value
+
+
+class OfferSource(Source):
+    """A price source; `date_basis` says how its date was obtained (published, collected, bound,
+    accessed), because an undated snapshot's date is not when the price held."""
+
+    date_basis: Literal["published", "collected", "bound", "accessed"] | None = None
+
+
+class Offer(_Strict):
+    """One thing a provider rents: `price_per_hour` is the WHOLE instance's price in `currency`,
+    for `gpus_per_instance` GPUs, so a cluster is priced in instances of a size the provider sells."""
+
+    gpu: str
+    provider: str
+    instance: str = Field(min_length=1)
+    gpus_per_instance: int = Field(ge=1, le=1024)
+    link: OfferLink
+    region: str = Field(min_length=1)
+    price_model: PriceModel
+    currency: str
+    price_per_hour: float = Field(gt=0, allow_inf_nan=False)
+    date: str
+    source: str = Field(min_length=1)
+    available: bool
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _forms(self) -> Offer:
+        _check_date(self.date)
+        if not _PROVIDER.match(self.provider):
+            raise ValueError(f"provider {self.provider!r} must be a lower-case id like aws or runpod-secure")
+        if not _CURRENCY.match(self.currency):
+            raise ValueError(f"currency {self.currency!r} must be an ISO code like USD or CNY")
+        return self
+
+    @property
+    def price_per_gpu_hour(self) -> float:
+        return self.price_per_hour / self.gpus_per_instance
+
+
+class FxRate(_Strict):
+    """Units of `currency` per 1 USD on `date`, from `source`."""
+
+    currency: str
+    per_usd: float = Field(gt=0, allow_inf_nan=False)
+    date: str
+    source: str
+
+    @model_validator(mode="after")
+    def _forms(self) -> FxRate:
+        _check_date(self.date)
+        if not _CURRENCY.match(self.currency):
+            raise ValueError(f"currency {self.currency!r} must be an ISO code like CNY")
+        return self

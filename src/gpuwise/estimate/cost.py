@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
+from datetime import date
+from typing import Any
 
-from gpuwise.catalog import GPU, Catalog
+from gpuwise.catalog import Catalog
 from gpuwise.errors import UsageError
+from gpuwise.estimate.offers import Market, Quote, holding_totals, market_from_catalog, price_model_of
 from gpuwise.workload import Hardware
 
 HOURS_PER_YEAR = 8766  # 365.25 days
@@ -54,10 +57,15 @@ class CostParams:
     depreciation_years: float
     reserved_discount: float
     spot_discount: float
+    # the offers rentals are priced from (gpuwise.estimate.offers); not a costs.yaml parameter
+    market: Market | None = field(default=None, compare=False)
 
     @classmethod
-    def from_catalog(cls, catalog: Catalog, overrides: Mapping[str, float] | None = None) -> CostParams:
-        values = {f.name: catalog.costs[f.name].value for f in fields(cls)}
+    def from_catalog(
+        cls, catalog: Catalog, overrides: Mapping[str, float] | None = None, market: Market | None = None
+    ) -> CostParams:
+        """costs.yaml with `overrides`; rentals priced from `market` (default: every catalog offer)."""
+        values = {f.name: catalog.costs[f.name].value for f in fields(cls) if f.name != "market"}
         if overrides is not None and not isinstance(overrides, Mapping):
             raise UsageError(
                 f"cost overrides must be a mapping of parameter names to numbers; got {type(overrides).__name__}"
@@ -69,7 +77,12 @@ class CostParams:
             values[key] = _cost_value(key, value)
         if values["depreciation_years"] <= 0:
             raise UsageError("depreciation_years must be positive")
-        return cls(**values)
+        if market is None:
+            market = market_from_catalog(catalog, date.today())
+        return cls(**values, market=market)
+
+    def with_market(self, market: Market) -> CostParams:
+        return replace(self, market=market)
 
 
 @dataclass(frozen=True)
@@ -141,26 +154,104 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
     )
 
 
-def cloud_rate(gpu: GPU, pricing: str, p: CostParams) -> float | None:
-    """$/GPU-hour for a rental pricing; reserved/spot fall back to on-demand minus the discount."""
-    pr = gpu.price
-    od = pr.cloud_usd_per_gpu_hour
-    if pricing == "on-demand":
-        return od
-    if pricing == "reserved":
-        return pr.cloud_reserved_usd_per_gpu_hour or (od * (1 - p.reserved_discount) if od else None)
-    if pricing == "spot":
-        return pr.cloud_spot_usd_per_gpu_hour or (od * (1 - p.spot_discount) if od else None)
-    raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
+def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = None) -> Quote | None:
+    """The offer that prices renting `hw` (gpuwise.estimate.offers picks it; None: no offer fits).
+    There is no discount fallback: a price model without an offer has no price."""
+    if pricing not in PRICINGS and pricing not in ("1y", "3y"):
+        raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
+    if p.market is None:
+        return None
+    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
+
+
+def usd_per_hour(self) -> float:
+        return (self.capex / self.depreciation_years + self.opex_per_year) / HOURS_PER_YEAR
+
+    def total(self, years: float) -> float:
+        """Capex is paid once however short the horizon; opex accrues per year."""
+        return self.capex + self.opex_per_year * years
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "gpus_usd": self.gpus_usd,
+            "hosts_usd": self.hosts_usd,
+            "network_usd": self.network_usd,
+            "capex_usd": self.capex,
+            "power_usd_per_year": self.power_usd_per_year,
+            "facility_usd_per_year": self.facility_usd_per_year,
+            "maintenance_usd_per_year": self.maintenance_usd_per_year,
+            "opex_usd_per_year": self.opex_per_year,
+            "it_kw": self.it_kw,
+            "usd_per_hour": self.usd_per_hour,
+        }
+
+
+def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
+    """None when the catalog has no purchase price for the GPU."""
+    price = hw.gpu.price.list_usd
+    if price is None:
+        return None
+    nodes = hw.nodes
+    multi = nodes > 1
+    # the host parameters describe an 8-GPU server; a configuration pays its GPUs' share of one
+    share = hw.count / REFERENCE_NODE_GPUS
+    it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + p.host_power_watts_per_node * share) / 1000
+    gpus = price * hw.count
+    hosts = p.host_usd_per_node * share
+    network = p.network_usd_per_node * nodes if multi else 0.0
+    return OwnedCost(
+        gpus_usd=gpus,
+        hosts_usd=hosts,
+        network_usd=network,
+        power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
+        facility_usd_per_year=it_kw * p.facility_usd_per_kw_year,
+        maintenance_usd_per_year=(gpus + hosts + network) * p.maintenance_fraction_per_year,
+        depreciation_years=p.depreciation_years,
+        it_kw=it_kw,
+    )
+
+
+def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = None) -> Quote | None:
+    """The offer that prices renting `hw` (gpuwise.estimate.offers picks it; None: no offer fits).
+    There is no discount fallback: a price model without an offer has no price."""
+    if pricing not in PRICINGS and pricing not in ("1y", "3y"):
+        raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
+    if p.market is None:
+        return None
+    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
+
+
+def fleet_cost(
+    usd_per_replica_hour: float | None,
+    replicas: int,
+    gpus_per_replica: int,
+    run_seconds: float | None = None,
+    pricing: str = "on-demand",
+) -> dict[str, object] | None:
+    """The whole fleet's cost: replicas x GPUs per replica, per hour and per month, and the run
+    (training) at that rate. One GPU's or one replica's price is never shown as the cost."""
+    if usd_per_replica_hour is None:
+        return None
+    hourly = usd_per_replica_hour * replicas
+    return {
+        "pricing": pricing,
+        "replicas": replicas,
+        "gpus": replicas * gpus_per_replica,
+        "usd_per_replica_hour": usd_per_replica_hour,
+        "usd_per_hour": hourly,
+        "usd_per_month": hourly * HOURS_PER_MONTH,
+        "total_usd": None if run_seconds is None else hourly * run_seconds / 3600,
+    }
 
 
 def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:
-    """What running `hw` costs per hour under a pricing (owned: amortized TCO)."""
+    """What running `hw` costs per hour under a pricing (owned: amortized TCO; renting: whole
+    instances of the cheapest fitting offer, gpuwise.estimate.offers)."""
     if pricing == "owned":
         own = owned_cost(hw, p)
         return own.usd_per_hour if own else None
-    rate = cloud_rate(hw.gpu, pricing, p)
-    return None if rate is None else rate * hw.count
+    q = rent_quote(hw, pricing, p)
+    return None if q is None else q.usd_per_hour
 
 
 @dataclass(frozen=True)
@@ -171,9 +262,11 @@ class TcoComparison:
     years: float
     busy_fraction: float
     owned: OwnedCost | None
-    rent: dict[str, float | None]  # pricing -> total USD over the horizon
+    rent: dict[str, float | None]  # price model -> total USD over the horizon
+    quotes: dict[str, Quote | None] = field(default_factory=dict)  # the offer behind each rent total
+    why_none: dict[str, str] = field(default_factory=dict)  # price model -> why it has no total
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> dict[str, Any]:
         own_total = self.owned.total(self.years) if self.owned else None
         return {
             "gpu": self.hardware.gpu.id,
@@ -183,6 +276,8 @@ class TcoComparison:
             "busy_fraction": self.busy_fraction,
             "owned": None if self.owned is None else {**self.owned.as_dict(), "total_usd": own_total},
             "rent_total_usd": self.rent,
+            "offers": {k: None if q is None else q.as_dict() for k, q in self.quotes.items()},
+            "why_no_rent": self.why_none,
             "cheapest": min(
                 ((k, v) for k, v in [("owned", own_total), *self.rent.items()] if v is not None),
                 key=lambda kv: kv[1],
@@ -198,9 +293,9 @@ def compare(hw: Hardware, years: float, p: CostParams, busy_fraction: float = 1.
         raise UsageError(
             f"--years must be a number above 0 and at most {MAX_YEARS}, --busy above 0 and at most 1; got {years:g} and {busy_fraction:g}"
         )
-    hours = years * HOURS_PER_YEAR * busy_fraction
-    rent = {}
-    for pricing in ("on-demand", "reserved", "spot"):
-        rate = cloud_rate(hw.gpu, pricing, p)
-        rent[pricing] = None if rate is None else rate * hw.count * hours
-    return TcoComparison(hw, years, busy_fraction, owned_cost(hw, p), rent)
+    if p.market is None:
+        return TcoComparison(hw, years, busy_fraction, owned_cost(hw, p), {})
+    rent, quotes, why = holding_totals(
+        p.market, hw.gpu.id, hw.count, hw.gpus_per_node, years, busy_fraction, HOURS_PER_YEAR
+    )
+    return TcoComparison(hw, years, busy_fraction, owned_cost(hw, p), rent, quotes, why)

@@ -235,6 +235,8 @@ def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
 
 
 def _meets_training(c: Candidate, req: Requirements) -> None:
+    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
+        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     est = c.est
     t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
