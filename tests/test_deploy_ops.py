@@ -156,3 +156,62 @@ def test_the_bench_cronjob_command_writes_to_postgresql(clean_postgres, tmp_path
     benches = {r.benchmark for r in rows}
     assert {"matmul", "membw", "allreduce"} <= benches
     assert all(r.value > 0 for r in rows if r.benchmark == "matmul")
+
+
+# ----- the multi-node all-reduce benchmark ----------------------------------------------------------
+def test_nodes_of_one_model_get_an_allreduce_job_across_them(tmp_path):
+    payload = _deploy(
+        tmp_path, "--node", "a:8:h100-sxm", "--node", "b:8:h100-sxm", "--node", "c:2:rtx-4090", "--network", "ib-ndr"
+    )
+    assert payload["validation"]["ok"]
+    (job,) = [m for m in payload["manifests"] if m["kind"] == "Job" and m["name"].startswith("gpuwise-allreduce")]
+    check = next(c for c in payload["validation"]["checks"] if c["name"] == job["name"])
+    assert check["status"] == "ok" and "batch.volcano.sh_jobs.yaml" in check["detail"]  # the Volcano CRD
+    spec = job["body"]["spec"]
+    assert spec["minAvailable"] == spec["tasks"][0]["replicas"] == 2  # the two H100 nodes; one RTX node: no job
+    pod = spec["tasks"][0]["template"]["spec"]
+    (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term["matchExpressions"][0]["values"] == ["a", "b"]
+    (c,) = pod["containers"]
+    assert c["command"] == ["torchrun"] and "--nnodes=2" in c["args"] and "--nproc-per-node=8" in c["args"]
+    assert c["args"][c["args"].index("-m") + 1] == "gpuwise.ops.multinode"
+    assert c["args"][-2:] == ["--network", "ib-ndr"]
+    env = {e["name"]: e.get("value") for e in c["env"]}
+    assert env["NCCL_IB_DISABLE"] == "0"  # InfiniBand: the NCCL settings of a training job on that network
+
+
+def test_planned_busbw_is_the_estimates_collective_time_as_busbw(catalog):
+    """2 nodes x 8 H100 over ib-ndr, 1 GiB: the hierarchical ring of gpuwise.estimate.comm, by hand."""
+    from gpuwise.estimate.comm import topology
+    from gpuwise.ops.multinode import planned_busbw
+    from gpuwise.workload import Hardware
+
+    size = 2**30
+    topo = topology(Hardware(catalog.gpu("h100-sxm"), 16, 8, "ib-ndr"), catalog, "ib-ndr")
+    intra, inter = topo.intra, topo.inter
+    local = 2 * 7 / 8 * size / intra.bandwidth + 2 * 7 * intra.latency  # ring over 8 GPUs in a node
+    across = 2 * 1 / 2 * (size / 8) / inter.bandwidth + 2 * 1 * inter.latency  # a 1/8 shard over 2 nodes
+    seconds = topo.base_latency + local + across
+    assert planned_busbw("h100-sxm", 2, 8, "ib-ndr", size, catalog) == pytest.approx(size / seconds * 2 * 15 / 16)
+
+
+def test_the_allreduce_module_under_torchrun_stores_and_compares(tmp_path):
+    """torchrun with 2 local ranks on the CPU (gloo), as the Job's pods run it: rank 0 stores the run
+    and prints measured against planned; a CPU is far below an H100 plan, so the exit is 1."""
+    pytest.importorskip("torch", exc_type=ImportError)
+    from gpuwise.store import open_store
+
+    db = f"sqlite:///{tmp_path / 'mn.db'}"
+    args = ["--nnodes=1", "--nproc-per-node=2", "-m", "gpuwise.ops.multinode", "--gpu", "h100-sxm"]
+    proc = subprocess.run(
+        [str(BIN / "torchrun"), *args, "--device", "cpu", "--quick", "--db", db],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["nodes"] == 1 and report["gpus_per_node"] == 2 and report["ok"] is False
+    assert [r["bytes"] for r in report["sizes"]] == [1024, 4096, 16384, 65536, 262144, 1048576, 4194304]
+    assert all(0 < r["ratio"] < 1 for r in report["sizes"])
+    with open_store(db) as store:
+        rows = store.results(benchmark="allreduce")
+    assert len(rows) == 7 and {r.params["ranks"] for r in rows} == {2}

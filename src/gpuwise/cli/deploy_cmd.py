@@ -162,12 +162,21 @@ def _ops_bundle(options: DeployOptions, prefix: str | None, db: str | None, node
         from gpuwise.store import open_store
 
         with open_store(url) as store:
-            per_host = Counter(c.host for c in list_cards(store) if c.host and c.status != "retired")
-        gpu_nodes = [GpuNode(str(h), n) for h, n in sorted(per_host.items())]
+            cards = [c for c in list_cards(store) if c.host and c.status != "retired"]
+        per_host = Counter(str(c.host) for c in cards)
+        model = {str(c.host): c.catalog_id for c in cards}
+        gpu_nodes = [GpuNode(h, n, model[h]) for h, n in sorted(per_host.items())]
         notes.append(
             f"benchmark CronJobs for the {len(gpu_nodes)} host(s) of the fleet store: host names as node names"
         )
-    o = OpsOptions(prefix or DEFAULT_NAMESPACE, options.image or DEFAULT_IMAGE, tuple(gpu_nodes), notes=notes)
+    o = OpsOptions(
+        prefix or DEFAULT_NAMESPACE,
+        options.image or DEFAULT_IMAGE,
+        tuple(gpu_nodes),
+        network=options.network,
+        queue=options.queue,
+        notes=notes,
+    )
     return ops_manifests(o)
 
 

@@ -38,6 +38,7 @@ LABELS = {"app.kubernetes.io/part-of": "gpuwise"}
 class GpuNode:
     name: str  # the Kubernetes node name (kubernetes.io/hostname)
     gpus: int
+    model: str | None = None  # catalog GPU id: nodes of one model get an all-reduce Job across them
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,15 @@ class OpsOptions:
     image: str = DEFAULT_IMAGE
     nodes: tuple[GpuNode, ...] = ()
     bench_schedule: str = BENCH_SCHEDULE
+    network: str | None = None  # the plan's inter-node network (catalog id); None: the GPU family's usual one
+    queue: str = "default"  # Volcano queue of the all-reduce Job
     notes: list[str] = field(default_factory=list)
 
 
 def parse_node(text: str) -> GpuNode:
-    """`NAME` or `NAME:GPUS` (default 8 GPUs) from --node."""
-    name, _, gpus = text.partition(":")
+    """`NAME`, `NAME:GPUS` (default 8 GPUs) or `NAME:GPUS:GPU_ID` (catalog id) from --node."""
+    name, _, rest = text.partition(":")
+    gpus, _, model = rest.partition(":")
     try:
         count = int(gpus) if gpus else 8
     except ValueError:
@@ -60,7 +64,14 @@ def parse_node(text: str) -> GpuNode:
         raise UsageError(f"--node {text!r}: 1 to 64 GPUs per node")
     if not name or len(name) > 253:
         raise UsageError(f"--node {text!r}: give the Kubernetes node name")
-    return GpuNode(name, count)
+    if model:
+        from gpuwise.errors import UnknownNameError
+
+        try:
+            load_catalog().gpu(model)
+        except UnknownNameError as exc:
+            raise UsageError(f"--node {text!r}: {exc}") from None
+    return GpuNode(name, count, model or None)
 
 
 # ------------------------------------------------------------------------------------------
@@ -288,6 +299,96 @@ def acceptance_job(o: OpsOptions, conv: DeployConventions, gpus: int = 8) -> Man
 
 
 # ------------------------------------------------------------------------------------------
+TORCHRUN_PORT = 29500
+
+
+def _by_model(nodes: Sequence[GpuNode]) -> dict[str, list[GpuNode]]:
+    """GPU model -> its nodes, for the models with two nodes or more (an inter-node all-reduce)."""
+    groups: dict[str, list[GpuNode]] = {}
+    for n in _unique(nodes):
+        if n.model:
+            groups.setdefault(n.model, []).append(n)
+    return {m: ns for m, ns in sorted(groups.items()) if len(ns) >= 2}
+
+
+def _allreduce_container(
+    o: OpsOptions, name: str, model: str, nodes: int, per_node: int, env: list[Any]
+) -> dict[str, Any]:
+    args: list[Any] = [
+        why(f"--nnodes={nodes}", f"one pod on each of the {nodes} {model} nodes"),
+        why(f"--nproc-per-node={per_node}", "one rank per GPU"),
+        why("--node-rank=$(VC_TASK_INDEX)", "this pod's index, set by Volcano's env plugin"),
+        "--master-addr=$(MASTER_ADDR)",
+        f"--master-port={TORCHRUN_PORT}",
+        "-m",
+        "gpuwise.ops.multinode",
+        "--gpu",
+        model,
+    ]
+    if o.network:
+        args += [why("--network", "the network the plan assumed: the measured busbw is compared with it"), o.network]
+    master = {"name": "MASTER_ADDR", "value": f"{name}-worker-0.{name}"}
+    return {
+        "name": "allreduce",
+        "image": o.image,
+        "command": ["torchrun"],
+        "args": args,
+        "env": [why(master, "pod 0 of task 'worker' under Volcano's headless Service"), *_store_env(), *env],
+        "ports": [{"name": "rendezvous", "containerPort": TORCHRUN_PORT}],
+        "resources": {"limits": {"nvidia.com/gpu": why(per_node, "every GPU of the node: one rank each")}},
+    }
+
+
+def allreduce_job(o: OpsOptions, conv: DeployConventions, model: str, nodes: list[GpuNode]) -> tuple[Manifest, str]:
+    """(a Volcano Job running torchrun across `nodes` for the inter-node all-reduce bus bandwidth, an
+    RDMA note or ''). NCCL settings from the planned network, as for a training job."""
+    from gpuwise.deploy.nccl import nccl_env
+    from gpuwise.workload import Hardware
+
+    catalog = load_catalog()
+    per_node = min(n.gpus for n in nodes)
+    name = f"gpuwise-allreduce-{slug(model, 30)}"
+    fab, nccl = nccl_env(Hardware(catalog.gpu(model), per_node * len(nodes), per_node, o.network), catalog, o.network)
+    container = _allreduce_container(
+        o, name, model, len(nodes), per_node, [why({"name": e.name, "value": e.value}, e.why) for e in nccl]
+    )
+    volume, mount = shm_volume(conv.shm_gib(per_node), "NCCL's shared-memory transport inside a node")
+    container["volumeMounts"] = [mount]
+    rdma = ""
+    if fab.rdma:
+        container["securityContext"] = why({"capabilities": {"add": ["IPC_LOCK"]}}, f"RDMA ({fab.inter}) pins memory")
+        rdma = f"{name}: add the RDMA device your network operator advertises under resources.limits"
+    hosts = [n.name for n in nodes]
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": hosts}]}]}}}  # fmt: skip
+    pod = {
+        "restartPolicy": "Never",
+        "affinity": why(affinity, f"the {model} nodes of the fleet: {', '.join(hosts)}"),
+        "tolerations": _gpu_tolerations(),
+        "containers": [container],
+        "volumes": [volume],
+    }
+    labels = {"app.kubernetes.io/name": "gpuwise-allreduce", **LABELS}
+    body = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": meta(name, o.namespace, labels),
+        "spec": {
+            "schedulerName": why("volcano", "gang scheduling: every rank starts together or none does"),
+            "queue": o.queue,
+            "minAvailable": len(nodes),
+            "maxRetry": 1,
+            "plugins": why({"svc": [], "env": []}, "svc: pod hostnames for the rendezvous; env: VC_TASK_INDEX"),
+            "tasks": [
+                {"name": "worker", "replicas": len(nodes), "template": {"metadata": {"labels": labels}, "spec": pod}}
+            ],
+        },
+    }
+    what = f"all-reduce bus bandwidth across {len(nodes)} {model} nodes, compared with the plan ({fab.network_name})"
+    return make(body, "allreduce-jobs.yaml", what), rdma
+
+
+# ------------------------------------------------------------------------------------------
 def ops_manifests(o: OpsOptions, rules_yaml: str | None = None, dashboard_json: str | None = None) -> Bundle:
     """Every object of the ops stack (rules and dashboard default to gpuwise.ops' package data)."""
     dns_label(o.namespace, "--namespace")
@@ -311,6 +412,9 @@ def ops_manifests(o: OpsOptions, rules_yaml: str | None = None, dashboard_json: 
         acceptance_job(o, conv),
     ]
     notes = list(o.notes)
+    for m, rdma in (allreduce_job(o, conv, model, nodes) for model, nodes in _by_model(o.nodes).items()):
+        manifests.append(m)
+        notes += [rdma] if rdma else []
     notes.append(
         f"create the store Secret first: kubectl -n {o.namespace} create secret generic {STORE_SECRET} "
         "--from-literal=url=postgresql://USER:PASSWORD@HOST:5432/gpuwise"
