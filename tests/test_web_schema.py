@@ -40,7 +40,17 @@ BASE = {
     },
 }
 # fields valid only together with another (a latency target needs a load, and the other way round)
-COMPANIONS = {"qps": {"p99_ms": "30000"}, "p95_ms": {"qps": "5"}, "p99_ms": {"qps": "5"}}
+COMPANIONS = {
+    "qps": {"p99_ms": "30000"},
+    "p95_ms": {"qps": "5"},
+    "p99_ms": {"qps": "5"},
+    "ttft_ms": {"qps": "5"},
+    "tpot_ms": {"qps": "5"},
+    "e2e_ms": {"qps": "5"},
+    "speculative_tokens": {"speculative_acceptance": "0.6"},
+    "speculative_acceptance": {"speculative_tokens": "4"},
+    "vpp": {"pp": "2"},  # interleaved stages need a pipeline
+}
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
 REPLACES = {"samples": "tokens"}
 PAGES = {"/": PLAN_SECTIONS, "/estimate": ESTIMATE_SECTIONS}
