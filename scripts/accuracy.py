@@ -106,9 +106,9 @@ def render_perf(results: list[perf_accuracy.PerfResult]) -> str:
         "`error` = ours / published − 1, in the metric the source reports (for times, a positive error",
         f"means gpuwise is slower). The goal is ±{perf_accuracy.GOAL:.0%}; every real error is shown. Checked",
         "cases are high- or medium-confidence runs whose configuration gpuwise can express; the note says",
-        "why a case is not checked. `training_framework_efficiency` "
-        f"({load_catalog().convention('training_framework_efficiency'):.2f}) is the one calibrated constant:",
-        "the median measured/estimated ratio over the checked LLM training runs (see the calibration line).",
+        "why a case is not checked. Each training framework's efficiency is derived by",
+        "`scripts/fit_efficiency.py` from that stack's published runs; the out-of-sample section below",
+        "predicts each source with an efficiency fitted without it.",
         "",
     ]
     for kind, title in PERF_TITLES.items():

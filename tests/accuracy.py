@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from gpuwise.catalog import Catalog
+from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.estimate.memory import (
     _Notes,
@@ -208,7 +208,9 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         )
     elif kind == "kv_cache":
         dtype_bytes = {"fp16": 2, "bf16": 2, "fp8": 1, "fp32": 4}[inp["dtype"]]
-        ours = kv_cache_bytes(cat.model(inp["model"]), int(inp["tokens"]), int(inp["batch"]), dtype_bytes)
+        kv_model = cat.model(inp["model"])
+        assert isinstance(kv_model, TransformerArch), inp["model"]
+        ours = kv_cache_bytes(kv_model, int(inp["tokens"]), int(inp["batch"]), dtype_bytes)
     elif kind == "weights":
         dtype = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int4": "int4", "fp32": "fp32"}[inp["dtype"]]
         work = build_workload(

@@ -57,8 +57,9 @@ def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -
     return Op(name, flops, moved, "matmul")
 
 
-def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool) -> list[Op]:
-    """Forward operations of one block on one GPU."""
+def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) -> list[Op]:
+    """Forward operations of one block on one GPU; with expert parallelism (`ep`) the GPU runs its
+    1/ep of the experts on the tokens routed to them from the ep ranks (as many as it sends)."""
     m, h, e = s.tokens, model.hidden, s.act_bytes
     kv_heads = kv_heads_per_gpu(model, tp)
     q_n, kv_n = model.q_dim / tp, kv_heads * model.head_dim
@@ -67,7 +68,7 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool) -> list[Op]:
     up_width = (2 if model.gated_ffn else 1) * f
     if model.is_moe:
         routed = m * model.experts_per_token  # token-expert pairs
-        active = min(model.experts, routed)  # experts that receive tokens read their weights
+        active = min(model.experts / ep, routed)  # experts that receive tokens read their weights
         per = routed / active
         ops += [
             gemm("mlp_up", per, h, up_width, s, active),
@@ -99,6 +100,20 @@ def head_ops(model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss
         if loss:
             ops.append(Op("loss", 0.0, LOSS_BYTES_PER_LOGIT * logits_tokens * model.vocab / tp, "memory"))
     return ops
+
+
+def mean_context(model: TransformerArch, tokens: int) -> float:
+    """Keys each new token attends to on average in training over `tokens`: (t+1)/2 under a causal
+    mask, at most the window on sliding-window layers (averaged over the layers)."""
+    if not model.causal:
+        return float(tokens)
+    full = (tokens + 1) / 2
+    w = model.sliding_window
+    if not w or w >= tokens:
+        return full
+    windowed = (w * (w + 1) / 2 + (tokens - w) * w) / tokens
+    share = min(model.sliding_window_layers, model.layers) / model.layers
+    return share * windowed + (1 - share) * full
 
 
 def forward_flops(model: TransformerArch | GenericArch, tokens: int, context: float) -> float:

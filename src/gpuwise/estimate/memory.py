@@ -227,7 +227,8 @@ class StateBytes:
 
 def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float]) -> StateBytes:
     """Per-parameter model states of full training: Megatron's bf16 row is 2 + 4 + 4 + 8 = 18 B
-    (its distributed-optimizer table), AMP with fp32 parameters 4 + 4 + 8 = 16 B, pure bf16 2 + 2 + 4."""
+    (its distributed-optimizer table), AMP with fp32 parameters 4 + 4 + 8 = 16 B (DDP, FSDP; a
+    ZeRO-1/2 stage runs DeepSpeed's 16-bit parameters with an fp32 master copy), pure bf16 2 + 2 + 4."""
     opt = optimizer_bytes_per_param(job, conv)
     if job.precision in ("fp32", "tf32"):
         return StateBytes(DTYPE_BYTES["fp32"], prof.gradient_bytes[job.precision], 0.0, 0.0, opt)
@@ -235,7 +236,7 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
         return StateBytes(half, half, 0.0, 0.0, opt * half / DTYPE_BYTES["fp32"])
     grad = prof.gradient_bytes[job.precision]
-    if prof.fp32_params:
+    if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
     main = prof.main_gradient_bytes.get(job.precision, 0.0)
     return StateBytes(half, grad, main, conv("master_weight_bytes"), opt)

@@ -155,6 +155,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             offload=list(work.offload),
             cp=par.cp,
             ep=par.ep,
+            vpp=par.vpp,
             output_tokens=work.output_tokens,
             concurrency=work.concurrency,
             engine=work.engine,

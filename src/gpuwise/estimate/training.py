@@ -6,12 +6,28 @@ function and the step is their sum, so a reader sees which one dominates and `bo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
-from gpuwise.estimate.comm import Topology, collective, p2p
-from gpuwise.estimate.compute import Op, Shape, block_linear_params, forward_flops, head_ops, layer_ops
-from gpuwise.estimate.memory import lora_params, optimizer_bytes_per_param, stage_params
+from gpuwise.catalog.schema import Framework
+from gpuwise.estimate.comm import Link, Topology, collective, p2p
+from gpuwise.estimate.compute import (
+    Op,
+    Shape,
+    block_linear_params,
+    forward_flops,
+    head_ops,
+    layer_ops,
+    mean_context,
+)
+from gpuwise.estimate.memory import (
+    framework_of,
+    lora_params,
+    optimizer_bytes_per_param,
+    stage_params,
+    state_bytes,
+    training_memory,
+)
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.units import MiB
@@ -58,6 +74,8 @@ class MicroBatchWork:
     layer_backward: float  # backward of one layer (non-transformers: the whole model)
     layers: int  # layers on the stage (1 for non-transformers)
     tensor_parallel: float  # TP all-reduces (recommenders: the embedding all-to-all)
+    context_parallel: float  # exposed ring-attention K/V exchange (context parallelism)
+    expert_parallel: float  # MoE dispatch and combine all-to-alls (expert parallelism)
     pipeline_p2p: float  # activations forward and gradients back to the neighbouring stage
     kinds: dict[str, float]  # compute time by roofline side, for the bottleneck
     tokens_per_sample: int
@@ -130,13 +148,52 @@ def _tensor_parallel_comm(job: TrainingJob, model: TransformerArch, tokens: int,
     return layers * (4 + (2 if job.recompute == "full" else 0)) * ar
 
 
+def _context_parallel_comm(
+    job: TrainingJob,
+    hw: Hardware,
+    model: TransformerArch,
+    tokens: int,
+    topo: Topology,
+    attention: float,
+    notes: list[str],
+) -> float:
+    """Ring attention (context parallelism), per layer: cp-1 exchanges of a K/V shard forward and
+    of K/V and their gradients backward, overlapped with the attention compute; the rest is exposed."""
+    cp = job.parallel.cp
+    if cp <= 1:
+        return 0.0
+    kv_shard = tokens * 2 * model.kv_dim / job.parallel.tp * _element_bytes(job)
+    link = _link_between(hw, topo, job.parallel.tp * cp)
+    moved = (cp - 1) * (p2p(kv_shard, link) + 2 * p2p(kv_shard, link))
+    notes.append(f"context parallelism {cp}: ring attention passes K/V shards, overlapped with attention compute")
+    return max(0.0, moved - attention)
+
+
+def _expert_parallel_comm(
+    job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology, notes: list[str]
+) -> float:
+    """MoE expert parallelism, per layer: dispatch and combine all-to-alls of the routed tokens,
+    forward and backward (capacity factor 1: dropless routing), on the critical path."""
+    ep = job.parallel.ep
+    if ep <= 1 or not model.is_moe:
+        return 0.0
+    routed = tokens * model.experts_per_token * model.hidden * _element_bytes(job)
+    spans = hw.nodes > 1 and job.parallel.tp * ep > hw.gpus_per_node
+    notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
+    return 4 * collective("all_to_all", routed, ep, topo, spans)
+
+
+def _link_between(hw: Hardware, topo: Topology, span: int) -> Link:
+    """The link a group of `span` consecutive ranks communicates over."""
+    return topo.inter if (hw.nodes > 1 and span > hw.gpus_per_node and topo.inter) else topo.intra
+
+
 def _pipeline_p2p(job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology) -> float:
     """Activations to the next stage and gradients back, per micro-batch, over the link between stages."""
     par = job.parallel
     if par.pp <= 1:
         return 0.0
-    spans = hw.nodes > 1
-    link = topo.inter if (spans and par.tp * par.pp > hw.gpus_per_node and topo.inter) else topo.intra
+    link = _link_between(hw, topo, par.tp * par.cp * par.pp)
     sp = par.sequence_parallel and par.tp > 1
     return 2 * p2p(tokens * model.hidden * _element_bytes(job) / (par.tp if sp else 1), link)
 
@@ -167,12 +224,18 @@ def _transformer_work(
     tp = job.parallel.tp
     e = _element_bytes(job)
     tokens_per_sample = model.tokens_per_sample(job.seq)
-    mtok = job.micro_batch * tokens_per_sample
-    ctx = (tokens_per_sample + 1) / 2 if model.causal else tokens_per_sample
+    cp = job.parallel.cp
+    mtok = math.ceil(job.micro_batch * tokens_per_sample / cp)  # a context-parallel rank's share
+    ctx = mean_context(model, tokens_per_sample)  # queries still attend over the whole sequence
+    if model.sliding_window and model.sliding_window < tokens_per_sample:
+        notes.append(
+            f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} "
+            f"layers: {ctx:,.0f} keys per query on average"
+        )
     shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e)
     sp = job.parallel.sequence_parallel and tp > 1
     ratios = backward_ratios(catalog, job.method == "full")
-    layer = layer_ops(model, shape, tp, sp)
+    layer = layer_ops(model, shape, tp, sp, job.parallel.ep)
     l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
     h_f, h_b, h_kinds = _fwd_bwd(head_ops(model, shape, tp, mtok, loss=True), rates, ratios)
     layers = math.ceil(model.layers / job.parallel.pp)
@@ -180,6 +243,10 @@ def _transformer_work(
     dequant = _dequant_seconds(job, rates, catalog, notes)
     compute = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
     tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers)
+    attention = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
+    attention *= 1 + ratios["attention"]  # forward and backward attention hide the ring exchange
+    context_parallel = layers * _context_parallel_comm(job, hw, model, mtok, topo, attention, notes)
+    expert_parallel = layers * _expert_parallel_comm(job, hw, model, mtok, topo, notes)
     pipeline = _pipeline_p2p(job, hw, model, mtok, topo)
     flops, recompute_flops = _model_flops(job, hw, tokens_per_sample, ratios, notes)
     return MicroBatchWork(
@@ -187,6 +254,8 @@ def _transformer_work(
         layer_backward=l_b,
         layers=layers,
         tensor_parallel=tensor_parallel,
+        context_parallel=context_parallel,
+        expert_parallel=expert_parallel,
         pipeline_p2p=pipeline,
         kinds={k: layers * l_kinds[k] + h_kinds[k] for k in l_kinds},
         tokens_per_sample=tokens_per_sample,
@@ -227,6 +296,8 @@ def _generic_work(
         layer_backward=b_t,
         layers=1,
         tensor_parallel=all_to_all,
+        context_parallel=0.0,
+        expert_parallel=0.0,
         pipeline_p2p=0.0,
         kinds={"compute": f_t + b_t, "memory-bandwidth": 0.0},
         tokens_per_sample=1,
@@ -235,19 +306,22 @@ def _generic_work(
     )
 
 
-def _framework_efficiency(catalog: Catalog, notes: list[str]) -> float:
-    framework = catalog.convention("training_framework_efficiency")
+def _framework_efficiency(prof: Framework, notes: list[str]) -> float:
     notes.append(
-        f"training runs at {framework:.0%} of the per-operation roofline [training_framework_efficiency: "
-        f"median over published LLM training runs]"
+        f"{prof.name} runs at {prof.efficiency:.0%} of the per-operation roofline "
+        f"[framework_efficiency.yaml: {prof.efficiency_note}, scripts/fit_efficiency.py]"
     )
-    return framework
+    return prof.efficiency
 
 
-def _pipeline_bubble(pp: int, m: int, micro_batch_seconds: float, notes: list[str]) -> float:
-    """1F1B: pp-1 micro-batch times of fill and drain."""
-    notes.append(f"1F1B pipeline: bubble = (pp-1)/m = {pp - 1}/{m} of the micro-batch time")
-    return (pp - 1) * micro_batch_seconds
+def _pipeline_bubble(pp: int, m: int, vpp: int, micro_batch_seconds: float, notes: list[str]) -> float:
+    """1F1B: pp-1 micro-batch times of fill and drain; the interleaved schedule with vpp virtual
+    stages per GPU divides it by vpp (Narayanan et al. 2021, section 2.2.2)."""
+    if vpp > 1:
+        notes.append(f"interleaved 1F1B pipeline: bubble = (pp-1)/(m x vpp) = {pp - 1}/({m} x {vpp}) of the step")
+    else:
+        notes.append(f"1F1B pipeline: bubble = (pp-1)/m = {pp - 1}/{m} of the micro-batch time")
+    return (pp - 1) * micro_batch_seconds / vpp
 
 
 def _trainable_params(job: TrainingJob, hw: Hardware) -> tuple[float, float]:
@@ -278,7 +352,9 @@ def _data_parallel_comm(
     dp = data_parallel(job, hw)
     n_train, stage_total = _trainable_params(job, hw)
     e = _element_bytes(job)
-    grad_bytes = n_train * e
+    full = job.method == "full" and isinstance(job.model, TransformerArch)
+    # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
+    grad_bytes = n_train * (state_bytes(job, framework_of(job, catalog), catalog.convention).gradient if full else e)
     if dp <= 1 or grad_bytes <= 0:
         return None
     spans = hw.nodes > 1
@@ -294,7 +370,7 @@ def _data_parallel_comm(
         )
         return m * max(0.0, comm_mb - per_mb) + one_layer
     total = collective("all_reduce", grad_bytes, dp, topo, spans)
-    bucket_bytes = catalog.convention("ddp_bucket_bytes")
+    bucket_bytes = framework_of(job, catalog).bucket_bytes
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
@@ -304,14 +380,49 @@ def _data_parallel_comm(
 
 def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:
     """The update reads and writes weights, gradients, the master copy and the optimizer states of
-    the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks."""
-    e = _element_bytes(job)
+    the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks. An
+    optimizer offloaded to the CPU updates there (its PCIe traffic is the offload term)."""
+    if "optimizer" in job.offload or "params" in job.offload:
+        return 0.0
     n_train, _ = _trainable_params(job, hw)
-    master = catalog.convention("master_weight_bytes") if e < 4 and job.master_weights else 0
-    state = (e + e + master + optimizer_bytes_per_param(job, catalog.convention)) * n_train
+    if job.method == "full":
+        per_param = state_bytes(job, framework_of(job, catalog), catalog.convention).total
+    else:
+        e = _element_bytes(job)
+        per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
+    state = per_param * n_train
     if job.parallel.zero >= 1:
         state /= data_parallel(job, hw)
     return rates.time(0.0, 2 * state, "memory")
+
+
+def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: float, notes: list[str]) -> float:
+    """PCIe time of what lives in CPU memory, per step, at the host-device copy rate of the GPU's
+    PCIe link: gradients down and updated 16-bit parameters up (optimizer offload), parameter
+    shards up for forward and backward and gradients down each micro-batch (parameter offload),
+    saved activations down and back each micro-batch, overlapped with its compute (activations)."""
+    if not job.offload:
+        return 0.0
+    gpu = hw.gpu
+    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    rate = link.achieved_bandwidth
+    n_train, stage_total = _trainable_params(job, hw)
+    dp, m = data_parallel(job, hw), job.grad_accumulation(hw.count)
+    shard = 1 / dp if job.parallel.zero >= 2 else 1.0
+    e = _element_bytes(job)
+    seconds = 0.0
+    if "optimizer" in job.offload or "params" in job.offload:
+        seconds += n_train * shard * (DTYPE_BYTES["fp32"] + e) / rate
+    if "params" in job.offload:
+        seconds += m * (2 * stage_total / dp * e + n_train / dp * DTYPE_BYTES["fp32"]) / rate
+    if "activations" in job.offload:
+        acts = training_memory(replace(job, offload=()), hw, catalog).per_gpu.detail.get("layer_activations", 0.0)
+        seconds += m * max(0.0, 2 * acts / rate - per_mb)
+    notes.append(
+        f"CPU offload ({', '.join(job.offload)}): transfers at {rate / 1e9:.0f} GB/s host-device copy "
+        f"[{link.name}]; the CPU optimizer step itself is not timed"
+    )
+    return seconds
 
 
 def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: float, catalog: Catalog) -> str:
@@ -322,27 +433,46 @@ def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: flo
     return max(work.kinds, key=lambda k: work.kinds[k])
 
 
+def _fp8_attention(rates: Rates, catalog: Catalog, notes: list[str]) -> Rates:
+    """Transformer Engine runs the GEMMs in FP8 and attention in bf16: attention at the bf16 rate."""
+    bf16 = rates.gpu.peak_flops.get("bf16")
+    if not bf16:
+        return rates
+    notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate (Transformer Engine)")
+    return replace(rates, attention=min(rates.attention, bf16 * catalog.convention("attention_efficiency")))
+
+
 def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:
     """Step seconds as the sum of named terms (compute, tensor-parallel and data-parallel
     communication, pipeline bubble and p2p, optimizer step), or the data pipeline's pace."""
     notes: list[str] = list(rates.notes) + list(topo.notes)
+    if job.precision == "fp8":
+        rates = _fp8_attention(rates, catalog, notes)
     describe = _transformer_work if isinstance(job.model, TransformerArch) else _generic_work
     work = describe(job, hw, rates, topo, catalog, notes)
-    framework = _framework_efficiency(catalog, notes)
+    framework = _framework_efficiency(framework_of(job, catalog), notes)
     per_mb = work.compute / framework
     m, pp = job.grad_accumulation(hw.count), job.parallel.pp
     terms: dict[str, float] = {"compute": m * per_mb}
     if work.tensor_parallel:
         terms["tensor_parallel_comm"] = m * work.tensor_parallel
+    if work.context_parallel:
+        terms["context_parallel_comm"] = m * work.context_parallel
+    if work.expert_parallel:
+        terms["expert_parallel_comm"] = m * work.expert_parallel
     if pp > 1:
-        terms["pipeline_bubble"] = _pipeline_bubble(pp, m, per_mb + work.tensor_parallel, notes)
-        terms["pipeline_p2p"] = (m + pp - 1) * work.pipeline_p2p
+        vpp = job.parallel.vpp
+        terms["pipeline_bubble"] = _pipeline_bubble(pp, m, vpp, per_mb + work.tensor_parallel, notes)
+        terms["pipeline_p2p"] = (m * vpp + pp - 1) * work.pipeline_p2p  # vpp sends per micro-batch
     dp_exposed = _data_parallel_comm(job, hw, topo, catalog, work, (per_mb, work.layer_backward / framework), notes)
     if dp_exposed is not None:
         terms["data_parallel_comm"] = dp_exposed
     terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog)
+    if job.offload:
+        terms["cpu_offload_transfers"] = _offload_seconds(job, hw, catalog, per_mb, notes)
     step = sum(terms.values())
-    exposed_comm = terms.get("tensor_parallel_comm", 0.0) + terms.get("pipeline_p2p", 0.0) + (dp_exposed or 0.0)
+    comm_terms = ("tensor_parallel_comm", "context_parallel_comm", "expert_parallel_comm", "pipeline_p2p")
+    exposed_comm = sum(terms.get(k, 0.0) for k in comm_terms) + (dp_exposed or 0.0)
     bottleneck = _bottleneck(work, terms, exposed_comm, catalog)
     global_batch = _global_batch(job, hw)
     if job.data is not None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
-from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.rates import Rates
@@ -242,9 +241,7 @@ class CostBound:
 
 def cost_bound(cat: Catalog, prune_cost: bool) -> CostBound:
     """The bound with the catalog's framework factor (1.0 where the catalog names none)."""
-    try:
-        framework = float(cat.convention("training_framework_efficiency"))
-    except (KeyError, LookupError, GpuwiseError):
-        framework = 1.0
+    # the fastest framework profile (scripts/fit_efficiency.py fits one efficiency per stack)
+    framework = max((p.efficiency for p in cat.frameworks.values()), default=1.0)
     # frameworks are fitted per stack: the bound allows one faster than the catalog's median factor
     return CostBound(prune_cost, min(1.0, framework / cat.convention("plan_bound_rate_slack")))

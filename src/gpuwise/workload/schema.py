@@ -313,6 +313,15 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_DEGREE,
     )
+    vpp: int | None = _f(
+        "Interleaved pipeline: virtual stages per GPU (shrinks the bubble by this factor).",
+        example=2,
+        applies="training",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_DEGREE,
+    )
     ep: int | None = _f(
         "Expert-parallel degree (MoE experts split over data-parallel ranks).",
         example=1,

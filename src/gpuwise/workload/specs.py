@@ -76,6 +76,7 @@ class Parallelism:
     sequence_parallel: bool = True
     cp: int = 1
     ep: int = 1
+    vpp: int = 1  # virtual pipeline stages per GPU (Megatron's interleaved 1F1B schedule)
 
     @property
     def model_parallel(self) -> int:
