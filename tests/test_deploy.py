@@ -27,6 +27,7 @@ from gpuwise.catalog import load_catalog
 from gpuwise.cli.deploy_cmd import register
 from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.deploy.common import DeployOptions, make, split_reasons, why
+from gpuwise.deploy.inference import growth_replicas
 from gpuwise.deploy.manifests import candidate_manifests, plan_manifests
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.pools import RECLAIMER_SCRIPT, plan_from_file, plan_pools, plan_pools_file, pool_manifests
@@ -126,10 +127,10 @@ def test_inference_manifest_follows_the_plan():
     trig = so["triggers"][0]
     assert trig["type"] == "prometheus"
     assert float(trig["metadata"]["threshold"]) == pytest.approx(c.serving["capacity_rps_per_replica"], rel=1e-3)
-    assert so["maxReplicaCount"] == 8  # the growth check: 3x users need 8 replicas
+    assert so["maxReplicaCount"] == growth_replicas(c) > c.replicas  # what the growth check asks for (3x users)
     # every non-default value carries its reason into the written YAML
     text = dump(bundle.find("Deployment")[0])
-    assert "# the plan's tensor parallelism" in text and "# the plan's 3 replica(s)" in text
+    assert "# the plan's tensor parallelism" in text and f"# the plan's {c.replicas} replica(s)" in text
 
 
 def test_triton_for_non_llm_models():
@@ -371,7 +372,7 @@ def test_pool_planner_on_the_example():
     serve_plan = next(w for w in inference.workloads).chosen
     assert train.gpus == train_plan.gpus and train.gpu.id == train_plan.est.hardware.gpu.id
     assert inference.gpus == serve_plan.gpus
-    assert inference.headroom_gpus == 8 - serve_plan.replicas  # the growth check's 8 replicas
+    assert inference.headroom_gpus == growth_replicas(serve_plan) - serve_plan.replicas  # the growth check's replicas
     assert dev.gpu.id == "h100-sxm" and dev.sharing["mode"] == "mig"
     assert dev.gpus == 4  # ceil(10 engineers / 3 per GPU)
     assert dev.sharing["per_gpu"] * dev.gpus >= 10

@@ -266,7 +266,7 @@ def _vllm_args(work: InferenceJob, source: str, src_why: str, batch: int, util: 
         why(f"--model={source}", src_why),
         why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id"),
         why(f"--tensor-parallel-size={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
-        why(f"--max-num-seqs={batch}", "the plan's batch: the largest whose latency leaves room for queueing"),
+        why(f"--max-num-seqs={batch}", "the plan's batch: the cheapest the serving search found"),
         why(
             f"--max-model-len={work.input_tokens + work.output_tokens}",
             f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
