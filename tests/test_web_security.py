@@ -382,3 +382,20 @@ def test_the_schema_documents_every_status_an_api_route_answers():
             takes_input = bool(op.get("parameters") or op.get("requestBody"))
             assert ("422" in statuses) == takes_input, (method, path)
             assert op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
+
+
+def test_a_client_gone_before_its_body_is_not_answered():
+    sent: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the route must not run")
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "path": "/api/plan", "headers": [(b"host", b"localhost")], "query_string": b""}
+    asyncio.run(Guard(app, WebSettings())(scope, receive, send))
+    assert sent == []

@@ -63,6 +63,10 @@ WORDS = {
     "seq": "sequence",
     "dtype": "dtype",
 }
+# the schema's help where a page differs from the CLI (a browser never names a server path)
+WEB_HELP = {
+    "model": "Catalog id (GET /api/models lists them); a model of your own: upload its config.json on the plan page."
+}
 # what a page shows before anything is submitted
 PLAN_DEFAULTS = {"model": "llama-2-7b", "task": "finetune", "method": "qlora", "tokens": "20M", "deadline": "24h"}
 ESTIMATE_DEFAULTS = {"model": "llama-2-7b", "task": "finetune", "method": "qlora", "gpu": "a10"}
@@ -108,7 +112,7 @@ class FormField:
     @property
     def hint(self) -> str:
         default = f" Default: {self.info.default_doc}." if self.info.default_doc else ""
-        return self.info.help + default
+        return WEB_HELP.get(self.info.name, self.info.help) + default
 
 
 def _widget(info: FieldInfo) -> str:

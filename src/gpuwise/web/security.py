@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -108,7 +108,7 @@ def _presented(scope: Scope) -> str:
     cookie: SimpleCookie = SimpleCookie()
     try:
         cookie.load(_header(scope, b"cookie"))
-    except Exception:  # a malformed cookie header is no token, not an error
+    except CookieError:  # a malformed cookie header is no token, not an error
         return ""
     morsel = cookie.get(COOKIE)
     return morsel.value if morsel is not None else ""
@@ -120,6 +120,10 @@ class BodyError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ClientGone(Exception):
+    """The client disconnected before its body was read."""
 
 
 class Guard:
@@ -144,6 +148,8 @@ class Guard:
             body = await self._read_body(scope, receive)
         except BodyError as exc:
             await _answer(send, scope, exc.status, str(exc))
+            return
+        except ClientGone:
             return
         await self.app(scope, _replay(body, receive), send)
 
@@ -187,7 +193,7 @@ class Guard:
             except TimeoutError:
                 raise BodyError(408, "the request body arrived too slowly") from None
             if message["type"] != "http.request":
-                return b"".join(chunks)  # the client went away; the route sees an empty body
+                raise ClientGone  # nobody is left to answer
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
