@@ -298,3 +298,34 @@ def test_rollout_module_store_functions_round_trip(tmp_path):
         st = rollout.rollout_status(s)
     assert st.rollout.id == rid and st.hosts[0].state == "upgraded" and st.counts == {"pending": 1, "upgraded": 1}
     assert st.headline == f"roll-out {rid}: cuda 12.8: 0 of 2 hosts done"
+
+
+def test_fleet_view_acceptance_spread_and_drift(tmp_path):
+    """Three H100 hosts measured at 7.9, 7.8 and 6.0e14 FLOP/s (matmul best bf16): median 7.8e14,
+    spread (7.9 - 6.0) / 7.8 = 24.4 %, and the third at 6.0 / 7.8 = 76.9 % drifts (tolerance 10 %)."""
+    from gpuwise.bench.result import HostFacts, Measurement
+    from gpuwise.ops.fleet_view import fleet_view, render_text
+    from gpuwise.store import open_store
+    from gpuwise.store.schema import cards as cards_table
+
+    with open_store(f"sqlite:///{tmp_path / 's.db'}") as s:
+        for host, value in (("h1", 7.9e14), ("h2", 7.8e14), ("h3", 6.0e14)):
+            row = {k: v for k, v in card(host, 0).as_dict().items() if k not in ("first_seen", "last_seen")}
+            s.transaction(
+                lambda conn, row=row: conn.execute(cards_table.insert().values(**row, first_seen=T0, last_seen=T0))
+            )
+            facts = HostFacts(host, "cpu", 2, "cuda", gpu_id="h100-sxm", gpu_count=1)
+            s.save_run(
+                facts, [Measurement("matmul", "best", value, "FLOP/s", {"dtype": "bf16"})], "gpuwise bench", False
+            )
+        s.save_run(HostFacts("h3", "cpu", 2, "cuda"), [Measurement("matmul", "best", 1.0, "FLOP/s", {"dtype": "bf16"})],
+                   "gpuwise bench --quick", True)  # fmt: skip  # a quick run is no acceptance measurement
+        view = fleet_view(s)
+    (group,) = view["groups"]
+    assert group["pool"] == "default" and group["model"] == "h100-sxm" and group["hosts"] == ["h1", "h2", "h3"]
+    (spread,) = group["acceptance"]
+    assert spread["check"] == "matmul best bf16" and spread["median"] == 7.8e14
+    assert spread["spread"] == pytest.approx((7.9 - 6.0) / 7.8)
+    (drift,) = group["drifting"]
+    assert drift["host"] == "h3" and drift["ratio"] == pytest.approx(6.0 / 7.8)
+    assert "DRIFT h3: matmul best bf16 at 77% of the median" in render_text(view)

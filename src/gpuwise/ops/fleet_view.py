@@ -68,13 +68,17 @@ def _acceptance(values: dict[str, dict[str, float]], hosts: list[str], tolerance
 
 
 def fleet_view(store: Any, *, tolerance: float = 0.1) -> dict[str, Any]:
-    """Per (pool, GPU model): hosts, cards, versions, acceptance spread, drift; then the roll-outs."""
+    """Per (pool, GPU model): hosts, cards, versions, acceptance spread, drift and where the newest
+    roll-out stands on its hosts; then every roll-out's headline."""
     cards = [c for c in list_cards(store) if c.status != "retired" and c.host]
     pools = _pools(store)
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for c in cards:
         groups[(pools.get(str(c.host), DEFAULT_POOL), c.catalog_id or c.model or "unknown")].append(c)
     values = _latest_per_host(store, {str(c.host) for c in cards})
+    found = list_rollouts(store)
+    newest = rollout_status(store, found[-1].id) if found else None
+    states = {h.host: h.state for h in newest.hosts} if newest else {}
     rows = []
     for (pool, model), mine in sorted(groups.items()):
         hosts = sorted({str(c.host) for c in mine})
@@ -91,10 +95,13 @@ def fleet_view(store: Any, *, tolerance: float = 0.1) -> dict[str, Any]:
                 "vbios": dict(sorted(Counter(str(c.vbios) for c in mine if c.vbios).items())),
                 "acceptance": spread,
                 "drifting": drifting,
+                "rollout": None
+                if newest is None
+                else {"id": newest.rollout.id, "states": {h: states[h] for h in hosts if h in states}},
             }
         )
     rollouts = []
-    for r in list_rollouts(store):
+    for r in found:
         st = rollout_status(store, r.id)
         rollouts.append({"id": r.id, "target": f"{r.kind} {r.version}", "headline": st.headline, "counts": st.counts})
     return {"tolerance": tolerance, "groups": rows, "rollouts": rollouts}
@@ -118,6 +125,9 @@ def render_text(view: dict[str, Any]) -> str:
             lines.append(f"  DRIFT {d['host']}: {d['check']} at {d['ratio']:.0%} of the median")
         if not g["acceptance"]:
             lines.append("  no acceptance benchmark stored yet (gpuwise bench all on its hosts)")
+        if g["rollout"] and g["rollout"]["states"]:
+            states = ", ".join(f"{h} {st}" for h, st in g["rollout"]["states"].items())
+            lines.append(f"  roll-out {g['rollout']['id']}: {states}")
     if not view["groups"]:
         lines.append("no card in the fleet store: gpuwise fleet scan on each host")
     lines += [r["headline"] for r in view["rollouts"]]

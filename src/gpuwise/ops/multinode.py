@@ -81,6 +81,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     world, local = int(os.environ.get("WORLD_SIZE", "0")), int(os.environ.get("LOCAL_WORLD_SIZE", "0"))
     if world < 1 or local < 1:
         raise UsageError("run under torchrun: WORLD_SIZE and LOCAL_WORLD_SIZE are not set")
+    if world < 2:
+        raise UsageError("an all-reduce needs two ranks or more (torchrun --nproc-per-node / --nnodes)")
     device = a.device or _default_device()
     measurements = allreduce(device=device, quick=a.quick)
     if int(os.environ.get("RANK", "0")) != 0:
