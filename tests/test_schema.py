@@ -120,7 +120,7 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     assert json.loads(out) == by_flags
 
     body = {"workload": work, **other}
-    answer = TestClient(create_app()).post("/api/estimate", json=body)
+    answer = TestClient(create_app(), base_url="http://127.0.0.1").post("/api/estimate", json=body)
     assert answer.status_code == 200, answer.text
     assert answer.json() == json.loads(json.dumps(by_flags, default=str))
 
