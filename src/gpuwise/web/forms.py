@@ -19,7 +19,7 @@ TARGET_FIELDS = names("target")
 REQUIREMENT_FIELDS = names("target", "plan")
 # the latency-target shorthand both pages show: one percentile select and one number of ms
 SHORTHAND = ("percentile", "target_ms")
-PERCENTILES = ("95", "99")
+PERCENTILES = ("50", "90", "95", "99")
 # fields that do not apply to the other task (a form keeps the values of hidden inputs)
 TRAINING_ONLY = applying("training", *SECTIONS)
 SERVING_ONLY = (*applying("inference", *SECTIONS), *SHORTHAND)
@@ -155,7 +155,7 @@ def form_sections(sections: Iterable[str]) -> list[Section]:
     """Every field of the sections, in schema order, split into shown-first and "more"."""
     out = []
     for s in sections:
-        all_ = [FormField(f, _widget(f)) for f in fields(s)]
+        all_ = [FormField(f, _widget(f)) for f in fields(s) if f.name not in SHORTHAND]  # the shorthand shows those
         out.append(
             Section(s, tuple(f for f in all_ if f.name in PRIMARY), tuple(f for f in all_ if f.name not in PRIMARY))
         )
@@ -195,7 +195,9 @@ def _target(form: Mapping[str, str]) -> dict[str, Any]:
     """The serving target: the schema's fields, and the shorthand (P95/P99 select + ms) over them."""
     out = typed({k: v for k, v in form.items() if k in TARGET_FIELDS})
     if form.get("target_ms") and form.get("percentile") in PERCENTILES:
-        out[f"p{form['percentile']}_ms"] = form["target_ms"]
+        out["e2e_ms"] = form["target_ms"]
+    elif "p95_ms" in out or "p99_ms" in out:
+        out.pop("percentile", None)  # the aliases carry their own percentile
     return out
 
 
