@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
+from datetime import date
+from pathlib import Path
 from typing import Any
 
-from gpuwise.catalog import load_catalog
+from gpuwise.catalog import Catalog, load_catalog
+from gpuwise.catalog.schema import Offer
 from gpuwise.errors import UsageError
-from gpuwise.estimate.cost import CostParams
+from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, rent_quote
+from gpuwise.estimate.offers import Market, flip_note, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.plan import PlanResult, plan
@@ -44,9 +49,67 @@ def make_plan(
         raise UsageError("--qps and latency targets apply to serving workloads (--task inference)")
     if isinstance(base, TrainingJob) and req.deadline_seconds and not (base.tokens or base.samples):
         raise UsageError("a deadline needs the amount of training: --tokens or --samples")
-    result = plan([w for w, _ in variants], req, cat, CostParams.from_catalog(cat, costs), calibrations)
+    if req.pricing == "spot" and not isinstance(base, TrainingJob):
+        raise UsageError(
+            "--pricing spot: spot capacity can be reclaimed at any time; it prices checkpointed training, not serving"
+        )
+    params = CostParams.from_catalog(cat, costs, plan_market(cat, req.prices, req.providers, req.exclude_providers))
+    result = plan([w for w, _ in variants], req, cat, params, calibrations)
     _attach_commands(result, variants, requirements)
+    attach_offers(result, params)
     return result
+
+
+# ----- prices: the offers behind every rental price ---------------------------------------------
+def user_prices_file() -> Path:
+    """$XDG_CONFIG_HOME/gpuwise/prices.yaml (~/.config/gpuwise/prices.yaml): a team's standing rates."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "gpuwise" / "prices.yaml"
+
+
+def own_offers(path: str | Path | None = None) -> tuple[Offer, ...]:
+    """The user config file's offers, then `path`'s on top (each validated; a bad one is a clear error)."""
+    from gpuwise.catalog.loader import parse_offers
+    from gpuwise.estimate.offers import merge_offers
+    from gpuwise.files import read_yaml
+
+    found: tuple[Offer, ...] = ()
+    for p in (user_prices_file(), path):
+        if p is None or (p == user_prices_file() and not Path(p).is_file()):
+            continue
+        found = merge_offers(found, parse_offers(read_yaml(p), str(p)))
+    return found
+
+
+def plan_market(
+    cat: Catalog, prices: str | Path | None = None, providers: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> Market:
+    """The catalog's offers with the team's own, restricted to the providers asked for, as of today."""
+    return market_from_catalog(cat, date.today(), own_offers(prices), providers, exclude)
+
+
+def attach_offers(result: PlanResult, params: CostParams) -> None:
+    """Name the offer behind each candidate's price and give its costs in --currency; note when the
+    ranking of the two best GPU types could flip within the spread of current offers."""
+    req = result.requirements
+    quotes = {}
+    for c in result.candidates:
+        q = None if req.pricing == "owned" else rent_quote(c.est.hardware, req.pricing, params)
+        quotes[id(c)] = q
+        hourly = None if c.usd_per_hour is None else c.usd_per_hour * c.replicas
+        run = c.cost if c.est.training is not None and c.hours is not None and c.owned_usd is None else None
+        c.price_detail = {
+            "offer": None if q is None else q.as_dict(),
+            "currency": money(
+                req.fx, per_hour=hourly, per_month=None if hourly is None else hourly * HOURS_PER_MONTH, run=run
+            ),
+        }
+    flip = flip_note([(c, quotes[id(c)]) for c in result.candidates if c.ok and c.cost is not None])
+    if flip:
+        result.notes.append(flip)
+    stale = sorted({q.offer.instance for q in quotes.values() if q is not None and q.stale})
+    if stale:
+        result.notes.append(f"prices older than 12 months or undated (re-check): {', '.join(stale)}")
 
 
 def _attach_commands(

@@ -343,6 +343,8 @@ def plan_view(result: Any, top: int) -> None:
         console.print(Text("Chosen: " + chosen.label, style="bold green"))
         for reason in chosen.why:
             console.print(f"  • {reason}")
+        for line in offer_lines(chosen.as_dict()):
+            console.print(Text(f"  {line}", style="cyan"))
         if chosen.growth and not chosen.growth["holds"]:
             console.print(Text(f"  ! upgrade path: {chosen.growth['upgrade_path']}", style="yellow"))
     else:
@@ -355,35 +357,67 @@ def plan_view(result: Any, top: int) -> None:
         console.print(Text(note, style="dim"))
 
 
-def tco_view(rows: list[dict[str, Any]], params: Any) -> None:
-    t = Table(title=f"Buy vs rent over {rows[0]['years']:g} years (USD)", header_style="bold", show_edge=False)
-    for col in (
+def offer_lines(d: dict[str, Any]) -> list[str]:
+    """The offer behind a candidate's price and its costs in --currency (with the rate and date)."""
+    from gpuwise.estimate.offers import describe_money, describe_offer
+
+    lines = []
+    if d.get("offer"):
+        lines.append("priced from: " + describe_offer(d["offer"]))
+    money = describe_money(d.get("currency") or {})
+    if money:
+        lines.append(money)
+    return lines
+
+
+def _amount(value: float | None, fx: Any) -> str:
+    """USD, or the amount converted at `fx` (an FxRate) with the currency's code."""
+    if value is None:
+        return "—"
+    if fx is None:
+        return fmt_usd(value)
+    return f"{value * fx.per_usd:,.0f} {fx.currency}"
+
+
+def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
+    """Buy against rent (on-demand, 1- and 3-year commitments) with the offer behind each rent total."""
+    code = "USD" if fx is None else fx.currency
+    t = Table(title=f"Buy vs rent over {rows[0]['years']:g} years ({code})", header_style="bold", show_edge=False)
+    cols = (
         "configuration",
         "capex",
         "opex/year",
         "own total",
-        "own $/h",
+        "own /h",
         "on-demand",
-        "reserved",
-        "spot",
+        "1y commit",
+        "3y commit",
         "cheapest",
-    ):
+    )
+    for col in cols:
         t.add_column(col, justify="left" if col in ("configuration", "cheapest") else "right")
     for r in rows:
         own = r["owned"]
         rent = r["rent_total_usd"]
         t.add_row(
             f"{r['count']}x {r['gpu']}",
-            fmt_usd(own and own["capex_usd"]),
-            fmt_usd(own and own["opex_usd_per_year"]),
-            fmt_usd(own and own["total_usd"]),
-            fmt_usd(own and own["usd_per_hour"]),
-            fmt_usd(rent["on-demand"]),
-            fmt_usd(rent["reserved"]),
-            fmt_usd(rent["spot"]),
+            *(_amount(own and own[k], fx) for k in ("capex_usd", "opex_usd_per_year", "total_usd")),
+            "—" if not own else (f"{own['usd_per_hour'] * (fx.per_usd if fx else 1):,.2f}"),
+            *(_amount(rent.get(k), fx) for k in ("on-demand", "1y", "3y")),
             str(r["cheapest"]),
         )
     console.print(t)
+    for r in rows:
+        for model, q in (r.get("offers") or {}).items():
+            from gpuwise.estimate.offers import describe_offer
+
+            line = describe_offer(q) if q else (r.get("why_no_rent") or {}).get(model, "no offer")
+            console.print(Text(f"  {r['count']}x {r['gpu']} {model}: {line}", style="dim"))
+    spot = next((r["why_no_rent"].get("spot") for r in rows if r.get("why_no_rent")), None)
+    if spot:
+        console.print(Text(f"  spot: {spot}", style="dim"))
+    if fx is not None:
+        console.print(Text(f"{fx.per_usd:g} {fx.currency} per USD on {fx.date} (source {fx.source})", style="bold"))
     console.print(
         Text(
             f"Power {params.electricity_usd_per_kwh:g} $/kWh x PUE {params.pue:g}, GPUs at {params.gpu_utilization:.0%} of TDP, "

@@ -137,6 +137,7 @@ def _per_million_tokens(c: Candidate) -> float | None:
         return c.usd_per_hour / (c.est.training.tokens_per_second * 3600) * 1e6
     inf = c.est.inference
     if inf and inf.tokens_per_second:
+        d.update(self.price_detail or {})  # "offer" and "currency"
         return c.usd_per_hour / (inf.tokens_per_second * 3600) * 1e6
     return None
 
@@ -238,6 +239,8 @@ def _meets_training(c: Candidate, req: Requirements) -> None:
     if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
         c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     est = c.est
+    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
+        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
