@@ -56,6 +56,9 @@ TEXT = [
     "true",
     "1e308",
     "-0",
+    "h100-sxm:0",
+    "h100-sxm:1e9",
+    "a10:0",
 ]
 NUMBERS = ["0", "1", "2", "0.5", "3", "10", "1e9", "1e308", "-5", "nan", "inf", "-inf", "9" * 400, "1e-300", "abc"]
 
@@ -200,17 +203,25 @@ class Gen:
 
     def __init__(self, rng: random.Random, db: str, files: list[Path], work: Path) -> None:
         self.rng, self.db, self.files, self.work = rng, db, files, work
-        self.replays = sorted(HOSTS.glob("*.json")) + [p for p in files if p.name.startswith("replay-")]
+        self.calm = False  # True: this invocation draws plausible values only (the working paths)
+        self.replays = sorted(HOSTS.glob("*.json"))  # the corpus's broken replays come as the hostile files
         self.plans = sorted(EXAMPLES.glob("*.yaml"))
 
     def pick(self, *options: Any) -> Any:
-        return self.rng.choice(options)
+        """One of `options`; the ones before a TEXT splat are plausible, drawn 70 % of the time."""
+        plausible = [o for o in options if o not in TEXT]
+        hostile = [o for o in options if o in TEXT]
+        if plausible and (not hostile or self.calm or self.rng.random() < 0.7):
+            return self.rng.choice(plausible)
+        return self.rng.choice(hostile)
 
     def number(self, plausible: list[str]) -> str:
-        return self.rng.choice(plausible) if self.rng.random() < 0.5 else self.rng.choice(NUMBERS + TEXT)
+        if self.calm or self.rng.random() < 0.7:
+            return self.rng.choice(plausible)
+        return self.rng.choice(NUMBERS + TEXT)
 
     def file(self, plausible: list[Path]) -> str:
-        if plausible and self.rng.random() < 0.4:
+        if plausible and (self.calm or self.rng.random() < 0.6):
             return str(self.rng.choice(plausible))
         return str(self.rng.choice([*self.files, self.work / "missing.json", Path("/dev/null"), Path("x" * 5000)]))
 
@@ -250,9 +261,9 @@ class Gen:
             ("--tp", ["1", "2", "8"]),
             ("--decode-ms", ["20", "inf"]),
         ):
-            if self.maybe(0.25):
+            if self.maybe(0.15):
                 args += [flag, self.number(plausible)]
-        if self.maybe(0.2):
+        if self.maybe(0.1):
             args += ["-f", self.file(self.plans)]
         return args
 
@@ -273,7 +284,7 @@ class Gen:
             args += ["--years", self.number(["1", "3", "5"])]
         if self.maybe():
             args += ["--busy", self.number(["0.5", "1"])]
-        if self.maybe(0.3):
+        if self.maybe(0.3) and not self.calm:
             args += ["--costs", self.file([p for p in self.files if p.name.startswith("costs-")])]
         return [*args, *(["--json"] if self.maybe(0.7) else [])]
 
@@ -308,9 +319,9 @@ class Gen:
                 *args[2:],
             ]
         else:
-            if self.maybe():
+            if self.maybe() and not self.calm:
                 args += ["--rules", self.file([p for p in self.files if p.name.startswith("rules-")])]
-            if self.maybe(0.3):
+            if self.maybe(0.3) and not self.calm:
                 args += ["--acceptance", self.file([p for p in self.files if p.name.startswith("acceptance-")])]
         return [*args, *(["--json"] if self.maybe(0.7) else [])]
 
@@ -346,7 +357,7 @@ class Gen:
         return [*args, *(["--json"] if self.maybe(0.6) else [])]
 
     def bench(self) -> list[str]:
-        results = [p for p in self.files if p.name.startswith("results-")]
+        results = [HOSTILE / "results-good.json"]
         if self.maybe(0.1):
             return ["bench", self.pick("nosuchbench", *TEXT), "--no-store"]
         args = ["bench", "accept", "--results", self.file(results), "--baseline"]
@@ -433,8 +444,8 @@ def edge_cases(db: str, files: list[Path]) -> list[list[str]]:
     return cases
 
 
-def run(count: int, seed: int, db: str | None, timeout: float, quiet: bool = False) -> Tally:
-    """`count` random invocations, then the edge-case corpus; a tally of what went wrong."""
+def run(count: int, seed: int, db: str | None, timeout: float, quiet: bool = False, corpus: bool = True) -> Tally:
+    """`count` random invocations, then (with `corpus`) the edge-case corpus; a tally of what went wrong."""
     rng = random.Random(seed)
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="gpuwise-fuzz-") as tmp:
@@ -445,10 +456,11 @@ def run(count: int, seed: int, db: str | None, timeout: float, quiet: bool = Fal
         names, weights = list(WEIGHTS), list(WEIGHTS.values())
         start = time.monotonic()
         for i in range(count):
+            gen.calm = rng.random() < 0.4
             record(tally, getattr(gen, rng.choices(names, weights)[0])(), timeout)
             if not quiet and (i + 1) % 250 == 0:
                 print(f"  {i + 1} invocations, {time.monotonic() - start:.0f} s", file=sys.__stderr__, flush=True)
-        for args in edge_cases(url, files):
+        for args in edge_cases(url, files) if corpus else []:
             record(tally, args, timeout)
     return tally
 
