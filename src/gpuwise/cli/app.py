@@ -211,26 +211,36 @@ def tco(
     years: Annotated[float, typer.Option(help="Horizon in years.")] = 3.0,
     busy: Annotated[float, typer.Option(help="Fraction of the time the GPUs would be rented (0-1].")] = 1.0,
     costs: Annotated[Path | None, typer.Option(help="YAML overriding cost parameters (see costs.yaml).")] = None,
+    currency: Annotated[str, typer.Option(help="USD, or CNY/EUR at the dated rate in offers.yaml.")] = "USD",
+    providers: Annotated[str | None, typer.Option(help="Rent only from these providers, e.g. aws,lambda.")] = None,
+    exclude_providers: Annotated[str | None, typer.Option(help="Never rent from these providers.")] = None,
+    prices: Annotated[Path | None, typer.Option(help="A team's own offers (YAML `offers:` list).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Buy versus rent, side by side, over N years."""
+    """Buy versus rent, side by side, over N years; every rent total names its offer."""
+    from gpuwise.api import plan_market
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate.cost import CostParams, compare
+    from gpuwise.estimate.offers import fx_rate, money
     from gpuwise.files import read_yaml
     from gpuwise.workload import build_hardware
 
     cat = load_catalog()
+    fx = fx_rate(cat.fx, currency)
     overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
-    params = CostParams.from_catalog(cat, overrides)
+    market = plan_market(cat, prices, [providers or ""], [exclude_providers or ""])
+    params = CostParams.from_catalog(cat, overrides, market)
     rows = [compare(build_hardware(g, cat), years, params, busy).as_dict() for g in gpu]
+    for r in rows:
+        r["currency"] = money(fx, **{f"rent_{k}": v for k, v in r["rent_total_usd"].items()})
+        r["currency"]["own_total"] = money(fx, t=(r["owned"] or {}).get("total_usd"))["t"]
     if as_json:
-        _print_json(
-            {"parameters": {k: getattr(params, k) for k in params.__dataclass_fields__}, "configurations": rows}
-        )
+        parameters = {k: getattr(params, k) for k in params.__dataclass_fields__ if k != "market"}
+        _print_json({"parameters": parameters, "currency": money(fx), "configurations": rows})
         return
     from gpuwise.cli.render import tco_view
 
-    tco_view(rows, params)
+    tco_view(rows, params, fx)
 
 
 @app.command()

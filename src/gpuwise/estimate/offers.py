@@ -123,14 +123,7 @@ class Quote:
         return self.instances * self.offer.gpus_per_instance
 
     def describe(self) -> str:
-        """'2 x p5.48xlarge (aws, us-east-1, on-demand, 2026-11-09, source ...)' for people."""
-        o = self.offer
-        tail = " · STALE or undated: no offer dated within 12 months fits, re-check" if self.stale else ""
-        who = "your prices" if self.own else f"source {o.source}"
-        return (
-            f"{self.instances} x {o.instance} ({o.gpus_per_instance} GPU) from {o.provider}, {o.region}, "
-            f"{o.price_model}, {o.price_per_hour:,.2f} {o.currency}/h on {o.date}, {who}{tail}"
-        )
+        return describe_offer(self.as_dict())
 
     def as_dict(self) -> dict[str, Any]:
         o = self.offer
@@ -153,6 +146,30 @@ class Quote:
             "spread_usd_per_gpu_hour": [self.low_usd_per_gpu_hour, self.high_usd_per_gpu_hour],
             "offers_compared": self.compared,
         }
+
+
+def describe_offer(q: Mapping[str, Any]) -> str:
+    """'2 x p5.48xlarge (8 GPU) from aws, us-east-1, on-demand, 55.04 USD/h on 2026-11-09, source ...'
+    from a quote's dict (what JSON, the CLI and reports share)."""
+    tail = " · STALE or undated: no offer dated within 12 months fits, re-check" if q.get("stale") else ""
+    who = "your prices" if q.get("own") else f"source {q['source']}"
+    return (
+        f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}, {q['region']}, "
+        f"{q['price_model']}, {q['price']:,.2f} {q['currency']}/h on {q['date']}, {who}{tail}"
+    )
+
+
+def describe_money(m: Mapping[str, Any]) -> str | None:
+    """'in CNY: 10.20/hour, 7,450.00/month, 8.69 for the run (6.7982 CNY per USD on 2026-06-26, source ...)'; None for USD."""
+    if m.get("code", "USD") == "USD":
+        return None
+    parts = [
+        f"{m[key]:,.2f}{label}"
+        for key, label in (("per_hour", "/hour"), ("per_month", "/month"), ("run", " for the run"))
+        if m.get(key) is not None
+    ]
+    shown = ", ".join(parts) or "no price"
+    return f"in {m['code']}: {shown} ({m['per_usd']:g} {m['code']} per USD on {m['date']}, source {m['source']})"
 
 
 @dataclass(frozen=True)
@@ -320,3 +337,44 @@ def market_from_catalog(
     """The catalog's offers (with a team's own), its exchange rates and the sources of unknown date."""
     undated = {sid for sid, src in catalog.offer_sources.items() if src.date_basis == "accessed"}
     return Market.build(catalog.offers, catalog.fx, today, own, providers, exclude, regions, undated)
+
+
+def money(fx: FxRate | None, **usd: float | None) -> dict[str, Any]:
+    """USD amounts in the rate's currency, with the rate, its date and source (USD: as is)."""
+    out: dict[str, Any] = {
+        "code": "USD" if fx is None else fx.currency,
+        "per_usd": 1.0 if fx is None else fx.per_usd,
+        "date": None if fx is None else fx.date,
+        "source": None if fx is None else fx.source,
+    }
+    out.update({k: convert(v, fx) for k, v in usd.items()})
+    return out
+
+
+def rate_line(fx: FxRate | None) -> str | None:
+    """'costs in CNY at 6.7982 CNY per USD (2026-06-26, source ...)' for every cost output."""
+    if fx is None:
+        return None
+    return f"costs in {fx.currency} at {fx.per_usd:g} {fx.currency} per USD ({fx.date}, source {fx.source})"
+
+
+def flip_note(ranked: Sequence[tuple[Any, Quote | None]]) -> str | None:
+    """When the best candidate, priced at the dearest of its current offers, costs more than the
+    best candidate of another GPU type at its cheapest: the ranking depends on which offer you get.
+    `ranked`: (candidate with .cost, .label and .est.hardware.gpu.id, its quote), best first."""
+    if not ranked or ranked[0][1] is None:
+        return None
+    first, q1 = ranked[0]
+    gpu = first.est.hardware.gpu.id
+    other = next(((c, q) for c, q in ranked[1:] if c.est.hardware.gpu.id != gpu), None)
+    if other is None or q1 is None:
+        return None
+    paid = q1.usd_per_hour / q1.gpus_paid
+    dearest = first.cost * q1.high_usd_per_gpu_hour / paid
+    if dearest <= other[0].cost:
+        return None
+    return (
+        f"the ranking can flip within the spread of current offers: {first.label} ranges "
+        f"{q1.low_usd_per_gpu_hour:.2f}-{q1.high_usd_per_gpu_hour:.2f} USD/GPU-hour over {q1.compared} offers; "
+        f"at its dearest it costs more than {other[0].label} at its cheapest"
+    )

@@ -47,6 +47,7 @@ class Candidate:
     confirmed: bool = True
     owned_usd: float | None = None  # pricing "owned": what buying the hardware costs over the horizon
     command: str | None = None  # the `gpuwise estimate ...` line that reproduces this candidate
+    price_detail: dict[str, Any] | None = None  # the offer behind the price, costs in --currency (gpuwise.api)
 
     @property
     def gpus(self) -> int:
@@ -236,8 +237,6 @@ def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
 
 
 def _meets_training(c: Candidate, req: Requirements) -> None:
-    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
-        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     est = c.est
     if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
         c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.catalog import Catalog, ModelArch
+from gpuwise.catalog.schema import FxRate
 from gpuwise.errors import UsageError
 from gpuwise.units import parse_duration
 from gpuwise.workload.schema import RequirementFields, TargetFields, check_unknown, fields, validate
@@ -103,6 +104,12 @@ class Requirements:
     methods: tuple[str, ...] | None = None  # training methods to compare (full, lora, qlora)
     redundancy: int = 0  # replicas or nodes that may be lost while the target still holds
     lang: str = "en"  # language of the summary and report
+    currency: str = "USD"  # costs shown (and --budget read) in this currency
+    fx: FxRate | None = None  # its dated rate (None: USD)
+    prices: str | None = None  # a team's own offers file (read by gpuwise.api, not here)
+    providers: tuple[str, ...] = ()  # rent only from these
+    exclude_providers: tuple[str, ...] = ()
+    vendor: str | None = None
 
     @property
     def has_latency(self) -> bool:
@@ -141,6 +148,12 @@ class Requirements:
             "methods": list(self.methods) if self.methods else None,
             "redundancy": self.redundancy,
             "lang": self.lang,
+            "currency": self.currency,
+            "fx": None if self.fx is None else self.fx.model_dump(),
+            "prices": self.prices,
+            "providers": list(self.providers) or None,
+            "exclude_providers": list(self.exclude_providers) or None,
+            "vendor": self.vendor,
         }
 
 
@@ -168,6 +181,8 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
     goals = latency_goals(r)
     for gid in r.gpus or ():
         catalog.gpu(gid)  # unknown ids: a clear error with suggestions
+    gpus = _vendor_gpus(r.gpus, r.vendor, catalog)
+    fx = _fx(r.currency, catalog)
     growth = None
     if r.growth_model is not None or r.growth_data is not None or r.growth_users is not None:
         growth = Growth(
@@ -182,14 +197,42 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
         latency_seconds=goals.e2e_seconds if goals else None,
         ttft_seconds=goals.ttft_seconds if goals else None,
         tpot_seconds=goals.tpot_seconds if goals else None,
-        budget_usd=r.budget,
+        budget_usd=None if r.budget is None else (r.budget if fx is None else r.budget / fx.per_usd),
         max_gpus=r.max_gpus,
         growth=growth,
         objective=r.objective or "cost",
         pricing=r.pricing or "on-demand",
         years=r.years,
-        gpus=tuple(r.gpus) if r.gpus else None,
+        gpus=gpus,
         methods=tuple(r.methods) if r.methods else None,
         redundancy=r.redundancy or 0,
         lang=r.lang or "en",
+        currency=r.currency or "USD",
+        fx=fx,
+        prices=r.prices,
+        providers=tuple(r.providers or ()),
+        exclude_providers=tuple(r.exclude_providers or ()),
+        vendor=r.vendor,
     )
+
+
+def _vendor_gpus(gpus: list[str] | None, vendor: str | None, catalog: Catalog) -> tuple[str, ...] | None:
+    """--gpus narrowed to --vendor's cards (all of the vendor's when --gpus is not given)."""
+    if vendor is None:
+        return tuple(gpus) if gpus else None
+    pool = gpus or list(catalog.gpus)
+    mine = tuple(g for g in pool if catalog.gpu(g).vendor == vendor)
+    if not mine:
+        raise UsageError(f"--vendor {vendor}: none of the GPUs asked for is a {vendor} GPU")
+    return mine
+
+
+def _fx(currency: str | None, catalog: Catalog) -> FxRate | None:
+    """The dated exchange rate of --currency (None for USD); an unknown code names the known ones."""
+    if currency is None or currency == "USD":
+        return None
+    if currency not in catalog.fx:
+        raise UsageError(
+            f"--currency {currency}: no exchange rate in offers.yaml; known: USD, {', '.join(sorted(catalog.fx))}"
+        )
+    return catalog.fx[currency]

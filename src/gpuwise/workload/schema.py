@@ -91,6 +91,7 @@ def _percentile(value: Any) -> Any:
 
 
 Choice = BeforeValidator(_lower)
+Upper = BeforeValidator(lambda v: v.strip().upper() if isinstance(v, str) else v)
 PercentileIn = BeforeValidator(_percentile)
 Percentile = Literal["50", "90", "95", "99"]
 Names = BeforeValidator(_list)
@@ -420,7 +421,11 @@ class PlanFields(StrictFields):
         max_length=64,
     )
     budget: Annotated[float | None, NumberIn] = _f(
-        "USD: the whole training run, or a month of serving.", example=1e6, metavar="USD", gt=0, le=1e13
+        "In --currency (default USD): the whole training run, or a month of serving.",
+        example=1e6,
+        metavar="AMOUNT",
+        gt=0,
+        le=1e13,
     )
     max_gpus: int | None = _f("At most this many GPUs in total.", example=64, metavar="N", ge=1, le=MAX_DEGREE)
     growth_model: str | None = _f(
@@ -472,6 +477,29 @@ class PlanFields(StrictFields):
     lang: Annotated[Literal["en", "zh"] | None, Choice] = _f(
         "Language of the plan summary and the report.", example="zh", default="en"
     )
+    currency: Annotated[str | None, Upper] = _f(
+        "Show costs and read --budget in this currency (USD, or one with a dated rate in offers.yaml: CNY, EUR).",
+        example="CNY",
+        metavar="CODE",
+        default="USD",
+        pattern=r"^[A-Z]{3}$",
+    )
+    prices: str | None = _f(
+        "A team's own offers (YAML `offers:` list, as in offers.yaml): they add to or replace the catalog's.",
+        example="examples/prices-team.yaml",
+        metavar="FILE",
+        max_length=1024,
+    )
+    providers: Annotated[list[str] | None, Names] = _f(
+        "Rent only from these providers, comma separated (see gpuwise prices).",
+        example="aws,lambda",
+        metavar="LIST",
+        max_length=64,
+    )
+    exclude_providers: Annotated[list[str] | None, Names] = _f(
+        "Never rent from these providers, comma separated.", example="vast", metavar="LIST", max_length=64
+    )
+    vendor: Annotated[Literal["nvidia", "amd"] | None, Choice] = _f("Only GPUs of this vendor.", example="nvidia")
 
 
 class RequirementFields(TargetFields, PlanFields):
