@@ -420,12 +420,22 @@ def inspect(store: Any, source: Source, *, samples: int = 1, interval: float = 0
     return ScanResult(snap.hostname, snap.time, (), (), tuple(inspected), tuple(skipped))
 
 
+def _check_value(table: Any, column: str, value: str, what: str) -> None:
+    """A text a person typed, checked against the column it is compared with (PostgreSQL refuses
+    a NUL character even in a query)."""
+    from gpuwise.store.db import check_row
+
+    check_row(table, {column: value}, what)
+
+
 def list_cards(store: Any, *, status: str | None = None, host: str | None = None) -> list[Card]:
     from sqlalchemy import select
 
     cards, _ = _tables()
     if status is not None and status not in STATUSES:
         raise UsageError(f"status must be one of {', '.join(STATUSES)}; got {status!r}")
+    if host is not None:
+        _check_value(cards, "host", host, "--host")
     q = select(cards).order_by(cards.c.host, cards.c.gpu_index, cards.c.uuid)
     if status:
         q = q.where(cards.c.status == status)
@@ -440,6 +450,7 @@ def get_card(store: Any, uuid: str) -> Card:
     from sqlalchemy import select
 
     cards, _ = _tables()
+    _check_value(cards, "uuid", uuid, "the card UUID")
     with store.engine.connect() as conn:
         row = conn.execute(select(cards).where(cards.c.uuid == uuid)).first()
         if row is not None:
@@ -478,6 +489,9 @@ def set_status(store: Any, uuid: str, status: str, reason: str | None = None, no
     values: dict[str, Any] = {"status": status}
     if status == "retired":
         values.update(retired_reason=reason, retired_at=now or dt.datetime.now(dt.UTC))
+    from gpuwise.store.db import check_row
+
+    check_row(cards, values, f"card {card.uuid}")
     store.transaction(lambda conn: conn.execute(update(cards).where(cards.c.uuid == card.uuid).values(**values)))
     return get_card(store, card.uuid)
 
