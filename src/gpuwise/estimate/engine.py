@@ -162,10 +162,50 @@ class StepModel:
         # prefill: per (query, key) pair 4 q_n FLOPs (FlashAttention keeps it compute-bound)
         self.prefill_per_pair = 4 * q_n / rate
 
+        # dense models: each operation's FLOPs and bytes are affine in the step's tokens (or logits),
+        # so the linear term is a sum of rooflines over fixed coefficients (MoE: expert counts are not)
+        self._affine = None if model.is_moe else self._coefficients()
+
+    def _ops(self, tokens: int, logits: int) -> list[tuple[float, Op, bool]]:
+        """(times, op, scales with logits) of a step's linear work."""
+        m, tp = self.model, self.job.parallel.tp
+        shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=self.w_bytes, kv_bytes=self.kv_bytes)
+        out = [(float(self.layers), op, False) for op in layer_ops(m, shape, tp, sp=False) if op.name != "attention"]
+        return out + [(1.0, op, op.name == "lm_head") for op in head_ops(m, shape, tp, logits, loss=False)]
+
+    def _coefficients(self) -> tuple[list[tuple[float, str, float, float, float, float, bool]], float, float]:
+        """Per operation (times, kind, FLOPs at 0 and per unit, bytes at 0 and per unit, by logits),
+        and the TP all-reduces' seconds at 0 tokens and per token."""
+        one, two = self._ops(1, 1), self._ops(2, 2)
+        coef = []
+        for (times, a, by_logits), (_, b, _) in zip(one, two, strict=True):
+            df, db = b.flops - a.flops, b.bytes - a.bytes
+            coef.append((times, a.kind, a.flops - df, df, a.bytes - db, db, by_logits))
+        c1, c2 = self._comm(1), self._comm(2)
+        return coef, c1 - (c2 - c1), c2 - c1
+
+    def _comm(self, tokens: int) -> float:
+        par = self.job.parallel
+        if par.tp <= 1:
+            return 0.0
+        ar = collective("all_reduce", tokens * self.model.hidden * 2, par.tp, self.topo, spans_nodes=False)
+        return 2 * self.layers * ar
+
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
     def linear(self, tokens: int, logits: int) -> float:
         """GEMMs, elementwise work, embedding and LM head over `tokens`, plus TP all-reduces."""
-        return sum(self.linear_terms(tokens, logits).values())
+        if self._affine is None:
+            return sum(self.linear_terms(tokens, logits).values())
+        coef, c0, c1 = self._affine
+        r = self.rates
+        t = c0 + c1 * tokens if tokens else 0.0
+        for times, kind, f0, f1, b0, b1, by_logits in coef:
+            x = logits if by_logits else tokens
+            if by_logits and not logits:
+                continue  # no LM head in a step without logits
+            compute = 0.0 if kind == "memory" else (f0 + f1 * x) / (r.attention if kind == "attention" else r.matmul)
+            t += times * max(compute, (b0 + b1 * x) / r.bandwidth)
+        return t
 
     def linear_terms(self, tokens: int, logits: int) -> dict[str, float]:
         m, par = self.model, self.job.parallel

@@ -9,6 +9,7 @@ from typing import Any
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
+from gpuwise.estimate.cost import fleet_cost
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.serving import (
@@ -93,9 +94,12 @@ class Estimate:
             "memory": {**self.memory.as_dict(), "largest_fitting": self.largest},
             "training": self.training.as_dict() if self.training else None,
             "inference": inference,
-            "cost": None
-            if self.usd_per_hour is None
-            else {"usd_per_hour": self.usd_per_hour, "total_usd": self.total_usd},
+            "cost": fleet_cost(
+                self.usd_per_hour,
+                self.serving.replicas if self.serving else 1,
+                self.hardware.count,
+                self.training.total_seconds if self.training else None,
+            ),
             "bottleneck": self.bottleneck,
             "assumptions": list(dict.fromkeys([*self.memory.assumptions, *self.notes])),
         }
@@ -134,6 +138,11 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             sequence_parallel=par.sequence_parallel and par.tp > 1,
             recompute=work.recompute,
             attention=work.attention,
+            framework=work.framework,
+            offload=list(work.offload),
+            cp=par.cp,
+            ep=par.ep,
+            vpp=par.vpp,
             tokens=work.tokens,
             samples=work.samples,
         )
@@ -151,11 +160,6 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             weights_dtype=work.weights_dtype,
             kv_dtype=work.kv_dtype,
             input_tokens=work.input_tokens,
-            framework=work.framework,
-            offload=list(work.offload),
-            cp=par.cp,
-            ep=par.ep,
-            vpp=par.vpp,
             output_tokens=work.output_tokens,
             concurrency=work.concurrency,
             engine=work.engine,
@@ -224,8 +228,9 @@ def estimate(
                     if max_conc is not None
                     else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
                 )
-                if cap < 1:
-                    notes.append("no request fits in memory: no serving plan")
+                batch = serving_batch(work, hw, catalog, cap) if cap >= 1 else 0
+                if batch < 1:
+                    notes.append("no request fits in memory (the engine's share of it): no serving plan")
                 else:
                     serving = plan_replicas(
                         work,
@@ -235,7 +240,7 @@ def estimate(
                         catalog,
                         qps=target.qps,
                         goals=target.goals,
-                        max_batch=serving_batch(work, hw, catalog, cap),
+                        max_batch=batch,
                     )
                     notes += serving.notes
     price = hw.gpu.price.cloud_usd_per_gpu_hour

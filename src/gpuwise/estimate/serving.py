@@ -410,6 +410,25 @@ def replica(
     )
 
 
+def capacities(
+    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, batches: list[int]
+) -> tuple[dict[str, float], list[float]]:
+    """What one request takes on an idle replica, and the replica's capacity (requests/s) at each
+    batch cap: the numbers `replica` gives, computed once per layout for the serving search."""
+    model = job.model
+    if isinstance(model, TransformerArch) and model.decoder:
+        setup = engine_setup(job, hw, catalog)
+        step = StepModel(job, rates, topo, catalog)
+        ttft, tpot = alone(step, setup, job.input_tokens)
+        lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
+        peaks = [
+            steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second for b in batches
+        ]
+        return lone, peaks
+    reps = [replica(job, hw, rates, topo, catalog, b, 1) for b in batches]
+    return (reps[0].alone if reps else {}), [r.peak for r in reps]
+
+
 def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
     """Seconds one batch of b requests takes in a one-pass model (encoders, non-LLM models)."""
     model = job.model
@@ -431,7 +450,7 @@ def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap:
     fits in memory)."""
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
-        engine = max(1, engine_setup(replace(job, concurrency=1), hw, catalog).max_batch)
+        engine = engine_setup(replace(job, concurrency=1), hw, catalog).max_batch  # 0: no request fits
         return min(engine, job.concurrency) if job.concurrency > 1 else engine
     return min(memory_cap, job.concurrency) if job.concurrency > 1 else memory_cap
 

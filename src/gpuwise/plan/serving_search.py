@@ -26,7 +26,7 @@ from gpuwise.estimate.cost import CostParams, usd_per_hour
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
-from gpuwise.estimate.serving import compute_dtype, replica, serving_batch, simulated_requests
+from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism
 from gpuwise.workload.requirements import LatencyGoals, Requirements
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["confirm_cheapest", "serving_candidates"]
 
-CONFIRM_TOP = 3  # GPU types whose serving options are confirmed by simulation
+CONFIRM_TOP = 2  # GPU types simulated at least (more while an unsimulated floor is cheaper)
 CONFIRM_OPTIONS = 3  # options simulated per GPU type at most (cheapest floors first)
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
@@ -112,22 +112,24 @@ def _options(
         hw = _hardware(gpu, tp)
         if not memory(job, hw, cat).fits:
             continue
-        cap = largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
-        largest = serving_batch(job, hw, cat, cap)
+        decoder = isinstance(work.model, TransformerArch) and work.model.decoder
+        cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
+        largest = serving_batch(job, hw, cat, cap)  # decoders: what the engine's KV share holds
         if largest < 1 or cap < 1:
             reason = f"memory: no KV cache left for a request on {tp}x {gpu.id} in the engine's memory share"
             continue
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
         topo = topology(hw, cat)
         price = usd_per_hour(hw, req.pricing, params)
-        for b in _batches(work, largest):
-            rep = replica(replace(job, concurrency=b), hw, rates, topo, cat, b, 1)
-            blocked = _blocked(rep.alone, goals)
-            if blocked:
-                reason = f"latency: on {tp}x {gpu.id} {blocked}"
-                break  # an idle replica misses the target: no batch or replica count helps
-            floor = math.floor(req.qps / rep.peak) + 1 if req.qps else 1
-            out.append(Option(tp, b, rep.peak, floor, price))
+        batches = _batches(work, largest)
+        lone, peaks = capacities(job, hw, rates, topo, cat, batches)
+        blocked = _blocked(lone, goals)
+        if blocked:
+            reason = f"latency: on {tp}x {gpu.id} {blocked}"
+            continue  # an idle replica misses the target: no batch or replica count helps
+        for b, peak in zip(batches, peaks, strict=True):
+            floor = math.floor(req.qps / peak) + 1 if req.qps else 1
+            out.append(Option(tp, b, peak, floor, price))
     return out, reason
 
 
