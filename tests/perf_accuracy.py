@@ -20,6 +20,7 @@ from gpuwise.estimate import estimate
 from gpuwise.workload import InferenceJob, build_hardware, build_workload
 
 DATA = Path(__file__).parent / "data" / "published_perf.yaml"
+RUNS = Path(__file__).parent / "data" / "published_training_runs.yaml"
 GOAL = 0.20  # the issue's target; the document reports every real error
 
 
@@ -42,7 +43,12 @@ class PerfResult:
 
 
 def load() -> dict[str, Any]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    """Both data files: published_perf.yaml and the framework profiles' runs."""
+    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    runs = yaml.safe_load(RUNS.read_text(encoding="utf-8"))
+    doc["sources"] = {**doc["sources"], **runs["sources"]}
+    doc["cases"] = [*doc["cases"], *runs["cases"]]
+    return doc
 
 
 def _arch(name: str, a: dict[str, Any]) -> Any:
@@ -117,9 +123,9 @@ def _training(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[st
     prec = str(inp.get("precision") or "bf16")
     precision = "fp16" if prec == "amp" else prec
     pp = inp.get("pp") or 1
-    zero = _zero(inp.get("zero"))
-    if zero >= 2 and pp > 1:  # Megatron's distributed optimizer with pipelines shards like ZeRO-1
-        zero = 1
+    zero = None if inp.get("zero") is None else _zero(inp.get("zero"))  # None: the stack's default
+    if zero is not None and zero >= 2 and pp > 1 and framework_of_case(case) != "torchtitan":
+        zero = 1  # Megatron's distributed optimizer with pipelines shards like ZeRO-1
     opts: dict[str, Any] = {
         "model": model,
         "task": "pretrain",

@@ -242,6 +242,8 @@ class Framework(_Sourced):
     fp8_saves_fp8_inputs: bool
     compile: bool
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
+    default_zero: int = Field(ge=0, le=3)  # sharding stage when none is given (NeMo: distributed optimizer)
+    pipeline_max_zero: int = Field(ge=0, le=3)  # the deepest sharding the stack combines with pipelines
     efficiency: float = Field(default=1.0, gt=0, le=1.5)
     efficiency_note: str = ""
 

@@ -74,16 +74,18 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
     task = infer_task(given)
+    # the training stack's defaults (distributed optimizer, sharding with pipelines)
+    profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
     parallel = Parallelism(
         tp=f.tp or 1,
         pp=f.pp or 1,
-        zero=f.zero or 0,
+        zero=f.zero if f.zero is not None else (profile.default_zero if profile else 0),
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
         vpp=f.vpp or 1,
     )
-    _check_model_layout(model, parallel)
+    _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if task == "inference":
         return _inference_job(f, given, model, parallel)
     return _training_job(f, given, model, parallel, task, catalog)
@@ -230,7 +232,7 @@ def _targets(raw: list[str] | None, model: ModelArch) -> tuple[str, ...]:
     return names
 
 
-def _check_model_layout(model: Any, par: Parallelism) -> None:
+def _check_model_layout(model: Any, par: Parallelism, pipeline_max_zero: int = 1) -> None:
     if not isinstance(model, TransformerArch):
         if par.tp > 1 or par.pp > 1:
             raise LayoutError(
@@ -259,9 +261,10 @@ def _check_model_layout(model: Any, par: Parallelism) -> None:
             f"--vpp {par.vpp} interleaves pipeline stages: it needs --pp > 1 and at least pp x vpp = "
             f"{par.pp * par.vpp} layers ({model.name} has {model.layers})"
         )
-    if par.zero >= 2 and par.pp > 1:
+    if par.zero > pipeline_max_zero and par.pp > 1:
         raise LayoutError(
-            f"ZeRO stage {par.zero} cannot be combined with pipeline parallelism (--pp {par.pp}); DeepSpeed allows ZeRO-1 with pipelines"
+            f"ZeRO stage {par.zero} cannot be combined with pipeline parallelism (--pp {par.pp}); DeepSpeed and "
+            f"Megatron allow ZeRO-1 (the distributed optimizer) with pipelines, torchtitan FSDP (--framework torchtitan)"
         )
 
 
