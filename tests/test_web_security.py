@@ -52,6 +52,23 @@ def test_path_probes_are_400_and_never_tell_whether_a_file_exists(tmp_path):
     assert "unknown model" in here and "gpt2" not in here.replace(str(real), "")  # nothing of the file shown
 
 
+def test_fields_that_name_a_file_have_no_input_no_api_field_and_are_refused(tmp_path):
+    from gpuwise.web.forms import SERVER_FILE_FIELDS
+
+    assert "prices" in SERVER_FILE_FIELDS  # the CLI's --prices FILE
+    real = tmp_path / "prices.yaml"
+    real.write_text("offers: []\n")
+    spec = json.dumps(CLIENT.get("/openapi.json").json()["components"]["schemas"])
+    for name in SERVER_FILE_FIELDS:
+        assert f'"{name}"' not in spec, name
+        assert f'name="{name}"' not in CLIENT.get("/").text and f'name="{name}"' not in CLIENT.get("/estimate").text
+        for value in (str(real), "/etc/passwd", str(tmp_path / "missing.yaml")):
+            api = CLIENT.post("/api/plan", json={**PLAN, "requirements": {"deadline": "24h", name: value}})
+            page = CLIENT.post("/plan", data={"model": "llama-2-7b", "tokens": "20M", "deadline": "24h", name: value})
+            assert api.status_code == page.status_code == 400
+            assert api.json()["detail"].startswith(f"--{name} names a file; the web server reads none")
+
+
 def test_an_unknown_id_gets_did_you_mean():
     r = _estimate("llama-2-7")
     assert r.status_code == 400 and "did you mean 'llama-2-7b'" in r.json()["detail"]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpuwise.errors import ConfigError, GpuwiseError
+from gpuwise.errors import ConfigError, GpuwiseError, UsageError
 
 PLAN_CACHE_SIZE = 128  # distinct plan requests kept per process; a PlanResult is a few hundred KB
 
@@ -66,7 +66,13 @@ def resolve_models(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The workload with its model resolved (an upload wins over the `model` field) and the growth
     model checked as a catalog id: no field of a web request is ever opened as a path."""
+    from gpuwise.web.forms import SERVER_FILE_FIELDS
+
     work, reqs = dict(work), dict(reqs or {})
+    named = sorted(k for k in (*work, *reqs) if k in SERVER_FILE_FIELDS)
+    if named:
+        flag = "--" + named[0].replace("_", "-")
+        raise UsageError(f"{flag} names a file; the web server reads none of its own files (use `gpuwise plan {flag}`)")
     if config_json:
         work["model"] = uploaded_model(config_json)
     elif isinstance(work.get("model"), str):

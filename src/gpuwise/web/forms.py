@@ -82,6 +82,9 @@ def _is_list(info: FieldInfo) -> bool:
     return typing.get_origin(inner) is list
 
 
+# fields that name a file to read (the CLI's `FILE` options, e.g. --prices): a web request never
+# names a path on the server, so the pages show no input for them and the server refuses them
+SERVER_FILE_FIELDS = frozenset(f.name for s in SECTIONS for f in fields(s) if f.metavar == "FILE")
 MULTI_FIELDS = frozenset(f.name for s in SECTIONS for f in fields(s) if f.choices and _is_list(f))
 INT_FIELDS = frozenset(f.name for s in SECTIONS for f in fields(s) if f.kind is int)
 
@@ -155,7 +158,8 @@ def form_sections(sections: Iterable[str]) -> list[Section]:
     """Every field of the sections, in schema order, split into shown-first and "more"."""
     out = []
     for s in sections:
-        all_ = [FormField(f, _widget(f)) for f in fields(s) if f.name not in SHORTHAND]  # the shorthand shows those
+        # the shorthand shows its own inputs; a file on the server is never a web input
+        all_ = [FormField(f, _widget(f)) for f in fields(s) if f.name not in (*SHORTHAND, *SERVER_FILE_FIELDS)]
         out.append(
             Section(s, tuple(f for f in all_ if f.name in PRIMARY), tuple(f for f in all_ if f.name not in PRIMARY))
         )
@@ -224,6 +228,7 @@ __all__ = [
     "ESTIMATE_SECTIONS",
     "PLAN_DEFAULTS",
     "PLAN_SECTIONS",
+    "SERVER_FILE_FIELDS",
     "FormField",
     "Section",
     "applicable",

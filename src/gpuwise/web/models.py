@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from gpuwise.web.data import MAX_CONFIG_BYTES
 from gpuwise.workload.schema import HardwareFields, RequirementFields, StrictFields, TargetFields, WorkloadFields
@@ -33,7 +34,10 @@ class WorkloadIn(WorkloadFields):
 
 
 class RequirementsIn(RequirementFields):
-    """What a plan must meet: the serving target and the plan's own requirements."""
+    """What a plan must meet: the serving target and the plan's own requirements. The fields that
+    name a file (`prices`) are the CLI's only: hidden here, and refused if sent."""
+
+    prices: SkipJsonSchema[str | None] = None
 
 
 class PlanIn(StrictFields):
