@@ -1,6 +1,7 @@
 """Offers: the catalog's data, and which offer prices a cluster (hand-made offers, hand-computed)."""
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +137,79 @@ def test_bad_offers_are_clear_errors():
         _o(8, 24.0, currency="usd")
     with pytest.raises(ValueError):
         _o(8, -1.0)
+
+
+# ----- a team's own rates change the plan ---------------------------------------------------------
+JOB = {"model": "llama-2-7b", "method": "lora", "tokens": "5M", "micro_batch": 4}
+PAIR = "a100-80gb-sxm,h100-sxm"
+
+
+def _own_file(tmp_path, gpu: str, price: float) -> str:
+    path = tmp_path / "my.yaml"
+    path.write_text(
+        "offers:\n"
+        f"- {{gpu: {gpu}, provider: ourcloud, instance: team-1x, gpus_per_instance: 1, link: none,"
+        f" region: any, price_model: on-demand, currency: USD, price_per_hour: {price},"
+        " date: '2026-11-01', source: 'our 2026 contract', available: true}\n"
+    )
+    return str(path)
+
+
+def test_prices_file_overriding_one_offer_changes_the_plan(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    base = make_plan(JOB, {"gpus": PAIR})
+    assert base.chosen is not None
+    before = base.chosen.est.hardware.gpu.id
+    other = next(g for g in PAIR.split(",") if g != before)
+    # a negotiated rate of $0.05 per GPU-hour for the type that lost
+    cheap = make_plan(JOB, {"gpus": PAIR, "prices": _own_file(tmp_path, other, 0.05)})
+    assert cheap.chosen is not None
+    assert cheap.chosen.est.hardware.gpu.id == other and cheap.chosen.est.hardware.count == 1
+    d = cheap.chosen.as_dict()
+    assert d["offer"]["provider"] == "ourcloud" and d["offer"]["own"] is True
+    assert cheap.chosen.usd_per_hour == pytest.approx(0.05)
+    hours = cheap.chosen.hours
+    assert hours is not None and cheap.chosen.cost == pytest.approx(0.05 * hours)
+    # restricting to a provider that has no such offer puts the plan back on the catalog's prices
+    only = make_plan(JOB, {"gpus": PAIR, "prices": _own_file(tmp_path, other, 0.05), "exclude_providers": "ourcloud"})
+    assert only.chosen is not None and only.chosen.est.hardware.gpu.id == before
+
+
+def test_a_bad_prices_file_is_a_clear_error(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+    from gpuwise.errors import GpuwiseError
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("offers:\n- {gpu: h100-sxm, provider: us, instance: x, gpus_per_instance: 0}\n")
+    with pytest.raises(GpuwiseError, match=r"bad\.yaml: offer 1"):
+        make_plan(JOB, {"gpus": PAIR, "prices": str(bad)})
+    with pytest.raises(GpuwiseError, match=r"cannot|not found|No such|does not exist"):
+        make_plan(JOB, {"gpus": PAIR, "prices": str(tmp_path / "missing.yaml")})
+
+
+def test_the_user_config_file_applies_to_every_plan(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+
+    cfg = tmp_path / "cfg" / "gpuwise"
+    cfg.mkdir(parents=True)
+    (cfg / "prices.yaml").write_text(Path(_own_file(tmp_path, "a100-80gb-sxm", 0.05)).read_text())
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    r = make_plan(JOB, {"gpus": PAIR})
+    assert r.chosen is not None and r.chosen.as_dict()["offer"]["instance"] == "team-1x"
+
+
+def test_currency_reads_the_budget_and_prints_the_rate(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    r = make_plan(JOB, {"gpus": PAIR, "currency": "CNY", "budget": 1000})
+    cny = CAT.fx["CNY"]
+    assert r.requirements.budget_usd == pytest.approx(1000 / cny.per_usd)
+    assert r.chosen is not None
+    money = r.chosen.as_dict()["currency"]
+    assert money["code"] == "CNY" and money["date"] == cny.date and money["per_usd"] == cny.per_usd
+    cost = r.chosen.cost
+    assert cost is not None and money["run"] == pytest.approx(cost * cny.per_usd)
