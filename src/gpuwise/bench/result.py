@@ -19,6 +19,9 @@ BENCHMARKS = {
     "step": "seconds",  # one training step, split into data/forward/backward/optimizer
     "latency": "seconds",  # request latency percentiles under open-loop load
 }
+# What the acceptance check (`gpuwise bench accept`, the fleet view) compares: (benchmark,
+# measurement name, the params that must match).
+ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
 
 
 @dataclass(frozen=True)

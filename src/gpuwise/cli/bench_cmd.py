@@ -13,12 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuwise.bench.result import ACCEPT_KEYS  # what the acceptance check compares
 from gpuwise.cli.bounds import bounded
 from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
-
-# What the acceptance check compares: (benchmark, measurement name, the params that must match).
-ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
 
 
 def run_bench(names: list[str], quick: bool, device: str | None, db: str | None, store: bool, as_json: bool) -> None:

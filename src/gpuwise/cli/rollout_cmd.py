@@ -72,8 +72,8 @@ def plan(
 ) -> None:
     """Ansible inventory and playbooks from the fleet store; the plan is stored for `rollout status`."""
     with _errors():
+        from gpuwise.deploy.rollout_playbook import PlaybookSettings, files
         from gpuwise.ops import fleet, rollout
-        from gpuwise.ops.rollout_playbook import PlaybookSettings, files
 
         goal = rollout.parse_target(target)
         if not 0 <= tolerance < 1:

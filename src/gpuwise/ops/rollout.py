@@ -6,7 +6,7 @@
 - `save_rollout`, `record`, `rollout_status`: the plan and what the playbook reports back, host by
   host and step by step, in the store (tables `rollouts`, `rollout_events`, migration 3).
 
-The Ansible files themselves are written by `gpuwise.ops.rollout_playbook`.
+The Ansible files themselves are written by `gpuwise.deploy.rollout_playbook`.
 """
 
 from __future__ import annotations
