@@ -164,63 +164,6 @@ def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = 
     return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
 
 
-def usd_per_hour(self) -> float:
-        return (self.capex / self.depreciation_years + self.opex_per_year) / HOURS_PER_YEAR
-
-    def total(self, years: float) -> float:
-        """Capex is paid once however short the horizon; opex accrues per year."""
-        return self.capex + self.opex_per_year * years
-
-    def as_dict(self) -> dict[str, float]:
-        return {
-            "gpus_usd": self.gpus_usd,
-            "hosts_usd": self.hosts_usd,
-            "network_usd": self.network_usd,
-            "capex_usd": self.capex,
-            "power_usd_per_year": self.power_usd_per_year,
-            "facility_usd_per_year": self.facility_usd_per_year,
-            "maintenance_usd_per_year": self.maintenance_usd_per_year,
-            "opex_usd_per_year": self.opex_per_year,
-            "it_kw": self.it_kw,
-            "usd_per_hour": self.usd_per_hour,
-        }
-
-
-def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
-    """None when the catalog has no purchase price for the GPU."""
-    price = hw.gpu.price.list_usd
-    if price is None:
-        return None
-    nodes = hw.nodes
-    multi = nodes > 1
-    # the host parameters describe an 8-GPU server; a configuration pays its GPUs' share of one
-    share = hw.count / REFERENCE_NODE_GPUS
-    it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + p.host_power_watts_per_node * share) / 1000
-    gpus = price * hw.count
-    hosts = p.host_usd_per_node * share
-    network = p.network_usd_per_node * nodes if multi else 0.0
-    return OwnedCost(
-        gpus_usd=gpus,
-        hosts_usd=hosts,
-        network_usd=network,
-        power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
-        facility_usd_per_year=it_kw * p.facility_usd_per_kw_year,
-        maintenance_usd_per_year=(gpus + hosts + network) * p.maintenance_fraction_per_year,
-        depreciation_years=p.depreciation_years,
-        it_kw=it_kw,
-    )
-
-
-def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = None) -> Quote | None:
-    """The offer that prices renting `hw` (gpuwise.estimate.offers picks it; None: no offer fits).
-    There is no discount fallback: a price model without an offer has no price."""
-    if pricing not in PRICINGS and pricing not in ("1y", "3y"):
-        raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
-    if p.market is None:
-        return None
-    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
-
-
 def fleet_cost(
     usd_per_replica_hour: float | None,
     replicas: int,
