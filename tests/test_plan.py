@@ -72,10 +72,24 @@ def test_impossible_deadline_exits_1_and_names_the_factor():
     assert all(not c["meets"]["deadline"]["ok"] for c in d["candidates"])
 
 
-def test_growth_changes_the_choice_when_it_should():
+def _flat_h100_prices(tmp_path) -> str:
+    """One price per GPU-hour whatever the instance size, so the test is about growth, not the market."""
+    path = tmp_path / "flat.yaml"
+    rows = [
+        f"- {{gpu: h100-sxm, provider: flat, instance: flat-{n}x, gpus_per_instance: {n}, link: nvswitch, region: any,"
+        f" price_model: on-demand, currency: USD, price_per_hour: {n * 1.0}, date: '2026-11-01', source: test,"
+        " available: true}"
+        for n in (1, 2, 4, 8)
+    ]
+    path.write_text("offers:\n" + "\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_growth_changes_the_choice_when_it_should(tmp_path):
     work = {"model": "llama-2-7b", "method": "full", "tokens": "1B", "micro_batch": 2}
-    today = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm"})
-    grown = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "growth_data": 4})
+    flat = _flat_h100_prices(tmp_path)
+    today = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "prices": flat})
+    grown = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "growth_data": 4, "prices": flat})
     assert today.chosen.est.hardware.count < grown.chosen.est.hardware.count
     assert grown.chosen.growth["holds"]
     # today's choice, checked against the growth, names its upgrade path
