@@ -1,5 +1,6 @@
 """The recommender against hand-checked expectations."""
 
+import itertools
 import json
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def test_methods_are_compared_and_the_why_says_so():
     assert r.chosen.why[0].startswith("the cheapest configuration")
     costs = [c.cost for c in r.candidates if c.ok]
     # ranked by cost among those that meet every requirement (equal within the tie tolerance: fewer GPUs first)
-    assert all(a <= b * (1 + 1e-4) for a, b in zip(costs, costs[1:], strict=False))
+    assert all(a <= b * (1 + 1e-4) for a, b in itertools.pairwise(costs))
 
 
 def test_impossible_deadline_exits_1_and_names_the_factor():
