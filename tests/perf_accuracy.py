@@ -77,7 +77,11 @@ def _arch(name: str, a: dict[str, Any]) -> Any:
 
 
 def _network(text: str | None) -> str | None:
+    """The inter-node link a source names; None (the GPU family's reference node: one NIC per GPU
+    on HGX/DGX) where it says the NICs are per GPU or names a DGX system."""
     t = (text or "").lower()
+    if "per gpu" in t or "dgx" in t:
+        return None
     if "800" in t or "xdr" in t:
         return "ib-xdr"
     if "400" in t or "ndr" in t:

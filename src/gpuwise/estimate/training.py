@@ -28,6 +28,7 @@ from gpuwise.estimate.memory import (
     state_bytes,
     training_memory,
 )
+from gpuwise.estimate.operators import operator_step
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.units import MiB
@@ -274,15 +275,18 @@ def _generic_work(
     mb = job.micro_batch
     dp = data_parallel(job, hw)
     flops = (model.flops_per_sample or 0.0) * mb
-    traffic = catalog.convention("generic_train_traffic_factor")
-    act = (model.activation_bytes_per_sample or 0.0) * mb * _element_bytes(job) / 2 * traffic
     ratio = backward_ratios(catalog, trainable=True)["matmul"]
-    f_t = rates.time(flops, act / 3)
-    b_t = rates.time(ratio * flops, 2 * act / 3)
-    notes.append(
-        f"{model.name}: memory traffic = {traffic:g} x activation bytes per step "
-        f"[generic_train_traffic_factor: conv-BN-ReLU derivation]"
-    )
+    if model.operators:  # described operator by operator: the per-operator roofline
+        f_t, b_t = operator_step(model, mb, rates, catalog, framework_of(job, catalog).efficiency, notes)
+    else:
+        traffic = catalog.convention("generic_train_traffic_factor")
+        act = (model.activation_bytes_per_sample or 0.0) * mb * _element_bytes(job) / 2 * traffic
+        f_t = rates.time(flops, act / 3)
+        b_t = rates.time(ratio * flops, 2 * act / 3)
+        notes.append(
+            f"{model.name}: memory traffic = {traffic:g} x activation bytes per step "
+            f"[generic_train_traffic_factor: conv-BN-ReLU derivation]"
+        )
     if flops == 0:
         notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
     all_to_all = 0.0
@@ -369,13 +373,25 @@ def _data_parallel_comm(
             "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
         )
         return m * max(0.0, comm_mb - per_mb) + one_layer
-    total = collective("all_reduce", grad_bytes, dp, topo, spans)
-    bucket_bytes = framework_of(job, catalog).bucket_bytes
+    prof = framework_of(job, catalog)
+    bucket_bytes = prof.bucket_bytes
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
+    backward = work.layers * layer_backward
+    if job.parallel.zero in (1, 2) and prof.overlap_grad_reduce:
+        # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
+        # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
+        scatter = collective("reduce_scatter", grad_bytes, dp, topo, spans)
+        gather = collective("all_gather", stage_total * e, dp, topo, spans)
+        notes.append(
+            f"sharded optimizer: gradient reduce-scatter in {bucket_bytes / MiB:g} MiB buckets under the last "
+            "backward, parameter all-gather under the first forward; the last bucket is exposed"
+        )
+        return max(0.0, scatter - backward) + max(0.0, gather - (per_mb - backward)) + last
+    total = collective("all_reduce", grad_bytes, dp, topo, spans)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
     )
-    return max(0.0, total - work.layers * layer_backward) + last
+    return max(0.0, total - backward) + last
 
 
 def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:
@@ -433,21 +449,28 @@ def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: flo
     return max(work.kinds, key=lambda k: work.kinds[k])
 
 
-def _fp8_attention(rates: Rates, catalog: Catalog, notes: list[str]) -> Rates:
-    """Transformer Engine runs the GEMMs in FP8 and attention in bf16: attention at the bf16 rate."""
-    bf16 = rates.gpu.peak_flops.get("bf16")
-    if not bf16:
-        return rates
-    notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate (Transformer Engine)")
-    return replace(rates, attention=min(rates.attention, bf16 * catalog.convention("attention_efficiency")))
+def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: list[str]) -> Rates:
+    """Attention runs in bf16 under FP8 training (Transformer Engine and torchao cast only the
+    linears), and at the efficiency of the stack's kernel: FlashAttention-2 reaches a lower share
+    of Hopper's peak than fused cuDNN/FlashAttention-3 kernels (FlashAttention-3 paper)."""
+    peak = rates.gpu.peak_flops.get("bf16", rates.peak) if job.precision == "fp8" else rates.peak
+    if job.precision == "fp8":
+        notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate")
+    key = f"attention_efficiency_fa2_{rates.gpu.architecture}"
+    kernel = framework_of(job, catalog).attention_kernel
+    eff_key = key if kernel == "fa2" and key in catalog.conventions else "attention_efficiency"
+    if eff_key != "attention_efficiency":
+        notes.append(
+            f"FlashAttention-2 kernels at {catalog.convention(eff_key):.0%} of peak on {rates.gpu.architecture} [{eff_key}]"
+        )
+    return replace(rates, attention=min(rates.matmul, peak * catalog.convention(eff_key)))
 
 
 def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:
     """Step seconds as the sum of named terms (compute, tensor-parallel and data-parallel
     communication, pipeline bubble and p2p, optimizer step), or the data pipeline's pace."""
     notes: list[str] = list(rates.notes) + list(topo.notes)
-    if job.precision == "fp8":
-        rates = _fp8_attention(rates, catalog, notes)
+    rates = _attention_rate(job, rates, catalog, notes)
     describe = _transformer_work if isinstance(job.model, TransformerArch) else _generic_work
     work = describe(job, hw, rates, topo, catalog, notes)
     framework = _framework_efficiency(framework_of(job, catalog), notes)
