@@ -11,6 +11,16 @@ from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
+from gpuwise.plan.messages import (
+    Lang,
+    check_lang,
+    fmt_count_l,
+    fmt_duration,
+    fmt_gpu_hours,
+    fmt_money,
+    msg,
+    rate_unit,
+)
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
 console = Console()
@@ -152,9 +162,7 @@ def estimate_view(d: dict[str, Any]) -> None:
     if d.get("inference"):
         _inference_view(d["inference"], d["bottleneck"])
     if d.get("cost"):
-        c = d["cost"]
-        total = f", {c['total_usd']:,.0f} USD for the run" if c.get("total_usd") else ""
-        console.print(f"Cost: {c['usd_per_hour']:,.2f} USD/hour on demand{total}")
+        console.print(cost_line(d["cost"]))
     if mem.get("detail"):
         parts = [f"{k.replace('_', ' ')} {fmt_bytes(v)}" for k, v in mem["detail"].items() if v]
         console.print(Text("Parts: " + " · ".join(parts), style="dim"))
@@ -180,7 +188,7 @@ def _training_view(t: dict[str, Any], bottleneck: str | None) -> None:
     )
     console.print(Text(line, style="bold"))
     if t.get("total_seconds"):
-        console.print(f"Whole run: {fmt_seconds(t['total_seconds'])}, {t['gpu_hours']:,.0f} GPU-hours")
+        console.print(f"Whole run: {fmt_seconds(t['total_seconds'])}, {fmt_gpu_hours(t['gpu_hours'])}")
 
 
 def _inference_view(i: dict[str, Any], bottleneck: str | None) -> None:
@@ -241,116 +249,137 @@ def _short_source(note: str) -> str:
     return f"{head} [{re.split(r'[,:(]', src.rstrip(']'), maxsplit=1)[0].strip()}]"
 
 
-def _requirements_line(req: Any) -> str:
+def _requirements_line(req: Any, lang: Lang = "en") -> str:
     """What was asked, in one line (or that nothing was: the cheapest configuration that fits)."""
     asked = []
     if req.deadline_seconds:
-        asked.append(f"deadline {fmt_seconds(req.deadline_seconds)}")
+        asked.append(f"{msg('req_deadline', lang)} {fmt_duration(req.deadline_seconds, lang)}")
     if req.qps:
-        targets = {
-            "e2e_seconds": req.latency_seconds,
-            "ttft_seconds": req.ttft_seconds,
-            "tpot_seconds": req.tpot_seconds,
-        }
-        asked.append(f"{req.qps:g} QPS" + (f", {_targets_text(targets, req.percentile)}" if req.has_latency else ""))
+        goals = [
+            f"{name} ≤ {seconds * 1e3:,.0f} ms"
+            for name, seconds in (
+                ("TTFT", getattr(req, "ttft_seconds", None)),
+                ("TPOT", getattr(req, "tpot_seconds", None)),
+                ("E2E", req.latency_seconds),
+            )
+            if seconds
+        ]
+        at = f" P{req.percentile:g} " + ", ".join(goals) if goals and req.percentile else ""
+        asked.append(msg("qps_value", lang, qps=req.qps) + at)
     if req.budget_usd:
-        asked.append(f"budget {fmt_usd(req.budget_usd)}")
+        asked.append(f"{msg('req_budget', lang)} {fmt_money(req.budget_usd, lang)}")
     if req.max_gpus:
-        asked.append(f"≤ {req.max_gpus} GPUs")
+        asked.append(f"{msg('req_max_gpus', lang)} {req.max_gpus}")
+    if getattr(req, "redundancy", 0):
+        asked.append(f"{msg('req_redundancy', lang)} N+{req.redundancy}")
     if req.growth:
-        asked.append(f"growth: {req.growth.describe()}")
-    return (
-        f"Requirements: {', '.join(asked) or 'none (cheapest that fits)'} · pricing {req.pricing} · "
-        f"objective {req.objective}"
+        asked.append(f"{msg('req_growth', lang)}: {req.growth.describe()}")
+    return f"{msg('requirements', lang)}: {', '.join(asked) or msg('requirements_none', lang)} · " + msg(
+        "pricing_objective", lang, pricing=req.pricing, objective=req.objective
     )
 
 
-def _candidate_speed(c: Any, w: Any, req: Any, training: bool) -> tuple[str, str]:
-    """(time or latency, throughput) of one candidate as the plan table shows them."""
+def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en") -> tuple[str, str]:
+    """(time or latency, throughput) of one candidate as the plan table shows them, in the unit the
+    model is measured in (tokens/s for LLMs, images/s or samples/s for the others)."""
     if training:
         tr = c.est.training
-        unit = "tok/s" if w.model.kind == "transformer" else "samples/s"
-        tput = f"{tr.tokens_per_second:,.0f} {unit}" if tr else "—"
+        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
+        tput = f"{fmt_count_l(getattr(tr, key), lang)} {unit}" if tr else "—"
         when = (
-            fmt_seconds(tr.total_seconds)
+            fmt_duration(tr.total_seconds, lang)
             if tr and tr.total_seconds
-            else (fmt_seconds(tr.step_seconds) + "/step" if tr else "—")
+            else (msg("per_step", lang, t=fmt_duration(tr.step_seconds, lang)) if tr else "—")
         )
         return when, tput
     cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
-    pcts = (c.serving or {}).get("percentiles")
-    if pcts and req.percentile:
-        key = f"p{req.percentile:g}"
-        shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}"
-        if pcts["tpot"][key]:
-            shown += f", TPOT {fmt_seconds(pcts['tpot'][key])}"
-        return shown, f"{cap:,.1f} req/s"
-    return fmt_seconds(c.time), f"{cap:,.1f} req/s"
+    p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
+    return fmt_duration(p if p else c.time, lang), f"{cap:,.1f} {msg('unit_requests', lang)}"
 
 
-def _candidates_table(result: Any, top: int) -> Table:
-    """The best `top` candidates: size, time, throughput, cost, what they meet, the Pareto front."""
+def _cost_cells(cost: dict[str, Any], training: bool, lang: Lang) -> tuple[str, str]:
+    """The two cost columns: the run (training) or the month (serving), and the fleet's hour;
+    owned pricing: the amortised month and the horizon total."""
+    owned = cost.get("owned")
+    if owned:
+        return fmt_money(owned["amortised_usd_per_month"], lang), fmt_money(owned["horizon_total_usd"], lang)
+    first = cost.get("total_usd") if training else cost.get("usd_per_month")
+    return fmt_money(first, lang), fmt_money(cost.get("usd_per_hour"), lang)
+
+
+def _cost_columns(req: Any, training: bool, years: float | None, lang: Lang) -> tuple[str, str]:
+    if req.pricing == "owned":
+        return msg("col_amortised", lang), msg("col_horizon", lang, years=years or 0)
+    return msg("col_run_cost" if training else "col_month", lang), msg("col_hour", lang)
+
+
+def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
+    """The best `top` candidates: size, time, throughput, the fleet's cost, what they meet, the
+    Pareto front."""
     req, w = result.requirements, result.workload
     front = {id(c) for c in result.pareto()}
     training = hasattr(w, "method")
+    shown = result.candidates[: max(top, 1)]
+    years = next((c.horizon_years for c in shown if getattr(c, "horizon_years", None)), None)
     t = Table(header_style="bold", show_edge=False)
-    for col in (
-        "#",
-        "configuration",
-        "GPUs",
-        "time" if training else "latency",
-        "throughput",
-        "cost" if training else "cost/month",
-        "$/hour",
-        "meets",
-        "pareto",
-    ):
-        t.add_column(col, justify="left" if col in ("configuration", "meets") else "right")
-    for i, c in enumerate(result.candidates[: max(top, 1)], 1):
-        when, tput = _candidate_speed(c, w, req, training)
+    cols = (
+        msg("col_rank", lang),
+        msg("col_configuration", lang),
+        msg("col_gpus", lang),
+        msg("col_time" if training else "col_latency", lang),
+        msg("col_throughput", lang),
+        *_cost_columns(req, training, years, lang),
+        msg("col_meets", lang),
+        msg("col_pareto", lang),
+    )
+    for i, col in enumerate(cols):
+        t.add_column(col, justify="left" if i in (1, 7) else "right")
+    for i, c in enumerate(shown, 1):
+        when, tput = _candidate_speed(c, w, req, training, lang)
         bad = [k for k, v in c.meets.items() if not v["ok"]]
-        meets = "all" if not bad else "misses " + ", ".join(bad)
+        meets = msg("meets_all", lang) if not bad else msg("misses", lang, what=", ".join(bad))
         if c.growth is not None:
             meets += " · growth " + ("holds" if c.growth["holds"] else "breaks")
         style = "bold green" if i == 1 and c.ok else ("" if c.ok else "dim")
-        hourly = None if c.usd_per_hour is None else c.usd_per_hour * c.replicas
+        first, second = _cost_cells(c.as_dict()["cost"], training, lang)
         t.add_row(
-            str(i),
-            c.label,
-            str(c.gpus),
-            when,
-            tput,
-            fmt_usd(c.cost),
-            fmt_usd(hourly),
-            meets,
-            "●" if id(c) in front else "",
-            style=style,
+            str(i), c.label, str(c.gpus), when, tput, first, second, meets, "●" if id(c) in front else "", style=style
         )
     return t
 
 
 def plan_view(result: Any, top: int) -> None:
-    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason."""
+    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason; in
+    the language the requirements name (--lang)."""
     req = result.requirements
+    lang = check_lang(getattr(req, "lang", "en"))
     w = result.workload
     methods = req.methods or ((w.method,) if hasattr(w, "method") else ())
     what = f"{w.model.name} · {w.task}" + (f" · {'/'.join(methods)}" if methods else "")
-    console.print(Text(f"Plan for {what}", style="bold"))
-    console.print(_requirements_line(req))
-    console.print(_candidates_table(result, top))
+    console.print(Text(msg("plan_for", lang, what=what), style="bold"))
+    console.print(_requirements_line(req, lang))
+    console.print(_candidates_table(result, top, lang))
     chosen = result.chosen
     if chosen is not None:
-        console.print(Text("Chosen: " + chosen.label, style="bold green"))
+        console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
         for reason in chosen.why:
             console.print(f"  • {reason}")
+        console.print(cost_line(chosen.as_dict()["cost"], lang))
         for line in offer_lines(chosen.as_dict()):
             console.print(Text(f"  {line}", style="cyan"))
+        if chosen.command:
+            console.print(Text(f"{msg('command', lang)}: {chosen.command}", style="dim"))
         if chosen.growth and not chosen.growth["holds"]:
-            console.print(Text(f"  ! upgrade path: {chosen.growth['upgrade_path']}", style="yellow"))
+            console.print(Text(f"  ! {msg('upgrade_path', lang)}: {chosen.growth['upgrade_path']}", style="yellow"))
     else:
-        console.print(Text("Nothing meets the requirements.", style="bold red"))
+        console.print(Text(msg("nothing_meets", lang), style="bold red"))
+    runners = [c for c in result.candidates[1 : max(top, 1)] if c.why]
+    if chosen is not None and runners:
+        console.print(Text(msg("runners_up", lang) + ":", style="bold"))
+        for c in runners:
+            console.print(Text(f"  {c.label}: {c.why[-1]}", style="dim"))
     if result.rejected:
-        console.print(Text("Ruled out (binding constraint):", style="bold"))
+        console.print(Text(msg("ruled_out", lang) + ":", style="bold"))
         for r in result.rejected:
             console.print(Text(f"  {r.gpu}: {r.reason}", style="dim"))
     for note in result.notes:
@@ -368,6 +397,24 @@ def offer_lines(d: dict[str, Any]) -> list[str]:
     if money:
         lines.append(money)
     return lines
+
+
+def cost_line(c: dict[str, Any], lang: Lang = "en") -> str:
+    """The whole fleet's cost (replicas x GPUs per replica), never one GPU's: per hour, per month,
+    the run for training; owned pricing labels the amortised month and the horizon total."""
+    replicas, gpus = c.get("replicas", 1), c.get("gpus", "?")
+    size = msg("fleet_size", lang, replicas=replicas, gpus=gpus) if replicas > 1 else msg("gpus_size", lang, gpus=gpus)
+    parts = [msg("per_hour", lang, v=fmt_money(c["usd_per_hour"], lang))]
+    parts.append(msg("per_month", lang, v=fmt_money(c["usd_per_month"], lang)))
+    if c.get("total_usd"):
+        parts.append(msg("for_run", lang, v=fmt_money(c["total_usd"], lang)))
+    owned = c.get("owned")
+    if owned:
+        parts[1] = msg("amortised_month", lang, v=fmt_money(owned["amortised_usd_per_month"], lang))
+        parts.append(
+            msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=owned["horizon_years"])
+        )
+    return msg("cost_line", lang, pricing=c.get("pricing", "on-demand"), size=size, parts=", ".join(parts))
 
 
 def _amount(value: float | None, fx: Any) -> str:

@@ -11,7 +11,18 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-__all__ = ["LANGS", "MESSAGES", "Lang", "check_lang", "fmt_count_l", "fmt_duration", "fmt_money", "msg"]
+__all__ = [
+    "LANGS",
+    "MESSAGES",
+    "Lang",
+    "check_lang",
+    "fmt_count_l",
+    "fmt_duration",
+    "fmt_gpu_hours",
+    "fmt_money",
+    "msg",
+    "rate_unit",
+]
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
@@ -67,7 +78,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "req_qps": {"en": "QPS", "zh": "QPS"},
     "req_latency": {"en": "latency", "zh": "延迟"},
     "qps_value": {"en": "{qps:g} requests/s", "zh": "每秒 {qps:g} 个请求"},
-    "redundancy_value": {"en": "N+{n}: keeps the target after losing {n} replica(s) or node(s)", "zh": "N+{n}：失去 {n} 个副本或节点后仍满足目标"},
+    "redundancy_value": {
+        "en": "N+{n}: keeps the target after losing {n} replica(s) or node(s)",
+        "zh": "N+{n}：失去 {n} 个副本或节点后仍满足目标",
+    },
     # --- throughput units
     "unit_tokens": {"en": "tokens/s", "zh": "tokens/秒"},
     "unit_samples": {"en": "samples/s", "zh": "样本/秒"},
@@ -86,20 +100,63 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     # --- explanations (plan.search)
     "why_cheapest": {"en": "the cheapest configuration that meets every requirement", "zh": "满足全部需求的最便宜配置"},
     "why_fastest": {"en": "the fastest configuration that meets every requirement", "zh": "满足全部需求的最快配置"},
-    "why_adapter": {"en": "{method} keeps the frozen base at {dtype}: {need} per GPU of {cap}", "zh": "{method} 冻结的基座权重保持 {dtype}：每块 GPU {need}，容量 {cap}"},
-    "why_speed": {"en": "{rate} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}", "zh": "{rate} {unit}，MFU {mfu:.0%}，瓶颈 {bottleneck}"},
-    "why_layout": {"en": "layout {layout}: the fastest of {timed} layouts timed on {count}x {gpu}", "zh": "并行布局 {layout}：在 {count} 块 {gpu} 上评估的 {timed} 种布局中最快"},
-    "why_data_wait": {"en": "the GPUs wait for data: a faster pipeline meets the requirements with fewer GPUs", "zh": "GPU 在等数据：更快的数据管线可以用更少的 GPU 满足需求"},
-    "why_replicas": {"en": "{replicas} replica(s) at batch {batch}: {capacity} requests/s capacity", "zh": "{replicas} 个副本，批大小 {batch}：容量每秒 {capacity} 个请求"},
+    "why_adapter": {
+        "en": "{method} keeps the frozen base at {dtype}: {need} per GPU of {cap}",
+        "zh": "{method} 冻结的基座权重保持 {dtype}：每块 GPU {need}，容量 {cap}",
+    },
+    "why_speed": {
+        "en": "{rate} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
+        "zh": "{rate} {unit}，MFU {mfu:.0%}，瓶颈 {bottleneck}",
+    },
+    "why_layout": {
+        "en": "layout {layout}: the fastest that fits on {count}x {gpu}",
+        "zh": "并行布局 {layout}：{count} 块 {gpu} 上放得下的最快布局",
+    },
+    "why_fastest_seen": {
+        "en": "fastest: {time} on {label}, bottleneck {bottleneck}",
+        "zh": "最快：{label} 需要 {time}，瓶颈 {bottleneck}",
+    },
+    "why_data_wait": {
+        "en": "the GPUs wait for data: a faster pipeline meets the requirements with fewer GPUs",
+        "zh": "GPU 在等数据：更快的数据管线可以用更少的 GPU 满足需求",
+    },
+    "why_replicas": {
+        "en": "{replicas} replica(s) at batch {batch}: {capacity} requests/s capacity",
+        "zh": "{replicas} 个副本，批大小 {batch}：容量每秒 {capacity} 个请求",
+    },
     "why_misses": {"en": "misses {what}", "zh": "未满足 {what}"},
-    "why_costlier": {"en": "{ratio:.2f}x the cost of the cheapest plan that meets the requirements ({term})", "zh": "成本是满足需求的最便宜方案的 {ratio:.2f} 倍（{term}）"},
-    "why_more_gpus": {"en": "as cheap, but {gpus} GPUs where the chosen plan uses {chosen}", "zh": "成本相同，但需要 {gpus} 块 GPU，推荐方案只需 {chosen} 块"},
-    "term_price": {"en": "a dearer GPU-hour: {price}/GPU-hour against {chosen}", "zh": "GPU 单价更高：每 GPU 小时 {price}，推荐方案 {chosen}"},
-    "term_speed": {"en": "slower per GPU: {rate} against {chosen} {unit} per GPU", "zh": "单卡更慢：每块 GPU {rate}，推荐方案 {chosen} {unit}"},
-    "term_size": {"en": "more capacity than the load needs: {gpus} GPUs against {chosen}", "zh": "容量超过负载所需：{gpus} 块 GPU，推荐方案 {chosen} 块"},
-    "why_redundancy": {"en": "N+{n}: {replicas} replica(s) spread over {nodes} node(s), the target holds after losing {n}", "zh": "N+{n}：{replicas} 个副本分布在 {nodes} 个节点上，失去 {n} 个后仍满足目标"},
-    "why_goodput": {"en": "failures at this scale: {mtbf} between interruptions, checkpoint every {interval} ({write} to write), goodput {goodput:.1%}", "zh": "该规模下的故障：平均 {mtbf} 中断一次，每 {interval} 保存一次检查点（写入 {write}），有效训练比例 {goodput:.1%}"},
-    "why_pipeline": {"en": "data pipeline upgrade: {pipeline} — {cost} instead of {gpu_only} for the GPU-only answer ({gpu_only_label})", "zh": "数据管线升级：{pipeline} —— 成本 {cost}，只加 GPU 的方案 {gpu_only_label} 需要 {gpu_only}"},
+    "why_costlier": {
+        "en": "{ratio:.2f}x the cost of the cheapest plan that meets the requirements ({term})",
+        "zh": "成本是满足需求的最便宜方案的 {ratio:.2f} 倍（{term}）",
+    },
+    "why_more_gpus": {
+        "en": "as cheap, but {gpus} GPUs where the chosen plan uses {chosen}",
+        "zh": "成本相同，但需要 {gpus} 块 GPU，推荐方案只需 {chosen} 块",
+    },
+    "term_price": {
+        "en": "a dearer GPU-hour: {price}/GPU-hour against {chosen}",
+        "zh": "GPU 单价更高：每 GPU 小时 {price}，推荐方案 {chosen}",
+    },
+    "term_speed": {
+        "en": "slower per GPU: {rate} against {chosen} {unit} per GPU",
+        "zh": "单卡更慢：每块 GPU {rate}，推荐方案 {chosen} {unit}",
+    },
+    "term_size": {
+        "en": "more capacity than the load needs: {gpus} GPUs against {chosen}",
+        "zh": "容量超过负载所需：{gpus} 块 GPU，推荐方案 {chosen} 块",
+    },
+    "why_redundancy": {
+        "en": "N+{n}: {replicas} replica(s) spread over {nodes} node(s), the target holds after losing {n}",
+        "zh": "N+{n}：{replicas} 个副本分布在 {nodes} 个节点上，失去 {n} 个后仍满足目标",
+    },
+    "why_goodput": {
+        "en": "failures at this scale: {mtbf} between interruptions, checkpoint every {interval} ({write} to write), goodput {goodput:.1%}",
+        "zh": "该规模下的故障：平均 {mtbf} 中断一次，每 {interval} 保存一次检查点（写入 {write}），有效训练比例 {goodput:.1%}",
+    },
+    "why_pipeline": {
+        "en": "data pipeline upgrade: {pipeline} — {cost} instead of {gpu_only} for the GPU-only answer ({gpu_only_label})",
+        "zh": "数据管线升级：{pipeline} —— 成本 {cost}，只加 GPU 的方案 {gpu_only_label} 需要 {gpu_only}",
+    },
     # --- durations
     "dur_s": {"en": "{v} s", "zh": "{v} 秒"},
     "dur_min": {"en": "{v} min", "zh": "{v} 分钟"},
@@ -114,7 +171,7 @@ def check_lang(lang: str | None) -> Lang:
     value = (lang or "en").strip().lower()
     if value not in LANGS:
         raise ValueError(f"--lang must be one of {', '.join(LANGS)}; got {lang!r}")
-    return value  # type: ignore[return-value]
+    return "zh" if value == "zh" else "en"
 
 
 def msg(key: str, lang: Lang = "en", **values: Any) -> str:
@@ -146,3 +203,21 @@ def fmt_duration(seconds: float | None, lang: Lang = "en") -> str:
         if seconds >= limit:
             return msg(key, lang, v=f"{seconds / size:,.1f}")
     return msg("dur_s", lang, v=f"{seconds:,.3g}")
+
+
+def rate_unit(kind: str, task: str | None, lang: Lang = "en") -> tuple[str, str]:
+    """Which training rate a model is measured in and its label: tokens/s for transformers,
+    images/s for vision models, samples/s for the rest (recommenders, tabular)."""
+    if kind == "transformer":
+        return "tokens_per_second", msg("unit_tokens", lang)
+    if task == "vision":
+        return "samples_per_second", msg("unit_images", lang)
+    return "samples_per_second", msg("unit_samples", lang)
+
+
+def fmt_gpu_hours(value: float | None, lang: Lang = "en") -> str:
+    """GPU-hours with enough digits that a short job never reads as 0."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    text = f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+    return msg("gpu_hours", lang, v=text)

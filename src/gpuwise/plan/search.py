@@ -18,12 +18,14 @@ from typing import Any, Literal
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
-from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, owned_cost, usd_per_hour
+from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
+from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
+from gpuwise.plan.messages import check_lang, fmt_duration, msg
 from gpuwise.plan.serving_search import confirm_cheapest, serving_candidates
-from gpuwise.units import fmt_bytes, fmt_seconds, fmt_usd
+from gpuwise.units import fmt_bytes, fmt_usd
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
@@ -48,6 +50,8 @@ class Candidate:
     owned_usd: float | None = None  # pricing "owned": what buying the hardware costs over the horizon
     command: str | None = None  # the `gpuwise estimate ...` line that reproduces this candidate
     price_detail: dict[str, Any] | None = None  # the offer behind the price, costs in --currency (gpuwise.api)
+    pricing: str = "on-demand"
+    horizon_years: float | None = None  # owned pricing: the horizon `owned_usd` covers
 
     @property
     def gpus(self) -> int:
@@ -114,20 +118,26 @@ class Candidate:
         d["gpus_total"] = self.gpus
         if d.get("inference") is not None and self.serving is not None:
             d["inference"]["serving"] = self.serving
+        run = self.hours * 3600 if self.hours is not None else None
+        fleet = fleet_cost(self.usd_per_hour, self.replicas, self.est.hardware.count, run, self.pricing)
         d["cost"] = {
-            "usd_per_hour": None if self.usd_per_hour is None else self.usd_per_hour * self.replicas,
-            "total_usd": self.cost if self.est.training is not None and self.hours is not None else None,
-            "usd_per_month": None
-            if self.usd_per_hour is None or self.est.training is not None
-            else self.usd_per_hour * self.replicas * HOURS_PER_MONTH,
+            **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
             "usd_per_million_tokens": _per_million_tokens(self),
             "usd_per_thousand_requests": _per_thousand_requests(self),
+            "owned": None
+            if self.owned_usd is None
+            else {
+                "amortised_usd_per_month": fleet["usd_per_month"] if fleet else None,
+                "horizon_years": self.horizon_years,
+                "horizon_total_usd": self.owned_usd * self.replicas,
+            },
         }
         d["meets"] = self.meets
         d["why"] = self.why
         d["growth"] = self.growth
         d["confirmed_by_simulation"] = self.confirmed
         d["command"] = self.command
+        d.update(self.price_detail or {})  # "offer" and "currency"
         return d
 
 
@@ -138,7 +148,6 @@ def _per_million_tokens(c: Candidate) -> float | None:
         return c.usd_per_hour / (c.est.training.tokens_per_second * 3600) * 1e6
     inf = c.est.inference
     if inf and inf.tokens_per_second:
-        d.update(self.price_detail or {})  # "offer" and "currency"
         return c.usd_per_hour / (inf.tokens_per_second * 3600) * 1e6
     return None
 
@@ -230,6 +239,8 @@ def _at_most(value: float | None, limit: float) -> dict[str, Any]:
 
 
 def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
+    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
+        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     if req.budget_usd is not None:
         c.meets["budget"] = _at_most(cost, req.budget_usd)
     if req.max_gpus is not None:
@@ -238,8 +249,6 @@ def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
 
 def _meets_training(c: Candidate, req: Requirements) -> None:
     est = c.est
-    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
-        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
     t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
@@ -321,43 +330,6 @@ def _run_flops(est: Estimate) -> float | None:
 
 
 # ------------------------------------------------------------------------------------------
-def _explain(c: Candidate, best_cost: float | None, tie: float) -> None:
-    """Reasons a person can read: method and memory, throughput and bottleneck, what is missed, the
-    cost against the cheapest plan (ratios within `tie` of 1 are not named) and growth."""
-    est = c.est
-    why = c.why
-    w = est.workload
-    if isinstance(w, TrainingJob):
-        t = est.training
-        if w.method != "full":
-            why.append(
-                f"{w.method.upper()} keeps the frozen base at {w.weights_dtype}: "
-                f"{fmt_bytes(est.memory.per_gpu.total)} per GPU of {fmt_bytes(est.memory.capacity)}"
-            )
-        if t:
-            why.append(f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}, bottleneck {est.bottleneck}")
-            if est.bottleneck == "data-pipeline":
-                why.append(
-                    "the GPUs wait for data: faster storage or more loader cores would meet the "
-                    "requirements with fewer GPUs"
-                )
-    else:
-        if c.serving:
-            why.append(
-                f"{c.replicas} replica(s) at batch {c.serving['max_batch']}: "
-                f"{c.serving['capacity_rps_per_replica'] * c.replicas:,.1f} requests/s capacity"
-            )
-    for key, m in c.meets.items():
-        if key in ("memory", "growth"):
-            continue
-        if not m["ok"]:
-            why.append(f"misses {key.replace('_', ' ')}" + (f": {m.get('why')}" if m.get("why") else ""))
-    if c.cost is not None and best_cost and c.cost > best_cost * (1 + tie):
-        why.append(f"{c.cost / best_cost:.2f}x the cost of the cheapest plan that meets the requirements")
-    if c.growth is not None:
-        why.append(c.growth["summary"])
-
-
 def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
     g = req.growth
     if g is None:
@@ -478,17 +450,16 @@ def _rank_key(c: Candidate, req: Requirements, tie: float) -> tuple[Any, ...]:
     return (not c.ok, not c.growth_ok, primary is None, level, c.gpus, nodes, secondary or 0.0)
 
 
-def _misses(gpu: GPU, found: list[Candidate]) -> Rejection:
+def _misses(gpu: GPU, found: list[Candidate], lang: str = "en") -> Rejection:
     """Why no candidate on this GPU type meets the requirements, with the fastest one for a deadline."""
+    lg = check_lang(lang)
     misses = sorted({k for c in found for k, v in c.meets.items() if not v["ok"]})
     best = min(found, key=lambda c: c.time)
     detail = ""
     if "deadline" in misses and best.est.training and best.est.training.total_seconds:
-        detail = (
-            f" (fastest: {fmt_seconds(best.est.training.total_seconds)} on {best.label}, "
-            f"bottleneck {best.est.bottleneck})"
-        )
-    return Rejection(gpu.id, f"misses {', '.join(misses)}{detail}")
+        time = fmt_duration(best.est.training.total_seconds, lg)
+        detail = f" ({msg('why_fastest_seen', lg, time=time, label=best.label, bottleneck=best.est.bottleneck)})"
+    return Rejection(gpu.id, msg("why_misses", lg, what=", ".join(misses)) + detail)
 
 
 def _gpu_candidates(
@@ -526,7 +497,7 @@ def _gpu_candidates(
             )
     if not found:
         return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits")
-    return found, (None if any(c.ok for c in found) else _misses(gpu, found))
+    return found, (None if any(c.ok for c in found) else _misses(gpu, found, req.lang))
 
 
 def _price_per_flop(gpu: GPU, work: Workload, req: Requirements, cat: Catalog, params: CostParams) -> float:
@@ -569,6 +540,9 @@ def plan(
         candidates += found
         if rejection is not None:
             rejected.append(rejection)
+    for c in candidates:  # what the cost figures mean, for every output
+        c.pricing = req.pricing
+        c.horizon_years = (req.years or params.depreciation_years) if req.pricing == "owned" else None
     tie = cat.convention("plan_cost_tie_tolerance")
     notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req, tie))
     grown = [_growth_workload(w, req) for w in workloads]
@@ -577,13 +551,12 @@ def plan(
         if g is not None:
             _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
     candidates.sort(key=lambda c: _rank_key(c, req, tie))
-    best_cost = next((c.cost for c in candidates if c.ok and c.cost is not None), None)
+    lang = check_lang(req.lang)
+    chosen = candidates[0] if candidates and candidates[0].ok else None
     for c in candidates:
-        _explain(c, best_cost, tie)
-    if candidates and candidates[0].ok:
-        candidates[0].why.insert(
-            0, f"the {'cheapest' if req.objective == 'cost' else 'fastest'} configuration that meets every requirement"
-        )
+        explain(c, chosen, tie, lang)
+    if chosen is not None:
+        chosen.why.insert(0, headline(req.objective, lang))
     if cals:
         notes.append(f"measured rates (gpuwise bench) used for: {', '.join(sorted(cals))}")
     return PlanResult(workload=workloads[0], requirements=req, candidates=candidates, rejected=rejected, notes=notes)

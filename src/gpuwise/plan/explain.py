@@ -1,0 +1,108 @@
+"""Reasons a person can read, in the reader's language: why the chosen plan, and for each runner-up the
+requirement it misses or the cost term that makes it lose against the chosen plan.
+
+A training run costs price per GPU-hour x GPUs x hours = price per GPU-hour / (rate per GPU), so a
+costlier runner-up loses on the GPU-hour price or on the work one GPU does per hour, whichever ratio
+is larger; a serving fleet costs price per GPU-hour x GPUs, so it loses on price or on size.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpuwise.plan.messages import Lang, fmt_count_l, fmt_money, msg, rate_unit
+from gpuwise.units import fmt_bytes
+from gpuwise.workload import TrainingJob
+
+if TYPE_CHECKING:
+    from gpuwise.plan.search import Candidate
+
+__all__ = ["explain", "headline", "layout_text"]
+
+
+def headline(objective: str, lang: Lang) -> str:
+    return msg("why_cheapest" if objective == "cost" else "why_fastest", lang)
+
+
+def layout_text(w: TrainingJob, count: int) -> str:
+    """The parallel layout in the words of the frameworks: degrees, ZeRO stage, recomputation, batch."""
+    par = w.parallel
+    sp = " +SP" if par.sequence_parallel and par.tp > 1 else ""
+    return (
+        f"TP{par.tp}{sp} x PP{par.pp} x DP{par.dp(count)}, ZeRO-{par.zero}, recompute {w.recompute}, "
+        f"micro-batch {w.micro_batch} x {w.grad_accumulation(count)} accumulation"
+    )
+
+
+def _per_gpu_rate(c: Candidate) -> float | None:
+    t = c.est.training
+    return None if t is None or not c.gpus else t.samples_per_second / c.gpus
+
+
+def _gpu_hour(c: Candidate) -> float | None:
+    return None if c.usd_per_hour is None else c.usd_per_hour / c.est.hardware.count
+
+
+def _loss_term(c: Candidate, chosen: Candidate, lang: Lang) -> str:
+    """The cost term that makes `c` dearer than `chosen`: the GPU-hour price, the work per GPU, or
+    (serving) the fleet's size."""
+    p, p0 = _gpu_hour(c), _gpu_hour(chosen)
+    price_ratio = p / p0 if p and p0 else 1.0
+    if c.est.training is not None and chosen.est.training is not None:
+        r, r0 = _per_gpu_rate(c), _per_gpu_rate(chosen)
+        slow_ratio = r0 / r if r and r0 else 1.0
+        if slow_ratio > price_ratio:
+            w = c.est.workload
+            key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
+            tokens = c.est.training.tokens_per_second / c.est.training.samples_per_second
+            scale = tokens if key == "tokens_per_second" else 1.0
+            return msg(
+                "term_speed",
+                lang,
+                rate=fmt_count_l((r or 0) * scale, lang),
+                chosen=fmt_count_l((r0 or 0) * scale, lang),
+                unit=unit,
+            )
+        return msg("term_price", lang, price=fmt_money(p, lang), chosen=fmt_money(p0, lang))
+    if c.gpus / max(chosen.gpus, 1) > price_ratio:
+        return msg("term_size", lang, gpus=c.gpus, chosen=chosen.gpus)
+    return msg("term_price", lang, price=fmt_money(p, lang), chosen=fmt_money(p0, lang))
+
+
+def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
+    """Method and memory, rate and bottleneck (training), replicas and capacity (serving)."""
+    est, w, out = c.est, c.est.workload, []
+    if isinstance(w, TrainingJob):
+        t = est.training
+        if w.method != "full":
+            need, cap = fmt_bytes(est.memory.per_gpu.total), fmt_bytes(est.memory.capacity)
+            out.append(msg("why_adapter", lang, method=w.method.upper(), dtype=w.weights_dtype, need=need, cap=cap))
+        count = est.hardware.count
+        out.append(msg("why_layout", lang, layout=layout_text(w, count), count=count, gpu=est.hardware.gpu.id))
+        if t:
+            key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
+            rate = fmt_count_l(getattr(t, key), lang)
+            out.append(msg("why_speed", lang, rate=rate, unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
+            if est.bottleneck == "data-pipeline":
+                out.append(msg("why_data_wait", lang))
+    elif c.serving:
+        capacity = f"{c.serving['capacity_rps_per_replica'] * c.replicas:,.1f}"
+        out.append(msg("why_replicas", lang, replicas=c.replicas, batch=c.serving["max_batch"], capacity=capacity))
+    return out
+
+
+def explain(c: Candidate, chosen: Candidate | None, tie: float, lang: Lang = "en") -> None:
+    """Append to `c.why`: what it is, what it misses, and why it loses to `chosen` (a cost ratio
+    within `tie` of 1 is a tie, lost on size)."""
+    why = c.why
+    why += _what_it_is(c, lang)
+    for key, m in c.meets.items():
+        if key not in ("memory", "growth") and not m["ok"]:
+            why.append(msg("why_misses", lang, what=key.replace("_", " ")) + (f": {m['why']}" if m.get("why") else ""))
+    if chosen is not None and c is not chosen and c.ok and c.cost is not None and chosen.cost:
+        if c.cost > chosen.cost * (1 + tie):
+            why.append(msg("why_costlier", lang, ratio=c.cost / chosen.cost, term=_loss_term(c, chosen, lang)))
+        elif c.gpus > chosen.gpus:
+            why.append(msg("why_more_gpus", lang, gpus=c.gpus, chosen=chosen.gpus))
+    if c.growth is not None:
+        why.append(c.growth["summary"])
