@@ -378,3 +378,16 @@ def flip_note(ranked: Sequence[tuple[Any, Quote | None]]) -> str | None:
         f"{q1.low_usd_per_gpu_hour:.2f}-{q1.high_usd_per_gpu_hour:.2f} USD/GPU-hour over {q1.compared} offers; "
         f"at its dearest it costs more than {other[0].label} at its cheapest"
     )
+
+
+_DEFAULT: dict[int, tuple[Any, Market]] = {}
+
+
+def default_market(catalog: Any, today: date | None = None) -> Market:
+    """Every catalog offer, unrestricted, as of today: what `estimate` prices with (one per catalog)."""
+    key = id(catalog)
+    held = _DEFAULT.get(key)
+    if held is None or held[0] is not catalog or (today is not None and held[1].today != today):
+        held = (catalog, market_from_catalog(catalog, today or date.today()))
+        _DEFAULT[key] = held
+    return held[1]

@@ -11,6 +11,7 @@ from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import fleet_cost
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
+from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.serving import (
     InferenceEstimate,
@@ -243,8 +244,8 @@ def estimate(
                         max_batch=batch,
                     )
                     notes += serving.notes
-    price = hw.gpu.price.cloud_usd_per_gpu_hour
-    usd_per_hour = None if price is None else price * hw.count
-    if price is not None:
-        notes.append(f"cost: {hw.count} x ${price:.2f}/GPU-hour on demand ({hw.gpu.price.cloud_provider or 'catalog'})")
+    quote = default_market(catalog).quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
+    usd_per_hour = None if quote is None else quote.usd_per_hour
+    if quote is not None:
+        notes.append(f"cost: on demand, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
     return Estimate(work, hw, mem, largest, _link(hw), training, inference, serving, usd_per_hour, tuple(notes))
