@@ -185,7 +185,8 @@ def _data_copy(folder):
 
     folder.mkdir()
     for f in resources.files("gpuwise.catalog").joinpath("data").iterdir():
-        (folder / f.name).write_bytes(f.read_bytes())
+        if f.is_file():  # data/operators/ holds per-model JSON read apart from the catalog
+            (folder / f.name).write_bytes(f.read_bytes())
     return folder
 
 

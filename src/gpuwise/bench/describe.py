@@ -81,3 +81,185 @@ def describe_module(
         activation_bytes_per_sample=sum(saved.values()) / batch,
         input_shape=tuple(int(d) for d in input_shape),
     )
+
+
+# ------------------------------------------------------------------------------------------
+# per-operator description
+# ------------------------------------------------------------------------------------------
+# aten op name (overload packet) -> operator class; anything pointwise not named is elementwise.
+_CLASSES = {
+    "gemm": ("mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "_scaled_mm", "addbmm"),
+    "convolution": ("convolution", "_convolution", "cudnn_convolution", "conv2d", "convolution_overrideable"),
+    "normalization": (
+        "native_batch_norm",
+        "_native_batch_norm_legit",
+        "_native_batch_norm_legit_no_training",
+        "_batch_norm_with_update",
+        "native_layer_norm",
+        "native_group_norm",
+        "_fused_rms_norm",
+    ),
+    "pooling": (
+        "max_pool2d_with_indices",
+        "avg_pool2d",
+        "_adaptive_avg_pool2d",
+        "adaptive_max_pool2d",
+        "mean",
+        "sum",
+        "amax",
+    ),
+    "embedding": ("embedding", "_embedding_bag", "embedding_bag", "index_select", "_embedding_bag_forward_only"),
+    "attention": (
+        "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_cudnn_attention",
+        "_scaled_dot_product_flash_attention_for_cpu",
+    ),
+    "data-movement": ("cat", "stack", "clone", "copy_", "_to_copy", "index", "gather", "constant_pad_nd", "repeat"),
+}
+_CLASS_OF = {op: cls for cls, ops in _CLASSES.items() for op in ops}
+_SKIP = ("empty", "zeros", "ones", "full", "arange", "triu_indices", "scalar_tensor", "lift_fresh", "randint")
+# elementwise and normalization ops a compiler (TensorRT, cuDNN fusion, torch.compile) folds into
+# the producer's epilogue: conv+BN+ReLU(+add) and GEMM+bias+activation
+FUSABLE = ("elementwise", "normalization")
+ANCHORS = ("convolution", "gemm")
+
+
+def _tensors(value: Any, torch: Any) -> list[Any]:
+    """Every tensor in an argument tree (lists of tensors for cat, stack, index)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _tensors(v, torch)]
+    return []
+
+
+def _nbytes(t: Any) -> int:
+    return int(t.numel() * t.element_size())
+
+
+class _Recorder:
+    """Turns each aten call on the meta device into one operator row."""
+
+    def __init__(self, torch: Any, model: Any, batch: int) -> None:
+        from torch.utils.flop_counter import flop_registry
+
+        self.torch, self.flops_of, self.batch = torch, flop_registry, batch
+        self.params = {id(p) for p in model.parameters()} | {id(b) for b in model.buffers()}
+        self.keep: list[Any] = []  # outputs stay referenced so that ids are not reused
+        self.producer: dict[int, int] = {}  # id(output tensor) -> operator index
+        self.rows: list[dict[str, Any]] = []
+        self.where = "model"
+
+    def record(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        name = func._overloadpacket.__name__
+        ins, outs = _tensors((args, kwargs), self.torch), _tensors(out, self.torch)
+        if getattr(func, "is_view", False) or name in ("detach", "alias", "t", "view", "_unsafe_view"):
+            if ins and id(ins[0]) in self.params:
+                self.params.update(id(o) for o in outs)
+            elif ins and id(ins[0]) in self.producer:
+                self.producer.update((id(o), self.producer[id(ins[0])]) for o in outs)
+            self.keep += outs
+            return
+        if name in _SKIP or not outs or (ins and all(id(t) in self.params for t in ins) and name not in _CLASS_OF):
+            return
+        cls = _CLASS_OF.get(name) or "elementwise"
+        flops = 0
+        if func._overloadpacket in self.flops_of:
+            flops = int(self.flops_of[func._overloadpacket](*args, **(kwargs or {}), out_val=out))
+        param_bytes = sum(_nbytes(t) for t in ins if id(t) in self.params)
+        read = sum(_nbytes(t) for t in ins)
+        if cls == "embedding":  # a gather reads the rows it looks up, not the whole table
+            read = read - param_bytes + sum(_nbytes(o) for o in outs)
+            param_bytes = 0
+        first = next((self.producer[id(t)] for t in ins if id(t) in self.producer), None)
+        self.rows.append(
+            {
+                "name": f"{self.where}.{name}",
+                "class": cls,
+                "op": name,
+                "flops": flops,
+                "bytes_read": int(read),
+                "bytes_written": int(sum(_nbytes(o) for o in outs)),
+                "param_bytes": int(param_bytes),
+                "shape": [list(outs[0].shape)],
+                "input": first,
+            }
+        )
+        index = len(self.rows) - 1
+        self.producer.update((id(o), index) for o in outs)
+        self.keep += outs
+
+
+def fuse_groups(rows: list[dict[str, Any]]) -> None:
+    """Mark the rows an inference compiler folds into the convolution or GEMM that feeds them:
+    `fused_into` is that anchor's index (conv+BN+ReLU+residual add, GEMM+bias+activation)."""
+    anchor_of: dict[int, int] = {}
+    for i, row in enumerate(rows):
+        src = row.pop("input")
+        row["fused_into"] = None
+        if row["class"] in ANCHORS:
+            anchor_of[i] = i
+        elif row["class"] in FUSABLE and src is not None and src in anchor_of and src == i - 1:
+            row["fused_into"] = anchor_of[src]
+            anchor_of[i] = anchor_of[src]
+
+
+def describe_operators(
+    module: Any | Callable[[], Any],
+    input_shape: Sequence[int],
+    *,
+    name: str = "custom",
+    task: str = "vision",
+    dtype: str = "bf16",
+    batch: int = 2,
+    input_dtype: str | None = None,
+) -> dict[str, Any]:
+    """Every operator one forward pass of `module` runs, with its class, FLOPs and bytes at `batch`,
+    and the totals `describe_module` gives: the document `estimate --model FILE.json` reads."""
+    totals = describe_module(
+        module, input_shape, name=name, task=task, dtype=dtype, batch=batch, input_dtype=input_dtype
+    )
+    torch = _torch()
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    if callable(module) and not isinstance(module, torch.nn.Module):
+        with torch.device("meta"):
+            module = module()
+    model = module.to(device="meta", dtype=getattr(torch, _DTYPES[dtype]))
+    model.train()
+    rec = _Recorder(torch, model, batch)
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            out = func(*args, **(kwargs or {}))
+            rec.record(func, args, kwargs, out)
+            return out
+
+    def enter(mod_name: str) -> Callable[..., None]:
+        def hook(*_: Any) -> None:
+            rec.where = mod_name or "model"
+
+        return hook
+
+    handles = [m.register_forward_pre_hook(enter(n)) for n, m in model.named_modules() if not list(m.children())]
+    in_dtype = getattr(torch, input_dtype) if input_dtype else getattr(torch, _DTYPES[dtype])
+    x = torch.zeros((batch, *(int(d) for d in input_shape)), device="meta", dtype=in_dtype)
+    try:
+        with Mode():
+            model(x)
+    finally:
+        for h in handles:
+            h.remove()
+    fuse_groups(rec.rows)
+    return {
+        "name": name,
+        "task": task,
+        "params": totals.params,
+        "dtype": dtype,
+        "batch": batch,
+        "input_shape": list(totals.input_shape),
+        "flops_per_sample": totals.flops_per_sample,
+        "activation_bytes_per_sample": totals.activation_bytes_per_sample,
+        "operators": rec.rows,
+    }

@@ -7,8 +7,11 @@ recommenders with embedding tables).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
+
+from gpuwise.errors import ConfigError
 
 # Names of the linear layers of one transformer block, as Hugging Face/PEFT call them; LoRA
 # targets refer to these names.
@@ -155,9 +158,38 @@ class TransformerArch:
         return self.fixed_seq or seq
 
 
+OPERATOR_CLASSES = (
+    "gemm",
+    "convolution",
+    "normalization",
+    "elementwise",
+    "pooling",
+    "embedding",
+    "attention",
+    "data-movement",
+)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One kernel of a forward pass, per sample: the per-operator roofline times each one.
+
+    `act_bytes` is what it reads and writes besides weights (scales with the batch);
+    `param_bytes` the weights it reads (once per batch); `fused_into` the index of the
+    convolution or GEMM an inference compiler folds it into (None: its own kernel)."""
+
+    name: str
+    cls: str
+    flops: float
+    act_bytes: float
+    param_bytes: float = 0.0
+    fused_into: int | None = None
+
+
 @dataclass(frozen=True)
 class GenericArch:
-    """A model known by totals: parameters, FLOPs and activation bytes per sample."""
+    """A model known by totals (parameters, FLOPs and activation bytes per sample) and, where it
+    was described (`gpuwise describe`, package data), by its operators."""
 
     name: str
     task: str
@@ -166,6 +198,8 @@ class GenericArch:
     activation_bytes_per_sample: float | None = None
     input_shape: tuple[int, ...] = ()
     embedding_tables: tuple[tuple[int, int], ...] = ()
+    operators: tuple[Operator, ...] = ()
+    lookups_per_table: float = 1.0  # ids looked up per table per sample (multi-hot features)
 
     kind: Literal["generic"] = field(default="generic", init=False)
 
@@ -187,3 +221,69 @@ class GenericArch:
 
 
 ModelArch = TransformerArch | GenericArch
+
+
+def _number(doc: dict[str, Any], key: str, where: str) -> float:
+    value = doc.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{where}: {key!r} must be a finite number >= 0; got {str(value)[:40]!r}")
+    return float(value)
+
+
+def _operator(row: Any, i: int, batch: int, where: str) -> Operator:
+    """One row of a `gpuwise describe` document, per sample."""
+    if not isinstance(row, dict):
+        raise ConfigError(f"{where}: operators[{i}] must be an object")
+    cls = row.get("class")
+    if cls not in OPERATOR_CLASSES:
+        raise ConfigError(f"{where}: operators[{i}].class must be one of {', '.join(OPERATOR_CLASSES)}; got {cls!r}")
+    at = f"{where}: operators[{i}]"
+    params = _number(row, "param_bytes", at)
+    moved = _number(row, "bytes_read", at) + _number(row, "bytes_written", at) - params
+    fused = row.get("fused_into")
+    if fused is not None and (isinstance(fused, bool) or not isinstance(fused, int) or not 0 <= fused < i):
+        raise ConfigError(f"{at}.fused_into must be the index of an earlier operator or null; got {fused!r}")
+    return Operator(
+        name=str(row.get("name", f"op{i}"))[:200],
+        cls=cls,
+        flops=_number(row, "flops", at) / batch,
+        act_bytes=max(moved, 0.0) / batch,
+        param_bytes=params,
+        fused_into=fused,
+    )
+
+
+def arch_from_operators(doc: dict[str, Any], where: str, name: str | None = None) -> GenericArch:
+    """The model a `gpuwise describe --json` document describes (values at its `batch`)."""
+    rows = doc.get("operators")
+    if not isinstance(rows, list) or not rows:
+        raise ConfigError(f"{where}: 'operators' must be a non-empty list (the output of gpuwise describe --json)")
+    if len(rows) > 1_000_000:
+        raise ConfigError(f"{where}: more than 1,000,000 operators; not a model description")
+    batch = doc.get("batch", 1)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f"{where}: 'batch' must be a whole number >= 1; got {batch!r}")
+    ops = tuple(_operator(r, i, batch, where) for i, r in enumerate(rows))
+    shape = doc.get("input_shape") or []
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        raise ConfigError(f"{where}: 'input_shape' must be a list of positive whole numbers")
+    tables = doc.get("embedding_tables") or []
+    if not isinstance(tables, list) or not all(
+        isinstance(t, list) and len(t) == 2 and all(isinstance(v, int) and v > 0 for v in t) for t in tables
+    ):
+        raise ConfigError(f"{where}: 'embedding_tables' must be a list of [rows, dim] pairs")
+    params = doc.get("params")
+    if isinstance(params, bool) or not isinstance(params, int) or params < 0:
+        raise ConfigError(f"{where}: 'params' must be a whole number >= 0; got {str(params)[:40]!r}")
+    flops = sum(op.flops for op in ops)
+    act = doc.get("activation_bytes_per_sample")
+    return GenericArch(
+        name=name or str(doc.get("name") or "custom")[:100],
+        task=str(doc.get("task") or "vision")[:40],
+        params=params,
+        flops_per_sample=flops,
+        activation_bytes_per_sample=_number(doc, "activation_bytes_per_sample", where) if act is not None else None,
+        input_shape=tuple(shape),
+        embedding_tables=tuple((int(r), int(d)) for r, d in tables),
+        operators=ops,
+    )

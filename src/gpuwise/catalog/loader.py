@@ -10,6 +10,7 @@ classes it holds) and the library versions, so an edited file or an upgrade rebu
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -21,8 +22,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from gpuwise import cache
-from gpuwise.catalog.arch import GenericArch, ModelArch
-from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
+from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
+from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import (
     GPU,
     Convention,
@@ -96,7 +97,8 @@ class Catalog:
         except (OSError, ValueError):  # a name too long or odd to be a path is a (bad) catalog id
             is_path = False
         if is_path:
-            return load_hf_config(p)
+            described = _operator_file(p)
+            return described if described is not None else load_hf_config(p)
         return arch_of(self.model_entry(name_or_path))
 
     def engine(self, engine_id: str) -> EngineProfile:
@@ -138,7 +140,9 @@ def arch_of(entry: ModelEntry) -> ModelArch:
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
+    described = _packaged_operators(entry.id)
     return GenericArch(
+        operators=described.operators if described is not None else (),
         name=entry.id,
         task=entry.task,
         params=int(entry.published_params),
@@ -147,6 +151,29 @@ def arch_of(entry: ModelEntry) -> ModelArch:
         input_shape=tuple(entry.input_shape or ()),
         embedding_tables=tuple((t.rows, t.dim) for t in entry.embedding_tables),
     )
+
+
+def _operator_file(p: Path) -> GenericArch | None:
+    """A `gpuwise describe --json` document (a JSON object with `operators`), else None."""
+    try:
+        if not p.is_file() or p.suffix != ".json":
+            return None
+    except OSError:
+        return None
+    doc = _read_config(p)
+    if isinstance(doc, dict) and "operators" in doc:
+        return arch_from_operators(doc, where=str(p))
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _packaged_operators(model_id: str) -> GenericArch | None:
+    """The per-operator description shipped for a built-in model (data/operators/<id>.json,
+    written by scripts/describe_models.py), so that estimates need no torch."""
+    ref = resources.files("gpuwise.catalog").joinpath("data", "operators", f"{model_id}.json")
+    if not ref.is_file():
+        return None
+    return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
 
 
 def _read(name: str, data_dir: Path | None) -> dict[str, Any]:

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Write the per-operator descriptions of the built-in non-transformer models to package data
+(src/gpuwise/catalog/data/operators/<model id>.json), so that estimates need no torch.
+
+Each model is built from plain torch.nn modules (the architectures of scripts/measure_generic.py,
+written from their papers, so neither torchvision nor a download is needed), run once on the
+meta device by `gpuwise.bench.describe.describe_operators`, and its document written with the
+catalog's embedding tables. `--check` compares instead of writing (exit 1 on a difference).
+Needs torch (the `bench` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+from gpuwise.bench.describe import describe_operators  # noqa: E402
+from gpuwise.catalog import load_catalog  # noqa: E402
+
+OUT = ROOT / "src" / "gpuwise" / "catalog" / "data" / "operators"
+BATCH = 8  # the batch the operators are traced at; the documents store it
+
+
+def _architectures() -> Any:
+    spec = importlib.util.spec_from_file_location("measure_generic", ROOT / "scripts" / "measure_generic.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    """model id -> its describe document (the catalog's own table sizes for recommenders)."""
+    arch, cat = _architectures(), load_catalog()
+    dlrm, deepfm = cat.models["dlrm-criteo-1tb"], cat.models["deepfm-ecommerce"]
+    assert dlrm.bottom_mlp and dlrm.top_mlp and deepfm.dnn_hidden_layers
+    fields = [t for t in deepfm.embedding_tables if t.dim > 1]
+    cases: dict[str, tuple[Any, list[int], str, str | None]] = {
+        "resnet-50": (arch.resnet50, [3, 224, 224], "vision", None),
+        "dlrm-criteo-1tb": (
+            lambda: arch.DLRM(
+                [t.rows for t in dlrm.embedding_tables], dlrm.embedding_tables[0].dim, dlrm.bottom_mlp, dlrm.top_mlp
+            ),
+            [dlrm.bottom_mlp[0] + len(dlrm.embedding_tables)],
+            "recommender",
+            None,
+        ),
+        "deepfm-ecommerce": (
+            lambda: arch.DeepFM([t.rows for t in fields], fields[0].dim, deepfm.dnn_hidden_layers),
+            [len(fields)],
+            "recommender",
+            None,
+        ),
+    }
+    docs = {}
+    for name, (factory, shape, task, in_dtype) in cases.items():
+        doc = describe_operators(factory, shape, name=name, task=task, dtype="bf16", batch=BATCH, input_dtype=in_dtype)
+        entry = cat.models[name]
+        doc["embedding_tables"] = [[t.rows, t.dim] for t in entry.embedding_tables]
+        doc["source"] = "scripts/describe_models.py: gpuwise describe_operators on the meta device (bf16, torch)"
+        docs[name] = doc
+    return docs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the packaged files; write nothing")
+    args = parser.parse_args()
+    differ = 0
+    for name, doc in documents().items():
+        path = OUT / f"{name}.json"
+        text = json.dumps(doc, indent=None, separators=(",", ":")) + "\n"
+        if args.check:
+            same = path.is_file() and json.loads(path.read_text(encoding="utf-8")) == json.loads(text)
+            differ += not same
+            print(f"{name}: {'same' if same else 'DIFFERS'}")
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"{name}: {len(doc['operators'])} operators -> {path.relative_to(ROOT)}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""Per-operator roofline for models described operator by operator (CNNs, recommenders, any
+module `gpuwise describe` traced).
+
+A roofline over totals is far too fast for these models: most of their kernels are memory-bound
+(normalization, activations, pooling, gathers) or too small to fill the GPU, and at small batches
+each kernel costs a launch (and, in eager PyTorch, a host dispatch) whatever its size. Here every
+operator is timed on its own,
+
+    t_op = max(flops / (peak x eff[class, arch, precision]), bytes / (bandwidth x eff_mem[class]))
+           + kernel floor
+
+for the forward pass, the backward pass (class-specific ratios: a convolution or GEMM runs its
+data- and weight-gradient kernels, twice the forward FLOPs) and, in training, the weight casts of
+mixed precision. Inference under a compiler (TensorRT, Triton's default for these models) folds
+normalization and activations into the convolution or GEMM that feeds them; eager PyTorch runs
+each op as its own kernel behind a host dispatch. Every efficiency is a catalog convention with
+its source; the fitted ones come from scripts/fit_operators.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
+from gpuwise.estimate.rates import Rates
+from gpuwise.workload.specs import DTYPE_BYTES
+
+Runtime = Literal["eager", "compiled"]
+DESCRIBED_ELEMENT_BYTES = 2  # package data and `gpuwise describe` trace at bf16
+_MEMORY_CLASSES = ("normalization", "elementwise", "pooling", "embedding", "data-movement", "attention")
+
+
+def precision_class(dtype: str) -> str:
+    """Which convolution efficiency applies: tensor cores at 16 bits or less, TF32, or CUDA-core fp32."""
+    return {"fp32": "fp32", "tf32": "tf32"}.get(dtype, "tensor16")
+
+
+def element_bytes(dtype: str) -> float:
+    """Bytes an activation element takes at the compute dtype (int8/fp8 inference: one)."""
+    return DTYPE_BYTES.get(dtype, DESCRIBED_ELEMENT_BYTES)
+
+
+@dataclass(frozen=True)
+class OperatorParams:
+    """The conventions one GPU and dtype need, looked up once (names in `sources`)."""
+
+    conv_efficiency: float
+    gemm_rate: float  # FLOP/s of a large GEMM (the catalog's matmul efficiency)
+    memory_efficiency: Mapping[str, float]
+    backward_bytes: Mapping[str, float]
+    train_norm_reads: float
+    host_seconds: float  # eager PyTorch: host time to dispatch one kernel
+    launch_seconds: float  # the shortest a kernel takes on the GPU
+    sources: tuple[str, ...]
+
+    @classmethod
+    def of(cls, rates: Rates, catalog: Catalog) -> OperatorParams:
+        conv = catalog.conventions
+        prec = precision_class(rates.dtype)
+        arch_key = f"operator_conv_efficiency_{rates.gpu.architecture}_{prec}"
+        conv_key = arch_key if arch_key in conv else f"operator_conv_efficiency_default_{prec}"
+        mem = {c: conv[f"operator_memory_efficiency_{c.replace('-', '_')}"].value for c in _MEMORY_CLASSES}
+        bwd = {c: conv[f"operator_backward_bytes_{c.replace('-', '_')}"].value for c in _MEMORY_CLASSES}
+        used = (conv_key, "operator_host_seconds_eager", "operator_kernel_floor_seconds", "operator_train_norm_reads")
+        return cls(
+            conv_efficiency=conv[conv_key].value,
+            gemm_rate=rates.matmul,
+            memory_efficiency=mem,
+            backward_bytes=bwd,
+            train_norm_reads=conv["operator_train_norm_reads"].value,
+            host_seconds=conv["operator_host_seconds_eager"].value,
+            launch_seconds=conv["operator_kernel_floor_seconds"].value,
+            sources=used,
+        )
+
+
+@dataclass(frozen=True)
+class OperatorTime:
+    """Seconds of one batch, by pass and by operator class, and the kernels it launches."""
+
+    forward: float
+    backward: float
+    kernels: int
+    by_class: dict[str, float] = field(default_factory=dict)
+    floor: float = 0.0  # seconds in which kernels waited on the launch or host floor
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> float:
+        return self.forward + self.backward
+
+
+class _Timer:
+    """Times the kernels of one batch on one GPU, in issue order, and adds them up by class.
+
+    The host issues a kernel every `host_seconds` (eager PyTorch; a compiled engine's enqueue is
+    free); the GPU starts it when both it and the host are ready, so long kernels hide the host
+    and runs of short ones wait for it. Every kernel adds `launch_seconds` to its roofline time."""
+
+    def __init__(self, rates: Rates, p: OperatorParams, runtime: Runtime, scale: float) -> None:
+        self.rates, self.p, self.scale = rates, p, scale
+        self.host_s = p.host_seconds if runtime == "eager" else 0.0
+        self.host = self.gpu = 0.0  # clocks: when the host issued the last kernel, when the GPU is free
+        self.by_class: dict[str, float] = {}
+        self.kernels, self.floor = 0, 0.0
+
+    def kernel(self, cls: str, flops: float, moved: float) -> float:
+        """Seconds this kernel adds to the batch: its roofline time and the kernel floor, plus any
+        wait for the host."""
+        if cls == "convolution":
+            rate = self.rates.peak * self.p.conv_efficiency
+        elif cls in ("gemm", "attention"):
+            rate = self.p.gemm_rate if cls == "gemm" else self.rates.attention
+        else:
+            rate = 0.0
+        bw = self.rates.bandwidth * self.p.memory_efficiency.get(cls, 1.0)
+        busy = max(flops / rate if rate else 0.0, moved * self.scale / bw)
+        self.host += self.host_s
+        end = max(self.gpu, self.host) + busy + self.p.launch_seconds
+        t, self.gpu = end - self.gpu, end
+        self.floor += t - busy
+        self.kernels += 1
+        self.by_class[cls] = self.by_class.get(cls, 0.0) + t
+        return t
+
+
+def operator_seconds(
+    model: GenericArch,
+    batch: int,
+    rates: Rates,
+    catalog: Catalog,
+    *,
+    training: bool,
+    runtime: Runtime = "eager",
+    autocast: bool | None = None,
+) -> OperatorTime:
+    """One batch of `batch` samples through `model`'s operators: forward (and backward when
+    `training`). Training runs eager PyTorch (unfused); inference runs `runtime`. `autocast`
+    (default: training at 16 bits) adds the fp32-to-16-bit weight copy autocast makes before
+    every convolution and GEMM, each pass."""
+    p = OperatorParams.of(rates, catalog)
+    scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
+    eager = training or runtime == "eager"
+    timer = _Timer(rates, p, "eager" if eager else "compiled", scale)
+    kernels = model.operators if eager else tuple(op for op in model.operators if op.fused_into is None)
+    casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
+    forward = backward = 0.0
+    for op in kernels:
+        moved = op.act_bytes * batch + op.param_bytes
+        if training and op.cls == "normalization":
+            moved *= p.train_norm_reads  # batch statistics: the input is read once more
+        forward += timer.kernel(op.cls, op.flops * batch, moved)
+        if casts and op.param_bytes and op.cls in ("convolution", "gemm"):
+            forward += timer.kernel("data-movement", 0.0, op.param_bytes * 3)  # read fp32, write 16-bit
+        if training:
+            backward += _backward(timer, p, op, batch, moved)
+    notes = (
+        f"{model.name}: {timer.kernels} kernels per batch of {batch} "
+        f"({'eager PyTorch, unfused' if eager else 'compiled engine, conv/GEMM epilogues fused'}); "
+        f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
+        f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
+        f"[{', '.join(p.sources)}]",
+    )
+    return OperatorTime(forward, backward, timer.kernels, timer.by_class, timer.floor, notes)
+
+
+def _backward(timer: _Timer, p: OperatorParams, op: Operator, batch: int, moved: float) -> float:
+    """The backward kernels of one forward operator: a convolution or GEMM computes the data and
+    the weight gradient (each the forward's FLOPs); the rest move `operator_backward_bytes_*`."""
+    if op.cls in ("convolution", "gemm"):
+        return timer.kernel(op.cls, op.flops * batch, moved) + timer.kernel(op.cls, op.flops * batch, moved)
+    return timer.kernel(op.cls, 0.0, moved * p.backward_bytes[op.cls])
+
+
+def operator_step(
+    model: GenericArch, micro_batch: int, rates: Rates, catalog: Catalog, framework: float, notes: list[str]
+) -> tuple[float, float]:
+    """(forward, backward) seconds of one training micro-batch, for the training estimator.
+
+    The fitted efficiencies are kernel rates already; the estimator divides compute by the
+    framework's efficiency afterwards, so it is multiplied in here and the two cancel."""
+    t = operator_seconds(model, micro_batch, rates, catalog, training=True)
+    notes.extend(t.notes)
+    notes.append(f"{model.name}: per-operator roofline (estimate/operators.py); the framework factor does not apply")
+    return t.forward * framework, t.backward * framework
+
+
+# ------------------------------------------------------------------------------------------
+# what a served request pays besides the GPU
+# ------------------------------------------------------------------------------------------
+def input_bytes_per_sample(model: GenericArch) -> float:
+    """Bytes one sample's input takes on the wire and over PCIe: fp32 tensors (Triton's default for
+    exported vision models) or, for recommenders, one 64-bit id per categorical feature."""
+    elements = math.prod(model.input_shape) if model.input_shape else 0
+    return float(elements * (8 if model.embedding_tables else 4))
+
+
+def request_terms(model: GenericArch, samples: int, gpu: GPU, catalog: Catalog) -> dict[str, float]:
+    """Seconds one request of `samples` samples spends outside the GPU kernels, by name: the
+    server's fixed per-request cost (framework, scheduling, RPC framing), its input over the RPC,
+    the host-to-device copy, the dynamic batcher's queue delay and (recommenders) the feature fetch."""
+    conv = catalog.conventions
+    nbytes = samples * input_bytes_per_sample(model)
+    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    terms = {
+        "framework_floor": conv["serving_request_floor_seconds"].value,
+        "rpc_transfer": nbytes / conv["serving_rpc_bytes_per_second"].value,
+        "input_copy": nbytes / link.achieved_bandwidth,
+        "batching_delay": conv["serving_max_queue_delay_seconds"].value,
+    }
+    if model.task == "recommender":
+        terms["feature_fetch"] = conv["serving_feature_fetch_seconds"].value
+    return terms
