@@ -51,8 +51,9 @@ def test_html_report_is_self_contained(tmp_path):
 
 def test_every_example_plans_from_the_cli(tmp_path):
     for f in sorted(EXAMPLES.glob("*.yaml")):
-        if "team:" in f.read_text():  # a pool file (gpuwise deploy), not a plan
-            continue
+        text = f.read_text()
+        if "team:" in text or text.startswith("offers:") or "\noffers:" in text:
+            continue  # a pool file (gpuwise deploy) or a prices file (--prices), not a plan
         proc = subprocess.run(
             [sys.executable, "-m", "gpuwise.cli.app", "plan", "-f", str(f), "--json"],
             capture_output=True,
