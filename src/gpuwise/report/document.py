@@ -146,7 +146,20 @@ def _chosen_section(chosen: Candidate) -> Section:
                 rows.append((f"P{q} latency", fmt_seconds(s[f"p{q}_seconds"])))
     rows.append(("bottleneck", str(chosen.est.bottleneck)))
     rows.append(("cost", _cost_text(chosen)))
+    rows += _price_rows(chosen)
     return Section("Chosen plan", tuple(chosen.why), tuple(rows))
+
+
+def _price_rows(chosen: Candidate) -> list[tuple[str, str]]:
+    """The offer behind the price (provider, instance, date, source) and the cost in --currency."""
+    from gpuwise.estimate.offers import describe_money, describe_offer
+
+    d = chosen.as_dict()
+    rows = [("priced from", describe_offer(d["offer"]))] if d.get("offer") else []
+    money = describe_money(d.get("currency") or {})
+    if money:
+        rows.append(("currency", money))
+    return rows
 
 
 def _alternatives_section(result: PlanResult) -> Section:
@@ -216,6 +229,7 @@ def _risks(result: PlanResult) -> list[str]:
         risks.append("All GPUs share one node: a host failure stops training; checkpoint often.")
     if req.pricing == "spot":
         risks.append("Spot capacity can be reclaimed at any time: checkpoint and plan for restarts.")
+    risks += [n for n in result.notes if n.startswith(("the ranking can flip", "prices older"))]
     headroom = c.est.memory.headroom / c.est.memory.capacity
     if headroom < 0.1:
         risks.append(f"Memory headroom is only {headroom:.0%}: fragmentation or a longer sequence may not fit.")
