@@ -329,3 +329,23 @@ def test_fleet_view_acceptance_spread_and_drift(tmp_path):
     (drift,) = group["drifting"]
     assert drift["host"] == "h3" and drift["ratio"] == pytest.approx(6.0 / 7.8)
     assert "DRIFT h3: matmul best bf16 at 77% of the median" in render_text(view)
+
+
+def test_a_relative_sqlite_store_is_written_absolute_and_a_bad_out_stores_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert (
+        run(
+            "fleet", "scan", "--replay", HOSTS / "workstation-2x-rtx4090-pcie.json", "--db", "sqlite:///rel.db"
+        ).exit_code
+        == 0
+    )
+    (tmp_path / "a-file").write_text("")
+    bad = run("rollout", "plan", "--db", "sqlite:///rel.db", "--target", "cuda=12.8", "-o", "a-file")
+    assert bad.exit_code == 2 and "not a directory" in bad.output
+    ok = run("rollout", "plan", "--db", "sqlite:///rel.db", "--target", "cuda=12.8", "-o", "out", "--json")
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["id"] == 1  # the refused plan stored nothing
+    inv = yaml.safe_load((tmp_path / "out" / "inventory.yml").read_text())["all"]
+    assert inv["vars"]["gpuwise_db"] == f"sqlite:///{tmp_path / 'rel.db'}"
+    (host,) = inv["children"]["rollout"]["children"]["canary"]["hosts"].values()
+    assert host["rollout_previous"] == "12.4"  # the CUDA version ws-rtx's inspection recorded

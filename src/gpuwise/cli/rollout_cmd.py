@@ -82,13 +82,15 @@ def plan(
             raise UsageError(f"--baseline {baseline!r}: not 'db' and no such file")
         baseline = baseline if baseline == "db" else str(Path(baseline).resolve())
         facts = rollout.load_host_facts(hosts) if hosts else {}
+        if out.exists() and not out.is_dir():  # before the plan is stored
+            raise UsageError(f"-o {str(out)!r} exists and is not a directory")
         with _store(db) as store:
             cuda = rollout.cuda_by_host(store) if goal.kind == "cuda" else {}
             the_plan = rollout.plan_rollout(
                 goal, fleet.list_cards(store), wave_size=wave_size, canary=canary, facts=facts, cuda=cuda
             )
             rollout_id = rollout.save_rollout(store, the_plan)
-            url = store.engine.url.render_as_string(hide_password=False)
+            url = _absolute(store.engine.url.render_as_string(hide_password=False))
         settings = PlaybookSettings(
             rollout_id, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command
         )
@@ -97,6 +99,14 @@ def plan(
             _json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})
             return
         _plan_view(rollout_id, the_plan, out, local)
+
+
+def _absolute(url: str) -> str:
+    """A SQLite URL with a relative path made absolute: the playbook runs from its own folder."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+        return prefix + str(Path(url.removeprefix(prefix)).resolve())
+    return url
 
 
 def _plan_view(rollout_id: int, the_plan: Any, out: Path, local: bool) -> None:
