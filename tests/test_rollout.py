@@ -349,3 +349,28 @@ def test_a_relative_sqlite_store_is_written_absolute_and_a_bad_out_stores_nothin
     assert inv["vars"]["gpuwise_db"] == f"sqlite:///{tmp_path / 'rel.db'}"
     (host,) = inv["children"]["rollout"]["children"]["canary"]["hosts"].values()
     assert host["rollout_previous"] == "12.4"  # the CUDA version ws-rtx's inspection recorded
+
+
+def test_a_host_without_recorded_results_runs_the_suite_and_the_controller_accepts(fleet_dir, tmp_path):
+    """No `bench_results` for the canary: the gate runs the suite on the host (here the inventory's
+    `gpuwise_bench_args` set to a quick CPU matmul), keeps its JSON beside the playbook, and the
+    acceptance on the controller compares it with a baseline of 7.9e14 FLOP/s, which no CPU
+    reaches: the canary is blocked, whatever this machine's speed."""
+    d, db = fleet_dir
+    hosts = yaml.safe_load(_hosts_file(d, "fresh.yaml").read_text())
+    del hosts["hosts"]["ws-rtx"]["bench_results"]
+    (d / "fresh.yaml").write_text(yaml.safe_dump(hosts))
+    plan = _plan(d, db, tmp_path, d / "fresh.yaml", "--canary", "ws-rtx")
+    inventory = tmp_path / "inventory.yml"
+    doc = yaml.safe_load(inventory.read_text())
+    assert doc["all"]["vars"]["gpuwise_bench_args"] == ["all"]
+    doc["all"]["vars"]["gpuwise_bench_args"] = ["matmul", "--quick", "--device", "cpu"]
+    inventory.write_text(yaml.safe_dump(doc))
+    proc = _check_run(tmp_path)
+    assert proc.returncode != 0, proc.stdout
+    fresh = json.loads((tmp_path / "bench-ws-rtx-before.json").read_text())
+    assert {r["benchmark"] for r in fresh["results"]} == {"matmul"}
+    status = json.loads(run("rollout", "status", "--db", db, "--rollout", str(plan["id"]), "--json").output)
+    canary = status["hosts"][0]
+    assert canary["host"] == "ws-rtx" and canary["state"] == "blocked"
+    assert "doctor exit 0, acceptance exit 1" in canary["events"][-1]["detail"]

@@ -6,8 +6,9 @@ Layout of the folder `gpuwise rollout plan -o DIR` writes:
     rollout.yml          one play per stage, in order; any failed host stops everything after it
     tasks/host.yml       gate before, cordon/drain, upgrade (firmware: one GPU at a time), gate after,
                          uncordon; a failure after the gate before rolls the host back (block/rescue)
-    tasks/gate.yml       `gpuwise doctor` and `gpuwise bench accept` against the fleet baseline,
-                         each result written back with `gpuwise rollout record`
+    tasks/gate.yml       `gpuwise doctor` and the benchmark suite on the host, `gpuwise bench accept`
+                         against the fleet baseline on the controller, written back with
+                         `gpuwise rollout record` (only the controller reaches the store)
     rollout.json         the plan, as stored
 
 The gates change nothing, so they run in `ansible-playbook --check` too (check_mode: false): a
@@ -101,8 +102,11 @@ def _all_vars(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
         ),
         "rollout_become": why(not settings.local, "installing needs root on the host"),
         "gpuwise_bin": why(settings.gpuwise_bin, "gpuwise on the hosts (pip install 'gpuwise[ops,bench]')"),
-        "gpuwise_record_bin": why(settings.record_bin, "gpuwise on the controller: writes each step to the store"),
+        "gpuwise_record_bin": why(
+            settings.record_bin, "gpuwise on the controller: the acceptance check, and each step written to the store"
+        ),
         "gpuwise_db": _store_var(settings.db_url),
+        "gpuwise_bench_args": why(["all"], "the suite the gates run on a host without recorded results"),
         "gpuwise_baseline": why(
             settings.baseline,
             "the fleet's median per GPU model in the store" if settings.baseline == "db" else "a baseline file",
@@ -175,9 +179,9 @@ def gate_tasks() -> list[dict[str, Any]]:
         "{{ gpuwise_bench_results_after if (gate == 'after' and gpuwise_bench_results_after is defined)\n"
         "   else (gpuwise_bench_results | default('')) }}"
     )
-    fresh = "/var/tmp/gpuwise-rollout-{{ rollout_id }}-{{ gate }}.json"
+    fresh = "{{ playbook_dir }}/bench-{{ inventory_hostname }}-{{ gate }}.json"
     accept = (
-        "{{ [gpuwise_bin, 'bench', 'accept', '--results', rollout_results, '--baseline', gpuwise_baseline,\n"
+        "{{ [gpuwise_record_bin, 'bench', 'accept', '--results', rollout_results, '--baseline', gpuwise_baseline,\n"
         "    '--tolerance', gpuwise_tolerance | string, '--json']\n"
         "   + (['--db', gpuwise_db] if gpuwise_baseline == 'db' else []) }}"
     )
@@ -193,17 +197,21 @@ def gate_tasks() -> list[dict[str, Any]]:
         },
         {
             "name": "Run the benchmark suite on the host",
-            "ansible.builtin.command": {"argv": "{{ [gpuwise_bin, 'bench', 'all', '--json', '--no-store'] }}"},
+            "ansible.builtin.command": {
+                "argv": "{{ [gpuwise_bin, 'bench'] + gpuwise_bench_args + ['--json', '--no-store'] }}"
+            },
             "register": "rollout_bench",
             "changed_when": False,
+            "failed_when": why(False, "a suite that cannot run fails the gate (the acceptance finds no results)"),
             "check_mode": read_only,
             "when": "not rollout_results",
         },
         {
-            "name": "Keep the results for the acceptance check",
+            "name": "Keep the results beside the playbook for the acceptance check",
             "ansible.builtin.copy": {"content": "{{ rollout_bench.stdout }}", "dest": fresh, "mode": "0600"},
+            "delegate_to": why("localhost", "the acceptance runs on the controller, with the store and the baseline"),
             "check_mode": False,
-            "when": "not rollout_results",
+            "when": "not rollout_results and rollout_bench.rc == 0",
         },
         {
             "name": "Use the fresh results",
@@ -222,6 +230,7 @@ def gate_tasks() -> list[dict[str, Any]]:
             "name": "Acceptance against the fleet baseline (exit 1 below it)",
             "ansible.builtin.command": {"argv": accept},
             "register": "rollout_accept",
+            "delegate_to": "localhost",
             "changed_when": False,
             "failed_when": False,
             "check_mode": read_only,

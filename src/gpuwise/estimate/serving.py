@@ -149,7 +149,7 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     t = mixed(b * todo / (c + s), b * dec)
     others = (b - 1) * dec  # decodes beside one request's own step
     tpot = mixed((b - 1) * todo / (c + s), 1 + others) / setup.tokens_per_step if s else 0.0
-    ttft = c * mixed(todo / c + (b - 1) * todo / (c + s), others)
+    ttft = c * mixed(todo / c + (b - 1) * todo / (c + s), others) + setup.request_overhead
     return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
 
 
@@ -162,7 +162,7 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
         ttft += model.step(take, 0, 0.0, model.prefill_pairs(done, take))
         done += take
     ctx = prompt + setup.decode_steps * setup.tokens_per_step / 2
-    return ttft, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
+    return ttft + setup.request_overhead, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
 
 
 def inference_time(
