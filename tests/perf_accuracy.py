@@ -7,6 +7,7 @@ does not model (context parallelism, FP4, unknown running batches) is reported, 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,12 @@ def _arch(name: str, a: dict[str, Any]) -> Any:
             "vocab_size": a["vocab"],
             "hidden_act": "silu",
         }
+        # MoE (the expert FFN width as `ffn`), explicit head size, sliding-window attention
+        for key, hf_key in (("head_dim", "head_dim"), ("experts", "num_experts"), ("top_k", "num_experts_per_tok")):
+            if a.get(key):
+                cfg[hf_key] = a[key]
+        if a.get("sliding_window"):
+            cfg["sliding_window"] = a["sliding_window"]
     else:
         cfg = {
             "model_type": "gpt2",
@@ -73,7 +80,10 @@ def _arch(name: str, a: dict[str, Any]) -> Any:
             "vocab_size": a["vocab"],
             "n_positions": 2048,
         }
-    return arch_from_hf_config(cfg, name=name)
+    arch = arch_from_hf_config(cfg, name=name)
+    if a.get("sliding_window_layers") is not None:
+        arch = dataclasses.replace(arch, sliding_window_layers=a["sliding_window_layers"])
+    return arch
 
 
 def _network(text: str | None) -> str | None:
@@ -142,6 +152,7 @@ def _training(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[st
         "framework": framework_of_case(case),
         "cp": inp.get("cp") or 1,
         "vpp": inp.get("vpp") or 1,
+        "ep": inp.get("ep") or 1,
     }
     if inp.get("offload"):
         opts["offload"] = inp["offload"]
@@ -291,6 +302,69 @@ KNOWN_GAPS = {
         "estimated slower than measured: network congestion control and overlap tuned at that scale are "
         "better than the plain ring model across 2,048 nodes"
     ),
+}
+
+
+# Regression bounds of the checked LLM training runs: every one within BOUND, except these, each
+# held to its own bound with the reason it misses (test_perf_accuracy fails when one comes back
+# within BOUND, so the list cannot go stale). Bounds: the |error| when recorded plus 5 points.
+BOUND = 0.20
+_SMALL = "small GEMMs and per-kernel launch gaps at this size are faster in the published run than the per-operation roofline with one stack factor"
+TIME_MISSES: dict[str, tuple[float, str]] = {
+    "megatron-gpt-1.7b-32gpu": (0.40, "1.7B on 32 GPUs (Narayanan Table 1): " + _SMALL.replace("faster", "slower")),
+    "megatron-gpt3-175b-zero3-384gpu": (
+        0.55,
+        "the paper's ZeRO-3 baseline without model parallelism: its parameter gathers across 384 GPUs overlap worse than modelled",
+    ),
+    "korthikanti-gpt-22b-8gpu-selective": (
+        0.30,
+        "22B with TP 8 on one node: tensor-parallel all-reduces at this size are slower than the ring model",
+    ),
+    "llama3-405b-8k-gpus-tp8-pp16-dp64": (
+        0.30,
+        "Meta's 4D stack overlaps more of its pipeline and data-parallel traffic than Megatron's defaults at 8k GPUs",
+    ),
+    "llama3-405b-16k-gpus-tp8-pp16-dp128": (
+        0.45,
+        "at 16k GPUs the ring model across 2,048 nodes overstates the network time that Meta's tuned collectives see",
+    ),
+    "mpt-3b-h100-fp8-seq2048-8gpu": (
+        0.45,
+        "FP8 on a 3B model: the FP8 casts and amax reductions of small layers cost more than the 2x GEMM rate saves",
+    ),
+    "nemo2407-llama3-8b-h100-fp8-8gpu-cp2": (
+        0.30,
+        "context parallelism 2 on 8k tokens: ring attention's exchange and causal load balancing cost more than modelled",
+    ),
+    "torchtitan-llama31-405b-512gpu-1f1b": (
+        0.60,
+        "micro-batch size not published (1 assumed); torchtitan's 1F1B with FSDP resharding per micro-batch is slower than modelled",
+    ),
+    "torchtitan-a100-llama3-70b-64gpu-bs1-full": (
+        0.30,
+        "70B on A100 with FSDP2 and full AC runs faster than the stack's fit, which the H100 runs at 500 W dominate",
+    ),
+    "torchtitan-a100-llama2-70b-64gpu-bs2-full": (
+        0.30,
+        "as the Llama 3 70B row: A100 rows beat the H100-dominated torchtitan fit",
+    ),
+    "torchtune-llama31-8b-lora-4090": (
+        0.35,
+        "3,083 tokens/s with full activation checkpointing is 90 % of the 4090's dense bf16 peak in hardware FLOPs: the README's run must recompute less than its config says",
+    ),
+    "torchtune-llama31-70b-full-8xa100-offload": (
+        0.50,
+        "the CPU optimizer step of FSDP cpu_offload (8.8B parameters per rank) is not timed",
+    ),
+    "torchtune-llama31-70b-lora-8xa100": (
+        0.35,
+        "FSDP2 gathers of the frozen 70B base each micro-batch are slower than the overlap modelled",
+    ),
+    "mpt-13b-h100-bf16-seq2048-64gpu": (
+        0.40,
+        "13B without checkpointing at micro-batch 2: the FSDP gathers of a 13B model per micro-batch of 4k tokens are exposed more than modelled",
+    ),
+    "mpt-13b-h100-bf16-seq2048-8gpu": (0.40, "as the 64-GPU row"),
 }
 
 

@@ -82,9 +82,14 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
     kv_read = s.seqs * s.context * 2 * kv_n * s.kv_bytes if s.kv_cached else 2 * m * kv_n * e
     ops.append(Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention"))
     # memory-bound elementwise work per token: norms (read+write), two residual adds (2 reads,
-    # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f), dropout
+    # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f) once per routed
+    # expert, dropout; MoE also copies each token to its k experts and back (permute, unpermute:
+    # a read and a write of h each way per routed copy)
     rows = h / tp if (sp and tp > 1) else h
-    elem = model.norms_per_layer * 2 * rows + 2 * 3 * rows + 2 * (q_n + kv_n) + (3 if model.gated_ffn else 2) * f
+    k = model.experts_per_token if model.is_moe else 1
+    elem = model.norms_per_layer * 2 * rows + 2 * 3 * rows + 2 * (q_n + kv_n) + (3 if model.gated_ffn else 2) * f * k
+    if model.is_moe:
+        elem += 2 * 2 * h * k
     if model.dropout:
         elem += 2 * 2 * rows
     ops.append(Op("elementwise", 0.0, e * m * elem, "memory"))
