@@ -82,17 +82,19 @@ def test_kv_capacity_is_the_engine_share_minus_what_is_fixed():
 
 
 def test_sliding_window_decode_is_capped_by_the_window():
-    """Mistral-7B at a 32k context reads at most 4,096 keys per layer: the decode step costs about
-    what it costs at a 4k context, and the weights (14.5 GB) dominate it."""
+    """Mistral-7B at a 32k context reads at most 4,096 keys per layer: a decode step costs what it
+    costs at a 4k context, and the weights (14.5 GB) dominate it (about 9 ms on an A100's 2 TB/s,
+    plus the engine's step overhead), not the 4.3 GB a full 32k read would add."""
     w = build_workload({"model": "mistral-7b-v0.1", "task": "inference", "input_tokens": 32000}, CAT)
     hw = build_hardware("a100-80gb-sxm", CAT)
     step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
     long_, short = step.step(0, 1, step.keys(32000), 0.0), step.step(0, 1, step.keys(4096), 0.0)
     assert long_ == pytest.approx(short)
-    tpot = make_estimate(
+    assert step.keys(32000) == 32 * 4096
+    est = make_estimate(
         {"model": "mistral-7b-v0.1", "input_tokens": 32000, "output_tokens": 256}, {"gpu": "a100-80gb-sxm"}
     )
-    assert tpot.inference is not None and 0.0075 < tpot.inference.decode_seconds_per_token < 0.0105
+    assert est.inference is not None and 0.008 < est.inference.decode_seconds_per_token < 0.013
 
 
 # ------------------------------------------------------------------------------------------
@@ -108,7 +110,7 @@ def test_a_lone_request_takes_its_prefill_then_its_decode_steps():
     the single-request decode step (hand-composed from the step model)."""
     w, step, setup = _replica()
     res = simulate(step, setup, [0.0, 1000.0], w.input_tokens)
-    ttft = step.step(512, 0, 0.0, step.prefill_pairs(0, 512))
+    ttft = step.step(512, 0, 0.0, step.prefill_pairs(0, 512)) + setup.request_overhead
     assert res.ttft == pytest.approx([ttft, ttft])
     assert res.e2e[0] > ttft and all(0 < t < res.e2e[0] for t in res.tpot)
 

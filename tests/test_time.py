@@ -163,16 +163,16 @@ def test_simulator_matches_md1_queue():
 def test_serving_plan_meets_its_target_in_an_independent_simulation():
     w = build_workload({"model": "llama-3.1-8b", "input_tokens": 512, "output_tokens": 128, "concurrency": 16}, CAT)
     hw = build_hardware("l40s", CAT)
-    plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=3.0)).serving
-    assert plan.meets and plan.replicas >= 1 and plan.p95 <= 3.0
+    plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=4.0)).serving
+    assert plan.meets and plan.replicas >= 1 and plan.p95 <= 4.0
     r = compute_rates(hw.gpu, "bf16", CAT)
     step = StepModel(w, r, topology(hw, CAT), CAT)
     setup = dataclasses.replace(engine_setup(w, hw, CAT), max_batch=plan.max_batch)
     e2e = simulate(step, setup, poisson_arrivals(6 / plan.replicas, 4000, 7), w.input_tokens).e2e
-    assert percentile(e2e[400:], 95) <= 3.0 * 1.1
+    assert percentile(e2e[400:], 95) <= 4.0 * 1.1
     if plan.replicas > 1:  # one fewer replica misses the target (or cannot carry the load)
         fewer = simulate(step, setup, poisson_arrivals(6 / (plan.replicas - 1), 4000, 7), w.input_tokens).e2e
-        assert percentile(fewer[400:], 95) > 3.0 * 0.9
+        assert percentile(fewer[400:], 95) > 4.0 * 0.9
 
 
 def test_impossible_latency_target_is_reported():
@@ -201,8 +201,10 @@ def test_faster_memory_decodes_faster(gpu):
     w = build_workload({"model": "llama-2-7b", "input_tokens": 128, "output_tokens": 128}, CAT)
     e = estimate(w, build_hardware(gpu, CAT), CAT, search_largest=False).inference
     bw = CAT.gpu(gpu).memory_bandwidth
-    # batch-1 decode reads ~13.5 GB of weights per token: time within 10 % of that over 80 % of bandwidth
-    assert e.decode_seconds_per_token == pytest.approx(2 * w.model.params / (0.8 * bw), rel=0.10)
+    # batch-1 decode reads ~13.5 GB of weights per token: time within 10 % of that over 80 % of bandwidth,
+    # plus the engine's fixed cost per step
+    step = CAT.engine("vllm").step_overhead_seconds
+    assert e.decode_seconds_per_token == pytest.approx(2 * w.model.params / (0.8 * bw) + step, rel=0.10)
     assert math.isfinite(e.latency_seconds)
 
 

@@ -283,6 +283,12 @@ class EngineProfile(_Sourced):
     small_gpu_bytes: int = Field(ge=0)  # below this memory the small-GPU defaults apply
     small_gpu_token_budget: int = Field(ge=1)
     small_gpu_max_seqs: int | None = Field(default=None, ge=1)
+    # fitted to published measurements at load (the source says which): what the roofline of the
+    # operations leaves out — the share of the large-GEMM rate a serving step's GEMMs reach, a fixed
+    # cost per engine step (scheduling, sampling, launches) and per request (front end, tokenizer)
+    matmul_efficiency: float = Field(default=1.0, gt=0, le=1)
+    step_overhead_seconds: float = Field(default=0.0, ge=0)
+    request_overhead_seconds: float = Field(default=0.0, ge=0)
 
     def budget(self, memory_bytes: int) -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on a GPU with `memory_bytes`."""

@@ -48,6 +48,7 @@ class EngineSetup:
     decode_steps: int  # steps after the first token (fewer with speculative decoding)
     tokens_per_step: float  # tokens a request gains per decode step (1, or more with speculation)
     notes: tuple[str, ...]
+    request_overhead: float = 0.0  # seconds a request spends outside the engine steps (front end)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -107,6 +108,11 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
         f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens",
     ]
+    notes.append(
+        f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
+        f"{profile.step_overhead_seconds * 1e3:g} ms per step and {profile.request_overhead_seconds * 1e3:g} ms per "
+        f"request [{catalog.sources[profile.source_of('matmul_efficiency')].title.split(':')[0]}]"
+    )
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
     if job.speculative_tokens:
@@ -128,6 +134,7 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
         tokens_per_step=e,
         notes=tuple(notes),
+        request_overhead=profile.request_overhead_seconds,
     )
 
 
@@ -145,6 +152,10 @@ class StepModel:
     def __init__(self, job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> None:
         model = job.model
         assert isinstance(model, TransformerArch)
+        profile = catalog.engine(job.engine)
+        eff = profile.matmul_efficiency  # what a serving step's GEMMs reach of the large-GEMM rate
+        rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
+        self.overhead = profile.step_overhead_seconds
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
         self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
@@ -230,7 +241,9 @@ class StepModel:
         `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs."""
         tokens = prefill + decodes * self.verify
         logits = decodes * self.verify + (1 if prefill else 0)
-        t = self.linear(tokens, logits) if tokens else 0.0
+        if not tokens:
+            return 0.0
+        t = self.linear(tokens, logits) + self.overhead
         return t + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
 
     def prefill_pairs(self, start: int, chunk: int) -> float:

@@ -87,7 +87,10 @@ def simulate(model: StepModel, setup: EngineSetup, arrivals: list[float], prompt
             can_admit = len(running) < setup.max_batch and s.kv_used + setup.tokens_per_request <= setup.kv_tokens
             next_arrival = arrivals[nxt] if can_admit and nxt < n else None
             done += _decode_run(model, setup, s, running, res, next_arrival)
-    return SimResult(res.ttft, res.tpot, res.e2e, s.busy / s.now if s.now else 0.0)
+    extra = setup.request_overhead  # the front end's share of every request's TTFT and latency
+    ttft = [v + extra for v in res.ttft] if extra else res.ttft
+    e2e = [v + extra for v in res.e2e] if extra else res.e2e
+    return SimResult(ttft, res.tpot, e2e, s.busy / s.now if s.now else 0.0)
 
 
 @dataclass

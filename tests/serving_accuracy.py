@@ -1,0 +1,99 @@
+"""Compare gpuwise's serving simulation with published measurements at load
+(tests/data/published_serving.yaml): TensorRT-LLM's online serving table (mean TTFT, mean
+inter-token latency and output tokens/s at a request rate) and its maximum-throughput table.
+
+Each case runs the same engine model and simulator a plan uses: the catalog's TensorRT-LLM
+profile, the request rate (Poisson) or all requests at once, the published number of requests;
+throughput is output tokens over the time the last request finishes, as the benchmarks count it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuwise.catalog import Catalog
+from gpuwise.estimate.comm import topology
+from gpuwise.estimate.engine import StepModel, engine_setup
+from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.serving import compute_dtype
+from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.workload import InferenceJob, build_hardware, build_workload
+
+DATA = Path(__file__).parent / "data" / "published_serving.yaml"
+GOAL_THROUGHPUT = 0.15  # the issue's goals for the median |error|
+GOAL_LATENCY = 0.25
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    id: str
+    kind: str  # online (at a request rate) | offline (maximum load)
+    metric: str
+    gpu: str
+    model: str
+    published: float
+    ours: float
+
+    @property
+    def error(self) -> float:
+        return self.ours / self.published - 1
+
+
+def load() -> dict[str, Any]:
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def _run(inp: dict[str, Any], cat: Catalog) -> tuple[SimResult, list[float], InferenceJob]:
+    job = build_workload(
+        {
+            "model": inp["model"],
+            "task": "inference",
+            "weights_dtype": inp["weights_dtype"],
+            "kv_dtype": inp["kv_dtype"],
+            "input_tokens": inp["input_tokens"],
+            "output_tokens": inp["output_tokens"],
+            "tp": inp["tp"],
+            "engine": inp["engine"],
+        },
+        cat,
+    )
+    assert isinstance(job, InferenceJob)
+    hw = build_hardware(f"{inp['gpu']}:{inp['tp']}", cat)
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat)
+    step = StepModel(job, rates, topology(hw, cat), cat)
+    n = int(inp["requests"])
+    arrivals = poisson_arrivals(float(inp["qps"]), n, 0) if inp.get("qps") else [0.0] * n
+    return simulate(step, engine_setup(job, hw, cat), arrivals, job.input_tokens), arrivals, job
+
+
+def evaluate_all(cat: Catalog) -> list[ServingResult]:
+    """Every case; one simulation per distinct input (the metrics of a run share it)."""
+    runs: dict[str, tuple[SimResult, list[float], InferenceJob]] = {}
+    out = []
+    for case in load()["cases"]:
+        inp = case["inputs"]
+        key = repr(sorted(inp.items()))
+        if key not in runs:
+            runs[key] = _run(inp, cat)
+        res, arrivals, job = runs[key]
+        end = max(a + e for a, e in zip(arrivals, res.e2e, strict=True))
+        ours = {
+            "output_tokens_per_second": len(arrivals) * job.output_tokens / end,
+            "mean_ttft_seconds": statistics.fmean(res.ttft),
+            "mean_tpot_seconds": statistics.fmean(res.tpot),
+        }[case["metric"]]
+        out.append(
+            ServingResult(
+                case["id"], case["kind"], case["metric"], inp["gpu"], inp["model"], float(case["published_value"]), ours
+            )
+        )
+    return out
+
+
+def median_abs_error(results: list[ServingResult], metric_prefix: str) -> float:
+    return statistics.median(abs(r.error) for r in results if r.metric.startswith(metric_prefix))
