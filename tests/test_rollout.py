@@ -374,3 +374,20 @@ def test_a_host_without_recorded_results_runs_the_suite_and_the_controller_accep
     canary = status["hosts"][0]
     assert canary["host"] == "ws-rtx" and canary["state"] == "blocked"
     assert "doctor exit 0, acceptance exit 1" in canary["events"][-1]["detail"]
+
+
+def test_a_hosts_file_with_mistakes_is_refused_clearly(tmp_path):
+    bad_key = tmp_path / "k.yaml"
+    bad_key.write_text("hosts:\n  h1: {pool: train, k8s-node: h1}\n")
+    with pytest.raises(UsageError, match=r"host 'h1': k8s-node: Extra inputs"):
+        rollout.load_host_facts(bad_key)
+    no_hosts = tmp_path / "n.yaml"
+    no_hosts.write_text("h1: {pool: train}\n")
+    with pytest.raises(UsageError, match="expected `hosts:`"):
+        rollout.load_host_facts(no_hosts)
+    typo = tmp_path / "t.yaml"
+    typo.write_text("hosts:\n  h11: {pool: train, doctor_replay: rec.json}\n")
+    facts = rollout.load_host_facts(typo)
+    assert facts["h11"].doctor_replay == str(tmp_path / "rec.json")  # relative to the file
+    with pytest.raises(UsageError, match="h11, not in the fleet store; did you mean h1"):
+        plan_rollout(Target("driver", "1"), [card("h1", 0)], facts=facts)
