@@ -80,7 +80,9 @@ def test_owned_single_node_hand_computed():
     assert own.it_kw == pytest.approx(it_kw)
     assert own.capex == pytest.approx(8 * price + 80_000)  # one node: no inter-node network
     assert own.power_usd_per_year == pytest.approx(it_kw * 1.5 * HOURS_PER_YEAR * 0.10)
-    assert own.facility_usd_per_year == pytest.approx(it_kw * 1_000)
+    contracted_kw = (700 * 8 + 2000) / 1000  # 7.6 kW: colocation is charged on peak, not average, power
+    assert own.contracted_kw == pytest.approx(contracted_kw)
+    assert own.facility_usd_per_year == pytest.approx(contracted_kw * 1_000)
     assert own.maintenance_usd_per_year == pytest.approx(0.10 * (8 * price + 80_000))
     assert own.total(3) == pytest.approx(own.capex + 3 * own.opex_per_year)
     assert own.usd_per_hour == pytest.approx((own.capex / 4 + own.opex_per_year) / HOURS_PER_YEAR)

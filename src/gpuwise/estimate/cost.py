@@ -96,7 +96,8 @@ class OwnedCost:
     facility_usd_per_year: float
     maintenance_usd_per_year: float
     depreciation_years: float
-    it_kw: float
+    it_kw: float  # average draw (what the meter bills)
+    contracted_kw: float = 0.0  # peak draw (what colocation is contracted and charged on)
 
     @property
     def capex(self) -> float:
@@ -125,6 +126,7 @@ class OwnedCost:
             "maintenance_usd_per_year": self.maintenance_usd_per_year,
             "opex_usd_per_year": self.opex_per_year,
             "it_kw": self.it_kw,
+            "contracted_kw": self.contracted_kw,
             "usd_per_hour": self.usd_per_hour,
         }
 
@@ -139,6 +141,8 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
     # the host parameters describe an 8-GPU server; a configuration pays its GPUs' share of one
     share = hw.count / REFERENCE_NODE_GPUS
     it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + p.host_power_watts_per_node * share) / 1000
+    # colocation is contracted (and billed) on peak power: GPUs at full TDP, not the average draw
+    contracted_kw = (hw.gpu.tdp_watts * hw.count + p.host_power_watts_per_node * share) / 1000
     gpus = price * hw.count
     hosts = p.host_usd_per_node * share
     network = p.network_usd_per_node * nodes if multi else 0.0
@@ -147,10 +151,11 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
         hosts_usd=hosts,
         network_usd=network,
         power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
-        facility_usd_per_year=it_kw * p.facility_usd_per_kw_year,
+        facility_usd_per_year=contracted_kw * p.facility_usd_per_kw_year,
         maintenance_usd_per_year=(gpus + hosts + network) * p.maintenance_fraction_per_year,
         depreciation_years=p.depreciation_years,
         it_kw=it_kw,
+        contracted_kw=contracted_kw,
     )
 
 
