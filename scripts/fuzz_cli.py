@@ -188,7 +188,9 @@ def record(tally: Tally, args: list[str], timeout: float) -> None:
     tally.exits[code] += 1
     if code == 70 or "Traceback" in err:
         tally.tracebacks += 1
-        tally.findings.append(f"TRACEBACK: {shown}\n    {err.strip().splitlines()[-1][:300] if err.strip() else ''}")
+        lines = err.strip().splitlines() or [""]
+        cause = next((line for line in lines if line.startswith(("internal error", "Traceback"))), lines[-1])
+        tally.findings.append(f"TRACEBACK: {shown}\n    {cause[:300]}")
     elif code not in (0, 1, 2):
         tally.bad_exit += 1
         tally.findings.append(f"EXIT {code}: {shown}")
@@ -370,7 +372,7 @@ class Gen:
         return [
             "matrix",
             "--db",
-            self.db if self.maybe(0.8) else self.pick("sqlite:////nonexistent/dir/x.db", *TEXT),
+            self.db if self.maybe(0.8) else self.pick(f"sqlite:///{HOSTILE / 'empty.json'}/x.db", *TEXT),
             "--json",
         ]
 
@@ -433,6 +435,8 @@ def edge_cases(db: str, files: list[Path]) -> list[list[str]]:
         ["fleet", "scan", "--replay", str(HOSTS / "healthy-8x-h100-nvlink.json"), "--db", db, "--interval", "1e308"],
         ["fleet", "scan", "--replay", str(HOSTS / "healthy-8x-h100-nvlink.json"), "--db", db, "--interval", "nan"],
         ["fleet", "list", "--db", "postgresql+nodriver://admin:hunter2@db.example/x"],
+        ["matrix", "--db", f"sqlite:///{HOSTILE / 'empty.json'}/x.db"],  # a file where the folder would be
+        ["matrix", "--db", "sqlite:///" + "x" * 300 + "/x.db"],
         ["doctor", "--replay", str(HOSTS / "faulty-8x-a100.json"), "--interval", "inf"],
         ["exporter", "--once", "--port", "nan", "--replay", str(HOSTS / "faulty-8x-a100.json")],
         ["bench", "accept", "--results", str(HOSTILE / "results-good.json"), "--baseline", "db", "--tolerance", "nan"],

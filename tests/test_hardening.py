@@ -250,6 +250,8 @@ def _cli(*args: str) -> tuple[int, str, str]:
             str(HOSTILE / "results-good.json"),
         ],
         ["deploy", str(ROOT / "examples" / "chat-7b-p99.yaml"), "--dry-run", "--crds", str(HOSTILE / "crds-malformed")],
+        ["matrix", "--db", f"sqlite:///{HOSTILE / 'empty.json'}/x.db"],
+        ["fleet", "list", "--db", "sqlite:///" + "x" * 300 + "/x.db"],
     ],
 )
 def test_hostile_flags_and_files_are_usage_errors_in_one_line(args: list[str]) -> None:

@@ -319,7 +319,11 @@ def create_store_engine(url: str | None = None) -> Engine:
     psycopg 3, SQLite in WAL mode waiting for a busy writer instead of failing."""
     url = url or default_url()
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(url.removeprefix("sqlite:///")).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, no permission, a name too long
+            raise UsageError(f"cannot make the store's folder {str(folder)[:200]!r}: {exc.strerror or exc}") from None
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     try:
