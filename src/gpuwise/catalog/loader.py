@@ -48,6 +48,8 @@ _FILES = (
     "costs.yaml",
     "frameworks.yaml",
     "engines.yaml",
+    "reliability.yaml",
+    "pipeline.yaml",
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
@@ -71,6 +73,8 @@ class Catalog:
     offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
     offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
     fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
+    reliability: Mapping[str, Convention] = field(default_factory=dict)  # reliability.yaml: failure rates
+    pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
         key = gpu_id.strip().lower()
@@ -230,6 +234,8 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
         costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
         engines=_entries(docs["engines.yaml"], "engines", EngineProfile, "engines.yaml", keyed=True),
+        reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
+        pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
     )
     rows = docs["interconnects.yaml"].get("default_networks") or []
     nets = _entries(
@@ -253,7 +259,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
-    for key, conv in [*cat.conventions.items(), *cat.costs.items()]:
+    for key, conv in [*cat.conventions.items(), *cat.costs.items(), *cat.reliability.items(), *cat.pipeline.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat

@@ -503,7 +503,37 @@ def _pod_spec(
         "volumes": server.volumes,
         **place,
     }
+    spread = _spread(c, options)
+    if spread:
+        spec.update(spread)
+        notes.append(f"redundancy N+{serving.get('redundancy')}: one replica per node, so losing a node loses one replica")
     return spec, notes
+
+
+def _spread(c: Candidate, options: DeployOptions) -> dict[str, Any]:
+    """With --redundancy N (N >= 1) the plan sized N spare replicas on the promise that one node's
+    loss costs one replica: replicas are spread one per node (required anti-affinity on the node's
+    hostname, and an even spread that refuses to schedule rather than stack them)."""
+    n = int((c.serving or {}).get("redundancy") or 0)
+    if n < 1:
+        return {}
+    name = options.name or slug(c.est.workload.model.name)
+    match = {"matchLabels": {"app.kubernetes.io/name": name}}
+    host = "kubernetes.io/hostname"
+    return {
+        "topologySpreadConstraints": why(
+            [{"maxSkew": 1, "topologyKey": host, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": match}],
+            f"N+{n}: replicas spread evenly over nodes, never stacked where a node's loss would take several",
+        ),
+        "affinity": why(
+            {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": match, "topologyKey": host}]
+                }
+            },
+            f"N+{n}: at most one replica per node, so losing {n} node(s) leaves the target met",
+        ),
+    }
 
 
 def _tensor_parallel(

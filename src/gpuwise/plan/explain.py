@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuwise.plan.messages import Lang, fmt_count_l, fmt_money, msg, rate_unit
+from gpuwise.plan.messages import Lang, fmt_count_l, fmt_duration, fmt_money, msg, rate_unit
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import TrainingJob
 
@@ -85,9 +85,24 @@ def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
             out.append(msg("why_speed", lang, rate=rate, unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
             if est.bottleneck == "data-pipeline":
                 out.append(msg("why_data_wait", lang))
+        r = c.reliability
+        if r is not None:
+            out.append(
+                msg(
+                    "why_goodput",
+                    lang,
+                    mtbf=fmt_duration(r.mtbf_seconds, lang),
+                    interval=fmt_duration(r.interval_seconds, lang),
+                    write=fmt_duration(r.write_seconds, lang),
+                    goodput=r.goodput,
+                )
+            )
     elif c.serving:
         capacity = f"{c.serving['capacity_rps_per_replica'] * c.replicas:,.1f}"
         out.append(msg("why_replicas", lang, replicas=c.replicas, batch=c.serving["max_batch"], capacity=capacity))
+        n = int(c.serving.get("redundancy") or 0)
+        if n:
+            out.append(msg("why_redundancy", lang, n=n, replicas=c.replicas, nodes=c.serving["nodes"]))
     return out
 
 

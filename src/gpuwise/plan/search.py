@@ -21,6 +21,7 @@ from gpuwise.estimate import estimate
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
+from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.messages import check_lang, fmt_duration, msg
@@ -52,6 +53,7 @@ class Candidate:
     price_detail: dict[str, Any] | None = None  # the offer behind the price, costs in --currency (gpuwise.api)
     pricing: str = "on-demand"
     horizon_years: float | None = None  # owned pricing: the horizon `owned_usd` covers
+    reliability: Reliability | None = None  # training: expected losses to failures at this scale
 
     @property
     def gpus(self) -> int:
@@ -67,6 +69,9 @@ class Candidate:
 
     @property
     def hours(self) -> float | None:
+        """The run's expected wall hours: failure-free time / goodput (failure-free without a model)."""
+        if self.reliability is not None:
+            return self.reliability.expected_seconds / 3600
         t = self.est.training
         return t.total_seconds / 3600 if t and t.total_seconds else None
 
@@ -88,6 +93,8 @@ class Candidate:
     def time(self) -> float:
         if self.est.training is not None:
             t = self.est.training
+            if self.reliability is not None:
+                return self.reliability.expected_seconds
             return t.total_seconds if t.total_seconds else t.step_seconds
         if self.serving:
             return self.serving["latency_seconds"]
@@ -118,10 +125,15 @@ class Candidate:
         d["gpus_total"] = self.gpus
         if d.get("inference") is not None and self.serving is not None:
             d["inference"]["serving"] = self.serving
-        run = self.hours * 3600 if self.hours is not None else None
+        t = self.est.training
+        run = t.total_seconds if t is not None else None  # failure-free, as `estimate` says
         fleet = fleet_cost(self.usd_per_hour, self.replicas, self.est.hardware.count, run, self.pricing)
+        expected = self.hours if self.reliability is not None else None
         d["cost"] = {
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
+            "expected_total_usd": None
+            if expected is None or self.usd_per_hour is None
+            else self.usd_per_hour * self.replicas * expected,
             "usd_per_million_tokens": _per_million_tokens(self),
             "usd_per_thousand_requests": _per_thousand_requests(self),
             "owned": None
@@ -137,6 +149,7 @@ class Candidate:
         d["growth"] = self.growth
         d["confirmed_by_simulation"] = self.confirmed
         d["command"] = self.command
+        d["reliability"] = None if self.reliability is None else self.reliability.as_dict()
         d.update(self.price_detail or {})  # "offer" and "currency"
         return d
 
@@ -252,7 +265,7 @@ def _meets_training(c: Candidate, req: Requirements) -> None:
     t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
-        total = t.total_seconds if t else None
+        total = c.reliability.expected_seconds if c.reliability else (t.total_seconds if t else None)
         c.meets["deadline"] = _at_most(total, req.deadline_seconds)
         if total is None:
             c.meets["deadline"]["why"] = "give --tokens or --samples to check a deadline"
@@ -302,6 +315,7 @@ def _training_candidates(
             continue
         est = estimate(job, hw, cat, search_largest=False, calibration=cal)
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+        c.reliability = training_reliability(est, cat)
         _meets_training(c, req)
         out.append(c)
         bound.record(variant, _run_flops(est), c.cost, c.ok and c.growth_ok)
@@ -545,6 +559,10 @@ def plan(
         c.horizon_years = (req.years or params.depreciation_years) if req.pricing == "owned" else None
     tie = cat.convention("plan_cost_tie_tolerance")
     notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req, tie))
+    for c in candidates if req.redundancy else []:  # N+1: spares beyond the (simulated) replicas
+        if c.serving is not None:
+            add_redundancy(c, req.redundancy)
+            _shared_limits(c, req, c.cost)
     grown = [_growth_workload(w, req) for w in workloads]
     for c in candidates if req.growth is not None else []:
         g = _variant(c, workloads, grown) if c.ok else None

@@ -1,0 +1,134 @@
+"""Availability from the first question: what failures cost a training run at its scale, and the
+spare replicas a service keeps to meet its target after losing N of them.
+
+Training: interruptions per GPU-hour from the largest published report (reliability.yaml: the Llama 3
+405B run, 419 unexpected interruptions in 54 days on 16,384 GPUs) give the job's mean time between
+failures M = 1 / (rate x GPUs). A checkpoint of the unique model states (weights and optimizer,
+counted once however they are sharded) takes delta to write and R to restore at the shared file
+system's bandwidth. Daly's first-order optimum interval tau = sqrt(2 delta M) - delta (Young's
+sqrt(2 delta M) for small delta) balances checkpoint overhead against rework, and the expected
+wall time is the failure-free time / goodput, goodput = 1 / (1 + delta/tau + (tau/2 + R)/M).
+
+Serving: --redundancy N adds N replicas to those the target needs and spreads them one per node,
+so that losing N replicas or nodes still leaves enough (N+1 sizing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gpuwise.catalog import Catalog
+from gpuwise.estimate.run import Estimate
+
+if TYPE_CHECKING:
+    from gpuwise.plan.search import Candidate
+
+__all__ = ["Reliability", "add_redundancy", "interruptions_per_gpu_hour", "training_reliability"]
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A training run's expected losses to failures (seconds unless named otherwise)."""
+
+    interruptions_per_gpu_hour: float
+    mtbf_seconds: float  # of the whole job
+    checkpoint_bytes: float
+    write_seconds: float
+    restore_seconds: float
+    interval_seconds: float  # Daly's first-order optimum
+    goodput: float  # useful training time / wall time
+    failure_free_seconds: float
+    expected_seconds: float
+
+    @property
+    def expected_interruptions(self) -> float:
+        return self.expected_seconds / self.mtbf_seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "interruptions_per_gpu_hour": self.interruptions_per_gpu_hour,
+            "mtbf_seconds": self.mtbf_seconds,
+            "expected_interruptions": self.expected_interruptions,
+            "checkpoint_bytes": self.checkpoint_bytes,
+            "checkpoint_write_seconds": self.write_seconds,
+            "checkpoint_restore_seconds": self.restore_seconds,
+            "checkpoint_interval_seconds": self.interval_seconds,
+            "goodput": self.goodput,
+            "failure_free_seconds": self.failure_free_seconds,
+            "expected_seconds": self.expected_seconds,
+            "basis": "Llama 3 interruption rate (reliability.yaml); Young/Daly checkpoint interval",
+        }
+
+
+def interruptions_per_gpu_hour(cat: Catalog) -> float:
+    """419 / (54 days x 24 h x 16,384 GPUs): about 2.0e-5 per GPU-hour."""
+    r = cat.reliability
+    hours = r["interruption_window_days"].value * 24 * r["interruption_cluster_gpus"].value
+    return r["unexpected_interruptions"].value / hours
+
+
+def _checkpoint_bytes(est: Estimate) -> float:
+    """Weights and optimizer states, each once: sharded ones summed over every GPU, replicated ones
+    over one model-parallel group."""
+    w, hw = est.workload, est.hardware
+    per = est.memory.per_gpu
+    group = w.parallel.tp * w.parallel.pp
+    zero = getattr(w.parallel, "zero", 0)
+    weights = per.weights * (hw.count if zero >= 3 else group)
+    states = per.optimizer * (hw.count if zero >= 1 else group)
+    return weights + states
+
+
+def _daly_interval(delta: float, mtbf: float) -> float:
+    """Daly's first-order optimum (Young's for delta << M); the whole MTBF once delta reaches M/2."""
+    if delta >= mtbf / 2:
+        return mtbf
+    return math.sqrt(2 * delta * mtbf) - delta
+
+
+def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
+    """Expected losses of the run `est` times (None without a total: no --tokens or --samples)."""
+    t = est.training
+    if t is None or not t.total_seconds:
+        return None
+    rate = interruptions_per_gpu_hour(cat)
+    mtbf = 3600 / (rate * est.hardware.count)
+    size = _checkpoint_bytes(est)
+    bandwidth = cat.pipeline["parallel_fs_client_bytes_per_s"].value * est.hardware.nodes
+    delta = size / bandwidth
+    restore = size / bandwidth + cat.reliability["restart_seconds_per_interruption"].value
+    tau = max(_daly_interval(delta, mtbf), delta)
+    goodput = 1 / (1 + delta / tau + (tau / 2 + restore) / mtbf)
+    return Reliability(
+        interruptions_per_gpu_hour=rate,
+        mtbf_seconds=mtbf,
+        checkpoint_bytes=size,
+        write_seconds=delta,
+        restore_seconds=restore,
+        interval_seconds=tau,
+        goodput=goodput,
+        failure_free_seconds=t.total_seconds,
+        expected_seconds=t.total_seconds / goodput,
+    )
+
+
+def add_redundancy(c: Candidate, n: int) -> None:
+    """N+1 sizing of a serving candidate: N spare replicas beyond those the target needs, one
+    replica per node, so that losing N replicas or nodes leaves the target met."""
+    if n <= 0 or c.serving is None:
+        return
+    needed = c.replicas
+    c.replicas = needed + n
+    nodes = c.replicas * c.est.hardware.nodes
+    c.serving.update(
+        redundancy=n, replicas_needed=needed, replicas=c.replicas, nodes=nodes, spread="one replica per node"
+    )
+    c.meets["redundancy"] = {
+        "ok": True,
+        "value": n,
+        "limit": n,
+        "margin": 0,
+        "why": f"{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
+    }

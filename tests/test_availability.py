@@ -1,0 +1,85 @@
+"""Availability: failures priced into a training run at its scale (Llama 3's interruption rate,
+Young/Daly checkpoints), and N+1 serving spread over nodes, down to the deploy manifests."""
+
+import math
+from pathlib import Path
+
+import pytest
+
+from gpuwise.api import make_estimate, make_plan
+from gpuwise.catalog import load_catalog
+from gpuwise.deploy.common import DeployOptions
+from gpuwise.deploy.manifests import plan_manifests
+from gpuwise.files import read_plan_file
+from gpuwise.plan.availability import _daly_interval, interruptions_per_gpu_hour, training_reliability
+
+CAT = load_catalog()
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def test_the_interruption_rate_is_the_llama3_count_per_gpu_hour():
+    # Dubey et al. 2024, Table 5: 419 unexpected interruptions, 54 days, 16,384 GPUs
+    assert interruptions_per_gpu_hour(CAT) == pytest.approx(419 / (54 * 24 * 16384), rel=1e-12)
+
+
+def test_daly_interval_hand_computed():
+    # delta = 50 s, M = 10,000 s: sqrt(2 x 50 x 10,000) - 50 = 1,000 - 50 = 950 s
+    assert _daly_interval(50.0, 10_000.0) == pytest.approx(950.0)
+    assert _daly_interval(6_000.0, 10_000.0) == 10_000.0  # delta past M/2: checkpoint once per MTBF
+
+
+def test_goodput_at_llama3_scale_matches_the_reported_effective_training_time():
+    """16,384 H100 on a 405B model: one interruption about every 3 hours, goodput near the > 90 % Meta
+    reports (reliability.yaml: reported_effective_training_time)."""
+    est = make_estimate(
+        {"model": "llama-3.1-405b", "task": "pretrain", "tokens": "15T", "seq": 8192, "global_batch": 2048}
+        | {"tp": 8, "pp": 16, "zero": 1},
+        {"gpu": "h100-sxm:16384"},
+    )
+    r = training_reliability(est, CAT)
+    assert r.mtbf_seconds / 3600 == pytest.approx(3.09, abs=0.01)  # "one failure every three hours"
+    reported = CAT.reliability["reported_effective_training_time"].value
+    assert reported - 0.02 <= r.goodput <= reported + 0.05
+    assert r.expected_seconds == pytest.approx(est.training.total_seconds / r.goodput)
+
+
+def test_a_deadline_on_thousands_of_gpus_includes_the_failures():
+    work = {"model": "llama-2-70b", "task": "pretrain", "tokens": "2T", "global_batch": 1024, "seq": 4096}
+    result = make_plan(work, {"deadline": "60d", "gpus": "h100-sxm", "max_gpus": 2048})
+    big = [c for c in result.candidates if c.est.hardware.count >= 1024]
+    assert big
+    for c in big:
+        r = c.reliability
+        assert r is not None and r.goodput < 1
+        assert c.meets["deadline"]["value"] == pytest.approx(r.expected_seconds)
+        assert r.expected_seconds > c.est.training.total_seconds
+        d = c.as_dict()
+        assert d["reliability"]["goodput"] == pytest.approx(r.goodput)
+        assert d["cost"]["expected_total_usd"] > d["cost"]["total_usd"]
+
+
+def test_redundancy_one_on_the_recommender_service_gives_two_replicas_on_two_nodes():
+    work, reqs, costs = read_plan_file(EXAMPLES / "ecommerce-recsys-serving.yaml")
+    plain = make_plan(work, reqs, costs).chosen
+    result = make_plan(work, {**reqs, "redundancy": 1}, costs)
+    c = result.chosen
+    assert c.replicas >= 2 and c.serving["nodes"] >= 2
+    assert c.serving["replicas_needed"] + 1 == c.replicas
+    assert c.cost > plain.cost  # the spare replica is paid for
+    assert any("N+1" in w for w in c.why)
+    body = plan_manifests(result, DeployOptions()).find("Deployment")[0].body
+    spec = body["spec"]["template"]["spec"]
+    spread = spec["topologySpreadConstraints"][0]
+    assert spread["topologyKey"] == "kubernetes.io/hostname" and spread["maxSkew"] == 1
+    assert spread["whenUnsatisfiable"] == "DoNotSchedule"
+    anti = spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+    assert body["spec"]["replicas"] == c.replicas
+
+
+def test_no_redundancy_no_spread():
+    work, reqs, costs = read_plan_file(EXAMPLES / "ecommerce-recsys-serving.yaml")
+    result = make_plan(work, reqs, costs)
+    spec = plan_manifests(result, DeployOptions()).find("Deployment")[0].body["spec"]["template"]["spec"]
+    assert "topologySpreadConstraints" not in spec and "affinity" not in spec
+    assert not math.isnan(result.chosen.cost)
