@@ -117,6 +117,10 @@ def _attach_commands(
 ) -> None:
     """Each candidate's `gpuwise estimate ...` line, from the options of the variant it was planned for."""
     targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    try:  # estimate sizes replicas only for a latency target; a bare --qps is the plan's alone
+        latency_target({k: v for k, v in targets.items() if k in names("target")})
+    except UsageError:
+        targets = {}
     for c in result.candidates:
         w = c.est.workload
         planned, opts = next(
@@ -141,6 +145,8 @@ def make_estimate(
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
     target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in names("target")}
+    for key in ("growth", *names("plan")):  # a plan file's own requirements: nothing to estimate
+        hw_opts.pop(key, None)
     check_unknown(hw_opts, names("hardware"), "hardware")
     work = build_workload(workload, cat)
     if not hw_opts.get("gpu"):

@@ -293,8 +293,16 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
         )
         return when, tput
     cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
+    rate = f"{cap:,.1f} {msg('unit_requests', lang)}"
+    pcts = (c.serving or {}).get("percentiles")
+    if pcts and req.percentile:  # simulated: the percentiles the targets are stated in
+        key = f"p{req.percentile:g}"
+        shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}"
+        if pcts["tpot"][key]:
+            shown += f", TPOT {fmt_seconds(pcts['tpot'][key])}"
+        return shown, rate
     p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
-    return fmt_duration(p if p else c.time, lang), f"{cap:,.1f} {msg('unit_requests', lang)}"
+    return fmt_duration(p if p else c.time, lang), rate
 
 
 def _cost_cells(cost: dict[str, Any], training: bool, lang: Lang) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from gpuwise.plan.availability import Reliability, add_redundancy, training_reli
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.messages import check_lang, fmt_duration, msg
-from gpuwise.plan.serving_search import confirm_cheapest, serving_candidates
+from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
 from gpuwise.units import fmt_bytes, fmt_usd
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
@@ -433,7 +433,7 @@ def _check_growth(
         return
     if not isinstance(grown, InferenceJob):
         return  # growth keeps the task: a serving candidate grows into a serving job
-    cands, reason = serving_candidates(grown, gpu, greq, cat, params, cal)
+    cands, reason = grown_serving(c, grown, greq, cat, params, cal)
     if not cands:
         c.growth = {
             "holds": False,
@@ -558,16 +558,23 @@ def plan(
         c.pricing = req.pricing
         c.horizon_years = (req.years or params.depreciation_years) if req.pricing == "owned" else None
     tie = cat.convention("plan_cost_tie_tolerance")
-    notes = confirm_cheapest(candidates, req, cat, cals, lambda c: _rank_key(c, req, tie))
+    grown = [_growth_workload(w, req) for w in workloads]
+
+    def regrow(c: Candidate) -> None:
+        g = _variant(c, workloads, grown) if c.ok else None
+        if g is not None:
+            _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
+
+    for c in candidates if req.growth is not None else []:
+        regrow(c)
+    # serving: simulated until the best is a simulated candidate (growth re-checked on each)
+    notes = confirm_cheapest(
+        candidates, req, cat, cals, lambda c: _rank_key(c, req, tie), regrow if req.growth is not None else None
+    )
     for c in candidates if req.redundancy else []:  # N+1: spares beyond the (simulated) replicas
         if c.serving is not None:
             add_redundancy(c, req.redundancy)
             _shared_limits(c, req, c.cost)
-    grown = [_growth_workload(w, req) for w in workloads]
-    for c in candidates if req.growth is not None else []:
-        g = _variant(c, workloads, grown) if c.ok else None
-        if g is not None:
-            _check_growth(c, g, req, cat, params, cals.get(c.est.hardware.gpu.id))
     candidates.sort(key=lambda c: _rank_key(c, req, tie))
     lang = check_lang(req.lang)
     chosen = candidates[0] if candidates and candidates[0].ok else None

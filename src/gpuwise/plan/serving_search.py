@@ -34,7 +34,7 @@ from gpuwise.workload.requirements import LatencyGoals, Requirements
 if TYPE_CHECKING:
     from gpuwise.plan.search import Candidate
 
-__all__ = ["confirm_cheapest", "serving_candidates"]
+__all__ = ["confirm_cheapest", "grown_serving", "serving_candidates"]
 
 CONFIRM_TOP = 2  # GPU types simulated at least (more while an unsimulated floor is cheaper)
 CONFIRM_OPTIONS = 3  # options simulated per GPU type at most (cheapest floors first)
@@ -280,14 +280,35 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
     return best
 
 
+def grown_serving(
+    c: Candidate, grown: InferenceJob, greq: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
+) -> tuple[list[Candidate], str | None]:
+    """The serving candidate for the grown load on this GPU type: a simulated candidate is checked
+    on its own layout by the same simulation (an analytic floor would flatter it), an analytic one
+    by the analytic search."""
+    layout = (c.serving or {}).get("options")
+    if c.confirmed and layout and greq.qps and greq.has_latency:
+        tp, batch = layout
+        option = Option(tp, batch, c.serving["capacity_rps_per_replica"] if c.serving else 0.0, 1, c.usd_per_hour)
+        gpu = c.est.hardware.gpu
+        est = _estimate(grown, gpu, option, greq, cat, cal)
+        if est.serving is not None and est.serving.meets:
+            basis = "simulated: the grown load on today's layout"
+            return [_build(est, option, greq, params, est.serving.replicas, basis, confirmed=True)], None
+    return serving_candidates(grown, c.est.hardware.gpu, greq, cat, params, cal)
+
+
 def confirm_cheapest(
     candidates: list[Candidate],
     req: Requirements,
     cat: Catalog,
     cals: Mapping[str, Calibration],
     rank_key: Callable[[Candidate], Any],
+    regrow: Callable[[Candidate], None] | None = None,
 ) -> list[str]:
-    """Simulate the cheapest serving candidates that meet a latency target; returns the note."""
+    """Simulate the cheapest serving candidates that meet a latency target, until the best is a
+    simulated one; `regrow` re-checks growth for a candidate the simulation replaced (the ranking
+    prefers configurations that last). Returns the note."""
     for c in candidates:
         if c.serving is not None and not req.has_latency:
             c.serving.pop("_search", None)
@@ -302,6 +323,8 @@ def confirm_cheapest(
             break
         c = candidates[i]
         candidates[i] = _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
+        if regrow is not None and candidates[i] is not c:
+            regrow(candidates[i])
         confirmed += 1
     for c in candidates:
         if c.serving is not None:
