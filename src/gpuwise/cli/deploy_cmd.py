@@ -93,7 +93,10 @@ def deploy(
     report = validate(bundle.manifests, crds, k8s_version)
     written: list[Path] = []
     if not dry_run and out is not None:
-        written = write(bundle, out)
+        try:
+            written = write(bundle, out)
+        except OSError as exc:  # a name too long for the file system, and the like
+            raise UsageError(f"cannot write to {str(out)[:200]!r}: {exc.strerror or exc}") from None
     if as_json:
         _print_json(bundle, report, written, dry_run)
     else:

@@ -200,7 +200,11 @@ def load_crds(directory: str | Path) -> dict[tuple[str, str], CrdSchema]:
 @functools.cache
 def _load_crds(directory: str) -> tuple[tuple[tuple[str, str], CrdSchema], ...]:
     root = Path(directory)
-    if not root.is_dir():
+    try:
+        is_dir = root.is_dir()
+    except OSError:  # a name too long for the file system
+        is_dir = False
+    if not is_dir:
         raise ConfigError(f"--crds {directory[:200]!r}: not a directory of CustomResourceDefinition YAML files")
     found: dict[tuple[str, str], CrdSchema] = {}
     for path in sorted([*root.glob("*.yaml"), *root.glob("*.yml")])[:MAX_CRD_FILES]:
