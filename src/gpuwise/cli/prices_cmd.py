@@ -109,7 +109,14 @@ def _table(rows: list[dict[str, Any]], cheapest: dict[str, dict[str, Any]], fx: 
     best = {id(r) for r in cheapest.values()}
     for r in sorted(rows, key=lambda r: (r["gpu"], r["usd_per_gpu_hour"])):
         flags = [
-            x for x, on in (("unavailable", not r["available"]), ("undated", r["undated"]), ("yours", r["own"])) if on
+            x
+            for x, on in (
+                ("unavailable", not r["available"]),
+                ("undated", r["undated"]),
+                ("stale", r["stale"] and not r["undated"]),
+                ("yours", r["own"]),
+            )
+            if on
         ]
         t.add_row(
             r["gpu"],
