@@ -329,6 +329,9 @@ class Gen:
 
     def doctor(self) -> list[str]:
         args = ["doctor", "--replay", self.file(self.replays), "--interval", self.number(["0", "0"])]
+        if self.maybe(0.2):
+            records = [self.work / "rec.json", Path("/dev/null/x"), self.work / ("x" * 5000)]
+            args += ["--record", str(self.rng.choice(records))]
         return [
             *args,
             *(["--json"] if self.maybe(0.7) else []),
@@ -352,10 +355,11 @@ class Gen:
         if self.maybe(0.3):
             args += ["--engine", self.pick("vllm", "triton", *TEXT)]
         if self.maybe(0.2):
-            args += [
-                "--crds",
-                str(self.rng.choice([HOSTILE / "crds-malformed", HOSTILE / "crds-bad-schema", self.work])),
-            ]
+            crds = [HOSTILE / "crds-malformed", HOSTILE / "crds-bad-schema", self.work, Path("x" * 5000)]
+            args += ["--crds", str(self.rng.choice(crds))]
+        if self.maybe(0.2):  # writes: only under the temporary folder, or where nothing can be written
+            out = [self.work / "out", Path("/dev/null/out"), self.work / ("x" * 5000)]
+            args = [a for a in args if a != "--dry-run"] + ["-o", str(self.rng.choice(out))]
         return [*args, *(["--json"] if self.maybe(0.6) else [])]
 
     def bench(self) -> list[str]:
