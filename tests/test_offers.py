@@ -213,3 +213,67 @@ def test_currency_reads_the_budget_and_prints_the_rate(tmp_path, monkeypatch):
     assert money["code"] == "CNY" and money["date"] == cny.date and money["per_usd"] == cny.per_usd
     cost = r.chosen.cost
     assert cost is not None and money["run"] == pytest.approx(cost * cny.per_usd)
+
+
+# ----- the command line ------------------------------------------------------------------------
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    import sys
+
+    from gpuwise.cli.app import main
+
+    argv = sys.argv
+    sys.argv = ["gpuwise", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_prices_json_lists_every_offer_with_its_fields(capsys, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, out, _ = _cli(capsys, "prices", "--json")
+    assert code == 0
+    offers = json.loads(out)["offers"]
+    assert len(offers) >= 120 and len({o["gpu"] for o in offers}) >= 30
+    keys = {"gpu", "provider", "instance", "gpus_per_instance", "price_model", "price", "currency", "date"}
+    for o in offers:
+        assert keys | {"source", "available"} <= o.keys()
+        assert o["source"] and o["date"] and o["currency"]
+    code, out, _ = _cli(
+        capsys, "prices", "--gpu", "h100-sxm", "--provider", "lambda", "--price-model", "on-demand", "--json"
+    )
+    rows = json.loads(out)["offers"]
+    assert code == 0 and rows and all(r["provider"] == "lambda" and r["gpu"] == "h100-sxm" for r in rows)
+    code, _, err = _cli(capsys, "prices", "--max-age", "soon")
+    assert code == 2 and "--max-age" in err
+
+
+def test_tco_names_offers_and_prints_the_rate_in_cny(capsys, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, out, _ = _cli(capsys, "tco", "--gpu", "h100-sxm:8", "--gpu", "a100-80gb-sxm:8", "--years", "3", "--json")
+    assert code == 0
+    h100, a100 = json.loads(out)["configurations"]
+    assert a100["rent_total_usd"]["on-demand"] < h100["rent_total_usd"]["on-demand"]
+    assert h100["offers"]["on-demand"]["instance"] and h100["rent_total_usd"]["spot"] is None
+    code, out, _ = _cli(capsys, "tco", "--gpu", "h100-sxm:8", "--currency", "CNY")
+    cny = CAT.fx["CNY"]
+    assert code == 0 and f"{cny.per_usd:g} CNY per USD on {cny.date}" in out
+    code, _, err = _cli(capsys, "tco", "--gpu", "h100-sxm:8", "--currency", "JPY")
+    assert code == 2 and "no exchange rate" in err
+
+
+def test_spot_is_refused_for_serving(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with pytest.raises(UsageError, match="spot"):
+        make_plan({"model": "llama-2-7b", "task": "inference"}, {"qps": 1, "pricing": "spot"})
