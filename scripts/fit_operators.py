@@ -33,6 +33,7 @@ PARAMS = (
     "operator_kernel_floor_seconds",
     "serving_request_floor_seconds",
     "serving_rpc_bytes_per_second",
+    "operator_memory_efficiency_embedding",
 )
 STEPS = (1.5, 1.2, 1.05, 1.01)
 CAPS = {k: 0.9 for k in PARAMS if "efficiency" in k}  # no kernel family sustains more than 90 % of peak

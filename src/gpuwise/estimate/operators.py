@@ -28,7 +28,9 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload.specs import DTYPE_BYTES
 
-Runtime = Literal["eager", "compiled"]
+Runtime = Literal["eager", "graph", "compiled"]
+# eager: PyTorch from Python, one host dispatch per kernel; graph: the same kernels issued without
+# Python (TorchScript, CUDA graphs); compiled: TensorRT-style, epilogues fused into conv/GEMM
 DESCRIBED_ELEMENT_BYTES = 2  # package data and `gpuwise describe` trace at bf16
 _MEMORY_CLASSES = ("normalization", "elementwise", "pooling", "embedding", "data-movement", "attention")
 
@@ -144,8 +146,9 @@ def operator_seconds(
     p = OperatorParams.of(rates, catalog)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
-    timer = _Timer(rates, p, "eager" if eager else "compiled", scale)
-    kernels = model.operators if eager else tuple(op for op in model.operators if op.fused_into is None)
+    timer = _Timer(rates, p, "eager" if eager else runtime, scale)
+    fused = runtime == "compiled" and not training
+    kernels = tuple(op for op in model.operators if op.fused_into is None) if fused else model.operators
     casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
     forward = backward = 0.0
     for op in kernels:
@@ -159,7 +162,8 @@ def operator_seconds(
             backward += _backward(timer, p, op, batch, moved)
     notes = (
         f"{model.name}: {timer.kernels} kernels per batch of {batch} "
-        f"({'eager PyTorch, unfused' if eager else 'compiled engine, conv/GEMM epilogues fused'}); "
+        f"({'compiled engine, conv/GEMM epilogues fused' if fused else 'unfused'}"
+        f"{', eager PyTorch' if eager else ''}); "
         f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
         f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
         f"[{', '.join(p.sources)}]",
@@ -198,7 +202,9 @@ def input_bytes_per_sample(model: GenericArch) -> float:
     return float(elements * (8 if model.embedding_tables else 4))
 
 
-def request_terms(model: GenericArch, samples: int, gpu: GPU, catalog: Catalog) -> dict[str, float]:
+def request_terms(
+    model: GenericArch, samples: int, gpu: GPU, catalog: Catalog, *, dynamic_batching: bool = True
+) -> dict[str, float]:
     """Seconds one request of `samples` samples spends outside the GPU kernels, by name: the
     server's fixed per-request cost (framework, scheduling, RPC framing), its input over the RPC,
     the host-to-device copy, the dynamic batcher's queue delay and (recommenders) the feature fetch."""
@@ -209,8 +215,44 @@ def request_terms(model: GenericArch, samples: int, gpu: GPU, catalog: Catalog) 
         "framework_floor": conv["serving_request_floor_seconds"].value,
         "rpc_transfer": nbytes / conv["serving_rpc_bytes_per_second"].value,
         "input_copy": nbytes / link.achieved_bandwidth,
-        "batching_delay": conv["serving_max_queue_delay_seconds"].value,
     }
+    if dynamic_batching:
+        terms["batching_delay"] = conv["serving_max_queue_delay_seconds"].value
     if model.task == "recommender":
         terms["feature_fetch"] = conv["serving_feature_fetch_seconds"].value
     return terms
+
+
+@dataclass(frozen=True)
+class ServedBatch:
+    """One dynamic batch of `requests` requests of a one-pass model, served: what occupies the GPU
+    (kernels and the input copy) and what only adds latency (framework, RPC, queue, features)."""
+
+    gpu_seconds: float
+    outside_seconds: float
+    terms: dict[str, float]
+    notes: tuple[str, ...]
+    bottleneck: str = "compute"  # the GPU side: compute (conv, GEMM, attention) or memory-bandwidth
+
+
+def served_batch(model: GenericArch, requests: int, items: int, rates: Rates, catalog: Catalog) -> ServedBatch:
+    """A batch of `requests` requests of `items` samples each through a compiled engine (TensorRT
+    under Triton, what `gpuwise deploy` writes), with the per-request terms around it."""
+    samples = requests * items
+    kernels = operator_seconds(model, samples, rates, catalog, training=False, runtime="compiled")
+    around = request_terms(model, items, rates.gpu, catalog)
+    copy = around.pop("input_copy") * requests  # every request's input crosses PCIe in the batch
+    terms = {"gpu": kernels.total, "input_copy": copy, **around}
+    notes = (
+        *kernels.notes,
+        f"{model.name}: a request is {items} sample(s); the batch of {requests} request(s) is {samples} samples; "
+        f"around the GPU: framework floor, the input over the RPC, the batcher's queue delay"
+        + (" and the feature fetch" if "feature_fetch" in around else "")
+        + " [serving_request_floor_seconds, serving_rpc_bytes_per_second, serving_max_queue_delay_seconds"
+        + (", serving_feature_fetch_seconds]" if "feature_fetch" in around else "]"),
+    )
+    parts = " + ".join(f"{k.replace('_', ' ')} {v * 1e3:.2f}" for k, v in terms.items())
+    notes += (f"{model.name}: request latency {sum(terms.values()) * 1e3:.2f} ms = {parts} (ms)",)
+    math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
+    side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
+    return ServedBatch(kernels.total + copy, sum(around.values()), terms, notes, side)

@@ -21,6 +21,7 @@ from gpuwise.estimate.comm import Topology, collective
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory import weight_bytes_per_param
+from gpuwise.estimate.operators import served_batch
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
 from gpuwise.workload import Hardware, InferenceJob
@@ -215,6 +216,12 @@ def inference_time(
             _bottleneck(timer._pass(b * job.input_tokens, b, job.input_tokens, False, 0)),
             tuple(notes),
         )
+    if model.operators:  # described operator by operator: kernels, copy and the request's stages
+        served = served_batch(model, b, job.items_per_request, rates, catalog)
+        notes += served.notes
+        t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
+        n = b * job.items_per_request
+        return InferenceEstimate(lat, lat, 0.0, lat, 0.0, n / t, b / t, served.terms, served.bottleneck, tuple(notes))
     t = generic_batch_seconds(model, b, rates, catalog.convention("generic_infer_traffic_factor"))
     notes.append(
         f"{model.name}: one forward pass over a batch of {b}; GPU time only: the serving framework, "
@@ -399,12 +406,17 @@ def replica(
         lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
         return Replica(lone, peak, run, "continuous", max_batch)
     service = batch_seconds_fn(job, rates, topo, catalog)
+    # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
+    outside = 0.0
+    if isinstance(model, GenericArch) and model.operators:
+        outside = served_batch(model, 1, job.items_per_request, rates, catalog).outside_seconds
 
     def dynamic(rate: float) -> SimResult:
         lat, busy = simulate_batches(service, rate, max_batch, n)
+        lat = [t + outside for t in lat]
         return SimResult(lat, [0.0] * len(lat), lat, busy)
 
-    one = service(1)
+    one = service(1) + outside
     return Replica(
         {"ttft": one, "tpot": 0.0, "e2e": one}, max_batch / service(max_batch), dynamic, "dynamic", max_batch
     )
@@ -439,6 +451,8 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
 
     @functools.lru_cache(maxsize=1024)
     def service(batch: int) -> float:
+        if model.operators:
+            return served_batch(model, batch, job.items_per_request, rates, catalog).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 
     return service

@@ -115,6 +115,7 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         parallel=parallel,
         engine=f.engine or "vllm",
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
+        items_per_request=f.items_per_request or 1,
         **_speculative(f),
     )
 

@@ -225,6 +225,15 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_BATCH,
     )
+    items_per_request: int | None = _f(
+        "Ranking models: candidates scored per request (each one sample through the model).",
+        example=200,
+        applies="inference",
+        metavar="N",
+        default="1",
+        ge=1,
+        le=MAX_BATCH,
+    )
     engine: Annotated[Engine | None, Choice] = _f(
         "Serving engine whose scheduler and memory rules apply (catalog engines.yaml).",
         example="sglang",

@@ -166,6 +166,7 @@ class InferenceJob:
     prefix_hit_rate: float = 0.0  # share of prompt tokens served from the prefix cache
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
+    items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
 
     kind: Literal["inference"] = field(default="inference", init=False)
 
