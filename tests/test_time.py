@@ -239,3 +239,47 @@ def test_a_slow_loader_sets_the_step_and_the_wait_is_a_named_term():
     assert t.step_seconds == pytest.approx(2.56, rel=1e-12)
     assert t.bottleneck == "data-pipeline" and t.terms["data_wait"] > 0
     assert sum(t.terms.values()) == pytest.approx(t.step_seconds, rel=1e-12)
+
+
+def test_interconnects_as_measured_by_nccl_tests():
+    """collectives.yaml: GeForce boards without peer-to-peer stage rings through host memory at the
+    busbw published for 8x RTX 5090 (28 GB/s, PCIe 5), scaled for the 4090's PCIe 4 by the
+    host-device copy rates (26.28 / 51 GB/s); an H100 NVLink bridge pair at its measured 116 GB/s."""
+    from gpuwise.estimate.comm import topology as topo_of
+
+    eight = topo_of(build_hardware("rtx-4090:8", CAT, gpus_per_node=8), CAT).intra.bandwidth
+    assert eight == pytest.approx(28e9 * 26.28e9 / 51e9)
+    assert topo_of(build_hardware("rtx-5090:8", CAT, gpus_per_node=8), CAT).intra.bandwidth == pytest.approx(28e9)
+    assert topo_of(build_hardware("h100-pcie:2", CAT, gpus_per_node=2), CAT).intra.bandwidth == pytest.approx(116e9)
+
+
+def test_framework_efficiency_scales_compute_only():
+    """The step's compute term is the roofline time divided by the profile's fitted efficiency:
+    halving the efficiency doubles it (hand check of the one factor each profile carries)."""
+    from dataclasses import replace as dc_replace
+
+    w = build_workload({"model": "llama-2-7b", "task": "pretrain", "framework": "megatron"}, CAT)
+    hw = build_hardware("h100-sxm", CAT)
+    base = estimate(w, hw, CAT, search_largest=False).training
+    prof = CAT.frameworks["megatron"]
+    slow = dc_replace(
+        CAT, frameworks={**CAT.frameworks, "megatron": prof.model_copy(update={"efficiency": prof.efficiency / 2})}
+    )
+    half = estimate(w, hw, slow, search_largest=False).training
+    assert half.terms["compute"] == pytest.approx(2 * base.terms["compute"])
+
+
+def test_context_parallel_splits_tokens_and_sliding_window_shortens_context():
+    """cp=2 halves the tokens a rank computes (the queries still see the whole sequence); Mistral's
+    4,096-token window caps the keys each query attends to at 8,192 tokens: (w(w+1)/2 + (t-w)w)/t."""
+    from gpuwise.estimate.compute import mean_context
+
+    m = CAT.model("mistral-7b-v0.1")
+    assert m.sliding_window == 4096
+    t, w = 8192, 4096
+    assert mean_context(m, t) == pytest.approx((w * (w + 1) / 2 + (t - w) * w) / t)
+    one = build_workload({"model": "llama-2-7b", "task": "pretrain", "seq": 4096}, CAT)
+    two = build_workload({"model": "llama-2-7b", "task": "pretrain", "seq": 4096, "cp": 2}, CAT)
+    t1 = estimate(one, build_hardware("h100-sxm:2", CAT), CAT, search_largest=False).training
+    t2 = estimate(two, build_hardware("h100-sxm:2", CAT), CAT, search_largest=False).training
+    assert t2.terms["compute"] < t1.terms["compute"] and "context_parallel_comm" not in t1.terms

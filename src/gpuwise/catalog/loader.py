@@ -26,17 +26,18 @@ from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
 from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import (
     GPU,
+    BusBandwidth,
     Convention,
     DefaultNetwork,
     EngineProfile,
     FittedEfficiency,
     Framework,
-    Interconnect,
     FxRate,
+    Interconnect,
     ModelEntry,
-    Source,
     Offer,
     OfferSource,
+    Source,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
 
@@ -47,13 +48,14 @@ _FILES = (
     "conventions.yaml",
     "costs.yaml",
     "frameworks.yaml",
+    "collectives.yaml",
     "engines.yaml",
     "reliability.yaml",
     "pipeline.yaml",
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
-# libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
+# libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -68,13 +70,15 @@ class Catalog:
     costs: Mapping[str, Convention] = field(default_factory=dict)
     frameworks: Mapping[str, Framework] = field(default_factory=dict)
     framework_defaults: Mapping[str, str] = field(default_factory=dict)  # task -> framework id
+    busbw: tuple[BusBandwidth, ...] = ()  # measured intra-node all-reduce paths (collectives.yaml)
+    no_p2p_gpus: frozenset[str] = frozenset()  # GPUs whose rings go through host memory
     engines: Mapping[str, EngineProfile] = field(default_factory=dict)  # serving engines (engines.yaml)
-
     offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
     offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
     fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
     reliability: Mapping[str, Convention] = field(default_factory=dict)  # reliability.yaml: failure rates
     pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
+
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
         key = gpu_id.strip().lower()
@@ -242,6 +246,8 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         {"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True
     )
     cat = replace(cat, default_networks=tuple(nets.values()), **_frameworks(docs["frameworks.yaml"], data_dir))
+    cat = replace(cat, **_collectives(docs["collectives.yaml"], sources))
+    cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
     for net in cat.default_networks:
         if net.link not in cat.interconnects or net.source not in sources:
             raise ConfigError(
@@ -269,7 +275,6 @@ def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
     """Framework profiles with the efficiency scripts/fit_efficiency.py derived for each."""
     profiles = _entries(doc, "frameworks", Framework, "frameworks.yaml")
     defaults = {str(k): str(v) for k, v in (doc.get("defaults") or {}).items()}
-    cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
     bad = sorted(v for v in defaults.values() if v not in profiles)
     if bad:
         raise ConfigError(f"frameworks.yaml: default framework(s) {bad} are not profiles")
@@ -291,33 +296,6 @@ def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
     return {"frameworks": out, "framework_defaults": defaults}
 
 
-def _package_dir() -> Traversable:
-    return resources.files("gpuwise.catalog")
-
-
-def _sources(data_dir: Path | None) -> list[tuple[str, Traversable]]:
-    """Every data file and every module of the catalog package (the classes the cache holds)."""
-    data: Traversable = data_dir if data_dir is not None else _package_dir().joinpath("data")
-    data_files = sorted(
-        (p for p in data.iterdir() if p.name.endswith((".yaml", ".yml", ".json"))), key=lambda p: p.name
-    )
-    return [*((f"data/{p.name}", p) for p in data_files), *cache.python_files(_package_dir(), "code")]
-
-
-def cache_key(data_dir: Path | None = None) -> str:
-    """Hex digest that changes whenever anything the cached catalog was built from changes."""
-    import pydantic
-
-    return cache.source_key(_sources(data_dir), f"pydantic {pydantic.VERSION}")
-
-
-def default_cache_file() -> Path:
-    """$XDG_CACHE_HOME/gpuwise/catalog.pickle (~/.cache/gpuwise when XDG_CACHE_HOME is unset)."""
-    return cache.cache_file("catalog")
-
-
-def cached_catalog(data_dir: Path | None = None, cache_file: Path | None = None) -> Catalog:
-    """`build_catalog(data_dir)`, from the cache file when it matches (see gpuwise.cache)."""
 def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | None = None) -> tuple[Offer, ...]:
     """The `offers` list of a document, each validated; with `sources`, every offer must cite one of
     them (the packaged file). A team's own file (`--prices`) cites free text instead."""
@@ -369,6 +347,47 @@ def _offers(doc: dict[str, Any]) -> dict[str, Any]:
     return {"offers": offers, "offer_sources": sources, "fx": fx}
 
 
+def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str, Any]:
+    """Measured all-reduce bus bandwidths per intra-node path, and the GPUs without peer-to-peer."""
+    rows = doc.get("allreduce_busbw") or []
+    measured = _entries(
+        {"m": {str(i): r for i, r in enumerate(rows)}}, "m", BusBandwidth, "collectives.yaml", keyed=True
+    )
+    no_p2p = doc.get("no_p2p_gpus") or {}
+    cited = [m.source for m in measured.values()] + ([str(no_p2p.get("source"))] if no_p2p else [])
+    missing = sorted(set(cited) - set(sources))
+    if missing:
+        raise ConfigError(f"collectives.yaml cites unknown source(s) {missing}")
+    return {"busbw": tuple(measured.values()), "no_p2p_gpus": frozenset(no_p2p.get("gpus") or ())}
+
+
+def _package_dir() -> Traversable:
+    return resources.files("gpuwise.catalog")
+
+
+def _sources(data_dir: Path | None) -> list[tuple[str, Traversable]]:
+    """Every data file and every module of the catalog package (the classes the cache holds)."""
+    data: Traversable = data_dir if data_dir is not None else _package_dir().joinpath("data")
+    data_files = sorted(
+        (p for p in data.iterdir() if p.name.endswith((".yaml", ".yml", ".json"))), key=lambda p: p.name
+    )
+    return [*((f"data/{p.name}", p) for p in data_files), *cache.python_files(_package_dir(), "code")]
+
+
+def cache_key(data_dir: Path | None = None) -> str:
+    """Hex digest that changes whenever anything the cached catalog was built from changes."""
+    import pydantic
+
+    return cache.source_key(_sources(data_dir), f"pydantic {pydantic.VERSION}")
+
+
+def default_cache_file() -> Path:
+    """$XDG_CACHE_HOME/gpuwise/catalog.pickle (~/.cache/gpuwise when XDG_CACHE_HOME is unset)."""
+    return cache.cache_file("catalog")
+
+
+def cached_catalog(data_dir: Path | None = None, cache_file: Path | None = None) -> Catalog:
+    """`build_catalog(data_dir)`, from the cache file when it matches (see gpuwise.cache)."""
     return cache.cached(
         cache_file if cache_file is not None else default_cache_file(),
         lambda: cache_key(data_dir),

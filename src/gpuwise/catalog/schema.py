@@ -364,3 +364,20 @@ class FxRate(_Strict):
         if not _CURRENCY.match(self.currency):
             raise ValueError(f"currency {self.currency!r} must be an ISO code like CNY")
         return self
+
+
+class BusBandwidth(_Strict):
+    """A measured nccl-tests all-reduce busbw of one intra-node path (collectives.yaml)."""
+
+    id: str
+    path: Literal["host-staged", "pcie-p2p", "nvlink-bridge"]
+    gpus: int = Field(ge=2)
+    busbw: float = Field(gt=0, description="bytes/s")
+    source: str
+    pcie_generation: int | None = Field(default=None, ge=1, le=6)
+    gpu_ids: list[str] = Field(default_factory=list)
+
+
+class NoP2P(_Strict):
+    gpus: list[str]
+    source: str

@@ -50,9 +50,10 @@ def gpus(
     if as_json:
         _print_json([gpu_record(g, cat) for g in rows])
         return
+    from gpuwise.cli.prices_cmd import price_rows
     from gpuwise.cli.render import gpu_table
 
-    gpu_table(rows)
+    gpu_table(rows, {g: r["usd_per_gpu_hour"] for g, r in price_rows()[1].items()})
 
 
 @app.command()

@@ -32,7 +32,9 @@ def _tflops(value: float | None) -> str:
     return "—" if not value else f"{value / 1e12:,.0f}"
 
 
-def gpu_table(rows: list[GPU]) -> None:
+def gpu_table(rows: list[GPU], cloud: dict[str, float] | None = None) -> None:
+    """`cloud`: GPU id -> USD per GPU-hour of its cheapest on-demand offer (gpuwise prices)."""
+    cloud = cloud or {}
     t = Table(title="GPU catalog (dense tensor peaks; memory in GiB, bandwidth in decimal GB/s)", header_style="bold")
     for col, just in (
         ("id", "left"),
@@ -45,7 +47,7 @@ def gpu_table(rows: list[GPU]) -> None:
         ("GPU link", "left"),
         ("MIG", "right"),
         ("list USD", "right"),
-        ("cloud $/GPU-h", "right"),
+        ("from $/GPU-h", "right"),
     ):
         t.add_column(col, justify=just)  # type: ignore[arg-type]
     for g in rows:
@@ -70,10 +72,14 @@ def gpu_table(rows: list[GPU]) -> None:
             link,
             str(g.mig_max_instances or "—"),
             f"{g.price.list_usd:,.0f}" if g.price.list_usd else "—",
-            f"{g.price.cloud_usd_per_gpu_hour:.2f}" if g.price.cloud_usd_per_gpu_hour else "—",
+            f"{cloud[g.id]:.2f}" if g.id in cloud else "—",
         )
     console.print(t)
-    console.print("Sources: `gpuwise gpus --json` gives each value's source and date.", style="dim")
+    console.print(
+        "Sources: `gpuwise gpus --json` gives each value's source and date; `from $/GPU-h` is the cheapest "
+        "on-demand offer per GPU-hour (`gpuwise prices --gpu ID` names it).",
+        style="dim",
+    )
 
 
 def model_table(records: list[dict[str, Any]]) -> None:

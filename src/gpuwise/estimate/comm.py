@@ -35,6 +35,37 @@ def _achieved(ic: Interconnect, nominal: float) -> float:
     return nominal * ic.achieved_bandwidth / ic.nominal_bandwidth
 
 
+def _bridge_measured(hw: Hardware, catalog: Catalog) -> float | None:
+    """A measured all-reduce busbw over this GPU's NVLink bridge (collectives.yaml), if one exists."""
+    for m in catalog.busbw:
+        if m.path == "nvlink-bridge" and hw.gpu.id in m.gpu_ids and hw.gpus_per_node <= m.gpus:
+            return m.busbw
+    return None
+
+
+def _host_staged(hw: Hardware, catalog: Catalog) -> tuple[float, str] | None:
+    """GeForce boards without peer-to-peer: rings staged through host memory, at the measured
+    busbw of the nearest published GPU count, scaled by the host-device copy rate of the GPU's PCIe
+    generation where the measurement ran on another one."""
+    if hw.gpu.id not in catalog.no_p2p_gpus or hw.gpus_per_node < 2:
+        return None
+    runs = [m for m in catalog.busbw if m.path == "host-staged"]
+    if not runs:
+        return None
+    best = min(runs, key=lambda m: (abs(m.gpus - hw.gpus_per_node), -m.gpus))
+    gen = hw.gpu.pcie.generation if hw.gpu.pcie else 4
+    rate = best.busbw
+    how = f"{best.gpus} GPUs measured [{catalog.sources[best.source].title.split(',')[0]}]"
+    if best.pcie_generation and best.pcie_generation != gen:
+        ratio = (
+            catalog.interconnect(f"pcie{gen}-x16").achieved_bandwidth
+            / catalog.interconnect(f"pcie{best.pcie_generation}-x16").achieved_bandwidth
+        )
+        rate *= ratio
+        how += f", x{ratio:.2f} for PCIe {gen} (host-device copy rates)"
+    return rate, how
+
+
 def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topology:
     gpu = hw.gpu
     notes: list[str] = []
@@ -44,15 +75,31 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
     if link and (link.nvlink or link.fabric) and (gpu.form_factor in ("sxm", "oam") or hw.gpus_per_node <= 2):
         ic_id = f"nvlink{link.nvlink}" if link.nvlink else link.fabric or ""
         ic = catalog.interconnects.get(ic_id, pcie)
-        # the GPU's own link bandwidth (cut-down A800/H800, bridges) scaled by what this link kind achieves
-        intra = Link(ic.name, _achieved(ic, link.bandwidth / 2), ic.latency_seconds)
+        bridge = _bridge_measured(hw, catalog) if gpu.form_factor not in ("sxm", "oam") else None
+        if bridge:
+            intra = Link(f"{ic.name} bridge", bridge, ic.latency_seconds)
+            notes.append(
+                f"inside a node: NVLink bridge, {bridge / 1e9:.0f} GB/s all-reduce busbw measured (nccl-tests)"
+            )
+        else:
+            # the GPU's own link bandwidth (cut-down A800/H800) scaled by what this link kind achieves
+            intra = Link(ic.name, _achieved(ic, link.bandwidth / 2), ic.latency_seconds)
+            notes.append(
+                f"inside a node: {ic.name}, {intra.bandwidth / 1e9:.0f} GB/s per GPU per direction achieved "
+                f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2 / 1e9:.0f} nominal)"
+            )
+    elif (staged := _host_staged(hw, catalog)) is not None:
+        intra = Link(f"{pcie.name} via host memory", staged[0], pcie.latency_seconds)
         notes.append(
-            f"inside a node: {ic.name}, {intra.bandwidth / 1e9:.0f} GB/s per GPU per direction achieved "
-            f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2 / 1e9:.0f} nominal)"
+            f"inside a node: no peer-to-peer on {gpu.name}, rings staged through host memory: "
+            f"{staged[0] / 1e9:.0f} GB/s all-reduce busbw ({staged[1]})"
         )
     else:
         intra = Link(pcie.name, pcie.achieved_bandwidth, pcie.latency_seconds)
-        notes.append(f"inside a node: {pcie.name} between GPUs, {intra.bandwidth / 1e9:.0f} GB/s achieved")
+        notes.append(
+            f"inside a node: {pcie.name} between GPUs, {intra.bandwidth / 1e9:.0f} GB/s (host-device copy rate; "
+            "no published nccl-tests run for this PCIe path in collectives.yaml)"
+        )
     inter = None
     if hw.nodes > 1:
         rule = catalog.default_network(gpu)
