@@ -469,19 +469,26 @@ def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap:
     return min(memory_cap, job.concurrency) if job.concurrency > 1 else memory_cap
 
 
-def _fewest(ok: Callable[[int], bool], lo: int, most: int) -> int:
-    """Smallest r >= lo with ok(r), by doubling then bisection (ok is monotone in r); `most` when
-    no count up to it is ok."""
-    hi = lo
-    while not ok(hi):
-        if hi >= most:
-            break
-        lo, hi = hi + 1, min(most, hi * 2)
-    if ok(hi):
-        while lo < hi:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
-    return hi
+def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int) -> int:
+    """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
+    from `guess` (down while ok, else up) and then bisecting: near the answer a few probes do."""
+    g = max(lo, min(most, guess))
+    if ok(g):  # gallop down: the bracket (bad, good] holds the answer
+        good, step = g, 1
+        while good - step >= lo and ok(good - step):
+            good, step = good - step, step * 2
+        bad = max(lo - 1, good - step)
+    else:
+        bad, step = g, 1
+        while bad < most and not ok(min(most, bad + step)):
+            bad, step = min(most, bad + step), step * 2
+        if bad >= most:
+            return most
+        good = min(most, bad + step)
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if ok(mid) else (good, mid)
+    return good
 
 
 def _unreachable(rep: Replica, goals: LatencyGoals) -> str | None:
@@ -532,8 +539,10 @@ def plan_replicas(
             cache[r] = (res is not None and meets_goals(_percentiles(res), goals), res)
         return cache[r][0]
 
-    r = _fewest(ok, math.floor(qps / rep.peak) + 1, max_replicas)  # fewer cannot carry the load
-    res = cache[r][1]
+    floor = math.floor(qps / rep.peak) + 1  # fewer cannot carry the load
+    guess = math.ceil(qps / (rep.peak * catalog.convention("serving_search_start_utilization")))
+    r = _fewest(ok, floor, max_replicas, guess) if floor <= max_replicas else max_replicas
+    met, res = cache.get(r, (False, None))
     pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
     util = qps / (r * rep.peak)
     mean_e2e = sum(res.e2e) / len(res.e2e) if res is not None and res.e2e else math.inf
@@ -551,7 +560,7 @@ def plan_replicas(
         max_batch,
         util,
         pcts,
-        cache[r][0],
+        met,
         tuple(notes),
         in_flight,
         rep.peak,
