@@ -332,9 +332,10 @@ def serve(
 
 def _register_more() -> None:
     """Command groups that live in their own modules (lazy inside each command)."""
-    from gpuwise.cli import deploy_cmd, ops_cmd, prices_cmd, rollout_cmd
+    from gpuwise.cli import deploy_cmd, describe_cmd, ops_cmd, prices_cmd, rollout_cmd
 
     deploy_cmd.register(app)
+    describe_cmd.register(app)
     ops_cmd.register(app)
     rollout_cmd.register(app)  # after ops_cmd: it adds `view` to the fleet group
     prices_cmd.register(app)
