@@ -71,7 +71,6 @@ def deploy(
     `gpuwise deploy ops -o DIR`: the ops stack (exporter, monitoring, benchmark CronJobs, acceptance)."""
     from gpuwise.deploy.common import DEFAULT_PROMETHEUS, DeployOptions
     from gpuwise.deploy.validate import validate
-    from gpuwise.deploy.writer import write
     from gpuwise.errors import UsageError
 
     if out is None and not dry_run:
@@ -91,18 +90,24 @@ def deploy(
     ).checked()
     bundle, title = _bundle(plan_file, options, namespace, db, node or [])
     report = validate(bundle.manifests, crds, k8s_version)
-    written: list[Path] = []
-    if not dry_run and out is not None:
-        try:
-            written = write(bundle, out)
-        except OSError as exc:  # a name too long for the file system, and the like
-            raise UsageError(f"cannot write to {str(out)[:200]!r}: {exc.strerror or exc}") from None
+    written = _write(bundle, out) if not dry_run and out is not None else []
     if as_json:
         _print_json(bundle, report, written, dry_run)
     else:
         _show(title, bundle, report, written, out, dry_run)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _write(bundle: Bundle, out: Path) -> list[Path]:
+    """Write the files; a name the file system refuses is a usage error, not a traceback."""
+    from gpuwise.deploy.writer import write
+    from gpuwise.errors import UsageError
+
+    try:
+        return write(bundle, out)
+    except OSError as exc:  # a name too long for the file system, and the like
+        raise UsageError(f"cannot write to {str(out)[:200]!r}: {exc.strerror or exc}") from None
 
 
 def _bundle(
