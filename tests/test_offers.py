@@ -277,3 +277,14 @@ def test_spot_is_refused_for_serving(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     with pytest.raises(UsageError, match="spot"):
         make_plan({"model": "llama-2-7b", "task": "inference"}, {"qps": 1, "pricing": "spot"})
+
+
+def test_the_web_door_reads_no_file_outside_the_working_directory(tmp_path, monkeypatch):
+    from gpuwise.api import make_plan
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    outside = _own_file(tmp_path, "h100-sxm", 0.05)  # an absolute path elsewhere
+    for bad in (outside, "../secrets.yaml", "README.md"):
+        with pytest.raises(UsageError, match="below the server's working directory"):
+            make_plan(JOB, {"gpus": PAIR, "prices": bad}, confine_files=True)
+    assert make_plan(JOB, {"gpus": PAIR, "prices": "examples/prices-team.yaml"}, confine_files=True).chosen

@@ -27,9 +27,11 @@ def make_plan(
     requirements: Mapping[str, Any],
     costs: Mapping[str, Any] | None = None,
     calibrations: Mapping[str, Calibration] | None = None,
+    confine_files: bool = False,
 ) -> PlanResult:
     """Plan a workload against requirements; the hardware is what the plan chooses. `calibrations`
-    (GPU id -> measured rates, see `measured_calibrations`) replace the cited efficiencies."""
+    (GPU id -> measured rates, see `measured_calibrations`) replace the cited efficiencies.
+    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
     cat = load_catalog()
     work_opts = dict(workload)
     for key in ("tp", "pp", "zero", "recompute"):  # the search chooses the layout
@@ -53,7 +55,8 @@ def make_plan(
         raise UsageError(
             "--pricing spot: spot capacity can be reclaimed at any time; it prices checkpointed training, not serving"
         )
-    params = CostParams.from_catalog(cat, costs, plan_market(cat, req.prices, req.providers, req.exclude_providers))
+    prices = _confined(req.prices) if confine_files else req.prices
+    params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, req.providers, req.exclude_providers))
     result = plan([w for w, _ in variants], req, cat, params, calibrations)
     _attach_commands(result, variants, requirements)
     attach_offers(result, params)
@@ -65,6 +68,18 @@ def user_prices_file() -> Path:
     """$XDG_CONFIG_HOME/gpuwise/prices.yaml (~/.config/gpuwise/prices.yaml): a team's standing rates."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "gpuwise" / "prices.yaml"
+
+
+def _confined(path: str | None) -> Path | None:
+    """A `prices` path a remote request may name: a .yaml/.yml file below the working directory."""
+    if path is None:
+        return None
+    p = Path(path)
+    root = Path.cwd().resolve()
+    inside = not p.is_absolute() and ".." not in p.parts and root in (root / p).resolve().parents
+    if not inside or p.suffix not in (".yaml", ".yml"):
+        raise UsageError("prices: give a .yaml file below the server's working directory (relative, no '..')")
+    return root / p
 
 
 def own_offers(path: str | Path | None = None) -> tuple[Offer, ...]:

@@ -107,7 +107,7 @@ def _cached_plan(key: str) -> Any:
 
     d = json.loads(key)
     work, reqs = resolve_models(d["w"], d["r"], d["c"])
-    return make_plan(work, reqs)
+    return make_plan(work, reqs, confine_files=True)  # a request may not name any file on the server
 
 
 def run_plan(work: dict[str, Any], reqs: dict[str, Any], config_json: str = "") -> Any:
