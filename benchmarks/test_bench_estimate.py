@@ -50,3 +50,16 @@ def test_serving_plan(benchmark):
         estimate, args=(work, hw, CAT), kwargs={"target": LatencyTarget(20, 99, 3.0)}, rounds=3, iterations=1
     )
     assert est.serving.meets
+
+
+def test_one_training_estimate_under_2ms(benchmark):
+    """Issue 16: one estimate (memory and step time under a framework profile, no largest-fit
+    search) stays under 2 ms in-process."""
+    work = build_workload(
+        {"model": "llama-3.1-70b", "task": "pretrain", "framework": "nemo", "precision": "fp8", "tp": 4, "pp": 8},
+        CAT,
+    )
+    hw = build_hardware("h100-sxm:64", CAT)
+    est = benchmark(estimate, work, hw, CAT, search_largest=False)
+    assert est.training is not None and est.memory.fits
+    assert benchmark.stats.stats.median < 2e-3
