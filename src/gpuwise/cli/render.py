@@ -273,7 +273,9 @@ def _requirements_line(req: Any, lang: Lang = "en") -> str:
         at = f" P{req.percentile:g} " + ", ".join(goals) if goals and req.percentile else ""
         asked.append(msg("qps_value", lang, qps=req.qps) + at)
     if req.budget_usd:
-        asked.append(f"{msg('req_budget', lang)} {fmt_money(req.budget_usd, lang)}")
+        fx = getattr(req, "fx", None)  # --currency: the budget as given, then in USD
+        given = f"{req.budget_usd * fx.per_usd:,.0f} {fx.currency} = " if fx is not None else ""
+        asked.append(f"{msg('req_budget', lang)} {given}{fmt_money(req.budget_usd, lang)}")
     if req.max_gpus:
         asked.append(f"{msg('req_max_gpus', lang)} {req.max_gpus}")
     if getattr(req, "redundancy", 0):
