@@ -83,7 +83,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
-        vpp=f.vpp or 1,
+        vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if task == "inference":
@@ -257,9 +257,9 @@ def _check_model_layout(model: Any, par: Parallelism, pipeline_max_zero: int = 1
             f"--ep {par.ep} splits MoE experts: {model.name} has {model.experts or 'no'} experts"
             + (f", which {par.ep} does not divide" if model.is_moe else "")
         )
-    if par.vpp > 1 and (par.pp < 2 or model.layers < par.pp * par.vpp):
+    if par.vpp > 1 and model.layers < par.pp * par.vpp:
         raise LayoutError(
-            f"--vpp {par.vpp} interleaves pipeline stages: it needs --pp > 1 and at least pp x vpp = "
+            f"--vpp {par.vpp} interleaves pipeline stages: it needs at least pp x vpp = "
             f"{par.pp * par.vpp} layers ({model.name} has {model.layers})"
         )
     if par.zero > pipeline_max_zero and par.pp > 1:
