@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from gpuwise.catalog import load_catalog
+from gpuwise.catalog import TransformerArch, load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import Link, Topology, collective, topology
@@ -16,7 +16,7 @@ from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import LatencyTarget
 from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches
 from gpuwise.estimate.simulate import poisson_arrivals, simulate
-from gpuwise.workload import build_hardware, build_workload
+from gpuwise.workload import InferenceJob, build_hardware, build_workload
 
 CAT = load_catalog()
 
@@ -66,6 +66,7 @@ def test_model_flops_match_narayanan():
 
 def test_decode_at_batch_one_is_the_weight_read():
     w = build_workload({"model": "llama-2-7b", "input_tokens": 16, "output_tokens": 16}, CAT)
+    assert isinstance(w, InferenceJob)
     hw = build_hardware("a100-80gb-sxm", CAT)
     r = compute_rates(hw.gpu, "bf16", CAT)
     timer = LLMTimer(w, r, topology(hw, CAT), CAT)
@@ -76,6 +77,7 @@ def test_decode_at_batch_one_is_the_weight_read():
 
 def test_prefill_is_compute_bound():
     w = build_workload({"model": "llama-2-7b", "input_tokens": 2048, "concurrency": 8}, CAT)
+    assert isinstance(w, InferenceJob)
     hw = build_hardware("h100-sxm", CAT)
     r = compute_rates(hw.gpu, "bf16", CAT)
     t = LLMTimer(w, r, topology(hw, CAT), CAT).prefill(8, 2048)
@@ -97,11 +99,13 @@ def test_data_pipeline_flips_the_bottleneck():
     hw = build_hardware("a100-80gb-sxm:8", CAT)
     slow = estimate(build_workload({**base, "read_bandwidth": "200MB/s"}, CAT), hw, CAT, search_largest=False)
     fast = estimate(build_workload({**base, "read_bandwidth": "20GB/s"}, CAT), hw, CAT, search_largest=False)
+    assert slow.training is not None and fast.training is not None
     assert slow.bottleneck == "data-pipeline"
     assert fast.bottleneck == "compute"
     # the slow job runs exactly at the loader's rate: 200 MB/s / 110 KB per sample
     assert slow.training.samples_per_second == pytest.approx(200e6 / 110e3)
-    assert slow.training.total_seconds > fast.training.total_seconds
+    slow_s, fast_s = slow.training.total_seconds, fast.training.total_seconds
+    assert slow_s is not None and fast_s is not None and slow_s > fast_s
 
 
 def test_training_totals_and_mfu_are_consistent():
@@ -119,8 +123,10 @@ def test_training_totals_and_mfu_are_consistent():
         CAT,
     )
     e = estimate(w, build_hardware("h100-sxm:64", CAT), CAT, search_largest=False).training
+    assert e is not None
     assert e.tokens_per_second == pytest.approx(256 * 8192 / e.step_seconds)
     assert e.total_seconds == pytest.approx(1e12 / e.tokens_per_second)
+    assert e.total_seconds is not None
     assert e.gpu_hours == pytest.approx(e.total_seconds * 64 / 3600)
     assert e.mfu == pytest.approx(e.flops_per_step / e.step_seconds / (64 * 989.4e12), rel=0.001)
     assert 0 < e.mfu < 0.8
@@ -147,6 +153,7 @@ def test_tensor_parallel_costs_communication_and_more_gpus_more_throughput():
         CAT,
         search_largest=False,
     ).training
+    assert one is not None and tp is not None and more is not None
     assert tp.terms["tensor_parallel_comm"] > 0 and "tensor_parallel_comm" not in one.terms
     assert more.tokens_per_second > 1.8 * one.tokens_per_second
 
@@ -162,8 +169,10 @@ def test_simulator_matches_md1_queue():
 
 def test_serving_plan_meets_its_target_in_an_independent_simulation():
     w = build_workload({"model": "llama-3.1-8b", "input_tokens": 512, "output_tokens": 128, "concurrency": 16}, CAT)
+    assert isinstance(w, InferenceJob)
     hw = build_hardware("l40s", CAT)
     plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=4.0)).serving
+    assert plan is not None
     assert plan.meets and plan.replicas >= 1 and plan.p95 <= 4.0
     r = compute_rates(hw.gpu, "bf16", CAT)
     step = StepModel(w, r, topology(hw, CAT), CAT)
@@ -180,12 +189,14 @@ def test_impossible_latency_target_is_reported():
     plan = estimate(
         w, build_hardware("a100-80gb-sxm:4", CAT), CAT, target=LatencyTarget(qps=1, percentile=99, seconds=0.1)
     ).serving
+    assert plan is not None
     assert not plan.meets and plan.replicas == 0 and any("alone takes" in n for n in plan.notes)
 
 
 def test_vision_serving_uses_dynamic_batching():
     w = build_workload({"model": "resnet-50", "concurrency": 32}, CAT)
     e = estimate(w, build_hardware("t4", CAT), CAT, target=LatencyTarget(qps=500, percentile=95, seconds=0.05))
+    assert e.serving is not None and e.inference is not None
     assert e.serving.meets and e.inference.samples_per_second > 0
     assert e.serving.utilization < 1
 
@@ -199,7 +210,9 @@ def test_unknown_peaks_give_memory_but_no_time():
 @pytest.mark.parametrize("gpu", ["t4", "l4", "a10", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x"])
 def test_faster_memory_decodes_faster(gpu):
     w = build_workload({"model": "llama-2-7b", "input_tokens": 128, "output_tokens": 128}, CAT)
+    assert isinstance(w, InferenceJob)
     e = estimate(w, build_hardware(gpu, CAT), CAT, search_largest=False).inference
+    assert e is not None
     bw = CAT.gpu(gpu).memory_bandwidth
     # batch-1 decode reads ~13.5 GB of weights per token: time within 10 % of that over 80 % of bandwidth,
     # plus the engine's fixed cost per step
@@ -214,6 +227,7 @@ def test_step_is_the_sum_of_its_named_terms():
     opts = {"model": "llama-2-13b", "task": "pretrain", "tp": 2, "pp": 2, "micro_batch": 1, "global_batch": 64}
     w = build_workload({**opts, "seq": 4096, "tokens": "1B"}, CAT)
     t = estimate(w, build_hardware("h100-sxm:16", CAT), CAT, search_largest=False).training
+    assert t is not None
     named = {
         "compute",
         "tensor_parallel_comm",
@@ -236,6 +250,7 @@ def test_a_slow_loader_sets_the_step_and_the_wait_is_a_named_term():
     data = {"read_bandwidth": "1GB/s", "sample_bytes": "100KB", "decode_ms": 10, "loader_cores": 8}
     w = build_workload({**opts, **data}, CAT)
     t = estimate(w, build_hardware("a100-80gb-sxm:8", CAT), CAT, search_largest=False).training
+    assert t is not None
     assert t.step_seconds == pytest.approx(2.56, rel=1e-12)
     assert t.bottleneck == "data-pipeline" and t.terms["data_wait"] > 0
     assert sum(t.terms.values()) == pytest.approx(t.step_seconds, rel=1e-12)
@@ -266,6 +281,7 @@ def test_framework_efficiency_scales_compute_only():
         CAT, frameworks={**CAT.frameworks, "megatron": prof.model_copy(update={"efficiency": prof.efficiency / 2})}
     )
     half = estimate(w, hw, slow, search_largest=False).training
+    assert base is not None and half is not None
     assert half.terms["compute"] == pytest.approx(2 * base.terms["compute"])
 
 
@@ -275,6 +291,7 @@ def test_context_parallel_splits_tokens_and_sliding_window_shortens_context():
     from gpuwise.estimate.compute import mean_context
 
     m = CAT.model("mistral-7b-v0.1")
+    assert isinstance(m, TransformerArch)
     assert m.sliding_window == 4096
     t, w = 8192, 4096
     assert mean_context(m, t) == pytest.approx((w * (w + 1) / 2 + (t - w) * w) / t)
@@ -282,4 +299,5 @@ def test_context_parallel_splits_tokens_and_sliding_window_shortens_context():
     two = build_workload({"model": "llama-2-7b", "task": "pretrain", "seq": 4096, "cp": 2}, CAT)
     t1 = estimate(one, build_hardware("h100-sxm:2", CAT), CAT, search_largest=False).training
     t2 = estimate(two, build_hardware("h100-sxm:2", CAT), CAT, search_largest=False).training
+    assert t1 is not None and t2 is not None
     assert t2.terms["compute"] < t1.terms["compute"] and "context_parallel_comm" not in t1.terms
