@@ -26,7 +26,7 @@ from datetime import date
 from typing import Any
 
 from gpuwise.catalog.schema import FxRate, Offer
-from gpuwise.errors import UsageError
+from gpuwise.errors import UsageError, suggest
 
 __all__ = [
     "PRICE_MODELS",
@@ -208,7 +208,9 @@ class Market:
         want, drop = _names(providers), _names(exclude)
         unknown = sorted((want | drop) - known)
         if unknown:
-            raise UsageError(f"unknown provider(s) {unknown}; known: {', '.join(sorted(known))}")
+            hints = [h for u in unknown for h in suggest(u, known)]
+            hint = f"; did you mean {' or '.join(map(repr, hints))}?" if hints else ""
+            raise UsageError(f"unknown provider(s) {unknown}{hint} (`gpuwise prices` lists them)")
         own_keys = frozenset((o.gpu, o.provider, o.instance) for o in own)
         regions_ = frozenset(r.strip().lower() for r in regions if r.strip())
         return cls(
