@@ -40,7 +40,7 @@ def test_goodput_at_llama3_scale_matches_the_reported_effective_training_time():
     assert r.mtbf_seconds / 3600 == pytest.approx(3.09, abs=0.01)  # "one failure every three hours"
     reported = CAT.reliability["reported_effective_training_time"].value
     assert reported - 0.02 <= r.goodput <= reported + 0.05
-    assert r.expected_seconds == pytest.approx(est.training.total_seconds / r.goodput)
+    assert r.expected_seconds == pytest.approx(r.start_seconds + est.training.total_seconds / r.goodput)
 
 
 def test_a_deadline_on_thousands_of_gpus_includes_the_failures():

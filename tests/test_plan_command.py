@@ -60,7 +60,9 @@ def _agree(cand: dict, on_demand: bool) -> None:
 
 def _check_plan(work: dict, reqs: dict, costs: dict | None = None) -> None:
     result = make_plan(work, reqs, costs).as_dict()
-    on_demand = result["requirements"]["pricing"] == "on-demand" and not costs
+    # estimate prices at the catalog's on-demand offers: a team's own prices or provider filters are the plan's
+    market = ("prices", "providers", "exclude_providers")
+    on_demand = result["requirements"]["pricing"] == "on-demand" and not costs and not any(reqs.get(k) for k in market)
     for cand in result["candidates"][:CHECKED_PER_PLAN]:
         assert cand["command"].startswith("gpuwise estimate "), cand["label"]
         _agree(cand, on_demand)

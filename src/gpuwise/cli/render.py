@@ -14,6 +14,7 @@ from gpuwise.colors import MEMORY_COLORS as _COLORS
 from gpuwise.plan.messages import (
     Lang,
     check_lang,
+    cost_text,
     fmt_count_l,
     fmt_duration,
     fmt_gpu_hours,
@@ -416,21 +417,8 @@ def offer_lines(d: dict[str, Any]) -> list[str]:
 
 
 def cost_line(c: dict[str, Any], lang: Lang = "en") -> str:
-    """The whole fleet's cost (replicas x GPUs per replica), never one GPU's: per hour, per month,
-    the run for training; owned pricing labels the amortised month and the horizon total."""
-    replicas, gpus = c.get("replicas", 1), c.get("gpus", "?")
-    size = msg("fleet_size", lang, replicas=replicas, gpus=gpus) if replicas > 1 else msg("gpus_size", lang, gpus=gpus)
-    parts = [msg("per_hour", lang, v=fmt_money(c["usd_per_hour"], lang))]
-    parts.append(msg("per_month", lang, v=fmt_money(c["usd_per_month"], lang)))
-    if c.get("total_usd"):
-        parts.append(msg("for_run", lang, v=fmt_money(c["total_usd"], lang)))
-    owned = c.get("owned")
-    if owned:
-        parts[1] = msg("amortised_month", lang, v=fmt_money(owned["amortised_usd_per_month"], lang))
-        parts.append(
-            msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=owned["horizon_years"])
-        )
-    return msg("cost_line", lang, pricing=c.get("pricing", "on-demand"), size=size, parts=", ".join(parts))
+    """The fleet's cost as one line (plan.messages.cost_text: the same words as the report)."""
+    return cost_text(c, lang)
 
 
 def _amount(value: float | None, fx: Any) -> str:

@@ -7,7 +7,8 @@ failures M = 1 / (rate x GPUs). A checkpoint of the unique model states (weights
 counted once however they are sharded) takes delta to write and R to restore at the shared file
 system's bandwidth. Daly's first-order optimum interval tau = sqrt(2 delta M) - delta (Young's
 sqrt(2 delta M) for small delta) balances checkpoint overhead against rework, and the expected
-wall time is the failure-free time / goodput, goodput = 1 / (1 + delta/tau + (tau/2 + R)/M).
+wall time is the start-up (the same restart time, once) + the failure-free time / goodput, with
+goodput = 1 / (1 + delta/tau + (tau/2 + R)/M).
 
 Serving: --redundancy N adds N replicas to those the target needs and spreads them one per node,
 so that losing N replicas or nodes still leaves enough (N+1 sizing).
@@ -40,6 +41,7 @@ class Reliability:
     interval_seconds: float  # Daly's first-order optimum
     goodput: float  # useful training time / wall time
     failure_free_seconds: float
+    start_seconds: float  # scheduling, start-up and loading, once per run (as after an interruption)
     expected_seconds: float
 
     @property
@@ -57,6 +59,7 @@ class Reliability:
             "checkpoint_interval_seconds": self.interval_seconds,
             "goodput": self.goodput,
             "failure_free_seconds": self.failure_free_seconds,
+            "start_seconds": self.start_seconds,
             "expected_seconds": self.expected_seconds,
             "basis": "Llama 3 interruption rate (reliability.yaml); Young/Daly checkpoint interval",
         }
@@ -98,7 +101,8 @@ def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
     size = _checkpoint_bytes(est)
     bandwidth = cat.pipeline["parallel_fs_client_bytes_per_s"].value * est.hardware.nodes
     delta = size / bandwidth
-    restore = size / bandwidth + cat.reliability["restart_seconds_per_interruption"].value
+    start = cat.reliability["restart_seconds_per_interruption"].value  # every run starts once, too
+    restore = size / bandwidth + start
     tau = max(_daly_interval(delta, mtbf), delta)
     goodput = 1 / (1 + delta / tau + (tau / 2 + restore) / mtbf)
     return Reliability(
@@ -110,7 +114,8 @@ def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
         interval_seconds=tau,
         goodput=goodput,
         failure_free_seconds=t.total_seconds,
-        expected_seconds=t.total_seconds / goodput,
+        start_seconds=start,
+        expected_seconds=start + t.total_seconds / goodput,
     )
 
 

@@ -83,7 +83,7 @@ def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
             key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
             rate = fmt_count_l(getattr(t, key), lang)
             out.append(msg("why_speed", lang, rate=rate, unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
-            if est.bottleneck == "data-pipeline":
+            if est.bottleneck == "data-pipeline" and c.pipeline is None:
                 out.append(msg("why_data_wait", lang))
         r = c.reliability
         if r is not None:

@@ -24,7 +24,8 @@ from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
-from gpuwise.plan.messages import check_lang, fmt_duration, msg
+from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, msg
+from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
 from gpuwise.units import fmt_bytes, fmt_usd
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
@@ -54,6 +55,7 @@ class Candidate:
     pricing: str = "on-demand"
     horizon_years: float | None = None  # owned pricing: the horizon `owned_usd` covers
     reliability: Reliability | None = None  # training: expected losses to failures at this scale
+    pipeline: dict[str, Any] | None = None  # training: the upgraded data pipeline (plan.pipeline_search)
 
     @property
     def gpus(self) -> int:
@@ -70,22 +72,24 @@ class Candidate:
     @property
     def hours(self) -> float | None:
         """The run's expected wall hours: failure-free time / goodput (failure-free without a model)."""
+        staging = (self.pipeline or {}).get("staging_seconds", 0.0)
         if self.reliability is not None:
-            return self.reliability.expected_seconds / 3600
+            return (self.reliability.expected_seconds + staging) / 3600
         t = self.est.training
-        return t.total_seconds / 3600 if t and t.total_seconds else None
+        return (t.total_seconds + staging) / 3600 if t and t.total_seconds else None
 
     @property
     def cost(self) -> float | None:
         """What the objective ranks. Renting: the run's cost for training, a month of serving.
         Owning: the hardware's total cost over the horizon, however little of it the job uses."""
         if self.owned_usd is not None:
-            return self.owned_usd * self.replicas
+            extra = (self.pipeline or {}).get("extra_usd_per_hour", 0.0) * (self.hours or 0.0)
+            return self.owned_usd * self.replicas + extra
         if self.usd_per_hour is None:
             return None
         if self.est.training is not None:
             if self.hours is not None:
-                return self.usd_per_hour * self.hours
+                return (self.usd_per_hour + (self.pipeline or {}).get("extra_usd_per_hour", 0.0)) * self.hours
             return _per_million_tokens(self)
         return self.usd_per_hour * self.replicas * HOURS_PER_MONTH
 
@@ -131,9 +135,10 @@ class Candidate:
         expected = self.hours if self.reliability is not None else None
         d["cost"] = {
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
-            "expected_total_usd": None
-            if expected is None or self.usd_per_hour is None
-            else self.usd_per_hour * self.replicas * expected,
+            "expected_total_usd": None if expected is None or self.usd_per_hour is None else self.cost,
+            "pipeline_usd": None
+            if self.pipeline is None or self.hours is None
+            else self.pipeline["extra_usd_per_hour"] * self.hours,
             "usd_per_million_tokens": _per_million_tokens(self),
             "usd_per_thousand_requests": _per_thousand_requests(self),
             "owned": None
@@ -150,6 +155,7 @@ class Candidate:
         d["confirmed_by_simulation"] = self.confirmed
         d["command"] = self.command
         d["reliability"] = None if self.reliability is None else self.reliability.as_dict()
+        d["pipeline"] = self.pipeline
         d.update(self.price_detail or {})  # "offer" and "currency"
         return d
 
@@ -262,10 +268,9 @@ def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
 
 def _meets_training(c: Candidate, req: Requirements) -> None:
     est = c.est
-    t = est.training
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
-        total = c.reliability.expected_seconds if c.reliability else (t.total_seconds if t else None)
+        total = c.hours * 3600 if c.hours is not None else None
         c.meets["deadline"] = _at_most(total, req.deadline_seconds)
         if total is None:
             c.meets["deadline"]["why"] = "give --tokens or --samples to check a deadline"
@@ -333,6 +338,45 @@ def _training_candidates(
             f"{fmt_bytes(smallest_need)} per GPU, capacity {fmt_bytes(gpu.capacity_bytes)})"
         )
     return out, None
+
+
+def _pipeline_candidate(
+    work: TrainingJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
+) -> list[Candidate]:
+    """A data-fed job on a few nodes with the cheapest host-side upgrade that meets the deadline."""
+    if work.data is None:
+        return []
+    rates = compute_rates(gpu, work.precision, cat, cal)
+    start = cat.reliability["restart_seconds_per_interruption"].value  # as plan.availability counts it
+    price = lambda hw: usd_per_hour(hw, req.pricing, params)  # noqa: E731
+    found = best_pipeline(work, gpu, cat, rates, price, req.deadline_seconds, start)
+    if found is None:
+        return []
+    job, hw, design = found
+    est = estimate(job, hw, cat, search_largest=False, calibration=cal)
+    c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+    c.pipeline = design.as_dict(hw.nodes)
+    c.reliability = training_reliability(est, cat)
+    _meets_training(c, req)
+    return [c]
+
+
+def _beside_gpu_only(chosen: Candidate, candidates: list[Candidate], lang: str) -> None:
+    """The chosen plan upgrades the data pipeline: name the cheapest answer that buys GPUs instead."""
+    assert chosen.pipeline is not None
+    alt = next((c for c in candidates if c.ok and c.pipeline is None and c.est.training is not None), None)
+    lg = check_lang(lang)
+    chosen.pipeline["gpu_only"] = None if alt is None else {"label": alt.label, "gpus": alt.gpus, "cost": alt.cost}
+    chosen.why.append(
+        msg(
+            "why_pipeline",
+            lg,
+            pipeline=chosen.pipeline["label"],
+            cost=fmt_money(chosen.cost, lg),
+            gpu_only=fmt_money(alt.cost, lg) if alt else "—",
+            gpu_only_label=alt.label if alt else "—",
+        )
+    )
 
 
 def _run_flops(est: Estimate) -> float | None:
@@ -500,6 +544,7 @@ def _gpu_candidates(
                     continue
                 grown = _growth_workload(work, req)
                 cands, reason = _training_candidates(work, gpu, req, cat, params, grown, cal, bound)
+                cands += _pipeline_candidate(work, gpu, req, cat, params, cal)
             else:
                 cands, reason = serving_candidates(work, gpu, req, cat, params, cal)
         except GpuwiseError as exc:
@@ -578,6 +623,8 @@ def plan(
     candidates.sort(key=lambda c: _rank_key(c, req, tie))
     lang = check_lang(req.lang)
     chosen = candidates[0] if candidates and candidates[0].ok else None
+    if chosen is not None and chosen.pipeline is not None:
+        _beside_gpu_only(chosen, candidates, lang)
     for c in candidates:
         explain(c, chosen, tie, lang)
     if chosen is not None:

@@ -9,6 +9,18 @@ from html import escape
 
 from gpuwise.estimate.memory import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
+from gpuwise.plan.messages import (
+    LANGS,
+    Lang,
+    check_lang,
+    cost_text,
+    fmt_count_l,
+    fmt_duration,
+    fmt_gpu_hours,
+    fmt_money,
+    msg,
+    rate_unit,
+)
 from gpuwise.report.svg import hbars, stacked
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds, fmt_usd
 from gpuwise.workload import TrainingJob
@@ -22,7 +34,8 @@ class Section:
     chart: str | None = None  # key into charts()
 
 
-_BULLETED = ("Risks", "Assumptions and sources", "Chosen plan")  # sections whose paragraphs are a list
+# sections whose paragraphs are a list, in every language of the message catalog
+_BULLETED = tuple(msg(k, lang) for k in ("risks", "assumptions", "chosen_plan", "availability") for lang in LANGS)
 # characters Markdown gives a meaning to anywhere in a line (emphasis, code, links, tables, headings)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|#~!])")
 _MD_LIST_START = re.compile(r"^([-+]|\d+)([.)]?)(?=\s|$)")
@@ -125,29 +138,79 @@ def _cost_text(chosen: Candidate) -> str:
     return f"{fmt_usd(cost['usd_per_hour'])}/hour; " + rest
 
 
-def _chosen_section(chosen: Candidate) -> Section:
-    """The chosen configuration: memory, speed or latency, bottleneck and cost, with its reasons."""
+def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
+    """The chosen configuration: memory, speed or latency, bottleneck and the fleet's cost, with its
+    reasons and the command that reproduces it."""
     rows = [("", chosen.label)]
     mem = chosen.est.memory
-    rows.append(("memory per GPU", f"{fmt_bytes(mem.per_gpu.total)} of {fmt_bytes(mem.capacity)}"))
+    need, cap = fmt_bytes(mem.per_gpu.total), fmt_bytes(mem.capacity)
+    rows.append((msg("row_memory", lang), msg("row_memory_value", lang, need=need, cap=cap)))
     if chosen.est.training:
-        t = chosen.est.training
+        t, w = chosen.est.training, chosen.est.workload
+        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
         rows += [
-            ("throughput", f"{t.tokens_per_second:,.0f} tokens/s, MFU {t.mfu:.0%}"),
-            ("step", fmt_seconds(t.step_seconds)),
+            (msg("row_throughput", lang), f"{fmt_count_l(getattr(t, key), lang)} {unit}, MFU {t.mfu:.0%}"),
+            (msg("row_step", lang), fmt_duration(t.step_seconds, lang)),
         ]
         if t.total_seconds:
-            rows.append(("whole run", f"{fmt_seconds(t.total_seconds)}, {t.gpu_hours:,.0f} GPU-hours"))
+            whole = f"{fmt_duration(t.total_seconds, lang)}, {fmt_gpu_hours(t.gpu_hours, lang)}"
+            rows.append((msg("row_whole_run", lang), whole))
     if chosen.serving:
         s = chosen.serving
-        rows.append(("replicas", f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}"))
+        rows.append(
+            (
+                msg("row_replicas", lang),
+                f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}",
+            )
+        )
         for q in (50, 95, 99):
             if f"p{q}_seconds" in s:
-                rows.append((f"P{q} latency", fmt_seconds(s[f"p{q}_seconds"])))
-    rows.append(("bottleneck", str(chosen.est.bottleneck)))
-    rows.append(("cost", _cost_text(chosen)))
+                rows.append((f"P{q}", fmt_duration(s[f"p{q}_seconds"], lang)))
+    rows.append((msg("row_bottleneck", lang), str(chosen.est.bottleneck)))
+    rows.append((msg("row_cost", lang), cost_text(chosen.as_dict()["cost"], lang)))
     rows += _price_rows(chosen)
-    return Section("Chosen plan", tuple(chosen.why), tuple(rows))
+    if chosen.command:
+        rows.append((msg("command", lang), chosen.command))
+    return Section(msg("chosen_plan", lang), tuple(chosen.why), tuple(rows))
+
+
+def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
+    """Failures priced into a training run; the spare replicas of a service (--redundancy)."""
+    rows: list[tuple[str, str]] = []
+    r = chosen.reliability
+    if r is not None:
+        interval, write = fmt_duration(r.interval_seconds, lang), fmt_duration(r.write_seconds, lang)
+        restore = fmt_duration(r.restore_seconds, lang)
+        rows += [
+            (msg("row_mtbf", lang), fmt_duration(r.mtbf_seconds, lang)),
+            (
+                msg("row_checkpoint", lang),
+                msg("row_checkpoint_value", lang, interval=interval, write=write, restore=restore),
+            ),
+            (msg("row_goodput", lang), f"{r.goodput:.1%}"),
+        ]
+    n = int((chosen.serving or {}).get("redundancy") or 0)
+    if n:
+        rows.append((msg("req_redundancy", lang), msg("redundancy_value", lang, n=n)))
+        rows.append((msg("row_spread", lang), str(chosen.serving.get("spread")) if chosen.serving else ""))
+    if not rows:
+        return None
+    return Section(msg("availability", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
+
+
+def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
+    """The upgraded data pipeline, with the GPU-only answer and its cost beside it."""
+    p = chosen.pipeline
+    if p is None:
+        return None
+    rows = [(msg("row_pipeline", lang), p["label"])]
+    extra = chosen.as_dict()["cost"].get("pipeline_usd")
+    rows.append((msg("row_pipeline_extra", lang), fmt_money(extra, lang)))
+    alt = p.get("gpu_only")
+    if alt:
+        value = msg("row_gpu_only_value", lang, label=alt["label"], cost=fmt_money(alt["cost"], lang))
+        rows.append((msg("row_gpu_only", lang), value))
+    return Section(msg("data_pipeline", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
 
 
 def _price_rows(chosen: Candidate) -> list[tuple[str, str]]:
@@ -162,50 +225,49 @@ def _price_rows(chosen: Candidate) -> list[tuple[str, str]]:
     return rows
 
 
-def _alternatives_section(result: PlanResult) -> Section:
-    """The candidates shown, ranked, with the Pareto front marked and what each misses."""
-    alt = [("#", "configuration", "GPUs", "time/latency", "cost", "meets")]
+def _alternatives_section(result: PlanResult, lang: Lang = "en") -> Section:
+    """The candidates shown, ranked, with the Pareto front marked, what each misses and why it lost."""
+    head = ("#", msg("col_configuration", lang), msg("col_gpus", lang), msg("col_time", lang), msg("row_cost", lang))
+    alt = [(*head, msg("col_meets", lang), msg("col_why_loses", lang))]
     front = {id(c) for c in result.pareto()}
     for i, c in enumerate(_shown(result), 1):
         bad = [k for k, v in c.meets.items() if not v["ok"]]
         alt.append(
             (
-                str(i) + (" (Pareto)" if id(c) in front else ""),
+                str(i) + (msg("pareto_mark", lang) if id(c) in front else ""),
                 c.label,
                 str(c.gpus),
-                fmt_seconds(c.time),
-                fmt_usd(c.cost),
-                "all" if not bad else "misses " + ", ".join(bad),
+                fmt_duration(c.time, lang),
+                fmt_money(c.cost, lang),
+                msg("meets_all", lang) if not bad else msg("misses", lang, what=", ".join(bad)),
+                "" if i == 1 and c.ok else (c.why[-1] if c.why else ""),
             )
         )
-    note = "Ranked by " + result.requirements.objective + "; Pareto marks the cost/time front."
-    return Section("Alternatives", (note,), tuple(alt))
+    note = msg("alternatives_note", lang, objective=result.requirements.objective)
+    return Section(msg("comparison", lang), (note,), tuple(alt))
 
 
 def sections(result: PlanResult) -> list[Section]:
     """The report's sections in order; Markdown and HTML render the same list."""
     chosen = result.chosen
-    out = [Section("Workload and requirements", (_workload_line(result),), _requirements_table(result))]
+    lang = check_lang(result.requirements.lang)
+    out = [Section(msg("workload", lang), (_workload_line(result),), _requirements_table(result))]
     if chosen is None:
-        no_plan = "No configuration meets every requirement. What rules each GPU type out is listed below."
-        out.append(Section("Result", (no_plan,)))
+        out.append(Section(msg("section_result", lang), (msg("no_plan", lang),)))
     else:
-        out.append(_chosen_section(chosen))
-    out.append(_alternatives_section(result))
-    out.append(Section("Memory breakdown", chart="memory"))
-    out.append(Section("Cost comparison", chart="cost"))
-    out.append(Section("Time", chart="time"))
+        out.append(_chosen_section(chosen, lang))
+        out += [s for s in (_availability_section(chosen, lang), _pipeline_section(chosen, lang)) if s]
+    out.append(_alternatives_section(result, lang))
+    out.append(Section(msg("section_memory", lang), chart="memory"))
+    out.append(Section(msg("section_cost", lang), chart="cost"))
+    out.append(Section(msg("section_time", lang), chart="time"))
     if result.rejected:
-        out.append(
-            Section(
-                "Ruled out",
-                ("Each GPU type with the constraint that rules it out.",),
-                (("GPU", "binding constraint"), *((r.gpu, r.reason) for r in result.rejected)),
-            )
-        )
-    out.append(Section("Risks", tuple(_risks(result))))
+        head = (msg("col_gpu", lang), msg("col_binding", lang))
+        rows = (head, *((r.gpu, r.reason) for r in result.rejected))
+        out.append(Section(msg("ruled_out", lang), (msg("ruled_out_note", lang),), rows))
+    out.append(Section(msg("risks", lang), tuple(_risks(result))))
     if chosen is not None:
-        out.append(Section("Assumptions and sources", tuple(chosen.est.as_dict()["assumptions"])))
+        out.append(Section(msg("assumptions", lang), tuple(chosen.est.as_dict()["assumptions"])))
     return out
 
 
@@ -244,10 +306,11 @@ def _risks(result: PlanResult) -> list[str]:
 
 def render_markdown(result: PlanResult, chart_files: dict[str, str]) -> str:
     """The report as Markdown; every text is escaped (`md_text`), the chart links are ours."""
+    lang = check_lang(result.requirements.lang)
     lines = [
-        f"# GPU plan: {md_text(result.workload.model.name)}",
+        f"# {md_text(msg('report_title', lang, what=result.workload.model.name))}",
         "",
-        f"_Generated by gpuwise on {date.today().isoformat()}; estimates, with every assumption listed below._",
+        f"_{md_text(msg('generated', lang, date=date.today().isoformat()))}_",
         "",
     ]
     for s in sections(result):
@@ -274,17 +337,17 @@ def _md_link(target: str) -> str:
     return target.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
-_CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#1a202c}
+_CSS = """body{font-family:system-ui,"Noto Sans CJK SC","Noto Sans SC",sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#1a202c}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #cbd5e0;padding:4px 8px;text-align:left}
 th{background:#edf2f7}h1{border-bottom:2px solid #2b6cb0}h2{color:#2b6cb0;margin-top:1.5em}.note{color:#4a5568}"""
 
 
 def render_html(result: PlanResult) -> str:
     svgs = charts(result)
+    lang = check_lang(result.requirements.lang)
     body = [
-        f"<h1>GPU plan: {escape(result.workload.model.name)}</h1>",
-        f'<p class="note">Generated by gpuwise on {date.today().isoformat()}; estimates, with every assumption '
-        f"listed below.</p>",
+        f"<h1>{escape(msg('report_title', lang, what=result.workload.model.name))}</h1>",
+        f'<p class="note">{escape(msg("generated", lang, date=date.today().isoformat()))}</p>',
     ]
     for s in sections(result):
         if s.chart and s.chart not in svgs:
@@ -307,6 +370,6 @@ def render_html(result: PlanResult) -> str:
         if s.chart:
             body.append(f'<figure id="chart-{s.chart}">{svgs[s.chart]}</figure>')
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>GPU plan</title>'
+        f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8"><title>GPU plan</title>'
         f"<style>{_CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
     )
