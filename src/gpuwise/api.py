@@ -19,7 +19,7 @@ from gpuwise.plan import PlanResult, plan
 from gpuwise.plan.command import estimate_command
 from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements, latency_goals
-from gpuwise.workload.schema import TargetFields, check_unknown, names, validate
+from gpuwise.workload.schema import TargetFields, check_unknown, layout_names, names, validate
 
 
 def make_plan(
@@ -34,7 +34,7 @@ def make_plan(
     `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
     cat = load_catalog()
     work_opts = dict(workload)
-    for key in ("tp", "pp", "zero", "recompute"):  # the search chooses the layout
+    for key in layout_names():  # the search chooses the layout
         work_opts.pop(key, None)
     req = build_requirements(requirements, cat)
     base = build_workload(work_opts, cat)

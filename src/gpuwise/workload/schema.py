@@ -107,10 +107,19 @@ def _f(
     applies: Applies = "any",
     metavar: str | None = None,
     default: str | None = None,
+    layout: bool = False,
     **bounds: Any,
 ) -> Any:
-    """A field with its help, the example a test feeds every door, and where it applies."""
-    extra = {"applies": applies, "example": example, "metavar": metavar, "default_doc": default}
+    """A field with its help, the example a test feeds every door, and where it applies.
+
+    `layout` marks the parallel layout that `plan` chooses itself (a plan ignores the user's value)."""
+    extra = {
+        "applies": applies,
+        "example": example,
+        "metavar": metavar,
+        "default_doc": default,
+        "layout": layout or None,
+    }
     return Field(
         default=None, description=help, json_schema_extra={k: v for k, v in extra.items() if v is not None}, **bounds
     )
@@ -172,14 +181,20 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_SEQ,
     )
-    zero: int | None = _f("ZeRO/FSDP stage 0-3.", example=1, applies="training", metavar="0-3", default="0", ge=0, le=3)
-    tp: int | None = _f("Tensor-parallel degree.", example=2, metavar="N", default="1", ge=1, le=MAX_DEGREE)
-    pp: int | None = _f("Pipeline-parallel degree.", example=1, metavar="N", default="1", ge=1, le=MAX_DEGREE)
+    zero: int | None = _f(
+        "ZeRO/FSDP stage 0-3.", example=1, applies="training", metavar="0-3", default="0", layout=True, ge=0, le=3
+    )
+    tp: int | None = _f(
+        "Tensor-parallel degree.", example=2, metavar="N", default="1", layout=True, ge=1, le=MAX_DEGREE
+    )
+    pp: int | None = _f(
+        "Pipeline-parallel degree.", example=1, metavar="N", default="1", layout=True, ge=1, le=MAX_DEGREE
+    )
     sequence_parallel: bool | None = _f(
         "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
     )
     recompute: Annotated[Recompute | None, Choice] = _f(
-        "Activation recomputation.", example="selective", applies="training", default="none"
+        "Activation recomputation.", example="selective", applies="training", default="none", layout=True
     )
     attention: Annotated[Attention | None, Choice] = _f(
         "Attention kernel.", example="flash", applies="training", default="flash"
@@ -322,6 +337,7 @@ class WorkloadFields(StrictFields):
         default="1",
         ge=1,
         le=MAX_DEGREE,
+        layout=True,
     )
     vpp: int | None = _f(
         "Interleaved pipeline: virtual stages per GPU (shrinks the bubble by this factor).",
@@ -331,6 +347,7 @@ class WorkloadFields(StrictFields):
         default="1",
         ge=1,
         le=MAX_DEGREE,
+        layout=True,
     )
     ep: int | None = _f(
         "Expert-parallel degree (MoE experts split over data-parallel ranks).",
@@ -340,6 +357,7 @@ class WorkloadFields(StrictFields):
         default="1",
         ge=1,
         le=MAX_DEGREE,
+        layout=True,
     )
 
 
@@ -528,6 +546,7 @@ class FieldInfo:
     choices: tuple[str, ...] | None
     metavar: str | None
     default_doc: str | None
+    layout: bool = False
 
     @property
     def flag(self) -> str:
@@ -581,6 +600,7 @@ def fields(section: str) -> tuple[FieldInfo, ...]:
                 choices=choices,
                 metavar=extra.get("metavar"),  # type: ignore[arg-type]
                 default_doc=extra.get("default_doc"),  # type: ignore[arg-type]
+                layout=bool(extra.get("layout")),
             )
         )
     return tuple(out)
@@ -589,6 +609,11 @@ def fields(section: str) -> tuple[FieldInfo, ...]:
 def all_fields() -> Iterator[FieldInfo]:
     for section in SECTIONS:
         yield from fields(section)
+
+
+def layout_names() -> frozenset[str]:
+    """The parallel-layout fields a plan chooses itself."""
+    return frozenset(f.name for f in fields("workload") if f.layout)
 
 
 def names(*sections: str) -> frozenset[str]:
