@@ -5,6 +5,7 @@ import pytest
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate import memory
+from gpuwise.estimate.memory import framework_of, state_bytes
 from gpuwise.workload import Hardware, TrainingJob
 
 torch = pytest.importorskip("torch")
@@ -41,8 +42,11 @@ def test_described_module_feeds_the_memory_estimator():
     cat = load_catalog()
     arch = describe_module(mlp, [16])
     est = memory(TrainingJob(model=arch, micro_batch=64), Hardware(cat.gpu("t4"), 1, 1), cat)
+    assert arch.activation_bytes_per_sample is not None
     assert est.per_gpu.activations == pytest.approx(64 * arch.activation_bytes_per_sample)
-    assert est.per_gpu.weights == arch.params * 2
+    job = TrainingJob(model=arch, micro_batch=64)
+    # weights at the default stack's parameter bytes (autocast stacks keep fp32 parameters)
+    assert est.per_gpu.weights == arch.params * state_bytes(job, framework_of(job, cat), cat.convention).weight
 
 
 def test_bad_arguments():
@@ -59,6 +63,7 @@ def test_catalog_measurements_are_reproducible():
 
     path = Path(__file__).resolve().parent.parent / "scripts" / "measure_generic.py"
     spec = importlib.util.spec_from_file_location("measure_generic", path)
+    assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     cat = load_catalog()
@@ -67,3 +72,26 @@ def test_catalog_measurements_are_reproducible():
     assert arch.params == entry.published_params
     assert arch.activation_bytes_per_sample == entry.activation_bytes_per_sample
     assert arch.flops_per_sample == pytest.approx(entry.flops_per_sample, rel=0.001)
+
+
+def test_packaged_operator_descriptions_are_reproducible():
+    """data/operators/*.json are what scripts/describe_models.py writes (compared, nothing written)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "describe_models.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_operators_of_a_module_hand_computed():
+    from gpuwise.bench.describe import describe_operators
+
+    doc = describe_operators(mlp, [16], batch=4)
+    ops = doc["operators"]
+    assert [o["class"] for o in ops] == ["gemm", "elementwise", "gemm"]
+    assert ops[0]["flops"] == 2 * 4 * 16 * 32 and ops[2]["flops"] == 2 * 4 * 32 * 8
+    assert ops[0]["param_bytes"] == 2 * (16 * 32 + 32)  # weight and bias at bf16
+    assert ops[0]["bytes_read"] == 2 * (4 * 16 + 16 * 32 + 32) and ops[0]["bytes_written"] == 2 * 4 * 32
+    assert [o["fused_into"] for o in ops] == [None, 0, None]  # GEMM + ReLU epilogue

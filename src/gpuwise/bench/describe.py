@@ -172,7 +172,7 @@ class _Recorder:
         if cls == "embedding":  # a gather reads the rows it looks up, not the whole table
             read = read - param_bytes + sum(_nbytes(o) for o in outs)
             param_bytes = 0
-        first = next((self.producer[id(t)] for t in ins if id(t) in self.producer), None)
+        sources = sorted({self.producer[id(t)] for t in ins if id(t) in self.producer})
         self.rows.append(
             {
                 "name": f"{self.where}.{name}",
@@ -183,7 +183,7 @@ class _Recorder:
                 "bytes_written": int(sum(_nbytes(o) for o in outs)),
                 "param_bytes": int(param_bytes),
                 "shape": [list(outs[0].shape)],
-                "input": first,
+                "inputs": sources,
             }
         )
         index = len(self.rows) - 1
@@ -196,13 +196,14 @@ def fuse_groups(rows: list[dict[str, Any]]) -> None:
     `fused_into` is that anchor's index (conv+BN+ReLU+residual add, GEMM+bias+activation)."""
     anchor_of: dict[int, int] = {}
     for i, row in enumerate(rows):
-        src = row.pop("input")
+        sources = row.pop("inputs")
         row["fused_into"] = None
         if row["class"] in ANCHORS:
             anchor_of[i] = i
-        elif row["class"] in FUSABLE and src is not None and src in anchor_of and src == i - 1:
-            row["fused_into"] = anchor_of[src]
-            anchor_of[i] = anchor_of[src]
+        elif row["class"] in FUSABLE and i - 1 in sources and i - 1 in anchor_of:
+            # the op consumes what the kernel just before it wrote (a residual add reads one more tensor)
+            row["fused_into"] = anchor_of[i - 1]
+            anchor_of[i] = anchor_of[i - 1]
 
 
 def describe_operators(

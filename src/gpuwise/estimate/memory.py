@@ -483,6 +483,27 @@ def _offload(
     return weights, grads, opt, master
 
 
+def _sparse_tables(job: TrainingJob, hw: Hardware, n: _Notes) -> dict[str, float] | None:
+    """One GPU's share of a recommender's embedding tables as TorchRec/FBGEMM train them: sharded
+    (row-wise for the large tables, table-wise for the rest: an even share per GPU), updated by a
+    fused sparse optimizer (row-wise Adagrad: one fp32 accumulator per row) inside the backward, so
+    no table gradient is materialized and no master copy kept; ZeRO does not apply to them."""
+    model = job.model
+    if not isinstance(model, GenericArch) or not model.embedding_tables:
+        return None
+    gpus = hw.count
+    params = model.embedding_params / gpus
+    rows = sum(r for r, _ in model.embedding_tables) / gpus
+    e = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
+    state = rows * n.conv("rowwise_adagrad_state_bytes_per_row")
+    n.add(
+        f"{model.name}: embedding tables ({model.embedding_params / 1e9:.2f}B parameters) sharded over {gpus} GPU(s), "
+        f"trained with fused row-wise Adagrad (one fp32 state per row, no table gradients kept); "
+        f"dense layers with {job.optimizer}"
+    )
+    return {"params": params, "weights": params * e, "optimizer": state}
+
+
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
@@ -491,6 +512,9 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
         n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
+    tables = _sparse_tables(job, hw, n) if job.method == "full" else None
+    if tables is not None:  # the dense layers take the job's optimizer; the tables their own
+        sp_ = replace(sp_, other=sp_.other - tables["params"])
     if par.ep > 1:
         n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts")
     detail: dict[str, float] = {}
@@ -518,6 +542,9 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if "main_gradients" in detail:
         detail["main_gradients"] /= dp if zero >= 1 else 1
     detail["master_weights"] = master - detail.get("main_gradients", 0.0)
+    if tables is not None:
+        detail["embedding_tables"], detail["embedding_optimizer"] = tables["weights"], tables["optimizer"]
+        weights, opt = weights + tables["weights"], opt + tables["optimizer"]
     weights, grads, opt, master = _offload(job, (weights, grads, opt, master), n, detail)
     if "offloaded_to_cpu" in detail:
         detail["master_weights"] = detail["main_gradients"] = 0.0

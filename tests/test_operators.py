@@ -1,0 +1,189 @@
+"""The per-operator roofline (estimate/operators.py) on hand-computed cases, the operator document
+the catalog reads, recommender tables in the memory model, and the e-commerce serving example."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from gpuwise.catalog import GenericArch, Operator, load_catalog
+from gpuwise.catalog.arch import arch_from_operators
+from gpuwise.errors import ConfigError
+from gpuwise.estimate import memory
+from gpuwise.estimate.operators import operator_seconds, request_terms, served_batch
+from gpuwise.estimate.rates import Rates
+from gpuwise.workload import Hardware, TrainingJob
+from tests.operators_accuracy import with_values
+
+CAT = load_catalog()
+# round numbers so that every time below is computed by hand: 100 TFLOP/s, 1 TB/s, no floors
+PLAIN = with_values(
+    CAT,
+    {
+        "operator_conv_efficiency_turing_tensor16": 0.5,
+        "operator_memory_efficiency_normalization": 0.5,
+        "operator_memory_efficiency_elementwise": 1.0,
+        "operator_backward_bytes_elementwise": 1.5,
+        "operator_backward_bytes_normalization": 1.5,
+        "operator_train_norm_reads": 1.5,
+        "operator_host_seconds_eager": 0.0,
+        "operator_kernel_floor_seconds": 0.0,
+    },
+)
+T4 = CAT.gpu("t4")
+
+
+def generic(model_id: str) -> GenericArch:
+    model = CAT.model(model_id)
+    assert isinstance(model, GenericArch)
+    return model
+
+
+RATES = Rates(gpu=T4, dtype="fp16", peak=100e12, matmul=80e12, attention=60e12, bandwidth=1e12, notes=())
+UNIT = GenericArch(
+    name="unit",
+    task="vision",
+    params=1000,
+    operators=(
+        Operator("conv", "convolution", flops=1e9, act_bytes=1e6, param_bytes=2e6),
+        Operator("bn", "normalization", flops=0.0, act_bytes=2e6, fused_into=0),
+        Operator("relu", "elementwise", flops=0.0, act_bytes=2e6, fused_into=0),
+    ),
+)
+
+
+def test_inference_eager_is_each_kernel_on_its_roofline():
+    t = operator_seconds(UNIT, 4, RATES, PLAIN, training=False, runtime="eager")
+    conv = max(4e9 / (100e12 * 0.5), (4e6 + 2e6) / 1e12)  # compute-bound: 80 us
+    bn = 8e6 / (1e12 * 0.5)  # 16 us at half the bandwidth
+    relu = 8e6 / 1e12  # 8 us
+    assert t.by_class == pytest.approx({"convolution": conv, "normalization": bn, "elementwise": relu})
+    assert t.forward == pytest.approx(conv + bn + relu) and t.backward == 0 and t.kernels == 3
+
+
+def test_a_compiler_fuses_norm_and_activation_into_the_convolution():
+    t = operator_seconds(UNIT, 4, RATES, PLAIN, training=False, runtime="compiled")
+    assert t.kernels == 1 and t.total == pytest.approx(4e9 / 50e12)
+
+
+def test_training_backward_by_class_and_autocast_casts():
+    t = operator_seconds(UNIT, 4, RATES, PLAIN, training=True)
+    conv = 4e9 / 50e12
+    bn_fwd = 8e6 * 1.5 / 0.5e12  # batch statistics read the input once more
+    relu = 8e6 / 1e12
+    cast = 2e6 * 3 / 1e12  # fp32 master read (2x the 16-bit bytes) and a 16-bit copy written
+    assert t.forward == pytest.approx(conv + bn_fwd + relu + cast)
+    # backward: the conv's data and weight gradients (2 x its FLOPs); norm and activation 1.5 x bytes
+    assert t.backward == pytest.approx(2 * conv + 1.5 * bn_fwd + 1.5 * relu)
+    assert t.kernels == 3 + 1 + 4
+
+
+def test_the_floors_bound_small_batches():
+    floors = with_values(PLAIN, {"operator_kernel_floor_seconds": 10e-6, "operator_host_seconds_eager": 50e-6})
+    tiny = GenericArch(
+        "tiny", "vision", 1, operators=tuple(Operator(f"op{i}", "elementwise", 0.0, 1.0) for i in range(100))
+    )
+    eager = operator_seconds(tiny, 1, RATES, floors, training=False, runtime="eager")
+    assert eager.total == pytest.approx(100 * 50e-6, rel=0.01)  # the host issues one kernel per 50 us
+    compiled = operator_seconds(tiny, 1, RATES, floors, training=False, runtime="graph")
+    assert compiled.total == pytest.approx(100 * 10e-6, rel=0.01)  # no Python: the kernel floor
+    # a long kernel hides the host: one 1 ms kernel then a tiny one costs 1 ms + floor, not + host
+    long = GenericArch("long", "vision", 1, operators=(Operator("big", "elementwise", 0.0, 1e9), tiny.operators[0]))
+    t = operator_seconds(long, 1, RATES, floors, training=False, runtime="eager")
+    assert t.total == pytest.approx(50e-6 + 1e-3 + 10e-6 + 10e-6)
+
+
+def test_request_terms_hand_computed():
+    model = generic("resnet-50")
+    terms = request_terms(model, 8, T4, CAT)
+    nbytes = 8 * 3 * 224 * 224 * 4  # fp32 images
+    assert T4.pcie is not None
+    link = CAT.interconnect(f"pcie{T4.pcie.generation}-x16")
+    assert terms["input_copy"] == pytest.approx(nbytes / link.achieved_bandwidth)
+    assert terms["rpc_transfer"] == pytest.approx(nbytes / CAT.convention("serving_rpc_bytes_per_second"))
+    assert terms["batching_delay"] == CAT.convention("serving_max_queue_delay_seconds")
+    assert "feature_fetch" not in terms  # a vision model reads no feature store
+    assert "batching_delay" not in request_terms(model, 8, T4, CAT, dynamic_batching=False)
+    recsys = request_terms(generic("deepfm-ecommerce"), 200, T4, CAT)
+    assert recsys["feature_fetch"] == CAT.convention("serving_feature_fetch_seconds")
+    assert recsys["input_copy"] == pytest.approx(200 * 5 * 8 / link.achieved_bandwidth)  # five int64 ids
+
+
+def test_items_per_request_scale_the_gpu_batch_not_the_request_floor():
+    model = generic("deepfm-ecommerce")
+    one = served_batch(model, 4, 1, RATES, CAT)
+    many = served_batch(model, 4, 200, RATES, CAT)
+    assert many.terms["gpu"] > one.terms["gpu"]
+    assert many.terms["framework_floor"] == one.terms["framework_floor"]
+    assert many.outside_seconds == pytest.approx(
+        sum(v for k, v in many.terms.items() if k not in ("gpu", "input_copy"))
+    )
+
+
+def test_packaged_descriptions_match_the_catalog_totals():
+    for model_id in ("resnet-50", "dlrm-criteo-1tb", "deepfm-ecommerce"):
+        arch = generic(model_id)
+        entry = CAT.models[model_id]
+        assert arch.operators, model_id
+        traced = sum(op.flops for op in arch.operators)
+        if model_id == "resnet-50":  # torchvision's 4.09 GMACs: convolutions and the classifier
+            assert traced == pytest.approx(entry.flops_per_sample, rel=1e-3)
+        else:  # the catalog counts MLP FLOPs only; the trace adds the interaction's batched matmul
+            assert entry.flops_per_sample is not None
+            assert entry.flops_per_sample <= traced <= 1.1 * entry.flops_per_sample
+    resnet = generic("resnet-50").operators
+    assert sum(op.cls == "convolution" for op in resnet) == 53 and sum(op.cls == "normalization" for op in resnet) == 53
+    kernels = [op for op in resnet if op.fused_into is None]
+    assert len(kernels) == 53 + 1 + 2  # convolutions (BN, ReLU, residual add fused), the classifier, two pools
+
+
+def test_operator_documents_are_checked(tmp_path):
+    good = {"params": 1, "batch": 2, "operators": [{"class": "gemm", "flops": 4, "bytes_read": 8, "bytes_written": 2}]}
+    arch = arch_from_operators(good, "t")
+    assert arch.flops_per_sample == 2 and arch.operators[0].act_bytes == 5
+    for bad, words in (
+        ({**good, "operators": []}, "non-empty list"),
+        ({**good, "batch": 0}, "'batch'"),
+        ({**good, "params": -1}, "'params'"),
+        ({**good, "operators": [{"class": "gemm", "flops": float("nan")}]}, "finite number"),
+        ({**good, "operators": [{"class": "gemm", "flops": 1, "fused_into": 0}]}, "earlier operator"),
+        ({**good, "operators": ["conv"]}, "must be an object"),
+        ({**good, "input_shape": [3, 0]}, "input_shape"),
+    ):
+        with pytest.raises(ConfigError, match=words):
+            arch_from_operators(bad, "t")
+
+
+def test_recommender_tables_train_with_rowwise_adagrad():
+    model = generic("dlrm-criteo-1tb")
+    hw = Hardware(CAT.gpu("a100-80gb-sxm"), 8, 1)
+    est = memory(TrainingJob(model=model, precision="bf16", optimizer="adamw", micro_batch=1024), hw, CAT)
+    rows = sum(r for r, _ in model.embedding_tables)
+    detail = est.per_gpu.detail
+    assert detail["embedding_optimizer"] == pytest.approx(rows / 8 * 4)  # one fp32 accumulator per row
+    assert detail["embedding_tables"] == pytest.approx(model.embedding_params / 8 * 2)
+    # AdamW (12 bytes a parameter with master weights) covers the dense layers only: far below the
+    # 24B table parameters' 290 GB it would be if it covered the tables
+    assert est.per_gpu.optimizer < 1e9
+    assert est.per_gpu.gradients < 1e8  # no table gradients are kept
+
+
+def test_ecommerce_example_plausible_latency_capacity_and_keda():
+    from gpuwise.deploy import DeployOptions, plan_manifests
+    from gpuwise.deploy.pools import plan_from_file
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    result = plan_from_file(examples / "ecommerce-recsys-serving.yaml", {"gpus": ["a10"]})[0]
+    c = result.chosen
+    assert c is not None and c.est.inference is not None and c.serving is not None
+    inf = c.est.inference
+    assert set(inf.terms) == {"gpu", "input_copy", "framework_floor", "rpc_transfer", "batching_delay", "feature_fetch"}
+    assert 1e-3 < inf.latency_seconds < 0.3  # milliseconds: the GPU plus the stages around it
+    assert inf.latency_seconds == pytest.approx(sum(inf.terms.values()))
+    capacity = c.serving["capacity_rps_per_replica"]
+    assert 1e3 < capacity < 1e6  # requests of 200 candidates each; not the 53M requests/s of a totals roofline
+    so = plan_manifests(result, DeployOptions()).find("ScaledObject")[0].body["spec"]
+    assert float(so["triggers"][0]["metadata"]["threshold"]) == pytest.approx(capacity, rel=1e-3)
+    assert math.ceil(15000 / capacity) <= c.replicas
