@@ -24,6 +24,8 @@ apt_install() {  # apt_install [apt-get options] PACKAGE...
 command -v chromium >/dev/null || apt_install chromium
 { command -v promtool && command -v prometheus; } >/dev/null || apt_install --no-install-recommends prometheus
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install --no-install-recommends postgresql
+# a CJK font for the Chinese report's screenshot test (--lang zh rendered in Chromium)
+fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || apt_install --no-install-recommends fonts-noto-cjk
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 has() { .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('$1').split('+')[0] != '$2')" 2>/dev/null; }

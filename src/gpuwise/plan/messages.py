@@ -202,6 +202,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "col_binding": {"en": "binding constraint", "zh": "约束条件"},
     "col_gpu": {"en": "GPU", "zh": "GPU"},
     "pareto_mark": {"en": " (Pareto)", "zh": "（帕累托）"},
+    "why_bound": {
+        "en": "cost: at least {bound} even at its large-matmul rate, more than the {best} of the cheapest plan that meets every requirement",
+        "zh": "成本：即使按大矩阵乘峰值速率也至少 {bound}，高于满足全部需求的最便宜方案的 {best}",
+    },
     # --- durations
     "dur_s": {"en": "{v} s", "zh": "{v} 秒"},
     "dur_min": {"en": "{v} min", "zh": "{v} 分钟"},

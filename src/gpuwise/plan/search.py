@@ -27,7 +27,7 @@ from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, msg
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
-from gpuwise.units import fmt_bytes, fmt_usd
+from gpuwise.units import fmt_bytes
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
@@ -297,10 +297,8 @@ def _training_candidates(
     rates = compute_rates(gpu, work.precision, cat, cal)
     beaten = bound.beaten(variant, rates, usd_per_hour(_hardware(gpu, 1), req.pricing, params))
     if beaten is not None:
-        return [], (
-            f"cost: at least {fmt_usd(beaten[0])} even at its large-matmul rate, more than the "
-            f"{fmt_usd(beaten[1])} of the cheapest plan that meets every requirement"
-        )
+        lg = check_lang(req.lang)
+        return [], msg("why_bound", lg, bound=fmt_money(beaten[0], lg), best=fmt_money(beaten[1], lg))
     counts = _counts(gpu, limit)
     out: list[Candidate] = []
     smallest_need = math.inf

@@ -92,24 +92,26 @@ def charts(result: PlanResult) -> dict[str, str]:
 
 
 def _requirements_table(result: PlanResult) -> tuple[tuple[str, ...], ...]:
-    """What was asked, one row per stated requirement."""
+    """What was asked, one row per stated requirement, in the report's language."""
     req, w = result.requirements, result.workload
-    asked = [("requirement", "value")]
+    lang = check_lang(req.lang)
+    asked = [(msg("col_requirement", lang), msg("col_value", lang))]
     if req.deadline_seconds:
-        asked.append(("deadline", fmt_seconds(req.deadline_seconds)))
+        asked.append((msg("req_deadline", lang), fmt_duration(req.deadline_seconds, lang)))
     if req.qps:
-        asked.append(("load", f"{req.qps:g} requests/s"))
+        asked.append((msg("req_load", lang), msg("qps_value", lang, qps=req.qps)))
     if req.latency_seconds:
-        asked.append((f"P{req.percentile:g} latency", f"≤ {req.latency_seconds * 1e3:,.0f} ms"))
+        asked.append((f"P{req.percentile:g} {msg('req_latency', lang)}", f"≤ {req.latency_seconds * 1e3:,.0f} ms"))
     if req.budget_usd:
-        asked.append(
-            ("budget", fmt_usd(req.budget_usd) + (" for the run" if isinstance(w, TrainingJob) else " per month"))
-        )
+        per = msg("for_run" if isinstance(w, TrainingJob) else "per_month", lang, v=fmt_money(req.budget_usd, lang))
+        asked.append((msg("req_budget", lang), per))
     if req.max_gpus:
-        asked.append(("GPUs", f"≤ {req.max_gpus}"))
+        asked.append((msg("req_max_gpus", lang), f"≤ {req.max_gpus}"))
+    if req.redundancy:
+        asked.append((msg("req_redundancy", lang), msg("redundancy_value", lang, n=req.redundancy)))
     if req.growth:
-        asked.append(("in six months", req.growth.describe()))
-    asked.append(("pricing / objective", f"{req.pricing} / {req.objective}"))
+        asked.append((msg("req_growth", lang), req.growth.describe()))
+    asked.append((msg("pricing_objective", lang, pricing=req.pricing, objective=req.objective), ""))
     return tuple(asked)
 
 
