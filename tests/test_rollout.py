@@ -391,3 +391,14 @@ def test_a_hosts_file_with_mistakes_is_refused_clearly(tmp_path):
     assert facts["h11"].doctor_replay == str(tmp_path / "rec.json")  # relative to the file
     with pytest.raises(UsageError, match="h11, not in the fleet store; did you mean h1"):
         plan_rollout(Target("driver", "1"), [card("h1", 0)], facts=facts)
+
+
+def test_a_store_password_never_lands_in_the_inventory():
+    from gpuwise.deploy.common import Why
+    from gpuwise.deploy.rollout_playbook import _store_var
+
+    hidden = _store_var("postgresql+psycopg://gpuwise:s3cret@db.internal:5432/gpuwise")
+    assert isinstance(hidden, Why) and "s3cret" not in hidden.value and "GPUWISE_DB" in hidden.value
+    assert (
+        _store_var("postgresql+psycopg://postgres@127.0.0.1:5432/x") == "postgresql+psycopg://postgres@127.0.0.1:5432/x"
+    )
