@@ -143,12 +143,16 @@ def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
     assert e.serving.percentiles == c.serving["percentiles"]
 
 
-def test_the_chosen_serving_layout_is_never_worse_than_another_batch_estimate():
-    req = {"qps": 20, "ttft_ms": 800, "gpus": "l40s"}
-    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
+def test_the_chosen_serving_layout_is_never_worse_than_another_tp_or_batch_estimate():
+    """Every (tp, concurrency) that `estimate` says meets the target costs at least what the plan's
+    chosen candidate costs on that GPU type (the fleet's $/hour)."""
+    req = {"qps": 10, "ttft_ms": 2000, "tpot_ms": 60, "gpus": "h100-sxm"}
+    work = {"model": "llama-3.1-70b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
     c = make_plan(work, req).chosen
-    assert c is not None
-    for batch in (16, 64, 128):
-        e = make_estimate({**work, "concurrency": batch}, {"gpu": "l40s", "qps": 20, "ttft_ms": 800})
-        if e.serving is not None and e.serving.meets:
-            assert c.gpus <= e.serving.gpus
+    assert c is not None and c.usd_per_hour is not None
+    chosen = c.usd_per_hour * c.replicas
+    for tp in (4, 8):
+        for batch in (32, 128, 512):
+            e = make_estimate({**work, "tp": tp, "concurrency": batch}, {"gpu": f"h100-sxm:{tp}", **req})
+            if e.serving is not None and e.serving.meets and e.usd_per_hour is not None:
+                assert chosen <= e.usd_per_hour * e.serving.replicas * (1 + 1e-9), (tp, batch)

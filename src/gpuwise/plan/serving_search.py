@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["confirm_cheapest", "grown_serving", "serving_candidates"]
 
-CONFIRM_TOP = 2  # GPU types simulated at least (more while an unsimulated floor is cheaper)
-CONFIRM_OPTIONS = 3  # options simulated per GPU type at most (cheapest floors first)
+CONFIRM_TOP = 1  # GPU types simulated at least (more while an unsimulated floor is cheaper)
+CONFIRM_OPTIONS = 2  # options simulated per GPU type beyond each TP degree's best (cheapest floors first)
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
@@ -250,16 +250,34 @@ def _latency_key(req: Requirements) -> str:
     return f"{_percentile_name(req).lower()}_latency"
 
 
+def _search_order(options: list[Option]) -> list[Option]:
+    """Each TP degree's best-capacity option first (a faster replica can meet a TTFT target at a
+    load a slower one cannot, whatever its floor), then every other option by floor cost."""
+    by_floor = sorted(options, key=lambda o: (o.floor_cost, o.tp, -o.batch))
+    heads: dict[int, Option] = {}
+    for o in by_floor:
+        heads.setdefault(o.tp, o)
+    first = list(heads.values())
+    return first + [o for o in by_floor if o not in first]
+
+
 def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> Candidate:
-    """Branch and bound over this GPU type's options by floor cost, each simulated through the same
-    estimate `gpuwise estimate` runs; the cheapest that meets every target replaces `c`."""
+    """Branch and bound over this GPU type's options, each simulated through the same estimate
+    `gpuwise estimate` runs: every TP degree's best option, then the others while their floor
+    costs less than the best found (at most CONFIRM_OPTIONS more); the cheapest that meets every
+    target replaces `c`."""
     work, gpu, options, params = c.serving.pop("_search") if c.serving else (None, None, [], None)
     if work is None or not (req.qps and req.has_latency):
         return c
     best: Candidate | None = None
+    order = _search_order(options)
+    heads = len({o.tp for o in options})
     tried = 0
-    for option in sorted(options, key=lambda o: (o.floor_cost, o.tp, -o.batch)):
-        if tried >= CONFIRM_OPTIONS or (best is not None and best.cost is not None and option.floor_cost >= best.cost):
+    for i, option in enumerate(order):
+        bound = best is not None and best.cost is not None and option.floor_cost >= best.cost
+        if bound or i >= heads + CONFIRM_OPTIONS:
+            if i < heads:
+                continue  # another TP degree's first option may still be cheaper
             break
         tried += 1
         est = _estimate(work, gpu, option, req, cat, cal)
