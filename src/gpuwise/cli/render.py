@@ -165,7 +165,7 @@ def estimate_view(d: dict[str, Any]) -> None:
         ]
         console.print("Largest that fits (others unchanged): " + ", ".join(parts))
     if d.get("training"):
-        _training_view(d["training"], d["bottleneck"])
+        _training_view(d["training"], d["bottleneck"], llm="layers" in w)
     if d.get("inference"):
         _inference_view(d["inference"], d["bottleneck"])
     if d.get("cost"):
@@ -178,7 +178,7 @@ def estimate_view(d: dict[str, Any]) -> None:
         console.print(Text(f"  • {_short_source(a)}", style="dim"))
 
 
-def _training_view(t: dict[str, Any], bottleneck: str | None) -> None:
+def _training_view(t: dict[str, Any], bottleneck: str | None, llm: bool = True) -> None:
     tab = Table(title="Training step", header_style="bold", show_edge=False)
     tab.add_column("term")
     tab.add_column("time", justify="right")
@@ -190,9 +190,8 @@ def _training_view(t: dict[str, Any], bottleneck: str | None) -> None:
     tab.add_row(Text("step", style="bold"), Text(fmt_seconds(step), style="bold"), "", "")
     console.print(tab)
     line = (
-        f"{t['tokens_per_second']:,.0f} tokens/s · {t['samples_per_second']:,.1f} samples/s · "
-        f"MFU {t['mfu']:.0%} · bottleneck: {bottleneck}"
-    )
+        f"{t['tokens_per_second']:,.0f} tokens/s · " if llm else ""
+    ) + f"{t['samples_per_second']:,.1f} samples/s · MFU {t['mfu']:.0%} · bottleneck: {bottleneck}"
     console.print(Text(line, style="bold"))
     if t.get("total_seconds"):
         console.print(f"Whole run: {fmt_seconds(t['total_seconds'])}, {fmt_gpu_hours(t['gpu_hours'])}")
