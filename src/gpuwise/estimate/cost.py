@@ -192,6 +192,15 @@ def fleet_cost(
     }
 
 
+def why_no_price(hw: Hardware, pricing: str, p: CostParams) -> str:
+    """Why `hw` has no price under `pricing`, in words a user can act on (gpuwise.estimate.offers)."""
+    if pricing == "owned":
+        return "no list price in the catalog (owned pricing)"
+    if p.market is None:
+        return f"no {pricing} price"
+    return p.market.why_none(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing))
+
+
 def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:
     """What running `hw` costs per hour under a pricing (owned: amortized TCO; renting: whole
     instances of the cheapest fitting offer, gpuwise.estimate.offers)."""

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
-from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour
+from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour, why_no_price
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
@@ -531,7 +531,7 @@ def _gpu_candidates(
     if not gpu.peak_flops:
         return [], Rejection(gpu.id, "no published compute figures: cannot estimate time")
     if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
-        return [], Rejection(gpu.id, f"no {req.pricing} price in the catalog")
+        return [], Rejection(gpu.id, why_no_price(_hardware(gpu, 1), req.pricing, params))
     found: list[Candidate] = []
     reasons: list[str] = []
     for work in workloads:
