@@ -187,3 +187,11 @@ def test_ecommerce_example_plausible_latency_capacity_and_keda():
     so = plan_manifests(result, DeployOptions()).find("ScaledObject")[0].body["spec"]
     assert float(so["triggers"][0]["metadata"]["threshold"]) == pytest.approx(capacity, rel=1e-3)
     assert math.ceil(15000 / capacity) <= c.replicas
+
+
+def test_image_decode_costs_are_sourced():
+    from gpuwise.catalog.loader import image_decode_costs
+
+    costs = image_decode_costs()
+    assert costs["cpu_pillow_seconds_per_image"][0] == pytest.approx(1 / 577, rel=1e-2)
+    assert all(0 < v < 0.1 and "JPEG" in title for v, title in costs.values())

@@ -184,6 +184,16 @@ def _packaged_operators(model_id: str) -> GenericArch | None:
     return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
 
 
+@functools.lru_cache(maxsize=1)
+def image_decode_costs() -> dict[str, tuple[float, str]]:
+    """Per-image CPU JPEG decode seconds (data/operators/image_decode.yaml): name -> (value,
+    source title), for the data-pipeline model and the plan's pipeline search."""
+    ref = resources.files("gpuwise.catalog").joinpath("data", "operators", "image_decode.yaml")
+    doc = yaml.load(ref.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+    titles = {k: v["title"] for k, v in doc["sources"].items()}
+    return {k: (float(v["value"]), titles[v["source"]]) for k, v in doc["decode"].items()}
+
+
 def _read(name: str, data_dir: Path | None) -> dict[str, Any]:
     if data_dir is not None:
         text = (data_dir / name).read_text(encoding="utf-8")
