@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check src/gpuwise/catalog/data/offers.yaml before anything loads it.
+"""Check src/gpuwise/catalog/data/offers.yaml without importing gpuwise (stdlib and PyYAML only).
 
 Every offer must name a known GPU, a lower-case provider, an instance, a GPU count, a link, a
 region, a price model, a currency with a sourced exchange rate, a positive instance price, a
@@ -27,7 +27,8 @@ DATA = ROOT / "src" / "gpuwise" / "catalog" / "data"
 OFFERS = DATA / "offers.yaml"
 GPUS = DATA / "gpus.yaml"
 
-# GPUs the brief allows before they enter gpus.yaml (issue 13).
+# GPUs the market rents that gpus.yaml does not describe yet (issue 13): their offers load and are
+# listed by `gpuwise prices`, but the planner cannot use them until gpus.yaml has their figures.
 NEW_GPU_IDS = frozenset({"rtx-a6000", "rtx-6000-ada", "rtx-pro-6000", "l20", "mi325x", "gh200", "b300"})
 LINKS = frozenset({"pcie", "nvlink-bridge", "nvswitch", "none"})
 PRICE_MODELS = frozenset({"on-demand", "spot", "1y", "3y"})
