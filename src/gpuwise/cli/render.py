@@ -319,7 +319,7 @@ def _cost_cells(cost: dict[str, Any], training: bool, lang: Lang) -> tuple[str, 
     owned = cost.get("owned")
     if owned:
         return fmt_money(owned["amortised_usd_per_month"], lang), fmt_money(owned["horizon_total_usd"], lang)
-    first = cost.get("total_usd") if training else cost.get("usd_per_month")
+    first = (cost.get("expected_total_usd") or cost.get("total_usd")) if training else cost.get("usd_per_month")
     return fmt_money(first, lang), fmt_money(cost.get("usd_per_hour"), lang)
 
 

@@ -39,6 +39,14 @@ def _per_gpu_rate(c: Candidate) -> float | None:
     return None if t is None or not c.gpus else t.samples_per_second / c.gpus
 
 
+def _overhead(c: Candidate) -> float:
+    """Wall time over failure-free training time: start-up, failures, checkpoints, staging."""
+    t = c.est.training
+    if t is None or not t.total_seconds or c.hours is None:
+        return 1.0
+    return c.hours * 3600 / t.total_seconds
+
+
 def _gpu_hour(c: Candidate) -> float | None:
     return None if c.usd_per_hour is None else c.usd_per_hour / c.est.hardware.count
 
@@ -51,6 +59,9 @@ def _loss_term(c: Candidate, chosen: Candidate, lang: Lang) -> str:
     if c.est.training is not None and chosen.est.training is not None:
         r, r0 = _per_gpu_rate(c), _per_gpu_rate(chosen)
         slow_ratio = r0 / r if r and r0 else 1.0
+        lost, lost0 = _overhead(c), _overhead(chosen)
+        if lost / lost0 > max(slow_ratio, price_ratio):
+            return msg("term_overhead", lang, share=1 - 1 / lost, chosen=1 - 1 / lost0)
         if slow_ratio > price_ratio:
             w = c.est.workload
             key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)

@@ -145,6 +145,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "slower per GPU: {rate} against {chosen} {unit} per GPU",
         "zh": "单卡更慢：每块 GPU {rate}，推荐方案 {chosen} {unit}",
     },
+    "term_overhead": {
+        "en": "more of its wall time lost to start-up, checkpoints and failures: {share:.1%} against {chosen:.1%}",
+        "zh": "更多时间耗在启动、检查点和故障上：{share:.1%}，推荐方案 {chosen:.1%}",
+    },
     "term_size": {
         "en": "more capacity than the load needs: {gpus} GPUs against {chosen}",
         "zh": "容量超过负载所需：{gpus} 块 GPU，推荐方案 {chosen} 块",

@@ -135,7 +135,9 @@ class Candidate:
         expected = self.hours if self.reliability is not None else None
         d["cost"] = {
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
-            "expected_total_usd": None if expected is None or self.usd_per_hour is None else self.cost,
+            "expected_total_usd": None
+            if expected is None or self.usd_per_hour is None
+            else (self.usd_per_hour * self.replicas + (self.pipeline or {}).get("extra_usd_per_hour", 0.0)) * expected,
             "pipeline_usd": None
             if self.pipeline is None or self.hours is None
             else self.pipeline["extra_usd_per_hour"] * self.hours,
