@@ -29,10 +29,11 @@ class SimResult:
     tpot: list[float]
     e2e: list[float]
     busy: float  # fraction of time the replica ran steps
+    end: float = 0.0  # when the last request finished
 
     def warm(self, skip: int) -> SimResult:
         """The result without the first `skip` requests (the queue filling from empty)."""
-        return SimResult(self.ttft[skip:], self.tpot[skip:], self.e2e[skip:], self.busy)
+        return SimResult(self.ttft[skip:], self.tpot[skip:], self.e2e[skip:], self.busy, self.end)
 
 
 def poisson_arrivals(rate: float, n: int, seed: int) -> list[float]:
@@ -55,11 +56,15 @@ class _State:
     busy: float = 0.0
 
 
-def simulate(model: StepModel, setup: EngineSetup, arrivals: list[float], prompt_tokens: int) -> SimResult:
+def simulate(
+    model: StepModel, setup: EngineSetup, arrivals: list[float], prompt_tokens: int, closed_loop: bool = False
+) -> SimResult:
     """Run every arrival through one replica (`prompt_tokens`: the full prompt each request
-    attends to); results are in arrival order."""
+    attends to); results are in arrival order. `closed_loop`: clients that send a request only
+    when one of theirs finishes (a benchmark's --max-concurrency = the batch cap), so latencies
+    count from admission, not from the queue."""
     n = len(arrivals)
-    res = _Out([math.nan] * n, [math.nan] * n, [math.nan] * n, [0.0] * n, arrivals)
+    res = _Out([math.nan] * n, [math.nan] * n, [math.nan] * n, [0.0] * n, list(arrivals))
     waiting: deque[int] = deque()
     prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
     running: list[tuple[int, int]] = []  # heap of (finish step, request)
@@ -76,6 +81,8 @@ def simulate(model: StepModel, setup: EngineSetup, arrivals: list[float], prompt
         ):
             prefilling.append([waiting.popleft(), 0])
             s.kv_used += setup.tokens_per_request
+            if closed_loop:
+                res.arrivals[prefilling[-1][0]] = s.now  # sent when a client's slot freed
         if not prefilling and not running:
             if nxt >= n:
                 break  # nothing can ever be admitted (a request larger than the KV cache)
@@ -90,7 +97,7 @@ def simulate(model: StepModel, setup: EngineSetup, arrivals: list[float], prompt
     extra = setup.request_overhead  # the front end's share of every request's TTFT and latency
     ttft = [v + extra for v in res.ttft] if extra else res.ttft
     e2e = [v + extra for v in res.e2e] if extra else res.e2e
-    return SimResult(ttft, res.tpot, e2e, s.busy / s.now if s.now else 0.0)
+    return SimResult(ttft, res.tpot, e2e, s.busy / s.now if s.now else 0.0, s.now + extra)
 
 
 @dataclass
