@@ -287,4 +287,4 @@ def test_the_web_door_reads_no_file_outside_the_working_directory(tmp_path, monk
     for bad in (outside, "../secrets.yaml", "README.md"):
         with pytest.raises(UsageError, match="below the server's working directory"):
             make_plan(JOB, {"gpus": PAIR, "prices": bad}, confine_files=True)
-    assert make_plan(JOB, {"gpus": PAIR, "prices": "examples/prices-team.yaml"}, confine_files=True).chosen
+    assert make_plan(JOB, {"gpus": PAIR, "prices": "examples/prices/team-rates.yaml"}, confine_files=True).chosen

@@ -513,7 +513,7 @@ class PlanFields(StrictFields):
     )
     prices: str | None = _f(
         "A team's own offers (YAML `offers:` list, as in offers.yaml): they add to or replace the catalog's.",
-        example="examples/prices-team.yaml",
+        example="examples/prices/team-rates.yaml",
         metavar="FILE",
         max_length=1024,
     )
