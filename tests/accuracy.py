@@ -52,21 +52,17 @@ KNOWN_MISSES: dict[str, str] = {
 
 # torchtitan's published peaks (max reserved over all GPUs) that the model misses, each with the
 # reason and a regression bound (the |error| when recorded plus 5 points).
-_SAC = (
-    "torchtitan's selective AC is op-level (every other matmul's output saved, elementwise ops recomputed); "
-    "gpuwise's 'selective' recomputes only the attention core, which FlashAttention already does: it keeps too much"
+_RESERVED = (
+    "torchtitan reports max reserved: eager FSDP2 leaves the caching allocator far more than the 5 % slack "
+    "assumed (the compiled rows, with fewer and larger allocations, land within 25 %)"
 )
 _PP_FSDP = (
     "torchtitan keeps pipeline stages' parameters unsharded between micro-batches (FSDP without reshard after "
     "forward under PP) and the interleaved/1F1B schedule's in-flight activations; gpuwise shards them as ZeRO-3"
 )
 _TT_MISSES: dict[str, tuple[float, str]] = {
-    "torchtitan-llama31-8b-8gpu-fsdp-memory": (0.55, _SAC),
-    "torchtitan-llama31-8b-8gpu-compile-memory": (0.70, _SAC + "; torch.compile frees more intermediates"),
-    "torchtitan-llama31-8b-8gpu-compile-float8-memory": (0.70, _SAC + "; torch.compile frees more intermediates"),
-    "torchtitan-llama31-8b-128gpu-fsdp-memory": (0.70, _SAC),
-    "torchtitan-llama31-8b-128gpu-compile-memory": (0.85, _SAC + "; torch.compile frees more intermediates"),
-    "torchtitan-llama31-8b-128gpu-compile-float8-memory": (0.85, _SAC + "; torch.compile frees more intermediates"),
+    "torchtitan-llama31-8b-8gpu-fsdp-memory": (0.35, _RESERVED),
+    "torchtitan-llama31-8b-128gpu-fsdp-memory": (0.40, _RESERVED),
     "torchtitan-llama31-8b-8gpu-cp1-seq32k-memory": (
         0.40,
         "full AC at 32k tokens: the allocator's reserved pool exceeds the 5 % fragmentation assumed",

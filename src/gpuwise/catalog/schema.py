@@ -235,6 +235,7 @@ class Framework(_Sourced):
     norm_saved_bytes: float = Field(gt=0)
     fused_swiglu: bool
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
+    selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
     logits_bytes: float = Field(ge=0)
     loss: str
     default_recompute: Literal["none", "selective", "full"]

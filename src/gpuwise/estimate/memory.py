@@ -262,6 +262,7 @@ def layer_activation_bytes(
     norm_bytes: float | None = None,
     linear_in_bytes: float | None = None,
     fused_swiglu: bool = False,
+    selective_op: bool = False,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
@@ -273,7 +274,9 @@ def layer_activation_bytes(
     With `norm_bytes=2` this reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager
     attention and no TP (Korthikanti et al., equation 1). `linear_in_bytes` (1 under Transformer
     Engine FP8) is the size of the inputs linears keep for their weight gradient; a fused SwiGLU
-    keeps gate and up only (its backward recomputes act(gate)).
+    keeps gate and up only (its backward recomputes act(gate)). `selective_op`: torchtitan's
+    op-level selective checkpointing, which keeps the layer input, the outputs of every other matmul
+    (q, v, w1, w2 of q, k, v, o, w1, w3, w2), the attention output and its log-sum-exp.
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
@@ -309,8 +312,12 @@ def layer_activation_bytes(
         mlp += 4 * s * b * model.experts  # fp32 router logits
     split = q_and_out + kv + mlp + scores
     full_layer = (replicated / tp if (sp and tp > 1) else replicated) + split
+    rows = h / (tp if sp and tp > 1 else 1)
     if recompute == "full":
-        return e * s * b * h / (tp if sp and tp > 1 else 1)  # the checkpointed layer input
+        return e * s * b * rows  # the checkpointed layer input
+    if recompute == "selective" and selective_op:
+        kept = 2 * rows + 2 * model.q_dim / tp + kv_per_gpu * model.head_dim + model.ffn / tp * model.experts_per_token
+        return e * s * b * kept + 4 * s * b * model.heads / tp
     return full_layer
 
 
@@ -328,10 +335,13 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> di
         n.add("FP8 (Transformer Engine): linears keep FP8 copies of their inputs; attention and its tensors stay bf16")
     if prof.fused_swiglu:
         n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
+    if job.recompute == "selective" and prof.selective_policy == "op":
+        n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
     return {
         "norm_bytes": max(e, prof.norm_saved_bytes),
         "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
         "fused_swiglu": prof.fused_swiglu,
+        "selective_op": prof.selective_policy == "op",
     }
 
 

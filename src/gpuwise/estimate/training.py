@@ -116,13 +116,21 @@ def _global_batch(job: TrainingJob, hw: Hardware) -> int:
     return job.micro_batch * data_parallel(job, hw) * job.grad_accumulation(hw.count)
 
 
-def _recompute_seconds(job: TrainingJob, layer: list[Op], rates: Rates, layer_forward: float) -> float:
-    """Recomputation per layer: a whole forward (full) or the attention core (selective)."""
+def _recompute_seconds(job: TrainingJob, layer: list[Op], rates: Rates, layer_forward: float, op_level: bool) -> float:
+    """Recomputation per layer: a whole forward (full), the attention core (selective), or under
+    op-level selective checkpointing (torchtitan) the elementwise work and every other matmul: k,
+    o and w3 of q, k, v, o, w1, w3, w2, as a share of the block's matmul time."""
     if job.recompute == "full":
         return layer_forward
-    if job.recompute == "selective":
+    if job.recompute != "selective":
+        return 0.0
+    if not op_level or not isinstance(job.model, TransformerArch):
         return sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
-    return 0.0
+    m = job.model
+    share = (m.kv_dim + m.q_dim + m.ffn * m.experts_per_token) * m.hidden / max(block_linear_params(m), 1)
+    matmul = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "matmul")
+    elementwise = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "memory")
+    return share * matmul + elementwise
 
 
 def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
@@ -240,7 +248,8 @@ def _transformer_work(
     l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
     h_f, h_b, h_kinds = _fwd_bwd(head_ops(model, shape, tp, mtok, loss=True), rates, ratios)
     layers = math.ceil(model.layers / job.parallel.pp)
-    recompute = _recompute_seconds(job, layer, rates, l_f)
+    op_level = framework_of(job, catalog).selective_policy == "op"
+    recompute = _recompute_seconds(job, layer, rates, l_f, op_level)
     dequant = _dequant_seconds(job, rates, catalog, notes)
     compute = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
     tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers)
