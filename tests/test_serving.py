@@ -156,3 +156,26 @@ def test_the_chosen_serving_layout_is_never_worse_than_another_tp_or_batch_estim
             e = make_estimate({**work, "tp": tp, "concurrency": batch}, {"gpu": f"h100-sxm:{tp}", **req})
             if e.serving is not None and e.serving.meets and e.usd_per_hour is not None:
                 assert chosen <= e.usd_per_hour * e.serving.replicas * (1 + 1e-9), (tp, batch)
+
+
+# ------------------------------------------------------------------------------------------
+# disaggregated prefill/decode
+def test_disaggregated_pools_send_the_prompt_kv_and_decode_without_interference():
+    """The KV transfer is the prompt's KV shard over the network (llama-3.1-8b, 1024 tokens, bf16:
+    2 x 32 layers x 8 KV heads x 128 x 2 B = 128 KiB per token); each pool is sized to its own
+    target and the TTFT includes the transfer."""
+    from gpuwise.estimate.disagg import kv_transfer_seconds, plan_disaggregated
+    from gpuwise.workload.requirements import LatencyGoals
+
+    w = build_workload({"model": "llama-3.1-8b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}, CAT)
+    hw = build_hardware("h100-sxm", CAT)
+    two = build_hardware("h100-sxm:16", CAT)
+    link = topology(two, CAT).inter
+    assert link is not None
+    assert kv_transfer_seconds(w, hw, CAT) == pytest.approx(1024 * 128 * 1024 / link.bandwidth + link.latency)
+    goals = LatencyGoals(99, None, 0.8, 0.1)
+    d = plan_disaggregated(w, hw, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT, qps=40, goals=goals)
+    assert d.meets and d.prefill_replicas >= 1 and d.decode_replicas >= 1
+    assert d.percentiles["ttft"]["p99"] <= 0.8 and d.percentiles["tpot"]["p99"] <= 0.1
+    # the TTFT includes the transfer: it is never below the transfer itself
+    assert d.percentiles["ttft"]["p50"] > d.kv_transfer_seconds

@@ -23,6 +23,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, usd_per_hour
+from gpuwise.estimate.disagg import plan_disaggregated
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
@@ -298,6 +299,30 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
     return best
 
 
+def _disaggregated_note(c: Candidate, req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]) -> str | None:
+    """The chosen layout with prefill and decode on separate pools, for comparison: its GPUs and
+    TPOT beside the colocated plan's (the plan keeps colocated serving, which deploy writes)."""
+    job, goals = c.est.workload, req.goals
+    if not (isinstance(job, InferenceJob) and isinstance(job.model, TransformerArch) and job.model.decoder):
+        return None
+    if goals is None or not req.qps or c.est.serving is None:
+        return None
+    hw = c.est.hardware
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cals.get(hw.gpu.id))
+    d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=goals)
+    if not d.meets:
+        return f"disaggregated prefill/decode on {hw.count}x {hw.gpu.id}: no pool sizes meet the targets"
+    key = f"p{goals.percentile:g}"
+    verdict = "fewer than" if d.gpus < c.gpus else ("as many as" if d.gpus == c.gpus else "more than")
+    return (
+        f"disaggregated prefill/decode on {hw.count}x {hw.gpu.id}: {d.prefill_replicas} prefill + "
+        f"{d.decode_replicas} decode replica(s) = {d.gpus} GPU(s), {verdict} the {c.gpus} colocated; "
+        f"{key.upper()} TTFT {fmt_seconds(d.percentiles['ttft'][key])} (KV transfer "
+        f"{fmt_seconds(d.kv_transfer_seconds)}), TPOT {fmt_seconds(d.percentiles['tpot'][key])} vs "
+        f"{fmt_seconds(c.est.serving.value('tpot'))} colocated; the plan keeps colocated serving (one pool to deploy)"
+    )
+
+
 def grown_serving(
     c: Candidate, grown: InferenceJob, greq: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
 ) -> tuple[list[Candidate], str | None]:
@@ -347,7 +372,10 @@ def confirm_cheapest(
     for c in candidates:
         if c.serving is not None:
             c.serving.pop("_search", None)
+    best = next((c for c in sorted(candidates, key=rank_key) if c.ok and c.confirmed and c.serving), None)
+    disagg = _disaggregated_note(best, req, cat, cals) if best is not None else None
     return [
+        *([disagg] if disagg else []),
         f"{confirmed} GPU type(s) searched by simulation (TP x batch x replicas, branch and bound on the analytic "
-        "replica floor, until the cheapest is a simulated one); the others show their analytic floor"
+        "replica floor, until the cheapest is a simulated one); the others show their analytic floor",
     ]

@@ -1,0 +1,145 @@
+"""Disaggregated serving: prompts prefilled on one pool of replicas, tokens decoded on another,
+the prompt's KV cache sent between them over the network.
+
+Each pool is simulated on its own with the same engine model and simulator as colocated serving:
+the prefill pool runs prompts only (a request leaves with its first token), the decode pool runs
+decode steps only (no prompt chunk ever shares its steps, so TPOT carries no prefill
+interference). A request's TTFT is its prefill pool TTFT plus the KV transfer; its end-to-end
+latency adds the decode pool's time after the first token. Each pool gets the fewest replicas
+whose own target holds (prefill: TTFT after the transfer; decode: TPOT), then the decode pool
+grows until the end-to-end target holds too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.estimate.comm import Topology, p2p, topology
+from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
+from gpuwise.estimate.memory import kv_cache_bytes
+from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.serving import PERCENTILES, percentile, simulated_requests, steady_state
+from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.workload import Hardware, InferenceJob
+from gpuwise.workload.requirements import LatencyGoals
+from gpuwise.workload.specs import DTYPE_BYTES
+
+MAX_POOL = 4096  # search bound on replicas per pool
+
+
+@dataclass(frozen=True)
+class DisaggPlan:
+    prefill_replicas: int
+    decode_replicas: int
+    gpus: int
+    kv_transfer_seconds: float
+    percentiles: dict[str, dict[str, float]]
+    meets: bool
+    notes: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "prefill_replicas": self.prefill_replicas,
+            "decode_replicas": self.decode_replicas,
+            "gpus": self.gpus,
+            "kv_transfer_seconds": self.kv_transfer_seconds,
+            "percentiles": self.percentiles,
+            "meets": self.meets,
+        }
+
+
+def kv_transfer_seconds(job: InferenceJob, hw: Hardware, catalog: Catalog) -> float:
+    """A prompt's KV cache from a prefill replica to a decode replica: each of the tp GPUs sends
+    its shard over the network between nodes (pools on separate nodes)."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    shard = kv_cache_bytes(model, job.input_tokens, 1, DTYPE_BYTES[job.kv_dtype], job.parallel.tp)
+    two_nodes = Hardware(gpu=hw.gpu, count=2 * hw.gpu.node_gpus, gpus_per_node=hw.gpu.node_gpus, network=hw.network)
+    link = topology(two_nodes, catalog, hw.network).inter
+    assert link is not None  # two nodes always have a network between them
+    return p2p(shard, link)
+
+
+def _pcts(values: list[float]) -> dict[str, float]:
+    return {f"p{p:g}": percentile(values, p) for p in PERCENTILES}
+
+
+def _fewest(check: Callable[[int], bool], lo: int) -> int:
+    """Smallest r >= lo with check(r), doubling then bisecting (monotone in r); MAX_POOL if none."""
+    hi = lo
+    while not check(hi):
+        if hi >= MAX_POOL:
+            return MAX_POOL
+        lo, hi = hi + 1, min(MAX_POOL, hi * 2)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if check(mid) else (mid + 1, hi)
+    return hi
+
+
+def plan_disaggregated(
+    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, *, qps: float, goals: LatencyGoals
+) -> DisaggPlan:
+    """Fewest prefill and decode replicas (each `hw`) that meet `goals` at `qps` (Poisson)."""
+    setup = engine_setup(job, hw, catalog)
+    step = StepModel(job, rates, topo, catalog)
+    n = simulated_requests(job, catalog)
+    warm = n // 10
+    unit = poisson_arrivals(1.0, n, 0)
+    transfer = kv_transfer_seconds(job, hw, catalog)
+    prefill_setup = replace(setup, decode_steps=0)  # a request leaves the pool with its first token
+    decode_setup = replace(setup, prefill_tokens=1, request_overhead=0.0)  # its KV arrives over the network
+    key = f"p{goals.percentile:g}"
+    runs: dict[tuple[str, int], SimResult] = {}
+
+    def run(pool: str, r: int) -> SimResult:
+        if (pool, r) not in runs:
+            s = prefill_setup if pool == "prefill" else decode_setup
+            runs[pool, r] = simulate(step, s, [t * r / qps for t in unit], job.input_tokens).warm(warm)
+        return runs[pool, r]
+
+    def prefill_ok(r: int) -> bool:
+        cap = _capacity(step, prefill_setup, job)
+        if qps / (r * cap) >= 1:
+            return False
+        limit = goals.ttft_seconds
+        return limit is None or percentile(run("prefill", r).ttft, goals.percentile) + transfer <= limit
+
+    def decode_ok(r: int) -> bool:
+        if qps / (r * _capacity(step, decode_setup, job)) >= 1:
+            return False
+        limit = goals.tpot_seconds
+        return limit is None or percentile(run("decode", r).tpot, goals.percentile) <= limit
+
+    p = _fewest(prefill_ok, math.floor(qps / _capacity(step, prefill_setup, job)) + 1)
+    d = _fewest(decode_ok, math.floor(qps / _capacity(step, decode_setup, job)) + 1)
+    while goals.e2e_seconds is not None and d < MAX_POOL:
+        if _e2e(run("prefill", p), run("decode", d), transfer, key) <= goals.e2e_seconds:
+            break
+        d += max(1, d // 8)
+    pre, dec = run("prefill", p), run("decode", d)
+    e2e = [a + transfer + (b - c) for a, b, c in zip(pre.ttft, dec.e2e, dec.ttft, strict=True)]
+    pcts = {"ttft": _pcts([t + transfer for t in pre.ttft]), "tpot": _pcts(dec.tpot), "e2e": _pcts(e2e)}
+    limits = (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds))
+    meets = p < MAX_POOL and d < MAX_POOL and all(pcts[m][key] <= v for m, v in limits if v is not None)
+    notes = (
+        f"disaggregated: {p} prefill + {d} decode replica(s) of {hw.count}x {hw.gpu.id}; each prompt's KV cache "
+        f"({transfer * 1e3:.1f} ms over the network) goes from its prefill replica to a decode replica",
+    )
+    return DisaggPlan(p, d, (p + d) * hw.count, transfer, pcts, meets, notes)
+
+
+def _capacity(step: StepModel, setup: EngineSetup, job: InferenceJob) -> float:
+    """Requests/s of one pool replica at its full batch (the analytic floor)."""
+    return steady_state(step, setup, max(1, setup.max_batch), job.input_tokens).requests_per_second
+
+
+def _e2e(pre: SimResult, dec: SimResult, transfer: float, key: str) -> float:
+    e2e = [a + transfer + (b - c) for a, b, c in zip(pre.ttft, dec.e2e, dec.ttft, strict=True)]
+    return _pcts(e2e)[key]
+
+
+__all__ = ["DisaggPlan", "kv_transfer_seconds", "plan_disaggregated"]
