@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import shlex
 import subprocess
 import sys
 
@@ -153,3 +154,53 @@ def test_cost_parameters_are_overridden_from_the_plan_file(tmp_path):
     dear = make_plan(work, reqs, costs).chosen
     cheap = make_plan(work, reqs).chosen
     assert dear.label == cheap.label and dear.cost > cheap.cost  # same hardware, dearer power
+
+
+def test_equal_costs_go_to_fewer_gpus_then_fewer_nodes():
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate import estimate
+    from gpuwise.plan.search import Candidate, _rank_key
+    from gpuwise.workload import build_hardware, build_workload
+    from gpuwise.workload.requirements import Requirements
+
+    cat = load_catalog()
+    work = build_workload({"model": "llama-2-7b", "method": "lora", "tokens": "10M"}, cat)
+    one, two = (estimate(work, build_hardware(f"h100-sxm:{n}", cat), cat, search_largest=False) for n in (1, 2))
+    h1, h2 = (e.training.total_seconds / 3600 for e in (one, two))
+    a, b = Candidate(one, 10.0), Candidate(two, 10.0 * h1 / h2)  # the same run cost, hand-made
+    assert a.cost == pytest.approx(b.cost)
+    req = Requirements()
+    assert sorted([b, a], key=lambda c: _rank_key(c, req, 1e-4))[0] is a
+
+
+def test_the_cost_shown_is_the_whole_fleet():
+    """The issue's case: '4 replica(s), 4 GPU(s) ... Cost: 1.86 USD/hour' priced one GPU."""
+    r = make_plan(
+        {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128},
+        {"qps": 20, "p99_ms": 20000, "gpus": "l4"},
+    ).as_dict()
+    c = r["chosen"]
+    cost = c["cost"]
+    assert cost["usd_per_hour"] == pytest.approx(cost["usd_per_replica_hour"] * c["replicas"])
+    assert cost["gpus"] == c["gpus_total"] == c["replicas"] * c["hardware"]["count"]
+    assert cost["usd_per_month"] == pytest.approx(cost["usd_per_hour"] * 8766 / 12)
+
+
+def test_owned_pricing_labels_the_amortised_month_and_the_horizon_total():
+    """The issue's case: the cost/month column printed the 3-year total."""
+    r = make_plan(
+        {"model": "llama-2-7b", "task": "inference"}, {"qps": 1, "pricing": "owned", "gpus": "b200", "years": 3}
+    )
+    c = r.chosen
+    owned = c.as_dict()["cost"]["owned"]
+    assert owned["horizon_years"] == 3 and owned["horizon_total_usd"] == pytest.approx(c.owned_usd * c.replicas)
+    assert owned["amortised_usd_per_month"] == pytest.approx(c.usd_per_hour * c.replicas * 8766 / 12)
+    assert owned["amortised_usd_per_month"] < owned["horizon_total_usd"] / 12  # a month, not the horizon
+    argv = shlex.split("plan --model llama-2-7b --task inference --qps 1 --pricing owned --gpus b200 --years 3")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "amortised/month" in proc.stdout and "total 3 y" in proc.stdout, proc.stdout
