@@ -118,17 +118,17 @@ def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
 
 
 def explain(c: Candidate, chosen: Candidate | None, tie: float, lang: Lang = "en") -> None:
-    """Append to `c.why`: what it is, what it misses, and why it loses to `chosen` (a cost ratio
-    within `tie` of 1 is a tie, lost on size)."""
+    """Append to `c.why`: what it is, what it misses, growth, and last why it loses to `chosen` (a
+    cost ratio within `tie` of 1 is a tie, lost on size)."""
     why = c.why
     why += _what_it_is(c, lang)
     for key, m in c.meets.items():
         if key not in ("memory", "growth") and not m["ok"]:
             why.append(msg("why_misses", lang, what=key.replace("_", " ")) + (f": {m['why']}" if m.get("why") else ""))
+    if c.growth is not None:
+        why.append(c.growth["summary"])
     if chosen is not None and c is not chosen and c.ok and c.cost is not None and chosen.cost:
         if c.cost > chosen.cost * (1 + tie):
             why.append(msg("why_costlier", lang, ratio=c.cost / chosen.cost, term=_loss_term(c, chosen, lang)))
         elif c.gpus > chosen.gpus:
             why.append(msg("why_more_gpus", lang, gpus=c.gpus, chosen=chosen.gpus))
-    if c.growth is not None:
-        why.append(c.growth["summary"])
