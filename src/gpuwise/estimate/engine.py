@@ -113,6 +113,7 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         f"{profile.step_overhead_seconds * 1e3:g} ms per step and {profile.request_overhead_seconds * 1e3:g} ms per "
         f"request [{catalog.sources[profile.source_of('matmul_efficiency')].title.split(':')[0]}]"
     )
+    notes += _kernel_notes(job, hw)
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
     if job.speculative_tokens:
@@ -136,6 +137,26 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         notes=tuple(notes),
         request_overhead=profile.request_overhead_seconds,
     )
+
+
+def _kernel_notes(job: InferenceJob, hw: Hardware) -> list[str]:
+    """What the quantized kernels are assumed to reach, and the evidence for it."""
+    wd = job.weights_dtype
+    if wd in ("int4", "nf4"):
+        note = (
+            f"{wd} weights: weight-only kernels read the packed weights at the bandwidth roofline and multiply in "
+            "16-bit (Marlin, Frantar et al. 2024: close to the ideal 4x over FP16 up to 16-32 tokens per step on "
+            "Ampere/Ada, https://github.com/IST-DASLab/marlin)"
+        )
+        if hw.gpu.architecture not in ("ampere", "ada"):
+            note += f"; Marlin is not tuned for {hw.gpu.architecture}, where the 4x may not hold"
+        return [note]
+    if wd in ("fp8", "int8"):
+        return [
+            f"{wd} weights: {wd} tensor cores where the GPU has them (checked against TensorRT-LLM's FP8 "
+            "throughput tables, tests/data/published_serving.yaml)"
+        ]
+    return []
 
 
 def _time(ops: list[Op], rates: Rates, times: float = 1.0) -> dict[str, float]:
