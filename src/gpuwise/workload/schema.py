@@ -182,7 +182,14 @@ class WorkloadFields(StrictFields):
         le=MAX_SEQ,
     )
     zero: int | None = _f(
-        "ZeRO/FSDP stage 0-3.", example=1, applies="training", metavar="0-3", default="0", layout=True, ge=0, le=3
+        "ZeRO/FSDP stage 0-3.",
+        example=1,
+        applies="training",
+        metavar="0-3",
+        default="the framework's: 0; nemo 1 (distributed optimizer); torchtitan, torchtune, fsdp 3",
+        layout=True,
+        ge=0,
+        le=3,
     )
     tp: int | None = _f(
         "Tensor-parallel degree.", example=2, metavar="N", default="1", layout=True, ge=1, le=MAX_DEGREE
