@@ -1,5 +1,6 @@
 """TCO against hand computation for two configurations, and buy-versus-rent."""
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -142,9 +143,26 @@ def test_catalog_tco_8x_a100_rents_for_less_than_8x_h100():
 def test_parameters_come_from_the_catalog_and_can_be_overridden():
     p = CostParams.from_catalog(CAT, {"electricity_usd_per_kwh": 0.2})
     assert p.electricity_usd_per_kwh == 0.2 and p.pue == CAT.costs["pue"].value
-    for key in p.__dataclass_fields__.keys() - {"market"}:
+    for key in p.__dataclass_fields__.keys() - {"market", "servers"}:
         assert CAT.sources[CAT.costs[key].source].title
     with pytest.raises(UsageError, match="unknown cost parameter"):
         CostParams.from_catalog(CAT, {"electricty": 0.2})
     with pytest.raises(UsageError):
         CostParams.from_catalog(CAT, {"pue": -1})
+
+
+def test_a_gpu_priced_as_a_server_buys_whole_servers():
+    from gpuwise.catalog.schema import ServerPrice
+
+    srv = ServerPrice(usd=500_000, gpus=8, platform="test 8-GPU box", source="test", why="test")
+    p = replace(P, servers={"b200": srv})
+    own = owned_cost(build_hardware("b200:8", CAT), p)
+    assert own.servers_usd == 500_000 and own.gpus_usd == 0 and own.hosts_usd == 0
+    assert own.capex == pytest.approx(500_000)  # one node: no inter-node network
+    assert own.maintenance_usd_per_year == pytest.approx(0.10 * 500_000)
+    # 12 GPUs (in nodes of 4) need two whole 8-GPU servers
+    twelve = owned_cost(build_hardware("b200:12", CAT, 4), p)
+    assert twelve.servers_usd == 1_000_000
+    # the catalog prices the B200 as a DGX B200 (costs.yaml servers), not chips plus a generic host
+    catalog_b200 = owned_cost(build_hardware("b200:8", CAT), CostParams.from_catalog(CAT))
+    assert catalog_b200.servers_usd == CAT.servers["b200"].usd

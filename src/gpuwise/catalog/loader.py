@@ -37,6 +37,7 @@ from gpuwise.catalog.schema import (
     ModelEntry,
     Offer,
     OfferSource,
+    ServerPrice,
     Source,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
@@ -76,6 +77,7 @@ class Catalog:
     offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
     offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
     fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
+    servers: Mapping[str, ServerPrice] = field(default_factory=dict)  # GPU id -> a server as bought (costs.yaml)
     reliability: Mapping[str, Convention] = field(default_factory=dict)  # reliability.yaml: failure rates
     pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
 
@@ -247,6 +249,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         models=_entries(docs["models.yaml"], "models", ModelEntry, "models.yaml"),
         conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
         costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
+        servers=_entries(docs["costs.yaml"], "servers", ServerPrice, "costs.yaml", keyed=True),
         engines=_entries(docs["engines.yaml"], "engines", EngineProfile, "engines.yaml", keyed=True),
         reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
@@ -275,6 +278,9 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
+    for gid, srv in cat.servers.items():
+        if gid not in cat.gpus or srv.source not in sources:
+            raise ConfigError(f"costs.yaml: server {gid!r} names an unknown GPU or source {srv.source!r}")
     for key, conv in [*cat.conventions.items(), *cat.costs.items(), *cat.reliability.items(), *cat.pipeline.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")

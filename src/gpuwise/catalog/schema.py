@@ -382,3 +382,14 @@ class BusBandwidth(_Strict):
 class NoP2P(_Strict):
     gpus: list[str]
     source: str
+
+
+class ServerPrice(_Strict):
+    """A whole server as bought (costs.yaml `servers`): its price with the GPUs, how many it holds and
+    what it ships with, so owning is priced per server, not as chip prices plus a generic host."""
+
+    usd: float = Field(gt=0, allow_inf_nan=False)
+    gpus: int = Field(ge=1, le=64)
+    platform: str = Field(min_length=1)
+    source: str
+    why: str

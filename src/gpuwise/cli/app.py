@@ -236,7 +236,7 @@ def tco(
         r["currency"] = money(fx, **{f"rent_{k}": v for k, v in r["rent_total_usd"].items()})
         r["currency"]["own_total"] = money(fx, t=(r["owned"] or {}).get("total_usd"))["t"]
     if as_json:
-        parameters = {k: getattr(params, k) for k in params.__dataclass_fields__ if k != "market"}
+        parameters = {k: getattr(params, k) for k in params.__dataclass_fields__ if k not in ("market", "servers")}
         _print_json({"parameters": parameters, "currency": money(fx), "configurations": rows})
         return
     from gpuwise.cli.render import tco_view

@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import ServerPrice
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, Quote, holding_totals, market_from_catalog, price_model_of
 from gpuwise.workload import Hardware
@@ -59,13 +60,15 @@ class CostParams:
     spot_discount: float
     # the offers rentals are priced from (gpuwise.estimate.offers); not a costs.yaml parameter
     market: Market | None = field(default=None, compare=False)
+    # whole servers as bought, by GPU id (costs.yaml `servers`); not a parameter either
+    servers: Mapping[str, ServerPrice] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_catalog(
         cls, catalog: Catalog, overrides: Mapping[str, float] | None = None, market: Market | None = None
     ) -> CostParams:
         """costs.yaml with `overrides`; rentals priced from `market` (default: every catalog offer)."""
-        values = {f.name: catalog.costs[f.name].value for f in fields(cls) if f.name != "market"}
+        values = {f.name: catalog.costs[f.name].value for f in fields(cls) if f.name not in ("market", "servers")}
         if overrides is not None and not isinstance(overrides, Mapping):
             raise UsageError(
                 f"cost overrides must be a mapping of parameter names to numbers; got {type(overrides).__name__}"
@@ -79,7 +82,7 @@ class CostParams:
             raise UsageError("depreciation_years must be positive")
         if market is None:
             market = market_from_catalog(catalog, date.today())
-        return cls(**values, market=market)
+        return cls(**values, market=market, servers=dict(catalog.servers))
 
     def with_market(self, market: Market) -> CostParams:
         return replace(self, market=market)
@@ -98,10 +101,12 @@ class OwnedCost:
     depreciation_years: float
     it_kw: float  # average draw (what the meter bills)
     contracted_kw: float = 0.0  # peak draw (what colocation is contracted and charged on)
+    servers_usd: float = 0.0  # whole servers as bought (GPUs and host together), where costs.yaml has one
+    platform: str | None = None  # what those servers are
 
     @property
     def capex(self) -> float:
-        return self.gpus_usd + self.hosts_usd + self.network_usd
+        return self.gpus_usd + self.hosts_usd + self.servers_usd + self.network_usd
 
     @property
     def opex_per_year(self) -> float:
@@ -115,10 +120,12 @@ class OwnedCost:
         """Capex is paid once however short the horizon; opex accrues per year."""
         return self.capex + self.opex_per_year * years
 
-    def as_dict(self) -> dict[str, float]:
+    def as_dict(self) -> dict[str, Any]:
         return {
+            "platform": self.platform,
             "gpus_usd": self.gpus_usd,
             "hosts_usd": self.hosts_usd,
+            "servers_usd": self.servers_usd,
             "network_usd": self.network_usd,
             "capex_usd": self.capex,
             "power_usd_per_year": self.power_usd_per_year,
@@ -132,9 +139,11 @@ class OwnedCost:
 
 
 def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
-    """None when the catalog has no purchase price for the GPU."""
+    """None when the catalog has no purchase price for the GPU. Where costs.yaml prices the GPU's
+    server as bought, the configuration buys whole servers; else GPU list prices plus a host share."""
+    server = p.servers.get(hw.gpu.id)
     price = hw.gpu.price.list_usd
-    if price is None:
+    if price is None and server is None:
         return None
     nodes = hw.nodes
     multi = nodes > 1
@@ -143,16 +152,19 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
     it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + p.host_power_watts_per_node * share) / 1000
     # colocation is contracted (and billed) on peak power: GPUs at full TDP, not the average draw
     contracted_kw = (hw.gpu.tdp_watts * hw.count + p.host_power_watts_per_node * share) / 1000
-    gpus = price * hw.count
-    hosts = p.host_usd_per_node * share
+    servers = server.usd * math.ceil(hw.count / server.gpus) if server else 0.0
+    gpus = 0.0 if server or price is None else price * hw.count
+    hosts = 0.0 if server else p.host_usd_per_node * share
     network = p.network_usd_per_node * nodes if multi else 0.0
     return OwnedCost(
         gpus_usd=gpus,
         hosts_usd=hosts,
+        servers_usd=servers,
+        platform=server.platform if server else None,
         network_usd=network,
         power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
         facility_usd_per_year=contracted_kw * p.facility_usd_per_kw_year,
-        maintenance_usd_per_year=(gpus + hosts + network) * p.maintenance_fraction_per_year,
+        maintenance_usd_per_year=(gpus + hosts + servers + network) * p.maintenance_fraction_per_year,
         depreciation_years=p.depreciation_years,
         it_kw=it_kw,
         contracted_kw=contracted_kw,
