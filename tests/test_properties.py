@@ -1,5 +1,6 @@
 """Invariants of the memory model, checked over generated workloads (hypothesis)."""
 
+import math
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -139,3 +140,38 @@ def test_allowing_more_gpus_never_raises_the_cost(model, max_gpus):
     more = make_plan(work, {"deadline": "2d", "max_gpus": 2 * max_gpus}).chosen
     if few is not None:
         assert more is not None and more.cost <= few.cost * 1.05
+
+
+# --- the training layout search -----------------------------------------------------------------
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["llama-2-7b", "mistral-7b-v0.1", "phi-3-mini-4k-instruct"]),
+    st.sampled_from(["full", "lora"]),
+    st.sampled_from([None, 64, 256]),
+    st.sampled_from([1, 2, 4, 8]),
+    st.sampled_from([1, 2, 4]),
+    st.sampled_from([0, 1, 2, 3]),
+    st.sampled_from(["none", "selective", "full"]),
+    st.sampled_from([1, 2, 4]),
+)
+def test_no_layout_estimate_accepts_beats_the_searched_one(model, method, gb, tp, pp, zero, rc, micro):
+    """Any layout `estimate` accepts on the chosen GPU type and count is at most as fast (so at most
+    as cheap) as the one the plan chose there."""
+    from gpuwise.api import make_plan
+    from gpuwise.errors import GpuwiseError
+    from gpuwise.estimate import estimate
+
+    work = {"model": model, "method": method, "tokens": "100M", "seq": 1024} | ({"global_batch": gb} if gb else {})
+    chosen = make_plan(work, {"deadline": "2d", "gpus": "h100-sxm"}).chosen
+    if chosen is None:
+        return
+    hw = chosen.est.hardware
+    tp = math.gcd(tp, hw.gpus_per_node)  # a degree the hardware can take, so most draws are compared
+    pp = math.gcd(pp, hw.count // tp)
+    other = replace(chosen.est.workload, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
+    try:
+        est = estimate(other, hw, CAT, search_largest=False)
+    except GpuwiseError:  # a layout estimate refuses on this hardware
+        return
+    if est.memory.fits:
+        assert est.training.samples_per_second <= chosen.est.training.samples_per_second * (1 + 1e-9)
