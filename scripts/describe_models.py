@@ -35,6 +35,44 @@ def _architectures() -> Any:
     return mod
 
 
+def efficientnet_b0() -> Any:
+    """EfficientNet-B0 (Tan and Le 2019) as torchvision builds it: MBConv blocks with
+    squeeze-and-excitation (squeeze to a quarter of the block's input channels), SiLU."""
+    from torch import nn
+
+    class MBConv(nn.Module):
+        def __init__(self, cin: int, cout: int, expand: int, k: int, stride: int) -> None:
+            super().__init__()
+            mid = cin * expand
+            layers: list[nn.Module] = []
+            if expand != 1:
+                layers += [nn.Conv2d(cin, mid, 1, bias=False), nn.BatchNorm2d(mid), nn.SiLU()]
+            layers += [nn.Conv2d(mid, mid, k, stride, k // 2, groups=mid, bias=False), nn.BatchNorm2d(mid), nn.SiLU()]
+            self.pre = nn.Sequential(*layers)
+            sq = max(1, cin // 4)
+            self.se = nn.Sequential(
+                nn.AdaptiveAvgPool2d(1), nn.Conv2d(mid, sq, 1), nn.SiLU(), nn.Conv2d(sq, mid, 1), nn.Sigmoid()
+            )
+            self.post = nn.Sequential(nn.Conv2d(mid, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            self.residual = stride == 1 and cin == cout
+
+        def forward(self, x: Any) -> Any:
+            y = self.pre(x)
+            y = self.post(y * self.se(y))
+            return x + y if self.residual else y
+
+    # (expand, kernel, stride, in, out, blocks) per stage, the paper's Table 1
+    stages: list[tuple[int, ...]] = [(1, 3, 1, 32, 16, 1), (6, 3, 2, 16, 24, 2), (6, 5, 2, 24, 40, 2)]
+    stages += [(6, 3, 2, 40, 80, 3), (6, 5, 1, 80, 112, 3), (6, 5, 2, 112, 192, 4), (6, 3, 1, 192, 320, 1)]
+    layers: list[nn.Module] = [nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.SiLU()]
+    for expand, k, stride, cin, cout, n in stages:
+        for i in range(n):
+            layers.append(MBConv(cin if i == 0 else cout, cout, expand, k, stride if i == 0 else 1))
+    layers += [nn.Conv2d(320, 1280, 1, bias=False), nn.BatchNorm2d(1280), nn.SiLU()]
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(1280, 1000)]
+    return nn.Sequential(*layers)
+
+
 def documents() -> dict[str, dict[str, Any]]:
     """model id -> its describe document (the catalog's own table sizes for recommenders)."""
     arch, cat = _architectures(), load_catalog()
@@ -43,6 +81,7 @@ def documents() -> dict[str, dict[str, Any]]:
     fields = [t for t in deepfm.embedding_tables if t.dim > 1]
     cases: dict[str, tuple[Any, list[int], str, str | None]] = {
         "resnet-50": (arch.resnet50, [3, 224, 224], "vision", None),
+        "efficientnet-b0": (efficientnet_b0, [3, 224, 224], "vision", None),
         "dlrm-criteo-1tb": (
             lambda: arch.DLRM(
                 [t.rows for t in dlrm.embedding_tables], dlrm.embedding_tables[0].dim, dlrm.bottom_mlp, dlrm.top_mlp

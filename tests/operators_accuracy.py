@@ -81,7 +81,7 @@ def ours(case: dict[str, Any], catalog: Catalog) -> float:
         terms = request_terms(model, batch, catalog.gpu(gpu), catalog, dynamic_batching=batching)
         terms.pop("feature_fetch", None)  # perf_client sends the features; no feature store in the loop
         seconds += sum(terms.values())
-    return seconds * 1e3
+    return batch / seconds if case["metric"] == "samples_per_second" else seconds * 1e3
 
 
 def evaluate(catalog: Catalog, only: list[dict[str, Any]] | None = None) -> list[Result]:
