@@ -168,6 +168,8 @@ def test_no_layout_estimate_accepts_beats_the_searched_one(model, method, gb, tp
     hw = chosen.est.hardware
     tp = math.gcd(tp, hw.gpus_per_node)  # a degree the hardware can take, so most draws are compared
     pp = math.gcd(pp, hw.count // tp)
+    if gb is None:  # without a global batch the micro-batch is the batch per GPU: the job itself
+        micro = chosen.est.workload.micro_batch
     other = replace(chosen.est.workload, parallel=Parallelism(tp=tp, pp=pp, zero=zero), recompute=rc, micro_batch=micro)
     try:
         est = estimate(other, hw, CAT, search_largest=False)
