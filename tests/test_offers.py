@@ -288,3 +288,16 @@ def test_the_web_door_reads_no_file_outside_the_working_directory(tmp_path, monk
         with pytest.raises(UsageError, match="below the server's working directory"):
             make_plan(JOB, {"gpus": PAIR, "prices": bad}, confine_files=True)
     assert make_plan(JOB, {"gpus": PAIR, "prices": "examples/prices/team-rates.yaml"}, confine_files=True).chosen
+
+
+def test_estimate_gives_its_cost_in_cny_with_the_rate(capsys, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, out, _ = _cli(
+        capsys, "estimate", "--model", "llama-2-7b", "--gpu", "h100-sxm:8", "--currency", "CNY", "--json"
+    )
+    d = json.loads(out)
+    cny = CAT.fx["CNY"]
+    assert code == 0 and d["currency"]["code"] == "CNY" and d["currency"]["date"] == cny.date
+    assert d["currency"]["per_hour"] == pytest.approx(d["cost"]["usd_per_hour"] * cny.per_usd)

@@ -145,11 +145,15 @@ def estimate(
         bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
     ] = False,
     db: DbOpt = None,
+    currency: Annotated[
+        str, typer.Option(help="Also give the cost in CNY or EUR (dated rate in offers.yaml).")
+    ] = "USD",
     as_json: JsonOpt = False,
     **opts: Any,
 ) -> None:
     """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
     from gpuwise.api import make_estimate, measured_calibrations
+    from gpuwise.cli.prices_cmd import money_block
 
     work_opts, other, _ = _split(opts, file)
     cals = measured_calibrations(db) if calibrated else None
@@ -158,12 +162,19 @@ def estimate(
         sys.stderr.write(
             f"no full (non --quick) measurements of {est.hardware.gpu.id} in the store: using the cited defaults\n"
         )
+    d = est.as_dict()
+    block = money_block(currency, d.get("cost"))
+    if block is not None:
+        d["currency"] = block
     if as_json:
-        _print_json(est.as_dict())
+        _print_json(d)
     else:
         from gpuwise.cli.render import estimate_view
+        from gpuwise.estimate.offers import describe_money
 
-        estimate_view(est.as_dict())
+        estimate_view(d)
+        if block is not None:
+            print("Cost " + (describe_money(block) or ""))
     if not est.memory.fits or (est.serving is not None and not est.serving.meets):
         raise typer.Exit(1)
 

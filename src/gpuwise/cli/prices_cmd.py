@@ -164,3 +164,16 @@ def register(app: typer.Typer) -> None:
         if not rows:
             raise UsageError("no offer matches these filters")
         _table(rows, best, fx)
+
+
+def money_block(currency: str, cost: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An estimate's cost in `currency` at the catalog's dated rate (None for USD or no cost)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.offers import fx_rate, money
+
+    rate = fx_rate(load_catalog().fx, currency)
+    if rate is None or not cost:
+        return None
+    return money(
+        rate, per_hour=cost.get("usd_per_hour"), per_month=cost.get("usd_per_month"), run=cost.get("total_usd")
+    )
