@@ -28,6 +28,7 @@ from gpuwise.deploy.common import (
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.sharing import Sharing, serving_sharing, sharing_layout
 from gpuwise.errors import UsageError
+from gpuwise.estimate.operators import input_bytes_per_sample
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
 from gpuwise.units import fmt_bytes, fmt_gib
 from gpuwise.workload import InferenceJob
@@ -93,13 +94,14 @@ def hf_repo(model_name: str, catalog: Catalog) -> str | None:
 
 
 def _request_bytes(work: InferenceJob) -> float:
-    """Bytes of one request's inputs and outputs as the server copies them (token ids as int32,
-    tensors as fp32); 0 when the model gives no input shape."""
+    """Bytes of one request's inputs and outputs as the server copies them (token ids as int32;
+    one-pass models: the estimator's input bytes per sample times the candidates per request);
+    0 when the model gives no input shape."""
     model = work.model
     if isinstance(model, TransformerArch):
         return 4.0 * (work.input_tokens + work.output_tokens)
     assert isinstance(model, GenericArch)
-    return 4.0 * math.prod(model.input_shape) if model.input_shape else 0.0
+    return input_bytes_per_sample(model) * work.items_per_request
 
 
 def _triton_old(image: str) -> bool:
