@@ -179,3 +179,27 @@ def test_disaggregated_pools_send_the_prompt_kv_and_decode_without_interference(
     assert d.percentiles["ttft"]["p99"] <= 0.8 and d.percentiles["tpot"]["p99"] <= 0.1
     # the TTFT includes the transfer: it is never below the transfer itself
     assert d.percentiles["ttft"]["p50"] > d.kv_transfer_seconds
+
+
+def test_the_plans_command_reproduces_the_serving_candidate():
+    """`plan --json` gives each candidate the `gpuwise estimate` line that reproduces it: for the
+    chat example the replicas, the fleet cost and the simulated percentiles come out the same."""
+    import json
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).parent.parent / "examples" / "chat-7b-p99.yaml"
+    run = [sys.executable, "-m", "gpuwise.cli.app"]
+    plan = json.loads(
+        subprocess.run([*run, "plan", "-f", str(example), "--json"], capture_output=True, text=True).stdout
+    )
+    chosen = plan["chosen"]
+    args = shlex.split(chosen["command"])[1:]  # drop the program name
+    out = subprocess.run([*run, *args, "--json"], capture_output=True, text=True)
+    est = json.loads(out.stdout)
+    serving = est["inference"]["serving"]
+    assert serving["replicas"] == chosen["replicas"]
+    assert serving["percentiles"] == chosen["inference"]["serving"]["percentiles"]
+    assert est["cost"]["usd_per_hour"] == pytest.approx(chosen["cost"]["usd_per_hour"], rel=1e-9)
