@@ -240,10 +240,11 @@ def _targets_text(targets: dict[str, Any], pct: float) -> str:
 
 def _percentile_lines(pcts: dict[str, dict[str, float]]) -> list[str]:
     """One line per metric: simulated P50 / P90 / P95 / P99."""
+    one_pass = not any(pcts.get("tpot", {}).values())  # no tokens after the first: TTFT is the latency
     return [
         f"simulated {_METRIC_NAMES[m]}: " + ", ".join(f"{k.upper()} {fmt_seconds(v)}" for k, v in pcts[m].items())
         for m in ("ttft", "tpot", "e2e")
-        if m in pcts
+        if m in pcts and not (one_pass and m != "e2e")
     ]
 
 
@@ -305,9 +306,9 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
     pcts = (c.serving or {}).get("percentiles")
     if pcts and req.percentile:  # simulated: the percentiles the targets are stated in
         key = f"p{req.percentile:g}"
-        shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}"
-        if pcts["tpot"][key]:
-            shown += f", TPOT {fmt_seconds(pcts['tpot'][key])}"
+        if not pcts["tpot"][key]:  # one forward pass per request: its latency is the request's
+            return f"{key.upper()} {fmt_seconds(pcts['e2e'][key])}", rate
+        shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}, TPOT {fmt_seconds(pcts['tpot'][key])}"
         return shown, rate
     p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
     return fmt_duration(p if p else c.time, lang), rate
