@@ -44,7 +44,7 @@ def _text(value: Any) -> str:
     """A value as the option parser reads it: whole floats without '.0', lists comma-joined."""
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value)
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e18:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 10**18:
         return str(int(value))
     if isinstance(value, float):
         return repr(float(f"{value:.12g}"))  # 0.0020000000000000005 -> 0.002, exact to 12 digits

@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 Lang = Literal["en", "zh"]
+WAN, YI = 10**4, 10**8  # Chinese counts group by ten thousand (万) and a hundred million (亿)
 LANGS: tuple[Lang, ...] = ("en", "zh")
 
 MESSAGES: dict[str, dict[Lang, str]] = {
@@ -234,8 +235,8 @@ def msg(key: str, lang: Lang = "en", **values: Any) -> str:
 
 def fmt_count_l(value: float, lang: Lang = "en", digits: int = 0) -> str:
     """A count as the locale writes it: 1,234,567 in English, 123.5万 / 1.2亿 in Chinese."""
-    if lang == "zh" and abs(value) >= 1e4:
-        big, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
+    if lang == "zh" and abs(value) >= WAN:
+        big, unit = (YI, "亿") if abs(value) >= YI else (WAN, "万")
         return f"{value / big:,.1f}{unit}"
     return f"{value:,.{digits}f}"
 
