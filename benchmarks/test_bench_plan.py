@@ -20,7 +20,7 @@ def test_whole_catalog_methods_search(benchmark):
 def _example(name):
     from pathlib import Path
 
-    from gpuwise.files import read_plan_file
+    from gpuwise.planfile import read_plan_file
 
     return read_plan_file(Path(__file__).parent.parent / "examples" / name)
 

@@ -28,7 +28,7 @@ def _plan_body(name: str) -> dict:
     """An example plan file as the JSON API takes it (growth flattened, estimate-only keys left out)."""
     from pathlib import Path
 
-    from gpuwise.files import read_plan_file
+    from gpuwise.planfile import read_plan_file
     from gpuwise.workload.requirements import REQUIREMENT_KEYS
 
     work, reqs, costs = read_plan_file(Path(__file__).parent.parent / "examples" / name)

@@ -10,7 +10,7 @@ from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import DeployOptions
 from gpuwise.deploy.manifests import plan_manifests
-from gpuwise.files import read_plan_file
+from gpuwise.planfile import read_plan_file
 from gpuwise.plan.availability import _daly_interval, interruptions_per_gpu_hour, training_reliability
 
 CAT = load_catalog()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gpuwise.errors import ConfigError
-from gpuwise.files import MAX_FILE_BYTES, parse_json, parse_yaml, read_json, read_plan_file, read_yaml
+from gpuwise.files import MAX_FILE_BYTES, parse_json, parse_yaml, read_json, read_yaml
+from gpuwise.planfile import read_plan_file
 
 
 def _bomb(levels: int = 9) -> str:

@@ -35,7 +35,7 @@ from gpuwise.cli.output import to_json
 from gpuwise.deploy.validate import load_crds
 from gpuwise.errors import ConfigError, GpuwiseError, UsageError
 from gpuwise.estimate.cost import CostParams, compare
-from gpuwise.files import read_plan_file
+from gpuwise.planfile import read_plan_file
 from gpuwise.ops import fleet
 from gpuwise.ops.doctor import run_checks
 from gpuwise.ops.hw import ReplaySource, read_recording
@@ -130,7 +130,7 @@ def test_crd_folders_that_are_malformed_are_config_errors() -> None:
 def test_config_json_nested_100000_deep_is_a_config_error(tmp_path: Path) -> None:
     p = tmp_path / "config.json"
     p.write_text('{"hidden_size": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    with pytest.raises(ConfigError, match="nested too deeply"):
+    with pytest.raises(ConfigError, match="nested more than 64 levels deep"):
         load_hf_config(p)
 
 

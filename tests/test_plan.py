@@ -141,7 +141,7 @@ def test_bad_requirements_are_usage_errors(bad):
 
 
 def test_cost_parameters_are_overridden_from_the_plan_file(tmp_path):
-    from gpuwise.files import read_plan_file
+    from gpuwise.planfile import read_plan_file
 
     f = tmp_path / "p.yaml"
     f.write_text(

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from gpuwise.api import make_plan
 from gpuwise.cli.app import app
-from gpuwise.files import read_plan_file
+from gpuwise.planfile import read_plan_file
 
 EXAMPLES = sorted(
     p

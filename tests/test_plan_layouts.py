@@ -11,7 +11,7 @@ from gpuwise.api import make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate, memory
-from gpuwise.files import read_plan_file
+from gpuwise.planfile import read_plan_file
 from gpuwise.workload import Parallelism, TrainingJob
 
 CAT = load_catalog()

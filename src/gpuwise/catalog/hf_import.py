@@ -7,7 +7,6 @@ A config with the standard fields but an unknown `model_type` is read as a Llama
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from gpuwise.catalog.arch import TransformerArch
 from gpuwise.errors import ConfigError
+from gpuwise.files import parse_json, read_text
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "hidden": ("hidden_size", "n_embd", "d_model"),
@@ -44,7 +44,6 @@ _OPT_POSITION_OFFSET = 2
 # No released model has a dimension, layer count or vocabulary near 2^31; a larger value is a typo
 # (or hostile), and bounding it keeps every size the estimators derive a finite float.
 MAX_DIMENSION = 2**31 - 1
-MAX_CONFIG_BYTES = 4 * 2**20  # a real config.json is a few KiB (gpuwise.files uses the same limit)
 
 
 def load_hf_config(path: str | Path) -> TransformerArch:
@@ -61,35 +60,8 @@ def load_hf_config(path: str | Path) -> TransformerArch:
 
 
 def _read_config(p: Path) -> Any:
-    """The JSON of a config file, read as untrusted: bounded size, UTF-8, finite numbers, and a
-    nesting too deep for the parser (100,000 levels) a ConfigError, never a RecursionError.
-    (The catalog cannot use gpuwise.files: files -> workload -> catalog would be an import cycle.)"""
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:  # missing, unreadable, a name too long for the file system
-        raise ConfigError(f"cannot read model config {str(p)[:200]!r}: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{p}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; not a model config")
-
-    def not_finite(text: str) -> Any:
-        raise ConfigError(f"{p}: {text} is not a number a config can use (finite numbers only)")
-
-    def whole(text: str) -> Any:  # past 20 digits no dimension is meant: kept as text, refused by field
-        return int(text) if len(text) <= 20 else text[:30] + "..."
-
-    def finite(text: str) -> float:
-        value = float(text)
-        return value if math.isfinite(value) else not_finite(text[:40])
-
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=not_finite, parse_float=finite, parse_int=whole)
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise ConfigError(f"{p}: nested too deeply to be a model config") from None
+    """The JSON of a config file, read as untrusted (bounded size and depth, UTF-8, finite numbers)."""
+    return parse_json(read_text(p, "model config"), str(p))
 
 
 def _model_name(cfg: dict[str, Any], path: Path) -> str:

@@ -116,7 +116,7 @@ def _option(f: Any) -> Any:
 
 def _split(opts: dict[str, Any], file: Path | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(workload, hardware+requirements, cost overrides): the YAML file first, flags over it."""
-    from gpuwise.files import read_plan_file
+    from gpuwise.planfile import read_plan_file
     from gpuwise.workload.schema import names
 
     work, reqs, costs = read_plan_file(file) if file is not None else ({}, {}, {})

@@ -67,7 +67,7 @@ def plan_from_file(
     A file that names hardware (`gpu: a10` or `gpu: a100-80gb-sxm:8`, as estimate files do)
     restricts the search to that GPU type; the count stays the planner's choice."""
     from gpuwise.api import make_plan
-    from gpuwise.files import read_plan_file
+    from gpuwise.planfile import read_plan_file
 
     work, reqs, costs = read_plan_file(path)
     notes: list[str] = []
