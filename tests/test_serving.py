@@ -203,3 +203,15 @@ def test_the_plans_command_reproduces_the_serving_candidate():
     assert serving["replicas"] == chosen["replicas"]
     assert serving["percentiles"] == chosen["inference"]["serving"]["percentiles"]
     assert est["cost"]["usd_per_hour"] == pytest.approx(chosen["cost"]["usd_per_hour"], rel=1e-9)
+
+
+def test_pipeline_parallel_serving_keeps_the_latency_and_multiplies_the_batches():
+    """pp=2 behind tp=4 for Llama 3.1 70B: a token still passes every layer (its TPOT is TP4's plus
+    one stage-to-stage hop), while two batches run at once, so a replica carries twice the requests
+    at the same batch."""
+    base = {"model": "llama-3.1-70b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
+    one = make_estimate({**base, "tp": 4, "concurrency": 32}, {"gpu": "h100-sxm:4"}).inference
+    two = make_estimate({**base, "tp": 4, "pp": 2, "concurrency": 32}, {"gpu": "h100-sxm:8"}).inference
+    assert one is not None and two is not None
+    assert two.decode_seconds_per_token == pytest.approx(one.decode_seconds_per_token, rel=0.02)
+    assert two.requests_per_second == pytest.approx(2 * one.requests_per_second, rel=0.02)

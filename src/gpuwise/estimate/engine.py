@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
-from gpuwise.estimate.comm import Topology, collective
+from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
 from gpuwise.estimate.memory import inference_memory, kv_cache_bytes, weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
@@ -49,6 +49,7 @@ class EngineSetup:
     tokens_per_step: float  # tokens a request gains per decode step (1, or more with speculation)
     notes: tuple[str, ...]
     request_overhead: float = 0.0  # seconds a request spends outside the engine steps (front end)
+    pipelines: int = 1  # pipeline parallelism: pp batches in flight, each with its share of the KV cache
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -97,7 +98,8 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
     budget, engine_cap = profile.budget(cap)
-    by_kv = kv_tokens // rounded if rounded else 0
+    pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
+    by_kv = kv_tokens // pipes // rounded if rounded else 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
     e = tokens_per_decode_step(job)
     notes = [
@@ -106,7 +108,8 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step (chunked prefill)"
         + (f", at most {engine_cap} running requests" if engine_cap else "")
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
-        f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens",
+        f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens"
+        + (f" in each of the {pipes} batches a {pipes}-stage pipeline keeps in flight" if pipes > 1 else ""),
     ]
     notes.append(
         f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
@@ -127,7 +130,7 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         name=profile.name,
         token_budget=budget,
         max_batch=max(0, min(limits)),
-        kv_tokens=kv_tokens,
+        kv_tokens=kv_tokens // pipes,
         block_tokens=block,
         memory_fraction=frac,
         tokens_per_request=rounded,
@@ -136,6 +139,7 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
         tokens_per_step=e,
         notes=tuple(notes),
         request_overhead=profile.request_overhead_seconds,
+        pipelines=pipes,
     )
 
 
@@ -177,6 +181,7 @@ class StepModel:
         eff = profile.matmul_efficiency  # what a serving step's GEMMs reach of the large-GEMM rate
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
         self.overhead = profile.step_overhead_seconds
+        self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
         self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
@@ -265,6 +270,8 @@ class StepModel:
         if not tokens:
             return 0.0
         t = self.linear(tokens, logits) + self.overhead
+        if self.pp_hops:
+            t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
 
     def prefill_pairs(self, start: int, chunk: int) -> float:

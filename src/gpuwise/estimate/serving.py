@@ -193,9 +193,9 @@ def inference_time(
             time_to_first_token_seconds=st.ttft_seconds,
             decode_seconds_per_token=st.tpot_seconds,
             latency_seconds=st.latency_seconds,
-            tokens_per_second=st.requests_per_second * job.output_tokens,
-            samples_per_second=st.requests_per_second,
-            requests_per_second=st.requests_per_second,
+            tokens_per_second=setup.pipelines * st.requests_per_second * job.output_tokens,
+            samples_per_second=setup.pipelines * st.requests_per_second,
+            requests_per_second=setup.pipelines * st.requests_per_second,
             terms=terms,
             bottleneck=_bottleneck(terms),
             notes=tuple(notes),
@@ -396,12 +396,13 @@ def replica(
         setup = replace(engine_setup(job, hw, catalog), max_batch=max_batch)
         step = StepModel(job, rates, topo, catalog)
         ttft, tpot = alone(step, setup, job.input_tokens)
-        peak = steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
+        pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
+        peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
         unit = poisson_arrivals(1.0, n, 0)  # one arrival pattern, scaled to each rate
 
         def run(rate: float) -> SimResult:
-            return simulate(step, setup, [t / rate for t in unit], job.input_tokens)
+            return simulate(step, setup, [t * pipes / rate for t in unit], job.input_tokens)
 
         lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
         return Replica(lone, peak, run, "continuous", max_batch)
@@ -434,7 +435,8 @@ def capacities(
         ttft, tpot = alone(step, setup, job.input_tokens)
         lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
         peaks = [
-            steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second for b in batches
+            setup.pipelines * steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second
+            for b in batches
         ]
         return lone, peaks
     reps = [replica(job, hw, rates, topo, catalog, b, 1) for b in batches]
