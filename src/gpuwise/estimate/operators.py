@@ -119,7 +119,9 @@ class _Timer:
         else:
             rate = 0.0
         bw = self.rates.bandwidth * self.p.memory_efficiency.get(cls, 1.0)
-        busy = max(flops / rate if rate else 0.0, moved * self.scale / bw)
+        # random row gathers cost per row fetched (a few cache lines), whatever the element size
+        scale = 1.0 if cls == "embedding" else self.scale
+        busy = max(flops / rate if rate else 0.0, moved * scale / bw)
         self.host += self.host_s
         end = max(self.gpu, self.host) + busy + self.p.launch_seconds
         t, self.gpu = end - self.gpu, end
