@@ -95,3 +95,17 @@ def test_operators_of_a_module_hand_computed():
     assert ops[0]["param_bytes"] == 2 * (16 * 32 + 32)  # weight and bias at bf16
     assert ops[0]["bytes_read"] == 2 * (4 * 16 + 16 * 32 + 32) and ops[0]["bytes_written"] == 2 * 4 * 32
     assert [o["fused_into"] for o in ops] == [None, 0, None]  # GEMM + ReLU epilogue
+
+
+def test_embedding_tables_are_recorded_and_gathers_read_only_their_rows():
+    from gpuwise.bench.describe import describe_operators
+
+    def net():
+        return torch.nn.Sequential(torch.nn.Embedding(1000, 8), torch.nn.Flatten(), torch.nn.Linear(3 * 8, 1))
+
+    doc = describe_operators(net, [3], batch=4, input_dtype="int64", task="recommender")
+    assert doc["embedding_tables"] == [[1000, 8]]
+    gather = next(o for o in doc["operators"] if o["class"] == "embedding")
+    # 4 x 3 int64 ids in, 4 x 3 rows of 8 bf16 values out (and read): not the 1000-row table
+    assert gather["bytes_read"] == 4 * 3 * 8 + 4 * 3 * 8 * 2 and gather["param_bytes"] == 0
+    assert gather["bytes_written"] == 4 * 3 * 8 * 2

@@ -253,6 +253,8 @@ def describe_operators(
         for h in handles:
             h.remove()
     fuse_groups(rec.rows)
+    embeddings = (torch.nn.Embedding, torch.nn.EmbeddingBag)
+    tables = [[m.num_embeddings, m.embedding_dim] for m in model.modules() if isinstance(m, embeddings)]
     return {
         "name": name,
         "task": task,
@@ -262,5 +264,6 @@ def describe_operators(
         "input_shape": list(totals.input_shape),
         "flops_per_sample": totals.flops_per_sample,
         "activation_bytes_per_sample": totals.activation_bytes_per_sample,
+        "embedding_tables": tables,  # [rows, dim] per table: sharded and sparse-trained as recommenders are
         "operators": rec.rows,
     }
