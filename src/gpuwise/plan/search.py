@@ -297,11 +297,12 @@ def _training_candidates(
     bound = bound or cost_bound(cat, prune_cost=False)
     variant = id(work)
     rates = compute_rates(gpu, work.precision, cat, cal)
-    beaten = bound.beaten(variant, rates, usd_per_hour(_hardware(gpu, 1), req.pricing, params))
+    beaten = bound.beaten(variant, rates, _cheapest_gpu_hour(gpu, req, params))
     if beaten is not None:
         lg = check_lang(req.lang)
         return [], msg("why_bound", lg, bound=fmt_money(beaten[0], lg), best=fmt_money(beaten[1], lg))
     counts = _counts(gpu, limit)
+    unpriced = 0
     out: list[Candidate] = []
     smallest_need = math.inf
     met = 0
@@ -313,6 +314,12 @@ def _training_candidates(
         if req.deadline_seconds and ideal and ideal > req.deadline_seconds and count < counts[-1]:
             continue  # too few GPUs to meet the deadline even at the roofline
         hw = _hardware(gpu, count)
+        price = usd_per_hour(hw, req.pricing, params)
+        if price is None:
+            unpriced += 1
+            continue  # no offer rents nodes of this size: nothing to rank it by
+        if ideal and price and bound.prune_cost and price * ideal / 3600 >= bound.best.get(variant, math.inf):
+            continue  # even at the roofline this count costs more than the best plan so far
         choice = best_layout(work, hw, cat, rates)
         smallest_need = min(smallest_need, choice.smallest_need)
         job = choice.job
@@ -332,6 +339,8 @@ def _training_candidates(
                 lasts = _holds(grown, job, hw, req, cat, cal)
         if met >= 2 and lasts and not cheaper:
             break
+    if not out and unpriced:
+        return [], f"price: no {req.pricing} offer rents {gpu.id} in the sizes that fit (up to {limit} GPUs)"
     if not out:
         return [], (
             f"memory: does not fit on up to {limit} GPUs (best layout needs "
@@ -559,10 +568,18 @@ def _gpu_candidates(
     return found, (None if any(c.ok for c in found) else _misses(gpu, found, req.lang))
 
 
+def _cheapest_gpu_hour(gpu: GPU, req: Requirements, params: CostParams) -> float | None:
+    """The lowest price per GPU-hour of one GPU or a whole node (offers rent whole instances)."""
+    prices = [
+        p / n for n in {1, gpu.node_gpus} if (p := usd_per_hour(_hardware(gpu, n), req.pricing, params)) is not None
+    ]
+    return min(prices, default=None)
+
+
 def _price_per_flop(gpu: GPU, work: Workload, req: Requirements, cat: Catalog, params: CostParams) -> float:
     """$/hour per achievable FLOP/s: the order in which GPU types are searched, so that the bound
     meets a cheap plan early (types without a price or figures last)."""
-    price = usd_per_hour(_hardware(gpu, 1), req.pricing, params)
+    price = _cheapest_gpu_hour(gpu, req, params)
     if not isinstance(work, TrainingJob) or price is None or not gpu.peak_flops:
         return math.inf
     try:
