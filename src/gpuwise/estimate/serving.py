@@ -473,21 +473,23 @@ def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap:
 
 def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int) -> int:
     """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
-    from `guess` (down while ok, else up) and then bisecting: near the answer a few probes do."""
+    from `guess` (down while ok, else up) in steps that start at 1/16 of it, then bisecting until
+    the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets)."""
     g = max(lo, min(most, guess))
+    first = max(1, g // 16)
     if ok(g):  # gallop down: the bracket (bad, good] holds the answer
-        good, step = g, 1
+        good, step = g, first
         while good - step >= lo and ok(good - step):
             good, step = good - step, step * 2
         bad = max(lo - 1, good - step)
     else:
-        bad, step = g, 1
+        bad, step = g, first
         while bad < most and not ok(min(most, bad + step)):
             bad, step = min(most, bad + step), step * 2
         if bad >= most:
             return most
         good = min(most, bad + step)
-    while good - bad > 1:
+    while good - bad > max(1, good // 128):
         mid = (good + bad) // 2
         good, bad = (mid, bad) if ok(mid) else (good, mid)
     return good

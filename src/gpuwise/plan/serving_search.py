@@ -251,6 +251,11 @@ def _latency_key(req: Requirements) -> str:
     return f"{_percentile_name(req).lower()}_latency"
 
 
+def _fleet_per_hour(c: Candidate) -> float:
+    """What the fleet of a candidate costs an hour (the unit of an option's floor cost)."""
+    return math.inf if c.usd_per_hour is None else c.usd_per_hour * c.replicas
+
+
 def _search_order(options: list[Option]) -> list[Option]:
     """Each TP degree's best-capacity option first (a faster replica can meet a TTFT target at a
     load a slower one cannot, whatever its floor), then every other option by floor cost."""
@@ -275,7 +280,7 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
     heads = len({o.tp for o in options})
     tried = 0
     for i, option in enumerate(order):
-        bound = best is not None and best.cost is not None and option.floor_cost >= best.cost
+        bound = best is not None and option.floor_cost >= _fleet_per_hour(best)
         if bound or i >= heads + CONFIRM_OPTIONS:
             if i < heads:
                 continue  # another TP degree's first option may still be cheaper
@@ -287,7 +292,7 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
             continue
         basis = f"simulated: {simulated_requests(work, cat)} requests per configuration, Poisson arrivals"
         cand = _build(est, option, req, params, sp.replicas, basis, confirmed=True)
-        if best is None or (cand.cost or math.inf) < (best.cost or math.inf):
+        if best is None or _fleet_per_hour(cand) < _fleet_per_hour(best):
             best = cand
     if best is None:  # no option meets the targets in simulation: the candidate misses them
         c.confirmed = True
