@@ -204,3 +204,15 @@ def test_owned_pricing_labels_the_amortised_month_and_the_horizon_total():
         timeout=120,
     )
     assert "amortised/month" in proc.stdout and "total 3 y" in proc.stdout, proc.stdout
+
+
+def test_the_cli_summary_speaks_the_readers_language():
+    argv = shlex.split("plan --model llama-2-7b --method lora --tokens 10M --deadline 1d --gpus h100-sxm --lang zh")
+    proc = subprocess.run([sys.executable, "-m", "gpuwise.cli.app", *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for words in ("的资源方案", "截止时间", "推荐方案", "满足全部需求的最便宜配置", "复现命令"):
+        assert words in proc.stdout, words
+    bad = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", *argv[:-1], "fr"], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "--lang" in bad.stderr and "Traceback" not in bad.stderr
