@@ -310,6 +310,14 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
             return f"{key.upper()} {fmt_seconds(pcts['e2e'][key])}", rate
         shown = f"{key.upper()} TTFT {fmt_seconds(pcts['ttft'][key])}, TPOT {fmt_seconds(pcts['tpot'][key])}"
         return shown, rate
+    inf = c.est.inference
+    if req.has_latency and inf is not None and inf.decode_seconds_per_token:  # not simulated: the analytic floor
+        batch = (c.serving or {}).get("max_batch")
+        return (
+            f"not simulated (full batch {batch}: TTFT {fmt_seconds(inf.time_to_first_token_seconds)}, "
+            f"TPOT {fmt_seconds(inf.decode_seconds_per_token)})",
+            rate,
+        )
     p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
     return fmt_duration(p if p else c.time, lang), rate
 
