@@ -134,17 +134,23 @@ def test_acceptance_against_the_fleet_in_the_store(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "doc",
+    ("doc", "message"),
     [
-        {"results": [{"benchmark": "matmul", "name": "best", "params": {"dtype": "bf16"}}]},  # no value
-        {"results": [{"benchmark": "matmul", "name": "best", "value": 0, "params": {"dtype": "bf16"}}]},
-        {"results": "matmul"},
+        (  # no value
+            {"results": [{"benchmark": "matmul", "name": "best", "params": {"dtype": "bf16"}}]},
+            "results[0] must have text 'benchmark' and 'name', a finite positive 'value'",
+        ),
+        (
+            {"results": [{"benchmark": "matmul", "name": "best", "value": 0, "params": {"dtype": "bf16"}}]},
+            "a finite positive 'value'",
+        ),
+        ({"results": "matmul"}, "expected `gpuwise bench --json` output"),
     ],
 )
-def test_acceptance_rejects_malformed_baselines_with_a_message(tmp_path, doc):
+def test_acceptance_rejects_malformed_baselines_with_a_message(tmp_path, doc, message):
     card = _results(tmp_path / "card.json", 7.9e14, 2.95e12)
     base = tmp_path / "base.json"
     base.write_text(json.dumps(doc))
     proc = _cli("bench", "accept", "--results", str(card), "--baseline", str(base))
-    assert proc.returncode == 2 and "expected `gpuwise bench --json` output" in proc.stderr
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
