@@ -256,3 +256,32 @@ def test_bench_tries_the_jetson_device_tree(monkeypatch, tmp_path):
     monkeypatch.setattr(host, "_device_tree_compatible", lambda: modules)
     assert host.catalog_gpu_id("Orin", 62 * GiB) == "jetson-agx-orin-64gb"
     assert host.catalog_gpu_id("Orin", 30 * GiB) is None  # the 64 GB module id with 32 GB memory
+
+
+# ----- the GPUs the market rents (issue 13): names from NVIDIA's driver table --------------------
+@pytest.mark.parametrize(
+    ("name", "pci", "memory_bytes", "gpu_id"),
+    [
+        ("NVIDIA RTX 6000 Ada Generation", "10de:26b1", 49140 * MiB, "rtx-6000-ada"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "10de:2bb5", 97887 * MiB, "rtx-pro-6000"),
+        ("NVIDIA L20", "10de:26ba", 46068 * MiB, "l20"),
+        ("NVIDIA GH200 480GB", "10de:2342", 97280 * MiB, "gh200"),  # the 96 GB HBM3 part (480 GB is the CPU's)
+        ("NVIDIA B300 SXM6 AC", "10de:3182", 275040 * MiB, "b300"),
+    ],
+)
+def test_the_market_gpus_are_identified(name, pci, memory_bytes, gpu_id, catalog):
+    assert identify(name, catalog=catalog, memory_bytes=memory_bytes) == gpu_id
+    assert identify(pci_id=pci, catalog=catalog) == gpu_id
+
+
+@pytest.mark.parametrize(
+    ("name", "pci"),
+    [
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "10de:2bb1"),  # another board than the Server Edition
+        ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "10de:2bb4"),
+        ("NVIDIA GH200 144G HBM3e", "10de:2348"),  # 144 GB HBM3e: no entry, never the 96 GB GH200
+    ],
+)
+def test_sibling_boards_of_the_market_gpus_stay_unknown(name, pci, catalog):
+    assert identify(name, catalog=catalog) is None
+    assert identify(pci_id=pci, catalog=catalog) is None

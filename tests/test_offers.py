@@ -43,6 +43,15 @@ def test_every_offer_has_a_source_a_date_and_a_currency():
         assert rate.source in CAT.offer_sources and rate.date
 
 
+def test_every_offered_gpu_is_in_the_catalog_so_its_offers_are_plannable():
+    # issue 13: rtx-6000-ada, rtx-pro-6000, l20, gh200 and b300 had offers but no gpus.yaml entry
+    offered = {o.gpu for o in CAT.offers}
+    assert offered <= set(CAT.gpus), sorted(offered - set(CAT.gpus))
+    for gpu_id in ("rtx-6000-ada", "rtx-pro-6000", "l20", "gh200", "b300", "a10g"):
+        gpu = CAT.gpus[gpu_id]
+        assert gpu.peak_flops.get("bf16", 0) > 0, gpu_id  # a plan can time a bf16 job on it
+
+
 def test_offers_cover_the_market():
     gpus = {o.gpu for o in CAT.offers}
     providers = {o.provider for o in CAT.offers}
