@@ -166,3 +166,17 @@ def test_a_gpu_priced_as_a_server_buys_whole_servers():
     # the catalog prices the B200 as a DGX B200 (costs.yaml servers), not chips plus a generic host
     catalog_b200 = owned_cost(build_hardware("b200:8", CAT), CostParams.from_catalog(CAT))
     assert catalog_b200.servers_usd == CAT.servers["b200"].usd
+
+
+def test_catalog_servers_as_bought_hand_checked():
+    """costs.yaml prices H100, H200 and GH200 as whole servers (Epoch AI's hardware price rows)."""
+    p = CostParams.from_catalog(CAT)
+    dgx = owned_cost(build_hardware("h100-sxm:16", CAT), p)
+    assert dgx.servers_usd == 2 * 375_000 and dgx.gpus_usd == 0 and dgx.hosts_usd == 0  # two DGX H100
+    assert dgx.network_usd == pytest.approx(2 * CAT.costs["network_usd_per_node"].value)  # two nodes: the fabric
+    assert dgx.platform is not None and "DGX H100" in dgx.platform
+    hgx = owned_cost(build_hardware("h200:8", CAT), p)
+    assert hgx.servers_usd == pytest.approx(39_083.38 * 8, abs=1)  # 312,667 USD for one HGX H200 server
+    # one superchip per server: 4 GH200 buy 4 servers of 46,675 USD, the CPU included (no host share)
+    gh = owned_cost(build_hardware("gh200:4", CAT), p)
+    assert gh.servers_usd == 4 * 46_675 and gh.hosts_usd == 0
