@@ -28,6 +28,9 @@ def test_full_finetune_never_on_cards_below_its_model_states():
     assert r.candidates
     for c in r.candidates:
         hw = c.est.hardware
+        if c.est.workload.offload:  # states kept in host memory (ZeRO-Offload), and the label says so
+            assert "offload-" in c.label
+            continue
         assert hw.count * hw.gpu.capacity_bytes >= states, c.label
     assert all(c.est.memory.fits for c in r.candidates)
 

@@ -104,7 +104,9 @@ def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
     start = cat.reliability["restart_seconds_per_interruption"].value  # every run starts once, too
     restore = size / bandwidth + start
     tau = max(_daly_interval(delta, mtbf), delta)
-    goodput = 1 / (1 + delta / tau + (tau / 2 + restore) / mtbf)
+    # nothing on the GPUs to save (states offloaded to the host): no checkpoint cost, restarts only
+    lost = delta / tau + tau / 2 / mtbf if tau > 0 else 0.0
+    goodput = 1 / (1 + lost + restore / mtbf)
     return Reliability(
         interruptions_per_gpu_hour=rate,
         mtbf_seconds=mtbf,

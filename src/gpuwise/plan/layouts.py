@@ -189,8 +189,23 @@ def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:
         last = rate
 
 
+# CPU offload (ZeRO-Offload, then ZeRO-Infinity / FSDP cpu_offload) trades PCIe time for memory:
+# tried, lightest first, only on a count where no layout fits without it.
+OFFLOADS: tuple[tuple[str, ...], ...] = (("optimizer",), ("optimizer", "params"))
+
+
 def best_layout(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> LayoutChoice:
-    """The layout with the most samples per second that fits on `hw` (see the module docstring)."""
+    """The layout with the most samples per second that fits on `hw` (see the module docstring);
+    where none fits and the job names no offload itself, the same search with CPU offload."""
+    choice = _search(work, hw, cat, rates)
+    for offload in OFFLOADS if choice.job is None and not work.offload else ():
+        tried = _search(replace(work, offload=offload), hw, cat, rates)  # type: ignore[arg-type]
+        if tried.job is not None:
+            return tried
+    return choice
+
+
+def _search(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> LayoutChoice:
     s = _Search(work, hw, cat, rates, _recomputes(work))
     for tp, pp in _degrees(work, hw):
         dp = hw.count // (tp * pp)

@@ -117,6 +117,7 @@ class Candidate:
                 w.method,
                 f"zero{par.zero}" if par.zero else "",
                 f"rc-{w.recompute}" if w.recompute != "none" else "",
+                f"offload-{'+'.join(w.offload)}" if w.offload else "",
             ]
         else:
             layout += [w.weights_dtype]
