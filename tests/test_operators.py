@@ -198,3 +198,28 @@ def test_image_decode_costs_are_sourced():
     costs = image_decode_costs()
     assert costs["cpu_pillow_seconds_per_image"][0] == pytest.approx(1 / 577, rel=1e-2)
     assert all(0 < v < 0.1 and "JPEG" in title for v, title in costs.values())
+
+
+def test_tables_too_large_for_the_gpus_live_in_host_memory_with_a_hot_row_cache():
+    from gpuwise.estimate.operators import host_lookup_seconds, table_placement
+
+    model = generic("dlrm-criteo-1tb")
+    a10, a100 = CAT.gpu("a10"), CAT.gpu("a100-80gb-sxm")
+    share = CAT.convention("embedding_gpu_table_share")
+    fits = table_placement(model, 8, a100.capacity_bytes, 2, CAT)
+    assert fits.host_bytes == 0 and fits.hit_rate == 1 and fits.gpu_bytes == model.embedding_params / 8 * 2
+    one = table_placement(model, 1, a10.capacity_bytes, 2, CAT)
+    assert one.gpu_bytes == pytest.approx(a10.capacity_bytes * share)
+    assert one.gpu_bytes + one.host_bytes == pytest.approx(model.embedding_params * 2)
+    hit = CAT.convention("embedding_cache_hit_rate")
+    assert one.hit_rate == hit
+    assert a10.pcie is not None
+    link = CAT.interconnect(f"pcie{a10.pcie.generation}-x16")
+    rows = 1024 * 26 * 128 * 2  # 26 tables of dim 128 at 2 bytes, one id each
+    assert host_lookup_seconds(model, 1024, one, a10, 2, CAT) == pytest.approx(
+        rows * (1 - hit) / link.achieved_bandwidth
+    )
+    assert host_lookup_seconds(model, 1024, fits, a100, 2, CAT) == 0
+    est = memory(TrainingJob(model=model, optimizer="sgd", micro_batch=1024), Hardware(a10, 1, 1), CAT)
+    assert est.per_gpu.detail["embedding_tables"] == pytest.approx(one.gpu_bytes)
+    assert any("host memory" in a for a in est.assumptions)

@@ -17,6 +17,7 @@ from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
+from gpuwise.estimate.operators import table_placement
 from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.build import data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, TrainingJob, Workload
@@ -511,7 +512,15 @@ def _sparse_tables(job: TrainingJob, hw: Hardware, n: _Notes) -> dict[str, float
         f"trained with fused row-wise Adagrad (one fp32 state per row, no table gradients kept); "
         f"dense layers with {job.optimizer}"
     )
-    return {"params": params, "weights": params * e, "optimizer": state}
+    place = table_placement(model, gpus, hw.gpu.capacity_bytes, e, n.cat)
+    on_gpu = place.gpu_bytes / (params * e) if params else 1.0
+    if place.host_bytes:
+        n.add(
+            f"{model.name}: {fmt_bytes(place.host_bytes)} of each GPU's table share kept in host memory, "
+            f"{fmt_bytes(place.gpu_bytes)} of hot rows cached on the GPU (UVM caching, "
+            f"{place.hit_rate:.0%} of lookups served there) [embedding_gpu_table_share, embedding_cache_hit_rate]"
+        )
+    return {"params": params, "weights": place.gpu_bytes, "optimizer": state * on_gpu}
 
 
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes) -> MemoryBreakdown:

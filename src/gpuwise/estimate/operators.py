@@ -258,3 +258,40 @@ def served_batch(model: GenericArch, requests: int, items: int, rates: Rates, ca
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
     side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
     return ServedBatch(kernels.total + copy, sum(around.values()), terms, notes, side)
+
+
+# ------------------------------------------------------------------------------------------
+# embedding tables larger than the GPUs: host memory with a cache of hot rows
+# ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TablePlacement:
+    """Where one GPU's share of a recommender's tables lives (TorchRec UVM caching when it is too
+    large): `gpu_bytes` in GPU memory (all of it, or the cache of hot rows), `host_bytes` in host
+    memory, `hit_rate` the share of lookups the GPU copy serves."""
+
+    gpu_bytes: float
+    host_bytes: float
+    hit_rate: float
+
+
+def table_placement(
+    model: GenericArch, gpus: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
+) -> TablePlacement:
+    """All of a GPU's table share on the GPU when it fits the share of memory the sharding planner
+    gives tables; else that much of it as a cache of the hottest rows, the rest in host memory."""
+    share = model.embedding_params / max(gpus, 1) * element_bytes
+    budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
+    if share <= budget:
+        return TablePlacement(share, 0.0, 1.0)
+    return TablePlacement(budget, share - budget, catalog.convention("embedding_cache_hit_rate"))
+
+
+def host_lookup_seconds(
+    model: GenericArch, samples: int, placement: TablePlacement, gpu: GPU, element_bytes: float, catalog: Catalog
+) -> float:
+    """PCIe time of the rows the GPU cache misses for `samples` samples (one way)."""
+    if placement.host_bytes == 0:
+        return 0.0
+    row_bytes = samples * model.lookups_per_table * sum(dim for _, dim in model.embedding_tables) * element_bytes
+    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    return row_bytes * (1 - placement.hit_rate) / link.achieved_bandwidth

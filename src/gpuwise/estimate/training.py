@@ -28,7 +28,7 @@ from gpuwise.estimate.memory import (
     state_bytes,
     training_memory,
 )
-from gpuwise.estimate.operators import operator_step
+from gpuwise.estimate.operators import host_lookup_seconds, operator_step, table_placement
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.units import MiB
@@ -298,6 +298,13 @@ def _generic_work(
         )
     if flops == 0:
         notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
+    if model.embedding_tables:  # rows a host-memory table's GPU cache misses: over PCIe, there and back
+        e = _element_bytes(job)
+        place = table_placement(model, hw.count, hw.gpu.capacity_bytes, e, catalog)
+        miss = host_lookup_seconds(model, mb, place, hw.gpu, e, catalog)
+        if miss:
+            f_t, b_t = f_t + miss, b_t + miss
+            notes.append(f"{model.name}: cache misses of host-memory tables: {miss * 1e3:.2f} ms over PCIe each way")
     all_to_all = 0.0
     if model.embedding_tables and dp > 1:
         # model-parallel embeddings: an all-to-all of the looked-up vectors forward and backward
