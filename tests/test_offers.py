@@ -310,3 +310,23 @@ def test_estimate_gives_its_cost_in_cny_with_the_rate(capsys, tmp_path, monkeypa
     cny = CAT.fx["CNY"]
     assert code == 0 and d["currency"]["code"] == "CNY" and d["currency"]["date"] == cny.date
     assert d["currency"]["per_hour"] == pytest.approx(d["cost"]["usd_per_hour"] * cny.per_usd)
+
+
+def test_the_methods_example_plans_the_cards_small_teams_rent(tmp_path, monkeypatch):
+    """Issue 13's must-show: RTX 4090 is a candidate; A10G is searched (it has compute figures now)
+    and, when it loses, loses on cost, not on missing figures; no candidate is listed without a price."""
+    from gpuwise.api import make_plan
+    from gpuwise.planfile import read_plan_file
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    work, req, _ = read_plan_file(Path(__file__).parent.parent / "examples" / "finetune-7b-methods.yaml")
+    r = make_plan(work, req)
+    assert any(c.est.hardware.gpu.id == "rtx-4090" for c in r.candidates)
+    assert all(c.usd_per_hour is not None for c in r.candidates)  # unpriced counts are skipped, not listed
+    a10g = [c for c in r.candidates if c.est.hardware.gpu.id == "a10g"]
+    reasons = [x.reason for x in r.rejected if x.gpu == "a10g"]
+    assert a10g or reasons, "a10g was neither planned nor ruled out"
+    assert not any("no published compute" in why for why in reasons), reasons
+    # restricted to the A10G, the plan chooses it
+    only = make_plan(work, {**req, "gpus": "a10g"})
+    assert only.chosen is not None and only.chosen.est.hardware.gpu.id == "a10g"
