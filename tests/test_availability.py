@@ -10,8 +10,8 @@ from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import DeployOptions
 from gpuwise.deploy.manifests import plan_manifests
-from gpuwise.planfile import read_plan_file
 from gpuwise.plan.availability import _daly_interval, interruptions_per_gpu_hour, training_reliability
+from gpuwise.planfile import read_plan_file
 
 CAT = load_catalog()
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -8,9 +8,9 @@ import pytest
 from gpuwise.api import make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.pipeline import pipeline_rate
-from gpuwise.planfile import read_plan_file
 from gpuwise.plan.layouts import hardware
 from gpuwise.plan.pipeline_search import designs
+from gpuwise.planfile import read_plan_file
 from gpuwise.workload import build_workload
 
 CAT = load_catalog()
