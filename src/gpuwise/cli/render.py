@@ -296,7 +296,7 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
         key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
         tput = f"{fmt_count_l(getattr(tr, key), lang)} {unit}" if tr else "—"
         when = (
-            fmt_duration(tr.total_seconds, lang)
+            fmt_duration(c.hours * 3600 if c.hours else tr.total_seconds, lang)  # expected: start-up, failures
             if tr and tr.total_seconds
             else (msg("per_step", lang, t=fmt_duration(tr.step_seconds, lang)) if tr else "—")
         )
