@@ -16,6 +16,8 @@ KB = 10**3
 MB = 10**6
 GB = 10**9
 TB = 10**12
+DAYS_PER_YEAR = 365.25  # the Julian year: calendars average to it
+MONTHS_PER_YEAR = 12
 MAX_QUANTITY = 1e18  # the largest size, count or duration a person may type
 
 _SIZE_UNITS = {

@@ -27,6 +27,7 @@ from typing import Any
 
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError, suggest
+from gpuwise.units import DAYS_PER_YEAR, MONTHS_PER_YEAR
 
 __all__ = [
     "PRICE_MODELS",
@@ -41,8 +42,8 @@ __all__ = [
 ]
 
 PRICE_MODELS = ("on-demand", "spot", "1y", "3y")
-STALE_MONTHS = 12.0
-DAYS_PER_MONTH = 365.25 / 12
+STALE_MONTHS = 12  # the rule: an offer older than a year is stale
+DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR
 
 
 def price_model_of(pricing: str, years: float | None = None) -> str:
@@ -320,7 +321,7 @@ def holding_totals(
             continue
         term = TERM_YEARS.get(model)
         hours = (
-            years * hours_per_year * busy if term is None else math.ceil(years / term - 1e-9) * term * hours_per_year
+            years * hours_per_year * busy if term is None else math.ceil(round(years / term, 9)) * term * hours_per_year
         )
         totals[model] = q.usd_per_hour * hours
     totals["spot"] = None
