@@ -330,3 +330,29 @@ def test_the_methods_example_plans_the_cards_small_teams_rent(tmp_path, monkeypa
     # restricted to the A10G, the plan chooses it
     only = make_plan(work, {**req, "gpus": "a10g"})
     assert only.chosen is not None and only.chosen.est.hardware.gpu.id == "a10g"
+
+
+def test_the_web_pages_show_the_offer_and_the_rate(tmp_path, monkeypatch):
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from gpuwise.web.app import create_app
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    cny = CAT.fx["CNY"]
+    r = client.get(
+        "/estimate", params={"model": "llama-2-7b", "task": "inference", "gpu": "h100-sxm", "currency": "CNY"}
+    )
+    assert r.status_code == 200
+    offer = re.search(r'<p id="offer">Priced from: (.*?)</p>', r.text, re.S)
+    assert offer is not None and " from " in offer.group(1) and "on-demand" in offer.group(1)
+    assert f"{cny.per_usd:g} CNY per USD on {cny.date}" in r.text  # the rate used and its date
+    plan = client.post(
+        "/plan", data={"model": "llama-2-7b", "task": "finetune", "method": "qlora", "tokens": "20M", "currency": "CNY"}
+    )
+    assert plan.status_code == 200
+    assert f"costs in CNY at {cny.per_usd:g} CNY per USD ({cny.date}" in plan.text
+    cells = re.findall(r'<td class="offer">(.*?)</td>', plan.text, re.S)
+    assert cells and all(" from " in c and "in CNY:" in c for c in cells)  # every row names its offer

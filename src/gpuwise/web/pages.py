@@ -49,6 +49,7 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
         "notes": [],
     }
     if result is not None:
+        from gpuwise.estimate.offers import rate_line
         from gpuwise.report.document import charts
 
         ctx.update(
@@ -57,8 +58,34 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
             rejected=result.rejected,
             charts=charts(result),
             notes=result.notes,
+            rate=rate_line(result.requirements.fx),
+            offers=[_offer_lines(c.price_detail) for c in result.candidates[:8]],
+            chosen_offer=_offer_lines(result.chosen.price_detail if result.chosen else None),
         )
     return ctx
+
+
+def _offer_lines(detail: dict[str, Any] | None) -> dict[str, str | None]:
+    """The offer behind a price and the cost in --currency, in the words the CLI and reports use."""
+    from gpuwise.estimate.offers import describe_money, describe_offer
+
+    offer = (detail or {}).get("offer")
+    money = (detail or {}).get("currency")
+    return {"offer": describe_offer(offer) if offer else None, "money": describe_money(money) if money else None}
+
+
+def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) -> dict[str, str | None]:
+    """The on-demand offer behind an estimate's price and its cost in `currency` (the dated rate)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.cost import CostParams, rent_quote
+    from gpuwise.estimate.offers import default_market, fx_rate, money, rate_line
+
+    cat = load_catalog()
+    quote = rent_quote(hardware, "on-demand", CostParams.from_catalog(cat, market=default_market(cat)))
+    fx = fx_rate(cat.fx, currency or "USD")
+    amounts = money(fx, per_hour=(cost or {}).get("usd_per_hour"), per_month=(cost or {}).get("usd_per_month"))
+    lines = _offer_lines({"offer": quote.as_dict() if quote else None, "currency": amounts if cost else None})
+    return {**lines, "rate": rate_line(fx)}
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -105,11 +132,15 @@ def estimate_page(request: Request) -> Response:
     """One configuration, training or serving; estimated once a model and a GPU are given."""
     q = read_form(request.query_params.multi_items())
     result = None
+    prices: dict[str, str | None] = {}
     if q.get("model") and q.get("gpu"):
-        result = data.run_estimate(*estimate_inputs(q)).as_dict()
+        est = data.run_estimate(*estimate_inputs(q))
+        result = est.as_dict()
+        prices = _estimate_prices(est.hardware, result.get("cost"), q.get("currency", "USD"))
     ctx = {
         **_form_context(q or dict(ESTIMATE_DEFAULTS), ESTIMATE_SECTIONS),
         "result": result,
+        "prices": prices,
         "chart": data.memory_chart(result) if result else None,
     }
     return templates.TemplateResponse(request, "estimate.html", ctx)
