@@ -484,7 +484,9 @@ def _offload(
     if "optimizer" in job.offload or "params" in job.offload:
         detail["offloaded_to_cpu"] = opt + master
         opt = master = 0.0
-        n.add("optimizer states (and any fp32 master copy) live in CPU memory (ZeRO-Offload); the update runs on the CPU")
+        n.add(
+            "optimizer states (and any fp32 master copy) live in CPU memory (ZeRO-Offload); the update runs on the CPU"
+        )
     if "params" in job.offload:
         detail["offloaded_to_cpu"] += weights - detail.get("zero3_gather_buffer", 0.0) + grads
         weights, grads = detail.get("zero3_gather_buffer", 0.0), 0.0
