@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import Offer
@@ -15,11 +15,12 @@ from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, rent_quote
 from gpuwise.estimate.offers import Market, flip_note, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
-from gpuwise.plan import PlanResult, plan
-from gpuwise.plan.command import estimate_command
 from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements, latency_goals
 from gpuwise.workload.schema import TargetFields, check_unknown, layout_names, names, validate
+
+if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
+    from gpuwise.plan import PlanResult
 
 
 def make_plan(
@@ -57,6 +58,8 @@ def make_plan(
         )
     prices = _confined(req.prices) if confine_files else req.prices
     params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, req.providers, req.exclude_providers))
+    from gpuwise.plan import plan
+
     result = plan([w for w, _ in variants], req, cat, params, calibrations)
     _attach_commands(result, variants, requirements)
     attach_offers(result, params)
@@ -131,6 +134,8 @@ def _attach_commands(
     result: PlanResult, variants: list[tuple[Workload, dict[str, Any]]], requirements: Mapping[str, Any]
 ) -> None:
     """Each candidate's `gpuwise estimate ...` line, from the options of the variant it was planned for."""
+    from gpuwise.plan.command import estimate_command
+
     targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
     try:  # estimate sizes replicas only for a latency target; a bare --qps is the plan's alone
         latency_target({k: v for k, v in targets.items() if k in names("target")})

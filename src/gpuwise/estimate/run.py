@@ -4,7 +4,7 @@ replicas) and assemble the result into the JSON contract of design.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.errors import UsageError
@@ -13,17 +13,12 @@ from gpuwise.estimate.cost import fleet_cost
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
 from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.serving import (
-    InferenceEstimate,
-    ServingPlan,
-    compute_dtype,
-    inference_time,
-    plan_replicas,
-    serving_batch,
-)
 from gpuwise.estimate.training import TrainingEstimate, training_time
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.requirements import LatencyGoals
+
+if TYPE_CHECKING:  # the serving model is imported by the serving branch: a training estimate skips it
+    from gpuwise.estimate.serving import InferenceEstimate, ServingPlan
 
 
 @dataclass(frozen=True)
@@ -220,6 +215,8 @@ def estimate(
             training = training_time(work, hw, rates, topo, catalog)
             notes += training.notes
         else:
+            from gpuwise.estimate.serving import compute_dtype, inference_time, plan_replicas, serving_batch
+
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
