@@ -88,6 +88,9 @@ def _medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=7, help="Rounds of interleaved runs (default 7).")
+    ap.add_argument(
+        "--strict", action="store_true", help="Exit 1 when a ratio misses its target (CI prints them; see the note)."
+    )
     args = ap.parse_args()
     if args.runs < 1:
         ap.error(f"--runs must be at least 1; got {args.runs}")
@@ -105,7 +108,9 @@ def main() -> int:
             f"{name:56s} {wall * 1e3:5.0f}ms {wall / ref_wall:5.2f}x {cpu * 1e3:5.0f}ms {cpu / ref_cpu:5.2f}x "
             f"{target:6.2f}x{flag}"
         )
-    return 1 if failed else 0
+    if failed:
+        print("a start-up target is missed: see 'A fast start' in docs/performance.md")
+    return 1 if failed and args.strict else 0
 
 
 if __name__ == "__main__":
