@@ -1,7 +1,9 @@
 """Accuracy of the serving model at load against published measurements
 (tests/data/published_serving.yaml): TensorRT-LLM's online-serving table (mean TTFT, mean
 inter-token latency and output throughput at 2-16 QPS and with every request at once) and its
-maximum-throughput table, and a vLLM concurrency sweep on an RTX 4090. Every case has a regression
+maximum-throughput table, a vLLM concurrency sweep on an RTX 4090, and vLLM on 8x MI300X (OCI's
+Llama 3.1 405B FP8 batch and throughput tables; the model overestimates that ROCm stack by 41-63 %,
+reported, not fitted away: see docs/accuracy-serving.md). Every case has a regression
 bound; the medians over the checked cases are held to the goals."""
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ RESULTS = {r.id: r for r in evaluate_all(load_catalog())}
 
 
 def test_coverage_at_load():
-    """At least 40 checked cases, TTFT and TPOT among them, five GPU models, four model sizes, one MoE."""
+    """At least 40 checked cases, TTFT and TPOT among them, six GPU models, four model sizes, one MoE."""
     results = list(RESULTS.values())
     assert len([r for r in results if r.checked]) >= 40
     assert {r.metric for r in results} == {"output_tokens_per_second", "mean_ttft_seconds", "mean_tpot_seconds"}
-    assert len({r.gpu for r in results if r.checked}) >= 5
+    assert len({r.gpu for r in results if r.checked}) >= 6
     models = {r.model for r in results}
     assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mixtral-8x7b-v0.1"} <= models
 
