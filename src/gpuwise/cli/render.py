@@ -19,6 +19,7 @@ from gpuwise.plan.messages import (
     fmt_duration,
     fmt_gpu_hours,
     fmt_money,
+    localize,
     msg,
     rate_unit,
 )
@@ -313,11 +314,8 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
     inf = c.est.inference
     if req.has_latency and inf is not None and inf.decode_seconds_per_token:  # not simulated: the analytic floor
         batch = (c.serving or {}).get("max_batch")
-        return (
-            f"not simulated (full batch {batch}: TTFT {fmt_seconds(inf.time_to_first_token_seconds)}, "
-            f"TPOT {fmt_seconds(inf.decode_seconds_per_token)})",
-            rate,
-        )
+        ttft, tpot = fmt_seconds(inf.time_to_first_token_seconds), fmt_seconds(inf.decode_seconds_per_token)
+        return msg("not_simulated", lang, batch=batch, ttft=ttft, tpot=tpot), rate
     p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
     return fmt_duration(p if p else c.time, lang), rate
 
@@ -364,7 +362,8 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
         bad = [k for k, v in c.meets.items() if not v["ok"]]
         meets = msg("meets_all", lang) if not bad else msg("misses", lang, what=", ".join(bad))
         if c.growth is not None:
-            meets += " · growth " + ("holds" if c.growth["holds"] else "breaks")
+            verdict = msg("growth_cell_holds" if c.growth["holds"] else "growth_cell_breaks", lang)
+            meets += msg("growth_cell", lang, verdict=verdict)
         style = "bold green" if i == 1 and c.ok else ("" if c.ok else "dim")
         first, second = _cost_cells(c.as_dict()["cost"], training, lang)
         t.add_row(
@@ -390,7 +389,7 @@ def plan_view(result: Any, top: int) -> None:
         for reason in chosen.why:
             console.print(f"  • {reason}")
         console.print(cost_line(chosen.as_dict()["cost"], lang))
-        for line in offer_lines(chosen.as_dict()):
+        for line in offer_lines(chosen.as_dict(), lang):
             console.print(Text(f"  {line}", style="cyan"))
         if chosen.command:
             console.print(Text(f"{msg('command', lang)}: {chosen.command}", style="dim"))
@@ -408,16 +407,17 @@ def plan_view(result: Any, top: int) -> None:
         for r in result.rejected:
             console.print(Text(f"  {r.gpu}: {r.reason}", style="dim"))
     for note in result.notes:
-        console.print(Text(note, style="dim"))
+        console.print(Text(localize(note, lang), style="dim"))
 
 
-def offer_lines(d: dict[str, Any]) -> list[str]:
-    """The offer behind a candidate's price and its costs in --currency (with the rate and date)."""
+def offer_lines(d: dict[str, Any], lang: Lang = "en") -> list[str]:
+    """The offer behind a candidate's price and its costs in --currency (with the rate and date);
+    the offer itself is a source citation and stays as the price list writes it."""
     from gpuwise.estimate.offers import describe_money, describe_offer
 
     lines = []
     if d.get("offer"):
-        lines.append("priced from: " + describe_offer(d["offer"]))
+        lines.append(msg("priced_from", lang, offer=localize(describe_offer(d["offer"]), lang)))
     money = describe_money(d.get("currency") or {})
     if money:
         lines.append(money)

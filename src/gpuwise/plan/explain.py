@@ -24,13 +24,21 @@ def headline(objective: str, lang: Lang) -> str:
     return msg("why_cheapest" if objective == "cost" else "why_fastest", lang)
 
 
-def layout_text(w: TrainingJob, count: int) -> str:
+def layout_text(w: TrainingJob, count: int, lang: Lang = "en") -> str:
     """The parallel layout in the words of the frameworks: degrees, ZeRO stage, recomputation, batch."""
     par = w.parallel
     sp = " +SP" if par.sequence_parallel and par.tp > 1 else ""
-    return (
-        f"TP{par.tp}{sp} x PP{par.pp} x DP{par.dp(count)}, ZeRO-{par.zero}, recompute {w.recompute}, "
-        f"micro-batch {w.micro_batch} x {w.grad_accumulation(count)} accumulation"
+    return msg(
+        "layout",
+        lang,
+        tp=par.tp,
+        sp=sp,
+        pp=par.pp,
+        dp=par.dp(count),
+        zero=par.zero,
+        recompute=w.recompute,
+        mb=w.micro_batch,
+        acc=w.grad_accumulation(count),
     )
 
 
@@ -89,7 +97,7 @@ def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
             need, cap = fmt_bytes(est.memory.per_gpu.total), fmt_bytes(est.memory.capacity)
             out.append(msg("why_adapter", lang, method=w.method.upper(), dtype=w.weights_dtype, need=need, cap=cap))
         count = est.hardware.count
-        out.append(msg("why_layout", lang, layout=layout_text(w, count), count=count, gpu=est.hardware.gpu.id))
+        out.append(msg("why_layout", lang, layout=layout_text(w, count, lang), count=count, gpu=est.hardware.gpu.id))
         if t:
             key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
             rate = fmt_count_l(getattr(t, key), lang)

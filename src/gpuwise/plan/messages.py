@@ -9,6 +9,7 @@ Pure data and string formatting: no I/O, so the planner may use it.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Literal
 
 __all__ = [
@@ -21,7 +22,9 @@ __all__ = [
     "fmt_duration",
     "fmt_gpu_hours",
     "fmt_money",
+    "localize",
     "msg",
+    "pipeline_text",
     "rate_unit",
 ]
 
@@ -211,6 +214,209 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "cost: at least {bound} even at its large-matmul rate, more than the {best} of the cheapest plan that meets every requirement",
         "zh": "成本：即使按大矩阵乘峰值速率也至少 {bound}，高于满足全部需求的最便宜方案的 {best}",
     },
+    # --- why a GPU type or a candidate is ruled out (plan.search, plan.serving_search)
+    "why_no_compute": {
+        "en": "no published compute figures: cannot estimate time",
+        "zh": "没有公开的算力数据：无法估算时间",
+    },
+    "why_no_tensor_cores": {"en": "no {precision} tensor cores", "zh": "没有 {precision} Tensor Core"},
+    "why_no_layout": {"en": "no layout fits", "zh": "没有放得下的并行布局"},
+    "why_method": {"en": "{method}: {reason}", "zh": "{method}：{reason}"},
+    "why_unpriced_sizes": {
+        "en": "price: no {pricing} offer rents {gpu} in the sizes that fit (up to {limit} GPUs)",
+        "zh": "价格：没有 {pricing} 报价能按放得下的规模租用 {gpu}（最多 {limit} 块 GPU）",
+    },
+    "why_too_big": {
+        "en": "memory: does not fit on up to {limit} GPUs (best layout needs {need} per GPU, capacity {cap})",
+        "zh": "显存：最多 {limit} 块 GPU 也放不下（最优布局每块 GPU 需要 {need}，容量 {cap}）",
+    },
+    "why_no_node_offer": {
+        "en": "no {pricing} offer rents nodes of this size",
+        "zh": "没有 {pricing} 报价按这种节点规模出租",
+    },
+    "why_need_amount": {
+        "en": "give --tokens or --samples to check a deadline",
+        "zh": "检查截止时间需要给出 --tokens 或 --samples",
+    },
+    "why_weights_too_big": {"en": "memory: the weights do not fit", "zh": "显存：权重放不下"},
+    "why_no_kv": {
+        "en": "memory: no KV cache left for a request on {tp}x {gpu} in the engine's memory share",
+        "zh": "显存：{tp} 块 {gpu} 上，推理引擎的显存份额里已放不下一个请求的 KV cache",
+    },
+    "why_latency_blocked": {"en": "latency: on {tp}x {gpu} {blocked}", "zh": "延迟：在 {tp} 块 {gpu} 上，{blocked}"},
+    "why_alone": {
+        "en": "one request alone has a {metric} of {value}, more than the P{pct} target of {limit}",
+        "zh": "单个请求独占副本时 {metric} 已达 {value}，超过 P{pct} 目标 {limit}",
+    },
+    "why_none_simulated": {
+        "en": "no (tp, batch) option simulated ({tried} tried) meets the latency targets",
+        "zh": "模拟过的 (tp, batch) 组合（共 {tried} 个）都达不到延迟目标",
+    },
+    "why_spares": {
+        "en": "{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
+        "zh": "{needed} 个副本满足目标，另有 {n} 个备用，分布在 {nodes} 个节点上",
+    },
+    "spread_per_node": {"en": "one replica per node", "zh": "每个节点一个副本"},
+    # --- growth (plan.search)
+    "growth_holds": {
+        "en": "growth ({describe}) still fits and meets the requirements",
+        "zh": "增长后（{describe}）仍放得下并满足需求",
+    },
+    "growth_breaks": {
+        "en": "growth ({describe}) will not hold on {count}x {gpu}: {path}",
+        "zh": "增长后（{describe}）{count} 块 {gpu} 撑不住：{path}",
+    },
+    "growth_cannot_serve": {"en": "{gpu} cannot serve it ({reason})", "zh": "{gpu} 无法承载（{reason}）"},
+    "growth_no_fit": {
+        "en": "growth ({describe}) does not fit {gpu}: {reason}",
+        "zh": "增长后（{describe}）{gpu} 放不下：{reason}",
+    },
+    "growth_fits_replicas": {
+        "en": "growth ({describe}) fits today's {replicas} replica(s)",
+        "zh": "增长后（{describe}）当前的 {replicas} 个副本仍够用",
+    },
+    "growth_scale_out": {"en": "scale out to {label}", "zh": "扩展到 {label}"},
+    "growth_larger_gpu": {
+        "en": "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)",
+        "zh": "当前 GPU 型号撑不住：请选更大的 GPU（见增长方案）",
+    },
+    "growth_cell": {"en": " · growth {verdict}", "zh": " · 增长后{verdict}"},
+    "growth_cell_holds": {"en": "holds", "zh": "仍满足"},
+    "growth_cell_breaks": {"en": "breaks", "zh": "不满足"},
+    # --- notes under the summary (plan.search, plan.serving_search, api)
+    "note_measured": {
+        "en": "measured rates (gpuwise bench) used for: {gpus}",
+        "zh": "以下 GPU 使用了实测速率（gpuwise bench）：{gpus}",
+    },
+    "note_searched": {
+        "en": "{n} GPU type(s) searched by simulation (TP x batch x replicas, branch and bound on the analytic "
+        "replica floor, until the cheapest is a simulated one); the others show their analytic floor",
+        "zh": "{n} 种 GPU 型号经模拟搜索（张量并行 × 批大小 × 副本数，以解析副本下限做分支定界，直到最便宜的方案经过模拟）；"
+        "其余型号显示解析下限",
+    },
+    "note_disagg_none": {
+        "en": "disaggregated prefill/decode on {count}x {gpu}: no pool sizes meet the targets",
+        "zh": "{count} 块 {gpu} 上 prefill/decode 分离部署：没有资源池规模能满足目标",
+    },
+    "note_disagg": {
+        "en": "disaggregated prefill/decode on {count}x {gpu}: {prefill} prefill + {decode} decode replica(s) = "
+        "{gpus} GPU(s), {verdict} the {colocated} colocated; {pct} TTFT {ttft} (KV transfer {kv}), TPOT {tpot} vs "
+        "{tpot0} colocated; the plan keeps colocated serving (one pool to deploy)",
+        "zh": "{count} 块 {gpu} 上 prefill/decode 分离部署：{prefill} 个 prefill + {decode} 个 decode 副本 = {gpus} 块 GPU，"
+        "{verdict}合并部署的 {colocated} 块；{pct} 首字延迟 (TTFT) {ttft}（KV 传输 {kv}），每输出 token 时间 (TPOT) {tpot}，"
+        "合并部署为 {tpot0}；方案保持合并部署（只需部署一个资源池）",
+    },
+    # --- the workload sentence (report)
+    "workload_line": {"en": "{model} ({params}B parameters), {task}", "zh": "{model}（{params}B 参数），{task}"},
+    "workload_training": {
+        "en": ", {method}, {precision}, {optimizer}, sequence {seq}",
+        "zh": "，{method}，{precision}，{optimizer}，序列长度 {seq}",
+    },
+    "workload_tokens": {"en": ", {tokens} tokens", "zh": "，共 {tokens} tokens"},
+    "workload_serving": {
+        "en": ", weights {dtype}, {input} in / {output} out tokens",
+        "zh": "，权重 {dtype}，输入 {input} / 输出 {output} tokens",
+    },
+    "task_pretrain": {"en": "pretrain", "zh": "预训练"},
+    "task_finetune": {"en": "finetune", "zh": "微调"},
+    "task_inference": {"en": "inference", "zh": "推理"},
+    # --- risks (report)
+    "risk_nothing": {
+        "en": "Nothing meets the requirements today; relax a constraint or accept a larger budget.",
+        "zh": "目前没有方案满足需求；请放宽某项约束或接受更高预算。",
+    },
+    "risk_growth_holds": {"en": "Growth holds: {summary}", "zh": "增长后仍满足：{summary}"},
+    "risk_growth_breaks": {
+        "en": "Growth does not hold: {summary} Upgrade path: {path}.",
+        "zh": "增长后不满足：{summary} 升级路径：{path}。",
+    },
+    "risk_growth_unstated": {
+        "en": "Growth was not stated: give --growth-model/--growth-data/--growth-users to check it.",
+        "zh": "未给出增长预期：用 --growth-model/--growth-data/--growth-users 检查。",
+    },
+    "risk_single": {
+        "en": "Single point of failure: one GPU (or one replica) carries the whole job; a failure stops it.",
+        "zh": "单点故障：整个任务由一块 GPU（或一个副本）承担，一旦故障即中断。",
+    },
+    "risk_one_node": {
+        "en": "All GPUs share one node: a host failure stops training; checkpoint often.",
+        "zh": "所有 GPU 都在同一节点：主机故障会中断训练，请勤存检查点。",
+    },
+    "risk_spot": {
+        "en": "Spot capacity can be reclaimed at any time: checkpoint and plan for restarts.",
+        "zh": "竞价实例随时可能被回收：请保存检查点并为重启留出余量。",
+    },
+    "risk_headroom": {
+        "en": "Memory headroom is only {share:.0%}: fragmentation or a longer sequence may not fit.",
+        "zh": "显存余量只有 {share:.0%}：碎片或更长的序列可能放不下。",
+    },
+    "risk_deadline": {
+        "en": "The deadline margin is {share:.0%}: a slow data pipeline or a restart would miss it.",
+        "zh": "距截止时间的余量只有 {share:.0%}：数据管线变慢或一次重启就会超期。",
+    },
+    "risk_analytic": {
+        "en": "The replica count is an analytic estimate, not confirmed by simulation.",
+        "zh": "副本数是解析估算，未经模拟确认。",
+    },
+    # --- report rows, charts and the offer behind a price
+    "row_replicas_value": {
+        "en": "{replicas} x {gpus} GPU(s), batch {batch}",
+        "zh": "{replicas} 个副本 × 每副本 {gpus} 块 GPU，批大小 {batch}",
+    },
+    "row_priced_from": {"en": "priced from", "zh": "价格来源"},
+    "row_currency": {"en": "currency", "zh": "币种"},
+    "priced_from": {"en": "priced from: {offer}", "zh": "价格来源：{offer}"},
+    "not_simulated": {
+        "en": "not simulated (full batch {batch}: TTFT {ttft}, TPOT {tpot})",
+        "zh": "未模拟（满批 {batch}：TTFT {ttft}，TPOT {tpot}）",
+    },
+    "chart_memory": {"en": "Memory per GPU (GiB; the chosen plan first)", "zh": "每块 GPU 显存（GiB；推荐方案在首位）"},
+    "chart_cost": {"en": "Cost ({pricing}, {what}, USD)", "zh": "成本（{pricing}，{what}，美元）"},
+    "chart_cost_run": {"en": "the training run", "zh": "整次训练"},
+    "chart_cost_mtok": {"en": "per million tokens", "zh": "每百万 tokens"},
+    "chart_cost_month": {"en": "per month", "zh": "每月"},
+    "chart_training_time": {"en": "Training time", "zh": "训练时长"},
+    "chart_latency": {"en": "Request latency", "zh": "请求延迟"},
+    "html_title": {"en": "GPU plan", "zh": "GPU 资源方案"},
+    "assumptions_note": {
+        "en": "Each assumption as the estimator states it, with its source.",
+        "zh": "以下为估算器给出的各项假设原文及其来源（来源引文保留原文）。",
+    },
+    # --- sentences other modules write in English (estimate.offers, estimate.cost, api): `localize`
+    "ext_no_rental": {
+        "en": "no rental offer in the catalog (add one with --prices FILE)",
+        "zh": "目录中没有租用报价（用 --prices FILE 添加）",
+    },
+    "ext_no_list_price": {
+        "en": "no list price in the catalog (owned pricing)",
+        "zh": "目录中没有标价（自有计价 owned）",
+    },
+    "ext_stale": {
+        "en": "prices older than 12 months or undated (re-check): {rest}",
+        "zh": "超过 12 个月或未注明日期的价格（请复核）：{rest}",
+    },
+    "ext_stale_offer": {
+        "en": " · STALE or undated: no offer dated within 12 months fits, re-check",
+        "zh": " · 已过期或未注明日期：12 个月内没有合适的报价，请复核",
+    },
+    "ext_ranking_flip": {
+        "en": "the ranking can flip within the spread of current offers: {first} ranges {low}-{high} USD/GPU-hour "
+        "over {n} offers; at its dearest it costs more than {other} at its cheapest",
+        "zh": "排名可能在当前报价的价差内翻转：{first} 在 {n} 个报价中每 GPU 小时 {low}-{high} 美元；"
+        "按最高价它比按最低价的 {other} 更贵",
+    },
+    "disagg_fewer": {"en": "fewer than", "zh": "少于"},
+    "disagg_as_many": {"en": "as many as", "zh": "等于"},
+    "disagg_more": {"en": "more than", "zh": "多于"},
+    # --- a training layout and a data-pipeline design, in the frameworks' words
+    "layout": {
+        "en": "TP{tp}{sp} x PP{pp} x DP{dp}, ZeRO-{zero}, recompute {recompute}, micro-batch {mb} x {acc} accumulation",
+        "zh": "TP{tp}{sp} × PP{pp} × DP{dp}，ZeRO-{zero}，重计算 {recompute}，micro-batch {mb} × {acc} 步梯度累积",
+    },
+    "pipeline_label": {
+        "en": "{cores} loader cores/node, {storage}, {fmt} samples",
+        "zh": "每节点 {cores} 个数据加载 CPU 核，存储 {storage}，样本格式 {fmt}",
+    },
     # --- durations
     "dur_s": {"en": "{v} s", "zh": "{v} 秒"},
     "dur_min": {"en": "{v} min", "zh": "{v} 分钟"},
@@ -277,6 +483,11 @@ def fmt_gpu_hours(value: float | None, lang: Lang = "en") -> str:
     return msg("gpu_hours", lang, v=text)
 
 
+def pipeline_text(p: dict[str, Any], lang: Lang = "en") -> str:
+    """A data-pipeline design (PipelineDesign.as_dict) in the reader's words; its ids stay as they are."""
+    return msg("pipeline_label", lang, cores=p["loader_cores_per_node"], storage=p["storage"], fmt=p["format"])
+
+
 def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
     """The whole fleet's cost (replicas x GPUs per replica), never one GPU's: per hour, per month,
     the run for training (with failures and the pipeline where the plan priced them); owned
@@ -295,3 +506,30 @@ def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
             msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=owned["horizon_years"])
         )
     return msg("cost_line", lang, pricing=c.get("pricing", "on-demand"), size=size, parts=", ".join(parts))
+
+
+_FIELD = re.compile(r"\\\{(\w+)(?::[^}]*)?\\\}")
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """An English template as a regex: each placeholder captures text (the last one, to the end)."""
+    body = _FIELD.sub(lambda m: f"(?P<{m.group(1)}>.+?)", re.escape(template))
+    return re.compile(body[:-3] + "*)$" if body.endswith(".+?)") else body)
+
+
+_EXTERNAL = tuple((k, _pattern(v["en"])) for k, v in MESSAGES.items() if k.startswith("ext_"))
+
+
+def localize(text: str, lang: Lang = "en") -> str:
+    """A sentence another module wrote in English (estimate.offers, estimate.cost, api), in `lang`:
+    each known `ext_*` sentence in it is replaced by its translation; anything else is left as it is."""
+    if lang == "en":
+        return text
+    for key, pattern in _EXTERNAL:
+        template = MESSAGES[key][lang]
+
+        def fill(m: re.Match[str], template: str = template) -> str:
+            return template.format(**m.groupdict())
+
+        text = pattern.sub(fill, text)
+    return text

@@ -24,7 +24,7 @@ from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
-from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, msg
+from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
 from gpuwise.units import fmt_bytes
@@ -262,7 +262,7 @@ def _at_most(value: float | None, limit: float) -> dict[str, Any]:
 
 def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
     if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
-        c.meets["price"] = {"ok": False, "why": f"no {req.pricing} offer rents nodes of this size"}
+        c.meets["price"] = {"ok": False, "why": msg("why_no_node_offer", check_lang(req.lang), pricing=req.pricing)}
     if req.budget_usd is not None:
         c.meets["budget"] = _at_most(cost, req.budget_usd)
     if req.max_gpus is not None:
@@ -276,7 +276,7 @@ def _meets_training(c: Candidate, req: Requirements) -> None:
         total = c.hours * 3600 if c.hours is not None else None
         c.meets["deadline"] = _at_most(total, req.deadline_seconds)
         if total is None:
-            c.meets["deadline"]["why"] = "give --tokens or --samples to check a deadline"
+            c.meets["deadline"]["why"] = msg("why_need_amount", check_lang(req.lang))
     _shared_limits(c, req, c.cost if c.hours is not None else None)
 
 
@@ -340,13 +340,12 @@ def _training_candidates(
                 lasts = _holds(grown, job, hw, req, cat, cal)
         if met >= 2 and lasts and not cheaper:
             break
+    lg = check_lang(req.lang)
     if not out and unpriced:
-        return [], f"price: no {req.pricing} offer rents {gpu.id} in the sizes that fit (up to {limit} GPUs)"
+        return [], msg("why_unpriced_sizes", lg, pricing=req.pricing, gpu=gpu.id, limit=limit)
     if not out:
-        return [], (
-            f"memory: does not fit on up to {limit} GPUs (best layout needs "
-            f"{fmt_bytes(smallest_need)} per GPU, capacity {fmt_bytes(gpu.capacity_bytes)})"
-        )
+        need, cap = fmt_bytes(smallest_need), fmt_bytes(gpu.capacity_bytes)
+        return [], msg("why_too_big", lg, limit=limit, need=need, cap=cap)
     return out, None
 
 
@@ -381,7 +380,7 @@ def _beside_gpu_only(chosen: Candidate, candidates: list[Candidate], lang: str) 
         msg(
             "why_pipeline",
             lg,
-            pipeline=chosen.pipeline["label"],
+            pipeline=pipeline_text(chosen.pipeline, lg),
             cost=fmt_money(chosen.cost, lg),
             gpu_only=fmt_money(alt.cost, lg) if alt else "—",
             gpu_only_label=alt.label if alt else "—",
@@ -459,9 +458,10 @@ def _growth_training(
         pass
     more, _ = _training_candidates(grown, c.est.hardware.gpu, greq, cat, params, cal=cal)
     ok = [m for m in more if m.ok]
+    lg = check_lang(greq.lang)
     if ok:
-        return False, f"scale out to {ok[0].label}"
-    return False, "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)"
+        return False, msg("growth_scale_out", lg, label=ok[0].label)
+    return False, msg("growth_larger_gpu", lg)
 
 
 def _check_growth(
@@ -472,17 +472,19 @@ def _check_growth(
         return
     gpu = c.est.hardware.gpu
     greq = replace(req, qps=req.qps * req.growth.users_factor if req.qps else None, growth=None)
-    describe = req.growth.describe()
+    describe, lg = req.growth.describe(), check_lang(req.lang)
     today = c.est.workload
     if isinstance(grown, TrainingJob) and isinstance(today, TrainingJob):
         holds, path = _growth_training(c, grown, today, greq, cat, params, cal)
         if holds:
-            c.growth = {"holds": True, "summary": f"growth ({describe}) still fits and meets the requirements"}
+            c.growth = {"holds": True, "summary": msg("growth_holds", lg, describe=describe)}
         else:
             c.growth = {
                 "holds": False,
                 "upgrade_path": path,
-                "summary": f"growth ({describe}) will not hold on {c.est.hardware.count}x {gpu.id}: {path}",
+                "summary": msg(
+                    "growth_breaks", lg, describe=describe, count=c.est.hardware.count, gpu=gpu.id, path=path
+                ),
             }
         return
     if not isinstance(grown, InferenceJob):
@@ -491,13 +493,13 @@ def _check_growth(
     if not cands:
         c.growth = {
             "holds": False,
-            "upgrade_path": f"{gpu.id} cannot serve it ({reason})",
-            "summary": f"growth ({describe}) does not fit {gpu.id}: {reason}",
+            "upgrade_path": msg("growth_cannot_serve", lg, gpu=gpu.id, reason=reason),
+            "summary": msg("growth_no_fit", lg, describe=describe, gpu=gpu.id, reason=reason),
         }
         return
     g = cands[0]
     if g.est.hardware.count == c.est.hardware.count and g.replicas <= c.replicas:
-        c.growth = {"holds": True, "summary": f"growth ({describe}) fits today's {c.replicas} replica(s)"}
+        c.growth = {"holds": True, "summary": msg("growth_fits_replicas", lg, describe=describe, replicas=c.replicas)}
     else:
         c.growth = {
             "holds": False,
@@ -540,17 +542,18 @@ def _gpu_candidates(
     bound: CostBound | None = None,
 ) -> tuple[list[Candidate], Rejection | None]:
     """Every workload variant on one GPU type, and what rules the type out when nothing meets."""
+    lg = check_lang(req.lang)
     if not gpu.peak_flops:
-        return [], Rejection(gpu.id, "no published compute figures: cannot estimate time")
+        return [], Rejection(gpu.id, msg("why_no_compute", lg))
     if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
-        return [], Rejection(gpu.id, why_no_price(_hardware(gpu, 1), req.pricing, params))
+        return [], Rejection(gpu.id, localize(why_no_price(_hardware(gpu, 1), req.pricing, params), lg))
     found: list[Candidate] = []
     reasons: list[str] = []
     for work in workloads:
         try:
             if isinstance(work, TrainingJob):
                 if work.precision != "fp32" and work.precision not in gpu.peak_flops:
-                    reasons.append(f"no {work.precision} tensor cores")
+                    reasons.append(msg("why_no_tensor_cores", lg, precision=work.precision))
                     continue
                 grown = _growth_workload(work, req)
                 cands, reason = _training_candidates(work, gpu, req, cat, params, grown, cal, bound)
@@ -561,11 +564,11 @@ def _gpu_candidates(
             cands, reason = [], str(exc)
         found += cands
         if reason:
-            reasons.append(
-                f"{work.method}: {reason}" if len(workloads) > 1 and isinstance(work, TrainingJob) else reason
-            )
+            if len(workloads) > 1 and isinstance(work, TrainingJob):
+                reason = msg("why_method", lg, method=work.method, reason=reason)
+            reasons.append(reason)
     if not found:
-        return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or "no layout fits")
+        return [], Rejection(gpu.id, "; ".join(dict.fromkeys(reasons)) or msg("why_no_layout", lg))
     return found, (None if any(c.ok for c in found) else _misses(gpu, found, req.lang))
 
 
@@ -648,5 +651,5 @@ def plan(
     if chosen is not None:
         chosen.why.insert(0, headline(req.objective, lang))
     if cals:
-        notes.append(f"measured rates (gpuwise bench) used for: {', '.join(sorted(cals))}")
+        notes.append(msg("note_measured", lang, gpus=", ".join(sorted(cals))))
     return PlanResult(workload=workloads[0], requirements=req, candidates=candidates, rejected=rejected, notes=notes)

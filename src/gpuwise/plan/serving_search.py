@@ -28,6 +28,7 @@ from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
+from gpuwise.plan.messages import Lang, check_lang, msg
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism
 from gpuwise.workload.requirements import LatencyGoals, Requirements
@@ -105,7 +106,8 @@ def _options(
     work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
 ) -> tuple[list[Option], str]:
     """Every (tp, batch) that fits, with its floor; and why none does, when none does."""
-    reason = "memory: the weights do not fit"
+    lang = check_lang(req.lang)
+    reason = msg("why_weights_too_big", lang)
     goals = req.goals
     out: list[Option] = []
     for tp in _serving_layouts(work.model, gpu):
@@ -117,16 +119,16 @@ def _options(
         cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
         largest = serving_batch(job, hw, cat, cap)  # decoders: what the engine's KV share holds
         if largest < 1 or cap < 1:
-            reason = f"memory: no KV cache left for a request on {tp}x {gpu.id} in the engine's memory share"
+            reason = msg("why_no_kv", lang, tp=tp, gpu=gpu.id)
             continue
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
         topo = topology(hw, cat)
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches)
-        blocked = _blocked(lone, goals)
+        blocked = _blocked(lone, goals, lang)
         if blocked:
-            reason = f"latency: on {tp}x {gpu.id} {blocked}"
+            reason = msg("why_latency_blocked", lang, tp=tp, gpu=gpu.id, blocked=blocked)
             continue  # an idle replica misses the target: no batch or replica count helps
         for b, peak in zip(batches, peaks, strict=True):
             floor = math.floor(req.qps / peak) + 1 if req.qps else 1
@@ -134,16 +136,14 @@ def _options(
     return out, reason
 
 
-def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None) -> str | None:
+def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, lang: Lang = "en") -> str | None:
     """The target one request on an idle replica already misses, or None."""
     if goals is None:
         return None
     for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
         if limit is not None and alone[metric] > limit:
-            return (
-                f"one request alone has a {metric.upper()} of {fmt_seconds(alone[metric])}, more than the "
-                f"P{goals.percentile:g} target of {fmt_seconds(limit)}"
-            )
+            value, target = fmt_seconds(alone[metric]), fmt_seconds(limit)
+            return msg("why_alone", lang, metric=metric.upper(), value=value, pct=f"{goals.percentile:g}", limit=target)
     return None
 
 
@@ -299,7 +299,7 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
         for key, m in c.meets.items():
             if key.startswith("p"):
                 m["ok"] = False
-        c.why.append(f"no (tp, batch) option simulated ({tried} tried) meets the latency targets")
+        c.why.append(msg("why_none_simulated", check_lang(req.lang), tried=tried))
         return c
     return best
 
@@ -315,16 +315,28 @@ def _disaggregated_note(c: Candidate, req: Requirements, cat: Catalog, cals: Map
     hw = c.est.hardware
     rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cals.get(hw.gpu.id))
     d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=goals)
+    lang = check_lang(req.lang)
     if not d.meets:
-        return f"disaggregated prefill/decode on {hw.count}x {hw.gpu.id}: no pool sizes meet the targets"
+        return msg("note_disagg_none", lang, count=hw.count, gpu=hw.gpu.id)
     key = f"p{goals.percentile:g}"
-    verdict = "fewer than" if d.gpus < c.gpus else ("as many as" if d.gpus == c.gpus else "more than")
-    return (
-        f"disaggregated prefill/decode on {hw.count}x {hw.gpu.id}: {d.prefill_replicas} prefill + "
-        f"{d.decode_replicas} decode replica(s) = {d.gpus} GPU(s), {verdict} the {c.gpus} colocated; "
-        f"{key.upper()} TTFT {fmt_seconds(d.percentiles['ttft'][key])} (KV transfer "
-        f"{fmt_seconds(d.kv_transfer_seconds)}), TPOT {fmt_seconds(d.percentiles['tpot'][key])} vs "
-        f"{fmt_seconds(c.est.serving.value('tpot'))} colocated; the plan keeps colocated serving (one pool to deploy)"
+    verdict = msg(
+        "disagg_fewer" if d.gpus < c.gpus else ("disagg_as_many" if d.gpus == c.gpus else "disagg_more"), lang
+    )
+    return msg(
+        "note_disagg",
+        lang,
+        count=hw.count,
+        gpu=hw.gpu.id,
+        prefill=d.prefill_replicas,
+        decode=d.decode_replicas,
+        gpus=d.gpus,
+        verdict=verdict,
+        colocated=c.gpus,
+        pct=key.upper(),
+        ttft=fmt_seconds(d.percentiles["ttft"][key]),
+        kv=fmt_seconds(d.kv_transfer_seconds),
+        tpot=fmt_seconds(d.percentiles["tpot"][key]),
+        tpot0=fmt_seconds(c.est.serving.value("tpot")),
     )
 
 
@@ -381,6 +393,5 @@ def confirm_cheapest(
     disagg = _disaggregated_note(best, req, cat, cals) if best is not None else None
     return [
         *([disagg] if disagg else []),
-        f"{confirmed} GPU type(s) searched by simulation (TP x batch x replicas, branch and bound on the analytic "
-        "replica floor, until the cheapest is a simulated one); the others show their analytic floor",
+        msg("note_searched", check_lang(req.lang), n=confirmed),
     ]

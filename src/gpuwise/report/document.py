@@ -11,6 +11,7 @@ from gpuwise.estimate.memory import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
 from gpuwise.plan.messages import (
     LANGS,
+    MESSAGES,
     Lang,
     check_lang,
     cost_text,
@@ -18,11 +19,13 @@ from gpuwise.plan.messages import (
     fmt_duration,
     fmt_gpu_hours,
     fmt_money,
+    localize,
     msg,
+    pipeline_text,
     rate_unit,
 )
 from gpuwise.report.svg import hbars, stacked
-from gpuwise.units import GiB, fmt_bytes, fmt_seconds, fmt_usd
+from gpuwise.units import GiB, fmt_bytes, fmt_seconds
 from gpuwise.workload import TrainingJob
 
 
@@ -63,30 +66,28 @@ def _shown(result: PlanResult, n: int = 6) -> list[Candidate]:
 
 
 def charts(result: PlanResult) -> dict[str, str]:
+    """The SVG charts, titled in the report's language."""
     shown = _shown(result)
+    lang = check_lang(result.requirements.lang)
     out: dict[str, str] = {}
     if shown:
         rows = [(c.label, {k: getattr(c.est.memory.per_gpu, k) / GiB for k in COMPONENTS}) for c in shown]
         cap = shown[0].est.memory.capacity / GiB
-        out["memory"] = stacked(
-            rows, COMPONENTS, "Memory per GPU (GiB; the chosen plan first)", lambda v: f"{v:.1f} GiB", limit=cap
-        )
+        out["memory"] = stacked(rows, COMPONENTS, msg("chart_memory", lang), lambda v: f"{v:.1f} GiB", limit=cap)
         priced = [(c.label, c.cost) for c in shown if c.cost is not None]
         if priced:
             training = isinstance(result.workload, TrainingJob)
-            what = (
-                "the training run"
+            what = msg(
+                "chart_cost_run"
                 if training and shown[0].hours
-                else ("per million tokens" if training else "per month")
+                else ("chart_cost_mtok" if training else "chart_cost_month"),
+                lang,
             )
-            out["cost"] = hbars(
-                priced,
-                f"Cost ({result.requirements.pricing}, {what}, USD)",
-                lambda v: f"${v:,.0f}" if v >= 100 else f"${v:,.2f}",
-            )
+            title = msg("chart_cost", lang, pricing=result.requirements.pricing, what=what)
+            out["cost"] = hbars(priced, title, lambda v: f"${v:,.0f}" if v >= 100 else f"${v:,.2f}")
         timed = [(c.label, c.time) for c in shown if c.time and c.time != float("inf")]
         if timed:
-            title = "Training time" if isinstance(result.workload, TrainingJob) else "Request latency"
+            title = msg("chart_training_time" if isinstance(result.workload, TrainingJob) else "chart_latency", lang)
             out["time"] = hbars(timed, title, fmt_seconds)
     return out
 
@@ -115,29 +116,18 @@ def _requirements_table(result: PlanResult) -> tuple[tuple[str, ...], ...]:
     return tuple(asked)
 
 
-def _workload_line(result: PlanResult) -> str:
+def _workload_line(result: PlanResult, lang: Lang = "en") -> str:
     """The workload in one sentence: model, task and the settings that size it."""
     w = result.workload
-    wl = f"{w.model.name} ({w.model.params / 1e9:.2f}B parameters), {w.task}"
+    task = msg(f"task_{w.task}", lang) if f"task_{w.task}" in MESSAGES else w.task
+    wl = msg("workload_line", lang, model=w.model.name, params=f"{w.model.params / 1e9:.2f}", task=task)
     if isinstance(w, TrainingJob):
-        wl += f", {w.method}, {w.precision}, {w.optimizer}, sequence {w.seq}"
+        wl += msg("workload_training", lang, method=w.method, precision=w.precision, optimizer=w.optimizer, seq=w.seq)
         if w.tokens:
-            wl += f", {w.tokens:,.0f} tokens"
+            wl += msg("workload_tokens", lang, tokens=fmt_count_l(w.tokens, lang))
     else:
-        wl += f", weights {w.weights_dtype}, {w.input_tokens} in / {w.output_tokens} out tokens"
+        wl += msg("workload_serving", lang, dtype=w.weights_dtype, input=w.input_tokens, output=w.output_tokens)
     return wl
-
-
-def _cost_text(chosen: Candidate) -> str:
-    """Hourly cost, then the run's total (training) or the monthly cost (serving)."""
-    cost = chosen.as_dict()["cost"]
-    if cost["total_usd"]:
-        rest = f"{fmt_usd(cost['total_usd'])} for the run"
-    elif cost["usd_per_month"]:
-        rest = f"{fmt_usd(cost['usd_per_month'])} per month"
-    else:
-        rest = ""
-    return f"{fmt_usd(cost['usd_per_hour'])}/hour; " + rest
 
 
 def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
@@ -159,18 +149,16 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
             rows.append((msg("row_whole_run", lang), whole))
     if chosen.serving:
         s = chosen.serving
-        rows.append(
-            (
-                msg("row_replicas", lang),
-                f"{chosen.replicas} x {chosen.est.hardware.count} GPU(s), batch {s['max_batch']}",
-            )
+        value = msg(
+            "row_replicas_value", lang, replicas=chosen.replicas, gpus=chosen.est.hardware.count, batch=s["max_batch"]
         )
+        rows.append((msg("row_replicas", lang), value))
         for q in (50, 95, 99):
             if f"p{q}_seconds" in s:
                 rows.append((f"P{q}", fmt_duration(s[f"p{q}_seconds"], lang)))
     rows.append((msg("row_bottleneck", lang), str(chosen.est.bottleneck)))
     rows.append((msg("row_cost", lang), cost_text(chosen.as_dict()["cost"], lang)))
-    rows += _price_rows(chosen)
+    rows += _price_rows(chosen, lang)
     if chosen.command:
         rows.append((msg("command", lang), chosen.command))
     return Section(msg("chosen_plan", lang), tuple(chosen.why), tuple(rows))
@@ -194,7 +182,7 @@ def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
     n = int((chosen.serving or {}).get("redundancy") or 0)
     if n:
         rows.append((msg("req_redundancy", lang), msg("redundancy_value", lang, n=n)))
-        rows.append((msg("row_spread", lang), str(chosen.serving.get("spread")) if chosen.serving else ""))
+        rows.append((msg("row_spread", lang), msg("spread_per_node", lang)))
     if not rows:
         return None
     return Section(msg("availability", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
@@ -205,7 +193,7 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
     p = chosen.pipeline
     if p is None:
         return None
-    rows = [(msg("row_pipeline", lang), p["label"])]
+    rows = [(msg("row_pipeline", lang), pipeline_text(p, lang))]
     extra = chosen.as_dict()["cost"].get("pipeline_usd")
     rows.append((msg("row_pipeline_extra", lang), fmt_money(extra, lang)))
     alt = p.get("gpu_only")
@@ -215,15 +203,16 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
     return Section(msg("data_pipeline", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
 
 
-def _price_rows(chosen: Candidate) -> list[tuple[str, str]]:
-    """The offer behind the price (provider, instance, date, source) and the cost in --currency."""
+def _price_rows(chosen: Candidate, lang: Lang = "en") -> list[tuple[str, str]]:
+    """The offer behind the price (provider, instance, date, source) and the cost in --currency;
+    the offer is a source citation and stays as the price list writes it."""
     from gpuwise.estimate.offers import describe_money, describe_offer
 
     d = chosen.as_dict()
-    rows = [("priced from", describe_offer(d["offer"]))] if d.get("offer") else []
+    rows = [(msg("row_priced_from", lang), localize(describe_offer(d["offer"]), lang))] if d.get("offer") else []
     money = describe_money(d.get("currency") or {})
     if money:
-        rows.append(("currency", money))
+        rows.append((msg("row_currency", lang), money))
     return rows
 
 
@@ -253,7 +242,7 @@ def sections(result: PlanResult) -> list[Section]:
     """The report's sections in order; Markdown and HTML render the same list."""
     chosen = result.chosen
     lang = check_lang(result.requirements.lang)
-    out = [Section(msg("workload", lang), (_workload_line(result),), _requirements_table(result))]
+    out = [Section(msg("workload", lang), (_workload_line(result, lang),), _requirements_table(result))]
     if chosen is None:
         out.append(Section(msg("section_result", lang), (msg("no_plan", lang),)))
     else:
@@ -267,42 +256,47 @@ def sections(result: PlanResult) -> list[Section]:
         head = (msg("col_gpu", lang), msg("col_binding", lang))
         rows = (head, *((r.gpu, r.reason) for r in result.rejected))
         out.append(Section(msg("ruled_out", lang), (msg("ruled_out_note", lang),), rows))
-    out.append(Section(msg("risks", lang), tuple(_risks(result))))
-    if chosen is not None:
-        out.append(Section(msg("assumptions", lang), tuple(chosen.est.as_dict()["assumptions"])))
+    out.append(Section(msg("risks", lang), tuple(_risks(result, lang))))
+    if chosen is not None:  # the estimators' notes are data with their sources: listed as they are written
+        heading = (msg("assumptions_note", lang),) if lang != "en" else ()
+        notes = (*heading, *chosen.est.as_dict()["assumptions"])
+        out.append(Section(msg("assumptions", lang), notes))
     return out
 
 
-def _risks(result: PlanResult) -> list[str]:
+def _risks(result: PlanResult, lang: Lang = "en") -> list[str]:
+    """What could make the chosen plan fail, in the report's language."""
     risks = []
     c = result.chosen
     req = result.requirements
     if c is None:
-        return ["Nothing meets the requirements today; relax a constraint or accept a larger budget."]
+        return [msg("risk_nothing", lang)]
     if c.growth is not None:
+        holds, summary = c.growth["holds"], c.growth["summary"]
+        path = c.growth.get("upgrade_path")
         risks.append(
-            ("Growth holds: " if c.growth["holds"] else "Growth does not hold: ")
-            + c.growth["summary"]
-            + (f" Upgrade path: {c.growth['upgrade_path']}." if not c.growth["holds"] else "")
+            msg("risk_growth_holds", lang, summary=summary)
+            if holds
+            else msg("risk_growth_breaks", lang, summary=summary, path=path)
         )
     elif req.growth is None:
-        risks.append("Growth was not stated: give --growth-model/--growth-data/--growth-users to check it.")
+        risks.append(msg("risk_growth_unstated", lang))
     if c.gpus == 1 or (c.replicas == 1 and c.est.inference is not None):
-        risks.append("Single point of failure: one GPU (or one replica) carries the whole job; a failure stops it.")
+        risks.append(msg("risk_single", lang))
     if c.est.hardware.nodes == 1 and c.est.training is not None and c.gpus > 1:
-        risks.append("All GPUs share one node: a host failure stops training; checkpoint often.")
+        risks.append(msg("risk_one_node", lang))
     if req.pricing == "spot":
-        risks.append("Spot capacity can be reclaimed at any time: checkpoint and plan for restarts.")
-    risks += [n for n in result.notes if n.startswith(("the ranking can flip", "prices older"))]
+        risks.append(msg("risk_spot", lang))
+    risks += [localize(n, lang) for n in result.notes if n.startswith(("the ranking can flip", "prices older"))]
     headroom = c.est.memory.headroom / c.est.memory.capacity
     if headroom < 0.1:
-        risks.append(f"Memory headroom is only {headroom:.0%}: fragmentation or a longer sequence may not fit.")
+        risks.append(msg("risk_headroom", lang, share=headroom))
     if c.meets.get("deadline", {}).get("margin") is not None and req.deadline_seconds:
         margin = c.meets["deadline"]["margin"] / req.deadline_seconds
         if margin < 0.2:
-            risks.append(f"The deadline margin is {margin:.0%}: a slow data pipeline or a restart would miss it.")
+            risks.append(msg("risk_deadline", lang, share=margin))
     if not c.confirmed:
-        risks.append("The replica count is an analytic estimate, not confirmed by simulation.")
+        risks.append(msg("risk_analytic", lang))
     return risks
 
 
@@ -372,6 +366,6 @@ def render_html(result: PlanResult) -> str:
         if s.chart:
             body.append(f'<figure id="chart-{s.chart}">{svgs[s.chart]}</figure>')
     return (
-        f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8"><title>GPU plan</title>'
+        f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8"><title>{escape(msg("html_title", lang))}</title>'
         f"<style>{_CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
     )
