@@ -50,7 +50,9 @@ def test_measured_training_peaks_name_what_they_measured():
 
     cases = yaml.safe_load(RUNS.read_text(encoding="utf-8"))["cases"]
     assert sum(c["kind"] == "training_peak" for c in cases) >= 18
+    assert len(cases) >= 30  # the 30 new measured peaks
     assert {measured_as(c) for c in cases} <= {"max_allocated", "max_reserved", "device_used"}
+    assert all(c.get("measured_as") for c in cases if c["source"] != "torchtune-lora-tutorial")
 
 
 def test_enough_measured_finetune_cases_for_each_method():
