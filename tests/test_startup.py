@@ -9,11 +9,19 @@ import dataclasses
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import pytest
+import typer
+from typer.core import TyperGroup
+from typer.testing import CliRunner
 
 from gpuwise.cli import options
+from gpuwise.cli.plain_help import PlainHelpGroup
 from gpuwise.workload import schema
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 PROBE = """
 import json, sys
@@ -59,10 +67,57 @@ def test_cached_option_table_equals_the_schema(tmp_path, monkeypatch):
             ["--help"],
             {"typer.rich_utils", "rich.markdown", "pydantic.main", "gpuwise.catalog", "gpuwise.workload.schema"},
         ),
-        (["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--json"], {"rich.console", "sqlalchemy", "torch"}),
+        (
+            ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--micro-batch", "2", "--json"],
+            {"rich.console", "sqlalchemy", "torch", "typer._adapters"},
+        ),
+        (["plan", "-f", str(EXAMPLES / "chat-7b-serving.yaml"), "--json"], {"typer._adapters", "torch"}),
     ],
 )
 def test_a_warm_start_leaves_heavy_modules_unloaded(tmp_path, args, absent):
     modules_after(args, tmp_path)  # fills the caches
     loaded = modules_after(args, tmp_path)
     assert not absent & loaded, sorted(absent & loaded)
+
+
+def _received(group_cls: type, args: list[str]) -> dict:
+    """What a command's function receives for `args` when its group is `group_cls`."""
+    seen: dict = {}
+    app = typer.Typer(cls=group_cls, add_completion=False)
+
+    @app.command()
+    def one(
+        name: Annotated[str | None, typer.Option()] = None,
+        count: Annotated[int, typer.Option()] = 3,
+        ratio: Annotated[float | None, typer.Option()] = None,
+        path: Annotated[Path | None, typer.Option()] = None,
+        many: Annotated[list[str] | None, typer.Option()] = None,
+        flag: Annotated[bool, typer.Option("--flag/--no-flag")] = False,
+    ) -> None:
+        seen.update(name=name, count=count, ratio=ratio, path=path, many=many, flag=flag)
+
+    @app.command()
+    def two() -> None:  # a second command keeps `app` a group
+        pass
+
+    result = CliRunner().invoke(app, ["one", *args])
+    return {"exit": result.exit_code, **seen}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--name", "x", "--count", "5", "--ratio", "0.5", "--path", "a/b.yaml", "--many", "p", "--many", "q", "--flag"],
+        ["--count", "many"],  # typer's own error for a bad number
+    ],
+)
+def test_direct_coercion_gives_what_typer_gives(args):
+    """The plain-help group's shortcut (gpuwise.cli.coercion) changes no value, type or error."""
+    direct, typers = _received(PlainHelpGroup, args), _received(TyperGroup, args)
+    assert direct == typers
+    assert [type(v) for v in direct.values()] == [type(v) for v in typers.values()]
+    if args and args[-1] == "--flag":
+        assert direct["count"] == 5 and direct["path"] == Path("a/b.yaml") and direct["many"] == ["p", "q"]
+    if args[:2] == ["--count", "many"]:
+        assert direct["exit"] == 2

@@ -106,20 +106,26 @@ def _with_options(*sections: str) -> Any:
 
 
 def _option(f: Any) -> Any:
-    """One schema field as a typer option: its flag, help (with the default), metavar and panel."""
+    """One schema field as a typer option: its flag, help (with the default), metavar and panel.
+
+    Values arrive as text (flags as bools): the schema converts and bounds them (schema.validate) with
+    its own messages, and typer needs no conversion for them (gpuwise.cli.coercion)."""
     decls = [f"{f.flag}/--no-{f.flag[2:]}"] if f.kind is bool else [f.flag]
     text = f.help + (f" (default: {f.default_doc})" if f.default_doc else "")
     metavar = None if f.kind is bool else ("|".join(f.choices) if f.choices and not f.metavar else f.metavar or "TEXT")
     panel = {"workload": "Workload", "hardware": "Hardware", "target": "Serving target", "plan": "Requirements"}
-    return Annotated[f.kind | None, typer.Option(*decls, help=text, metavar=metavar, rich_help_panel=panel[f.section])]
+    kind = bool if f.kind is bool else str
+    return Annotated[kind | None, typer.Option(*decls, help=text, metavar=metavar, rich_help_panel=panel[f.section])]
 
 
-def _split(opts: dict[str, Any], file: Path | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """(workload, hardware+requirements, cost overrides): the YAML file first, flags over it."""
+def _split(opts: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(workload, hardware+requirements, cost overrides): the YAML file first, flags over it.
+
+    `file` is text (a `str` option: typer converts no path, see gpuwise.cli.coercion)."""
     from gpuwise.planfile import read_plan_file
     from gpuwise.workload.schema import names
 
-    work, reqs, costs = read_plan_file(file) if file is not None else ({}, {}, {})
+    work, reqs, costs = read_plan_file(Path(file)) if file is not None else ({}, {}, {})
     workload_names = names("workload")
     for key, value in opts.items():
         if value is None:
@@ -140,7 +146,9 @@ DbOpt = Annotated[
 @app.command()
 @_with_options("hardware", "workload", "target")
 def estimate(
-    file: Annotated[Path | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).")] = None,
+    file: Annotated[
+        str | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).", metavar="FILE")
+    ] = None,
     calibrated: Annotated[
         bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
     ] = False,
@@ -182,7 +190,9 @@ def estimate(
 @app.command()
 @_with_options("workload", "target", "plan")
 def plan(
-    file: Annotated[Path | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.")] = None,
+    file: Annotated[
+        str | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.", metavar="FILE")
+    ] = None,
     top: Annotated[int, typer.Option(help="Runners-up to show.")] = 5,
     report: Annotated[Path | None, typer.Option(help="Write a report: FILE.md or FILE.html.")] = None,
     calibrated: Annotated[
