@@ -37,6 +37,7 @@ PARTNERS = {
     "e2e_ms": {"qps": 5},
     "speculative_tokens": {"speculative_acceptance": 0.6},
     "speculative_acceptance": {"speculative_tokens": 4},
+    "lora_adapter_rank": {"lora_adapters": 4},
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -75,7 +76,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
         base = dict(TRAIN)
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
-    if f.section == "workload" and f.name.startswith("speculative"):
+    if f.section == "workload" and (f.name.startswith("speculative") or f.name == "lora_adapter_rank"):
         base.update(PARTNERS[f.name])
     if f.section == "target":
         other.update(PARTNERS.get(f.name, {"p99_ms": 60000} if f.name == "qps" else {}))

@@ -5,21 +5,30 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import pytest
 
 from gpuwise.api import latency_target, make_estimate, make_plan
-from gpuwise.catalog import load_catalog
+from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup, tokens_per_decode_step
 from gpuwise.estimate.memory import inference_memory
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.simulate import poisson_arrivals, simulate
-from gpuwise.workload import build_hardware, build_workload
+from gpuwise.workload import InferenceJob, build_hardware
+from gpuwise.workload import build_workload as _build_workload
 from gpuwise.workload.requirements import build_requirements
 
 CAT = load_catalog()
+
+
+def build_workload(opts: dict[str, Any], catalog: Catalog) -> InferenceJob:
+    """Every workload here serves: the typed job (a training job fails here, not later)."""
+    job = _build_workload(opts, catalog)
+    assert isinstance(job, InferenceJob)
+    return job
 
 
 # ------------------------------------------------------------------------------------------
@@ -63,7 +72,39 @@ def test_speculative_decoding_gain_is_the_expected_accepted_run():
     )
     assert tokens_per_decode_step(w) == pytest.approx(1.875)
     with pytest.raises(UsageError, match="speculative decoding needs"):
-        build_workload({"model": "llama-2-7b", "speculative_tokens": 3}, CAT)
+        _build_workload({"model": "llama-2-7b", "speculative_tokens": 3}, CAT)
+
+
+def test_multi_lora_adapters_take_memory_and_step_time_by_hand():
+    """llama-2-7b (hidden 4096, FFN 11008, 32 layers, MHA), 4 adapters at rank 16 in bf16, TP 1.
+    Per layer and adapter, A + B hold rank x (in + out): q, k, v, o 4 x (4096 + 4096) = 32,768,
+    gate and up 2 x (4096 + 11008) = 30,208, down 15,104; 78,080 x 16 = 1,249,280 parameters,
+    x 32 layers = 39,976,960 (PEFT's all-linear r=16 adapter of Llama 2 7B has 40.0M), x 2 bytes
+    x 4 adapters = 319,815,680 bytes. TP 2 halves every term but the hidden side of each pair:
+    (4 x 4096 + 4 x 2048 + 2 x (4096 + 5504) + (5504 + 4096)) x 16 x 32 x 2 x 4 = 218,628,096."""
+    base = {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
+    plain = build_workload(base, CAT)
+    lora = build_workload({**base, "lora_adapters": 4, "lora_adapter_rank": 16}, CAT)
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    mem = inference_memory(lora, hw, CAT).per_gpu
+    assert mem.detail["lora_adapters"] == 319_815_680
+    assert mem.weights - inference_memory(plain, hw, CAT).per_gpu.weights == 319_815_680
+    tp2 = build_workload({**base, "tp": 2, "lora_adapters": 4}, CAT)  # rank defaults to vLLM's 16
+    assert inference_memory(tp2, build_hardware("a100-80gb-sxm:2", CAT), CAT).per_gpu.detail["lora_adapters"] == (
+        218_628_096
+    )
+    # the adapters' memory, with the allocator's 5 % fragmentation on it, comes out of the KV cache:
+    # 319,815,680 B x 1.05 / 512 KiB per token = 640.5 tokens (truncation on both sides: 640 or 641)
+    assert engine_setup(plain, hw, CAT).kv_tokens - engine_setup(lora, hw, CAT).kv_tokens in (640, 641)
+    # every step pays Punica's 2 ms for the adapters' matmuls (engines.yaml, punica-multi-lora)
+    rates = compute_rates(hw.gpu, "bf16", CAT)
+    topo = topology(hw, CAT)
+    gap = StepModel(lora, rates, topo, CAT).step(0, 8, 8000.0, 0.0) - StepModel(plain, rates, topo, CAT).step(
+        0, 8, 8000.0, 0.0
+    )
+    assert gap == pytest.approx(0.002)
+    with pytest.raises(UsageError, match="--lora-adapters N"):
+        _build_workload({**base, "lora_adapter_rank": 8}, CAT)
 
 
 def test_kv_capacity_is_the_engine_share_minus_what_is_fixed():
@@ -125,7 +166,7 @@ def test_every_request_is_served_and_busy_time_is_below_one():
 # the serving search
 def test_no_concurrency_is_never_batch_one():
     r = make_plan({"model": "llama-2-7b", "task": "inference"}, {"qps": 10, "gpus": "h100-sxm"})
-    assert r.chosen is not None and r.chosen.serving["max_batch"] > 1
+    assert r.chosen is not None and r.chosen.serving is not None and r.chosen.serving["max_batch"] > 1
 
 
 def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
@@ -133,7 +174,7 @@ def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
     work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
     r = make_plan(work, req)
     c = r.chosen
-    assert c is not None and c.confirmed
+    assert c is not None and c.confirmed and c.serving is not None
     tp, batch = c.serving["options"]
     e = make_estimate(
         {**work, "tp": tp, "concurrency": batch},

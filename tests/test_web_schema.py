@@ -49,6 +49,7 @@ COMPANIONS = {
     "e2e_ms": {"qps": "5"},
     "speculative_tokens": {"speculative_acceptance": "0.6"},
     "speculative_acceptance": {"speculative_tokens": "4"},
+    "lora_adapter_rank": {"lora_adapters": "4"},
     "vpp": {"pp": "2"},  # interleaved stages need a pipeline
 }
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)

@@ -290,6 +290,7 @@ class EngineProfile(_Sourced):
     matmul_efficiency: float = Field(default=1.0, gt=0, le=1)
     step_overhead_seconds: float = Field(default=0.0, ge=0)
     request_overhead_seconds: float = Field(default=0.0, ge=0)
+    lora_step_overhead_seconds: float = Field(default=0.0, ge=0)  # the LoRA matmuls of a step (multi-LoRA on)
 
     def budget(self, memory_bytes: int) -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on a GPU with `memory_bytes`."""

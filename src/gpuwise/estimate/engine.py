@@ -119,6 +119,12 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSet
     notes += _kernel_notes(job, hw)
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
+    if job.lora_adapters:
+        notes.append(
+            f"multi-LoRA: {job.lora_adapters} adapter(s) up to rank {job.lora_adapter_rank} resident (their memory "
+            f"comes out of the KV cache); each step adds {profile.lora_step_overhead_seconds * 1e3:g} ms for the "
+            f"adapters' matmuls [{catalog.sources[profile.source_of('lora_step_overhead_seconds')].title.split(':')[0]}]"
+        )
     if job.speculative_tokens:
         notes.append(
             f"speculative decoding: {job.speculative_tokens} proposals at {job.speculative_acceptance:.0%} acceptance "
@@ -180,7 +186,8 @@ class StepModel:
         profile = catalog.engine(job.engine)
         eff = profile.matmul_efficiency  # what a serving step's GEMMs reach of the large-GEMM rate
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
-        self.overhead = profile.step_overhead_seconds
+        # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
+        self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
         self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)

@@ -636,6 +636,13 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
         n.add(f"{wd} weights: block linears quantized; embeddings, norms and LM head stay 16-bit")
     detail: dict[str, float] = {}
     kv = 0.0
+    if isinstance(model, TransformerArch) and job.lora_adapters:
+        detail["lora_adapters"] = lora_adapter_bytes(model, job, DTYPE_BYTES[keep16])
+        weights += detail["lora_adapters"]
+        n.add(
+            f"{job.lora_adapters} LoRA adapter slot(s) at rank {job.lora_adapter_rank} in {keep16} on every linear "
+            "of every layer (vLLM preallocates A and B per wrapped layer for --max-loras at --max-lora-rank)"
+        )
     if isinstance(model, TransformerArch):
         kv = kv_cache_bytes(model, job.context_tokens, job.concurrency, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
         if model.decoder:
@@ -655,6 +662,25 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
     return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+
+
+ROW_PARALLEL = ("o_proj", "down_proj")  # input split over TP ranks; the other linears split their output
+
+
+def lora_adapter_bytes(model: TransformerArch, job: InferenceJob, dtype_bytes: float) -> float:
+    """Bytes of the resident adapters on one GPU: per adapter slot, per linear of a stage's layers,
+    A (rank x in) and B (out x rank) at the reserved rank, as vLLM's create_lora_weights allocates
+    them (vllm/lora/layers.py): a column-parallel layer's A is whole and its B split over TP, a
+    row-parallel layer the other way round; MoE experts each carry their own pair."""
+    tp = job.parallel.tp
+    per_layer = 0.0
+    for lin in model.linears():
+        if lin.name == "router":
+            continue
+        row = lin.name in ROW_PARALLEL
+        per_layer += lin.count * (lin.d_in / (tp if row else 1) + lin.d_out / (1 if row else tp))
+    layers = math.ceil(model.layers / job.parallel.pp)
+    return job.lora_adapters * job.lora_adapter_rank * per_layer * layers * dtype_bytes
 
 
 def inference_workspace(model: TransformerArch, job: InferenceJob, n: _Notes) -> float:

@@ -163,6 +163,8 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             speculative_tokens=work.speculative_tokens,
             speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         )
+        if work.lora_adapters:
+            out.update(lora_adapters=work.lora_adapters, lora_adapter_rank=work.lora_adapter_rank)
     return out
 
 

@@ -39,6 +39,7 @@ DEFAULT_LORA_RANK = 8
 DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
 
 PIPELINE_KEYS = ("read_bandwidth", "sample_bytes", "decode_ms", "loader_cores")
+DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRAConfig.max_lora_rank)
 TRAINING_KEYS = applying("training", "workload")
 INFERENCE_KEYS = applying("inference", "workload")
 KNOWN_KEYS = names("workload")
@@ -117,7 +118,19 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
         **_speculative(f),
+        **_lora_adapters(f, model),
     )
+
+
+def _lora_adapters(f: WorkloadFields, model: ModelArch) -> dict[str, Any]:
+    """Multi-LoRA serving: adapters on a transformer base; a rank alone is a mistake, not a default."""
+    if not f.lora_adapters:
+        if f.lora_adapter_rank is not None:
+            raise UsageError("--lora-adapter-rank sizes served adapters: give --lora-adapters N (N > 0) as well")
+        return {}
+    if not isinstance(model, TransformerArch):
+        raise UsageError(f"--lora-adapters needs a transformer base; {model.name} is described by totals only")
+    return {"lora_adapters": f.lora_adapters, "lora_adapter_rank": f.lora_adapter_rank or DEFAULT_ADAPTER_RANK}
 
 
 def _speculative(f: WorkloadFields) -> dict[str, Any]:

@@ -288,6 +288,24 @@ class WorkloadFields(StrictFields):
         ge=0,
         lt=1,
     )
+    lora_adapters: int | None = _f(
+        "Serving: LoRA adapters resident on one base model (vLLM --enable-lora --max-loras N).",
+        example=4,
+        applies="inference",
+        metavar="N",
+        default="0 (off)",
+        ge=0,
+        le=1024,
+    )
+    lora_adapter_rank: int | None = _f(
+        "Serving: the largest rank of those adapters (vLLM --max-lora-rank); memory is reserved at this rank.",
+        example=16,
+        applies="inference",
+        metavar="R",
+        default="16",
+        ge=1,
+        le=512,
+    )
     read_bandwidth: Annotated[float | None, BytesIn] = _f(
         "Data pipeline: storage read per node, e.g. 2GB/s.",
         example="2GB/s",

@@ -167,6 +167,8 @@ class InferenceJob:
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
+    lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
+    lora_adapter_rank: int = 16  # the rank their memory is reserved at (vLLM --max-lora-rank)
 
     kind: Literal["inference"] = field(default="inference", init=False)
 
