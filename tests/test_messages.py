@@ -56,3 +56,83 @@ def test_an_unknown_language_is_refused():
     assert check_lang(None) == "en" and check_lang(" ZH ") == "zh"
     with pytest.raises(ValueError, match="--lang"):
         check_lang("fr")
+
+
+# ----- the whole `plan` output path in Chinese: no English sentence outside the allow-list ---------
+EXAMPLES = SRC.parent.parent / "examples"
+PLAN_EXAMPLES = sorted(
+    f
+    for f in EXAMPLES.glob("*.yaml")
+    if "team:" not in f.read_text() and "offers:" not in f.read_text()  # pools (deploy) and --prices files
+)
+# A word: letters only (with - or '), perhaps in brackets or before punctuation. Ids, numbers and units
+# carry digits, dots or underscores (h100-sxm, zero2, 24GB, g5.xlarge, gpu_1x_a100) and break a run.
+_WORD = re.compile(r"""[("'“]?[A-Za-z][A-Za-z'’-]*[)"'”,.;:!?]*""")
+# The allow-list, each with its reason; everything else on the path must be in the reader's language.
+_ALLOWED_LINES = (
+    re.compile(r"^\s*\|?\s*(价格来源|复现命令)\s*[:：|]"),  # the offer is a source citation (provider,
+    # instance, date, source id) and the command is code: both stay as they are written
+)
+
+
+def english_runs(text: str) -> list[str]:
+    """Every run of 4+ consecutive ASCII words: an English sentence (or its rest) left untranslated."""
+    runs, run = [], []
+    for tok in [*text.split(), ""]:
+        if tok and _WORD.fullmatch(tok):
+            run.append(tok)
+            continue
+        if len(run) >= 4:
+            runs.append(" ".join(run))
+        run = []
+    return runs
+
+
+def _without_allowed(text: str) -> str:
+    """The text less what stays in its original language: code spans, the estimate command and the
+    offer lines (see _ALLOWED_LINES), and the estimators' assumptions: English data, each with its
+    source citation, listed under a translated heading after a translated framing sentence."""
+    text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"(?ms)^## 假设与来源\n\n- [^\n]*\n(.*?)(?=^## |\Z)", "", text)
+    return "\n".join(line for line in text.splitlines() if not any(p.search(line) for p in _ALLOWED_LINES))
+
+
+def test_the_english_run_check_finds_sentences_and_passes_ids():
+    assert english_runs("推荐方案： Single point of failure: one GPU carries it") == [
+        "Single point of failure: one GPU carries it"
+    ]
+    assert english_runs("8x h100-sxm full zero2 rc-full，TP1 x PP1 x DP8，ZeRO-2，重计算 none") == []
+    assert english_runs("存储 object-store，样本格式 gpu-decode，计价 on-demand") == []
+    assert _without_allowed("a\n  价格来源：1 x H100 from lambda, any, on-demand, source x\nb") == "a\nb"
+
+
+def _plan_zh(example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, str]:
+    """(CLI summary, Markdown report, chart titles) of `gpuwise plan -f EXAMPLE --lang zh --report`."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from gpuwise.cli import render
+    from gpuwise.cli.app import app
+
+    buf = io.StringIO()
+    monkeypatch.setattr(render, "console", Console(file=buf, width=100_000, color_system=None))  # no wrapping
+    report = tmp_path / f"{example.stem}.md"
+    proc = CliRunner().invoke(app, ["plan", "-f", str(example), "--lang", "zh", "--report", str(report)])
+    assert proc.exit_code in (0, 1), (example.name, proc.output)
+    titles = " ".join(
+        t for svg in tmp_path.glob(f"{example.stem}-*.svg") for t in re.findall(r"<text[^>]*>([^<]*)<", svg.read_text())
+    )
+    return buf.getvalue(), report.read_text(encoding="utf-8"), titles
+
+
+@pytest.mark.parametrize("example", PLAN_EXAMPLES, ids=[f.stem for f in PLAN_EXAMPLES])
+def test_the_chinese_plan_has_no_english_sentence(example, tmp_path, monkeypatch):
+    summary, markdown, titles = _plan_zh(example, tmp_path, monkeypatch)
+    assert "推荐方案" in summary or "没有方案满足需求" in summary
+    if "## 假设与来源" in markdown:  # the estimators' notes stay English: the framing sentence does not
+        assert msg("assumptions_note", "zh") in markdown
+    for where, text in (("summary", summary), ("report", markdown), ("charts", titles)):
+        assert not english_runs(_without_allowed(text)), (example.name, where, english_runs(_without_allowed(text)))

@@ -73,7 +73,11 @@ def charts(result: PlanResult) -> dict[str, str]:
     if shown:
         rows = [(c.label, {k: getattr(c.est.memory.per_gpu, k) / GiB for k in COMPONENTS}) for c in shown]
         cap = shown[0].est.memory.capacity / GiB
-        out["memory"] = stacked(rows, COMPONENTS, msg("chart_memory", lang), lambda v: f"{v:.1f} GiB", limit=cap)
+        names = {k: msg(f"mem_{k}", lang) for k in COMPONENTS}
+        title, capacity = msg("chart_memory", lang), msg("chart_capacity", lang)
+        out["memory"] = stacked(
+            rows, COMPONENTS, title, lambda v: f"{v:.1f} GiB", limit=cap, names=names, limit_label=capacity
+        )
         priced = [(c.label, c.cost) for c in shown if c.cost is not None]
         if priced:
             training = isinstance(result.workload, TrainingJob)

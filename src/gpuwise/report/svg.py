@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 PALETTE = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#718096", "#c53030", "#319795")
@@ -40,9 +40,13 @@ def stacked(
     title: str,
     fmt: Callable[[float], str],
     limit: float | None = None,
+    names: Mapping[str, str] | None = None,
+    limit_label: str = "capacity",
 ) -> str:
     """One stacked horizontal bar per row (e.g. memory components per GPU), with a legend and an
-    optional vertical line at `limit` (e.g. the GPU's capacity)."""
+    optional vertical line at `limit` (e.g. the GPU's capacity). `names`: each part as the legend
+    writes it (the report's language); by default the key with spaces."""
+    shown = {p: (names or {}).get(p) or p.replace("_", " ") for p in parts}
     width, left, row = 720, 260, 30
     height = 70 + row * len(rows)
     top = max([sum(d.get(p, 0.0) for p in parts) for _, d in rows] + [limit or 0.0]) or 1.0
@@ -57,7 +61,7 @@ def stacked(
             if w > 0:
                 out.append(
                     f'<rect x="{x:.1f}" y="{y + 4}" width="{w:.1f}" height="{row - 10}" '
-                    f'fill="{PALETTE[j % len(PALETTE)]}"><title>{escape(p)}: {escape(fmt(d[p]))}</title></rect>'
+                    f'fill="{PALETTE[j % len(PALETTE)]}"><title>{escape(shown[p])}: {escape(fmt(d[p]))}</title></rect>'
                 )
                 x += w
         out.append(f'<text x="{x + 6:.1f}" y="{y + 17}">{escape(fmt(sum(d.get(p, 0.0) for p in parts)))}</text>')
@@ -66,14 +70,14 @@ def stacked(
         out.append(
             f'<line x1="{lx:.1f}" y1="26" x2="{lx:.1f}" y2="{30 + row * len(rows)}" stroke="#c53030" '
             f'stroke-dasharray="4 3"/><text x="{lx - 3:.1f}" y="{40 + row * len(rows)}" fill="#c53030" text-anchor="end">'
-            f"capacity {escape(fmt(limit))}</text>"
+            f"{escape(limit_label)} {escape(fmt(limit))}</text>"
         )
     ly = height - 14
     for j, p in enumerate(parts):
         lx = 8 + j * 110
         out.append(
             f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{PALETTE[j % len(PALETTE)]}"/>'
-            f'<text x="{lx + 14}" y="{ly}">{escape(p.replace("_", " "))}</text>'
+            f'<text x="{lx + 14}" y="{ly}">{escape(shown[p])}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)
