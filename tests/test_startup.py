@@ -5,6 +5,7 @@ These tests check imports (deterministic), not seconds; scripts/bench_cli.py mea
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import subprocess
@@ -121,3 +122,19 @@ def test_direct_coercion_gives_what_typer_gives(args):
         assert direct["count"] == 5 and direct["path"] == Path("a/b.yaml") and direct["many"] == ["p", "q"]
     if args[:2] == ["--count", "many"]:
         assert direct["exit"] == 2
+
+
+def test_a_plain_command_runs_in_a_group_of_its_own(capsys):
+    """main builds only the command it runs; that group prints what the whole group prints."""
+    from gpuwise.cli import app as cli
+
+    args = ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--task", "inference", "--json"]
+    assert list(cli._command_for(args).commands) == ["estimate"]
+    assert {"estimate", "plan", "fleet", "deploy"} <= set(cli._command_for(["fleet", "list"]).commands)
+    assert {"estimate", "plan", "fleet"} <= set(cli._command_for(["--help"]).commands)
+    outs = []
+    for command in (cli._command_for(args), typer.main.get_command(cli.app)):
+        with contextlib.suppress(typer.Exit):  # exit 1 when a target is missed: the output still counts
+            command.main(args=args, prog_name="gpuwise", standalone_mode=False)
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and json.loads(outs[0])["hardware"]["gpu"] == "a10"

@@ -384,13 +384,33 @@ def _readable_metavars(cmd: Any) -> Any:
     return cmd
 
 
+def _command_name(info: Any) -> str:
+    """A registered command's name as typer gives it (its function's name, dashed, unless named)."""
+    return str(info.name or typer.main.get_command_name(getattr(info.callback, "__name__", "")))
+
+
+def _command_for(args: list[str]) -> Any:
+    """The click group to run `args` with: typer builds the options of every command a group holds
+    (about 20 ms for all of gpuwise's), so `gpuwise NAME ...` for a plain command NAME gets a group
+    holding only that command (the same command, usage line and errors); anything else the whole one."""
+    import copy
+
+    name = args[0] if args else None
+    chosen = [c for c in app.registered_commands if _command_name(c) == name]
+    if len(chosen) != 1:
+        return typer.main.get_command(app)
+    one = copy.copy(app)  # shares app's settings; only the command list differs
+    one.registered_commands, one.registered_groups = chosen, []
+    return typer.main.get_group(one)
+
+
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met);
     anything else is gpuwise's own fault: exit 70 (EX_SOFTWARE), the traceback only with --debug."""
     debug = "--debug" in sys.argv[1:] or bool(os.environ.get("GPUWISE_DEBUG"))
     args = [a for a in sys.argv[1:] if a != "--debug"]
     try:
-        command = _readable_metavars(typer.main.get_command(app))
+        command = _readable_metavars(_command_for(args))
         result = command.main(args=args, prog_name="gpuwise", standalone_mode=False)
     except GpuwiseError as exc:
         sys.stderr.write(f"error: {exc}\n")
