@@ -65,9 +65,12 @@ PLAN_EXAMPLES = sorted(
     for f in EXAMPLES.glob("*.yaml")
     if "team:" not in f.read_text() and "offers:" not in f.read_text()  # pools (deploy) and --prices files
 )
-# A word: letters only (with - or '), perhaps in brackets or before punctuation. Ids, numbers and units
-# carry digits, dots or underscores (h100-sxm, zero2, 24GB, g5.xlarge, gpu_1x_a100) and break a run.
-_WORD = re.compile(r"""[("'“]?[A-Za-z][A-Za-z'’-]*[)"'”,.;:!?]*""")
+# A word: letters only (with - or ' or a plural "(s)"), perhaps in brackets or before punctuation. Ids
+# and units carry digits, dots or underscores (h100-sxm, zero2, 24GB, g5.xlarge, gpu_1x_a100) and break
+# a run; a bare number ("needs 9 replicas"), an acronym (TTFT, GPU) or a unit (ms, s) neither counts
+# nor breaks it.
+_WORD = re.compile(r"""[("'“]?[A-Za-z][A-Za-z'’-]*(\(s\))?[)"'”,.;:!?]*""")
+_NEUTRAL = re.compile(r"""\(?(\$?\d[\d.,]*%?|[A-Z][A-Z0-9+/-]+|ms|s|us|min|h|d)[)"'”,.;:!?]*""")
 # The allow-list, each with its reason; everything else on the path must be in the reader's language.
 _ALLOWED_LINES = (
     re.compile(r"^\s*\|?\s*(价格来源|复现命令)\s*[:：|]"),  # the offer is a source citation (provider,
@@ -77,14 +80,17 @@ _ALLOWED_LINES = (
 
 def english_runs(text: str) -> list[str]:
     """Every run of 4+ consecutive ASCII words: an English sentence (or its rest) left untranslated."""
-    runs, run = [], []
+    runs, run, words = [], [], 0
     for tok in [*text.split(), ""]:
-        if tok and _WORD.fullmatch(tok):
-            run.append(tok)
+        if tok and _NEUTRAL.fullmatch(tok):
+            run += [tok] if run else []
             continue
-        if len(run) >= 4:
+        if tok and _WORD.fullmatch(tok):
+            run, words = [*run, tok], words + 1
+            continue
+        if words >= 4:
             runs.append(" ".join(run))
-        run = []
+        run, words = [], 0
     return runs
 
 
@@ -102,6 +108,7 @@ def test_the_english_run_check_finds_sentences_and_passes_ids():
     assert english_runs("推荐方案： Single point of failure: one GPU carries it") == [
         "Single point of failure: one GPU carries it"
     ]
+    assert english_runs("增长：growth (3x users) needs 9 replica(s) of 1x h100") == ["users) needs 9 replica(s) of"]
     assert english_runs("8x h100-sxm full zero2 rc-full，TP1 x PP1 x DP8，ZeRO-2，重计算 none") == []
     assert english_runs("存储 object-store，样本格式 gpu-decode，计价 on-demand") == []
     assert _without_allowed("a\n  价格来源：1 x H100 from lambda, any, on-demand, source x\nb") == "a\nb"

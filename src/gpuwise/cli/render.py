@@ -22,6 +22,7 @@ from gpuwise.plan.messages import (
     localize,
     msg,
     rate_unit,
+    term,
 )
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
@@ -285,7 +286,10 @@ def _requirements_line(req: Any, lang: Lang = "en") -> str:
     if req.growth:
         asked.append(f"{msg('req_growth', lang)}: {req.growth.describe()}")
     return f"{msg('requirements', lang)}: {', '.join(asked) or msg('requirements_none', lang)} · " + msg(
-        "pricing_objective", lang, pricing=req.pricing, objective=req.objective
+        "pricing_objective",
+        lang,
+        pricing=term("pricing", req.pricing, lang),
+        objective=term("objective", req.objective, lang),
     )
 
 
@@ -360,7 +364,11 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
     for i, c in enumerate(shown, 1):
         when, tput = _candidate_speed(c, w, req, training, lang)
         bad = [k for k, v in c.meets.items() if not v["ok"]]
-        meets = msg("meets_all", lang) if not bad else msg("misses", lang, what=", ".join(bad))
+        meets = (
+            msg("meets_all", lang)
+            if not bad
+            else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad))
+        )
         if c.growth is not None:
             verdict = msg("growth_cell_holds" if c.growth["holds"] else "growth_cell_breaks", lang)
             meets += msg("growth_cell", lang, verdict=verdict)

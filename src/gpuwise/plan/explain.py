@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuwise.plan.messages import Lang, fmt_count_l, fmt_duration, fmt_money, msg, rate_unit
+from gpuwise.plan.messages import Lang, fmt_count_l, fmt_duration, fmt_money, msg, rate_unit, term
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import TrainingJob
 
@@ -101,7 +101,16 @@ def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
         if t:
             key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
             rate = fmt_count_l(getattr(t, key), lang)
-            out.append(msg("why_speed", lang, rate=rate, unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
+            out.append(
+                msg(
+                    "why_speed",
+                    lang,
+                    rate=rate,
+                    unit=unit,
+                    mfu=t.mfu,
+                    bottleneck=term("bottleneck", est.bottleneck, lang),
+                )
+            )
             if est.bottleneck == "data-pipeline" and c.pipeline is None:
                 out.append(msg("why_data_wait", lang))
         r = c.reliability
@@ -132,7 +141,10 @@ def explain(c: Candidate, chosen: Candidate | None, tie: float, lang: Lang = "en
     why += _what_it_is(c, lang)
     for key, m in c.meets.items():
         if key not in ("memory", "growth") and not m["ok"]:
-            why.append(msg("why_misses", lang, what=key.replace("_", " ")) + (f": {m['why']}" if m.get("why") else ""))
+            why.append(
+                msg("why_misses", lang, what=term("meet", key, lang).replace("_", " "))
+                + (f": {m['why']}" if m.get("why") else "")
+            )
     if c.growth is not None:
         why.append(c.growth["summary"])
     if chosen is not None and c is not chosen and c.ok and c.cost is not None and chosen.cost:

@@ -26,6 +26,7 @@ __all__ = [
     "msg",
     "pipeline_text",
     "rate_unit",
+    "term",
 ]
 
 Lang = Literal["en", "zh"]
@@ -275,6 +276,14 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "growth ({describe}) fits today's {replicas} replica(s)",
         "zh": "增长后（{describe}）当前的 {replicas} 个副本仍够用",
     },
+    "growth_path_replicas": {
+        "en": "{replicas} replica(s) of {count}x {gpu}",
+        "zh": "{replicas} 个副本，每副本 {count} 块 {gpu}",
+    },
+    "growth_needs_replicas": {
+        "en": "growth ({describe}) needs {replicas} replica(s) of {count}x {gpu} (today {today})",
+        "zh": "增长后（{describe}）需要 {replicas} 个副本，每副本 {count} 块 {gpu}（当前 {today} 个）",
+    },
     "growth_scale_out": {"en": "scale out to {label}", "zh": "扩展到 {label}"},
     "growth_larger_gpu": {
         "en": "today's GPU type cannot carry it: choose a larger GPU (see the growth plan)",
@@ -398,6 +407,20 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "no list price in the catalog (owned pricing)",
         "zh": "目录中没有标价（自有计价 owned）",
     },
+    "ext_no_offer_allowed": {
+        "en": "no {model} offer from the allowed providers (offered by {providers})",
+        "zh": "允许的云厂商中没有 {model} 报价（提供方：{providers}）",
+    },
+    "ext_no_offer_model": {"en": "no {model} offer (offers: {have})", "zh": "没有 {model} 报价（现有报价：{have}）"},
+    "ext_unavailable": {
+        "en": "the {model} offers are listed as unavailable at collection",
+        "zh": "{model} 报价在采集时均标为无货",
+    },
+    "ext_no_instance": {
+        "en": "no instance holds nodes of {n} GPUs (instances offered: {sizes} GPU); "
+        "a smaller instance's price never prices a bigger node",
+        "zh": "没有实例能容纳每节点 {n} 块 GPU（现有实例规格：{sizes} GPU）；小实例的价格不能用来给更大的节点定价",
+    },
     "ext_stale": {
         "en": "prices older than 12 months or undated (re-check): {rest}",
         "zh": "超过 12 个月或未注明日期的价格（请复核）：{rest}",
@@ -424,6 +447,30 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "{cores} loader cores/node, {storage}, {fmt} samples",
         "zh": "每节点 {cores} 个数据加载 CPU 核，存储 {storage}，样本格式 {fmt}",
     },
+    # --- ids the output names, as the reader's language writes them (`term`; English keeps the id)
+    "t_pricing_on-demand": {"en": "on-demand", "zh": "按需"},
+    "t_pricing_spot": {"en": "spot", "zh": "竞价"},
+    "t_pricing_reserved": {"en": "reserved", "zh": "预留"},
+    "t_pricing_owned": {"en": "owned", "zh": "自有（购买）"},
+    "t_objective_cost": {"en": "cost", "zh": "成本"},
+    "t_objective_time": {"en": "time", "zh": "时间"},
+    "t_bottleneck_compute": {"en": "compute", "zh": "计算"},
+    "t_bottleneck_memory-bandwidth": {"en": "memory-bandwidth", "zh": "显存带宽"},
+    "t_bottleneck_communication": {"en": "communication", "zh": "通信"},
+    "t_bottleneck_data-pipeline": {"en": "data-pipeline", "zh": "数据管线"},
+    "t_bottleneck_capacity": {"en": "capacity", "zh": "容量"},
+    "t_bottleneck_host": {"en": "host", "zh": "主机（CPU）"},
+    "t_meet_deadline": {"en": "deadline", "zh": "截止时间"},
+    "t_meet_memory": {"en": "memory", "zh": "显存"},
+    "t_meet_budget": {"en": "budget", "zh": "预算"},
+    "t_meet_max_gpus": {"en": "max_gpus", "zh": "GPU 上限"},
+    "t_meet_price": {"en": "price", "zh": "报价"},
+    "t_meet_redundancy": {"en": "redundancy", "zh": "冗余"},
+    "t_meet_ttft": {"en": "ttft", "zh": "首字延迟 (TTFT)"},
+    "t_meet_tpot": {"en": "tpot", "zh": "每输出 token 时间 (TPOT)"},
+    "t_meet_latency": {"en": "latency", "zh": "延迟"},
+    "t_meet_batch": {"en": "batch", "zh": "整批"},
+    "paren": {"en": " ({text})", "zh": "（{text}）"},
     # --- durations
     "dur_s": {"en": "{v} s", "zh": "{v} 秒"},
     "dur_min": {"en": "{v} min", "zh": "{v} 分钟"},
@@ -431,6 +478,24 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "dur_d": {"en": "{v} d", "zh": "{v} 天"},
     "gpu_hours": {"en": "{v} GPU-hours", "zh": "{v} GPU 小时"},
 }
+
+
+_PERCENTILE_KEY = re.compile(r"^(p[\d.]+|batch)_(ttft|tpot|latency)$")
+
+
+def term(kind: str, value: object, lang: Lang = "en") -> str:
+    """An id the output names (a pricing model, an objective, a bottleneck, a requirement key) in
+    `lang`: English keeps the id itself; an id the catalog does not know stays as it is."""
+    text = str(value)
+    if lang == "en":
+        return text
+    if kind == "meet":
+        m = _PERCENTILE_KEY.match(text)
+        if m:  # p99_ttft -> P99 首字延迟 (TTFT)
+            head = m.group(1).upper() if m.group(1) != "batch" else msg("t_meet_batch", lang)
+            return f"{head} {msg(f't_meet_{m.group(2)}', lang)}"
+    entry = MESSAGES.get(f"t_{kind}_{text}")
+    return entry[lang] if entry else text
 
 
 def check_lang(lang: str | None) -> Lang:
@@ -512,7 +577,8 @@ def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
         parts.append(
             msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=owned["horizon_years"])
         )
-    return msg("cost_line", lang, pricing=c.get("pricing", "on-demand"), size=size, parts=", ".join(parts))
+    pricing = term("pricing", c.get("pricing", "on-demand"), lang)
+    return msg("cost_line", lang, pricing=pricing, size=size, parts=", ".join(parts))
 
 
 _FIELD = re.compile(r"\\\{(\w+)(?::[^}]*)?\\\}")

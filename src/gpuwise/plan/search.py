@@ -24,7 +24,7 @@ from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
-from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text
+from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
 from gpuwise.units import fmt_bytes
@@ -262,7 +262,8 @@ def _at_most(value: float | None, limit: float) -> dict[str, Any]:
 
 def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
     if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
-        c.meets["price"] = {"ok": False, "why": msg("why_no_node_offer", check_lang(req.lang), pricing=req.pricing)}
+        lg = check_lang(req.lang)
+        c.meets["price"] = {"ok": False, "why": msg("why_no_node_offer", lg, pricing=term("pricing", req.pricing, lg))}
     if req.budget_usd is not None:
         c.meets["budget"] = _at_most(cost, req.budget_usd)
     if req.max_gpus is not None:
@@ -342,7 +343,7 @@ def _training_candidates(
             break
     lg = check_lang(req.lang)
     if not out and unpriced:
-        return [], msg("why_unpriced_sizes", lg, pricing=req.pricing, gpu=gpu.id, limit=limit)
+        return [], msg("why_unpriced_sizes", lg, pricing=term("pricing", req.pricing, lg), gpu=gpu.id, limit=limit)
     if not out:
         need, cap = fmt_bytes(smallest_need), fmt_bytes(gpu.capacity_bytes)
         return [], msg("why_too_big", lg, limit=limit, need=need, cap=cap)
@@ -503,9 +504,18 @@ def _check_growth(
     else:
         c.growth = {
             "holds": False,
-            "upgrade_path": f"{g.replicas} replica(s) of {g.est.hardware.count}x {gpu.id}",
-            "summary": f"growth ({describe}) needs {g.replicas} replica(s) of {g.est.hardware.count}x "
-            f"{gpu.id} (today {c.replicas})",
+            "upgrade_path": msg(
+                "growth_path_replicas", lg, replicas=g.replicas, count=g.est.hardware.count, gpu=gpu.id
+            ),
+            "summary": msg(
+                "growth_needs_replicas",
+                lg,
+                describe=describe,
+                replicas=g.replicas,
+                count=g.est.hardware.count,
+                gpu=gpu.id,
+                today=c.replicas,
+            ),
         }
 
 
@@ -528,8 +538,11 @@ def _misses(gpu: GPU, found: list[Candidate], lang: str = "en") -> Rejection:
     detail = ""
     if "deadline" in misses and best.est.training and best.est.training.total_seconds:
         time = fmt_duration(best.est.training.total_seconds, lg)
-        detail = f" ({msg('why_fastest_seen', lg, time=time, label=best.label, bottleneck=best.est.bottleneck)})"
-    return Rejection(gpu.id, msg("why_misses", lg, what=", ".join(misses)) + detail)
+        bottleneck = term("bottleneck", best.est.bottleneck, lg)
+        seen = msg("why_fastest_seen", lg, time=time, label=best.label, bottleneck=bottleneck)
+        detail = msg("paren", lg, text=seen)
+    what = ", ".join(term("meet", k, lg) for k in misses)
+    return Rejection(gpu.id, msg("why_misses", lg, what=what) + detail)
 
 
 def _gpu_candidates(

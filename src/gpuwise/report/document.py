@@ -23,6 +23,7 @@ from gpuwise.plan.messages import (
     msg,
     pipeline_text,
     rate_unit,
+    term,
 )
 from gpuwise.report.svg import hbars, stacked
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds
@@ -73,7 +74,7 @@ def charts(result: PlanResult) -> dict[str, str]:
     if shown:
         rows = [(c.label, {k: getattr(c.est.memory.per_gpu, k) / GiB for k in COMPONENTS}) for c in shown]
         cap = shown[0].est.memory.capacity / GiB
-        names = {k: msg(f"mem_{k}", lang) for k in COMPONENTS}
+        names = {k: msg(f"mem_{k}", lang) for k in COMPONENTS} if lang != "en" else None
         title, capacity = msg("chart_memory", lang), msg("chart_capacity", lang)
         out["memory"] = stacked(
             rows, COMPONENTS, title, lambda v: f"{v:.1f} GiB", limit=cap, names=names, limit_label=capacity
@@ -87,7 +88,7 @@ def charts(result: PlanResult) -> dict[str, str]:
                 else ("chart_cost_mtok" if training else "chart_cost_month"),
                 lang,
             )
-            title = msg("chart_cost", lang, pricing=result.requirements.pricing, what=what)
+            title = msg("chart_cost", lang, pricing=term("pricing", result.requirements.pricing, lang), what=what)
             out["cost"] = hbars(priced, title, lambda v: f"${v:,.0f}" if v >= 100 else f"${v:,.2f}")
         timed = [(c.label, c.time) for c in shown if c.time and c.time != float("inf")]
         if timed:
@@ -116,7 +117,8 @@ def _requirements_table(result: PlanResult) -> tuple[tuple[str, ...], ...]:
         asked.append((msg("req_redundancy", lang), msg("redundancy_value", lang, n=req.redundancy)))
     if req.growth:
         asked.append((msg("req_growth", lang), req.growth.describe()))
-    asked.append((msg("pricing_objective", lang, pricing=req.pricing, objective=req.objective), ""))
+    pricing, objective = term("pricing", req.pricing, lang), term("objective", req.objective, lang)
+    asked.append((msg("pricing_objective", lang, pricing=pricing, objective=objective), ""))
     return tuple(asked)
 
 
@@ -160,7 +162,7 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
         for q in (50, 95, 99):
             if f"p{q}_seconds" in s:
                 rows.append((f"P{q}", fmt_duration(s[f"p{q}_seconds"], lang)))
-    rows.append((msg("row_bottleneck", lang), str(chosen.est.bottleneck)))
+    rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
     rows.append((msg("row_cost", lang), cost_text(chosen.as_dict()["cost"], lang)))
     rows += _price_rows(chosen, lang)
     if chosen.command:
@@ -234,11 +236,13 @@ def _alternatives_section(result: PlanResult, lang: Lang = "en") -> Section:
                 str(c.gpus),
                 fmt_duration(c.time, lang),
                 fmt_money(c.cost, lang),
-                msg("meets_all", lang) if not bad else msg("misses", lang, what=", ".join(bad)),
+                msg("meets_all", lang)
+                if not bad
+                else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad)),
                 "" if i == 1 and c.ok else (c.why[-1] if c.why else ""),
             )
         )
-    note = msg("alternatives_note", lang, objective=result.requirements.objective)
+    note = msg("alternatives_note", lang, objective=term("objective", result.requirements.objective, lang))
     return Section(msg("comparison", lang), (note,), tuple(alt))
 
 

@@ -47,6 +47,7 @@ def stacked(
     optional vertical line at `limit` (e.g. the GPU's capacity). `names`: each part as the legend
     writes it (the report's language); by default the key with spaces."""
     shown = {p: (names or {}).get(p) or p.replace("_", " ") for p in parts}
+    tip = {p: (names or {}).get(p) or p for p in parts}
     width, left, row = 720, 260, 30
     height = 70 + row * len(rows)
     top = max([sum(d.get(p, 0.0) for p in parts) for _, d in rows] + [limit or 0.0]) or 1.0
@@ -61,7 +62,7 @@ def stacked(
             if w > 0:
                 out.append(
                     f'<rect x="{x:.1f}" y="{y + 4}" width="{w:.1f}" height="{row - 10}" '
-                    f'fill="{PALETTE[j % len(PALETTE)]}"><title>{escape(shown[p])}: {escape(fmt(d[p]))}</title></rect>'
+                    f'fill="{PALETTE[j % len(PALETTE)]}"><title>{escape(tip[p])}: {escape(fmt(d[p]))}</title></rect>'
                 )
                 x += w
         out.append(f'<text x="{x + 6:.1f}" y="{y + 17}">{escape(fmt(sum(d.get(p, 0.0) for p in parts)))}</text>')
