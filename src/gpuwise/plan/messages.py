@@ -38,7 +38,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "plan_for": {"en": "Plan for {what}", "zh": "{what} 的资源方案"},
     "requirements": {"en": "Requirements", "zh": "需求"},
     "requirements_none": {"en": "none (cheapest that fits)", "zh": "无（放得下的最便宜方案）"},
-    "pricing_objective": {"en": "pricing {pricing} · objective {objective}", "zh": "计价 {pricing} · 目标 {objective}"},
+    "pricing_objective": {
+        "en": "pricing {pricing} · objective {objective}",
+        "zh": "计价：{pricing} · 目标：{objective}",
+    },
     "chosen": {"en": "Chosen", "zh": "推荐方案"},
     "nothing_meets": {"en": "Nothing meets the requirements.", "zh": "没有方案满足需求。"},
     "ruled_out": {"en": "Ruled out (binding constraint)", "zh": "排除的 GPU 型号（约束条件）"},
@@ -115,7 +118,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "why_speed": {
         "en": "{rate} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
-        "zh": "{rate} {unit}，MFU {mfu:.0%}，瓶颈 {bottleneck}",
+        "zh": "{rate} {unit}，MFU {mfu:.0%}，瓶颈：{bottleneck}",
     },
     "why_layout": {
         "en": "layout {layout}: the fastest that fits on {count}x {gpu}",
@@ -123,7 +126,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "why_fastest_seen": {
         "en": "fastest: {time} on {label}, bottleneck {bottleneck}",
-        "zh": "最快：{label} 需要 {time}，瓶颈 {bottleneck}",
+        "zh": "最快：{label} 需要 {time}，瓶颈：{bottleneck}",
     },
     "why_data_wait": {
         "en": "the GPUs wait for data: a faster pipeline meets the requirements with fewer GPUs",
@@ -206,7 +209,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "alternatives_note": {
         "en": "Ranked by {objective}; Pareto marks the cost/time front.",
-        "zh": "按 {objective} 排序；帕累托标记成本/时间前沿。",
+        "zh": "按{objective}排序；帕累托标记成本/时间前沿。",
     },
     "col_binding": {"en": "binding constraint", "zh": "约束条件"},
     "col_gpu": {"en": "GPU", "zh": "GPU"},
