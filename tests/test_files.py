@@ -52,7 +52,7 @@ def test_json_depth_and_constants():
         parse_json("[" * 100_000 + "]" * 100_000, "deep.json")
     for constant in ("NaN", "Infinity", "-Infinity"):
         with pytest.raises(ConfigError, match="not a number JSON allows"):
-            parse_json('{"hidden_size": ' + constant + '}', "c.json")
+            parse_json('{"hidden_size": ' + constant + "}", "c.json")
     assert parse_json('{"a": "[[[\\"{{{", "b": [1]}', "ok.json") == {"a": '[[["{{{', "b": [1]}
 
 

@@ -508,7 +508,9 @@ def _pod_spec(
     spread = _spread(c, options)
     if spread:
         spec.update(spread)
-        notes.append(f"redundancy N+{serving.get('redundancy')}: one replica per node, so losing a node loses one replica")
+        notes.append(
+            f"redundancy N+{serving.get('redundancy')}: one replica per node, so losing a node loses one replica"
+        )
     return spec, notes
 
 
