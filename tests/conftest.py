@@ -128,3 +128,22 @@ def clean_postgres(postgres_url: str) -> Iterator[str]:
     _empty_public_schema(postgres_url)
     yield postgres_url
     _empty_public_schema(postgres_url)
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    """The real entry point (gpuwise.cli.app:main) in process: exit code, stdout, stderr."""
+    import sys
+
+    from gpuwise.cli.app import main
+
+    argv = sys.argv
+    sys.argv = ["gpuwise", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr()
+    return code, out.out, out.err

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Any
 
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from gpuwise.cli.app import main
 from gpuwise.workload.schema import FieldInfo, fields
+
+from .conftest import run_main
 
 HOSTILE_TEXT = st.sampled_from(
     [
@@ -82,20 +82,6 @@ def _args(command: str, sections: tuple[str, ...]) -> st.SearchStrategy[list[str
     return build()
 
 
-def _run(args: list[str], capsys: Any) -> tuple[int, str, str]:
-    argv = sys.argv
-    sys.argv = ["gpuwise", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    finally:
-        sys.argv = argv
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def _finite(doc: Any) -> bool:
     if isinstance(doc, float):
         return math.isfinite(doc)
@@ -107,7 +93,7 @@ def _finite(doc: Any) -> bool:
 
 
 def _check(args: list[str], capsys: Any) -> None:
-    code, out, err = _run(args, capsys)
+    code, out, err = run_main(capsys, *args)
     assert code in (0, 1, 2), (args, code, err[-2000:])
     assert "Traceback" not in err and "internal error" not in err, (args, err[-2000:])
     if code in (0, 1) and out.strip().startswith(("{", "[")):

@@ -10,6 +10,8 @@ from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, convert, fx_rate, instances_for, merge_offers, price_model_of
 
+from .conftest import run_main
+
 CAT = load_catalog()
 TODAY = date(2026, 12, 1)
 
@@ -225,22 +227,7 @@ def test_currency_reads_the_budget_and_prints_the_rate(tmp_path, monkeypatch):
 
 
 # ----- the command line ------------------------------------------------------------------------
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    import sys
-
-    from gpuwise.cli.app import main
-
-    argv = sys.argv
-    sys.argv = ["gpuwise", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = argv
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_main
 
 
 def test_prices_json_lists_every_offer_with_its_fields(capsys, tmp_path, monkeypatch):

@@ -4,13 +4,11 @@ with the same meaning (the three doors give the same estimate for the same input
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from gpuwise.cli.app import main
 from gpuwise.errors import UsageError
 from gpuwise.web import create_app
 from gpuwise.workload import build_workload
@@ -23,6 +21,8 @@ from gpuwise.workload.schema import (
     fields,
     validate,
 )
+
+from .conftest import run_main
 
 # A base workload per task that every field's example can be added to.
 TRAIN = {"model": "llama-2-7b", "task": "finetune", "method": "lora", "read_bandwidth": "4GB/s", "sample_bytes": "8KB"}
@@ -43,19 +43,7 @@ PARTNERS = {
 }
 
 
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run the real entry point in-process: exit code, stdout, stderr."""
-    argv = sys.argv
-    sys.argv = ["gpuwise", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = argv
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_main
 
 
 def _flag_args(opts: dict) -> list[str]:
