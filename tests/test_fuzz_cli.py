@@ -13,40 +13,10 @@ from hypothesis import strategies as st
 from gpuwise.workload.schema import FieldInfo, fields
 
 from .conftest import run_main
+from .hostile import HOSTILE_TEXT
 
-HOSTILE_TEXT = st.sampled_from(
-    [
-        "",
-        " ",
-        "0",
-        "-1",
-        "1e400",
-        "-1e400",
-        "nan",
-        "inf",
-        "-inf",
-        "9" * 400,
-        "1.5",
-        "2T",
-        "120KB",
-        "2GB/s",
-        "x" * 5000,
-        "../../etc/passwd",
-        "/dev/zero",
-        "<script>alert(1)</script>",
-        "llama-2-7b",
-        "h100-sxm:8",
-        "h100-sxm:0",
-        "h100-sxm:-3",
-        "h100-sxm:1e9",
-        "a10:99999999999999999999",
-        "full,lora,qlora",
-        "\u00e9\u4e2d",
-        "\x00",
-        "true",
-        "30d",
-        "1h30m",
-    ]
+HOSTILE = st.sampled_from(
+    [*HOSTILE_TEXT, "2T", "120KB", "2GB/s", "llama-2-7b", "h100-sxm:8", "full,lora,qlora", "30d", "1h30m"]
 )
 
 
@@ -54,7 +24,7 @@ def _value(f: FieldInfo) -> st.SearchStrategy[str]:
     """Half plausible (the field's example or one of its choices), half hostile."""
     plausible = st.sampled_from(f.choices) if f.choices else st.just(str(f.example))
     hostile = st.one_of(
-        HOSTILE_TEXT,
+        HOSTILE,
         st.integers(-(10**30), 10**30).map(str),
         st.floats(allow_nan=True, allow_infinity=True).map(repr),
     )
