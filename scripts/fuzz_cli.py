@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import io
 import json
-import math
 import random
 import signal
 import sys
@@ -35,7 +34,7 @@ HOSTILE = ROOT / "tests" / "data" / "hostile"
 HOSTS = ROOT / "examples" / "hosts"
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(ROOT))
-from tests.hostile import HOSTILE_TEXT  # noqa: E402 - the repository root is put on the path first
+from tests.hostile import HOSTILE_TEXT, all_finite  # noqa: E402 - the repository root is put on the path first
 
 TEXT = HOSTILE_TEXT
 NUMBERS = ["0", "1", "2", "0.5", "3", "10", "1e9", "1e308", "-5", "nan", "inf", "-inf", "9" * 400, "1e-300", "abc"]
@@ -98,16 +97,6 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Hang
 
 
-def _finite(doc: Any) -> bool:
-    if isinstance(doc, float):
-        return math.isfinite(doc)
-    if isinstance(doc, dict):
-        return all(_finite(v) for v in doc.values())
-    if isinstance(doc, list):
-        return all(_finite(v) for v in doc)
-    return True
-
-
 def _json_ok(out: str) -> bool:
     """False when stdout is JSON holding NaN or an infinity."""
     text = out.strip()
@@ -118,7 +107,7 @@ def _json_ok(out: str) -> bool:
         raise OverflowError
 
     try:
-        return _finite(json.loads(text, parse_constant=bad))
+        return all_finite(json.loads(text, parse_constant=bad))
     except OverflowError:
         return False
     except ValueError:  # not one JSON document (a table that starts with a bracket): nothing to check

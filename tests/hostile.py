@@ -1,6 +1,21 @@
 """Hostile text a person (or a fuzzer) may type into any option: one list for the fuzz test and
 scripts/fuzz_cli.py. Plausible values are drawn by each caller from the schema."""
 
+import math
+from typing import Any
+
+
+def all_finite(doc: Any) -> bool:
+    """True when no float anywhere in a decoded JSON document is NaN or infinite."""
+    if isinstance(doc, float):
+        return math.isfinite(doc)
+    if isinstance(doc, dict):
+        return all(all_finite(v) for v in doc.values())
+    if isinstance(doc, list):
+        return all(all_finite(v) for v in doc)
+    return True
+
+
 HOSTILE_TEXT = [
     "",
     " ",

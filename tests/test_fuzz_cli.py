@@ -4,7 +4,6 @@ traceback (exit 70), a hang, or a non-finite number in JSON; the exit code is al
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from hypothesis import HealthCheck, given, seed, settings
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from gpuwise.workload.schema import FieldInfo, fields
 
 from .conftest import run_main
-from .hostile import HOSTILE_TEXT
+from .hostile import HOSTILE_TEXT, all_finite
 
 HOSTILE = st.sampled_from(
     [*HOSTILE_TEXT, "2T", "120KB", "2GB/s", "llama-2-7b", "h100-sxm:8", "full,lora,qlora", "30d", "1h30m"]
@@ -52,23 +51,13 @@ def _args(command: str, sections: tuple[str, ...]) -> st.SearchStrategy[list[str
     return build()
 
 
-def _finite(doc: Any) -> bool:
-    if isinstance(doc, float):
-        return math.isfinite(doc)
-    if isinstance(doc, dict):
-        return all(_finite(v) for v in doc.values())
-    if isinstance(doc, list):
-        return all(_finite(v) for v in doc)
-    return True
-
-
 def _check(args: list[str], capsys: Any) -> None:
     code, out, err = run_main(capsys, *args)
     assert code in (0, 1, 2), (args, code, err[-2000:])
     assert "Traceback" not in err and "internal error" not in err, (args, err[-2000:])
     if code in (0, 1) and out.strip().startswith(("{", "[")):
         doc = json.loads(out, parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
-        assert _finite(doc), args
+        assert all_finite(doc), args
 
 
 FUZZ = settings(

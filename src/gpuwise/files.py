@@ -29,12 +29,17 @@ def read_text(path: str | Path, what: str = "file") -> str:
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise ConfigError(f"cannot read {str(p)[:200]!r}: {reason}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(f"{p}: the {what} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    return decode_text(data, str(p), what)
+
+
+def decode_text(data: bytes, where: str, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
+    """Untrusted bytes (a file, an upload) as text: at most `limit` bytes, UTF-8."""
+    if len(data) > limit:
+        raise ConfigError(f"{where}: the {what} is larger than {limit // 2**20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
+        raise ConfigError(f"{where}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
 
 
 def _check_shape(text: str, where: str) -> None:

@@ -31,18 +31,9 @@ def _console() -> Any:
 
 
 def _write(root: Path, texts: dict[str, str]) -> list[Path]:
-    if root.exists() and not root.is_dir():
-        raise UsageError(f"-o {str(root)!r} exists and is not a directory")
-    written = []
-    for rel, text in texts.items():
-        target = root / rel
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
-        written.append(target)
-    return written
+    from gpuwise.deploy.writer import write_texts
+
+    return write_texts(texts, root)
 
 
 @rollout_app.command("plan")

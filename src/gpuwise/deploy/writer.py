@@ -155,11 +155,16 @@ def files(bundle: Bundle) -> dict[str, str]:
 
 def write(bundle: Bundle, directory: str | Path) -> list[Path]:
     """Write every file under `directory` (created if missing); returns the paths written."""
+    return write_texts(files(bundle), directory)
+
+
+def write_texts(texts: dict[str, str], directory: str | Path) -> list[Path]:
+    """Write `relative path -> text` under `directory` (created if missing), with clear errors."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise UsageError(f"-o {str(root)!r} exists and is not a directory")
     written = []
-    for rel, text in files(bundle).items():
+    for rel, text in texts.items():
         target = root / rel
         try:
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -86,12 +86,9 @@ def resolve_models(
 
 def upload_text(data: bytes) -> str:
     """The bytes of an uploaded file as text: UTF-8 only, at most MAX_CONFIG_BYTES."""
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{UPLOAD_WHERE} is larger than {MAX_CONFIG_BYTES // 2**20} MiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{UPLOAD_WHERE} is not UTF-8 text (byte {exc.start})") from None
+    from gpuwise.files import decode_text
+
+    return decode_text(data, UPLOAD_WHERE, "upload", MAX_CONFIG_BYTES)
 
 
 def _plan_key(work: dict[str, Any], reqs: dict[str, Any], config_json: str) -> str:
