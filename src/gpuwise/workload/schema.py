@@ -8,6 +8,7 @@ fields together (and the catalog).
 
 from __future__ import annotations
 
+import functools
 import math
 import typing
 from collections.abc import Iterator, Mapping
@@ -606,8 +607,10 @@ def _kind_and_choices(annotation: Any) -> tuple[type, tuple[str, ...] | None]:
     return str, None
 
 
+@functools.cache
 def fields(section: str) -> tuple[FieldInfo, ...]:
-    """The fields of one section, in declaration order."""
+    """The fields of one section, in declaration order (static: computed once per process; a
+    plan calls it for every candidate's command line)."""
     out = []
     for name, info in SECTIONS[section].model_fields.items():
         if section == "target" and name not in TargetFields.model_fields:
