@@ -424,13 +424,20 @@ def replica(
 
 
 def capacities(
-    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, batches: list[int]
+    job: InferenceJob,
+    hw: Hardware,
+    rates: Rates,
+    topo: Topology,
+    catalog: Catalog,
+    batches: list[int],
+    setup: EngineSetup | None = None,
 ) -> tuple[dict[str, float], list[float]]:
     """What one request takes on an idle replica, and the replica's capacity (requests/s) at each
-    batch cap: the numbers `replica` gives, computed once per layout for the serving search."""
+    batch cap: the numbers `replica` gives, computed once per layout for the serving search
+    (`setup`: the job's `engine_setup`, when the caller has it already)."""
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
-        setup = engine_setup(job, hw, catalog)
+        setup = setup or engine_setup(job, hw, catalog)
         step = StepModel(job, rates, topo, catalog)
         ttft, tpot = alone(step, setup, job.input_tokens)
         lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}

@@ -24,6 +24,7 @@ from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, usd_per_hour
 from gpuwise.estimate.disagg import plan_disaggregated
+from gpuwise.estimate.engine import engine_setup
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
@@ -116,8 +117,9 @@ def _options(
         if not memory(job, hw, cat).fits:
             continue
         decoder = isinstance(work.model, TransformerArch) and work.model.decoder
+        setup = engine_setup(job, hw, cat) if decoder else None  # what the engine's KV share holds
         cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
-        largest = serving_batch(job, hw, cat, cap)  # decoders: what the engine's KV share holds
+        largest = setup.max_batch if setup is not None else serving_batch(job, hw, cat, cap)
         if largest < 1 or cap < 1:
             reason = msg("why_no_kv", lang, tp=tp, gpu=gpu.id)
             continue
@@ -125,7 +127,7 @@ def _options(
         topo = topology(hw, cat)
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
-        lone, peaks = capacities(job, hw, rates, topo, cat, batches)
+        lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)
         blocked = _blocked(lone, goals, lang)
         if blocked:
             reason = msg("why_latency_blocked", lang, tp=tp, gpu=gpu.id, blocked=blocked)
