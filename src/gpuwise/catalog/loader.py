@@ -37,6 +37,7 @@ from gpuwise.catalog.schema import (
     ModelEntry,
     Offer,
     OfferSource,
+    PcieLayout,
     ServerPrice,
     Source,
 )
@@ -73,6 +74,7 @@ class Catalog:
     framework_defaults: Mapping[str, str] = field(default_factory=dict)  # task -> framework id
     busbw: tuple[BusBandwidth, ...] = ()  # measured intra-node all-reduce paths (collectives.yaml)
     no_p2p_gpus: frozenset[str] = frozenset()  # GPUs whose rings go through host memory
+    pcie_layout: tuple[PcieLayout, ...] = ()  # PCIe path by GPUs per node (collectives.yaml)
     engines: Mapping[str, EngineProfile] = field(default_factory=dict)  # serving engines (engines.yaml)
     offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
     offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
@@ -370,11 +372,22 @@ def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str
         {"m": {str(i): r for i, r in enumerate(rows)}}, "m", BusBandwidth, "collectives.yaml", keyed=True
     )
     no_p2p = doc.get("no_p2p_gpus") or {}
-    cited = [m.source for m in measured.values()] + ([str(no_p2p.get("source"))] if no_p2p else [])
+    layout = _entries(
+        {"m": {str(i): r for i, r in enumerate(doc.get("pcie_layout") or [])}},
+        "m",
+        PcieLayout,
+        "collectives.yaml",
+        keyed=True,
+    )
+    cited = [m.source for m in [*measured.values(), *layout.values()]] + ([str(no_p2p.get("source"))] if no_p2p else [])
     missing = sorted(set(cited) - set(sources))
     if missing:
         raise ConfigError(f"collectives.yaml cites unknown source(s) {missing}")
-    return {"busbw": tuple(measured.values()), "no_p2p_gpus": frozenset(no_p2p.get("gpus") or ())}
+    return {
+        "busbw": tuple(measured.values()),
+        "no_p2p_gpus": frozenset(no_p2p.get("gpus") or ()),
+        "pcie_layout": tuple(sorted(layout.values(), key=lambda r: r.max_gpus)),
+    }
 
 
 def _package_dir() -> Traversable:

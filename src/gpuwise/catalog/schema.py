@@ -368,11 +368,14 @@ class FxRate(_Strict):
         return self
 
 
+PciePath = Literal["host-staged", "pcie-switch", "pcie-root-complex", "pcie-cross-socket"]
+
+
 class BusBandwidth(_Strict):
     """A measured nccl-tests all-reduce busbw of one intra-node path (collectives.yaml)."""
 
     id: str
-    path: Literal["host-staged", "pcie-p2p", "nvlink-bridge"]
+    path: PciePath | Literal["nvlink-bridge"]
     gpus: int = Field(ge=2)
     busbw: float = Field(gt=0, description="bytes/s")
     source: str
@@ -382,6 +385,14 @@ class BusBandwidth(_Strict):
 
 class NoP2P(_Strict):
     gpus: list[str]
+    source: str
+
+
+class PcieLayout(_Strict):
+    """The PCIe path a node of up to `max_gpus` peer-to-peer PCIe cards takes (collectives.yaml)."""
+
+    max_gpus: int = Field(ge=1)
+    path: PciePath
     source: str
 
 

@@ -43,19 +43,43 @@ def _bridge_measured(hw: Hardware, catalog: Catalog) -> float | None:
     return None
 
 
-def _host_staged(hw: Hardware, catalog: Catalog) -> tuple[float, str] | None:
-    """GeForce boards without peer-to-peer: rings staged through host memory, at the measured
-    busbw of the nearest published GPU count, scaled by the host-device copy rate of the GPU's PCIe
-    generation where the measurement ran on another one."""
-    if hw.gpu.id not in catalog.no_p2p_gpus or hw.gpus_per_node < 2:
+_PCIE_PATHS = {
+    "host-staged": "staged through host memory (no peer-to-peer on this board)",
+    "pcie-switch": "through PCIe switches",
+    "pcie-root-complex": "through one CPU's root complex",
+    "pcie-cross-socket": "across the two CPU sockets",
+}
+
+
+def pcie_path(hw: Hardware, catalog: Catalog) -> str:
+    """The path rings take between the PCIe cards of a node: through host memory where the driver
+    gives the board no peer-to-peer, else the layout rule of collectives.yaml for this many GPUs
+    per node (one socket's root complex up to 4 GPUs, across sockets beyond)."""
+    if hw.gpu.id in catalog.no_p2p_gpus:
+        return "host-staged"
+    rules = catalog.pcie_layout
+    for rule in rules:
+        if hw.gpus_per_node <= rule.max_gpus:
+            return rule.path
+    return rules[-1].path if rules else "pcie-cross-socket"
+
+
+def _pcie_measured(hw: Hardware, catalog: Catalog) -> tuple[str, float, str] | None:
+    """(path, busbw, how) for a node of PCIe cards: the nccl-tests busbw measured on that path,
+    on the GPU's PCIe generation where one exists, then at the nearest published GPU count; a run
+    on another generation is scaled by the ratio of the two generations' host-device copy rates."""
+    if hw.gpus_per_node < 2:
         return None
-    runs = [m for m in catalog.busbw if m.path == "host-staged"]
+    path = pcie_path(hw, catalog)
+    runs = [m for m in catalog.busbw if m.path == path]
     if not runs:
         return None
-    best = min(runs, key=lambda m: (abs(m.gpus - hw.gpus_per_node), -m.gpus))
     gen = hw.gpu.pcie.generation if hw.gpu.pcie else 4
+    best = min(runs, key=lambda m: (m.pcie_generation != gen, abs(m.gpus - hw.gpus_per_node), -m.gpus))
     rate = best.busbw
-    how = f"{best.gpus} GPUs measured [{catalog.sources[best.source].title.split(',')[0]}]"
+    how = (
+        f"{best.gpus} GPUs measured on PCIe {best.pcie_generation} [{catalog.sources[best.source].title.split(',')[0]}]"
+    )
     if best.pcie_generation and best.pcie_generation != gen:
         ratio = (
             catalog.interconnect(f"pcie{gen}-x16").achieved_bandwidth
@@ -63,7 +87,7 @@ def _host_staged(hw: Hardware, catalog: Catalog) -> tuple[float, str] | None:
         )
         rate *= ratio
         how += f", x{ratio:.2f} for PCIe {gen} (host-device copy rates)"
-    return rate, how
+    return path, rate, how
 
 
 def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topology:
@@ -88,11 +112,13 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
                 f"inside a node: {ic.name}, {intra.bandwidth / 1e9:.0f} GB/s per GPU per direction achieved "
                 f"({ic.achieved_bandwidth / ic.nominal_bandwidth:.0%} of {link.bandwidth / 2 / 1e9:.0f} nominal)"
             )
-    elif (staged := _host_staged(hw, catalog)) is not None:
-        intra = Link(f"{pcie.name} via host memory", staged[0], pcie.latency_seconds)
+    elif (measured := _pcie_measured(hw, catalog)) is not None:
+        path, rate, how = measured
+        intra = Link(f"{pcie.name} {path}", rate, pcie.latency_seconds)
         notes.append(
-            f"inside a node: no peer-to-peer on {gpu.name}, rings staged through host memory: "
-            f"{staged[0] / 1e9:.0f} GB/s all-reduce busbw ({staged[1]})"
+            f"inside a node: {pcie.name} {_PCIE_PATHS[path]} on {gpu.name}, "
+            f"{rate / 1e9:.0f} GB/s all-reduce busbw ({how}; path for {hw.gpus_per_node} GPUs per node: "
+            "collectives.yaml pcie_layout)"
         )
     else:
         intra = Link(pcie.name, pcie.achieved_bandwidth, pcie.latency_seconds)

@@ -1,0 +1,84 @@
+"""Interconnects as measured (issue 16, item 4): PCIe rings cost the nccl-tests all-reduce busbw
+published for their path (collectives.yaml), not a single GPU's host-device copy rate. Every
+expected value below is read off the data file's cited run and computed by hand."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.schema import PcieLayout
+from gpuwise.estimate import estimate
+from gpuwise.estimate.comm import collective, pcie_path, topology
+from gpuwise.workload import build_hardware, build_workload
+
+CAT = load_catalog()
+GEN4_OVER_GEN5 = 26.28e9 / 51e9  # host-device copy rates of PCIe 4 and 5 (interconnects.yaml)
+
+
+def _intra(spec: str, per_node: int, cat=CAT) -> float:
+    return topology(build_hardware(spec, cat, gpus_per_node=per_node), cat).intra.bandwidth
+
+
+def test_eight_pcie_cards_cross_the_sockets_at_the_measured_busbw():
+    """8 GPUs span two sockets: NVIDIA/nccl PR 2036 measured 23.86 GB/s peak busbw on 8 PCIe 5
+    cards whose ring crosses the sockets twice; PCIe 4 cards get it x 26.28/51."""
+    assert _intra("h100-pcie:8", 8) == pytest.approx(23.86e9)
+    assert _intra("a100-80gb-pcie:8", 8) == pytest.approx(23.86e9 * GEN4_OVER_GEN5)
+    assert _intra("l40s:8", 8) == pytest.approx(23.86e9 * GEN4_OVER_GEN5)
+
+
+def test_up_to_four_cards_stay_on_one_root_complex():
+    """4 PCIe 4 cards: the 4x RTX 4090 P2P-driver run (25.9 GB/s, same generation); 4 PCIe 5 cards:
+    the same generation's nearest count, 2 GPUs on one socket (43.92 GB/s)."""
+    assert _intra("l40s:4", 4) == pytest.approx(25.9e9)
+    assert _intra("h100-pcie:4", 4) == pytest.approx(43.92e9)
+    hw = build_hardware("l40s:4", CAT, gpus_per_node=4)
+    assert pcie_path(hw, CAT) == "pcie-root-complex"
+
+
+def test_geforce_without_peer_to_peer_is_staged_through_host_memory():
+    """No P2P on the 4090 driver: its ring goes through host memory whatever the layout rule says."""
+    hw = build_hardware("rtx-4090:8", CAT, gpus_per_node=8)
+    assert pcie_path(hw, CAT) == "host-staged"
+    assert topology(hw, CAT).intra.bandwidth == pytest.approx(28e9 * GEN4_OVER_GEN5)
+
+
+def test_the_layout_rule_is_data():
+    """A catalog whose layout names PCIe switches for every node size gives 8 PCIe 5 cards the
+    41.1 GB/s measured behind 3 switches on one CPU (rtx6kpro)."""
+    switched = dataclasses.replace(CAT, pcie_layout=(PcieLayout(max_gpus=16, path="pcie-switch", source="x"),))
+    assert _intra("h100-pcie:8", 8, switched) == pytest.approx(41.1e9)
+
+
+def test_reduce_scatter_over_eight_pcie4_cards_by_hand():
+    """ZeRO-3's gradient reduce-scatter of a 26 GB buffer over 8 A100 PCIe: NCCL base latency +
+    7/8 of the buffer at the cross-socket busbw + 7 PCIe hops."""
+    topo = topology(build_hardware("a100-80gb-pcie:8", CAT, gpus_per_node=8), CAT)
+    bw = 23.86e9 * GEN4_OVER_GEN5
+    hop = CAT.interconnect("pcie4-x16").latency_seconds
+    want = CAT.convention("collective_base_latency") + 7 / 8 * 26e9 / bw + 7 * hop
+    assert collective("reduce_scatter", 26e9, 8, topo, spans_nodes=False) == pytest.approx(want)
+
+
+def test_zero3_13b_on_pcie_costs_at_least_twice_the_nvswitch_node():
+    """The issue's case: ZeRO-3 13B on 8x A100 PCIe was 6 % slower than on SXM; with PCIe rings at
+    12 GB/s against NVSwitch's 232 GB/s it is communication-bound and at least 2x slower."""
+    opts = {"model": "llama-2-13b", "task": "finetune", "zero": 3, "micro_batch": 1, "global_batch": 256}
+    w = build_workload({**opts, "seq": 4096, "recompute": "full", "tokens": "20B"}, CAT)
+    pcie = estimate(w, build_hardware("a100-80gb-pcie:8", CAT), CAT, search_largest=False).training
+    sxm = estimate(w, build_hardware("a100-80gb-sxm:8", CAT), CAT, search_largest=False).training
+    assert pcie is not None and sxm is not None
+    assert pcie.bottleneck == "communication"
+    assert pcie.step_seconds >= 2 * sxm.step_seconds
+
+
+def test_every_measured_path_cites_a_dated_source_and_a_generation():
+    for m in CAT.busbw:
+        src = CAT.sources[m.source]
+        assert src.url and src.date, m.id
+        if m.path != "nvlink-bridge":
+            assert m.pcie_generation is not None, m.id
+    assert [r.max_gpus for r in CAT.pcie_layout] == sorted(r.max_gpus for r in CAT.pcie_layout)
