@@ -214,6 +214,8 @@ def _unmodelled(inp: dict[str, Any]) -> list[str]:
         why.append("torch.compile fuses and recomputes intermediates (saves less than eager PyTorch); not modelled")
     if inp.get("optimizer_in_backward"):
         why.append("optimizer step fused into backward (gradients freed at once) is not modelled")
+    if inp.get("not_modelled"):  # a feature of the run the estimate cannot express, said in the case
+        why.append(str(inp["not_modelled"]))
     return why
 
 
@@ -349,6 +351,8 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
             note = "nominal figure (all parameters x bytes); gpuwise keeps embeddings/head 16-bit when quantized"
     elif kind == "training_peak":
         ours, note = _training_peak(case, cat)
+        if why := _unmodelled(inp):
+            checked, note = False, "not modelled: " + "; ".join(why)
     elif kind in ("finetune_peak", "inference_peak"):
         why = _unmodelled(inp)
         opts: dict[str, Any] = {"model": inp["model"]}
