@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from gpuwise.catalog.record import Field, Record
 
 DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
-class _Strict(BaseModel):
-    # defer_build: validators are built on first validation, which a start from the cached
-    # catalog (gpuwise.cache) never does; building them all at import costs every command ~10 ms
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Strict(Record):
+    """A catalog shape: a light frozen record (gpuwise.catalog.record). Built from YAML through
+    `record.validate`, which derives a pydantic model (unknown keys refused, numbers finite) on the
+    cold path only, so that a start from the cached catalog (gpuwise.cache) imports no pydantic."""
 
 
 class Source(_Strict):
@@ -87,14 +87,12 @@ class GpuIdentity(_Strict):
     shared: list[str] = Field(default_factory=list)
     sources: list[str] = Field(min_length=1)
 
-    @model_validator(mode="after")
-    def _forms(self) -> GpuIdentity:
+    def check(self) -> None:
         bad = [p for p in self.pci if not _PCI_ID.match(p)]
         if bad:
             raise ValueError(f"pci ids must be 'vendor:device' in lower-case hex (e.g. '10de:2330'), not {bad}")
         if not (self.nvml or self.pci or self.rocm or self.jetson or self.shared):
             raise ValueError("identity lists no name and no PCI id")
-        return self
 
     def names(self) -> list[str]:
         """Every name that identifies the entry on its own (not the shared family names)."""
@@ -122,14 +120,12 @@ class GPU(_Sourced):
     identity: GpuIdentity | None = None
     notes: str | None = None
 
-    @model_validator(mode="after")
-    def _dtypes(self) -> GPU:
+    def check(self) -> None:
         unknown = set(self.peak_flops) - set(DTYPES)
         if unknown:
             raise ValueError(f"unknown dtype(s) in peak_flops: {sorted(unknown)}")
         if any(v <= 0 for v in self.peak_flops.values()):
             raise ValueError("peak_flops values must be positive")
-        return self
 
     def source_ids(self) -> set[str]:
         ids = super().source_ids()
@@ -200,13 +196,11 @@ class ModelEntry(_Sourced):
     dnn_hidden_layers: list[int] | None = None  # DeepFM deep part
     notes: str | None = None
 
-    @model_validator(mode="after")
-    def _shape(self) -> ModelEntry:
+    def check(self) -> None:
         if self.kind == "transformer" and not self.hf_config:
             raise ValueError(f"{self.id}: a transformer entry needs hf_config")
         if self.kind == "generic" and self.published_params is None:
             raise ValueError(f"{self.id}: a generic entry needs published_params")
-        return self
 
     def source_ids(self) -> set[str]:
         ids = super().source_ids()
@@ -249,12 +243,10 @@ class Framework(_Sourced):
     efficiency: float = Field(default=1.0, gt=0, le=1.5)
     efficiency_note: str = ""
 
-    @model_validator(mode="after")
-    def _precisions(self) -> Framework:
+    def check(self) -> None:
         missing = {"fp32", "tf32", "fp16", "bf16", "fp8"} - set(self.gradient_bytes)
         if missing:
             raise ValueError(f"gradient_bytes needs every training precision; missing {sorted(missing)}")
-        return self
 
 
 class FittedEfficiency(_Strict):
@@ -338,14 +330,12 @@ class Offer(_Strict):
     available: bool
     note: str | None = None
 
-    @model_validator(mode="after")
-    def _forms(self) -> Offer:
+    def check(self) -> None:
         _check_date(self.date)
         if not _PROVIDER.match(self.provider):
             raise ValueError(f"provider {self.provider!r} must be a lower-case id like aws or runpod-secure")
         if not _CURRENCY.match(self.currency):
             raise ValueError(f"currency {self.currency!r} must be an ISO code like USD or CNY")
-        return self
 
     @property
     def price_per_gpu_hour(self) -> float:
@@ -360,12 +350,10 @@ class FxRate(_Strict):
     date: str
     source: str
 
-    @model_validator(mode="after")
-    def _forms(self) -> FxRate:
+    def check(self) -> None:
         _check_date(self.date)
         if not _CURRENCY.match(self.currency):
             raise ValueError(f"currency {self.currency!r} must be an ISO code like CNY")
-        return self
 
 
 PciePath = Literal["host-staged", "pcie-switch", "pcie-root-complex", "pcie-cross-socket"]
