@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from gpuwise.catalog import GpuIdentity, identify
 from gpuwise.catalog import identity as identity_module
 from gpuwise.catalog.identity import identity_table, memory_agrees, normalise, pci_key
+from gpuwise.catalog.record import validate
 from gpuwise.errors import ConfigError, UsageError
 
 MiB, GiB = 2**20, 2**30
@@ -186,11 +187,11 @@ def test_a_name_claimed_by_two_entries_is_a_config_error(catalog):
 
 def test_the_schema_checks_identity_forms():
     with pytest.raises(ValidationError, match="lower-case hex"):
-        GpuIdentity(pci=["0x2330"], sources=["pci-ids-2026-08"])
+        validate(GpuIdentity, {"pci": ["0x2330"], "sources": ["pci-ids-2026-08"]})
     with pytest.raises(ValidationError, match="no name"):
-        GpuIdentity(sources=["pci-ids-2026-08"])
-    with pytest.raises(ValidationError):
-        GpuIdentity(nvml=["NVIDIA L4"], sources=[])
+        validate(GpuIdentity, {"sources": ["pci-ids-2026-08"]})
+    with pytest.raises(ValidationError, match="sources"):
+        validate(GpuIdentity, {"nvml": ["NVIDIA L4"], "sources": []})
 
 
 # ----- bench, fleet and deploy all ask the same function -------------------------------------------

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from gpuwise.catalog import load_catalog
+from gpuwise.catalog.record import validate
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, convert, fx_rate, instances_for, merge_offers, price_model_of
@@ -31,7 +32,7 @@ def _o(n: int, price: float, **kw: object) -> Offer:
         "source": "test",
         "available": True,
     }
-    return Offer.model_validate({**base, **kw})
+    return validate(Offer, {**base, **kw})
 
 
 # ----- the data --------------------------------------------------------------------------------

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
 from gpuwise import cache
 from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
 from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
+from gpuwise.catalog.record import Record, validate
 from gpuwise.catalog.schema import (
     GPU,
     BusBandwidth,
@@ -212,7 +212,9 @@ def _read(name: str, data_dir: Path | None) -> dict[str, Any]:
     return doc
 
 
-def _entries(doc: dict[str, Any], key: str, cls: type[BaseModel], fname: str, keyed: bool = False) -> dict[str, Any]:
+def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed: bool = False) -> dict[str, Any]:
+    from pydantic import ValidationError  # validation is the cold path: a warm start never gets here
+
     raw = doc.get(key) or ({} if keyed else [])
     items: Iterable[tuple[Any, Any]]
     if keyed and isinstance(raw, dict):
@@ -224,7 +226,7 @@ def _entries(doc: dict[str, Any], key: str, cls: type[BaseModel], fname: str, ke
     out: dict[str, Any] = {}
     for ident, item in items:
         try:
-            obj = cls.model_validate(item)
+            obj = validate(cls, item)
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
@@ -320,6 +322,8 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
     raw = doc.get("offers")
     if not isinstance(raw, list):
         raise ConfigError(f"{fname}: 'offers' must be a list of offers")
+    from pydantic import ValidationError  # only when offers are validated (cold start, --prices)
+
     known = None if sources is None else set(sources)
     out: list[Offer] = []
     for i, item in enumerate(raw):
@@ -327,7 +331,7 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
             f" ({item.get('gpu')}, {item.get('provider')})" if isinstance(item, dict) else ""
         )
         try:
-            offer = Offer.model_validate(item)
+            offer = validate(Offer, item)
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"]) or "offer"
@@ -340,11 +344,13 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
 
 def parse_fx(doc: Mapping[str, Any], fname: str, sources: Iterable[str]) -> dict[str, FxRate]:
     """Exchange rates by currency, each citing a known source; a currency listed twice is an error."""
+    from pydantic import ValidationError  # only when rates are validated (cold start, --prices)
+
     known = set(sources)
     out: dict[str, FxRate] = {}
     for i, item in enumerate(doc.get("fx") or []):
         try:
-            rate = FxRate.model_validate(item)
+            rate = validate(FxRate, item)
         except ValidationError as exc:
             first = exc.errors()[0]
             raise ConfigError(f"{fname}: fx[{i}], field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
