@@ -82,3 +82,32 @@ def test_every_measured_path_cites_a_dated_source_and_a_generation():
         if m.path != "nvlink-bridge":
             assert m.pcie_generation is not None, m.id
     assert [r.max_gpus for r in CAT.pcie_layout] == sorted(r.max_gpus for r in CAT.pcie_layout)
+
+
+def test_each_gpu_gets_its_share_of_the_nodes_nics():
+    """Between nodes each NIC carries the all-reduce busbw NCCL reaches per NIC (24 GB/s per HDR:
+    DGX A100's 8 NICs give 192 GB/s). 8 NICs for 8 GPUs: 24 GB/s each; a rule of 4 NICs: 4 x 24 / 8
+    = 12; a named network is one NIC per node: 24 / 8 = 3."""
+    from gpuwise.catalog.schema import DefaultNetwork
+
+    def inter(cat, network=None) -> float:
+        link = topology(build_hardware("a100-80gb-sxm:16", cat, gpus_per_node=8), cat, network).inter
+        assert link is not None
+        return link.bandwidth
+
+    assert CAT.interconnect("ib-hdr").achieved_bandwidth == pytest.approx(24e9)
+    assert inter(CAT) == pytest.approx(24e9)
+    four = DefaultNetwork(
+        architecture="ampere", form_factor="sxm", link="ib-hdr", per="gpu", source="dgx-a100-guide", nics=4
+    )
+    assert inter(dataclasses.replace(CAT, default_networks=(four, *CAT.default_networks))) == pytest.approx(12e9)
+    assert inter(CAT, "ib-hdr") == pytest.approx(3e9)
+
+
+def test_networks_cite_nccl_tests_per_nic():
+    """IB and RoCE NICs run at the per-NIC busbw NCCL's maintainers give or users measured, not at an
+    ib_write_bw floor or a line-rate ratio (XDR keeps its stated assumption: nothing published)."""
+    for link, gbps in {"ib-hdr": 24, "ib-ndr": 47, "roce-100g": 12, "roce-200g": 24, "roce-400g": 47}.items():
+        ic = CAT.interconnect(link)
+        assert ic.achieved_bandwidth == pytest.approx(gbps * 1e9), link
+        assert "nccl" in ic.source_of("achieved_bandwidth"), link

@@ -167,6 +167,11 @@ class DefaultNetwork(_Strict):
     link: str
     per: Literal["gpu", "node"]
     source: str
+    nics: int | None = Field(default=None, ge=1, le=64)  # NICs per node, where neither one per GPU nor per node
+
+    def nics_per_node(self, gpus_per_node: int) -> int:
+        """The node's compute NICs: `nics` where given, else one per GPU or one per node."""
+        return self.nics or (gpus_per_node if self.per == "gpu" else 1)
 
     def matches(self, gpu: GPU) -> bool:
         return self.architecture in ("*", gpu.architecture) and self.form_factor in ("*", gpu.form_factor)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, Interconnect
+from gpuwise.catalog.schema import BusBandwidth
 from gpuwise.workload import Hardware
 
 
@@ -35,16 +36,23 @@ def _achieved(ic: Interconnect, nominal: float) -> float:
     return nominal * ic.achieved_bandwidth / ic.nominal_bandwidth
 
 
-def _bridge_measured(hw: Hardware, catalog: Catalog) -> float | None:
+def _cite(catalog: Catalog, source_id: str) -> str:
+    """The head of a source's title (up to its first comma, colon or quote), for notes."""
+    title = catalog.sources[source_id].title
+    cut = min((i for i in (title.find(c) for c in (",", ":", " '")) if i > 0), default=len(title))
+    return title[:cut]
+
+
+def _bridge_measured(hw: Hardware, catalog: Catalog) -> BusBandwidth | None:
     """A measured all-reduce busbw over this GPU's NVLink bridge (collectives.yaml), if one exists."""
     for m in catalog.busbw:
         if m.path == "nvlink-bridge" and hw.gpu.id in m.gpu_ids and hw.gpus_per_node <= m.gpus:
-            return m.busbw
+            return m
     return None
 
 
 _PCIE_PATHS = {
-    "host-staged": "staged through host memory (no peer-to-peer on this board)",
+    "host-staged": "staged through host memory",
     "pcie-switch": "through PCIe switches",
     "pcie-root-complex": "through one CPU's root complex",
     "pcie-cross-socket": "across the two CPU sockets",
@@ -77,9 +85,7 @@ def _pcie_measured(hw: Hardware, catalog: Catalog) -> tuple[str, float, str] | N
     gen = hw.gpu.pcie.generation if hw.gpu.pcie else 4
     best = min(runs, key=lambda m: (m.pcie_generation != gen, abs(m.gpus - hw.gpus_per_node), -m.gpus))
     rate = best.busbw
-    how = (
-        f"{best.gpus} GPUs measured on PCIe {best.pcie_generation} [{catalog.sources[best.source].title.split(',')[0]}]"
-    )
+    how = f"{best.gpus} GPUs measured on PCIe {best.pcie_generation} [{_cite(catalog, best.source)}]"
     if best.pcie_generation and best.pcie_generation != gen:
         ratio = (
             catalog.interconnect(f"pcie{gen}-x16").achieved_bandwidth
@@ -101,9 +107,10 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
         ic = catalog.interconnects.get(ic_id, pcie)
         bridge = _bridge_measured(hw, catalog) if gpu.form_factor not in ("sxm", "oam") else None
         if bridge:
-            intra = Link(f"{ic.name} bridge", bridge, ic.latency_seconds)
+            intra = Link(f"{ic.name} bridge", bridge.busbw, ic.latency_seconds)
             notes.append(
-                f"inside a node: NVLink bridge, {bridge / 1e9:.0f} GB/s all-reduce busbw measured (nccl-tests)"
+                f"inside a node: NVLink bridge, {bridge.busbw / 1e9:.0f} GB/s all-reduce busbw measured "
+                f"(nccl-tests, {bridge.gpus} GPUs [{_cite(catalog, bridge.source)}])"
             )
         else:
             # the GPU's own link bandwidth (cut-down A800/H800) scaled by what this link kind achieves
@@ -115,10 +122,14 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
     elif (measured := _pcie_measured(hw, catalog)) is not None:
         path, rate, how = measured
         intra = Link(f"{pcie.name} {path}", rate, pcie.latency_seconds)
+        why = (
+            "the driver gives this board no peer-to-peer: collectives.yaml no_p2p_gpus"
+            if path == "host-staged"
+            else f"path for {hw.gpus_per_node} GPUs per node: collectives.yaml pcie_layout"
+        )
         notes.append(
             f"inside a node: {pcie.name} {_PCIE_PATHS[path]} on {gpu.name}, "
-            f"{rate / 1e9:.0f} GB/s all-reduce busbw ({how}; path for {hw.gpus_per_node} GPUs per node: "
-            "collectives.yaml pcie_layout)"
+            f"{rate / 1e9:.0f} GB/s all-reduce busbw ({how}; {why})"
         )
     else:
         intra = Link(pcie.name, pcie.achieved_bandwidth, pcie.latency_seconds)
@@ -130,18 +141,16 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
     if hw.nodes > 1:
         rule = catalog.default_network(gpu)
         net = catalog.interconnect(network or rule.link)
-        per_gpu = (
-            net.achieved_bandwidth
-            if (network is None and rule.per == "gpu")
-            else net.achieved_bandwidth / hw.gpus_per_node
-        )
+        # a named network is one NIC per node; the reference node has its rule's NIC count
+        nics = 1 if network else rule.nics_per_node(hw.gpus_per_node)
+        per_gpu = net.achieved_bandwidth * (nics / hw.gpus_per_node)
         inter = Link(net.name, per_gpu, net.latency_seconds)
-        why = (
-            "as given"
-            if network
-            else f"default for {gpu.architecture} nodes [{catalog.sources[rule.source].title.split(':')[0]}]"
+        why = "as given" if network else f"default for {gpu.architecture} nodes [{_cite(catalog, rule.source)}]"
+        notes.append(
+            f"between nodes: {net.name} ({why}), {nics} NIC(s) per node at {net.achieved_bandwidth / 1e9:.0f} GB/s "
+            f"all-reduce busbw each [{_cite(catalog, net.source_of('achieved_bandwidth'))}]: "
+            f"{per_gpu / 1e9:.1f} GB/s per GPU"
         )
-        notes.append(f"between nodes: {net.name} ({why}), {per_gpu / 1e9:.1f} GB/s per GPU achieved")
     base = catalog.convention("collective_base_latency")
     notes.append(f"each collective costs {base * 1e6:.1f} us before its per-hop latencies [NCCL tuning model]")
     return Topology(intra=intra, inter=inter, gpus_per_node=hw.gpus_per_node, notes=tuple(notes), base_latency=base)
