@@ -138,3 +138,27 @@ def test_a_plain_command_runs_in_a_group_of_its_own(capsys):
             command.main(args=args, prog_name="gpuwise", standalone_mode=False)
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and json.loads(outs[0])["hardware"]["gpu"] == "a10"
+
+
+CATALOG_PROBE = """
+import json, sys
+from gpuwise.catalog import load_catalog
+cat = load_catalog()
+sys.stdout.write(json.dumps({"gpus": len(cat.gpus), "pydantic.main": "pydantic.main" in sys.modules}))
+"""
+
+
+def test_a_warm_catalog_load_imports_no_pydantic_model(tmp_path):
+    """The cached catalog unpickles into plain records (gpuwise.catalog.record): pydantic's models
+    are derived and imported only to validate the YAML, which the cold start does once."""
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", CATALOG_PROBE], capture_output=True, text=True, timeout=120, env=env, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout))
+    assert (tmp_path / "gpuwise" / "catalog.pickle").is_file()
+    assert runs[0]["pydantic.main"]  # cold: the YAML was validated
+    assert runs[1] == {"gpus": runs[0]["gpus"], "pydantic.main": False}
