@@ -108,11 +108,6 @@ _TT_MISSES.update(
         "torchtune-2024-04-llama-2-7b-qlora-4090": (0.53, _LOAD_RESERVED),
         "torchtune-2024-04-llama-2-7b-lora-2x4090": (
             0.44,
-_TT_MISSES["torchtune-llama3.1-405b-qlora-8xa100"] = (
-    0.35,  # +29.8 % when recorded
-    "405B QLoRA over 8 GPUs: 62.5 GiB estimated (25.1 NF4 shard + 11.9 FSDP gather buffers + 15.8 layer checkpoints "
-    "+ overhead) against 44.8; which term is too large is not yet identified (the gather buffers are the suspect)",
-)
             _LOAD_RESERVED + " (FSDP: rank 0 holds the full model to broadcast it)",
         ),
         "torchtune-2024-04-llama-2-7b-full-4x4090": (
