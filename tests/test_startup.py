@@ -6,7 +6,6 @@ These tests check imports (deterministic), not seconds; scripts/bench_cli.py mea
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from typer.testing import CliRunner
 
 from gpuwise.cli import options
 from gpuwise.cli.plain_help import PlainHelpGroup
-from gpuwise.workload import schema
+from gpuwise.workload import schema, table
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -46,19 +45,21 @@ def modules_after(args: list[str], cache_home) -> set[str]:
     return set(json.loads(proc.stdout.rsplit("MODULES ", 1)[1]))
 
 
-def test_cached_option_table_equals_the_schema(tmp_path, monkeypatch):
+def test_cached_field_table_equals_the_schema(tmp_path, monkeypatch):
+    """The CLI's options and the light validator read one cached table; it equals the live schema."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("GPUWISE_NO_CACHE", raising=False)
-    options._table.cache_clear()
+    table._table.cache_clear()
     try:
         for section in schema.SECTIONS:
-            live = [{**dataclasses.asdict(f), "flag": f.flag} for f in schema.fields(section)]
-            assert [vars(f) for f in options.fields(section)] == live
-        assert (tmp_path / "gpuwise" / "cli-options.pickle").is_file()
-        options._table.cache_clear()  # a second read comes from the file, equal again
-        assert [vars(f)["name"] for f in options.fields("workload")] == [f.name for f in schema.fields("workload")]
+            assert options.fields(section) == schema.fields(section)
+        assert (tmp_path / "gpuwise" / "workload-fields.pickle").is_file()
+        table._table.cache_clear()  # a second read comes from the file, equal again
+        for section in schema.SECTIONS:
+            assert options.fields(section) == schema.fields(section)
+            assert [f.flag for f in options.fields(section)] == [f.flag for f in schema.fields(section)]
     finally:
-        options._table.cache_clear()
+        table._table.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Plan and workload files: the YAML a person writes, split into workload, hardware + requirements
 and cost overrides. An edge adapter over gpuwise.files (its own module so that the catalog can read
-files without importing the workload schema)."""
+files without importing the workload schema; the field names come from its cached table)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], di
     The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node` and
     `network` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
     """
-    from gpuwise.workload.schema import names
+    from gpuwise.workload.table import names
 
     doc = {str(k).replace("-", "_"): v for k, v in read_yaml(path).items()}
     hardware = names("hardware")

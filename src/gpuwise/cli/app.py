@@ -123,7 +123,7 @@ def _split(opts: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict
 
     `file` is text (a `str` option: typer converts no path, see gpuwise.cli.coercion)."""
     from gpuwise.planfile import read_plan_file
-    from gpuwise.workload.schema import names
+    from gpuwise.workload.table import names  # the schema's cached field table: no pydantic
 
     work, reqs, costs = read_plan_file(Path(file)) if file is not None else ({}, {}, {})
     workload_names = names("workload")
@@ -407,6 +407,10 @@ def _command_for(args: list[str]) -> Any:
 def main() -> None:
     """Entry point: domain errors print one line and exit 2 (usage) or 1 (requirement not met);
     anything else is gpuwise's own fault: exit 70 (EX_SOFTWARE), the traceback only with --debug."""
+    # pydantic looks for plugins in every installed distribution's entry points (importlib.metadata,
+    # about 10 ms) when it builds its first validator; gpuwise uses none. A user's own setting wins
+    # (PYDANTIC_DISABLE_PLUGINS= , empty, loads them all again).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     debug = "--debug" in sys.argv[1:] or bool(os.environ.get("GPUWISE_DEBUG"))
     args = [a for a in sys.argv[1:] if a != "--debug"]
     try:

@@ -7,20 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
 from gpuwise.errors import LayoutError, UsageError
-from gpuwise.workload.schema import (
-    MAX_DEGREE,
-    HardwareFields,
-    WorkloadFields,
-    applying,
-    check_unknown,
-    names,
-    validate,
-)
+from gpuwise.workload.fast import check
+from gpuwise.workload.loose import MAX_DEGREE
 from gpuwise.workload.specs import (
     DataPipeline,
     Hardware,
@@ -29,6 +22,10 @@ from gpuwise.workload.specs import (
     TrainingJob,
     Workload,
 )
+from gpuwise.workload.table import applying, check_unknown, names
+
+if TYPE_CHECKING:  # the values come from gpuwise.workload.fast, which builds the model only when it must
+    from gpuwise.workload.schema import WorkloadFields
 
 # Defaults a user can always override; each is echoed in the estimate's `workload` section.
 DEFAULT_TRAIN_SEQ = 2048
@@ -71,7 +68,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         raise UsageError(
             "a workload needs a model: --model NAME or --model PATH/config.json (`gpuwise models` lists them)"
         )
-    f = validate(WorkloadFields, opts)
+    f = check("workload", opts)
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
     task = infer_task(given)
@@ -292,7 +289,7 @@ def build_hardware(
     """'h100-sxm:8' -> 8 H100 SXM in total (SkyPilot convention), grouped per node.
 
     Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works)."""
-    hw = validate(HardwareFields, {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
+    hw = check("hardware", {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
     name, _, count_text = str(hw.gpu).partition(":")
     gpu = catalog.gpu(name)
     try:

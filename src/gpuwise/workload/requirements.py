@@ -12,14 +12,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, ModelArch
-from gpuwise.catalog.schema import FxRate
 from gpuwise.errors import UsageError
 from gpuwise.units import parse_duration
-from gpuwise.workload.schema import RequirementFields, TargetFields, check_unknown, fields, validate
+from gpuwise.workload.fast import check
 from gpuwise.workload.specs import Objective, Pricing
+from gpuwise.workload.table import check_unknown, fields
+
+if TYPE_CHECKING:  # annotations only: the values come from gpuwise.workload.fast
+    from gpuwise.catalog.schema import FxRate
+    from gpuwise.workload.schema import TargetFields
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,7 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
             if key in growth_block:
                 opts[f"growth_{key}"] = growth_block[key]
     check_unknown(opts, frozenset(REQUIREMENT_KEYS), "requirement")
-    r = validate(RequirementFields, opts)
+    r = check("requirements", opts)
     deadline = None
     if r.deadline is not None:
         try:

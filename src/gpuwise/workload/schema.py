@@ -12,13 +12,13 @@ import functools
 import math
 import typing
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import UsageError, suggest
-from gpuwise.units import parse_bytes, parse_count
+from gpuwise.workload import loose
+from gpuwise.workload.loose import MAX_BATCH, MAX_COUNT, MAX_DEGREE, MAX_MS, MAX_QPS, MAX_SEQ
 from gpuwise.workload.specs import (
     Attention,
     Engine,
@@ -35,70 +35,20 @@ from gpuwise.workload.specs import (
     WeightsDtype,
 )
 
-Applies = Literal["any", "training", "inference"]
+# The plain field records and the helpers over them need no pydantic: they live in
+# gpuwise.workload.table (which keeps a cached copy of `fields`) and are re-exported here.
+from gpuwise.workload.table import Applies, FieldInfo, applying, check_unknown, layout_names, names
 
-# Input bounds: far beyond any real job, small enough that no arithmetic overflows.
-MAX_COUNT = 10**15  # tokens or samples in one training run
-MAX_BATCH = 1 << 20
-MAX_SEQ = 1 << 24
-MAX_DEGREE = 1 << 16  # tp, pp, GPUs per node, GPU count
-MAX_QPS = 1e7
-MAX_MS = 1e9
-
-
-def _lower(value: Any) -> Any:
-    return value.strip().lower() if isinstance(value, str) else value
-
-
-def _list(value: Any) -> Any:
-    """'a,b' or ['a', 'b'] -> ['a', 'b'] (lower-cased, blanks dropped); anything else for the type check."""
-    if isinstance(value, str):
-        value = value.split(",")
-    if isinstance(value, list | tuple):
-        return [str(x).strip().lower() for x in value if str(x).strip()]
-    return value
-
-
-def _count(value: Any) -> Any:
-    """'2T', '300B', '1.5M' -> a number; numbers pass to the bound checks."""
-    return parse_count(value) if isinstance(value, str) else value
-
-
-def _bytes(value: Any) -> Any:
-    """'2GB/s', '120KB', 2e9 -> bytes (per second for bandwidths)."""
-    if isinstance(value, str):
-        return float(parse_bytes(value.strip().removesuffix("/s").removesuffix("ps")))
-    return value
-
-
-def _number(value: Any) -> Any:
-    """'$50,000', '2x', '1.5' -> a number (money and factors are typed by people)."""
-    if isinstance(value, str):
-        text = value.strip().lower().replace(",", "").replace("$", "").removesuffix("usd").removesuffix("x")
-        try:
-            return float(text.strip())
-        except ValueError:
-            raise ValueError(f"not a number: {value!r}") from None
-    return value
-
-
-def _percentile(value: Any) -> Any:
-    """99, 99.0, 'p99', 'P99' -> '99' (a percentile is one of a few names, typed many ways)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
-        return str(int(value))
-    if isinstance(value, str):
-        return value.strip().lower().removeprefix("p").removesuffix(".0")
-    return value
-
-
-Choice = BeforeValidator(_lower)
-Upper = BeforeValidator(lambda v: v.strip().upper() if isinstance(v, str) else v)
-PercentileIn = BeforeValidator(_percentile)
+# The coercions live in gpuwise.workload.loose, beside the bounds, so that the light validator
+# (gpuwise.workload.fast) runs the very functions these BeforeValidators run.
+Choice = BeforeValidator(loose.lower)
+Upper = BeforeValidator(loose.upper)
+PercentileIn = BeforeValidator(loose.percentile)
 Percentile = Literal["50", "90", "95", "99"]
-Names = BeforeValidator(_list)
-CountIn = BeforeValidator(_count)
-BytesIn = BeforeValidator(_bytes)
-NumberIn = BeforeValidator(_number)
+Names = BeforeValidator(loose.names_list)
+CountIn = BeforeValidator(loose.count)
+BytesIn = BeforeValidator(loose.size)
+NumberIn = BeforeValidator(loose.number)
 
 
 def _f(
@@ -559,26 +509,6 @@ class RequirementFields(TargetFields, PlanFields):
     """Every requirement a plan takes: the serving target and the plan's own fields."""
 
 
-@dataclass(frozen=True)
-class FieldInfo:
-    """One field as every door sees it."""
-
-    name: str
-    section: str  # workload | hardware | target | plan
-    kind: type  # what a flag parses: str, int, float or bool
-    help: str
-    applies: Applies
-    example: Any
-    choices: tuple[str, ...] | None
-    metavar: str | None
-    default_doc: str | None
-    layout: bool = False
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-
 SECTIONS: dict[str, type[StrictFields]] = {
     "workload": WorkloadFields,
     "hardware": HardwareFields,
@@ -637,31 +567,6 @@ def fields(section: str) -> tuple[FieldInfo, ...]:
 def all_fields() -> Iterator[FieldInfo]:
     for section in SECTIONS:
         yield from fields(section)
-
-
-def layout_names() -> frozenset[str]:
-    """The parallel-layout fields a plan chooses itself."""
-    return frozenset(f.name for f in fields("workload") if f.layout)
-
-
-def names(*sections: str) -> frozenset[str]:
-    return frozenset(f.name for s in sections for f in fields(s))
-
-
-def applying(applies: Applies, *sections: str) -> tuple[str, ...]:
-    """Names of the fields that apply only to training (or only to inference)."""
-    return tuple(f.name for s in sections for f in fields(s) if f.applies == applies)
-
-
-def check_unknown(opts: Mapping[str, Any], known: frozenset[str], what: str) -> None:
-    """Unknown keys are a usage error with the nearest known names."""
-    unknown = sorted(set(opts) - known)
-    if unknown:
-        hints = []
-        for u in unknown:
-            near = suggest(u, known)
-            hints.append(f"{u!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
-        raise UsageError(f"unknown {what} field(s): {', '.join(hints)}")
 
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -731,6 +636,7 @@ __all__ = [
     "check_unknown",
     "describe_error",
     "fields",
+    "layout_names",
     "names",
     "validate",
 ]
