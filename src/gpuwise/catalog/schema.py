@@ -243,6 +243,9 @@ class Framework(_Sourced):
     fp8_saves_fp8_inputs: bool
     compile: bool
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
+    # QLoRA's 4-bit linears: bitsandbytes keeps each input on ctx; torchao's NF4 linear keeps none
+    quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"
+    loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     default_zero: int = Field(ge=0, le=3)  # sharding stage when none is given (NeMo: distributed optimizer)
     pipeline_max_zero: int = Field(ge=0, le=3)  # the deepest sharding the stack combines with pipelines
     efficiency: float = Field(default=1.0, gt=0, le=1.5)

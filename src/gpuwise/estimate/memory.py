@@ -54,24 +54,34 @@ class MemoryEstimate:
     assumptions: tuple[str, ...]
 
     @property
+    def _resident(self) -> float:
+        """The total less what may page out: bitsandbytes' paged optimizer states live in CUDA
+        unified memory and move to the host when the device is full, so they never block a fit."""
+        paged = self.per_gpu.detail.get("paged_optimizer_states", 0.0)
+        return self.per_gpu.total - paged
+
+    @property
     def fits(self) -> bool:
-        return self.per_gpu.total <= self.capacity
+        return self._resident <= self.capacity
 
     @property
     def headroom(self) -> float:
-        return self.capacity - self.per_gpu.total
+        return self.capacity - self._resident
 
     def as_reported(self) -> dict[str, float]:
         """The peak as each tool reports it: torch.cuda.max_memory_allocated (tensors only),
         max_memory_reserved (plus the caching allocator's slack) and device used (nvidia-smi: plus
-        the CUDA context and NCCL buffers), so a measured peak is compared with what it measured."""
+        the CUDA context and NCCL buffers), so a measured peak is compared with what it measured.
+        Paged optimizer states (cudaMallocManaged, outside torch's allocator) count only on the
+        device, and only as far as they fit beside the rest."""
         d = self.per_gpu.detail
         outside = d.get("cuda_context", 0.0) + d.get("nccl_buffers", 0.0)
-        reserved = self.per_gpu.total - outside
+        paged = d.get("paged_optimizer_states", 0.0)
+        reserved = self.per_gpu.total - outside - paged
         return {
             "max_allocated": reserved - d.get("allocator_fragmentation", 0.0),
             "max_reserved": reserved,
-            "device_used": self.per_gpu.total,
+            "device_used": min(self.per_gpu.total, max(self._resident, self.capacity)),
         }
 
     def as_dict(self) -> dict[str, object]:
@@ -322,9 +332,13 @@ def layer_activation_bytes(
     return full_layer
 
 
-def saving_linears(job: TrainingJob) -> frozenset[str]:
-    """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`)."""
-    if job.method in ("full", "qlora"):
+def saving_linears(job: TrainingJob, prof: Framework | None = None) -> frozenset[str]:
+    """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`): all of them
+    in full training and under bitsandbytes' 4-bit layers (MatMul4Bit keeps its input whenever the
+    input needs a gradient); LoRA's targets otherwise (torchao's LinearNF4 keeps only the weight)."""
+    if job.method == "full":
+        return ALL_LINEARS
+    if job.method == "qlora" and (prof is None or prof.quantized_linear == "bitsandbytes"):
         return ALL_LINEARS
     return frozenset(job.lora_targets)
 
@@ -334,14 +348,22 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> di
     fp8_inputs = job.precision == "fp8" and prof.fp8_saves_fp8_inputs
     if fp8_inputs:
         n.add("FP8 (Transformer Engine): linears keep FP8 copies of their inputs; attention and its tensors stay bf16")
-    if prof.fused_swiglu:
+    fused_swiglu, norm_bytes = prof.fused_swiglu, max(e, prof.norm_saved_bytes)
+    if job.compile and not (fused_swiglu and norm_bytes == e):
+        fused_swiglu, norm_bytes = True, e
+        n.add(
+            "torch.compile: AOTAutograd's min-cut partitioner saves the 16-bit inputs of fused pointwise chains "
+            "and recomputes the rest in backward (norms keep their 16-bit input, not an fp32 upcast; SwiGLU keeps "
+            "gate and up, not act(gate))"
+        )
+    if fused_swiglu:
         n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
     if job.recompute == "selective" and prof.selective_policy == "op":
         n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
     return {
-        "norm_bytes": max(e, prof.norm_saved_bytes),
+        "norm_bytes": norm_bytes,
         "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
-        "fused_swiglu": prof.fused_swiglu,
+        "fused_swiglu": fused_swiglu,
         "selective_op": prof.selective_policy == "op",
     }
 
@@ -366,11 +388,13 @@ def _activations(
     if par.cp > 1:
         n.add(f"context parallelism: each of {par.cp} ranks keeps the activations of {seq} tokens (ring attention)")
     args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
-    saving = saving_linears(job)
+    saving = saving_linears(job, prof)
     if job.method == "lora":
         n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
-    elif job.method == "qlora":
+    elif job.method == "qlora" and prof.quantized_linear == "bitsandbytes":
         n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
+    elif job.method == "qlora":
+        n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
     opts = _layer_options(job, prof, e, n)
     per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
     stage_layers = math.ceil(model.layers / pp)
@@ -391,12 +415,82 @@ def _activations(
         n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
     if job.attention == "flash" and job.recompute == "none":
         n.add("FlashAttention: no s x s attention matrix is stored")
+    held = _bnb_inputs_held(job, prof, seq, e, stage_layers, n)
+    if held:
+        detail["bnb_inputs_held"] = held
     if model.lm_head and stage in ("last", "only"):
         detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * prof.logits_bytes
         n.add(f"loss: {prof.loss}, {prof.logits_bytes:g} B per logit at its peak [{prof.name}]")
     if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
     return sum(detail.values()), detail
+
+
+def _bnb_inputs_held(job: TrainingJob, prof: Framework, seq: int, e: float, layers: int, n: _Notes) -> float:
+    """bitsandbytes keeps each 4-bit linear's input as a ctx attribute, which lives as long as the
+    graph node, not until that node's backward; a loop that keeps `loss` bound until the next
+    micro-batch's loss exists (LitGPT's) so holds the previous micro-batch's inputs of every 4-bit
+    linear through the next forward: the block input of q/k/v and of gate/up, the input of o_proj
+    and of down_proj, for each layer (a micro-batch of the same length)."""
+    model = job.model
+    if job.method != "qlora" or prof.quantized_linear != "bitsandbytes" or not prof.loss_held_between_steps:
+        return 0.0
+    assert isinstance(model, TransformerArch)
+    tp = job.parallel.tp
+    per_token = 2 * model.hidden + model.q_dim / tp + model.ffn / tp * model.experts_per_token
+    n.add(
+        f"{prof.name}: the previous micro-batch's `loss` is still bound during the next forward, and "
+        "bitsandbytes' MatMul4Bit keeps its inputs on ctx (not save_for_backward): one micro-batch of "
+        "4-bit linear inputs per layer stays allocated at the peak"
+    )
+    return layers * seq * job.micro_batch * e * per_token
+
+
+def _zero3_gathered(job: TrainingJob, sp_: StageParams, w_bytes: float, n: _Notes) -> float:
+    """Unsharded parameters on a ZeRO-3/FSDP rank at the peak: two gathered layers (current +
+    prefetch), or, when the LM head is larger than a layer, the head (an FSDP unit of its own,
+    gathered for the loss as backward starts) with its unsharded gradient before the reduce-scatter
+    when it trains, plus the prefetched last layer. A 4-bit base is gathered in its quantized storage
+    (torchao NF4's fsdp_pre_all_gather; bitsandbytes' bnb_4bit_quant_storage), not dequantized."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    tp = job.parallel.tp
+    linear_w = block_linear_params(model)
+    linear_b = weight_bytes_per_param("nf4", n.conv) if job.method == "qlora" else w_bytes
+    layer_bytes = (linear_w * linear_b + (model.layer_params - linear_w) * w_bytes) / tp
+    head_bytes = model.vocab * model.hidden / tp * w_bytes if model.lm_head and sp_.layers else 0.0
+    head = head_bytes * (2 if job.method == "full" else 1) + layer_bytes
+    if head > 2 * layer_bytes:
+        n.add(
+            "ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus, at the loss, the gathered LM head"
+            + (" and its unsharded gradient" if job.method == "full" else "")
+            + " and one prefetched layer"
+        )
+        return head
+    n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
+    return 2 * layer_bytes
+
+
+def _step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: _Notes) -> float:
+    """The one gradient alive at a time when the optimizer steps each parameter as soon as its
+    gradient is accumulated (torchtune optimizer_in_bwd; PyTorch's register_post_accumulate_grad_hook
+    tutorial): the largest parameter tensor's, the embedding or LM head of a transformer. It needs
+    one micro-batch per step: accumulating would need every gradient kept."""
+    if job.grad_accumulation(hw.count) > 1:
+        raise UsageError(
+            "--optimizer-in-backward steps each parameter during backward, so it cannot accumulate "
+            "gradients over micro-batches: set --global-batch to micro-batch x data-parallel ranks"
+        )
+    model = job.model
+    grad_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") or job.master_weights else "bf16"]
+    n.add("optimizer step fused into backward: each gradient is applied and freed at once, the largest one at the peak")
+    if not isinstance(model, TransformerArch):
+        return sp_.total * grad_bytes
+    tp = job.parallel.tp
+    biggest: float = max(lin.d_in * lin.d_out for lin in model.linears()) / tp
+    if model.embedding_params or model.lm_head:
+        biggest = max(biggest, model.vocab * model.hidden / tp)
+    return min(biggest, sp_.total) * grad_bytes
 
 
 # ----------------------------------------------------------------------------------------
@@ -552,14 +646,13 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
     if zero >= 3 and isinstance(job.model, TransformerArch):
-        full_w = weights * dp
-        layer_bytes = job.model.layer_params / par.tp * w_bytes  # gathered in the compute dtype
-        gather = min(2 * layer_bytes, full_w - weights)
+        gather = min(_zero3_gathered(job, sp_, w_bytes, n), weights * dp - weights)
         detail["zero3_gather_buffer"] = gather
         weights += gather
-        n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
     if zero:
         n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
+    if job.optimizer_in_backward:
+        grads = min(grads, _step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
     if "main_gradients" in detail:
         detail["main_gradients"] /= dp if zero >= 1 else 1
     detail["master_weights"] = master - detail.get("main_gradients", 0.0)
@@ -575,9 +668,15 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         weights += fp8_cache
     if zero < 1 and dp > 1:
         n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
+    if job.paged_optimizer:
+        detail["paged_optimizer_states"] = opt
+        n.add(
+            "paged optimizer (bitsandbytes): states in CUDA unified memory (cudaMallocManaged), outside "
+            "torch's allocator statistics; they page to host memory when the GPU is full"
+        )
     acts, act_detail = _activations(job, hw, stage, prof, n)
     detail.update(act_detail)
-    allocated = weights + grads + opt + master + acts
+    allocated = weights + grads + opt + master + acts - detail.get("paged_optimizer_states", 0.0)
     over = _overheads(allocated, hw, hw.count > 1, n)
     if job.method == "qlora" and isinstance(job.model, TransformerArch):
         big = max(lin.d_in * lin.d_out for lin in job.model.linears()) / par.tp

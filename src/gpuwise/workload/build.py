@@ -196,6 +196,9 @@ def _training_job(
         data=_pipeline(f),
         framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
         offload=tuple(dict.fromkeys(f.offload or ())),
+        compile=profile.compile if f.compile is None else f.compile,
+        optimizer_in_backward=bool(f.optimizer_in_backward),
+        paged_optimizer=bool(f.paged_optimizer),
     )
 
 

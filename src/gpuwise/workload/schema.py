@@ -305,6 +305,24 @@ class WorkloadFields(StrictFields):
         default="none",
         max_length=3,
     )
+    compile: bool | None = _f(
+        "torch.compile: fused norms and activations save fewer intermediates for backward.",
+        example=True,
+        applies="training",
+        default="the framework's (torchtitan, torchtune: on)",
+    )
+    optimizer_in_backward: bool | None = _f(
+        "Optimizer step fused into backward (torchtune optimizer_in_bwd): no full gradient buffer.",
+        example=False,
+        applies="training",
+        default="off",
+    )
+    paged_optimizer: bool | None = _f(
+        "bitsandbytes paged optimizer: states in CUDA unified memory, paged to the host under pressure.",
+        example=False,
+        applies="training",
+        default="off",
+    )
     cp: int | None = _f(
         "Context-parallel degree (ring attention over sequence shards).",
         example=2,

@@ -138,6 +138,9 @@ class TrainingJob:
     data: DataPipeline | None = None
     framework: FrameworkName | None = None  # None: the catalog's default for the task
     offload: tuple[Offload, ...] = ()
+    compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
+    optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
+    paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
 
     kind: Literal["training"] = field(default="training", init=False)
 
