@@ -6,6 +6,7 @@ import pytest
 
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
+from gpuwise.errors import UsageError
 from gpuwise.estimate.memory import (
     _Notes,
     inference_memory,
@@ -303,3 +304,87 @@ def test_nvidia_70b_fp8_tp4_pp8_layout_fits_on_64_h100():
     assert isinstance(work, TrainingJob)
     est = training_memory(work, build_hardware("h100-sxm:64", catalog), catalog)
     assert est.fits, est.per_gpu.as_dict()
+
+
+# --- memory savers of fine-tuning stacks (issue 16), each against a hand count ----------------
+def _llama7b_job(catalog, **kw):
+    return TrainingJob(model=hf("llama-2-7b"), micro_batch=1, seq=1024, **kw)
+
+
+def test_compile_keeps_16bit_norm_inputs_and_two_swiglu_tensors(catalog):
+    """torch.compile (AOTAutograd's min-cut partitioner): each of the two RMSNorms keeps its 16-bit
+    input instead of the eager fp32 upcast (2 B less per element), SwiGLU keeps gate and up but not
+    silu(gate) (2 B x ffn less), in every one of Llama-2-7B's 32 layers."""
+    eager = _llama7b_job(catalog, framework="hf-trainer")
+    compiled = replace(eager, compile=True)
+    a = training_memory(eager, hw(catalog), catalog).per_gpu.detail["layer_activations"]
+    b = training_memory(compiled, hw(catalog), catalog).per_gpu.detail["layer_activations"]
+    s, h, f = 1024, 4096, 11008
+    assert a - b == pytest.approx(32 * s * (2 * 2 * h + 2 * f))
+
+
+def test_optimizer_in_backward_keeps_only_the_largest_gradient(catalog):
+    """optimizer_in_bwd: each gradient is applied and freed as it is produced, so at the peak only
+    the largest parameter's exists: Llama 3.1 8B's untied 128256 x 4096 head or embedding, in bf16."""
+    m = catalog.model("llama-3.1-8b")
+    job = TrainingJob(model=m, framework="torchtune", master_weights=False, optimizer_in_backward=True)
+    est = training_memory(job, hw(catalog), catalog)
+    assert est.per_gpu.gradients == 128256 * 4096 * 2
+    with pytest.raises(UsageError, match="optimizer-in-backward"):
+        training_memory(replace(job, global_batch=4), hw(catalog), catalog)
+
+
+def test_paged_optimizer_states_are_outside_torch_statistics(catalog):
+    """bitsandbytes PagedAdamW8bit: 2 B of state per parameter in CUDA unified memory. torch's
+    max_allocated and max_reserved leave them out, and they page to the host rather than block a
+    fit: Llama-2-7B full fine-tuning with the step in backward fits a 24 GB 4090 only when paged."""
+    base = TrainingJob(
+        model=hf("llama-2-7b"),
+        framework="torchtune",
+        master_weights=False,
+        optimizer="adamw-8bit",
+        optimizer_in_backward=True,
+        recompute="full",
+        micro_batch=1,
+        seq=512,
+    )
+    gpu = hw(catalog, "rtx-4090")
+    plain = training_memory(base, gpu, catalog)
+    paged = training_memory(replace(base, paged_optimizer=True), gpu, catalog)
+    states = 2 * hf("llama-2-7b").params
+    assert paged.per_gpu.optimizer == pytest.approx(states)
+    assert plain.as_reported()["max_allocated"] - paged.as_reported()["max_allocated"] == pytest.approx(states)
+    assert paged.fits and not plain.fits
+    assert paged.as_reported()["device_used"] == pytest.approx(gpu.gpu.capacity_bytes)  # full, the rest on host
+
+
+def test_qlora_inputs_by_backend(catalog):
+    """bitsandbytes' MatMul4Bit keeps every 4-bit linear's input (the q/k/v and gate/up inputs, the
+    o_proj and down_proj inputs: 2 x (2h + h + ffn) bytes per token and layer), and a plain loop
+    (profile fsdp) still holds the previous micro-batch's graph, so one more such set is allocated;
+    torchao's LinearNF4 (torchtune) keeps none: its QLoRA saves what LoRA on the same targets does."""
+    s, h, f = 1024, 4096, 11008
+    bnb = training_memory(_llama7b_job(catalog, method="qlora", framework="fsdp"), hw(catalog), catalog)
+    assert bnb.per_gpu.detail["bnb_inputs_held"] == pytest.approx(32 * s * 2 * (3 * h + f))
+    hf_trainer = training_memory(_llama7b_job(catalog, method="qlora", framework="hf-trainer"), hw(catalog), catalog)
+    assert "bnb_inputs_held" not in hf_trainer.per_gpu.detail  # its training_step drops the loss
+    ao = training_memory(_llama7b_job(catalog, method="qlora", framework="torchtune"), hw(catalog), catalog)
+    lora = training_memory(_llama7b_job(catalog, method="lora", framework="torchtune"), hw(catalog), catalog)
+    assert ao.per_gpu.detail["layer_activations"] == pytest.approx(lora.per_gpu.detail["layer_activations"])
+    assert bnb.per_gpu.detail["layer_activations"] - ao.per_gpu.detail["layer_activations"] > 0
+
+
+def test_zero3_gathers_the_lm_head_with_its_gradient(catalog):
+    """FSDP2 with Llama 3.1 8B on 8 GPUs: the untied head (128256 x 4096) is larger than a layer, so
+    at the loss a rank holds it gathered, its unsharded gradient, and one prefetched layer, in bf16.
+    A 4-bit base is gathered in its NF4 storage (block linears at 0.5 + 0.127/8 B)."""
+    m = catalog.model("llama-3.1-8b")
+    job = TrainingJob(model=m, framework="torchtitan", parallel=Parallelism(zero=3), recompute="full")
+    est = training_memory(job, hw(catalog, count=8), catalog)
+    head = 128256 * 4096 * 2
+    assert est.per_gpu.detail["zero3_gather_buffer"] == pytest.approx(2 * head + m.layer_params * 2)
+    linear = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336  # q, o; k, v (8 KV heads); gate, up, down
+    qlora = replace(job, method="qlora", weights_dtype="nf4", master_weights=False)
+    got = training_memory(qlora, hw(catalog, count=8), catalog).per_gpu.detail["zero3_gather_buffer"]
+    layer = linear * (0.5 + 0.127 / 8) + (m.layer_params - linear) * 2
+    assert got == pytest.approx(head + layer)

@@ -216,6 +216,12 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
     return per_value  # no shapes known: conservatively one value per parameter
 
 
+def pure_16bit_state_scale(job: TrainingJob) -> float:
+    """How pure 16-bit training scales the fp32 optimizer states: torch's AdamW/SGD keep them in the
+    parameter dtype (2 of 4 bytes); bitsandbytes' 8-bit states stay 8-bit whatever the parameters."""
+    return 1.0 if job.optimizer == "adamw-8bit" else DTYPE_BYTES["bf16"] / DTYPE_BYTES["fp32"]
+
+
 def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     """The job's training stack, or the catalog's default for its task."""
     return catalog.framework(job.framework or catalog.default_framework(job.task))
@@ -245,7 +251,7 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
         return StateBytes(DTYPE_BYTES["fp32"], prof.gradient_bytes[job.precision], 0.0, 0.0, opt)
     half = DTYPE_BYTES["bf16"]
     if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
-        return StateBytes(half, half, 0.0, 0.0, opt * half / DTYPE_BYTES["fp32"])
+        return StateBytes(half, half, 0.0, 0.0, opt * pure_16bit_state_scale(job))
     grad = prof.gradient_bytes[job.precision]
     if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
@@ -638,7 +644,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         weights, grads, opt, master = _full_states(job, sp_, prof, n, detail)
     else:
         opt_bpp = optimizer_bytes_per_param(job, n.conv) * (
-            w_bytes / 4 if w_bytes < 4 and not job.master_weights else 1
+            pure_16bit_state_scale(job) if w_bytes < 4 and not job.master_weights else 1
         )
         weights, grads, opt = _adapter_states(job, sp_, w_bytes, opt_bpp, n, detail)
         master = 0.0
