@@ -108,6 +108,12 @@ _TT_MISSES.update(
         ),
     }
 )
+_TT_MISSES["axolotl-llama-2-7b-qlora-4090"] = (
+    0.38,  # -33.0 % when recorded
+    "axolotl's 2023 QLoRA example reads 'about 17 GB' of VRAM against 12.2 GB estimated: like LitGPT's bitsandbytes "
+    "QLoRA rows it sits 20-35 % above the estimate; peft's prepare_model_for_kbit_training (fp32 norms, embeddings and "
+    "head) and xformers' buffers are suspects, not yet measured",
+)
 MISS_BOUNDS: dict[str, float] = {k: b for k, (b, _) in _TT_MISSES.items()}
 KNOWN_MISSES.update({k: why for k, (_, why) in _TT_MISSES.items()})
 
