@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuwise.catalog import load_catalog
+from gpuwise.catalog import GPU, Interconnect, ModelEntry, load_catalog
 from gpuwise.catalog.loader import build_catalog
 from gpuwise.catalog.records import gpu_record, model_record
 from gpuwise.errors import ConfigError, UnknownNameError
@@ -83,7 +83,12 @@ def test_every_design_id_is_present():
 
 
 def test_every_value_resolves_to_a_dated_source():
-    for entry in [*CAT.gpus.values(), *CAT.models.values(), *CAT.interconnects.values()]:
+    entries: list[GPU | ModelEntry | Interconnect] = [
+        *CAT.gpus.values(),
+        *CAT.models.values(),
+        *CAT.interconnects.values(),
+    ]
+    for entry in entries:
         for sid in entry.source_ids():
             src = CAT.sources[sid]
             assert src.title and src.date, f"{entry.id}: source {sid} lacks a title or date"
@@ -133,7 +138,8 @@ def test_known_traps():
     assert CAT.gpus["a100-80gb-sxm"].mig_max_instances == 7
     assert "bf16" not in CAT.gpus["t4"].peak_flops
     assert not {"bf16", "tf32"} & set(CAT.gpus["v100-32gb-sxm"].peak_flops)
-    assert CAT.gpus["h800-sxm"].interconnect.bandwidth < CAT.gpus["h100-sxm"].interconnect.bandwidth
+    h800, h100 = CAT.gpus["h800-sxm"].interconnect, CAT.gpus["h100-sxm"].interconnect
+    assert h800 is not None and h100 is not None and h800.bandwidth < h100.bandwidth
     assert CAT.gpus["rtx-4090"].interconnect is None
 
 
@@ -220,6 +226,21 @@ def test_a_changed_data_file_invalidates_the_cache(tmp_path, monkeypatch):
     edited = loader.cache_key(data)
     monkeypatch.setattr(gpuwise, "__version__", "0.0.0-other")  # an upgrade, the same files
     assert loader.cache_key(data) not in {key, edited}
+
+
+def test_the_cache_key_covers_the_record_classes_code(tmp_path, monkeypatch):
+    """The pickle names the record classes and holds their slots: a change to the record base or
+    to the shapes must rebuild it (the key hashes every module of the catalog package)."""
+    from gpuwise import cache
+    from gpuwise.catalog import loader
+
+    labels = [label for label, _ in loader._sources(None)]
+    assert {"code/record.py", "code/schema.py", "code/loader.py"} <= set(labels)
+    code = [(label, f) for label, f in loader._sources(None) if label.startswith("code/")]
+    edited = tmp_path / "record.py"
+    edited.write_bytes(dict(code)["code/record.py"].read_bytes() + b"\n# edited\n")
+    swapped = [(label, edited if label == "code/record.py" else f) for label, f in code]
+    assert cache.source_key(swapped) != cache.source_key(code)
 
 
 def test_a_corrupt_or_foreign_cache_file_is_rebuilt(tmp_path, monkeypatch):

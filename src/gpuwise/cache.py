@@ -2,8 +2,8 @@
 
 Some start-up work costs more than the commands themselves: validating the catalog YAML, and
 building the command-line options from the pydantic schema. Its result is pickled to
-$XDG_CACHE_HOME/gpuwise/NAME.pickle (~/.cache/gpuwise without XDG_CACHE_HOME) under a key: the
-SHA-256 of every source file it was built from and of the gpuwise and Python versions (and of
+$XDG_CACHE_HOME/gpuwise/NAME.pickle (~/.cache/gpuwise without XDG_CACHE_HOME) under a key: a
+BLAKE2b digest of every source file it was built from and of the gpuwise and Python versions (and of
 any library whose objects it holds). A different key, or any trouble reading the file, means the
 value is built again and the file rewritten (atomically: a temporary file renamed over it);
 trouble writing is ignored, the cache being only a saving. GPUWISE_NO_CACHE=1 turns it off.
@@ -41,11 +41,14 @@ def cache_file(name: str) -> Path:
 
 
 def source_key(files: Iterable[tuple[str, Traversable]], *versions: str) -> str:
-    """SHA-256 over gpuwise's and Python's versions, `versions` (other libraries whose objects
-    the value holds) and each (label, file)'s label, size and bytes, in the order given."""
-    import hashlib  # here: its OpenSSL start-up is paid only by callers that need a key
+    """A 256-bit BLAKE2b digest over gpuwise's and Python's versions, `versions` (other libraries
+    whose objects the value holds) and each (label, file)'s label, size and bytes, in the order given."""
+    try:  # hashlib's own blake2b, without the OpenSSL bindings `import hashlib` loads (2 ms a start)
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without the builtin module
+        from hashlib import blake2b
 
-    h = hashlib.sha256()
+    h = blake2b(digest_size=32)
     h.update("; ".join([f"gpuwise {gpuwise.__version__}", f"python {sys.version}", *versions]).encode())
     h.update(f"; pickle {pickle.HIGHEST_PROTOCOL}\n".encode())
     for label, path in files:
