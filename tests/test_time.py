@@ -304,3 +304,48 @@ def test_context_parallel_splits_tokens_and_sliding_window_shortens_context():
     t2 = estimate(two, build_hardware("h100-sxm:2", CAT), CAT, search_largest=False).training
     assert t1 is not None and t2 is not None
     assert t2.terms["compute"] < t1.terms["compute"] and "context_parallel_comm" not in t1.terms
+
+
+def test_eager_elementwise_bytes_hand_computed():
+    """Llama 3.1 8B block (h 4096, q 4096, kv 1024, ffn 14336, 2 norms), one token, 16-bit: fused
+    kernels move 2 x (2*2h + 6h + 2(q+kv) + 3f) bytes; eager RMSNorm (36 B/element), rotary (20)
+    and SwiGLU (10) move 2 x (2*18h + 6h + 10(q+kv) + 5f) (torchtitan's model code)."""
+    from gpuwise.estimate.compute import layer_ops
+
+    m = CAT.model("llama-3.1-8b")
+    eager = tuple((op, CAT.convention(f"eager_{op}_bytes")) for op in ("norm", "rotary", "gated_act"))
+
+    def elementwise(shape: Shape) -> float:
+        return next(o.bytes for o in layer_ops(m, shape, 1, False) if o.name == "elementwise")
+
+    fused = elementwise(Shape(tokens=1, seqs=1, context=1))
+    assert fused == 2 * (2 * 2 * 4096 + 6 * 4096 + 2 * 5120 + 3 * 14336) == 188416
+    assert elementwise(Shape(tokens=1, seqs=1, context=1, eager_bytes=eager)) == 2 * (
+        2 * 18 * 4096 + 6 * 4096 + 10 * 5120 + 5 * 14336
+    )
+
+
+def test_torch_compile_speeds_up_eager_stacks_only():
+    """torchtitan without torch.compile pays the eager elementwise traffic; Megatron's hand-fused
+    kernels do not depend on the flag."""
+    hw = build_hardware("h100-sxm:8", CAT)
+
+    def step(framework: str, compiled: bool) -> float:
+        opts = {"model": "llama-3.1-8b", "task": "pretrain", "seq": 8192, "micro_batch": 2, "zero": 3}
+        w = build_workload({**opts, "framework": framework, "compile": compiled}, CAT)
+        t = estimate(w, hw, CAT, search_largest=False).training
+        assert t is not None
+        return t.step_seconds
+
+    assert step("torchtitan", False) > 1.05 * step("torchtitan", True)
+    assert step("megatron", False) == step("megatron", True)
+
+
+def test_a_gpu_models_own_matmul_measurement_wins_over_its_architecture():
+    """RTX 4090: 178.8 TFLOP/s measured bf16 matmul (mag-/gpu_benchmark) over the 165.2 datasheet
+    peak, instead of the default for architectures without a measurement."""
+    r = compute_rates(CAT.gpu("rtx-4090"), "bf16", CAT)
+    assert r.matmul == pytest.approx(165.2e12 * 1.082)
+    assert compute_rates(CAT.gpu("l20"), "bf16", CAT).matmul == pytest.approx(
+        119.5e12 * CAT.convention("matmul_efficiency_default")
+    )

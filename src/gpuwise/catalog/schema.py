@@ -242,6 +242,8 @@ class Framework(_Sourced):
     overlap_grad_reduce: bool
     fp8_saves_fp8_inputs: bool
     compile: bool
+    # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them
+    eager_ops: list[Literal["norm", "rotary", "gated_act"]] = Field(default_factory=list)
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
     # QLoRA's 4-bit linears: bitsandbytes keeps each input on ctx; torchao's NF4 linear keeps none
     quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"

@@ -38,6 +38,9 @@ class Shape:
     weight_bytes: float = 2  # stored weight element size (inference: the serving dtype)
     kv_bytes: float = 2
     kv_cached: bool = False  # K/V come from a cache (decode) rather than from this pass
+    # bytes per element (16-bit activations, forward) of elementwise ops run as unfused eager
+    # kernels: "norm", "rotary", "gated_act"; absent ops are fused (read and write once)
+    eager_bytes: tuple[tuple[str, float], ...] = ()
 
 
 def kv_heads_per_gpu(model: TransformerArch, tp: int) -> int:
@@ -87,7 +90,11 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
     # a read and a write of h each way per routed copy)
     rows = h / tp if (sp and tp > 1) else h
     k = model.experts_per_token if model.is_moe else 1
-    elem = model.norms_per_layer * 2 * rows + 2 * 3 * rows + 2 * (q_n + kv_n) + (3 if model.gated_ffn else 2) * f * k
+    eager = dict(s.eager_bytes)  # in 16-bit bytes; elem counts element passes of `e` bytes
+    norm = eager["norm"] / 2 if "norm" in eager else 2
+    rotary = eager["rotary"] / 2 if "rotary" in eager and not model.learned_positions else 2
+    act = eager["gated_act"] / 2 if "gated_act" in eager and model.gated_ffn else (3 if model.gated_ffn else 2)
+    elem = model.norms_per_layer * norm * rows + 2 * 3 * rows + rotary * (q_n + kv_n) + act * f * k
     if model.is_moe:
         elem += 2 * 2 * h * k
     if model.dropout:

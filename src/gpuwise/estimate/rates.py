@@ -65,8 +65,9 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
             raise UsageError(f"{gpu.name} has no {dtype} tensor cores (it has {', '.join(sorted(peaks))})")
     peak = peaks[key]
     conv = catalog.conventions
-    arch_key = f"matmul_efficiency_{gpu.architecture}"
-    mm_key = arch_key if arch_key in conv else "matmul_efficiency_default"
+    # the GPU model's own measurement, else its architecture's, else the default
+    keys = (f"matmul_efficiency_{gpu.id}", f"matmul_efficiency_{gpu.architecture}", "matmul_efficiency_default")
+    mm_key = next(k for k in keys if k in conv or k == keys[-1])
     notes: list[str] = []
     mm_eff = conv[mm_key].value
     matmul = peak * mm_eff

@@ -224,6 +224,20 @@ def _model_flops(
     return flops, (flops_fwd if job.recompute == "full" else 0.0)
 
 
+def _eager_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> tuple[tuple[str, float], ...]:
+    """Bytes per element of the elementwise ops a PyTorch-native stack runs as separate eager
+    kernels (fp32 upcasts and intermediates), unless torch.compile fuses them into one read and
+    one write; hand-fused stacks (Megatron, NeMo, Unsloth) list none."""
+    ops = framework_of(job, catalog).eager_ops
+    if job.compile or not ops:
+        return ()
+    notes.append(
+        f"eager PyTorch without torch.compile: {', '.join(ops)} run as unfused kernels with fp32 upcasts "
+        "[eager_*_bytes: torchtitan/torchtune model code]"
+    )
+    return tuple((op, catalog.convention(f"eager_{op}_bytes")) for op in ops)
+
+
 def _transformer_work(
     job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, notes: list[str]
 ) -> MicroBatchWork:
@@ -241,7 +255,8 @@ def _transformer_work(
             f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} "
             f"layers: {ctx:,.0f} keys per query on average"
         )
-    shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e)
+    eager = _eager_bytes(job, catalog, notes)
+    shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e, eager_bytes=eager)
     sp = job.parallel.sequence_parallel and tp > 1
     ratios = backward_ratios(catalog, job.method == "full")
     layer = layer_ops(model, shape, tp, sp, job.parallel.ep)
