@@ -114,6 +114,11 @@ _TT_MISSES["axolotl-llama-2-7b-qlora-4090"] = (
     "QLoRA rows it sits 20-35 % above the estimate; peft's prepare_model_for_kbit_training (fp32 norms, embeddings and "
     "head) and xformers' buffers are suspects, not yet measured",
 )
+_TT_MISSES["litgpt-hub-phi-3-mini-4k-instruct-qlora-a10g"] = (
+    0.35,  # -29.3 % when recorded, with bitsandbytes' held inputs and the head adapter counted
+    "Phi-3-mini QLoRA with LoRA on every linear and the head: 5.6 GB above the estimate where the Llama/Mistral "
+    "QLoRA rows of the same table land within 17 % and its own LoRA row within 16 %; cause not identified",
+)
 MISS_BOUNDS: dict[str, float] = {k: b for k, (b, _) in _TT_MISSES.items()}
 KNOWN_MISSES.update({k: why for k, (_, why) in _TT_MISSES.items()})
 
@@ -193,15 +198,16 @@ def _precision(text: str) -> tuple[str, bool]:
     return dtype, mixed
 
 
-def _targets(raw: list[str] | None) -> tuple[list[str] | str | None, str | None]:
+def _targets(raw: list[str] | None) -> list[str] | str | None:
+    """LoRA targets as gpuwise names ('mlp' = the three MLP linears; lm_head is a target of its own)."""
     if not raw:
-        return None, None
+        return None
     if "all-linear" in raw:
-        return "all-linear", None
+        return "all-linear"
     out: list[str] = []
     for name in raw:
-        out += ["gate_proj", "up_proj", "down_proj"] if name == "mlp" else ([name] if name != "lm_head" else [])
-    return out, ("LoRA on the LM head is not modelled" if "lm_head" in raw else None)
+        out += ["gate_proj", "up_proj", "down_proj"] if name == "mlp" else [name]
+    return out
 
 
 def _unmodelled(inp: dict[str, Any]) -> list[str]:
@@ -372,9 +378,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         opts: dict[str, Any] = {"model": inp["model"]}
         if kind == "finetune_peak":
             precision, master = _precision(inp.get("precision", "bf16"))
-            targets, lm_note = _targets(inp.get("lora_targets"))
-            if lm_note:
-                why.append(lm_note)
+            targets = _targets(inp.get("lora_targets"))
             opts.update(
                 task="finetune",
                 framework=inp.get("framework") or SOURCE_FRAMEWORKS.get(case["source"]),

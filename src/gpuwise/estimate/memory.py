@@ -164,14 +164,16 @@ def stage_params(
     return StageParams(block_linear=block, other=other, layers=n_layers)
 
 
-def lora_params(job: TrainingJob, layers: int, tp: int) -> float:
-    """Adapter parameters r*(d_in + d_out) per targeted matrix (Hu et al. 2021), per GPU."""
+def lora_params(job: TrainingJob, layers: int, tp: int, head: bool = True) -> float:
+    """Adapter parameters r*(d_in + d_out) per targeted matrix (Hu et al. 2021), per GPU; an
+    `lm_head` target adds r*(hidden + vocab) on the GPU that holds the head (`head`)."""
     model = job.model
     assert isinstance(model, TransformerArch)
     per_layer = sum(
         lin.count * job.lora_rank * (lin.d_in + lin.d_out) for lin in model.linears() if lin.name in job.lora_targets
     )
-    return layers * per_layer / tp
+    on_head = job.lora_rank * (model.hidden + model.vocab) if head and "lm_head" in job.lora_targets else 0
+    return (layers * per_layer + on_head) / tp
 
 
 def weight_bytes_per_param(dtype: str, conv: Callable[[str], float]) -> float:
@@ -426,6 +428,11 @@ def _activations(
         detail["bnb_inputs_held"] = held
     if model.lm_head and stage in ("last", "only"):
         detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * prof.logits_bytes
+        if job.method != "full" and "lm_head" in job.lora_targets:
+            # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
+            # the two are summed; its input keeps for the adapter's gradient (h per token)
+            detail["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
+            n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
         n.add(f"loss: {prof.loss}, {prof.logits_bytes:g} B per logit at its peak [{prof.name}]")
     if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
@@ -525,7 +532,7 @@ def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[st
 
 
 def _adapter_states(
-    job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: _Notes, detail: dict[str, float]
+    job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: _Notes, detail: dict[str, float], head: bool
 ) -> tuple[float, float, float]:
     """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
     if job.method == "qlora":
@@ -535,7 +542,7 @@ def _adapter_states(
         weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
     detail["frozen_base"] = weights
     adapter_b = n.conv("lora_adapter_bytes") if job.master_weights else w_bytes
-    trainable = lora_params(job, sp_.layers, job.parallel.tp)
+    trainable = lora_params(job, sp_.layers, job.parallel.tp, head)
     adapter_w = trainable * adapter_b
     detail["lora_adapters"] = adapter_w
     n.add(
@@ -646,7 +653,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         opt_bpp = optimizer_bytes_per_param(job, n.conv) * (
             pure_16bit_state_scale(job) if w_bytes < 4 and not job.master_weights else 1
         )
-        weights, grads, opt = _adapter_states(job, sp_, w_bytes, opt_bpp, n, detail)
+        weights, grads, opt = _adapter_states(job, sp_, w_bytes, opt_bpp, n, detail, stage in ("last", "only"))
         master = 0.0
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)

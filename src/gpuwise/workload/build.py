@@ -237,7 +237,7 @@ def _targets(raw: list[str] | None, model: ModelArch) -> tuple[str, ...]:
     names = tuple(raw)
     if names in (("all-linear",), ("all",)):
         return tuple(lin.name for lin in model.linears() if lin.name != "router")
-    valid = set(ATTENTION_LINEARS) | set(MLP_LINEARS)
+    valid = set(ATTENTION_LINEARS) | set(MLP_LINEARS) | ({"lm_head"} if model.lm_head else set())
     bad = [n for n in names if n not in valid]
     if bad or not names:
         raise UsageError(f"--lora-targets: unknown module(s) {bad}; use names from {sorted(valid)} or 'all-linear'")
