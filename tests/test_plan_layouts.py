@@ -41,6 +41,7 @@ def _best_rate(job: TrainingJob, hw) -> float:
             t = estimate(layout, hw, CAT, search_largest=False).training
         except GpuwiseError:  # a layout estimate refuses (uneven global batch, heads not divisible)
             continue
+        assert t is not None
         best = max(best, t.samples_per_second)
     return best
 
@@ -61,19 +62,21 @@ def test_the_chosen_layout_is_the_fastest_estimate_accepts_at_its_gpu_type_and_c
     checked = [c for c in result.candidates[:3] if c.est.training is not None]
     assert checked
     for c in checked:
-        best = _best_rate(c.est.workload, c.est.hardware)
+        job, rate = c.est.workload, c.est.training
+        assert isinstance(job, TrainingJob) and rate is not None
+        best = _best_rate(job, c.est.hardware)
         assert best > 0, c.label  # the candidate's own layout is among them
         # at a fixed GPU type and count the cost is proportional to the time: fastest is cheapest
-        assert c.est.training.samples_per_second >= best * (1 - 1e-9), (
-            c.label,
-            c.est.training.samples_per_second,
-            best,
-        )
+        assert rate.samples_per_second >= best * (1 - 1e-9), (c.label, rate.samples_per_second, best)
 
 
 def test_the_13b_example_on_h100_is_zero2_without_recomputation_not_zero1_with_full():
     work, reqs, _ = read_plan_file(EXAMPLES / "train-13b-multi-gpu-plan.yaml")
     chosen = make_plan(work, {**reqs, "gpus": "h100-sxm"}).chosen
+    assert chosen is not None
     w = chosen.est.workload
+    assert isinstance(w, TrainingJob)
     assert (w.parallel.zero, w.recompute) == (2, "none"), chosen.label
-    assert chosen.cost < 3400  # the estimate: $3,345 on 32 GPUs; the same run on 16 costs the same
+    # the estimate: $3,345 on 32 GPUs; the same run on 16 costs the same (within the few per cent the
+    # fitted Megatron efficiency moves when the catalog's measured network bandwidths do)
+    assert chosen.cost is not None and chosen.cost < 3500
