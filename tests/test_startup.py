@@ -71,9 +71,17 @@ def test_cached_field_table_equals_the_schema(tmp_path, monkeypatch):
         ),
         (
             ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--micro-batch", "2", "--json"],
-            {"rich.console", "sqlalchemy", "torch", "typer._adapters"},
+            {"rich.console", "sqlalchemy", "torch", "typer._adapters", "pydantic.main", "gpuwise.workload.schema"},
         ),
-        (["plan", "-f", str(EXAMPLES / "chat-7b-serving.yaml"), "--json"], {"typer._adapters", "torch"}),
+        # issue 11's start-up case: neither the catalog's nor the workload's pydantic models are built
+        (
+            ["estimate", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm:1", "--method", "lora"],
+            {"pydantic.main", "gpuwise.workload.schema", "typer._adapters", "torch"},
+        ),
+        (
+            ["plan", "-f", str(EXAMPLES / "chat-7b-serving.yaml"), "--json"],
+            {"typer._adapters", "torch", "pydantic.main", "gpuwise.workload.schema"},
+        ),
     ],
 )
 def test_a_warm_start_leaves_heavy_modules_unloaded(tmp_path, args, absent):
@@ -163,3 +171,18 @@ def test_a_warm_catalog_load_imports_no_pydantic_model(tmp_path):
     assert (tmp_path / "gpuwise" / "catalog.pickle").is_file()
     assert runs[0]["pydantic.main"]  # cold: the YAML was validated
     assert runs[1] == {"gpus": runs[0]["gpus"], "pydantic.main": False}
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "__all__"), ("", ""), ("logfire", "logfire")])
+def test_main_turns_pydantic_plugins_off_unless_the_user_chose(capsys, monkeypatch, given, kept):
+    """pydantic's plugin scan reads every installed distribution's entry points; gpuwise uses none."""
+    import os
+
+    from .conftest import run_main
+
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", given or "")  # restored after the test, whatever main sets
+    if given is None:
+        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS")
+    code, out, _ = run_main(capsys, "--help")
+    assert code == 0 and "estimate" in out
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == kept
