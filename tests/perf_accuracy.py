@@ -401,6 +401,16 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "float8 on MI300X gains 15 % over bf16 where the 2.6 PF FP8 peak implies about 2x: FP8 GEMMs and casts through "
         "torchao on ROCm run far below peak",
     ),
+    "bloom-176b-384gpu-a100-megatron-deepspeed": (
+        0.28,
+        "BLOOM's 250k-token embedding and head on the first and last of 12 stages: Megatron-DeepSpeed balances stages "
+        "with --pp-partition-method 'type:transformer|embedding', the model adds the head to an equal share of layers",
+    ),
+    "llamafactory-hf-fa2-llama2-7b-lora-a100": (
+        0.27,
+        "PEFT LoRA on the eager HF Llama at 4 x 1,024 tokens: the adapters' small matmuls and per-op kernels cost more "
+        "than the one hf-trainer factor that it shares with the 4-GPU FSDP Granite run at 8 x 4,096 tokens",
+    ),
 }
 
 
