@@ -265,7 +265,8 @@ def fields_of(cls: type[Record]) -> dict[str, FieldInfo]:
 
 
 # ----- validation: pydantic, on the cold path only --------------------------------------------------
-_RECORD_OF: dict[type, type[Record]] = {}  # derived pydantic model -> its record class
+# derived pydantic model -> (its record class, per field: whether its type holds a record to convert)
+_RECORD_OF: dict[type, tuple[type[Record], tuple[bool, ...]]] = {}
 
 
 def validate(cls: type[_R], data: Any) -> _R:
@@ -293,6 +294,7 @@ def model_for(cls: type[Record]) -> type[BaseModel]:
         if info.description is not None:
             kwargs["description"] = info.description
         fields[name] = (_swap(hints[name]), pydantic.Field(**kwargs))
+    nested = tuple(fields[name][0] is not hints[name] for name in cls.__record_names__)
     validators: dict[str, Any] = {}
     if cls.check is not Record.check:
         validators["check"] = pydantic.model_validator(mode="after")(_run_check)
@@ -300,7 +302,7 @@ def model_for(cls: type[Record]) -> type[BaseModel]:
     model: type[BaseModel] = pydantic.create_model(
         cls.__name__, __config__=config, __doc__=cls.__doc__, __validators__=validators, **fields
     )
-    _RECORD_OF[model] = cls
+    _RECORD_OF[model] = (cls, nested)
     return model
 
 
@@ -314,7 +316,7 @@ def _swap(tp: Any) -> Any:
     import types
     import typing
 
-    if isinstance(tp, type) and issubclass(tp, Record):
+    if isinstance(tp, RecordMeta):
         return model_for(tp)
     args = typing.get_args(tp)
     origin = typing.get_origin(tp)
@@ -329,9 +331,11 @@ def _swap(tp: Any) -> Any:
 
 
 def _to_record(model: Any) -> Any:
-    """The record a validated pydantic model stands for, nested models converted too."""
-    cls = _RECORD_OF[type(model)]
-    return _rebuild(cls, tuple(_convert(getattr(model, n)) for n in cls.__record_names__))
+    """The record a validated pydantic model stands for, nested models converted too (only the
+    fields whose type holds a record are walked: a model's config dict is taken as it is)."""
+    cls, nested = _RECORD_OF[type(model)]
+    values = (getattr(model, n) for n in cls.__record_names__)
+    return _rebuild(cls, tuple(_convert(v) if deep else v for v, deep in zip(values, nested, strict=True)))
 
 
 def _convert(value: Any) -> Any:
