@@ -388,3 +388,17 @@ def test_zero3_gathers_the_lm_head_with_its_gradient(catalog):
     got = training_memory(qlora, hw(catalog, count=8), catalog).per_gpu.detail["zero3_gather_buffer"]
     layer = linear * (0.5 + 0.127 / 8) + (m.layer_params - linear) * 2
     assert got == pytest.approx(head + layer)
+
+
+def test_torchtitan_pipeline_stage_stays_unsharded(catalog):
+    """torchtitan with PP 2 x FSDP 4: the stage is not resharded between micro-batches and its
+    gradients are reduce-scattered only after the last one, so a rank holds the whole stage's
+    parameters in bf16 (2 B) and its gradients accumulated in fp32 (4 B), beside its fp32 shards."""
+    m = catalog.model("llama-3.1-8b")
+    par = Parallelism(pp=2, zero=3)
+    job = TrainingJob(model=m, framework="torchtitan", parallel=par, micro_batch=1, global_batch=8, seq=2048)
+    est = training_memory(job, hw(catalog, count=8), catalog)
+    stages = {round(2 * stage_params(m, 1, 2, s).total) for s in ("first", "last")}  # the worst stage is reported
+    d = est.per_gpu.detail
+    assert round(d["zero3_gather_buffer"]) in stages
+    assert d["unsharded_gradients"] == pytest.approx(2 * d["zero3_gather_buffer"])

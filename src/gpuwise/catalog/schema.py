@@ -248,6 +248,7 @@ class Framework(_Sourced):
     # QLoRA's 4-bit linears: bitsandbytes keeps each input on ctx; torchao's NF4 linear keeps none
     quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
+    pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
     default_zero: int = Field(ge=0, le=3)  # sharding stage when none is given (NeMo: distributed optimizer)
     pipeline_max_zero: int = Field(ge=0, le=3)  # the deepest sharding the stack combines with pipelines
     efficiency: float = Field(default=1.0, gt=0, le=1.5)

@@ -484,6 +484,21 @@ def _zero3_gathered(job: TrainingJob, sp_: StageParams, w_bytes: float, n: _Note
     return 2 * layer_bytes
 
 
+def _pipeline_unsharded(
+    job: TrainingJob, sp_: StageParams, w_bytes: float, prof: Framework, n: _Notes
+) -> tuple[float, float]:
+    """FSDP under pipeline parallelism (torchtitan): a stage is not resharded after forward (one
+    all-gather per step, not one per micro-batch) and the schedule defers the reduce-scatter to the
+    last micro-batch, so each rank keeps the whole stage's parameters in the compute dtype and,
+    in full training, its gradients accumulated unsharded in the reduce dtype."""
+    grads = sp_.total * prof.gradient_bytes[job.precision] if job.method == "full" else 0.0
+    n.add(
+        f"{prof.name} with pipeline stages: FSDP keeps the stage's parameters unsharded between micro-batches "
+        "and accumulates its gradients unsharded until the last micro-batch's reduce-scatter"
+    )
+    return sp_.total * w_bytes, grads
+
+
 def _step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: _Notes) -> float:
     """The one gradient alive at a time when the optimizer steps each parameter as soon as its
     gradient is accumulated (torchtune optimizer_in_bwd; PyTorch's register_post_accumulate_grad_hook
@@ -659,7 +674,12 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
     if zero >= 3 and isinstance(job.model, TransformerArch):
-        gather = min(_zero3_gathered(job, sp_, w_bytes, n), weights * dp - weights)
+        if par.pp > 1 and prof.pipeline_fsdp_unsharded:
+            gather, detail["unsharded_gradients"] = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
+            grads += detail["unsharded_gradients"]
+        else:
+            gather = _zero3_gathered(job, sp_, w_bytes, n)
+        gather = min(gather, weights * dp - weights)
         detail["zero3_gather_buffer"] = gather
         weights += gather
     if zero:
