@@ -159,6 +159,19 @@ def test_methods_and_properties_work_as_written():
     assert gpu.source_of("memory_bytes") == "ds"
     assert gpu.source_ids() == {"ds", "list", "quote", "ids"}  # super().source_ids() plus the identity's
     assert gpu.price == s.Price()  # the default factory
+    engine = s.EngineProfile(
+        name="e",
+        source="doc",
+        memory_basis="total",
+        kv_block_tokens=16,
+        token_budget=8192,
+        max_seqs=256,
+        small_gpu_bytes=32,
+        small_gpu_token_budget=2048,
+        small_gpu_max_seqs=None,
+    )
+    assert engine.budget(16) == (2048, None) and engine.budget(80) == (8192, 256)
+    assert engine.matmul_efficiency == 1.0 and engine.step_overhead_seconds == 0.0  # plain defaults
 
 
 def test_fields_follow_the_base_classes_first():
