@@ -126,6 +126,8 @@ class RecordMeta(type):
         fields: dict[str, FieldInfo] = {}
         for base in reversed(bases):
             fields.update(getattr(base, "__record_fields__", {}))
+        if "__annotations__" not in ns and "__annotate__" in ns:  # Python 3.14's lazy annotations
+            raise TypeError(f"record class {name}: its module needs `from __future__ import annotations`")
         own: list[str] = []
         for fname, annotation in ns.get("__annotations__", {}).items():
             if _is_classvar(annotation):
