@@ -349,3 +349,18 @@ def test_a_gpu_models_own_matmul_measurement_wins_over_its_architecture():
     assert compute_rates(CAT.gpu("l20"), "bf16", CAT).matmul == pytest.approx(
         119.5e12 * CAT.convention("matmul_efficiency_default")
     )
+
+
+def test_eager_attention_materializes_the_scores():
+    """Without FlashAttention (Megatron 2021-22): QK^T and PV as batched GEMMs over all 2,048 keys
+    (masked ones too), and 8 bytes per score element of softmax traffic forward (write, read and
+    write in the fused softmax, read by PV) over 32 heads; fused attention counts the causal half."""
+    from gpuwise.estimate.compute import layer_ops
+
+    m = CAT.model("llama-3.1-8b")
+    scores = (CAT.convention("eager_attention_score_bytes"), CAT.convention("eager_attention_dropout_bytes"))
+    ops = {o.name: o for o in layer_ops(m, Shape(tokens=2048, seqs=1, context=1024.5, scores=scores), 1, False)}
+    assert ops["attention_gemms"].flops == 4 * 2048 * 2048 * 4096
+    assert ops["attention_scores"].bytes == 8 * 2048 * 2048 * 32  # no attention dropout in Llama
+    fused = {o.name: o for o in layer_ops(m, Shape(tokens=2048, seqs=1, context=1024.5), 1, False)}
+    assert fused["attention"].flops == 4 * 2048 * 1024.5 * 4096 and "attention_scores" not in fused

@@ -41,6 +41,9 @@ class Shape:
     # bytes per element (16-bit activations, forward) of elementwise ops run as unfused eager
     # kernels: "norm", "rotary", "gated_act"; absent ops are fused (read and write once)
     eager_bytes: tuple[tuple[str, float], ...] = ()
+    # eager attention (no FlashAttention): (forward bytes per score element, extra with attention
+    # dropout) of the softmax passes over the materialized s x s scores; None: fused attention
+    scores: tuple[float, float] | None = None
 
 
 def kv_heads_per_gpu(model: TransformerArch, tp: int) -> int:
@@ -80,10 +83,7 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
         ]
     else:
         ops += [gemm("mlp_up", m, h, up_width, s), gemm("mlp_down", m, f, h, s)]
-    # fused attention: QK^T and PV over `context` keys per new token
-    att_flops = 4 * m * s.context * q_n
-    kv_read = s.seqs * s.context * 2 * kv_n * s.kv_bytes if s.kv_cached else 2 * m * kv_n * e
-    ops.append(Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention"))
+    ops += _attention_ops(model, s, q_n, kv_n)
     # memory-bound elementwise work per token: norms (read+write), two residual adds (2 reads,
     # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f) once per routed
     # expert, dropout; MoE also copies each token to its k experts and back (permute, unpermute:
@@ -101,6 +101,25 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
         elem += 2 * 2 * rows
     ops.append(Op("elementwise", 0.0, e * m * elem, "memory"))
     return ops
+
+
+def _attention_ops(model: TransformerArch, s: Shape, q_n: float, kv_n: float) -> list[Op]:
+    """Fused attention: QK^T and PV over `context` keys per new token in one kernel. Eager
+    attention (Megatron before FlashAttention) runs them as two batched GEMMs over every key of
+    the sequence, masked ones included, with the scores written, softmaxed (and dropped out) and
+    read back in between."""
+    m, e = s.tokens, s.act_bytes
+    if s.scores is None or s.kv_cached:
+        att_flops = 4 * m * s.context * q_n
+        kv_read = s.seqs * s.context * 2 * kv_n * s.kv_bytes if s.kv_cached else 2 * m * kv_n * e
+        return [Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention")]
+    keys = m / s.seqs  # the whole sequence, causal mask applied after the GEMM
+    heads = q_n / model.head_dim
+    per_score = s.scores[0] + (s.scores[1] if model.attention_dropout else 0.0)
+    return [
+        Op("attention_gemms", 4 * m * keys * q_n, e * 2 * m * (q_n + kv_n), "attention_gemm"),
+        Op("attention_scores", 0.0, per_score * m * keys * heads, "memory"),
+    ]
 
 
 def head_ops(model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss: bool) -> list[Op]:

@@ -90,6 +90,7 @@ def backward_ratios(catalog: Catalog, trainable: bool) -> dict[str, float]:
     return {
         "matmul": catalog.convention(matmul),
         "attention": catalog.convention("backward_ratio_attention"),
+        "attention_gemm": catalog.convention("backward_ratio_attention_gemm"),
         "memory": catalog.convention("backward_ratio_elementwise"),
     }
 
@@ -124,8 +125,8 @@ def _recompute_seconds(job: TrainingJob, layer: list[Op], rates: Rates, layer_fo
         return layer_forward
     if job.recompute != "selective":
         return 0.0
-    if not op_level or not isinstance(job.model, TransformerArch):
-        return sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
+    if not op_level or not isinstance(job.model, TransformerArch):  # the attention core (eager: and its scores)
+        return sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.name.startswith("attention"))
     m = job.model
     share = (m.kv_dim + m.q_dim + m.ffn * m.experts_per_token) * m.hidden / max(block_linear_params(m), 1)
     matmul = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "matmul")
@@ -256,7 +257,13 @@ def _transformer_work(
             f"layers: {ctx:,.0f} keys per query on average"
         )
     eager = _eager_bytes(job, catalog, notes)
-    shape = Shape(tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e, eager_bytes=eager)
+    scores = None
+    if job.attention == "eager":
+        scores = (catalog.convention("eager_attention_score_bytes"), catalog.convention("eager_attention_dropout_bytes"))
+        notes.append("eager attention: QK^T and PV as batched GEMMs over the whole sequence, scores softmaxed in memory")
+    shape = Shape(
+        tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e, eager_bytes=eager, scores=scores
+    )
     sp = job.parallel.sequence_parallel and tp > 1
     ratios = backward_ratios(catalog, job.method == "full")
     layer = layer_ops(model, shape, tp, sp, job.parallel.ep)
