@@ -441,4 +441,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    from gpuwise.cli.entry import run
+
+    run()
