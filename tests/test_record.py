@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog import schema as s
-from gpuwise.catalog.record import Field, Record, fields_of, model_for, validate
+from gpuwise.catalog.record import Field, Record, RecordMeta, fields_of, model_for, validate
 
 CAT = load_catalog()
 CLASSES = sorted(
@@ -172,6 +172,16 @@ def test_methods_and_properties_work_as_written():
     )
     assert engine.budget(16) == (2048, None) and engine.budget(80) == (8192, 256)
     assert engine.matmul_efficiency == 1.0 and engine.step_overhead_seconds == 0.0  # plain defaults
+
+
+def test_class_variables_are_not_fields_and_lazy_annotations_are_refused():
+    class WithClassVar(Record):
+        kinds: typing.ClassVar[tuple[str, ...]] = ("a", "b")
+        kind: str = "a"
+
+    assert list(fields_of(WithClassVar)) == ["kind"] and WithClassVar.kinds == ("a", "b")
+    with pytest.raises(TypeError, match="from __future__ import annotations"):
+        RecordMeta("Lazy", (Record,), {"__annotate__": lambda _format: {"x": int}})
 
 
 def test_fields_follow_the_base_classes_first():
