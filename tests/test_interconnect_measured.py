@@ -23,11 +23,13 @@ def _intra(spec: str, per_node: int, cat=CAT) -> float:
 
 
 def test_eight_pcie_cards_cross_the_sockets_at_the_measured_busbw():
-    """8 GPUs span two sockets: NVIDIA/nccl PR 2036 measured 23.86 GB/s peak busbw on 8 PCIe 5
-    cards whose ring crosses the sockets twice; PCIe 4 cards get it x 26.28/51."""
+    """8 GPUs span two sockets: 8 PCIe 5 cards at the 23.86 GB/s peak busbw NVIDIA/nccl PR 2036
+    measured on dual Turin; 8 PCIe 4 cards at the 21 GB/s of 8x A100 PCIe on dual Milan (nccl issue
+    841, same generation, so unscaled); PCIe 3 cards at 21 x 10/26.28 (host-device copy rates)."""
     assert _intra("h100-pcie:8", 8) == pytest.approx(23.86e9)
-    assert _intra("a100-80gb-pcie:8", 8) == pytest.approx(23.86e9 * GEN4_OVER_GEN5)
-    assert _intra("l40s:8", 8) == pytest.approx(23.86e9 * GEN4_OVER_GEN5)
+    assert _intra("a100-80gb-pcie:8", 8) == pytest.approx(21e9)
+    assert _intra("l40s:8", 8) == pytest.approx(21e9)
+    assert _intra("t4:8", 8) == pytest.approx(21e9 * 10e9 / 26.28e9)
 
 
 def test_up_to_four_cards_stay_on_one_root_complex():
@@ -57,22 +59,23 @@ def test_reduce_scatter_over_eight_pcie4_cards_by_hand():
     """ZeRO-3's gradient reduce-scatter of a 26 GB buffer over 8 A100 PCIe: NCCL base latency +
     7/8 of the buffer at the cross-socket busbw + 7 PCIe hops."""
     topo = topology(build_hardware("a100-80gb-pcie:8", CAT, gpus_per_node=8), CAT)
-    bw = 23.86e9 * GEN4_OVER_GEN5
+    bw = 21e9
     hop = CAT.interconnect("pcie4-x16").latency_seconds
     want = CAT.convention("collective_base_latency") + 7 / 8 * 26e9 / bw + 7 * hop
     assert collective("reduce_scatter", 26e9, 8, topo, spans_nodes=False) == pytest.approx(want)
 
 
-def test_zero3_13b_on_pcie_costs_at_least_twice_the_nvswitch_node():
-    """The issue's case: ZeRO-3 13B on 8x A100 PCIe was 6 % slower than on SXM; with PCIe rings at
-    12 GB/s against NVSwitch's 232 GB/s it is communication-bound and at least 2x slower."""
+def test_zero3_13b_on_pcie_is_bound_by_its_ring():
+    """The issue's case: ZeRO-3 13B on 8x A100 PCIe was 6 % slower than on SXM. With the ring at the
+    21 GB/s measured across two sockets (against NVSwitch's 232 GB/s) the PCIe node is
+    communication-bound and, in this full fine-tune, 1.55x slower (1.24x at the 26 GB/s copy rate)."""
     opts = {"model": "llama-2-13b", "task": "finetune", "zero": 3, "micro_batch": 1, "global_batch": 256}
     w = build_workload({**opts, "seq": 4096, "recompute": "full", "tokens": "20B"}, CAT)
     pcie = estimate(w, build_hardware("a100-80gb-pcie:8", CAT), CAT, search_largest=False).training
     sxm = estimate(w, build_hardware("a100-80gb-sxm:8", CAT), CAT, search_largest=False).training
     assert pcie is not None and sxm is not None
-    assert pcie.bottleneck == "communication"
-    assert pcie.step_seconds >= 2 * sxm.step_seconds
+    assert (pcie.bottleneck, sxm.bottleneck) == ("communication", "compute")
+    assert pcie.step_seconds >= 1.5 * sxm.step_seconds
 
 
 def test_every_measured_path_cites_a_dated_source_and_a_generation():
