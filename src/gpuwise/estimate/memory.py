@@ -364,7 +364,7 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> di
             "and recomputes the rest in backward (norms keep their 16-bit input, not an fp32 upcast; SwiGLU keeps "
             "gate and up, not act(gate))"
         )
-    if fused_swiglu:
+    if prof.fused_swiglu:
         n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
     if job.recompute == "selective" and prof.selective_policy == "op":
         n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
@@ -673,7 +673,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
-    if zero >= 3 and isinstance(job.model, TransformerArch):
+    if zero >= 3 and dp > 1 and isinstance(job.model, TransformerArch):
         if par.pp > 1 and prof.pipeline_fsdp_unsharded:
             gather, detail["unsharded_gradients"] = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
             grads += detail["unsharded_gradients"]
