@@ -26,7 +26,7 @@ from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
-from gpuwise.estimate.memory import inference_memory, kv_cache_bytes, weight_bytes_per_param
+from gpuwise.estimate.memory import MemoryEstimate, inference_memory, kv_cache_bytes, weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -79,14 +79,15 @@ def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
     return catalog.convention("serving_memory_utilization")
 
 
-def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog) -> EngineSetup:
+def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog, alone: MemoryEstimate | None = None) -> EngineSetup:
     """KV capacity from the engine's memory share after weights, workspace and overheads; the
-    batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency)."""
+    batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency).
+    `alone`: the job's memory at concurrency 1, when the caller has it already."""
     profile = catalog.engine(job.engine)
     model = job.model
     assert isinstance(model, TransformerArch)
     par = job.parallel
-    one = inference_memory(replace(job, concurrency=1), hw, catalog).per_gpu
+    one = (alone or inference_memory(replace(job, concurrency=1), hw, catalog)).per_gpu
     fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
