@@ -111,9 +111,9 @@ _TT_MISSES.update(
 )
 _TT_MISSES["axolotl-llama-2-7b-qlora-4090"] = (
     0.38,  # -33.0 % when recorded
-    "axolotl's 2023 QLoRA example reads 'about 17 GB' of VRAM against 12.2 GB estimated: like LitGPT's bitsandbytes "
-    "QLoRA rows it sits 20-35 % above the estimate; peft's prepare_model_for_kbit_training (fp32 norms, embeddings and "
-    "head) and xformers' buffers are suspects, not yet measured",
+    "axolotl's 2023 QLoRA example reads 'about 17 GB' of VRAM (a rounded nvidia-smi reading) against 12.2 GB "
+    "estimated, where LitGPT's bitsandbytes QLoRA rows land within 17 %; peft's prepare_model_for_kbit_training (fp32 "
+    "norms, embeddings and head) and xformers' buffers are suspects, not yet measured",
 )
 _TT_MISSES["litgpt-hub-phi-3-mini-4k-instruct-qlora-a10g"] = (
     0.35,  # -29.3 % when recorded, with bitsandbytes' held inputs and the head adapter counted
