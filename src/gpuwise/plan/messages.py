@@ -8,6 +8,7 @@ Pure data and string formatting: no I/O, so the planner may use it.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any, Literal
@@ -593,7 +594,11 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(body[:-3] + "*)$" if body.endswith(".+?)") else body)
 
 
-_EXTERNAL = tuple((k, _pattern(v["en"])) for k, v in MESSAGES.items() if k.startswith("ext_"))
+@functools.cache
+def _external() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The `ext_*` sentences as patterns, compiled on the first translation (English output, the
+    common case, never needs them)."""
+    return tuple((k, _pattern(v["en"])) for k, v in MESSAGES.items() if k.startswith("ext_"))
 
 
 def localize(text: str, lang: Lang = "en") -> str:
@@ -601,7 +606,7 @@ def localize(text: str, lang: Lang = "en") -> str:
     each known `ext_*` sentence in it is replaced by its translation; anything else is left as it is."""
     if lang == "en":
         return text
-    for key, pattern in _EXTERNAL:
+    for key, pattern in _external():
         template = MESSAGES[key][lang]
 
         def fill(m: re.Match[str], template: str = template) -> str:
