@@ -402,6 +402,16 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "BLOOM's 250k-token embedding and head on the first and last of 12 stages: Megatron-DeepSpeed balances stages "
         "with --pp-partition-method 'type:transformer|embedding', the model adds the head to an equal share of layers",
     ),
+    "mlperf51-llama2-70b-lora-mi300x-16gpu-cp2-mangoboost": (
+        0.29,
+        "21 of 80 layers fully recomputed (ACL=21), which gpuwise cannot express (run as no recompute), plus CP 2 across "
+        "two MI300X nodes over RoCE whose NIC speed is not stated",
+    ),
+    "nemo2407-llama2-13b-sft-h100-fp8-8gpu": (
+        0.25,
+        "SQuAD packed to 4,096 tokens: attention runs within each packed example (a few hundred tokens), the model "
+        "counts full 4,096-token causal attention; PP 4 on 8 GPUs adds the 1F1B bubble on top",
+    ),
     "llamafactory-hf-fa2-llama2-7b-lora-a100": (
         0.27,
         "PEFT LoRA on the eager HF Llama at 4 x 1,024 tokens: the adapters' small matmuls and per-op kernels cost more "
