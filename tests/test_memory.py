@@ -402,3 +402,16 @@ def test_torchtitan_pipeline_stage_stays_unsharded(catalog):
     d = est.per_gpu.detail
     assert round(d["zero3_gather_buffer"]) in stages
     assert d["unsharded_gradients"] == pytest.approx(2 * d["zero3_gather_buffer"])
+
+
+def test_amp_keeps_a_16bit_copy_of_every_matmul_weight(catalog):
+    """HF Trainer AMP (fp32 parameters, bf16 autocast, no sharding): autocast casts each block linear
+    and the LM head to bf16 once per forward and autograd keeps the copy for backward; under ZeRO-3
+    the gathered 16-bit parameters are those copies, so nothing is added there."""
+    m = hf("llama-2-7b")
+    job = TrainingJob(model=m, framework="hf-trainer")
+    d = training_memory(job, hw(catalog), catalog).per_gpu.detail
+    block = 32 * (4 * 4096**2 + 3 * 4096 * 11008)
+    assert d["autocast_weight_copies"] == pytest.approx(2 * (block + 32000 * 4096))
+    sharded = replace(job, parallel=Parallelism(zero=3))
+    assert "autocast_weight_copies" not in training_memory(sharded, hw(catalog, count=8), catalog).per_gpu.detail
