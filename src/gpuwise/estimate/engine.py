@@ -79,10 +79,13 @@ def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
     return catalog.convention("serving_memory_utilization")
 
 
-def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog, alone: MemoryEstimate | None = None) -> EngineSetup:
+def engine_setup(
+    job: InferenceJob, hw: Hardware, catalog: Catalog, alone: MemoryEstimate | None = None, notes: bool = True
+) -> EngineSetup:
     """KV capacity from the engine's memory share after weights, workspace and overheads; the
     batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency).
-    `alone`: the job's memory at concurrency 1, when the caller has it already."""
+    `alone`: the job's memory at concurrency 1, when the caller has it already; `notes=False`: the
+    numbers only (the serving search sizes every layout, and only the chosen one is explained)."""
     profile = catalog.engine(job.engine)
     model = job.model
     assert isinstance(model, TransformerArch)
@@ -102,6 +105,35 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog, alone: Memor
     pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
+    e = tokens_per_decode_step(job)
+    return EngineSetup(
+        engine=job.engine,
+        name=profile.name,
+        token_budget=budget,
+        max_batch=max(0, min(limits)),
+        kv_tokens=kv_tokens // pipes,
+        block_tokens=block,
+        memory_fraction=frac,
+        tokens_per_request=rounded,
+        prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
+        decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
+        tokens_per_step=e,
+        notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv) if notes else (),
+        request_overhead=profile.request_overhead_seconds,
+        pipelines=pipes,
+    )
+
+
+def _setup_notes(job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: int, by_kv: int) -> tuple[str, ...]:
+    """What `engine_setup` assumed, in words (`kv_tokens`: the whole replica's; `by_kv`: the
+    requests its KV cache holds in each pipeline batch)."""
+    profile = catalog.engine(job.engine)
+    cap = hw.gpu.capacity_bytes
+    frac = memory_fraction(profile, catalog)
+    block = profile.kv_block_tokens
+    budget, engine_cap = profile.budget(cap)
+    pipes = job.parallel.pp
+    ctx = job.context_tokens
     e = tokens_per_decode_step(job)
     notes = [
         f"{profile.name}: {frac:.0%} of {cap / 2**30:.0f} GiB "
@@ -132,22 +164,7 @@ def engine_setup(job: InferenceJob, hw: Hardware, catalog: Catalog, alone: Memor
             f"= {e:.2f} tokens per step; the step verifies {job.speculative_tokens + 1} tokens per request "
             "(n-gram proposals: no draft model cost)"
         )
-    return EngineSetup(
-        engine=job.engine,
-        name=profile.name,
-        token_budget=budget,
-        max_batch=max(0, min(limits)),
-        kv_tokens=kv_tokens // pipes,
-        block_tokens=block,
-        memory_fraction=frac,
-        tokens_per_request=rounded,
-        prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
-        decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
-        tokens_per_step=e,
-        notes=tuple(notes),
-        request_overhead=profile.request_overhead_seconds,
-        pipelines=pipes,
-    )
+    return tuple(notes)
 
 
 def _kernel_notes(job: InferenceJob, hw: Hardware) -> list[str]:

@@ -19,6 +19,7 @@ at the catalog's dated exchange rates.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -56,6 +57,7 @@ def price_model_of(pricing: str, years: float | None = None) -> str:
     raise UsageError(f"pricing must be one of on-demand, reserved, spot, 1y, 3y; got {pricing!r}")
 
 
+@functools.lru_cache(maxsize=4096)
 def _as_date(text: str) -> date:
     """'2026-11' -> the first of the month (the oldest the price can be); '2026-11-09' as is."""
     parts = [int(p) for p in text.split("-")]

@@ -118,7 +118,7 @@ def _options(
         if not alone.fits:
             continue
         decoder = isinstance(work.model, TransformerArch) and work.model.decoder
-        setup = engine_setup(job, hw, cat, alone) if decoder else None  # what the engine's KV share holds
+        setup = engine_setup(job, hw, cat, alone, notes=False) if decoder else None  # what the engine's KV share holds
         cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
         largest = setup.max_batch if setup is not None else serving_batch(job, hw, cat, cap)
         if largest < 1 or cap < 1:
