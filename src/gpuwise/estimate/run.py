@@ -13,12 +13,12 @@ from gpuwise.estimate.cost import fleet_cost
 from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
 from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.training import TrainingEstimate, training_time
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.requirements import LatencyGoals
 
-if TYPE_CHECKING:  # the serving model is imported by the serving branch: a training estimate skips it
+if TYPE_CHECKING:  # each model is imported by its branch: a training estimate skips serving, and back
     from gpuwise.estimate.serving import InferenceEstimate, ServingPlan
+    from gpuwise.estimate.training import TrainingEstimate
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,8 @@ def estimate(
     else:
         topo = topology(hw, catalog, hw.network)
         if isinstance(work, TrainingJob):
+            from gpuwise.estimate.training import training_time  # serving estimates do not load it
+
             rates = compute_rates(hw.gpu, work.precision, catalog, calibration)
             training = training_time(work, hw, rates, topo, catalog)
             notes += training.notes

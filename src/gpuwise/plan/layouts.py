@@ -25,7 +25,6 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.training import training_time
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
 
 __all__ = [
@@ -141,6 +140,8 @@ class _Search:
         return ok
 
     def time(self, job: TrainingJob) -> float:
+        from gpuwise.estimate.training import training_time  # a serving plan never loads it
+
         rate = training_time(job, self.hw, self.rates, topology(self.hw, self.cat, self.hw.network), self.cat)
         self.timed += 1
         if rate.samples_per_second > self.best_rate:

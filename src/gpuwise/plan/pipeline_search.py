@@ -21,7 +21,6 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import HOURS_PER_MONTH
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.training import training_time
 from gpuwise.plan.layouts import best_layout, hardware
 from gpuwise.workload import DataPipeline, Hardware, TrainingJob
 
@@ -110,6 +109,8 @@ def _gpu_rate(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> tu
     choice = best_layout(replace(work, data=None), hw, cat, rates)
     if choice.job is None:
         return None, 0.0
+    from gpuwise.estimate.training import training_time  # a serving plan never loads it
+
     t = training_time(choice.job, hw, rates, topology(hw, cat, hw.network), cat)
     return replace(choice.job, data=work.data), t.samples_per_second
 
