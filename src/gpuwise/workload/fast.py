@@ -36,6 +36,8 @@ class Values:
         self._given = given
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # a slot not yet set (copy, pickle): no lookup through _values
+            raise AttributeError(name)
         try:
             return self._values[name]
         except KeyError:
