@@ -27,10 +27,12 @@ from gpuwise.plan.messages import (
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
 # highlight=False: the tables style their own cells; rich's automatic highlighting of numbers and
-# names in plain strings would recolour them at random (and compiles its large pattern on first use)
-console = Console(highlight=False)
+# names in plain strings would recolour them at random (and compiles its large pattern on first use).
+# emoji=False: text such as a model or host name between colons is printed as written, not as an
+# emoji (and rich's emoji table is not loaded)
+console = Console(highlight=False, emoji=False)
 if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 columns
-    console = Console(width=160, highlight=False)
+    console = Console(width=160, highlight=False, emoji=False)
 
 
 def _tflops(value: float | None) -> str:

@@ -259,8 +259,13 @@ def _transformer_work(
     eager = _eager_bytes(job, catalog, notes)
     scores = None
     if job.attention == "eager":
-        scores = (catalog.convention("eager_attention_score_bytes"), catalog.convention("eager_attention_dropout_bytes"))
-        notes.append("eager attention: QK^T and PV as batched GEMMs over the whole sequence, scores softmaxed in memory")
+        scores = (
+            catalog.convention("eager_attention_score_bytes"),
+            catalog.convention("eager_attention_dropout_bytes"),
+        )
+        notes.append(
+            "eager attention: QK^T and PV as batched GEMMs over the whole sequence, scores softmaxed in memory"
+        )
     shape = Shape(
         tokens=mtok, seqs=job.micro_batch, context=ctx, act_bytes=e, weight_bytes=e, eager_bytes=eager, scores=scores
     )
@@ -494,12 +499,13 @@ def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: lis
     peak = rates.gpu.peak_flops.get("bf16", rates.peak) if job.precision == "fp8" else rates.peak
     if job.precision == "fp8":
         notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate")
-    key = f"attention_efficiency_fa2_{rates.gpu.architecture}"
     kernel = framework_of(job, catalog).attention_kernel
-    eff_key = key if kernel == "fa2" and key in catalog.conventions else "attention_efficiency"
+    key = f"attention_efficiency_{kernel}_{rates.gpu.architecture}"  # measured for that kernel and GPU
+    eff_key = key if key in catalog.conventions else "attention_efficiency"
     if eff_key != "attention_efficiency":
+        name = "FlashAttention-2" if kernel == "fa2" else "fused cuDNN"
         notes.append(
-            f"FlashAttention-2 kernels at {catalog.convention(eff_key):.0%} of peak on {rates.gpu.architecture} [{eff_key}]"
+            f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {rates.gpu.architecture} [{eff_key}]"
         )
     return replace(rates, attention=min(rates.matmul, peak * catalog.convention(eff_key)))
 
