@@ -4,6 +4,7 @@ with the same meaning (the three doors give the same estimate for the same input
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 import yaml
@@ -29,7 +30,7 @@ TRAIN = {"model": "llama-2-7b", "task": "finetune", "method": "lora", "read_band
 SERVE = {"model": "llama-2-7b", "task": "inference"}
 GPU = "a100-80gb-sxm:2"
 # Fields whose example is the base's own value or whose meaning needs a partner given here.
-PARTNERS = {
+PARTNERS: dict[str, dict[str, Any]] = {
     "p95_ms": {"qps": 5},
     "p99_ms": {"qps": 5},
     "ttft_ms": {"qps": 5},
@@ -114,6 +115,25 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     assert answer.json() == json.loads(json.dumps(by_flags, default=str))
 
 
+def _as_text(opts: dict) -> dict:
+    return {k: v if isinstance(v, bool) else str(v) for k, v in opts.items()}
+
+
+@pytest.mark.parametrize("f", ESTIMATE_FIELDS, ids=lambda f: f.name)
+def test_the_light_validator_and_the_models_give_one_estimate(f, monkeypatch):
+    """The values read by gpuwise.workload.fast or by the pydantic models give the same estimate, as
+    YAML values and as flag text."""
+    from gpuwise.api import make_estimate
+    from gpuwise.workload import fast
+
+    work, other = _estimate_case(f)
+    for w, o in ((work, other), (_as_text(work), _as_text(other))):
+        light = make_estimate(w, o).as_dict()
+        with monkeypatch.context() as m:
+            m.setattr(fast, "light", lambda rules, opts: None)  # every value to the models
+            assert make_estimate(w, o).as_dict() == light
+
+
 @pytest.mark.parametrize("f", fields("plan"), ids=lambda f: f.name)
 def test_every_plan_field_is_a_cli_option_a_yaml_key_and_an_api_field(f, catalog, capsys):
     # the CLI has the option
@@ -151,8 +171,12 @@ def test_training_only_field_on_a_serving_job_names_the_flag(catalog):
     ],
 )
 def test_bad_values_name_the_field_and_the_rule(opts, message):
+    from gpuwise.workload import fast
+
     with pytest.raises(UsageError, match=message):
         validate(WorkloadFields, opts)
+    with pytest.raises(UsageError, match=message):  # the CLI's and YAML's light validator: the same message
+        fast.check("workload", opts)
 
 
 def test_unknown_yaml_key_keeps_its_did_you_mean(tmp_path, capsys):
