@@ -241,11 +241,27 @@ SOURCE_FRAMEWORKS = {
 }
 
 
-def _memory_options(inp: dict[str, Any], compile_default: bool | None) -> dict[str, Any]:
+# torchtune's recipes ran torch.nn.CrossEntropyLoss on the output upcast to fp32 until
+# CEWithChunkedOutputLoss became their default (torchtune PR #1390, 2024-08; v0.3): the sources
+# before that date ran the eager loss, not the profile's chunked one.
+SOURCE_LOSSES = {
+    "torchtune-readme-2024-02": "eager",
+    "torchtune-readme-2024-04": "eager",
+    "torchtune-readme-2024-05": "eager",
+    "torchtune-lora-tutorial": "eager",
+    "torchtune-llama3-tutorial-2024-04": "eager",
+}
+
+
+def _memory_options(inp: dict[str, Any], compile_default: bool | None, source: str) -> dict[str, Any]:
     """The run's memory savers as workload fields: torch.compile (a case without the key ran eager
     unless `compile_default` is None: then the profile's default), optimizer in backward, a
-    bitsandbytes paged optimizer (named in the optimizer: PagedAdamW, PagedAdamW8bit)."""
+    bitsandbytes paged optimizer (named in the optimizer: PagedAdamW, PagedAdamW8bit), the loss
+    its stack's version ran (`loss`, else SOURCE_LOSSES)."""
     out: dict[str, Any] = {}
+    loss = inp.get("loss") or SOURCE_LOSSES.get(source)
+    if loss:
+        out["loss"] = loss
     comp = inp.get("compile", compile_default)
     if comp is not None:
         out["compile"] = bool(comp)
@@ -295,7 +311,7 @@ def _training_peak(case: dict[str, Any], cat: Catalog) -> tuple[float, str]:
     for key in ("method", "lora_rank", "lora_targets", "optimizer", "offload"):
         if inp.get(key) is not None:
             opts[key] = inp[key]
-    opts.update(_memory_options(inp, None))
+    opts.update(_memory_options(inp, None, case["source"]))
     if opts.get("method"):
         opts["task"] = "finetune"
     work = build_workload(opts, cat)
@@ -400,7 +416,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
                 attention=inp.get("attention", "flash"),
                 zero=int(inp.get("zero_stage") or 0),
             )
-            opts.update(_memory_options(inp, False))
+            opts.update(_memory_options(inp, False, case["source"]))
             offload = str(inp.get("cpu_offload") or "none").lower()
             if offload != "none":  # FSDP cpu_offload moves parameters too; ZeRO-Offload the optimizer
                 opts["offload"] = ["params"] if "param" in offload else ["optimizer"]

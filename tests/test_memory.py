@@ -415,3 +415,14 @@ def test_amp_keeps_a_16bit_copy_of_every_matmul_weight(catalog):
     assert d["autocast_weight_copies"] == pytest.approx(2 * (block + 32000 * 4096))
     sharded = replace(job, parallel=Parallelism(zero=3))
     assert "autocast_weight_copies" not in training_memory(sharded, hw(catalog, count=8), catalog).per_gpu.detail
+
+
+def test_loss_override_sets_bytes_per_logit(catalog):
+    """torchtune's profile counts CEWithChunkedOutputLoss (2 + 4/8 B per logit); a run on a torchtune
+    before it (--loss eager: 16-bit logits + their fp32 upcast, 6 B) keeps 1024 x 128256 x 3.5 B more."""
+    m = catalog.model("llama-3.1-8b")
+    job = TrainingJob(model=m, method="lora", framework="torchtune", micro_batch=2, seq=512, master_weights=False)
+    chunked = training_memory(job, hw(catalog), catalog).per_gpu.detail["logits_and_loss"]
+    eager = training_memory(replace(job, loss="eager"), hw(catalog), catalog).per_gpu.detail["logits_and_loss"]
+    assert chunked == pytest.approx(1024 * 128256 * 2.5)
+    assert eager - chunked == pytest.approx(1024 * 128256 * 3.5)

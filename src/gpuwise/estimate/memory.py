@@ -427,13 +427,16 @@ def _activations(
     if held:
         detail["bnb_inputs_held"] = held
     if model.lm_head and stage in ("last", "only"):
-        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * prof.logits_bytes
+        kind = job.loss or prof.loss_kind
+        per_logit = n.conv(f"logits_bytes_{kind}")
+        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * per_logit
         if job.method != "full" and "lm_head" in job.lora_targets:
             # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
             # the two are summed; its input keeps for the adapter's gradient (h per token)
             detail["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
             n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
-        n.add(f"loss: {prof.loss}, {prof.logits_bytes:g} B per logit at its peak [{prof.name}]")
+        which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
+        n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
     if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
     return sum(detail.values()), detail

@@ -199,6 +199,7 @@ def _training_job(
         compile=profile.compile if f.compile is None else f.compile,
         optimizer_in_backward=bool(f.optimizer_in_backward),
         paged_optimizer=bool(f.paged_optimizer),
+        loss=f.loss,
     )
 
 

@@ -24,6 +24,7 @@ from gpuwise.workload.specs import (
     Engine,
     FrameworkName,
     KvDtype,
+    Loss,
     Method,
     Objective,
     Offload,
@@ -322,6 +323,12 @@ class WorkloadFields(StrictFields):
         example=False,
         applies="training",
         default="off",
+    )
+    loss: Annotated[Loss | None, Choice] = _f(
+        "Cross-entropy: eager (fp32-upcast logits), chunked (torchtune's), fused (Liger/Unsloth kernels).",
+        example="chunked",
+        applies="training",
+        default="the framework's",
     )
     cp: int | None = _f(
         "Context-parallel degree (ring attention over sequence shards).",

@@ -21,6 +21,7 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
 Attention = Literal["flash", "eager"]
+Loss = Literal["eager", "chunked", "fused"]  # cross-entropy implementations (catalog Framework.loss_kind)
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
@@ -141,6 +142,7 @@ class TrainingJob:
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
+    loss: Loss | None = None  # None: the framework's loss
 
     kind: Literal["training"] = field(default="training", init=False)
 
