@@ -13,10 +13,8 @@ import functools
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -42,6 +40,9 @@ from gpuwise.catalog.schema import (
     Source,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 _FILES = (
     "gpus.yaml",
@@ -182,7 +183,7 @@ def _operator_file(p: Path) -> GenericArch | None:
 def _packaged_operators(model_id: str) -> GenericArch | None:
     """The per-operator description shipped for a built-in model (data/operators/<id>.json,
     written by scripts/describe_models.py), so that estimates need no torch."""
-    ref = resources.files("gpuwise.catalog").joinpath("data", "operators", f"{model_id}.json")
+    ref = _package_dir().joinpath("data", "operators", f"{model_id}.json")
     if not ref.is_file():
         return None
     return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
@@ -192,7 +193,7 @@ def _packaged_operators(model_id: str) -> GenericArch | None:
 def image_decode_costs() -> dict[str, tuple[float, str]]:
     """Per-image CPU JPEG decode seconds (data/operators/image_decode.yaml): name -> (value,
     source title), for the data-pipeline model and the plan's pipeline search."""
-    ref = resources.files("gpuwise.catalog").joinpath("data", "operators", "image_decode.yaml")
+    ref = _package_dir().joinpath("data", "operators", "image_decode.yaml")
     doc = yaml.load(ref.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     titles = {k: v["title"] for k, v in doc["sources"].items()}
     return {k: (float(v["value"]), titles[v["source"]]) for k, v in doc["decode"].items()}
@@ -202,7 +203,7 @@ def _read(name: str, data_dir: Path | None) -> dict[str, Any]:
     if data_dir is not None:
         text = (data_dir / name).read_text(encoding="utf-8")
     else:
-        text = resources.files("gpuwise.catalog").joinpath("data", name).read_text(encoding="utf-8")
+        text = _package_dir().joinpath("data", name).read_text(encoding="utf-8")
     try:
         doc = yaml.load(text, Loader=_YAML_LOADER) or {}  # a safe loader, C or Python
     except yaml.YAMLError as exc:
@@ -397,6 +398,14 @@ def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str
 
 
 def _package_dir() -> Traversable:
+    """The catalog package's folder: its path on disk in a normal install (importing
+    importlib.resources and zipfile cost every command about 2 ms), else importlib.resources
+    (a package inside a zip archive)."""
+    here = Path(__file__).parent
+    if (here / "data").is_dir():
+        return here
+    from importlib import resources
+
     return resources.files("gpuwise.catalog")
 
 
