@@ -4,6 +4,11 @@ The CLI options, the YAML keys, the JSON API's request models and the web forms 
 from the pydantic models below: a field's type, bounds, choices, help text, unit and example are
 written here once. `build_workload`/`build_requirements` then apply the rules that need several
 fields together (and the catalog).
+
+These models are the reference validator (the web API, JSON schema, every error message). The CLI
+and YAML doors read a plain copy of the fields and of their rules, cached across processes
+(gpuwise.workload.table), and check values with gpuwise.workload.fast, which hands anything it does
+not handle, or would refuse, to `validate` below: a warm start builds none of these models.
 """
 
 from __future__ import annotations
