@@ -670,6 +670,30 @@ def _sparse_tables(job: TrainingJob, hw: Hardware, n: _Notes) -> dict[str, float
     return {"params": params, "weights": place.gpu_bytes, "optimizer": state * on_gpu}
 
 
+def _zero3_unsharded(
+    job: TrainingJob,
+    sp_: StageParams,
+    w_bytes: float,
+    prof: Framework,
+    dp: int,
+    shard: float,
+    n: _Notes,
+    detail: dict[str, float],
+) -> tuple[float, float]:
+    """What a ZeRO-3/FSDP rank holds unsharded beside its `shard` of the parameters: (parameters,
+    gradients), never more parameters than sharding saved."""
+    if job.parallel.zero < 3 or dp <= 1 or not isinstance(job.model, TransformerArch):
+        return 0.0, 0.0
+    grads = 0.0
+    if job.parallel.pp > 1 and prof.pipeline_fsdp_unsharded:
+        gather, grads = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
+        detail["unsharded_gradients"] = grads
+    else:
+        gather = _zero3_gathered(job, sp_, w_bytes, n)
+    detail["zero3_gather_buffer"] = min(gather, shard * dp - shard)
+    return detail["zero3_gather_buffer"], grads
+
+
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
@@ -696,15 +720,8 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
-    if zero >= 3 and dp > 1 and isinstance(job.model, TransformerArch):
-        if par.pp > 1 and prof.pipeline_fsdp_unsharded:
-            gather, detail["unsharded_gradients"] = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
-            grads += detail["unsharded_gradients"]
-        else:
-            gather = _zero3_gathered(job, sp_, w_bytes, n)
-        gather = min(gather, weights * dp - weights)
-        detail["zero3_gather_buffer"] = gather
-        weights += gather
+    gathered, unreduced = _zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
+    weights, grads = weights + gathered, grads + unreduced
     if zero:
         n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
     if job.optimizer_in_backward:
