@@ -21,7 +21,6 @@ from gpuwise.estimate.comm import Topology, collective
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory import weight_bytes_per_param
-from gpuwise.estimate.operators import served_batch
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
 from gpuwise.workload import Hardware, InferenceJob
@@ -217,6 +216,8 @@ def inference_time(
             tuple(notes),
         )
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
+        from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
+
         served = served_batch(model, b, job.items_per_request, rates, catalog)
         notes += served.notes
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
@@ -410,6 +411,8 @@ def replica(
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
     if isinstance(model, GenericArch) and model.operators:
+        from gpuwise.estimate.operators import served_batch
+
         outside = served_batch(model, 1, job.items_per_request, rates, catalog).outside_seconds
 
     def dynamic(rate: float) -> SimResult:
@@ -461,6 +464,8 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
     @functools.lru_cache(maxsize=1024)
     def service(batch: int) -> float:
         if model.operators:
+            from gpuwise.estimate.operators import served_batch
+
             return served_batch(model, batch, job.items_per_request, rates, catalog).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 
