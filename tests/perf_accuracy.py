@@ -345,10 +345,10 @@ KNOWN_GAPS = {
         "H100/H200 runs; the 2024-12 H100s at 500 W have a peak the source only bounds between the NVL and "
         "SXM figures (the centre is used, +-8 %)"
     ),
-    "torchtune LoRA on one RTX 4090": (
-        "3,083 tokens/s with the recipe's full activation checkpointing is 80 % of the 4090's measured matmul "
-        "rate over the whole step, and 1.87x the README's full-finetune row where the same recipe allows "
-        "1.33x: 28 % slower out of sample, 22 % with torchtune's own factor"
+    "torchtune's full finetune on one RTX 4090": (
+        "estimated 16-21 % faster than measured (LoRA on the same card: -13 % out of sample): PagedAdamW8bit's "
+        "16 GB of states do not fit beside 16 GB of bf16 weights on a 24 GB card and page over PCIe every step, "
+        "which the time model does not count"
     ),
 }
 
