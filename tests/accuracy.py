@@ -44,37 +44,12 @@ KNOWN_MISSES: dict[str, str] = {
 
 # torchtitan's published peaks (max reserved over all GPUs) that the model misses, each with the
 # reason and a regression bound (the |error| when recorded plus 5 points).
-_RESERVED = (
-    "torchtitan reports max reserved: eager FSDP2 leaves the caching allocator far more than the 5 % slack "
-    "assumed (the compiled rows, with fewer and larger allocations, land within 25 %)"
-)
-_PP_CP = (
-    "with the stage kept unsharded under PP (modelled), the 405B rows go from -6 % at 32k tokens to +75 % at 256k "
-    "(CP 8): the estimate's in-flight full-AC checkpoints (8 micro-batches on the first 1F1B stage) and the "
-    "one-layer recompute working set grow with tokens per rank faster than the measured peaks; not identified"
-)
 _TT_MISSES: dict[str, tuple[float, str]] = {
-    "torchtitan-llama31-8b-128gpu-fsdp-memory": (0.40, _RESERVED),
-    "torchtitan-llama31-8b-8gpu-cp1-seq32k-memory": (
-        0.40,
-        "full AC at 32k tokens: the allocator's reserved pool exceeds the 5 % fragmentation assumed",
-    ),
-    "torchtitan-llama31-8b-8gpu-cp8-seq256k-memory": (
-        1.00,
-        "compiled loss at 32k tokens per rank: fp32 logits are not materialised as the eager 6 B/logit counts",
-    ),
-    "torchtitan-llama31-70b-256gpu-2d-memory": (
-        0.45,
-        "local batch 16 under full AC: the recomputation's working set and the TP buffers of AsyncTP exceed one layer's",
-    ),
-    "torchtitan-llama31-70b-256gpu-2d-asynctp-memory": (0.45, "as the 2D row"),
     "torchtitan-llama31-405b-512gpu-1f1b-memory": (
         0.37,  # -31.3 % when recorded (-76 % before the unsharded stage was modelled)
         "the stage kept unsharded under PP is modelled (bf16 parameters, fp32 accumulated gradients); the rest of "
         "the 28 GB gap is not identified (FP8 all-gather buffers and the 1F1B schedule's send/receive buffers suspected)",
     ),
-    "torchtitan-llama31-405b-512gpu-cp4-seq128k-memory": (0.48, _PP_CP),
-    "torchtitan-llama31-405b-512gpu-cp8-seq256k-memory": (0.80, _PP_CP),
 }
 _TT_MISSES["peft-llama-2-70b-qlora-fsdp-2gpu-cpu-offload"] = (
     0.48,
@@ -109,24 +84,11 @@ _TT_MISSES.update(
         ),
     }
 )
-_TT_MISSES["axolotl-llama-2-7b-qlora-4090"] = (
-    0.38,  # -33.0 % when recorded
-    "axolotl's 2023 QLoRA example reads 'about 17 GB' of VRAM (a rounded nvidia-smi reading) against 12.2 GB "
-    "estimated, where LitGPT's bitsandbytes QLoRA rows land within 17 %; peft's prepare_model_for_kbit_training (fp32 "
-    "norms, embeddings and head) and xformers' buffers are suspects, not yet measured",
-)
 _TT_MISSES["litgpt-hub-phi-3-mini-4k-instruct-qlora-a10g"] = (
     0.35,  # -29.3 % when recorded, with bitsandbytes' held inputs and the head adapter counted
     "Phi-3-mini QLoRA with LoRA on every linear and the head: 5.6 GB above the estimate where the Llama/Mistral "
     "QLoRA rows of the same table land within 17 % and its own LoRA row within 16 %; cause not identified",
 )
-_HF_LOSS = (
-    "Hugging Face Transformers' causal-LM loss at 32-65k tokens: bf16 logits, their fp32 upcast, the shifted "
-    "contiguous copy and log-softmax live together (about 14 B per logit where 6 are counted; the ALST paper "
-    "measures over 14 GiB saved by tiling the loss of Llama-3.1-8B at 16k tokens)"
-)
-_TT_MISSES["alst-h100-llama31-8b-zero3-offload-seq32k"] = (0.50, _HF_LOSS)  # -45.3 % when recorded
-_TT_MISSES["alst-h200-llama31-8b-zero3-offload-seq65k"] = (0.48, _HF_LOSS)  # -42.8 % when recorded
 MISS_BOUNDS: dict[str, float] = {k: b for k, (b, _) in _TT_MISSES.items()}
 KNOWN_MISSES.update({k: why for k, (_, why) in _TT_MISSES.items()})
 
@@ -241,15 +203,21 @@ SOURCE_FRAMEWORKS = {
 }
 
 
-# torchtune's recipes ran torch.nn.CrossEntropyLoss on the output upcast to fp32 until
-# CEWithChunkedOutputLoss became their default (torchtune PR #1390, 2024-08; v0.3): the sources
-# before that date ran the eager loss, not the profile's chunked one.
+# The loss each source's stack version ran, where it is not its profile's. torchtune's recipes ran
+# torch.nn.CrossEntropyLoss on the output upcast to fp32 until CEWithChunkedOutputLoss became their
+# default (torchtune PR #1390, 2024-08; v0.3): the sources before that ran the eager loss.
 SOURCE_LOSSES = {
     "torchtune-readme-2024-02": "eager",
     "torchtune-readme-2024-04": "eager",
     "torchtune-readme-2024-05": "eager",
     "torchtune-lora-tutorial": "eager",
     "torchtune-llama3-tutorial-2024-04": "eager",
+    # torchtitan compiles its loss with the model from 2025 (torchtitan/components/loss.py wraps the
+    # cross-entropy in torch.compile when compile is on): inductor fuses the fp32 upcast and the
+    # log-softmax, so no fp32 logits are kept (its December 2024 tables ran the eager loss)
+    "torchao-mx-formats-readme-2025": "fused",
+    "torchtitan-bench-h200-trainy-2025-06": "fused",
+    "torchao-float8-readme-2025": "fused",
 }
 
 

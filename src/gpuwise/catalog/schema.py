@@ -235,7 +235,8 @@ class Framework(_Sourced):
     fused_swiglu: bool
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
     selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
-    loss_kind: Literal["eager", "chunked", "fused"]  # bytes per logit: conventions logits_bytes_<kind>
+    # the loss implementation; its bytes per logit are conventions (logits_bytes_<kind>)
+    loss_kind: Literal["eager", "vocab_parallel", "chunked", "fused"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
     bucket_bytes: float = Field(gt=0)

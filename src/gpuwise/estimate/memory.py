@@ -697,7 +697,9 @@ def _zero3_unsharded(
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
-    dp = data_parallel(job, hw)
+    # context-parallel ranks hold the same parameters: ZeRO/FSDP shard over data x context parallel
+    # ranks (Megatron's distributed optimizer and torchtitan's FSDP use that group)
+    dp = data_parallel(job, hw) * par.cp
     zero = par.zero
     sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:

@@ -330,7 +330,7 @@ class WorkloadFields(StrictFields):
         default="off",
     )
     loss: Annotated[Loss | None, Choice] = _f(
-        "Cross-entropy: eager (fp32-upcast logits), chunked (torchtune's), fused (Liger/Unsloth kernels).",
+        "Cross-entropy: eager (fp32 upcast), vocab_parallel (Megatron's), chunked (torchtune's), fused (Liger, Unsloth).",
         example="chunked",
         applies="training",
         default="the framework's",

@@ -21,7 +21,8 @@ KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 Recompute = Literal["none", "selective", "full"]
 Attention = Literal["flash", "eager"]
-Loss = Literal["eager", "chunked", "fused"]  # cross-entropy implementations (catalog Framework.loss_kind)
+# Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
+Loss = Literal["eager", "vocab_parallel", "chunked", "fused"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
