@@ -134,7 +134,8 @@ def _as_published(case: dict[str, Any], cat: Catalog) -> Catalog:
     """The catalog as the source describes its run where the product's entries differ: the GPU's
     published memory bandwidth and a peak the source bounds by two catalog GPUs (the centre of that
     range: torchtitan's 500 W H100s lie 'between SXM and NVL'), and a stack's config that fused an
-    op the profile runs eagerly (torchtitan 2024-04's fused_rmsnorm)."""
+    op the profile runs eagerly (torchtitan 2024-04's fused_rmsnorm) or set an option its default
+    lacks (MLPerf's TP communication overlap)."""
     inp = case["inputs"]
     gpu = inp.get("gpu_as_published")
     if gpu:
@@ -149,12 +150,11 @@ def _as_published(case: dict[str, Any], cat: Catalog) -> Catalog:
             }
         cat = dataclasses.replace(cat, gpus={**cat.gpus, g.id: g.model_copy(update=update)})
     fused = set(inp.get("fused_ops") or ())
-    if fused:
+    as_run = dict(inp.get("stack_as_run") or {})  # the source's config where it departs from the profile
+    if fused or as_run:
         prof = cat.frameworks[framework_of_case(case)]
-        ops = [o for o in prof.eager_ops if o not in fused]
-        cat = dataclasses.replace(
-            cat, frameworks={**cat.frameworks, prof.id: prof.model_copy(update={"eager_ops": ops})}
-        )
+        update = {"eager_ops": [o for o in prof.eager_ops if o not in fused], **as_run}
+        cat = dataclasses.replace(cat, frameworks={**cat.frameworks, prof.id: prof.model_copy(update=update)})
     return cat
 
 
@@ -413,12 +413,6 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "SQuAD packed to 4,096 tokens: attention runs within each packed example (a few hundred tokens), the model "
         "counts full 4,096-token causal attention; PP 4 on 8 GPUs adds the 1F1B bubble on top",
     ),
-    "mlperf41-gpt3-175b-h100-256gpu": (
-        0.27,
-        "NVIDIA's MLPerf-tuned GPT-3 175B (userbuffer TP overlap, FP8 amax over 1,024 steps, tuned NCCL) steps about 10 % "
-        "faster per GPU than NeMo 24.07's published GPT3-175B rows that the nemo factor follows",
-    ),
-    "mlperf41-gpt3-175b-b200-64gpu-preview": (0.27, "as the 256-GPU H100 row, with layer CUDA graphs on B200"),
     "llamafactory-hf-fa2-llama2-7b-lora-a100": (
         0.27,
         "PEFT LoRA on the eager HF Llama at 4 x 1,024 tokens: the adapters' small matmuls and per-op kernels cost more "

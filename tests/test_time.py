@@ -381,3 +381,20 @@ def test_attention_at_the_measured_rate_of_the_stacks_kernel():
     a100 = compute_rates(CAT.gpu("a100-80gb-sxm"), "bf16", CAT)
     w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": "nemo"}, CAT)
     assert _attention_rate(w, a100, CAT, []).attention == pytest.approx(0.60 * a100.peak)
+
+
+def test_tp_comm_overlap_hides_what_the_gemms_cover():
+    """With Transformer Engine's userbuffers overlap each block's TP all-gathers/reduce-scatters run
+    under its GEMMs: exposed = layers x max(0, comm - GEMM seconds); without it all of it is exposed."""
+    from gpuwise.estimate.training import _tensor_parallel_comm
+
+    w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": "nemo", "tp": 4}, CAT)
+    topo = topology(build_hardware("h100-sxm:8", CAT), CAT)
+    exposed = _tensor_parallel_comm(w, w.model, 8192, topo, 32, 0.0, CAT)
+    per_layer = exposed / 32
+    on = dataclasses.replace(
+        CAT, frameworks={**CAT.frameworks, "nemo": CAT.frameworks["nemo"].model_copy(update={"tp_comm_overlap": True})}
+    )
+    assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, per_layer / 4, on) == pytest.approx(32 * 0.75 * per_layer)
+    assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, 2 * per_layer, on) == 0
+    assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, per_layer / 4, CAT) == exposed  # the profile's default

@@ -241,6 +241,7 @@ class Framework(_Sourced):
     default_recompute: Literal["none", "selective", "full"]
     bucket_bytes: float = Field(gt=0)
     overlap_grad_reduce: bool
+    tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool
     compile: bool
     # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them

@@ -147,15 +147,22 @@ def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: li
     return uses * rates.time(0.0, moved * linear_w, "memory")
 
 
-def _tensor_parallel_comm(job: TrainingJob, model: TransformerArch, tokens: int, topo: Topology, layers: int) -> float:
+def _tensor_parallel_comm(
+    job: TrainingJob, model: TransformerArch, tokens: int, topo: Topology, layers: int, gemms: float, catalog: Catalog
+) -> float:
     """Two all-reduces forward and two backward per block (AG+RS with SP: the same volume), two more
-    with full recomputation; on the critical path."""
+    with full recomputation; on the critical path, unless the stack pipelines them with the block's
+    GEMMs (`gemms`: their forward and backward seconds; Transformer Engine's userbuffers
+    --tp-comm-overlap), which leaves only what the GEMMs cannot cover."""
     tp = job.parallel.tp
     if tp <= 1:
         return 0.0
     e = _element_bytes(job)
     ar = collective("all_reduce", tokens * model.hidden * e, tp, topo, spans_nodes=False)
-    return layers * (4 + (2 if job.recompute == "full" else 0)) * ar
+    per_layer = (4 + (2 if job.recompute == "full" else 0)) * ar
+    if framework_of(job, catalog).tp_comm_overlap:
+        per_layer = max(0.0, per_layer - gemms)
+    return layers * per_layer
 
 
 def _context_parallel_comm(
@@ -279,7 +286,8 @@ def _transformer_work(
     recompute = _recompute_seconds(job, layer, rates, l_f, op_level)
     dequant = _dequant_seconds(job, rates, catalog, notes)
     compute = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
-    tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers)
+    gemms = sum(rates.time(o.flops, o.bytes, o.kind) * (1 + ratios[o.kind]) for o in layer if o.kind == "matmul")
+    tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers, gemms, catalog)
     attention = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
     attention *= 1 + ratios["attention"]  # forward and backward attention hide the ring exchange
     context_parallel = layers * _context_parallel_comm(job, hw, model, mtok, topo, attention, notes)
