@@ -6,8 +6,10 @@ Plain dataclasses (no torch, no SQL): the store persists them, the matrix and ca
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
+
+from gpuwise.struct import frozen
 
 # Benchmarks and the unit of the value each reports (SI units: FLOP/s, bytes/s, seconds, 1/s).
 BENCHMARKS = {
@@ -24,7 +26,7 @@ BENCHMARKS = {
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
 
 
-@dataclass(frozen=True)
+@frozen
 class Measurement:
     """One result: `value` in `unit`, the median of `samples` (after warm-up) unless `name` says
     otherwise (e.g. 'best'); `params` are the inputs that produced it (dtype, shape, size...)."""
@@ -44,7 +46,7 @@ class Measurement:
         return Measurement(benchmark, name, statistics.median(samples), unit, params, tuple(samples))
 
 
-@dataclass(frozen=True)
+@frozen
 class HostFacts:
     """Recorded with every run: what the numbers were measured on."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from gpuwise.catalog.schema import (
     Source,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
+from gpuwise.struct import frozen
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -62,7 +63,7 @@ OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
+@frozen
 class Catalog:
     sources: Mapping[str, Source]
     gpus: Mapping[str, GPU]

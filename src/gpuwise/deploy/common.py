@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.errors import UsageError
+from gpuwise.struct import frozen, mutable
 
 ENGINES = ("triton", "vllm")
 SCHEDULERS = ("volcano", "job")
@@ -27,7 +28,7 @@ KeyPath = tuple[Any, ...]  # where a value sits in a manifest: keys and list ind
 
 
 # ------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class Why:
     """A value and the reason it was chosen (written as a comment above it)."""
 
@@ -64,7 +65,7 @@ def split_reasons(tree: Any, path: KeyPath = ()) -> tuple[Any, dict[KeyPath, str
     return tree, notes
 
 
-@dataclass
+@mutable
 class Manifest:
     """One Kubernetes object: its plain body, the reasons behind its values, where it is written."""
 
@@ -96,7 +97,7 @@ def make(tree: dict[str, Any], file: str, summary: str, header: list[str] | None
     return Manifest(body=body, comments=comments, file=file, why=summary, header=list(header or []))
 
 
-@dataclass(frozen=True)
+@frozen
 class NodeLabel:
     """A label an operator puts on nodes (`kubectl label`): the GPU operator acts on it."""
 
@@ -109,7 +110,7 @@ class NodeLabel:
         return f"kubectl label nodes <{self.nodes}> {self.key}={self.value} --overwrite"
 
 
-@dataclass
+@mutable
 class Bundle:
     """Everything `gpuwise deploy` emits for one plan (or a pool plan)."""
 
@@ -140,7 +141,7 @@ class Bundle:
 
 
 # ------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class DeployOptions:
     name: str | None = None  # base object name (default: from the model)
     namespace: str = "default"
@@ -173,7 +174,7 @@ class DeployOptions:
         return self
 
 
-@dataclass(frozen=True)
+@frozen
 class DeployConventions:
     """The modelling numbers deploy uses, each from conventions.yaml (value, unit, source there)."""
 

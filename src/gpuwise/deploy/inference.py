@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
@@ -30,6 +30,7 @@ from gpuwise.deploy.sharing import Sharing, serving_sharing, sharing_layout
 from gpuwise.errors import UsageError
 from gpuwise.estimate.operators import input_bytes_per_sample
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
+from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_bytes, fmt_gib
 from gpuwise.workload import InferenceJob
 from gpuwise.workload.requirements import Requirements
@@ -122,7 +123,7 @@ def growth_replicas(c: Candidate) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class _Scale:
     """Replicas to run and to scale up to, and the capacity of one replica, with reasons."""
 
@@ -167,7 +168,7 @@ def _scale(c: Candidate, share: Sharing, req: Requirements, batch: int) -> _Scal
     return _Scale(replicas, rep_why, max_replicas, max_why, capacity, note)
 
 
-@dataclass
+@mutable
 class _Server:
     """What differs between Triton and vLLM: the container's command and files, the health
     endpoints, and the Prometheus query the autoscaler reads."""

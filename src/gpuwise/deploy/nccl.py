@@ -7,22 +7,21 @@ which reads the same NCCL_* variables. The path levels follow NCCL's documented 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuwise.catalog import Catalog
+from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
 
 RDMA_KINDS = ("infiniband", "roce")
 
 
-@dataclass(frozen=True)
+@frozen
 class EnvVar:
     name: str
     value: str
     why: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Fabric:
     """What the plan's hardware communicates over."""
 

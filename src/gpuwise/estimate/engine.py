@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
@@ -28,11 +28,12 @@ from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
 from gpuwise.estimate.memory import MemoryEstimate, inference_memory, kv_cache_bytes, weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
+from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES
 
 
-@dataclass(frozen=True)
+@frozen
 class EngineSetup:
     """One replica's engine: its scheduler limits and KV cache, as the simulator uses them."""
 

@@ -14,7 +14,7 @@ import functools
 import heapq
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology, collective
@@ -23,6 +23,7 @@ from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -39,7 +40,7 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
     return "bf16" if "bf16" in peaks else "fp16"
 
 
-@dataclass(frozen=True)
+@frozen
 class InferenceEstimate:
     prefill_seconds: float
     time_to_first_token_seconds: float
@@ -118,7 +119,7 @@ def _avg_decode_context(job: InferenceJob) -> int:
     return job.input_tokens + max(job.output_tokens, 1) // 2
 
 
-@dataclass(frozen=True)
+@frozen
 class SteadyState:
     """A replica running `batch` requests at once (continuous batching, chunked prefill): what one
     step takes, and what a request sees. The analytic bracket the simulation then confirms."""
@@ -264,7 +265,7 @@ PERCENTILES = (50, 90, 95, 99)  # reported for every metric
 METRICS = ("ttft", "tpot", "e2e")
 
 
-@dataclass(frozen=True)
+@frozen
 class ServingPlan:
     qps: float
     percentile: float
@@ -376,7 +377,7 @@ def simulated_requests(job: InferenceJob, catalog: Catalog) -> int:
     return max(least, min(n, int(cap // max(1, job.output_tokens))))
 
 
-@dataclass(frozen=True)
+@frozen
 class Replica:
     """One replica as the replica search sees it: what a request takes alone (a floor no replica
     count can beat), the capacity at the full batch, and the simulation at a request rate."""

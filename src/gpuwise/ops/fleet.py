@@ -18,7 +18,7 @@ import itertools
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
+from gpuwise.struct import frozen
 
 STATUSES = ("active", "watch", "retired")
 DAYS_PER_MONTH = 30  # the "per month" of fleet-rules.yaml rates (watch_per_month, retire_per_month)
@@ -132,7 +133,7 @@ def load_rules(path: str | Path | None = None) -> FleetRules:
 
 # ---------------------------------------------------------------------------------------------
 # Records
-@dataclass(frozen=True)
+@frozen
 class Card:
     uuid: str
     serial: str | None
@@ -154,7 +155,7 @@ class Card:
         return {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in asdict(self).items()}
 
 
-@dataclass(frozen=True)
+@frozen
 class Inspection:
     card_uuid: str
     time: dt.datetime
@@ -177,7 +178,7 @@ class Inspection:
         return d
 
 
-@dataclass(frozen=True)
+@frozen
 class ScanResult:
     host: str
     time: str
@@ -190,7 +191,7 @@ class ScanResult:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@frozen
 class Reason:
     rule: str
     verdict: str
@@ -198,7 +199,7 @@ class Reason:
     why: str
 
 
-@dataclass(frozen=True)
+@frozen
 class CardVerdict:
     card: Card
     verdict: str  # watch | retire

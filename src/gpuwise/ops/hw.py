@@ -34,11 +34,12 @@ import time
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from gpuwise.errors import UsageError
+from gpuwise.struct import frozen
 
 _T = TypeVar("_T")
 SNAPSHOT_FORMAT = "gpuwise.host-snapshot"
@@ -113,7 +114,7 @@ def normalize_bus_id(bus_id: str | bytes | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # Snapshots
-@dataclass(frozen=True)
+@frozen
 class NvLinkSnapshot:
     link: int
     active: bool | None
@@ -122,7 +123,7 @@ class NvLinkSnapshot:
     errors: dict[str, int | None] = field(default_factory=dict)  # NVLINK_ERROR_COUNTERS -> count
 
 
-@dataclass(frozen=True)
+@frozen
 class ProcessSnapshot:
     pid: int
     used_memory_bytes: int | None
@@ -130,14 +131,14 @@ class ProcessSnapshot:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class CState:
     name: str
     latency_us: int | None
     disabled: bool | None
 
 
-@dataclass(frozen=True)
+@frozen
 class XidEvent:
     xid: int
     bus_id: str | None  # normalized PCI address of the GPU the driver named
@@ -145,7 +146,7 @@ class XidEvent:
     seq: int | None = None  # kernel log sequence number (/dev/kmsg), to count each event once
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuSnapshot:
     """One GPU as NVML saw it. None means unknown or not supported, never zero."""
 
@@ -215,7 +216,7 @@ class GpuSnapshot:
         return f"GPU {self.index}" + (f" ({self.name})" if self.name else "")
 
 
-@dataclass(frozen=True)
+@frozen
 class HostSnapshot:
     """One reading of a host. `nvml_error` says why there are no GPUs when NVML could not start."""
 
@@ -394,7 +395,7 @@ def record(
     return path
 
 
-@dataclass(frozen=True)
+@frozen
 class Recording:
     """A recording file: its snapshots, whether the host was synthetic, and the note it carries."""
 

@@ -16,7 +16,7 @@ import difflib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuwise.errors import UsageError
 from gpuwise.ops.fleet import Card
+from gpuwise.struct import frozen
 
 KINDS = ("driver", "firmware", "cuda")
 STEPS = ("gate-before", "upgrade", "gate-after", "rollback", "done")
@@ -34,7 +35,7 @@ _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 
 # ---------------------------------------------------------------------------------------------
 # What is rolled out
-@dataclass(frozen=True)
+@frozen
 class Target:
     kind: str  # driver | firmware | cuda
     version: str
@@ -98,7 +99,7 @@ def load_host_facts(path: str | Path) -> dict[str, HostFacts]:
 
 # ---------------------------------------------------------------------------------------------
 # The plan
-@dataclass(frozen=True)
+@frozen
 class HostPlan:
     host: str
     pool: str
@@ -115,7 +116,7 @@ class HostPlan:
         return d
 
 
-@dataclass(frozen=True)
+@frozen
 class RolloutPlan:
     target: Target
     canary: str
@@ -236,7 +237,7 @@ def plan_rollout(
 
 # ---------------------------------------------------------------------------------------------
 # The store: the plan and what happened
-@dataclass(frozen=True)
+@frozen
 class Event:
     host: str
     step: str
@@ -249,7 +250,7 @@ class Event:
         return {**asdict(self), "time": self.time.isoformat()}
 
 
-@dataclass(frozen=True)
+@frozen
 class Rollout:
     id: int
     kind: str
@@ -370,7 +371,7 @@ def host_state(events: list[Event]) -> str:
     return "failed"
 
 
-@dataclass(frozen=True)
+@frozen
 class HostStatus:
     host: str
     stage: str  # canary | wave N
@@ -390,7 +391,7 @@ class HostStatus:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class RolloutStatus:
     rollout: Rollout
     checked: bool  # True: the states are those of the last `--check` rehearsal, not a real run

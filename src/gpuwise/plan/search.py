@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Literal
 
 from gpuwise.catalog import GPU, Catalog
@@ -27,6 +27,7 @@ from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
+from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
@@ -39,7 +40,7 @@ TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 PP_DEGREES = (1, 2, 4, 8, 16)
 
 
-@dataclass
+@mutable
 class Candidate:
     est: Estimate
     usd_per_hour: float | None  # one replica / the whole training configuration
@@ -181,13 +182,13 @@ def _per_thousand_requests(c: Candidate) -> float | None:
     return c.usd_per_hour / (inf.requests_per_second * 3600) * 1e3
 
 
-@dataclass(frozen=True)
+@frozen
 class Rejection:
     gpu: str
     reason: str
 
 
-@dataclass
+@mutable
 class PlanResult:
     workload: Workload
     requirements: Requirements

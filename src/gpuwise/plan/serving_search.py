@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
@@ -30,6 +30,7 @@ from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.messages import Lang, check_lang, msg
+from gpuwise.struct import frozen
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, InferenceJob, Parallelism
 from gpuwise.workload.requirements import LatencyGoals, Requirements
@@ -46,7 +47,7 @@ BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the eng
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
 
 
-@dataclass(frozen=True)
+@frozen
 class Option:
     """One (tp, batch) replica layout with its analytic capacity and replica floor."""
 

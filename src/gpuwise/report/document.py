@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date
 from html import escape
 
@@ -26,11 +25,12 @@ from gpuwise.plan.messages import (
     term,
 )
 from gpuwise.report.svg import hbars, stacked
+from gpuwise.struct import frozen
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds
 from gpuwise.workload import TrainingJob
 
 
-@dataclass(frozen=True)
+@frozen
 class Section:
     title: str
     paragraphs: tuple[str, ...] = ()

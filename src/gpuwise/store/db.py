@@ -8,7 +8,6 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +20,7 @@ from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
 from gpuwise.store import mask_password, migrations
 from gpuwise.store.schema import hosts, metadata, results, runs
+from gpuwise.struct import frozen
 
 T = TypeVar("T")
 
@@ -35,7 +35,7 @@ def default_url() -> str:
     return f"sqlite:///{base / 'gpuwise.db'}"
 
 
-@dataclass(frozen=True)
+@frozen
 class ResultRow:
     run_id: int
     started_at: dt.datetime

@@ -7,8 +7,10 @@ them as plain values.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Literal, get_args
+
+from gpuwise.struct import frozen
 
 if TYPE_CHECKING:  # annotations only: the CLI builds its options from these specs without the catalog
     from gpuwise.catalog import GPU, ModelArch
@@ -66,7 +68,7 @@ DTYPE_BYTES: dict[str, float] = {
 COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Parallelism:
     """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP
     sharding; expert parallelism (ep) splits MoE experts over data-parallel ranks; the data-parallel
@@ -88,7 +90,7 @@ class Parallelism:
         return gpus // self.model_parallel
 
 
-@dataclass(frozen=True)
+@frozen
 class Hardware:
     """`count` GPUs of one model in total, grouped `gpus_per_node` to a node; `network` names the
     inter-node link (interconnect catalog id), or None for the GPU family's reference network."""
@@ -103,7 +105,7 @@ class Hardware:
         return math.ceil(self.count / self.gpus_per_node)
 
 
-@dataclass(frozen=True)
+@frozen
 class DataPipeline:
     """Per node: storage read bandwidth (bytes/s), bytes per sample, CPU seconds to decode and
     augment one sample on one core, and the cores the loader uses."""
@@ -118,7 +120,7 @@ class DataPipeline:
             raise ValueError("data pipeline: bandwidth, sample size and cores must be positive")
 
 
-@dataclass(frozen=True)
+@frozen
 class TrainingJob:
     model: ModelArch
     task: Literal["pretrain", "finetune"] = "finetune"
@@ -159,7 +161,7 @@ class TrainingJob:
         return max(1, self.global_batch // (self.micro_batch * dp))
 
 
-@dataclass(frozen=True)
+@frozen
 class InferenceJob:
     model: ModelArch
     weights_dtype: WeightsDtype = "bf16"
