@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
@@ -21,7 +21,6 @@ from gpuwise.estimate import estimate
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour, why_no_price
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
-from gpuwise.plan.availability import Reliability, add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
@@ -31,6 +30,9 @@ from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
+
+if TYPE_CHECKING:  # availability is imported by the training branches and --redundancy
+    from gpuwise.plan.availability import Reliability
 
 __all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
 
@@ -330,6 +332,8 @@ def _training_candidates(
             continue
         est = estimate(job, hw, cat, search_largest=False, calibration=cal)
         c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+        from gpuwise.plan.availability import training_reliability
+
         c.reliability = training_reliability(est, cat)
         _meets_training(c, req)
         out.append(c)
@@ -367,6 +371,8 @@ def _pipeline_candidate(
     est = estimate(job, hw, cat, search_largest=False, calibration=cal)
     c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
     c.pipeline = design.as_dict(hw.nodes)
+    from gpuwise.plan.availability import training_reliability
+
     c.reliability = training_reliability(est, cat)
     _meets_training(c, req)
     return [c]
@@ -653,6 +659,8 @@ def plan(
     )
     for c in candidates if req.redundancy else []:  # N+1: spares beyond the (simulated) replicas
         if c.serving is not None:
+            from gpuwise.plan.availability import add_redundancy
+
             add_redundancy(c, req.redundancy)
             _shared_limits(c, req, c.cost)
     candidates.sort(key=lambda c: _rank_key(c, req, tie))

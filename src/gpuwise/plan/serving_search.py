@@ -23,7 +23,6 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, usd_per_hour
-from gpuwise.estimate.disagg import plan_disaggregated
 from gpuwise.estimate.engine import engine_setup
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
@@ -318,6 +317,8 @@ def _disaggregated_note(c: Candidate, req: Requirements, cat: Catalog, cals: Map
         return None
     hw = c.est.hardware
     rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cals.get(hw.gpu.id))
+    from gpuwise.estimate.disagg import plan_disaggregated  # only a latency target compares it
+
     d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=goals)
     lang = check_lang(req.lang)
     if not d.meets:
