@@ -168,3 +168,15 @@ def test_filter_gpus_messages():
         filter_gpus(cat, min_memory="4TiB")
     assert {g.vendor for g in filter_gpus(cat, vendor=" NVIDIA ")} == {"nvidia"}
     assert len(filter_gpus(cat, vendor="")) == len(cat.gpus)  # an empty form field is no filter
+
+
+def test_min_memory_bare_numbers_are_gib_and_bounded():
+    """A bare number is GiB; one too large to be a size is a usage error (it was inf and exit 70)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.query import filter_gpus
+    from gpuwise.errors import UsageError
+
+    cat = load_catalog()
+    assert {g.id for g in filter_gpus(cat, min_memory="80")} == {g.id for g in filter_gpus(cat, min_memory="80GiB")}
+    with pytest.raises(UsageError, match="out of range"):
+        filter_gpus(cat, min_memory="9" * 400)

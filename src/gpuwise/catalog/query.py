@@ -8,7 +8,7 @@ from typing import Any
 from gpuwise.catalog.loader import Catalog
 from gpuwise.catalog.schema import GPU
 from gpuwise.errors import RequirementNotMet, UsageError, suggest
-from gpuwise.units import GiB, fmt_bytes, parse_bytes
+from gpuwise.units import fmt_bytes, parse_bytes
 
 _SORT_KEYS: dict[str, Callable[[GPU], Any]] = {
     "name": lambda g: g.id,
@@ -39,9 +39,9 @@ def _min_memory_bytes(min_memory: str | int | None) -> int:
     if min_memory is None:
         return 0
     try:
-        if str(min_memory).replace(".", "", 1).isdigit():
-            return int(float(min_memory) * GiB)
-        return parse_bytes(str(min_memory))
+        text = str(min_memory)
+        # a bare number is GiB; parse_bytes bounds it (a 400-digit number is out of range, not inf)
+        return parse_bytes(f"{text}GiB" if text.replace(".", "", 1).isdigit() else text)
     except ValueError as exc:
         raise UsageError(f"--min-memory: {exc}") from None
 
