@@ -600,16 +600,16 @@ def _fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: _N
     return 2 * DTYPE_BYTES["fp8"] * sp_.block_linear
 
 
-def _autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, n: _Notes) -> float:
-    """AMP with fp32 parameters and no sharding (ZeRO-1/2 stages run DeepSpeed's 16-bit parameters
-    instead): torch.autocast casts each matmul weight to 16 bits
-    once per forward (its weight cache), and autograd saves that copy for the input gradient, so
-    every block linear and the LM head have a 16-bit copy alive at the peak (ZeRO-3/FSDP's gathered
+def _autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: _Notes) -> float:
+    """AMP with unsharded fp32 parameters (ZeRO 0, or ZeRO-3 over one rank; ZeRO-1/2 stages run
+    DeepSpeed's 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
+    per forward (its weight cache), and autograd saves that copy for the input gradient, so every
+    block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
     16-bit parameters are these copies; embeddings are looked up, not cast)."""
     model = job.model
-    if not (
-        job.method == "full" and prof.fp32_params and job.parallel.zero == 0 and isinstance(model, TransformerArch)
-    ):
+    zero = job.parallel.zero
+    unsharded = zero == 0 or (zero >= 3 and dp == 1)
+    if not (job.method == "full" and prof.fp32_params and unsharded and isinstance(model, TransformerArch)):
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
         return 0.0
@@ -751,7 +751,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         )
     acts, act_detail = _activations(job, hw, stage, prof, n)
     detail.update(act_detail)
-    copies = _autocast_weight_copies(job, sp_, prof, n)  # saved for backward: counted with the activations
+    copies = _autocast_weight_copies(job, sp_, prof, dp, n)  # saved for backward: counted with the activations
     if copies:
         detail["autocast_weight_copies"] = copies
         acts += copies
