@@ -6,14 +6,13 @@ convention): all-reduce moves 2(n-1)/n of the buffer per rank, all-gather and re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuwise.catalog import Catalog, Interconnect
 from gpuwise.catalog.schema import BusBandwidth
+from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
 
 
-@dataclass(frozen=True)
+@frozen
 class Link:
     """One level: achieved bandwidth per GPU per direction and per-hop latency."""
 
@@ -22,7 +21,7 @@ class Link:
     latency: float
 
 
-@dataclass(frozen=True)
+@frozen
 class Topology:
     intra: Link
     inter: Link | None  # None on a single node

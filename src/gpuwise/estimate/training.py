@@ -6,7 +6,7 @@ function and the step is their sum, so a reader sees which one dominates and `bo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
@@ -31,12 +31,13 @@ from gpuwise.estimate.memory import (
 from gpuwise.estimate.operators import host_lookup_seconds, operator_step, table_placement
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
+from gpuwise.struct import frozen
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
 
 
-@dataclass(frozen=True)
+@frozen
 class TrainingEstimate:
     flops_per_step: float
     hardware_flops_per_step: float
@@ -66,7 +67,7 @@ class TrainingEstimate:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class MicroBatchWork:
     """One micro-batch on the slowest pipeline stage, before the framework factor: what the named
     step terms are computed from (seconds unless named otherwise)."""
