@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from typing import Any
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
-from gpuwise.estimate.operators import table_placement
+from gpuwise.struct import frozen
 from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.build import data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, TrainingJob, Workload
@@ -25,7 +25,7 @@ from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, Training
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryBreakdown:
     """Bytes on the most loaded GPU, by component; `detail` names the parts of each."""
 
@@ -47,7 +47,7 @@ class MemoryBreakdown:
         return out
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryEstimate:
     per_gpu: MemoryBreakdown
     capacity: int
@@ -122,7 +122,7 @@ class _Notes:
 # ----------------------------------------------------------------------------------------
 # parameters per GPU
 # ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class StageParams:
     """Parameters held by one GPU of a pipeline stage before data-parallel sharding."""
 
@@ -229,7 +229,7 @@ def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     return catalog.framework(job.framework or catalog.default_framework(job.task))
 
 
-@dataclass(frozen=True)
+@frozen
 class StateBytes:
     """Bytes per trainable parameter of each model state under a framework's conventions."""
 
@@ -659,6 +659,8 @@ def _sparse_tables(job: TrainingJob, hw: Hardware, n: _Notes) -> dict[str, float
         f"trained with fused row-wise Adagrad (one fp32 state per row, no table gradients kept); "
         f"dense layers with {job.optimizer}"
     )
+    from gpuwise.estimate.operators import table_placement  # recommenders only: LLMs never load it
+
     place = table_placement(model, gpus, hw.gpu.capacity_bytes, e, n.cat)
     on_gpu = place.gpu_bytes / (params * e) if params else 1.0
     if place.host_bytes:
