@@ -196,6 +196,34 @@ def _time(ops: list[Op], rates: Rates, times: float = 1.0) -> dict[str, float]:
     return out
 
 
+_Coefficient = tuple[float, str, float, float, float, float, bool]
+
+
+def _step_ops(
+    model: TransformerArch, tp: int, w_bytes: float, kv_bytes: float, layers: int, tokens: int, logits: int
+) -> list[tuple[float, Op, bool]]:
+    """(times, op, scales with logits) of a step's linear work."""
+    shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=w_bytes, kv_bytes=kv_bytes)
+    out = [(float(layers), op, False) for op in layer_ops(model, shape, tp, sp=False) if op.name != "attention"]
+    return out + [(1.0, op, op.name == "lm_head") for op in head_ops(model, shape, tp, logits, loss=False)]
+
+
+@functools.lru_cache(maxsize=256)
+def _op_coefficients(
+    model: TransformerArch, tp: int, w_bytes: float, kv_bytes: float, layers: int
+) -> tuple[_Coefficient, ...]:
+    """Each operation's FLOPs and bytes as affine functions of the step's tokens (or logits). They
+    depend on the model and its split, not on the GPU: a serving search computes them once for
+    every GPU type it tries."""
+    one = _step_ops(model, tp, w_bytes, kv_bytes, layers, 1, 1)
+    two = _step_ops(model, tp, w_bytes, kv_bytes, layers, 2, 2)
+    coef = []
+    for (times, a, by_logits), (_, b, _) in zip(one, two, strict=True):
+        df, db = b.flops - a.flops, b.bytes - a.bytes
+        coef.append((times, a.kind, a.flops - df, df, a.bytes - db, db, by_logits))
+    return tuple(coef)
+
+
 class StepModel:
     """Seconds of one engine step of one replica, in named terms (see the module docstring)."""
 
@@ -229,21 +257,10 @@ class StepModel:
         # so the linear term is a sum of rooflines over fixed coefficients (MoE: expert counts are not)
         self._affine = None if model.is_moe else self._coefficients()
 
-    def _ops(self, tokens: int, logits: int) -> list[tuple[float, Op, bool]]:
-        """(times, op, scales with logits) of a step's linear work."""
-        m, tp = self.model, self.job.parallel.tp
-        shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=self.w_bytes, kv_bytes=self.kv_bytes)
-        out = [(float(self.layers), op, False) for op in layer_ops(m, shape, tp, sp=False) if op.name != "attention"]
-        return out + [(1.0, op, op.name == "lm_head") for op in head_ops(m, shape, tp, logits, loss=False)]
-
-    def _coefficients(self) -> tuple[list[tuple[float, str, float, float, float, float, bool]], float, float]:
+    def _coefficients(self) -> tuple[tuple[_Coefficient, ...], float, float]:
         """Per operation (times, kind, FLOPs at 0 and per unit, bytes at 0 and per unit, by logits),
         and the TP all-reduces' seconds at 0 tokens and per token."""
-        one, two = self._ops(1, 1), self._ops(2, 2)
-        coef = []
-        for (times, a, by_logits), (_, b, _) in zip(one, two, strict=True):
-            df, db = b.flops - a.flops, b.bytes - a.bytes
-            coef.append((times, a.kind, a.flops - df, df, a.bytes - db, db, by_logits))
+        coef = _op_coefficients(self.model, self.job.parallel.tp, self.w_bytes, self.kv_bytes, self.layers)
         c1, c2 = self._comm(1), self._comm(2)
         return coef, c1 - (c2 - c1), c2 - c1
 
