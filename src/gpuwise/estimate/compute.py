@@ -63,9 +63,14 @@ def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -
     return Op(name, flops, moved, "matmul")
 
 
-def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) -> list[Op]:
+def layer_ops(
+    model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1, etp: int | None = None, load: float = 1.0
+) -> list[Op]:
     """Forward operations of one block on one GPU; with expert parallelism (`ep`) the GPU runs its
-    1/ep of the experts on the tokens routed to them from the ep ranks (as many as it sends)."""
+    1/ep of the experts on the tokens routed to them from the ep ranks (as many as it sends). Each
+    expert's matrices are split over `etp` ranks (None: tp), which gather the tokens of their
+    group: etp/tp of the replica's routed tokens, ffn/etp wide, the same FLOPs per GPU at any etp.
+    `load`: tokens per expert over an even share (a padded capacity factor; 1: dropless)."""
     m, h, e = s.tokens, model.hidden, s.act_bytes
     kv_heads = kv_heads_per_gpu(model, tp)
     q_n, kv_n = model.q_dim / tp, kv_heads * model.head_dim
@@ -73,12 +78,13 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
     f = model.ffn / tp
     up_width = (2 if model.gated_ffn else 1) * f
     if model.is_moe:
-        routed = m * model.experts_per_token  # token-expert pairs
+        etp_ = tp if etp is None else etp
+        routed = m * model.experts_per_token * load * etp_ / tp  # token-expert pairs on this GPU
         active = min(model.experts / ep, routed)  # experts that receive tokens read their weights
-        per = routed / active
+        per, f_e = routed / active, model.ffn / etp_
         ops += [
-            gemm("mlp_up", per, h, up_width, s, active),
-            gemm("mlp_down", per, f, h, s, active),
+            gemm("mlp_up", per, h, (2 if model.gated_ffn else 1) * f_e, s, active),
+            gemm("mlp_down", per, f_e, h, s, active),
             gemm("router", m, h, model.experts, s),
         ]
     else:
@@ -89,7 +95,7 @@ def layer_ops(model: TransformerArch, s: Shape, tp: int, sp: bool, ep: int = 1) 
     # expert, dropout; MoE also copies each token to its k experts and back (permute, unpermute:
     # a read and a write of h each way per routed copy)
     rows = h / tp if (sp and tp > 1) else h
-    k = model.experts_per_token if model.is_moe else 1
+    k = model.experts_per_token * load if model.is_moe else 1
     eager = dict(s.eager_bytes)  # in 16-bit bytes; elem counts element passes of `e` bytes
     norm = eager["norm"] / 2 if "norm" in eager else 2
     rotary = eager["rotary"] / 2 if "rotary" in eager and not model.learned_positions else 2

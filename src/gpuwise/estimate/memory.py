@@ -136,23 +136,29 @@ class StageParams:
 
 
 def stage_params(
-    model: TransformerArch | GenericArch, tp: int, pp: int, stage: str, gpus: int = 1, ep: int = 1
+    model: TransformerArch | GenericArch,
+    tp: int,
+    pp: int,
+    stage: str,
+    gpus: int = 1,
+    ep: int = 1,
+    etp: int | None = None,
 ) -> StageParams:
     """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1).
 
     Recommenders shard their embedding tables over all `gpus` (table-wise model parallelism, as
     TorchRec and the DLRM reference do) and replicate the dense layers. With expert parallelism
-    (`ep`) each rank holds 1/ep of the MoE experts.
+    (`ep`) each rank holds 1/ep of the MoE experts, each split over `etp` ranks (expert-tensor
+    parallelism; None: over the tp ranks, Megatron's default).
     """
     if isinstance(model, GenericArch):
         return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
     n_layers = math.ceil(model.layers / pp)
     linear_w: float = block_linear_params(model)
     layer_rest = model.layer_params - linear_w
-    if ep > 1:  # expert parallelism: 1/ep of the expert matrices on each rank
-        experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
-        linear_w -= experts_w - experts_w / ep
-    block = n_layers * linear_w / tp
+    experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+    # 1/ep of the expert matrices on each rank, each 1/etp of its expert; the rest split over tp
+    block = n_layers * ((linear_w - experts_w) / tp + experts_w / (ep * (tp if etp is None else etp)))
     other = n_layers * layer_rest / tp
     first, last = stage in ("first", "only"), stage in ("last", "only")
     if first or pp == 1:
@@ -282,6 +288,7 @@ def layer_activation_bytes(
     linear_in_bytes: float | None = None,
     fused_swiglu: bool = False,
     selective_op: bool = False,
+    expert_load: float = 1.0,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
@@ -319,7 +326,7 @@ def layer_activation_bytes(
     kv = 2 * e * s * b * kv_per_gpu * model.head_dim
     gated = (2 if fused_swiglu else 3) if model.gated_ffn else 1
     mlp_width = (gated * e + lin_e * ("down_proj" in saving)) * s * b * model.ffn / tp
-    mlp = mlp_width * model.experts_per_token
+    mlp = mlp_width * model.experts_per_token * expert_load  # MoE: the expert GEMMs' tokens (padded capacity)
     if attention == "eager" and recompute == "none":
         # softmax output; with attention dropout also its mask and the dropped-out probabilities
         scores = (e + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
@@ -335,7 +342,8 @@ def layer_activation_bytes(
     if recompute == "full":
         return e * s * b * rows  # the checkpointed layer input
     if recompute == "selective" and selective_op:
-        kept = 2 * rows + 2 * model.q_dim / tp + kv_per_gpu * model.head_dim + model.ffn / tp * model.experts_per_token
+        experts_f = model.ffn / tp * model.experts_per_token * expert_load
+        kept = 2 * rows + 2 * model.q_dim / tp + kv_per_gpu * model.head_dim + experts_f
         return e * s * b * kept + 4 * s * b * model.heads / tp
     return full_layer
 
@@ -373,6 +381,7 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> di
         "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
         "fused_swiglu": fused_swiglu,
         "selective_op": prof.selective_policy == "op",
+        "expert_load": job.expert_load if isinstance(job.model, TransformerArch) and job.model.is_moe else 1.0,
     }
 
 
@@ -703,14 +712,14 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ranks (Megatron's distributed optimizer and torchtitan's FSDP use that group)
     dp = data_parallel(job, hw) * par.cp
     zero = par.zero
-    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep)
+    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
         n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
     tables = _sparse_tables(job, hw, n) if job.method == "full" else None
     if tables is not None:  # the dense layers take the job's optimizer; the tables their own
         sp_ = replace(sp_, other=sp_.other - tables["params"])
     if par.ep > 1:
-        n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts")
+        n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts, each split over {par.expert_tp}")
     detail: dict[str, float] = {}
     w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
     if job.method == "full":

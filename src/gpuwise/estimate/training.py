@@ -161,6 +161,8 @@ def _tensor_parallel_comm(
     e = _element_bytes(job)
     ar = collective("all_reduce", tokens * model.hidden * e, tp, topo, spans_nodes=False)
     per_layer = (4 + (2 if job.recompute == "full" else 0)) * ar
+    if model.is_moe and job.parallel.ep > 1:  # the expert layer moves its tokens itself (_expert_parallel_comm)
+        per_layer /= 2
     if framework_of(job, catalog).tp_comm_overlap:
         per_layer = max(0.0, per_layer - gemms)
     return layers * per_layer
@@ -190,15 +192,29 @@ def _context_parallel_comm(
 def _expert_parallel_comm(
     job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology, notes: list[str]
 ) -> float:
-    """MoE expert parallelism, per layer: dispatch and combine all-to-alls of the routed tokens,
-    forward and backward (capacity factor 1: dropless routing), on the critical path."""
-    ep = job.parallel.ep
+    """MoE expert parallelism, per layer, on the critical path (Megatron's all-to-all dispatcher):
+    dispatch and combine all-to-alls of this rank's routed token copies (its sequence-parallel
+    shard: tokens/tp), forward and backward; with expert-tensor parallelism the etp ranks of an
+    expert also all-gather its tokens before the expert GEMMs and reduce-scatter after. Dropless
+    routing sends each token's top-k copies; a padded capacity factor sends the capacity."""
+    par = job.parallel
+    ep, etp = par.ep, par.expert_tp
     if ep <= 1 or not model.is_moe:
         return 0.0
-    routed = tokens * model.experts_per_token * model.hidden * _element_bytes(job)
-    spans = hw.nodes > 1 and job.parallel.tp * ep > hw.gpus_per_node
+    own = tokens / par.tp if (par.sequence_parallel and par.tp > 1) else tokens
+    routed = own * model.experts_per_token * job.expert_load * model.hidden * _element_bytes(job)
+    spans = hw.nodes > 1 and par.tp * ep > hw.gpus_per_node
     notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
-    return 4 * collective("all_to_all", routed, ep, topo, spans)
+    if job.capacity_factor is not None:
+        notes.append(
+            f"capacity factor {job.capacity_factor:g}: each expert takes {job.expert_load:g} x its even share "
+            + ("(padded to capacity)" if job.pad_to_capacity else "(tokens over capacity dropped)")
+        )
+    a2a = 4 * collective("all_to_all", routed, ep, topo, spans)
+    if etp <= 1:
+        return a2a
+    notes.append(f"expert-tensor parallelism {etp}: expert tokens all-gathered and reduce-scattered over {etp} ranks")
+    return a2a + 2 * collective("all_reduce", routed * etp, etp, topo, spans_nodes=etp > hw.gpus_per_node)
 
 
 def _link_between(hw: Hardware, topo: Topology, span: int) -> Link:
@@ -279,7 +295,8 @@ def _transformer_work(
     )
     sp = job.parallel.sequence_parallel and tp > 1
     ratios = backward_ratios(catalog, job.method == "full")
-    layer = layer_ops(model, shape, tp, sp, job.parallel.ep)
+    par = job.parallel
+    layer = layer_ops(model, shape, tp, sp, par.ep, par.etp, job.expert_load if model.is_moe else 1.0)
     l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
     h_f, h_b, h_kinds = _fwd_bwd(head_ops(model, shape, tp, mtok, loss=True), rates, ratios)
     layers = math.ceil(model.layers / job.parallel.pp)

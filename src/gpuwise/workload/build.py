@@ -81,6 +81,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
+        etp=f.etp,  # None: tp, Megatron's default for --expert-tensor-parallel-size
         vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
@@ -200,7 +201,15 @@ def _training_job(
         optimizer_in_backward=bool(f.optimizer_in_backward),
         paged_optimizer=bool(f.paged_optimizer),
         loss=f.loss,
+        **_capacity(f),
     )
+
+
+def _capacity(f: WorkloadFields) -> dict[str, Any]:
+    """MoE expert capacity: padding to it needs a factor (Megatron rejects one without the other)."""
+    if f.pad_to_capacity and f.capacity_factor is None:
+        raise UsageError("--pad-to-capacity pads each expert's input to its capacity: give --capacity-factor F as well")
+    return {"capacity_factor": f.capacity_factor, "pad_to_capacity": bool(f.pad_to_capacity)}
 
 
 def _pipeline(f: WorkloadFields) -> DataPipeline | None:
@@ -271,6 +280,12 @@ def _check_model_layout(model: Any, par: Parallelism, pipeline_max_zero: int = 1
             f"--ep {par.ep} splits MoE experts: {model.name} has {model.experts or 'no'} experts"
             + (f", which {par.ep} does not divide" if model.is_moe else "")
         )
+    etp = par.expert_tp
+    if par.etp is not None and par.etp > 1 and (not model.is_moe or model.ffn % etp):
+        raise LayoutError(
+            f"--etp {etp} splits each MoE expert's matrices: "
+            + (f"it must divide the expert FFN width {model.ffn}" if model.is_moe else f"{model.name} has no experts")
+        )
     if par.vpp > 1 and model.layers < par.pp * par.vpp:
         raise LayoutError(
             f"--vpp {par.vpp} interleaves pipeline stages: it needs at least pp x vpp = "
@@ -324,10 +339,7 @@ def check_layout(work: Workload, hw: Hardware) -> None:
         raise LayoutError(
             f"{hw.count} GPUs cannot hold tp={par.tp} x pp={par.pp}{f' x cp={par.cp}' if par.cp > 1 else ''} = {par.model_parallel}-way model parallelism evenly; use a multiple of {par.model_parallel} GPUs"
         )
-    if par.ep > 1 and par.dp(hw.count) % par.ep:
-        raise LayoutError(
-            f"--ep {par.ep} must divide the {par.dp(hw.count)} data-parallel ranks (experts are split over them)"
-        )
+    _check_expert_layout(par, hw)
     if isinstance(work, TrainingJob) and work.global_batch is not None:
         dp = par.dp(hw.count)
         if work.global_batch % (work.micro_batch * dp):
@@ -344,6 +356,20 @@ def check_layout(work: Workload, hw: Hardware) -> None:
     if par.tp > hw.gpus_per_node:
         raise LayoutError(
             f"--tp {par.tp} spans more than one node of {hw.gpus_per_node} GPUs; keep tensor parallelism inside a node"
+        )
+
+
+def _check_expert_layout(par: Parallelism, hw: Hardware) -> None:
+    """Megatron Core folds the tp x cp x dp ranks of a pipeline stage into etp x ep x expert-dp
+    (parallel_state.initialize_model_parallel), so ep x etp must divide them."""
+    if par.ep <= 1 and par.etp is None:
+        return
+    ranks = hw.count // par.pp
+    grid = par.ep * par.expert_tp
+    if ranks % grid:
+        raise LayoutError(
+            f"--ep {par.ep} x --etp {par.expert_tp} = {grid} must divide the tp x cp x dp = {ranks} ranks of a "
+            "pipeline stage (Megatron splits them into etp x ep x expert-data-parallel groups)"
         )
 
 

@@ -55,6 +55,9 @@ Names = BeforeValidator(loose.names_list)
 CountIn = BeforeValidator(loose.count)
 BytesIn = BeforeValidator(loose.size)
 NumberIn = BeforeValidator(loose.number)
+# A sanity bound on --capacity-factor: published runs use 1 to 2 (GShard, Switch Transformer), and
+# experts / top_k already holds every token.
+MAX_CAPACITY_FACTOR = 64
 
 
 def _f(
@@ -364,6 +367,32 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_DEGREE,
         layout=True,
+    )
+    etp: int | None = _f(
+        "Expert-tensor-parallel degree: ranks each MoE expert's matrices are split over "
+        "(Megatron --expert-tensor-parallel-size; ep x etp must divide tp x cp x dp).",
+        example=1,
+        applies="training",
+        metavar="N",
+        default="tp",
+        ge=1,
+        le=MAX_DEGREE,
+    )
+    capacity_factor: Annotated[float | None, NumberIn] = _f(
+        "MoE expert capacity as a multiple of an even share of the routed tokens; tokens over it are "
+        "dropped (Megatron --moe-expert-capacity-factor).",
+        example=1.25,
+        applies="training",
+        metavar="F",
+        default="none (dropless)",
+        gt=0,
+        le=MAX_CAPACITY_FACTOR,
+    )
+    pad_to_capacity: bool | None = _f(
+        "Pad each expert's input to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs --capacity-factor).",
+        example=False,
+        applies="training",
+        default="off",
     )
 
 

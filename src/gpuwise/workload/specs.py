@@ -71,8 +71,8 @@ COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16",
 @frozen
 class Parallelism:
     """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP
-    sharding; expert parallelism (ep) splits MoE experts over data-parallel ranks; the data-parallel
-    degree follows the GPUs."""
+    sharding; expert parallelism (ep) splits MoE experts over data-parallel ranks and expert-tensor
+    parallelism (etp) each expert's matrices; the data-parallel degree follows the GPUs."""
 
     tp: int = 1
     pp: int = 1
@@ -81,6 +81,12 @@ class Parallelism:
     cp: int = 1
     ep: int = 1
     vpp: int = 1  # virtual pipeline stages per GPU (Megatron's interleaved 1F1B schedule)
+    etp: int | None = None  # expert-tensor parallel; None: tp (Megatron's --expert-tensor-parallel-size default)
+
+    @property
+    def expert_tp(self) -> int:
+        """Ranks each MoE expert's matrices are split over."""
+        return self.tp if self.etp is None else self.etp
 
     @property
     def model_parallel(self) -> int:
@@ -146,6 +152,18 @@ class TrainingJob:
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
     loss: Loss | None = None  # None: the framework's loss
+    capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
+    pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
+
+    @property
+    def expert_load(self) -> float:
+        """Tokens each MoE expert processes over its even share at uniform routing: the capacity
+        when inputs are padded to it, at most the capacity otherwise (tokens over it are dropped),
+        one when dropless (GShard, Switch Transformer; Megatron's --moe-expert-capacity-factor)."""
+        f = self.capacity_factor
+        if f is None:
+            return 1.0
+        return f if self.pad_to_capacity else min(1.0, f)
 
     kind: Literal["training"] = field(default="training", init=False)
 
