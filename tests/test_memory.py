@@ -440,3 +440,26 @@ def test_context_parallel_ranks_share_the_zero_shards(catalog):
         shards.append(d.weights - d.detail["zero3_gather_buffer"])
     assert shards[0] == pytest.approx(m.params * 4 / 8)
     assert shards[1] == pytest.approx(shards[0])
+
+
+def test_expert_tensor_parallelism_halves_the_expert_weights_per_rank():
+    """Mixtral (32 layers, 8 experts of 3 x 4096 x 14336) on tp 2, ep 2: each rank holds 4 experts;
+    etp 1 keeps them whole (8 x 3 x 4096 x 14336 / 2 per layer), etp 2 halves them; attention and
+    the router stay split over tp either way."""
+    model = load_catalog().model("mixtral-8x7b-v0.1")
+    experts = 32 * 8 * 3 * 4096 * 14336
+    whole = stage_params(model, 2, 1, "only", 8, ep=2, etp=1).block_linear
+    halved = stage_params(model, 2, 1, "only", 8, ep=2, etp=2).block_linear
+    assert whole - halved == experts / 4
+    assert stage_params(model, 2, 1, "only", 8, ep=2).block_linear == halved  # etp defaults to tp
+
+
+def test_padded_capacity_scales_the_expert_activations():
+    """The experts' saved intermediates (gate, act, up and down's input: 4 x f per token copy, 16-bit)
+    grow with a padded capacity factor of 1.25; the rest of the layer does not."""
+    model = load_catalog().model("mixtral-8x7b-v0.1")
+    n = _Notes(load_catalog())
+    args = (model, 4096, 1, 2, 1, False, "flash", "none", n)
+    dropless = layer_activation_bytes(*args)
+    padded = layer_activation_bytes(*args, expert_load=1.25)
+    assert padded - dropless == pytest.approx(0.25 * 2 * 4 * 4096 * 14336 * 2)

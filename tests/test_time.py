@@ -398,3 +398,81 @@ def test_tp_comm_overlap_hides_what_the_gemms_cover():
     assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, per_layer / 4, on) == pytest.approx(32 * 0.75 * per_layer)
     assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, 2 * per_layer, on) == 0
     assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, per_layer / 4, CAT) == exposed  # the profile's default
+
+
+# ---- MoE: capacity factor and expert-tensor parallelism -----------------------------------------
+def _moe_job(**opts):
+    return build_workload({"model": "mixtral-8x7b-v0.1", "task": "pretrain", "seq": 4096, "ep": 4, **opts}, CAT)
+
+
+def test_padded_capacity_factor_scales_expert_gemms_by_the_factor():
+    """Mixtral (h 4096, ffn 14336, 8 experts, top-2), 4096 tokens, ep 4: 8192 token copies over the
+    GPU's 2 experts. Dropless, mlp_up = 2 x 8192 x 4096 x 2*14336 FLOPs; padded to a capacity of
+    1.25 x the even share, 1.25 times that; without padding the factor only drops (0.5: half)."""
+    from gpuwise.estimate.compute import layer_ops
+
+    model = CAT.model("mixtral-8x7b-v0.1")
+    s = Shape(tokens=4096, seqs=1, context=2048.5)
+
+    def up(load: float) -> float:
+        return next(o.flops for o in layer_ops(model, s, 1, False, 4, None, load) if o.name == "mlp_up")
+
+    assert up(1.0) == 2 * 8192 * 4096 * 2 * 14336
+    assert up(1.25) == pytest.approx(1.25 * up(1.0))
+    assert _moe_job().expert_load == 1.0
+    assert _moe_job(capacity_factor=1.25, pad_to_capacity=True).expert_load == 1.25
+    assert _moe_job(capacity_factor=1.25).expert_load == 1.0  # at uniform routing nothing is over capacity
+    assert _moe_job(capacity_factor=0.5).expert_load == 0.5
+
+
+def test_padded_capacity_factor_scales_the_all_to_all_bytes(monkeypatch):
+    """Each all-to-all of a layer (dispatch, combine; forward, backward) moves the rank's token copies:
+    4096 tokens x top-2 x h 4096 x 2 bytes = 67,108,864 dropless, 1.25 x that padded."""
+    from gpuwise.estimate import training
+
+    sent: list[tuple[str, float, int]] = []
+    monkeypatch.setattr(
+        training, "collective", lambda kind, b, ranks, topo, spans_nodes: sent.append((kind, b, ranks)) or 1.0
+    )
+    hw = build_hardware("h100-sxm:8", CAT)
+    for job in (_moe_job(), _moe_job(capacity_factor=1.25, pad_to_capacity=True)):  # 1 s per collective
+        assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 4
+    assert sent == [("all_to_all", 4096 * 2 * 4096 * 2, 4), ("all_to_all", 1.25 * 4096 * 2 * 4096 * 2, 4)]
+
+
+def test_expert_tensor_parallelism_keeps_flops_and_gathers_over_etp(monkeypatch):
+    """tp 2, ep 2, etp 2 vs etp 1: each GPU runs the same expert FLOPs (etp/tp of the copies, ffn/etp
+    wide); etp 2 adds an all-gather + reduce-scatter forward and backward (2 all-reduce volumes) of
+    the etp ranks' copies: the rank's 2048-token shard x 2 x 4096 x 2 bytes x etp 2."""
+    from gpuwise.estimate import training
+    from gpuwise.estimate.compute import layer_ops
+
+    model = CAT.model("mixtral-8x7b-v0.1")
+    s = Shape(tokens=4096, seqs=1, context=2048.5)
+    flops = [sum(o.flops for o in layer_ops(model, s, 2, True, 2, etp) if o.name.startswith("mlp")) for etp in (1, 2)]
+    assert flops[0] == pytest.approx(flops[1]) and flops[0] == pytest.approx(2 * 8192 * 4096 * 3 * 14336 / 2)
+    sent: list[tuple[str, float, int]] = []
+    monkeypatch.setattr(
+        training, "collective", lambda kind, b, ranks, topo, spans_nodes: sent.append((kind, b, ranks)) or 1.0
+    )
+    hw = build_hardware("h100-sxm:8", CAT)
+    job = _moe_job(tp=2, ep=2, etp=2)
+    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 4 + 2  # 1 s each
+    copies = 2048 * 2 * 4096 * 2
+    assert sent == [("all_to_all", copies, 2), ("all_reduce", 2 * copies, 2)]
+
+
+@pytest.mark.parametrize(
+    ("args", "rule"),
+    [
+        (("--ep", "4", "--etp", "4"), "must divide the tp x cp x dp = 8 ranks"),
+        (("--ep", "2", "--etp", "3"), "must divide the expert FFN width 14336"),
+        (("--pad-to-capacity",), "give --capacity-factor"),
+    ],
+)
+def test_bad_expert_layout_is_a_usage_error(args, rule, capsys):
+    """ep x etp must divide a pipeline stage's tp x cp x dp ranks (Megatron's expert grid)."""
+    from .conftest import run_main
+
+    code, _, err = run_main(capsys, "estimate", "--model", "mixtral-8x7b-v0.1", "--gpu", "h100-sxm:8", *args)
+    assert code == 2 and rule in err
