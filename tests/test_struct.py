@@ -1,10 +1,13 @@
 """gpuwise.struct: `@frozen` / `@mutable` behave as `@dataclass(frozen=True)` / `@dataclass`, only
 cheaper to create (equality, hash and repr are shared functions instead of exec'd ones)."""
 
+import copy
 import dataclasses
+import functools
 import math
 import pickle
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
@@ -60,7 +63,7 @@ def test_frozen_keeps_the_frozen_guard_replace_fields_and_pickle():
     ours.__module__, ours.__qualname__ = __name__, "C"
     x = ours(1)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        x.a = 2  # type: ignore[misc]
+        x.a = 2
     assert dataclasses.replace(x, a=3).a == 3
     assert [f.name for f in dataclasses.fields(x)] == ["a", "b", "c", "d", "e"]
     assert dataclasses.asdict(x) == {"a": 1, "b": "x", "c": [], "d": 0.0, "e": None}
@@ -117,3 +120,109 @@ def test_nan_fields_compare_as_dataclass_tuples():
     nan = math.nan
     assert (ours(1, nan) == ours(1, nan)) == (std(1, nan) == std(1, nan))  # the same object: equal
     assert (ours(1, float("nan")) == ours(1, float("nan"))) == (std(1, float("nan")) == std(1, float("nan")))
+
+
+TREE = """
+@deco
+class Base:
+    a: int
+    k: ClassVar[int] = 7
+    scale: InitVar[int] = 1
+    b: int = field(init=False, default=0)
+
+    def __post_init__(self, scale):
+        object.__setattr__(self, "b", self.a * scale)
+
+class Plain(Base):  # not decorated: inherits the parent's fields, equality, hash and repr
+    extra: int = 5
+
+@deco
+class Sub(Base):
+    c: str = "z"
+"""
+
+
+def _tree(deco):
+    ns = {"field": field, "InitVar": dataclasses.InitVar, "ClassVar": ClassVar, "deco": deco}
+    exec(TREE, ns)
+    return ns
+
+
+def _seen(obj):
+    """What a caller can observe: repr, equality with a twin and with the parent, hash, fields."""
+    twin = type(obj)(2, 3, *(["q"] if type(obj).__name__ == "Sub" else []))
+    return (
+        repr(obj),
+        obj == twin,
+        hash(obj) == hash(twin),
+        hash(obj),
+        [f.name for f in dataclasses.fields(obj)],
+        type(obj).__match_args__,
+        dataclasses.asdict(obj),
+    )
+
+
+@pytest.mark.parametrize(("name", "args"), [("Base", (2, 3)), ("Plain", (2, 3)), ("Sub", (2, 3, "q"))])
+def test_inheritance_initvar_classvar_and_post_init_as_a_dataclass(name, args):
+    std, ours = _tree(dataclass(frozen=True)), _tree(frozen)
+    s, o = std[name](*args), ours[name](*args)
+    assert _seen(o) == _seen(s)
+    assert o.b == 6 and o.k == 7 and "scale" not in vars(o)  # __post_init__ ran with the InitVar
+    assert (ours["Base"](2, 3) == ours["Plain"](2, 3)) is (std["Base"](2, 3) == std["Plain"](2, 3)) is False
+
+
+def test_copies_replace_match_and_cache_keys():
+    ours = _tree(frozen)
+    Sub = ours["Sub"]
+    x = Sub(2, 3, "q")
+    assert copy.copy(x) == x and copy.deepcopy(x) == x and copy.deepcopy(x) is not x
+    y = dataclasses.replace(x, c="r", scale=10)  # an InitVar is passed again; init=False fields are recomputed
+    assert (y.a, y.b, y.c) == (2, 20, "r")
+    with pytest.raises(ValueError, match="init=False"):
+        dataclasses.replace(x, b=1)
+    match x:
+        case Sub(a, c=c):  # __match_args__ starts with the first init field, as dataclass does
+            assert (a, c) == (2, "q")
+        case _:
+            pytest.fail("the class pattern did not match")
+    calls = []
+
+    @functools.lru_cache
+    def cached(key):
+        calls.append(key)
+        return key.a
+
+    assert cached(x) == cached(ours["Sub"](2, 3, "q")) == 2 and len(calls) == 1  # an equal twin hits
+    assert {x: 1}[ours["Sub"](2, 3, "q")] == 1
+
+
+def test_an_explicit_hash_is_kept_as_dataclass_keeps_it():
+    decorators: tuple[Any, ...] = (dataclass(frozen=True), frozen)
+    for deco in decorators:
+
+        class Own:
+            a: int
+
+            def __hash__(self) -> int:
+                return 42
+
+        class Never:
+            a: int
+            __hash__ = None  # type: ignore[assignment]
+
+        own, never = deco(Own), deco(Never)
+        assert hash(own(1)) == 42
+        with pytest.raises(TypeError):
+            hash(never(1))
+
+
+def test_a_mutable_class_cannot_inherit_from_a_frozen_one():
+    @frozen
+    class Root:
+        a: int
+
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+
+        @mutable
+        class Leaf(Root):  # type: ignore[misc]
+            b: int = 0
