@@ -64,6 +64,26 @@ def test_equality_and_hash_by_fields():
     assert s.Source(title="t") != s.OfferSource(title="t")  # a subclass with the same values neither
 
 
+class Bag(Record):
+    """A set in a field, or deep in a dict (YAML's !!set, a caller's own value)."""
+
+    names: set[int] = Field(default_factory=set)
+    doc: dict[str, Any] = Field(default_factory=dict)
+
+
+def test_equal_records_with_sets_hash_alike():
+    """1 and 9 share a slot of a small set: added in the other order they iterate the other way, so
+    a hash over the set's iteration order differed for equal records."""
+    one_nine, nine_one = set(), set()
+    for x in (1, 9):
+        one_nine.add(x)
+    for x in (9, 1):
+        nine_one.add(x)
+    assert list(one_nine) != list(nine_one)  # the premise: equal sets, different orders
+    a, b = Bag(names=one_nine, doc={"k": [one_nine]}), Bag(names=nine_one, doc={"k": [nine_one]})
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+
+
 def test_records_are_frozen_and_hold_no_dict():
     a = Pair(name="a")
     with pytest.raises(AttributeError, match="frozen"):

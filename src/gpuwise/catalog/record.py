@@ -155,9 +155,13 @@ def _rebuild(cls: type[_R], values: tuple[Any, ...]) -> _R:
 
 
 def _hashable(value: Any) -> Any:
+    """A hashable stand-in that is equal wherever `value` is: a set becomes a frozenset, not a
+    tuple (two equal sets may iterate in different orders, and equal records must hash alike)."""
     if isinstance(value, dict):
         return frozenset((k, _hashable(v)) for k, v in value.items())
-    if isinstance(value, list | tuple | set):
+    if isinstance(value, set):
+        return frozenset(_hashable(v) for v in value)
+    if isinstance(value, list | tuple):
         return tuple(_hashable(v) for v in value)
     return value
 
