@@ -142,6 +142,25 @@ def test_model_dump_is_recursive_with_pydantic_meaning():
     assert o.pair.tags == ["x"]  # the dump holds copies of the containers
 
 
+EXCLUDES: list[Any] = [
+    {"pairs": {"__all__": {"size"}, 0: {"tags"}}},  # merged: pairs[0] loses size and tags
+    {"pairs": {"__all__": {"size"}, 0: True}},  # the item's True wins
+    {"pairs": {"__all__": True, 1: {"extra"}}},  # an item's own exclude beats __all__'s True
+    {"pairs": {"__all__": {"extra": True}, 0: {"extra": True, "name": True}}},
+    {"pairs": {"__all__": ..., 0: {"name"}}},  # ... means True, as in pydantic
+    {"pair": ..., "pairs": {1: ...}},
+    {"__all__": {"name"}},  # for every field: a nested exclude on a record and a list alike
+]
+
+
+@pytest.mark.parametrize("exclude", EXCLUDES)
+def test_model_dump_merges_all_as_pydantic_does(exclude):
+    """pydantic merges a key's own nested exclude with `__all__`'s; the records used only the key's."""
+    o = Outer(pair=Pair(name="a", tags=["x"]), pairs=[Pair(name="b", tags=["y"]), Pair(name="c", extra={"k": 1})])
+    pyd = model_for(Outer).model_validate(o.model_dump())
+    assert o.model_dump(exclude=exclude) == pyd.model_dump(exclude=exclude)
+
+
 def test_dumps_equal_pydantics_own_for_every_catalog_entry():
     """Every catalog record dumps as the derived pydantic model dumps the same data, with and without
     exclude_none, so callers of model_dump see what they saw before."""

@@ -245,12 +245,42 @@ class Record(metaclass=RecordMeta):
 
 
 def _sub_exclude(exclude: Any, key: Any) -> Any:
-    """What `exclude` says about `key`: True (drop it), a nested exclude, or None."""
+    """What `exclude` says about `key`: True (drop it), a nested exclude, or None. As pydantic: a
+    key's own nested exclude and `__all__`'s are merged; True or `...` on the key's own wins."""
     if exclude is None:
         return None
-    if isinstance(exclude, Mapping):
-        return exclude.get(key, exclude.get("__all__"))
-    return True if key in exclude else None
+    if not isinstance(exclude, Mapping):
+        return True if key in exclude else None
+    own, every = exclude.get(key), exclude.get("__all__")
+    if own is None or every is None:
+        sub = every if own is None else own
+        return True if _drops(sub) else sub
+    if _drops(own) or _drops(every):
+        return True if _drops(own) else own
+    return _merge(_as_dict(own), every)
+
+
+def _drops(sub: Any) -> bool:
+    return sub is True or sub is Ellipsis
+
+
+def _as_dict(sub: Any) -> dict[Any, Any]:
+    return dict(sub) if isinstance(sub, Mapping) else dict.fromkeys(sub, True)
+
+
+def _merge(own: dict[Any, Any], every: Any) -> dict[Any, Any]:
+    """`every` (a set or a nested mapping) added to `own`, nested mappings merged (pydantic-core's rule)."""
+    out = dict(own)
+    if not isinstance(every, Mapping):
+        for k in every:
+            out.setdefault(k, True)
+        return out
+    for k, sub in every.items():
+        if k not in out:
+            out[k] = sub
+        elif not _drops(out[k]):
+            out[k] = _merge(_as_dict(out[k]), sub)
+    return out
 
 
 def _dump(value: Any, exclude: Any, exclude_none: bool) -> Any:
