@@ -9,6 +9,10 @@ bounds. A second part shows the fast path is taken for the values people type, s
 
 from __future__ import annotations
 
+import collections
+import decimal
+import enum
+import fractions
 import math
 import subprocess
 import sys
@@ -238,3 +242,61 @@ def test_warm_validation_imports_no_pydantic(tmp_path):
         proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+class _Text(str):
+    pass
+
+
+class _Whole(int):
+    pass
+
+
+class _Real(float):
+    pass
+
+
+class _Method(enum.StrEnum):
+    lora = "lora"
+
+
+class _Four(enum.IntEnum):
+    four = 4
+
+
+# What the strategies above never draw: subclasses of the plain types (enums, numpy-like scalars),
+# other number types, mappings, byte arrays, and text the coercions or int() read loosely.
+UNDRAWN: list[Any] = [
+    _Text("lora"),
+    _Text("4"),
+    _Whole(4),
+    _Real(4.0),
+    _Method.lora,
+    _Four.four,
+    decimal.Decimal("4"),
+    fractions.Fraction(4),
+    {"a": 1},
+    bytearray(b"4"),
+    collections.UserString("4"),
+    "４",  # a full-width digit: float() reads it, pydantic's int parser does not
+    "١٢",
+    "4\n",
+    "\t4",
+    "1__0",
+    "0b11",
+    "0o7",
+    "4.",
+    ".5",
+    "5e-0",
+    "INF",
+    "-0",
+    "+0",
+    "00",
+    " +4 ",
+]
+
+
+@pytest.mark.parametrize(("model", "name"), PAIRS)
+def test_values_the_strategies_do_not_draw_agree_with_the_model(model, name):
+    for value in UNDRAWN:
+        _agree(model, {name: value})
