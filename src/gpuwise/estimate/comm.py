@@ -176,8 +176,9 @@ def collective(kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes
         return topo.base_latency + _ring(bytes_, ranks, topo.intra, factor)
     g = max(1, min(ranks, topo.gpus_per_node))
     nodes = max(1, ranks // g)
-    if kind == "all_to_all":  # most traffic crosses the network
-        return topo.base_latency + _ring(bytes_, ranks, topo.inter, factor)
+    if kind == "all_to_all":  # (ranks-g)/ranks of each buffer crosses the network, the rest NVLink meanwhile
+        off_node = (ranks - g) / ranks * bytes_ / topo.inter.bandwidth + (nodes - 1) * topo.inter.latency
+        return topo.base_latency + max(off_node, _ring(bytes_ * g / ranks, g, topo.intra, factor))
     local = _ring(bytes_, g, topo.intra, factor)
     return topo.base_latency + local + _ring(bytes_ / g, nodes, topo.inter, factor)
 
