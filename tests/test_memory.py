@@ -463,3 +463,21 @@ def test_padded_capacity_scales_the_expert_activations():
     dropless = layer_activation_bytes(*args)
     padded = layer_activation_bytes(*args, expert_load=1.25)
     assert padded - dropless == pytest.approx(0.25 * 2 * 4 * 4096 * 14336 * 2)
+
+
+def test_moe_expert_states_shard_over_the_expert_data_parallel_group():
+    """Mixtral on 8 GPUs, ep 8, ZeRO-1: a rank holds 7,242,780,672 parameters, 5,637,144,576 of them
+    experts (32 layers x 8 x 3 x 4096 x 14336 / 8; f = 0.7783). Megatron shards expert states over
+    world / (pp x ep x etp) = 1 rank, the rest over 8: optimizer states are (1 - f) / 8 + f = 0.806 of
+    unsharded, 6.448 times the dense-only 1/8."""
+    from gpuwise.estimate.memory import _shard_states
+
+    catalog = load_catalog()
+    model = catalog.model("mixtral-8x7b-v0.1")
+    job = TrainingJob(model=model, parallel=Parallelism(zero=1, ep=8))
+    sp_ = stage_params(model, 1, 1, "only", 8, ep=8)
+    (w, g, opt, master), r = _shard_states(job, sp_, (1.0, 1.0, 1.0, 1.0), 8, _Notes(catalog))
+    assert r == pytest.approx(6.448, abs=1e-3)
+    assert opt == master == pytest.approx(0.806, abs=1e-3) and (w, g) == (1.0, 1.0)
+    dense = TrainingJob(model=catalog.model("llama-2-7b"), parallel=Parallelism(zero=1))
+    assert _shard_states(dense, sp_, (1.0, 1.0, 1.0, 1.0), 8, _Notes(catalog)) == ((1.0, 1.0, 0.125, 0.125), 1.0)

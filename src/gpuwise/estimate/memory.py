@@ -550,6 +550,30 @@ def shard_model_states(
     return weights, grads, optimizer, master
 
 
+def _shard_states(
+    job: TrainingJob, sp_: StageParams, states: tuple[float, float, float, float], dp: int, n: _Notes
+) -> tuple[tuple[float, float, float, float], float]:
+    """ZeRO-sharded states, and the factor their sharded part grows by because MoE experts shard
+    over the expert-data-parallel group only: Megatron's distributed optimizer shards expert
+    parameters over world / (pp x ep x etp) ranks, ep x etp / tp times fewer than the dense ones
+    (parallel_state's expert grid), so r = (1 - f) + f x ep x etp / tp for an expert share f."""
+    zero = job.parallel.zero
+    weights, grads, opt, master = shard_model_states(*states, dp, zero)
+    model, par = job.model, job.parallel
+    if not zero or job.method != "full" or not isinstance(model, TransformerArch) or not model.is_moe:
+        return (weights, grads, opt, master), 1.0
+    experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+    share = sp_.layers * experts_w / (par.ep * par.expert_tp) / max(sp_.total, 1)
+    r = (1 - share) + share * par.ep * par.expert_tp / par.tp
+    if r == 1:
+        return (weights, grads, opt, master), 1.0
+    n.add(
+        f"MoE experts ({share:.0%} of the rank's parameters) shard their states over {par.ep * par.expert_tp / par.tp:g}x fewer ranks (expert data parallelism)"
+    )
+    grads, weights = (grads * r if zero >= 2 else grads), (weights * r if zero >= 3 else weights)
+    return (weights, grads, opt * r, master * r), r
+
+
 def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[str, float]:
     out = {"cuda_context": n.conv("cuda_context_bytes")}
     if comm:
@@ -732,7 +756,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         master = 0.0
 
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
-    weights, grads, opt, master = shard_model_states(weights, grads, opt, master, dp, zero)
+    (weights, grads, opt, master), expert_r = _shard_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = _zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
     weights, grads = weights + gathered, grads + unreduced
     if zero:
@@ -740,7 +764,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if job.optimizer_in_backward:
         grads = min(grads, _step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
     if "main_gradients" in detail:
-        detail["main_gradients"] /= dp if zero >= 1 else 1
+        detail["main_gradients"] *= expert_r / dp if zero >= 1 else 1
     detail["master_weights"] = master - detail.get("main_gradients", 0.0)
     if tables is not None:
         detail["embedding_tables"], detail["embedding_optimizer"] = tables["weights"], tables["optimizer"]
