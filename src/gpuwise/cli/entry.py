@@ -6,9 +6,11 @@ a pass every 700 allocations while the modules import, and a last pass over ever
 interpreter exit: together 15-25 ms of CPU per command (docs/performance.md, "A fast start"). So
 the process raises the youngest generation's threshold (the collector still runs, as long-running
 commands such as `gpuwise serve` need, just less often) and freezes what is alive before it exits
-(`gc.freeze`: finalizers, atexit handlers and open files are handled as usual; the frozen objects
-are only not scanned again). `gpuwise.cli.app.main`, which tests and other programs call in
-process, leaves the collector alone.
+(`gc.freeze`: atexit handlers, objects freed by reference counting and the standard streams are
+handled as usual; garbage in a reference cycle that is uncollected at exit is never finalized, so
+no `__del__` runs for it and a file reachable only from it is not flushed: gpuwise closes every
+file it opens, tests/test_review_entry.py). `gpuwise.cli.app.main`, which tests and other programs
+call in process, leaves the collector alone.
 """
 
 from __future__ import annotations
