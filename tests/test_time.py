@@ -476,3 +476,14 @@ def test_bad_expert_layout_is_a_usage_error(args, rule, capsys):
 
     code, _, err = run_main(capsys, "estimate", "--model", "mixtral-8x7b-v0.1", "--gpu", "h100-sxm:8", *args)
     assert code == 2 and rule in err
+
+
+def test_full_recomputation_reruns_the_forward_all_to_alls(monkeypatch):
+    """Full recomputation runs each MoE layer's forward again in backward: dispatch and combine
+    twice more, 6 all-to-alls a layer instead of 4 (1 s each here)."""
+    from gpuwise.estimate import training
+
+    monkeypatch.setattr(training, "collective", lambda kind, b, ranks, topo, spans_nodes: 1.0)
+    hw = build_hardware("h100-sxm:8", CAT)
+    job = _moe_job(recompute="full")
+    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 6

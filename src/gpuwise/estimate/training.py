@@ -199,18 +199,22 @@ def _expert_parallel_comm(
     routing sends each token's top-k copies; a padded capacity factor sends the capacity."""
     par = job.parallel
     ep, etp = par.ep, par.expert_tp
+    if job.capacity_factor is not None:
+        notes.append(
+            f"capacity factor {job.capacity_factor:g}: each expert takes {job.expert_load:g} x its even share "
+            + ("(padded to capacity)" if job.pad_to_capacity else "(tokens over capacity dropped)")
+            if model.is_moe
+            else f"--capacity-factor has no effect: {model.name} has no experts"
+        )
     if ep <= 1 or not model.is_moe:
         return 0.0
     own = tokens / par.tp if (par.sequence_parallel and par.tp > 1) else tokens
     routed = own * model.experts_per_token * job.expert_load * model.hidden * _element_bytes(job)
     spans = hw.nodes > 1 and par.tp * ep > hw.gpus_per_node
+    # dispatch and combine, forward and backward; full recomputation runs the forward pair again
+    passes = 4 + (2 if job.recompute == "full" else 0)
     notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
-    if job.capacity_factor is not None:
-        notes.append(
-            f"capacity factor {job.capacity_factor:g}: each expert takes {job.expert_load:g} x its even share "
-            + ("(padded to capacity)" if job.pad_to_capacity else "(tokens over capacity dropped)")
-        )
-    a2a = 4 * collective("all_to_all", routed, ep, topo, spans)
+    a2a = passes * collective("all_to_all", routed, ep, topo, spans)
     if etp <= 1:
         return a2a
     notes.append(f"expert-tensor parallelism {etp}: expert tokens all-gathered and reduce-scattered over {etp} ranks")
