@@ -161,3 +161,46 @@ def test_generic_config_json_named_after_its_folder(tmp_path):
     (folder / "config.json").write_text(json.dumps(_without_name("mistral-7b-v0.1.json")))
     assert load_hf_config(folder / "config.json").name == "mistral-7b-v0.1"
     assert load_hf_config(folder).name == "mistral-7b-v0.1"
+
+
+QWEN3_30B_A3B = {  # Qwen/Qwen3-30B-A3B config.json: every layer MoE, no shared expert
+    "model_type": "qwen3_moe",
+    "hidden_size": 2048,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+    "head_dim": 128,
+    "intermediate_size": 6144,
+    "moe_intermediate_size": 768,
+    "num_experts": 128,
+    "num_experts_per_tok": 8,
+    "vocab_size": 151936,
+    "tie_word_embeddings": False,
+    "hidden_act": "silu",
+    "decoder_sparse_step": 1,
+    "mlp_only_layers": [],
+}
+
+
+def test_moe_experts_take_their_own_width():
+    """Qwen3-MoE's `intermediate_size` is a dense layer's width; each expert is `moe_intermediate_size`
+    wide. The model card: 30.5B parameters, 3.3B activated."""
+    a = arch_from_hf_config(QWEN3_30B_A3B, "qwen3-30b-a3b")
+    assert (a.ffn, a.experts, a.experts_per_token) == (768, 128, 8)
+    assert abs(a.params / 1e9 - 30.5) < 0.1 and abs(a.active_params / 1e9 - 3.3) < 0.1
+
+
+@pytest.mark.parametrize(
+    ("extra", "what"),
+    [
+        ({"n_shared_experts": 1}, "shared experts"),
+        ({"shared_expert_intermediate_size": 5632}, "shared experts"),
+        ({"first_k_dense_replace": 3}, "dense layers"),
+        ({"mlp_only_layers": [0, 1]}, "dense layers"),
+        ({"decoder_sparse_step": 2}, "dense layers"),
+    ],
+)
+def test_moe_shapes_gpuwise_cannot_describe_are_refused(extra, what):
+    """DeepSeek-style shared experts and dense layers among MoE ones: a clear error, not a wrong size."""
+    with pytest.raises(ConfigError, match=what):
+        arch_from_hf_config({**QWEN3_30B_A3B, **extra}, "moe")

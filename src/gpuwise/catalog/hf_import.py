@@ -159,6 +159,20 @@ def _activation(cfg: dict[str, Any]) -> str:
     return str(cfg.get("hidden_act") or cfg.get("hidden_activation") or cfg.get("activation_function") or "").lower()
 
 
+def _check_uniform_moe(cfg: dict[str, Any], where: str) -> None:
+    """gpuwise describes an MoE model as identical blocks of routed experts: a config with shared
+    experts or dense layers among the MoE ones (DeepSeek, Qwen2-MoE) would be estimated wrongly."""
+    shared = cfg.get("n_shared_experts") or cfg.get("shared_expert_intermediate_size")
+    step = cfg.get("decoder_sparse_step")
+    dense = cfg.get("first_k_dense_replace") or cfg.get("mlp_only_layers") or (isinstance(step, int) and step > 1)
+    if shared or dense:
+        what = "shared experts" if shared else "dense layers between the MoE layers"
+        raise ConfigError(
+            f"{where}: this MoE model has {what}, which gpuwise does not model yet (it describes every "
+            "block as the same routed experts, as Mixtral, Qwen3-MoE and OLMoE are)"
+        )
+
+
 def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[str, Any]:
     """`TransformerArch` fields read the same way for every family (Llama-like defaults)."""
     shape = _attention_shape(cfg, mt, where)
@@ -168,6 +182,10 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
     act = _activation(cfg)
     experts = _opt_int(cfg, ("num_local_experts", "num_experts", "n_routed_experts"), where) or 1
     top_k = _opt_int(cfg, ("num_experts_per_tok", "moe_top_k"), where) or (2 if experts > 1 else 1)
+    if experts > 1:
+        _check_uniform_moe(cfg, where)
+        # Qwen-MoE, DeepSeek, OLMoE: `intermediate_size` is a dense layer's width, the experts' is this
+        ffn = _opt_int(cfg, ("moe_intermediate_size",), where) or ffn
     window = _opt_int(cfg, ("sliding_window",), where)
     if cfg.get("use_sliding_window") is False:
         window = None
