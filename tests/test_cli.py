@@ -180,3 +180,15 @@ def test_min_memory_bare_numbers_are_gib_and_bounded():
     assert {g.id for g in filter_gpus(cat, min_memory="80")} == {g.id for g in filter_gpus(cat, min_memory="80GiB")}
     with pytest.raises(UsageError, match="out of range"):
         filter_gpus(cat, min_memory="9" * 400)
+
+
+@pytest.mark.parametrize("spec", ["h100-sxm:1_6", "h100-sxm:\u0661\u0666", "h100-sxm:+8", "h100-sxm:8.0"])
+def test_gpu_counts_are_plain_ascii_digits(spec):
+    """int() reads '1_6' and Arabic-Indic digits as 16: the count after ':' is ASCII digits or an error."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.errors import UsageError
+    from gpuwise.workload import build_hardware
+
+    with pytest.raises(UsageError, match="whole number"):
+        build_hardware(spec, load_catalog())
+    assert build_hardware("h100-sxm: 8 ", load_catalog()).count == 8

@@ -310,11 +310,12 @@ def build_hardware(
     Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works)."""
     hw = check("hardware", {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
     name, _, count_text = str(hw.gpu).partition(":")
+    count_text = count_text.strip()
     gpu = catalog.gpu(name)
-    try:
-        count = int(count_text) if count_text else default_count
-    except ValueError:
-        raise UsageError(f"--gpu {spec!r}: the count after ':' must be a whole number (e.g. h100-sxm:8)") from None
+    # ASCII digits only: int() would also read '1_6' and other scripts' digits ('١٦') as 16
+    if count_text and not (count_text.isascii() and count_text.isdigit()):
+        raise UsageError(f"--gpu {spec!r}: the count after ':' must be a whole number (e.g. h100-sxm:8)")
+    count = int(count_text) if count_text else default_count
     if not 1 <= count <= MAX_DEGREE:
         raise UsageError(f"--gpu {spec!r}: the GPU count must be between 1 and {MAX_DEGREE}")
     per_node = hw.gpus_per_node or min(count, gpu.node_gpus)
