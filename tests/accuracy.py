@@ -237,6 +237,8 @@ def _memory_options(inp: dict[str, Any], compile_default: bool | None, source: s
         out["optimizer_in_backward"] = True
     if "paged" in str(inp.get("optimizer") or "").lower():
         out["paged_optimizer"] = True
+    if inp.get("kbit_fp32_upcast"):  # PEFT prepare_model_for_kbit_training left in force
+        out["kbit_fp32_upcast"] = True
     return out
 
 

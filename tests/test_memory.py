@@ -481,3 +481,22 @@ def test_moe_expert_states_shard_over_the_expert_data_parallel_group():
     assert opt == master == pytest.approx(0.806, abs=1e-3) and (w, g) == (1.0, 1.0)
     dense = TrainingJob(model=catalog.model("llama-2-7b"), parallel=Parallelism(zero=1))
     assert _shard_states(dense, sp_, (1.0, 1.0, 1.0, 1.0), 8, _Notes(catalog)) == ((1.0, 1.0, 0.125, 0.125), 1.0)
+
+
+def test_peft_kbit_upcast_runs_a_qlora_model_in_fp32():
+    """PEFT's prepare_model_for_kbit_training (axolotl's 2023 QLoRA path): Llama-2-7B's embeddings and
+    head (2 x 32000 x 4096) and its 65 norms (65 x 4096) go to fp32, +2 B each; the layer checkpoints
+    of full recomputation are fp32 block inputs, 32 x 2 x 4096 x 4096 x 4 B instead of x 2 B; the fp32
+    head gets a 16-bit autocast copy, 32000 x 4096 x 2 B. Without --method qlora it is a clear error."""
+    catalog = load_catalog()
+    model = catalog.model("llama-2-7b")
+    base = TrainingJob(model=model, method="qlora", lora_rank=8, micro_batch=2, seq=4096, recompute="full")
+    up = replace(base, kbit_fp32_upcast=True)
+    d0 = training_memory(base, hw(catalog), catalog).per_gpu.detail
+    d1 = training_memory(up, hw(catalog), catalog).per_gpu.detail
+    assert d1["frozen_base"] - d0["frozen_base"] == (2 * 32000 * 4096 + 65 * 4096) * 2
+    assert d1["layer_activations"] - d0["layer_activations"] == 32 * 2 * 4096 * 4096 * 2
+    assert d1["autocast_weight_copies"] - d0.get("autocast_weight_copies", 0.0) == 32000 * 4096 * 2
+    assert d1["logits_and_loss"] == d0["logits_and_loss"]  # the head runs under autocast: 16-bit logits
+    with pytest.raises(UsageError, match="--method qlora"):
+        training_memory(replace(base, method="lora", kbit_fp32_upcast=True), hw(catalog), catalog)

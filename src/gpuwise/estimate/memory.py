@@ -389,7 +389,7 @@ def _activations(
     job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: _Notes
 ) -> tuple[float, dict[str, float]]:
     model = job.model
-    e = 4 if job.precision in ("fp32", "tf32") else 2
+    e = 4 if job.precision in ("fp32", "tf32") or _kbit_upcast(job, n) else 2
     if isinstance(model, GenericArch):
         if model.activation_bytes_per_sample is None:
             n.add(
@@ -582,13 +582,41 @@ def _overheads(allocated: float, hw: Hardware, comm: bool, n: _Notes) -> dict[st
     return out
 
 
+def _kbit_upcast(job: TrainingJob, n: _Notes) -> bool:
+    """PEFT's prepare_model_for_kbit_training casts every weight that is not 4-bit (embeddings, norms,
+    LM head) to fp32, and a bitsandbytes Linear4bit returns its input's dtype: the embedding output is
+    fp32, so the residual stream, each linear's output and every saved activation stay fp32 (a stack
+    that casts the norms and embeddings back to 16 bits, as axolotl does for FlashAttention, runs 16-bit)."""
+    if not job.kbit_fp32_upcast:
+        return False
+    if job.method != "qlora":
+        raise UsageError("kbit_fp32_upcast describes a 4-bit (QLoRA) base prepared by PEFT; use it with --method qlora")
+    n.add(
+        "PEFT prepare_model_for_kbit_training: embeddings, norms and LM head in fp32; bitsandbytes returns its "
+        "input's dtype, so the residual stream and the saved activations are fp32"
+    )
+    return True
+
+
+def _kbit_head_copy(job: TrainingJob, n: _Notes) -> float:
+    """The fp32 LM head under autocast: its 16-bit weight copy is cached in the forward and saved for
+    the input gradient (the head adapter's and the blocks' gradients need it)."""
+    model = job.model
+    if not (job.kbit_fp32_upcast and isinstance(model, TransformerArch) and model.lm_head):
+        return 0.0
+    n.add("autocast: a 16-bit copy of the fp32 LM head weight, saved for backward")
+    return model.vocab * model.hidden / job.parallel.tp * DTYPE_BYTES["bf16"]
+
+
 def _adapter_states(
     job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: _Notes, detail: dict[str, float], head: bool
 ) -> tuple[float, float, float]:
     """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
     if job.method == "qlora":
-        weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES["bf16"]
-        n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
+        kept = "fp32" if _kbit_upcast(job, n) else "bf16"
+        weights = _quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
+        if kept == "bf16":
+            n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
     else:
         weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
     detail["frozen_base"] = weights
@@ -787,6 +815,8 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     acts, act_detail = _activations(job, hw, stage, prof, n)
     detail.update(act_detail)
     copies = _autocast_weight_copies(job, sp_, prof, dp, n)  # saved for backward: counted with the activations
+    if stage in ("last", "only"):
+        copies += _kbit_head_copy(job, n)
     if copies:
         detail["autocast_weight_copies"] = copies
         acts += copies

@@ -200,6 +200,7 @@ def _training_job(
         compile=profile.compile if f.compile is None else f.compile,
         optimizer_in_backward=bool(f.optimizer_in_backward),
         paged_optimizer=bool(f.paged_optimizer),
+        kbit_fp32_upcast=bool(f.kbit_fp32_upcast),
         loss=f.loss,
         **_capacity(f),
     )

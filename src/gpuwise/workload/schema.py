@@ -332,6 +332,12 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="off",
     )
+    kbit_fp32_upcast: bool | None = _f(
+        "QLoRA through PEFT's prepare_model_for_kbit_training: embeddings, norms and head in fp32, activations fp32.",
+        example=False,
+        applies="training",
+        default="off",
+    )
     loss: Annotated[Loss | None, Choice] = _f(
         "Cross-entropy: eager (fp32 upcast), vocab_parallel (Megatron's), chunked (torchtune's), fused (Liger, Unsloth).",
         example="chunked",

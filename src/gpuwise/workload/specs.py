@@ -151,6 +151,7 @@ class TrainingJob:
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
+    kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream
     loss: Loss | None = None  # None: the framework's loss
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
