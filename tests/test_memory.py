@@ -500,3 +500,22 @@ def test_peft_kbit_upcast_runs_a_qlora_model_in_fp32():
     assert d1["logits_and_loss"] == d0["logits_and_loss"]  # the head runs under autocast: 16-bit logits
     with pytest.raises(UsageError, match="--method qlora"):
         training_memory(replace(base, method="lora", kbit_fp32_upcast=True), hw(catalog), catalog)
+
+
+def test_autocast_keeps_the_eager_softmax_in_fp32():
+    """torch.autocast runs softmax in fp32 (CUDA autocast's fp32 op list), so an AMP stack's eager
+    attention keeps a 4 B softmax output instead of 2 B: BERT-large (24 layers, 16 heads) at batch 4
+    x 512 tokens holds 24 x 16 x 512 x 512 x 4 x 2 B = 805,306,368 B more than 16-bit probabilities
+    would take. Pure 16-bit training (no autocast) is unchanged."""
+    catalog = load_catalog()
+    bert = catalog.model("bert-large-uncased")
+    amp = TrainingJob(
+        model=bert, method="full", precision="fp16", framework="hf-trainer", attention="eager", seq=512, micro_batch=4
+    )
+    n = _Notes(catalog)
+    args = (bert, 512, 4, 2, 1, False, "eager", "none", n)
+    assert layer_activation_bytes(*args, softmax_bytes=4) - layer_activation_bytes(*args) == 16 * 512 * 512 * 4 * 2
+    d = training_memory(amp, hw(catalog, "v100-32gb-sxm"), catalog).per_gpu.detail
+    pure = replace(amp, master_weights=False)
+    d16 = training_memory(pure, hw(catalog, "v100-32gb-sxm"), catalog).per_gpu.detail
+    assert d["layer_activations"] - d16["layer_activations"] == 24 * 16 * 512 * 512 * 4 * 2

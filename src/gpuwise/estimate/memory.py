@@ -289,6 +289,7 @@ def layer_activation_bytes(
     fused_swiglu: bool = False,
     selective_op: bool = False,
     expert_load: float = 1.0,
+    softmax_bytes: float | None = None,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
@@ -303,9 +304,12 @@ def layer_activation_bytes(
     keeps gate and up only (its backward recomputes act(gate)). `selective_op`: torchtitan's
     op-level selective checkpointing, which keeps the layer input, the outputs of every other matmul
     (q, v, w1, w2 of q, k, v, o, w1, w3, w2), the attention output and its log-sum-exp.
+    `softmax_bytes`: the eager softmax output kept for its backward (4 under torch.autocast, which runs
+    softmax in fp32; default the activation size).
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
+    probs = e if softmax_bytes is None else softmax_bytes
     mask_b = n.conv("dropout_mask_bytes") if (model.dropout or model.attention_dropout) else 0.0
     mask = mask_b if model.dropout else 0.0  # the two hidden-dropout masks of a block
     kv_per_gpu = kv_heads_per_gpu(model, tp)
@@ -329,7 +333,7 @@ def layer_activation_bytes(
     mlp = mlp_width * model.experts_per_token * expert_load  # MoE: the expert GEMMs' tokens (padded capacity)
     if attention == "eager" and recompute == "none":
         # softmax output; with attention dropout also its mask and the dropped-out probabilities
-        scores = (e + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
+        scores = (probs + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
     elif attention == "flash":
         scores = 4 * s * b * model.heads / tp  # FlashAttention keeps one fp32 log-sum-exp per row
     else:
@@ -376,7 +380,11 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: _Notes) -> di
         n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
     if job.recompute == "selective" and prof.selective_policy == "op":
         n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
+    autocast = prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16")
+    if autocast and job.attention == "eager":
+        n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
     return {
+        "softmax_bytes": DTYPE_BYTES["fp32"] if autocast else None,
         "norm_bytes": norm_bytes,
         "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
         "fused_swiglu": fused_swiglu,
