@@ -30,7 +30,7 @@ _HASH = "__struct_hash__"
 _REPR = "__struct_repr__"
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+def fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     """A C-speed function from an instance to the tuple of its `names` fields."""
     if len(names) > 1:
         return attrgetter(*names)
@@ -60,10 +60,10 @@ def _repr(self: Any) -> str:
 
 def _share(cls: type[_T], own: set[str], hashable: bool) -> type[_T]:
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    setattr(cls, _CMP, _getter(tuple(f.name for f in fields if f.compare)))
+    setattr(cls, _CMP, fields_getter(tuple(f.name for f in fields if f.compare)))
     setattr(cls, _REPR, tuple(f.name for f in fields if f.repr))
     hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-    setattr(cls, _HASH, _getter(hashed))
+    setattr(cls, _HASH, fields_getter(hashed))
     for name, fn in (("__eq__", _eq), ("__repr__", _repr)):
         if name not in own:
             setattr(cls, name, fn)

@@ -17,6 +17,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
+from gpuwise.struct import fields_getter
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
     from typing_extensions import dataclass_transform
@@ -104,18 +106,6 @@ def _is_classvar(annotation: Any) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The field values of a record as one tuple, in declaration order."""
-    if not names:
-        return lambda _obj: ()
-    if len(names) == 1:
-        (only,) = names
-        return lambda obj: (getattr(obj, only),)
-    import operator
-
-    return operator.attrgetter(*names)
-
-
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field, FieldInfo))
 class RecordMeta(type):
     """Makes each record class from its own annotations: its new fields become `__slots__`, their
@@ -141,7 +131,7 @@ class RecordMeta(type):
         names = tuple(fields)
         cls.__record_fields__ = fields  # type: ignore[attr-defined]
         cls.__record_names__ = names  # type: ignore[attr-defined]
-        cls.__record_values__ = staticmethod(_getter(names))  # type: ignore[attr-defined]
+        cls.__record_values__ = staticmethod(fields_getter(names))  # type: ignore[attr-defined]
         cls.__record_setters__ = tuple(getattr(cls, n).__set__ for n in names)  # type: ignore[attr-defined]
         return cls
 
