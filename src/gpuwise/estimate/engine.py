@@ -295,8 +295,7 @@ class StepModel:
         for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
             out[side] = out.get(side, 0.0) + t
         if par.tp > 1:
-            ar = collective("all_reduce", tokens * m.hidden * 2, par.tp, self.topo, spans_nodes=False)
-            out["tensor_parallel_comm"] = 2 * self.layers * ar
+            out["tensor_parallel_comm"] = self._comm(tokens)
         return out
 
     def keys(self, context: float) -> float:
