@@ -24,18 +24,6 @@ rollout_app = typer.Typer(
 RolloutOpt = Annotated[int | None, typer.Option("--rollout", help="Roll-out id (default: the newest).")]
 
 
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(highlight=False) if sys.stdout.isatty() else Console(highlight=False, width=160)
-
-
-def _write(root: Path, texts: dict[str, str]) -> list[Path]:
-    from gpuwise.deploy.writer import write_texts
-
-    return write_texts(texts, root)
-
-
 @rollout_app.command("plan")
 def plan(
     target: Annotated[str, typer.Option("--target", help="driver=VERSION, firmware=VERSION or cuda=VERSION.")],
@@ -64,6 +52,7 @@ def plan(
     """Ansible inventory and playbooks from the fleet store; the plan is stored for `rollout status`."""
     with _errors():
         from gpuwise.deploy.rollout_playbook import PlaybookSettings, files
+        from gpuwise.deploy.writer import write_texts
         from gpuwise.ops import fleet, rollout
 
         goal = rollout.parse_target(target)
@@ -85,7 +74,7 @@ def plan(
         settings = PlaybookSettings(
             rollout_id, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command
         )
-        written = _write(out, files(the_plan, settings))
+        written = write_texts(files(the_plan, settings), out)
         if as_json:
             _json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})
             return
