@@ -102,27 +102,28 @@ def plan_disaggregated(
             runs[pool, r] = simulate(step, s, [t * r / qps for t in unit], job.input_tokens).warm(warm)
         return runs[pool, r]
 
+    prefill_cap, decode_cap = _capacity(step, prefill_setup, job), _capacity(step, decode_setup, job)
+
     def prefill_ok(r: int) -> bool:
-        cap = _capacity(step, prefill_setup, job)
-        if qps / (r * cap) >= 1:
+        if qps / (r * prefill_cap) >= 1:
             return False
         limit = goals.ttft_seconds
         return limit is None or percentile(run("prefill", r).ttft, goals.percentile) + transfer <= limit
 
     def decode_ok(r: int) -> bool:
-        if qps / (r * _capacity(step, decode_setup, job)) >= 1:
+        if qps / (r * decode_cap) >= 1:
             return False
         limit = goals.tpot_seconds
         return limit is None or percentile(run("decode", r).tpot, goals.percentile) <= limit
 
-    p = _fewest(prefill_ok, math.floor(qps / _capacity(step, prefill_setup, job)) + 1)
-    d = _fewest(decode_ok, math.floor(qps / _capacity(step, decode_setup, job)) + 1)
+    p = _fewest(prefill_ok, math.floor(qps / prefill_cap) + 1)
+    d = _fewest(decode_ok, math.floor(qps / decode_cap) + 1)
     while goals.e2e_seconds is not None and d < MAX_POOL:
-        if _e2e(run("prefill", p), run("decode", d), transfer, key) <= goals.e2e_seconds:
+        if _pcts(_e2e(run("prefill", p), run("decode", d), transfer))[key] <= goals.e2e_seconds:
             break
         d += max(1, d // 8)
     pre, dec = run("prefill", p), run("decode", d)
-    e2e = [a + transfer + (b - c) for a, b, c in zip(pre.ttft, dec.e2e, dec.ttft, strict=True)]
+    e2e = _e2e(pre, dec, transfer)
     pcts = {"ttft": _pcts([t + transfer for t in pre.ttft]), "tpot": _pcts(dec.tpot), "e2e": _pcts(e2e)}
     limits = (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds))
     meets = p < MAX_POOL and d < MAX_POOL and all(pcts[m][key] <= v for m, v in limits if v is not None)
@@ -138,9 +139,10 @@ def _capacity(step: StepModel, setup: EngineSetup, job: InferenceJob) -> float:
     return steady_state(step, setup, max(1, setup.max_batch), job.input_tokens).requests_per_second
 
 
-def _e2e(pre: SimResult, dec: SimResult, transfer: float, key: str) -> float:
-    e2e = [a + transfer + (b - c) for a, b, c in zip(pre.ttft, dec.e2e, dec.ttft, strict=True)]
-    return _pcts(e2e)[key]
+def _e2e(pre: SimResult, dec: SimResult, transfer: float) -> list[float]:
+    """Each request's end-to-end latency: prefill pool TTFT, the KV transfer, then the decode
+    pool's time after its first token."""
+    return [a + transfer + (b - c) for a, b, c in zip(pre.ttft, dec.e2e, dec.ttft, strict=True)]
 
 
 __all__ = ["DisaggPlan", "kv_transfer_seconds", "plan_disaggregated"]
