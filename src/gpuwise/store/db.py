@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import math
 import os
 import random
@@ -290,28 +291,17 @@ def check_row(table: Table, values: Mapping[str, Any], what: str) -> None:
 def insert_new(conn: Connection, table: Table, values: Mapping[str, Any], key: str) -> bool:
     """INSERT ... ON CONFLICT (key) DO NOTHING; True when the row was new. Concurrent writers of
     the same row never fail: the one that loses finds it there (and may update it)."""
-    stmt: Any
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
+    if conn.dialect.name in ("postgresql", "sqlite"):  # both dialects' insert() has ON CONFLICT and RETURNING
+        dialect = importlib.import_module(f"sqlalchemy.dialects.{conn.dialect.name}")
         stmt = (
-            postgresql.insert(table)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=[key])
-            .returning(table.c[key])
+            dialect.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key]).returning(table.c[key])
         )
-    elif conn.dialect.name == "sqlite":
-        from sqlalchemy.dialects import sqlite
-
-        stmt = (
-            sqlite.insert(table).values(**values).on_conflict_do_nothing(index_elements=[key]).returning(table.c[key])
-        )
-    else:  # another backend: look first (a race surfaces as IntegrityError, which transaction() retries)
-        if conn.execute(select(table.c[key]).where(table.c[key] == values[key])).first() is not None:
-            return False
-        conn.execute(insert(table).values(**values))
-        return True
-    return conn.execute(stmt).first() is not None  # RETURNING: rowcount is -1 under psycopg
+        return conn.execute(stmt).first() is not None  # RETURNING: rowcount is -1 under psycopg
+    # another backend: look first (a race surfaces as IntegrityError, which transaction() retries)
+    if conn.execute(select(table.c[key]).where(table.c[key] == values[key])).first() is not None:
+        return False
+    conn.execute(insert(table).values(**values))
+    return True
 
 
 def create_store_engine(url: str | None = None) -> Engine:
