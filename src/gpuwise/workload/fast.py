@@ -16,14 +16,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from gpuwise.workload.loose import COERCIONS
+from gpuwise.workload.loose import COERCIONS, EXACT_INT
 from gpuwise.workload.table import MODELS, Rule, Rules, rules
 
 if TYPE_CHECKING:
     from gpuwise.workload.schema import HardwareFields, RequirementFields, TargetFields, WorkloadFields
 
 _DIGITS = re.compile(r"[0-9]{1,18}")  # whole numbers as text that pydantic reads the same way
-_EXACT = 2**53
 
 
 class Values:
@@ -83,7 +82,7 @@ def _number(v: Any, rule: Rule) -> int | float:
         if type(v) is not int:
             raise _Unsure
     else:
-        if type(v) is int and abs(v) < _EXACT:
+        if type(v) is int and abs(v) < EXACT_INT:
             v = float(v)
         if type(v) is not float or not math.isfinite(v):
             raise _Unsure

@@ -20,6 +20,9 @@ MAX_SEQ = 1 << 24
 MAX_DEGREE = 1 << 16  # tp, pp, GPUs per node, GPU count
 MAX_QPS = 1e7
 MAX_MS = 1e9
+# Integers up to this convert to float (and back) exactly: the light validator and the rules it
+# is built from only treat such numbers as pydantic does.
+EXACT_INT = 2**53
 
 
 def lower(value: Any) -> Any:
@@ -87,6 +90,7 @@ COERCIONS: dict[str, Callable[[Any], Any]] = {
 
 __all__ = [
     "COERCIONS",
+    "EXACT_INT",
     "MAX_BATCH",
     "MAX_COUNT",
     "MAX_DEGREE",

@@ -14,12 +14,11 @@ import types
 import typing
 from typing import Any, Literal
 
-from gpuwise.workload.loose import COERCIONS
+from gpuwise.workload.loose import COERCIONS, EXACT_INT
 from gpuwise.workload.table import Rule, Rules
 
 # Model settings the rules reproduce (extra="forbid": unknown keys go to pydantic for its error).
 _KNOWN_CONFIG = {"extra", "allow_inf_nan", "str_max_length"}
-_EXACT = 2**53  # integers up to this convert to float exactly
 
 
 def _members(annotation: Any) -> tuple[list[Any], bool]:
@@ -83,7 +82,7 @@ def _bounds_fit(kind: str, c: dict[str, Any]) -> bool:
         return False
     if kind == "int" and not all(type(b) is int for b in numeric):
         return False
-    if kind == "float" and not all(type(b) in (int, float) and abs(b) <= _EXACT for b in numeric):
+    if kind == "float" and not all(type(b) in (int, float) and abs(b) <= EXACT_INT for b in numeric):
         return False
     lengths = "min_length" in c or "max_length" in c
     return not (lengths and kind not in ("str", "list")) and not ("pattern" in c and kind != "str")
