@@ -196,6 +196,14 @@ def _time(ops: list[Op], rates: Rates, times: float = 1.0) -> dict[str, float]:
     return out
 
 
+def tp_all_reduces(model: TransformerArch, tokens: int, tp: int, topo: Topology) -> float:
+    """Seconds of a serving forward pass's tensor-parallel all-reduces: two per layer over the
+    `tokens`' 16-bit hidden states, within a node (0 without tensor parallelism)."""
+    if tp <= 1:
+        return 0.0
+    return 2 * model.layers * collective("all_reduce", tokens * model.hidden * 2, tp, topo, spans_nodes=False)
+
+
 _Coefficient = tuple[float, str, float, float, float, float, bool]
 
 
@@ -265,11 +273,7 @@ class StepModel:
         return coef, c1 - (c2 - c1), c2 - c1
 
     def _comm(self, tokens: int) -> float:
-        par = self.job.parallel
-        if par.tp <= 1:
-            return 0.0
-        ar = collective("all_reduce", tokens * self.model.hidden * 2, par.tp, self.topo, spans_nodes=False)
-        return 2 * self.layers * ar
+        return tp_all_reduces(self.model, tokens, self.job.parallel.tp, self.topo)
 
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
     def linear(self, tokens: int, logits: int) -> float:

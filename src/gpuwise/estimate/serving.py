@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
-from gpuwise.estimate.comm import Topology, collective
+from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
-from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
+from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all_reduces
 from gpuwise.estimate.memory import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
@@ -96,8 +96,7 @@ class LLMTimer:
             t, side = self.rates.bound(op.flops, op.bytes, op.kind)
             out[side] = out.get(side, 0.0) + times * t
         if par.tp > 1:
-            ar = collective("all_reduce", tokens * m.hidden * 2, par.tp, self.topo, spans_nodes=False)
-            out["tensor_parallel_comm"] = 2 * m.layers * ar
+            out["tensor_parallel_comm"] = tp_all_reduces(m, tokens, par.tp, self.topo)
         return out
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one timer per estimate, bounded cache
