@@ -153,6 +153,12 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
 
 
+def alone_metrics(model: StepModel, setup: EngineSetup, prompt: int) -> dict[str, float]:
+    """`alone` as the replica search reads it: metric (ttft, tpot, e2e) -> seconds on an idle replica."""
+    ttft, tpot = alone(model, setup, prompt)
+    return {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
+
+
 def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, float]:
     """(TTFT, TPOT) of one request on an idle replica: its prompt in budget-sized chunks, then
     single-request decode steps. No queueing can make a request faster than this."""
@@ -396,7 +402,6 @@ def replica(
     if isinstance(model, TransformerArch) and model.decoder:
         setup = replace(engine_setup(job, hw, catalog), max_batch=max_batch)
         step = StepModel(job, rates, topo, catalog)
-        ttft, tpot = alone(step, setup, job.input_tokens)
         pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
@@ -405,8 +410,7 @@ def replica(
         def run(rate: float) -> SimResult:
             return simulate(step, setup, [t * pipes / rate for t in unit], job.input_tokens)
 
-        lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
-        return Replica(lone, peak, run, "continuous", max_batch)
+        return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch)
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
@@ -442,8 +446,7 @@ def capacities(
     if isinstance(model, TransformerArch) and model.decoder:
         setup = setup or engine_setup(job, hw, catalog)
         step = StepModel(job, rates, topo, catalog)
-        ttft, tpot = alone(step, setup, job.input_tokens)
-        lone = {"ttft": ttft, "tpot": tpot, "e2e": ttft + setup.decode_steps * tpot * setup.tokens_per_step}
+        lone = alone_metrics(step, setup, job.input_tokens)
         peaks = [
             setup.pipelines * steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second
             for b in batches
