@@ -21,7 +21,7 @@ from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.serving import PERCENTILES, percentile, simulated_requests, steady_state
+from gpuwise.estimate.serving import PERCENTILES, meets_goals, percentile, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
 from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
@@ -125,8 +125,7 @@ def plan_disaggregated(
     pre, dec = run("prefill", p), run("decode", d)
     e2e = _e2e(pre, dec, transfer)
     pcts = {"ttft": _pcts([t + transfer for t in pre.ttft]), "tpot": _pcts(dec.tpot), "e2e": _pcts(e2e)}
-    limits = (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds))
-    meets = p < MAX_POOL and d < MAX_POOL and all(pcts[m][key] <= v for m, v in limits if v is not None)
+    meets = p < MAX_POOL and d < MAX_POOL and meets_goals(pcts, goals)
     notes = (
         f"disaggregated: {p} prefill + {d} decode replica(s) of {hw.count}x {hw.gpu.id}; each prompt's KV cache "
         f"({transfer * 1e3:.1f} ms over the network) goes from its prefill replica to a decode replica",
