@@ -25,6 +25,22 @@ def _torch() -> Any:
     return torch
 
 
+def _meta_model(torch: Any, module: Any, dtype: str) -> Any:
+    """`module` (or what its factory builds on meta) on the meta device in `dtype`, in training mode."""
+    if callable(module) and not isinstance(module, torch.nn.Module):
+        with torch.device("meta"):
+            module = module()
+    model = module.to(device="meta", dtype=getattr(torch, _DTYPES[dtype]))
+    model.train()
+    return model
+
+
+def _meta_input(torch: Any, input_shape: Sequence[int], batch: int, dtype: str, input_dtype: str | None) -> Any:
+    """A meta tensor of `batch` samples of `input_shape`: `input_dtype` (a torch name), else the model's dtype."""
+    in_dtype = getattr(torch, input_dtype) if input_dtype else getattr(torch, _DTYPES[dtype])
+    return torch.empty((batch, *(int(d) for d in input_shape)), device="meta", dtype=in_dtype)
+
+
 def describe_module(
     module: Any | Callable[[], Any],
     input_shape: Sequence[int],
@@ -48,18 +64,10 @@ def describe_module(
         raise UsageError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
     if batch < 1 or any(int(d) < 1 for d in input_shape):
         raise UsageError(f"batch and input dimensions must be positive; got batch {batch}, shape {tuple(input_shape)}")
-    torch_dtype = getattr(torch, _DTYPES[dtype])
-    if callable(module) and not isinstance(module, torch.nn.Module):
-        with torch.device("meta"):
-            module = module()
-    model = module.to(device="meta", dtype=torch_dtype)
-    model.train()
+    model = _meta_model(torch, module, dtype)
     params = {id(p): p for p in model.parameters()}
     n_params = sum(p.numel() for p in params.values())
-
-    in_dtype = getattr(torch, input_dtype) if input_dtype else torch_dtype
-    shape = (batch, *(int(d) for d in input_shape))
-    x = torch.empty(shape, device="meta", dtype=in_dtype)
+    x = _meta_input(torch, input_shape, batch, dtype, input_dtype)
 
     saved: dict[int, int] = {}
 
@@ -224,11 +232,7 @@ def describe_operators(
     torch = _torch()
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    if callable(module) and not isinstance(module, torch.nn.Module):
-        with torch.device("meta"):
-            module = module()
-    model = module.to(device="meta", dtype=getattr(torch, _DTYPES[dtype]))
-    model.train()
+    model = _meta_model(torch, module, dtype)
     rec = _Recorder(torch, model, batch)
 
     class Mode(TorchDispatchMode):
@@ -244,8 +248,7 @@ def describe_operators(
         return hook
 
     handles = [m.register_forward_pre_hook(enter(n)) for n, m in model.named_modules() if not list(m.children())]
-    in_dtype = getattr(torch, input_dtype) if input_dtype else getattr(torch, _DTYPES[dtype])
-    x = torch.zeros((batch, *(int(d) for d in input_shape)), device="meta", dtype=in_dtype)
+    x = _meta_input(torch, input_shape, batch, dtype, input_dtype)
     try:
         with Mode():
             model(x)
