@@ -56,6 +56,11 @@ def block_linear_params(model: TransformerArch) -> int:
     return sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
 
 
+def expert_linear_params(model: TransformerArch) -> int:
+    """The MoE experts' share of `block_linear_params`: the linears a block holds more than one of."""
+    return sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+
+
 def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -> Op:
     """y[m,n] = x[m,k] @ w[k,n]: 2mkn FLOPs; reads x and w once, writes y."""
     flops = 2 * m * k * n * copies

@@ -16,7 +16,7 @@ from typing import Any
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
-from gpuwise.estimate.compute import block_linear_params, kv_heads_per_gpu
+from gpuwise.estimate.compute import block_linear_params, expert_linear_params, kv_heads_per_gpu
 from gpuwise.struct import frozen
 from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.build import data_parallel
@@ -156,7 +156,7 @@ def stage_params(
     n_layers = math.ceil(model.layers / pp)
     linear_w: float = block_linear_params(model)
     layer_rest = model.layer_params - linear_w
-    experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+    experts_w = expert_linear_params(model)
     # 1/ep of the expert matrices on each rank, each 1/etp of its expert; the rest split over tp
     block = n_layers * ((linear_w - experts_w) / tp + experts_w / (ep * (tp if etp is None else etp)))
     other = n_layers * layer_rest / tp
@@ -570,7 +570,7 @@ def _shard_states(
     model, par = job.model, job.parallel
     if not zero or job.method != "full" or not isinstance(model, TransformerArch) or not model.is_moe:
         return (weights, grads, opt, master), 1.0
-    experts_w = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+    experts_w = expert_linear_params(model)
     share = sp_.layers * experts_w / (par.ep * par.expert_tp) / max(sp_.total, 1)
     r = (1 - share) + share * par.ep * par.expert_tp / par.tp
     if r == 1:
