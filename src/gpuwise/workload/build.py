@@ -25,6 +25,7 @@ from gpuwise.workload.specs import (
 from gpuwise.workload.table import applying, check_unknown, names
 
 if TYPE_CHECKING:  # the values come from gpuwise.workload.fast, which builds the model only when it must
+    from gpuwise.catalog.schema import Framework
     from gpuwise.workload.schema import WorkloadFields
 
 # Defaults a user can always override; each is echoed in the estimate's `workload` section.
@@ -85,9 +86,9 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
-    if task == "inference":
+    if profile is None:  # serving: no training stack
         return _inference_job(f, given, model, parallel)
-    return _training_job(f, given, model, parallel, task, catalog)
+    return _training_job(f, given, model, parallel, task, profile)
 
 
 def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism) -> InferenceJob:
@@ -144,7 +145,12 @@ def _speculative(f: WorkloadFields) -> dict[str, Any]:
 
 
 def _training_job(
-    f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism, task: str, catalog: Catalog
+    f: WorkloadFields,
+    given: dict[str, Any],
+    model: ModelArch,
+    parallel: Parallelism,
+    task: str,
+    profile: Framework,
 ) -> TrainingJob:
     stray = [k for k in INFERENCE_KEYS if k in given]
     if stray:
@@ -170,7 +176,6 @@ def _training_job(
         raise UsageError(f"--global-batch ({f.global_batch}) is smaller than --micro-batch ({micro})")
     if f.tokens is not None and f.samples is not None:
         raise UsageError("give --tokens or --samples, not both")
-    profile = catalog.framework(f.framework or catalog.default_framework(task))
     seq = f.seq or _default_seq(model)
     if parallel.cp > 1 and seq % (2 * parallel.cp):
         raise LayoutError(
