@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
@@ -22,7 +22,7 @@ from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.plan.explain import explain, headline
-from gpuwise.plan.layouts import CostBound, best_layout, cost_bound
+from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
@@ -36,10 +36,7 @@ if TYPE_CHECKING:  # availability is imported by the training branches and --red
 
 __all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
 
-Recompute = Literal["none", "selective", "full"]
 MAX_COUNT = 4096  # search bound on GPUs per configuration
-TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
-PP_DEGREES = (1, 2, 4, 8, 16)
 
 
 @mutable
@@ -249,10 +246,6 @@ def _counts(gpu: GPU, limit: int) -> list[int]:
     return out
 
 
-def _hardware(gpu: GPU, count: int) -> Hardware:
-    return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
-
-
 def _at_most(value: float | None, limit: float) -> dict[str, Any]:
     """A requirement of the form value <= limit: met or not, and by how much."""
     return {
@@ -318,7 +311,7 @@ def _training_candidates(
         ideal = bound.ideal_seconds(variant, rates, count)
         if req.deadline_seconds and ideal and ideal > req.deadline_seconds and count < counts[-1]:
             continue  # too few GPUs to meet the deadline even at the roofline
-        hw = _hardware(gpu, count)
+        hw = hardware(gpu, count)
         price = usd_per_hour(hw, req.pricing, params)
         if price is None:
             unpriced += 1
@@ -565,8 +558,8 @@ def _gpu_candidates(
     lg = check_lang(req.lang)
     if not gpu.peak_flops:
         return [], Rejection(gpu.id, msg("why_no_compute", lg))
-    if usd_per_hour(_hardware(gpu, 1), req.pricing, params) is None:
-        return [], Rejection(gpu.id, localize(why_no_price(_hardware(gpu, 1), req.pricing, params), lg))
+    if usd_per_hour(hardware(gpu, 1), req.pricing, params) is None:
+        return [], Rejection(gpu.id, localize(why_no_price(hardware(gpu, 1), req.pricing, params), lg))
     found: list[Candidate] = []
     reasons: list[str] = []
     for work in workloads:
@@ -595,7 +588,7 @@ def _gpu_candidates(
 def _cheapest_gpu_hour(gpu: GPU, req: Requirements, params: CostParams) -> float | None:
     """The lowest price per GPU-hour of one GPU or a whole node (offers rent whole instances)."""
     prices = [
-        p / n for n in {1, gpu.node_gpus} if (p := usd_per_hour(_hardware(gpu, n), req.pricing, params)) is not None
+        p / n for n in {1, gpu.node_gpus} if (p := usd_per_hour(hardware(gpu, n), req.pricing, params)) is not None
     ]
     return min(prices, default=None)
 

@@ -28,6 +28,7 @@ from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
+from gpuwise.plan.layouts import TP_DEGREES, hardware
 from gpuwise.plan.messages import Lang, check_lang, msg
 from gpuwise.struct import frozen
 from gpuwise.units import fmt_seconds
@@ -41,7 +42,6 @@ __all__ = ["confirm_cheapest", "grown_serving", "serving_candidates"]
 
 CONFIRM_TOP = 1  # GPU types simulated at least (more while an unsimulated floor is cheaper)
 CONFIRM_OPTIONS = 2  # options simulated per GPU type beyond each TP degree's best (cheapest floors first)
-TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
 
@@ -59,10 +59,6 @@ class Option:
     @property
     def floor_cost(self) -> float:
         return math.inf if self.usd_per_hour is None else self.floor * self.usd_per_hour
-
-
-def _hardware(gpu: GPU, count: int) -> Hardware:
-    return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
 
 
 def _candidate(est: Any, usd: float | None, **kw: Any) -> Candidate:
@@ -113,7 +109,7 @@ def _options(
     out: list[Option] = []
     for tp in _serving_layouts(work.model, gpu):
         job = replace(work, parallel=Parallelism(tp=tp), concurrency=1)
-        hw = _hardware(gpu, tp)
+        hw = hardware(gpu, tp)
         alone = memory(job, hw, cat)
         if not alone.fits:
             continue
@@ -166,7 +162,7 @@ def _estimate(
     target = None
     if req.qps and goals is not None:
         target = LatencyTarget(req.qps, goals.percentile, goals.e2e_seconds, goals.ttft_seconds, goals.tpot_seconds)
-    return estimate(job, _hardware(gpu, option.tp), cat, target=target, search_largest=False, calibration=cal)
+    return estimate(job, hardware(gpu, option.tp), cat, target=target, search_largest=False, calibration=cal)
 
 
 def _build(
