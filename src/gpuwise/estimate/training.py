@@ -430,8 +430,9 @@ def _data_parallel_comm(
     n_train, stage_total = _trainable_params(job, hw)
     e = _element_bytes(job)
     full = job.method == "full" and isinstance(job.model, TransformerArch)
+    prof = framework_of(job, catalog)
     # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
-    grad_bytes = n_train * (state_bytes(job, framework_of(job, catalog), catalog.convention).gradient if full else e)
+    grad_bytes = n_train * (state_bytes(job, prof, catalog.convention).gradient if full else e)
     if dp <= 1 or grad_bytes <= 0:
         return None
     spans = hw.nodes > 1
@@ -446,7 +447,6 @@ def _data_parallel_comm(
             "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
         )
         return m * max(0.0, comm_mb - per_mb) + one_layer
-    prof = framework_of(job, catalog)
     bucket_bytes = prof.bucket_bytes
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
     backward = work.layers * layer_backward
