@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -14,6 +17,7 @@ from hypothesis import settings
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.hf_import import load_hf_config
 
+ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 HF_CONFIGS = DATA / "hf_configs"
 SETUP = "bash scripts/setup_dev.sh installs it"
@@ -27,6 +31,16 @@ def catalog() -> Catalog:
 def hf(name: str):
     """A real Hugging Face config.json from tests/data/hf_configs."""
     return load_hf_config(HF_CONFIGS / f"{name}.json")
+
+
+def load_script(name: str) -> ModuleType:
+    """scripts/NAME.py imported as the module NAME (registered in sys.modules, as dataclasses need)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 # CI explores the same examples every run (no flaky property tests); locally hypothesis varies them.

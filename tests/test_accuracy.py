@@ -4,17 +4,16 @@ docs/accuracy.md shows every case with its real error; these tests hold the chec
 the tolerance and keep the document current.
 """
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from gpuwise.catalog import load_catalog
 
 from .accuracy import KNOWN_MISSES, MISS_BOUNDS, evaluate_all
+from .conftest import load_script
 
 RESULTS = evaluate_all(load_catalog())
 CHECKED = [r for r in RESULTS if r.checked]
@@ -80,14 +79,6 @@ def test_accuracy_document_is_current():
     assert proc.returncode == 0, proc.stderr
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("accuracy_script", ROOT / "scripts" / "accuracy.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _readme_block(text: str, begin: str, end: str) -> str:
     assert text.count(begin) == 1 and text.count(end) == 1, "README needs one accuracy block"
     return text[text.index(begin) : text.index(end) + len(end)]
@@ -96,7 +87,7 @@ def _readme_block(text: str, begin: str, end: str) -> str:
 def test_readme_accuracy_block_is_the_generated_one():
     from .perf_accuracy import evaluate_all as evaluate_perf
 
-    script = _script()
+    script = load_script("accuracy")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = _readme_block(readme, script.README_BEGIN, script.README_END)
     perf = evaluate_perf(load_catalog())
@@ -107,7 +98,7 @@ def test_readme_accuracy_block_is_the_generated_one():
 
 
 def test_readme_summary_helpers_by_hand():
-    script = _script()
+    script = load_script("accuracy")
     assert script._median_abs([0.1, -0.3, 0.2]) == pytest.approx(0.2)
     assert script._median_abs([0.1, -0.4]) == pytest.approx(0.25)  # even count: mean of the middle two
     assert script._median_abs([]) == 0.0

@@ -8,6 +8,8 @@ from gpuwise.estimate import memory
 from gpuwise.estimate.memory import framework_of, state_bytes
 from gpuwise.workload import Hardware, TrainingJob
 
+from .conftest import load_script
+
 torch = pytest.importorskip("torch")
 from gpuwise.bench.describe import describe_module  # noqa: E402
 
@@ -58,14 +60,7 @@ def test_bad_arguments():
 
 def test_catalog_measurements_are_reproducible():
     """models.yaml's activation sizes for generic models come from scripts/measure_generic.py."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "measure_generic.py"
-    spec = importlib.util.spec_from_file_location("measure_generic", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("measure_generic")
     cat = load_catalog()
     arch = describe_module(mod.resnet50, [3, 224, 224], dtype="bf16")
     entry = cat.models["resnet-50"]

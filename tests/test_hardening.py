@@ -9,7 +9,6 @@ message, exit 2) or a result, never another exception. The concurrency tests run
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
@@ -44,22 +43,13 @@ from gpuwise.store.db import _transient, check_row
 from gpuwise.store.schema import cards, inspections
 from gpuwise.workload import build_hardware
 
+from .conftest import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 HOSTS = ROOT / "examples" / "hosts"
 HEALTHY = HOSTS / "healthy-8x-h100-nvlink.json"
-
-
-def _fuzz_module() -> Any:
-    spec = importlib.util.spec_from_file_location("fuzz_cli", ROOT / "scripts" / "fuzz_cli.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_cli"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_cli = _fuzz_module()
+fuzz_cli = load_script("fuzz_cli")
 
 
 @pytest.fixture(scope="module")
