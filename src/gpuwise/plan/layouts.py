@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import field, replace
-from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import memory
@@ -27,6 +26,7 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.rates import Rates
 from gpuwise.struct import frozen, mutable
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
+from gpuwise.workload.specs import Recompute
 
 __all__ = [
     "CostBound",
@@ -39,7 +39,6 @@ __all__ = [
     "zero_stages",
 ]
 
-Recompute = Literal["none", "selective", "full"]
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 PP_DEGREES = (1, 2, 4, 8, 16)
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
