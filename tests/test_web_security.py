@@ -208,6 +208,28 @@ def test_a_body_over_the_limit_is_413():
 
 def test_a_body_that_stalls_is_408():
     """A client that sends part of a body and then nothing: the guard stops waiting (no timing
+def test_a_content_length_of_non_ascii_digits_is_not_a_500():
+    """'²' (latin-1 0xb2) is a digit to str.isdigit() but not to int(): the body is read and
+    counted as if no length were declared (a server that passes such a header on was a traceback)."""
+    answered: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        body = (await receive())["body"]
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message: Any) -> None:
+        answered.append(message)
+
+    headers = [(b"host", b"localhost"), (b"content-length", "\u00b2".encode("latin-1"))]
+    scope = {"type": "http", "path": "/api/plan", "headers": headers, "query_string": b""}
+    asyncio.run(Guard(app, WebSettings())(scope, receive, send))
+    assert answered[0]["status"] == 200 and answered[1]["body"] == b"{}"
+
+
     assertion: the fake client never sends the rest)."""
     answered: list[dict[str, Any]] = []
 
