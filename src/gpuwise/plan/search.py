@@ -70,6 +70,11 @@ class Candidate:
         return self.growth is None or bool(self.growth.get("holds"))
 
     @property
+    def pipeline_usd_per_hour(self) -> float:
+        """What the upgraded data pipeline adds per hour of the run (0 without one)."""
+        return (self.pipeline or {}).get("extra_usd_per_hour", 0.0)
+
+    @property
     def hours(self) -> float | None:
         """The run's expected wall hours: failure-free time / goodput (failure-free without a model)."""
         staging = (self.pipeline or {}).get("staging_seconds", 0.0)
@@ -83,13 +88,13 @@ class Candidate:
         """What the objective ranks. Renting: the run's cost for training, a month of serving.
         Owning: the hardware's total cost over the horizon, however little of it the job uses."""
         if self.owned_usd is not None:
-            extra = (self.pipeline or {}).get("extra_usd_per_hour", 0.0) * (self.hours or 0.0)
+            extra = self.pipeline_usd_per_hour * (self.hours or 0.0)
             return self.owned_usd * self.replicas + extra
         if self.usd_per_hour is None:
             return None
         if self.est.training is not None:
             if self.hours is not None:
-                return (self.usd_per_hour + (self.pipeline or {}).get("extra_usd_per_hour", 0.0)) * self.hours
+                return (self.usd_per_hour + self.pipeline_usd_per_hour) * self.hours
             return _per_million_tokens(self)
         return self.usd_per_hour * self.replicas * HOURS_PER_MONTH
 
@@ -138,7 +143,7 @@ class Candidate:
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
             "expected_total_usd": None
             if expected is None or self.usd_per_hour is None
-            else (self.usd_per_hour * self.replicas + (self.pipeline or {}).get("extra_usd_per_hour", 0.0)) * expected,
+            else (self.usd_per_hour * self.replicas + self.pipeline_usd_per_hour) * expected,
             "pipeline_usd": None
             if self.pipeline is None or self.hours is None
             else self.pipeline["extra_usd_per_hour"] * self.hours,
