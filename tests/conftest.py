@@ -67,7 +67,8 @@ def _pg_bindir() -> Path | None:
     return Path(found).parent if found else None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback TCP port free when asked (another process may take it before it is bound)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -105,7 +106,7 @@ def postgres_url() -> Iterator[str]:
         pytest.fail(f"initdb failed: {init.stderr.strip()}")
     port = 0
     for _ in range(3):  # a free port can be taken between asking and binding: try another
-        port = _free_port()
+        port = free_port()
         opts = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
         log = str(tmp / "server.log")
         start = _pg(

@@ -3,7 +3,6 @@ on loopback. Both need Debian's `prometheus` package (promtool, prometheus); ski
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -14,6 +13,8 @@ from typing import Any
 import pytest
 
 from gpuwise.ops import data_file
+
+from .conftest import free_port
 
 HOSTS = Path(__file__).resolve().parent.parent / "examples" / "hosts"
 
@@ -44,12 +45,6 @@ def test_promtool_unit_tests_pass(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _query(port, expr):
     url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
     with urllib.request.urlopen(url, timeout=5) as resp:
@@ -63,7 +58,7 @@ def test_a_real_prometheus_scrapes_the_exporter(tmp_path):
     from gpuwise.ops.hw import ReplaySource
 
     exporter = start(0, "127.0.0.1", ReplaySource(HOSTS / "faulty-8x-a100.json"))
-    web = _free_port()
+    web = free_port()
     config = tmp_path / "prometheus.yml"
     config.write_text(
         "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"

@@ -5,7 +5,6 @@ artifacts/ (ignored by git)."""
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from .conftest import free_port
 
 pytest.importorskip("fastapi")
 playwright = pytest.importorskip("playwright.sync_api")
@@ -25,9 +26,7 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 @pytest.fixture(scope="module")
 def server():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "gpuwise.cli.app", "serve", "--port", str(port)],
         stdout=subprocess.DEVNULL,
