@@ -22,6 +22,7 @@ from gpuwise.estimate.cost import HOURS_PER_MONTH
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.plan.layouts import best_layout, hardware
+from gpuwise.plan.messages import msg
 from gpuwise.struct import frozen
 from gpuwise.workload import DataPipeline, Hardware, TrainingJob
 
@@ -46,7 +47,7 @@ class PipelineDesign:
 
     @property
     def label(self) -> str:
-        return f"{self.cores} loader cores/node, {self.storage}, {self.fmt} samples"
+        return msg("pipeline_label", cores=self.cores, storage=self.storage, fmt=self.fmt)
 
     def as_dict(self, nodes: int) -> dict[str, Any]:
         return {
