@@ -6,7 +6,7 @@ convention): all-reduce moves 2(n-1)/n of the buffer per rank, all-gather and re
 
 from __future__ import annotations
 
-from gpuwise.catalog import Catalog, Interconnect
+from gpuwise.catalog import GPU, Catalog, Interconnect
 from gpuwise.catalog.schema import BusBandwidth
 from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
@@ -33,6 +33,19 @@ class Topology:
 def _achieved(ic: Interconnect, nominal: float) -> float:
     """Scale a nominal bandwidth by the catalog's achieved/nominal ratio for that link kind."""
     return nominal * ic.achieved_bandwidth / ic.nominal_bandwidth
+
+
+DEFAULT_PCIE_GENERATION = 4  # a GPU entry that names no PCIe link is taken to have PCIe 4.0 x16
+
+
+def pcie_generation(gpu: GPU) -> int:
+    """The PCIe generation of the GPU's host link (DEFAULT_PCIE_GENERATION where the catalog names none)."""
+    return gpu.pcie.generation if gpu.pcie else DEFAULT_PCIE_GENERATION
+
+
+def pcie_link(gpu: GPU, catalog: Catalog) -> Interconnect:
+    """The GPU's PCIe x16 link: host-device copies, and rings between PCIe cards."""
+    return catalog.interconnect(f"pcie{pcie_generation(gpu)}-x16")
 
 
 def _cite(catalog: Catalog, source_id: str) -> str:
@@ -81,7 +94,7 @@ def _pcie_measured(hw: Hardware, catalog: Catalog) -> tuple[str, float, str] | N
     runs = [m for m in catalog.busbw if m.path == path]
     if not runs:
         return None
-    gen = hw.gpu.pcie.generation if hw.gpu.pcie else 4
+    gen = pcie_generation(hw.gpu)
     best = min(runs, key=lambda m: (m.pcie_generation != gen, abs(m.gpus - hw.gpus_per_node), -m.gpus))
     rate = best.busbw
     how = f"{best.gpus} GPUs measured on PCIe {best.pcie_generation} [{_cite(catalog, best.source)}]"
@@ -99,8 +112,7 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
     gpu = hw.gpu
     notes: list[str] = []
     link = gpu.interconnect
-    pcie_id = f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16"
-    pcie = catalog.interconnect(pcie_id)
+    pcie = pcie_link(gpu, catalog)
     if link and (link.nvlink or link.fabric) and (gpu.form_factor in ("sxm", "oam") or hw.gpus_per_node <= 2):
         ic_id = f"nvlink{link.nvlink}" if link.nvlink else link.fabric or ""
         ic = catalog.interconnects.get(ic_id, pcie)

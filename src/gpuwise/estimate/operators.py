@@ -25,6 +25,7 @@ from dataclasses import field
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
+from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.rates import Rates
 from gpuwise.struct import frozen
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -213,7 +214,7 @@ def request_terms(
     the host-to-device copy, the dynamic batcher's queue delay and (recommenders) the feature fetch."""
     conv = catalog.conventions
     nbytes = samples * input_bytes_per_sample(model)
-    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    link = pcie_link(gpu, catalog)
     terms = {
         "framework_floor": conv["serving_request_floor_seconds"].value,
         "rpc_transfer": nbytes / conv["serving_rpc_bytes_per_second"].value,
@@ -294,5 +295,5 @@ def host_lookup_seconds(
     if placement.host_bytes == 0:
         return 0.0
     row_bytes = samples * model.lookups_per_table * sum(dim for _, dim in model.embedding_tables) * element_bytes
-    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    link = pcie_link(gpu, catalog)
     return row_bytes * (1 - placement.hit_rate) / link.achieved_bandwidth

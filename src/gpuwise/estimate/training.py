@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
-from gpuwise.estimate.comm import Link, Topology, collective, p2p
+from gpuwise.estimate.comm import Link, Topology, collective, p2p, pcie_link
 from gpuwise.estimate.compute import (
     Op,
     Shape,
@@ -493,7 +493,7 @@ def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: f
     if not job.offload:
         return 0.0
     gpu = hw.gpu
-    link = catalog.interconnect(f"pcie{gpu.pcie.generation}-x16" if gpu.pcie else "pcie4-x16")
+    link = pcie_link(gpu, catalog)
     rate = link.achieved_bandwidth
     n_train, stage_total = _trainable_params(job, hw)
     dp, m = data_parallel(job, hw), job.grad_accumulation(hw.count)
