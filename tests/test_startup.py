@@ -173,6 +173,29 @@ def test_a_warm_catalog_load_imports_no_pydantic_model(tmp_path):
     assert runs[1] == {"gpus": runs[0]["gpus"], "pydantic.main": False}
 
 
+WARM_KEY_PROBE = """
+import json, sys
+from gpuwise.catalog import load_catalog
+load_catalog()
+sys.stdout.write(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core"))))
+"""
+
+
+def test_a_warm_catalog_key_reads_the_pydantic_version_without_importing_it(tmp_path):
+    """The catalog's cache key covers pydantic's release through its version file: `import
+    pydantic` for pydantic.VERSION cost every warm start ~15 ms (pydantic_core with it)."""
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", WARM_KEY_PROBE], capture_output=True, text=True, timeout=120, env=env, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout))
+    assert "pydantic" in runs[0]  # cold: the YAML was validated
+    assert runs[1] == []
+
+
 @pytest.mark.parametrize(("given", "kept"), [(None, "__all__"), ("", ""), ("logfire", "logfire")])
 def test_main_turns_pydantic_plugins_off_unless_the_user_chose(capsys, monkeypatch, given, kept):
     """pydantic's plugin scan reads every installed distribution's entry points; gpuwise uses none."""

@@ -420,10 +420,9 @@ def _sources(data_dir: Path | None) -> list[tuple[str, Traversable]]:
 
 
 def cache_key(data_dir: Path | None = None) -> str:
-    """Hex digest that changes whenever anything the cached catalog was built from changes."""
-    import pydantic
-
-    return cache.source_key(_sources(data_dir), f"pydantic {pydantic.VERSION}")
+    """Hex digest that changes whenever anything the cached catalog was built from changes (the
+    pydantic release that validated it too, read from its version file: no import on a warm start)."""
+    return cache.source_key([*_sources(data_dir), *cache.version_file("pydantic")])
 
 
 def default_cache_file() -> Path:

@@ -85,16 +85,14 @@ class Table(NamedTuple):
 def _sources() -> list[tuple[str, Any]]:
     """The files the table is derived from: the schema's package, the units it parses with, and
     pydantic's version file (found without importing pydantic)."""
-    import importlib.util
-
     import gpuwise.workload
 
     root = Path(gpuwise.__file__).parent
-    files = [*cache.python_files(Path(gpuwise.workload.__file__).parent, "workload"), ("units.py", root / "units.py")]
-    spec = importlib.util.find_spec("pydantic")
-    if spec is not None and spec.origin:
-        files.append(("pydantic/version.py", Path(spec.origin).parent / "version.py"))
-    return files
+    return [
+        *cache.python_files(Path(gpuwise.workload.__file__).parent, "workload"),
+        ("units.py", root / "units.py"),
+        *cache.version_file("pydantic"),
+    ]
 
 
 def _build() -> Table:
