@@ -167,6 +167,13 @@ def test_cuda_runtime_newer_than_the_driver_fails(healthy):
     assert "CPU build" in only(cpu_torch, "cuda-runtime", SKIP).summary
 
 
+def test_a_version_with_a_non_ascii_digit_does_not_crash_the_check(healthy):
+    """'12.²' (a replayed recording): '²' passed isdigit() and int() raised, so the check crashed;
+    only ASCII digits are read, so the runtime reads as 12, not newer than the driver's 12.4."""
+    report = run_checks(replace(healthy, cuda_runtime_version="12.\u00b2", torch_version="2.6.0+cu124"))
+    assert "12.\u00b2 runs on this driver" in only(report, "cuda-runtime", PASS).summary
+
+
 def test_pcie_link_below_max_under_load_fails_and_idle_warns(healthy):
     busy = edit_gpu(healthy, 4, pcie_gen=4)
     assert only(run_checks(busy), "pcie-link").status == FAIL

@@ -137,7 +137,7 @@ def _version(text: str | None) -> tuple[int, ...] | None:
         return None
     parts = []
     for p in text.split("."):
-        digits = "".join(ch for ch in p if ch.isdigit())
+        digits = "".join(ch for ch in p if ch.isascii() and ch.isdigit())  # '²' is a digit int() refuses
         if not digits:
             break
         parts.append(int(digits))
