@@ -155,7 +155,7 @@ class Quote:
 def describe_offer(q: Mapping[str, Any]) -> str:
     """'2 x p5.48xlarge (8 GPU) from aws, us-east-1, on-demand, 55.04 USD/h on 2026-11-09, source ...'
     from a quote's dict (what JSON, the CLI and reports share)."""
-    tail = " · STALE or undated: no offer dated within 12 months fits, re-check" if q.get("stale") else ""
+    tail = f" · STALE or undated: no offer dated within {STALE_MONTHS} months fits, re-check" if q.get("stale") else ""
     who = "your prices" if q.get("own") else f"source {q['source']}"
     return (
         f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}, {q['region']}, "
