@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -61,6 +61,7 @@ FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fi
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_R = TypeVar("_R", bound=Record)
 
 
 @frozen
@@ -214,9 +215,20 @@ def _read(name: str, data_dir: Path | None) -> dict[str, Any]:
     return doc
 
 
-def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed: bool = False) -> dict[str, Any]:
+def _validated(cls: type[_R], item: Any, where: str, whole: str = "") -> _R:
+    """`item` validated as a `cls` record, or a ConfigError naming `where` and the first bad field
+    (`whole` names a rule on the whole item, whose error has no field)."""
     from pydantic import ValidationError  # validation is the cold path: a warm start never gets here
 
+    try:
+        return validate(cls, item)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or whole
+        raise ConfigError(f"{where}, field {loc!r}: {first['msg']}") from None
+
+
+def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed: bool = False) -> dict[str, Any]:
     raw = doc.get(key) or ({} if keyed else [])
     items: Iterable[tuple[Any, Any]]
     if keyed and isinstance(raw, dict):
@@ -227,12 +239,7 @@ def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed
         raise ConfigError(f"{fname}: {key!r} must be a {'mapping' if keyed else 'list'}")
     out: dict[str, Any] = {}
     for ident, item in items:
-        try:
-            obj = validate(cls, item)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise ConfigError(f"{fname}: entry {ident!r}, field {loc!r}: {first['msg']}") from None
+        obj = _validated(cls, item, f"{fname}: entry {ident!r}")
         if ident in out:
             raise ConfigError(f"{fname}: duplicate id {ident!r}")
         out[str(ident)] = obj
@@ -324,20 +331,13 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
     raw = doc.get("offers")
     if not isinstance(raw, list):
         raise ConfigError(f"{fname}: 'offers' must be a list of offers")
-    from pydantic import ValidationError  # only when offers are validated (cold start, --prices)
-
     known = None if sources is None else set(sources)
     out: list[Offer] = []
     for i, item in enumerate(raw):
         where = f"{fname}: offer {i + 1}" + (
             f" ({item.get('gpu')}, {item.get('provider')})" if isinstance(item, dict) else ""
         )
-        try:
-            offer = validate(Offer, item)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"]) or "offer"
-            raise ConfigError(f"{where}, field {loc!r}: {first['msg']}") from None
+        offer = _validated(Offer, item, where, whole="offer")
         if known is not None and offer.source not in known:
             raise ConfigError(f"{where}: source {offer.source!r} is not in the file's 'sources'")
         out.append(offer)
@@ -346,16 +346,10 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
 
 def parse_fx(doc: Mapping[str, Any], fname: str, sources: Iterable[str]) -> dict[str, FxRate]:
     """Exchange rates by currency, each citing a known source; a currency listed twice is an error."""
-    from pydantic import ValidationError  # only when rates are validated (cold start, --prices)
-
     known = set(sources)
     out: dict[str, FxRate] = {}
     for i, item in enumerate(doc.get("fx") or []):
-        try:
-            rate = validate(FxRate, item)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise ConfigError(f"{fname}: fx[{i}], field {'.'.join(map(str, first['loc']))!r}: {first['msg']}") from None
+        rate = _validated(FxRate, item, f"{fname}: fx[{i}]")
         if rate.source not in known or rate.currency in out:
             raise ConfigError(f"{fname}: fx[{i}] ({rate.currency}): unknown source or currency listed twice")
         out[rate.currency] = rate
