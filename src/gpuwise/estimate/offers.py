@@ -368,12 +368,14 @@ def flip_note(ranked: Sequence[tuple[Any, Quote | None]]) -> str | None:
     """When the best candidate, priced at the dearest of its current offers, costs more than the
     best candidate of another GPU type at its cheapest: the ranking depends on which offer you get.
     `ranked`: (candidate with .cost, .label and .est.hardware.gpu.id, its quote), best first."""
-    if not ranked or ranked[0][1] is None:
+    if not ranked:
         return None
     first, q1 = ranked[0]
+    if q1 is None:
+        return None
     gpu = first.est.hardware.gpu.id
     other = next(((c, q) for c, q in ranked[1:] if c.est.hardware.gpu.id != gpu), None)
-    if other is None or q1 is None:
+    if other is None:
         return None
     paid = q1.usd_per_hour / q1.gpus_paid
     dearest = first.cost * q1.high_usd_per_gpu_hour / paid
