@@ -377,7 +377,7 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
             verdict = msg("growth_cell_holds" if c.growth["holds"] else "growth_cell_breaks", lang)
             meets += msg("growth_cell", lang, verdict=verdict)
         style = "bold green" if i == 1 and c.ok else ("" if c.ok else "dim")
-        first, second = _cost_cells(c.as_dict()["cost"], training, lang)
+        first, second = _cost_cells(c.cost_dict(), training, lang)
         t.add_row(
             str(i), c.label, str(c.gpus), when, tput, first, second, meets, "●" if id(c) in front else "", style=style
         )
@@ -400,8 +400,8 @@ def plan_view(result: Any, top: int) -> None:
         console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
         for reason in chosen.why:
             console.print(f"  • {reason}")
-        console.print(cost_line(chosen.as_dict()["cost"], lang))
-        for line in offer_lines(chosen.as_dict(), lang):
+        console.print(cost_line(chosen.cost_dict(), lang))
+        for line in offer_lines(chosen.price_detail or {}, lang):
             console.print(Text(f"  {line}", style="cyan"))
         if chosen.command:
             console.print(Text(f"{msg('command', lang)}: {chosen.command}", style="dim"))

@@ -128,18 +128,13 @@ class Candidate:
             layout += [w.weights_dtype]
         return base + " " + " ".join(x for x in layout if x)
 
-    def as_dict(self) -> dict[str, Any]:
-        d = self.est.as_dict()
-        d["label"] = self.label
-        d["replicas"] = self.replicas
-        d["gpus_total"] = self.gpus
-        if d.get("inference") is not None and self.serving is not None:
-            d["inference"]["serving"] = self.serving
+    def cost_dict(self) -> dict[str, Any]:
+        """The fleet's cost as the JSON `cost` of `as_dict` writes it (without building the rest)."""
         t = self.est.training
         run = t.total_seconds if t is not None else None  # failure-free, as `estimate` says
         fleet = fleet_cost(self.usd_per_hour, self.replicas, self.est.hardware.count, run, self.pricing)
         expected = self.hours if self.reliability is not None else None
-        d["cost"] = {
+        return {
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
             "expected_total_usd": None
             if expected is None or self.usd_per_hour is None
@@ -157,6 +152,15 @@ class Candidate:
                 "horizon_total_usd": self.owned_usd * self.replicas,
             },
         }
+
+    def as_dict(self) -> dict[str, Any]:
+        d = self.est.as_dict()
+        d["label"] = self.label
+        d["replicas"] = self.replicas
+        d["gpus_total"] = self.gpus
+        if d.get("inference") is not None and self.serving is not None:
+            d["inference"]["serving"] = self.serving
+        d["cost"] = self.cost_dict()
         d["meets"] = self.meets
         d["why"] = self.why
         d["growth"] = self.growth

@@ -163,7 +163,7 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
             if f"p{q}_seconds" in s:
                 rows.append((f"P{q}", fmt_duration(s[f"p{q}_seconds"], lang)))
     rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
-    rows.append((msg("row_cost", lang), cost_text(chosen.as_dict()["cost"], lang)))
+    rows.append((msg("row_cost", lang), cost_text(chosen.cost_dict(), lang)))
     rows += _price_rows(chosen, lang)
     if chosen.command:
         rows.append((msg("command", lang), chosen.command))
@@ -200,7 +200,7 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
     if p is None:
         return None
     rows = [(msg("row_pipeline", lang), pipeline_text(p, lang))]
-    extra = chosen.as_dict()["cost"].get("pipeline_usd")
+    extra = chosen.cost_dict().get("pipeline_usd")
     rows.append((msg("row_pipeline_extra", lang), fmt_money(extra, lang)))
     alt = p.get("gpu_only")
     if alt:
@@ -214,7 +214,7 @@ def _price_rows(chosen: Candidate, lang: Lang = "en") -> list[tuple[str, str]]:
     the offer is a source citation and stays as the price list writes it."""
     from gpuwise.estimate.offers import describe_money, describe_offer
 
-    d = chosen.as_dict()
+    d = chosen.price_detail or {}  # "offer" and "currency", as `as_dict` adds them
     rows = [(msg("row_priced_from", lang), localize(describe_offer(d["offer"]), lang))] if d.get("offer") else []
     money = describe_money(d.get("currency") or {})
     if money:
