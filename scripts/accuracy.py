@@ -155,7 +155,9 @@ def _out_of_sample(fits: dict[str, fit_efficiency.Fit]) -> list[str]:
 
 
 def render_perf(results: list[perf_accuracy.PerfResult], fits: dict[str, fit_efficiency.Fit]) -> str:
-    sources = perf_accuracy.load()["sources"]
+    doc = perf_accuracy.load()
+    sources = doc["sources"]
+    cases = {c["id"]: c for c in doc["cases"]}
     loso = {cid: e for f in fits.values() for cid, e in f.loso.items()}
     lines = [
         "# Accuracy of the time model",
@@ -198,7 +200,6 @@ def render_perf(results: list[perf_accuracy.PerfResult], fits: dict[str, fit_eff
                 "| case | source | GPU | metric | published | ours | error | checked | note |",
                 "| --- | --- | --- | --- | ---: | ---: | ---: | :---: | --- |",
             ]
-        cases = {c["id"]: c for c in perf_accuracy.load()["cases"]}
         for r in rows:
             link = _link(sources, r.source)
             err = "—" if r.error is None else f"{r.error:+.0%}"
