@@ -246,6 +246,11 @@ def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed
     return out
 
 
+def _rows(rows: Any, cls: type[_R], fname: str) -> tuple[_R, ...]:
+    """A list of records without ids, in file order; a bad one is named by its index."""
+    return tuple(_validated(cls, r, f"{fname}: entry {str(i)!r}") for i, r in enumerate(rows or []))
+
+
 def build_catalog(data_dir: Path | None = None) -> Catalog:
     """Read and cross-check every file; any broken reference is a `ConfigError`."""
     docs = {f: _read(f, data_dir) for f in _FILES}
@@ -267,11 +272,8 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
     )
-    rows = docs["interconnects.yaml"].get("default_networks") or []
-    nets = _entries(
-        {"n": {str(i): r for i, r in enumerate(rows)}}, "n", DefaultNetwork, "interconnects.yaml", keyed=True
-    )
-    cat = replace(cat, default_networks=tuple(nets.values()), **_frameworks(docs["frameworks.yaml"], data_dir))
+    nets = _rows(docs["interconnects.yaml"].get("default_networks"), DefaultNetwork, "interconnects.yaml")
+    cat = replace(cat, default_networks=nets, **_frameworks(docs["frameworks.yaml"], data_dir))
     cat = replace(cat, **_collectives(docs["collectives.yaml"], sources))
     cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
     for net in cat.default_networks:
@@ -369,26 +371,17 @@ def _offers(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str, Any]:
     """Measured all-reduce bus bandwidths per intra-node path, and the GPUs without peer-to-peer."""
-    rows = doc.get("allreduce_busbw") or []
-    measured = _entries(
-        {"m": {str(i): r for i, r in enumerate(rows)}}, "m", BusBandwidth, "collectives.yaml", keyed=True
-    )
+    measured = _rows(doc.get("allreduce_busbw"), BusBandwidth, "collectives.yaml")
     no_p2p = doc.get("no_p2p_gpus") or {}
-    layout = _entries(
-        {"m": {str(i): r for i, r in enumerate(doc.get("pcie_layout") or [])}},
-        "m",
-        PcieLayout,
-        "collectives.yaml",
-        keyed=True,
-    )
-    cited = [m.source for m in [*measured.values(), *layout.values()]] + ([str(no_p2p.get("source"))] if no_p2p else [])
+    layout = _rows(doc.get("pcie_layout"), PcieLayout, "collectives.yaml")
+    cited = [m.source for m in measured] + [r.source for r in layout] + ([str(no_p2p.get("source"))] if no_p2p else [])
     missing = sorted(set(cited) - set(sources))
     if missing:
         raise ConfigError(f"collectives.yaml cites unknown source(s) {missing}")
     return {
-        "busbw": tuple(measured.values()),
+        "busbw": measured,
         "no_p2p_gpus": frozenset(no_p2p.get("gpus") or ()),
-        "pcie_layout": tuple(sorted(layout.values(), key=lambda r: r.max_gpus)),
+        "pcie_layout": tuple(sorted(layout, key=lambda r: r.max_gpus)),
     }
 
 
