@@ -175,7 +175,7 @@ def estimate_view(d: dict[str, Any]) -> None:
     if d.get("inference"):
         _inference_view(d["inference"], d["bottleneck"])
     if d.get("cost"):
-        console.print(cost_line(d["cost"]))
+        console.print(cost_text(d["cost"]))
     if mem.get("detail"):
         parts = [f"{k.replace('_', ' ')} {fmt_bytes(v)}" for k, v in mem["detail"].items() if v]
         console.print(Text("Parts: " + " · ".join(parts), style="dim"))
@@ -400,7 +400,7 @@ def plan_view(result: Any, top: int) -> None:
         console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
         for reason in chosen.why:
             console.print(f"  • {reason}")
-        console.print(cost_line(chosen.cost_dict(), lang))
+        console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
         for line in offer_lines(chosen.price_detail or {}, lang):
             console.print(Text(f"  {line}", style="cyan"))
         if chosen.command:
@@ -434,11 +434,6 @@ def offer_lines(d: dict[str, Any], lang: Lang = "en") -> list[str]:
     if money:
         lines.append(money)
     return lines
-
-
-def cost_line(c: dict[str, Any], lang: Lang = "en") -> str:
-    """The fleet's cost as one line (plan.messages.cost_text: the same words as the report)."""
-    return cost_text(c, lang)
 
 
 def _amount(value: float | None, fx: Any) -> str:
