@@ -127,8 +127,12 @@ def load_rules(path: str | Path | None = None) -> FleetRules:
     try:
         return FleetRules.model_validate(doc or {})
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-        raise ConfigError(f"{src}: {problems}") from None
+        raise ConfigError(f"{src}: {problems_of(exc, 5)}") from None
+
+
+def problems_of(exc: ValidationError, most: int | None = None) -> str:
+    """A validation's problems (the first `most`) as `field.path: message`, joined by '; '."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:most])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -805,6 +809,7 @@ __all__ = [
     "inspections_of",
     "list_cards",
     "load_rules",
+    "problems_of",
     "retire",
     "scan",
     "set_status",

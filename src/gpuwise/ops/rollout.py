@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuwise.errors import UsageError
-from gpuwise.ops.fleet import Card
+from gpuwise.ops.fleet import Card, problems_of
 from gpuwise.struct import frozen
 
 KINDS = ("driver", "firmware", "cuda")
@@ -86,8 +86,7 @@ def load_host_facts(path: str | Path) -> dict[str, HostFacts]:
         try:
             facts = HostFacts.model_validate(entry or {})
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise UsageError(f"{src}: host {name!r}: {problems}") from None
+            raise UsageError(f"{src}: host {name!r}: {problems_of(exc)}") from None
         paths = {
             k: str((src.parent / v).resolve())
             for k in ("doctor_replay", "bench_results", "bench_results_after")
