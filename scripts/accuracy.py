@@ -243,7 +243,7 @@ def _memory_group(results: list[Result], kinds: tuple[str, ...]) -> tuple[int, i
 
 def _is_llm_training(r: perf_accuracy.PerfResult) -> bool:
     """The LLM training runs (as test_perf_accuracy and the calibration count them)."""
-    return r.kind == "training" and "resnet" not in r.id and "bert" not in r.id
+    return r.kind == "training" and perf_accuracy.is_llm(r.id)
 
 
 def _is_trt_static(r: perf_accuracy.PerfResult) -> bool:

@@ -68,7 +68,7 @@ def fittable(cat: Catalog) -> list[Case]:
         if c["kind"] != "training":
             continue
         r = perf_accuracy.evaluate(c, cat)
-        if r.checked and r.error is not None and perf_accuracy.is_llm(c):
+        if r.checked and r.error is not None and perf_accuracy.is_llm(c["id"]):
             out.append(Case(c["id"], c["source"], perf_accuracy.framework_of_case(c), c))
     return out
 

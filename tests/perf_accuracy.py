@@ -437,16 +437,16 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
 }
 
 
-def is_llm(case: dict[str, Any]) -> bool:
+def is_llm(case_id: str) -> bool:
     """An LLM run (ResNet-50 and BERT are described by totals or are encoders, not a stack's LLM runs)."""
-    return "resnet" not in case["id"] and "bert" not in case["id"]
+    return "resnet" not in case_id and "bert" not in case_id
 
 
 def calibration_ratio(results: list[PerfResult]) -> float:
     """Median measured/estimated throughput over checked LLM training runs (1.0 = calibrated)."""
     ratios = []
     for r in results:
-        if r.kind != "training" or not r.checked or r.ours is None or "resnet" in r.id or "bert" in r.id:
+        if r.kind != "training" or not r.checked or r.ours is None or not is_llm(r.id):
             continue
         ratios.append(r.ours / r.published if r.metric == "step_seconds" else r.published / r.ours)
     ratios.sort()
