@@ -28,7 +28,6 @@ from gpuwise.estimate.memory import (
     state_bytes,
     training_memory,
 )
-from gpuwise.estimate.operators import host_lookup_seconds, operator_step, table_placement
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.struct import frozen
@@ -336,6 +335,8 @@ def _generic_work(
 ) -> MicroBatchWork:
     """Models known by totals: forward FLOPs per sample against the activation traffic, a third of
     it forward and two thirds backward, as the FLOPs (conv-BN-ReLU count)."""
+    from gpuwise.estimate.operators import host_lookup_seconds, operator_step, table_placement  # LLMs never load it
+
     model = job.model
     assert isinstance(model, GenericArch)
     mb = job.micro_batch
