@@ -23,8 +23,7 @@ class UnknownNameError(UsageError):
         self.kind, self.name = kind, name
         self.suggestions = suggest(name, known)
         hint = f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
-        shown = name if len(name) <= 60 else name[:57] + "..."
-        super().__init__(f"unknown {kind} {shown!r}{hint} (`gpuwise {kind}s` lists them)")
+        super().__init__(f"unknown {kind} {shorten(name)!r}{hint} (`gpuwise {kind}s` lists them)")
 
 
 class LayoutError(UsageError):
@@ -39,6 +38,11 @@ class RequirementNotMet(GpuwiseError):
     """The question was valid but no configuration meets it (exit 1)."""
 
     exit_code = 1
+
+
+def shorten(text: str, most: int = 60) -> str:
+    """`text` cut to `most` characters (its end shown as '...'): a pasted essay in a message stays a line."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:

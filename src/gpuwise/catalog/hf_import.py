@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.catalog.arch import TransformerArch
-from gpuwise.errors import ConfigError
+from gpuwise.errors import ConfigError, shorten
 from gpuwise.files import parse_json, read_text
 
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -86,8 +86,7 @@ def _pick(cfg: dict[str, Any], field: str, where: str) -> int:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(repr(value))
 
 
 def _whole(value: Any, key: str, where: str, low: int) -> int:

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from gpuwise.errors import UsageError, suggest
+from gpuwise.errors import UsageError, shorten, suggest
 from gpuwise.workload import loose
 from gpuwise.workload.loose import MAX_BATCH, MAX_COUNT, MAX_DEGREE, MAX_MS, MAX_QPS, MAX_SEQ
 from gpuwise.workload.specs import (
@@ -684,7 +684,7 @@ def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
     if kind == "value_error":  # the parser's own message already shows the value
         return f"{flag}: {rule}"
     shown = repr(str(raw) if isinstance(raw, float) and not math.isfinite(raw) else raw)
-    return f"{flag} {rule}; got {shown if len(shown) <= 60 else shown[:57] + '...'}"
+    return f"{flag} {rule}; got {shorten(shown)}"
 
 
 __all__ = [
