@@ -9,7 +9,6 @@ from html import escape
 from gpuwise.estimate.memory import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
 from gpuwise.plan.messages import (
-    LANGS,
     MESSAGES,
     Lang,
     check_lang,
@@ -36,10 +35,9 @@ class Section:
     paragraphs: tuple[str, ...] = ()
     table: tuple[tuple[str, ...], ...] = ()  # first row is the header
     chart: str | None = None  # key into charts()
+    bulleted: bool = False  # the paragraphs are a list
 
 
-# sections whose paragraphs are a list, in every language of the message catalog
-_BULLETED = tuple(msg(k, lang) for k in ("risks", "assumptions", "chosen_plan", "availability") for lang in LANGS)
 # characters Markdown gives a meaning to anywhere in a line (emphasis, code, links, tables, headings)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|#~!])")
 _MD_LIST_START = re.compile(r"^([-+]|\d+)([.)]?)(?=\s|$)")
@@ -167,7 +165,7 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
     rows += _price_rows(chosen, lang)
     if chosen.command:
         rows.append((msg("command", lang), chosen.command))
-    return Section(msg("chosen_plan", lang), tuple(chosen.why), tuple(rows))
+    return Section(msg("chosen_plan", lang), tuple(chosen.why), tuple(rows), bulleted=True)
 
 
 def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
@@ -191,7 +189,8 @@ def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
         rows.append((msg("row_spread", lang), msg("spread_per_node", lang)))
     if not rows:
         return None
-    return Section(msg("availability", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
+    head = (msg("col_requirement", lang), msg("col_value", lang))
+    return Section(msg("availability", lang), (), (head, *rows), bulleted=True)
 
 
 def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
@@ -264,11 +263,11 @@ def sections(result: PlanResult) -> list[Section]:
         head = (msg("col_gpu", lang), msg("col_binding", lang))
         rows = (head, *((r.gpu, r.reason) for r in result.rejected))
         out.append(Section(msg("ruled_out", lang), (msg("ruled_out_note", lang),), rows))
-    out.append(Section(msg("risks", lang), tuple(_risks(result, lang))))
+    out.append(Section(msg("risks", lang), tuple(_risks(result, lang)), bulleted=True))
     if chosen is not None:  # the estimators' notes are data with their sources: listed as they are written
         heading = (msg("assumptions_note", lang),) if lang != "en" else ()
         notes = (*heading, *chosen.est.as_dict()["assumptions"])
-        out.append(Section(msg("assumptions", lang), notes))
+        out.append(Section(msg("assumptions", lang), notes, bulleted=True))
     return out
 
 
@@ -322,7 +321,7 @@ def render_markdown(result: PlanResult, chart_files: dict[str, str]) -> str:
             continue
         lines += [f"## {md_text(s.title)}", ""]
         for p in s.paragraphs:
-            lines.append(f"- {md_text(p)}" if s.title in _BULLETED else md_text(p))
+            lines.append(f"- {md_text(p)}" if s.bulleted else md_text(p))
         if s.paragraphs:
             lines.append("")
         if s.table:
@@ -358,7 +357,7 @@ def render_html(result: PlanResult) -> str:
             continue
         body.append(f"<h2>{escape(s.title)}</h2>")
         if s.paragraphs:
-            if s.title in _BULLETED:
+            if s.bulleted:
                 body.append("<ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.paragraphs) + "</ul>")
             else:
                 body += [f"<p>{escape(p)}</p>" for p in s.paragraphs]
