@@ -12,7 +12,7 @@ from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import Offer
 from gpuwise.errors import UsageError
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, rent_quote
-from gpuwise.estimate.offers import Market, flip_note, market_from_catalog, money
+from gpuwise.estimate.offers import STALE_MONTHS, Market, flip_note, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
@@ -128,7 +128,7 @@ def attach_offers(result: PlanResult, params: CostParams) -> None:
         result.notes.append(flip)
     stale = sorted({q.offer.instance for q in quotes.values() if q is not None and q.stale})
     if stale:
-        result.notes.append(f"prices older than 12 months or undated (re-check): {', '.join(stale)}")
+        result.notes.append(f"prices older than {STALE_MONTHS} months or undated (re-check): {', '.join(stale)}")
 
 
 def _attach_commands(
