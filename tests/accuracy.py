@@ -119,13 +119,18 @@ class Result:
         return None if self.ours is None else self.ours / self.published - 1
 
 
+def merged(data: Path, runs: Path) -> dict[str, Any]:
+    """A data file with a second one's sources and cases added (the framework profiles' runs)."""
+    doc = yaml.safe_load(data.read_text(encoding="utf-8"))
+    more = yaml.safe_load(runs.read_text(encoding="utf-8"))
+    doc["sources"] = {**doc["sources"], **more["sources"]}
+    doc["cases"] = [*doc["cases"], *more["cases"]]
+    return doc
+
+
 def load() -> dict[str, Any]:
     """published_memory.yaml and the framework profiles' training peaks, merged."""
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
-    runs = yaml.safe_load(RUNS.read_text(encoding="utf-8"))
-    doc["sources"] = {**doc["sources"], **runs["sources"]}
-    doc["cases"] = [*doc["cases"], *runs["cases"]]
-    return doc
+    return merged(DATA, RUNS)
 
 
 def published_bytes(case: dict[str, Any]) -> float:

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
 from gpuwise.workload import InferenceJob, build_hardware, build_workload
+
+from .accuracy import merged
 
 DATA = Path(__file__).parent / "data" / "published_perf.yaml"
 RUNS = Path(__file__).parent / "data" / "published_training_runs.yaml"
@@ -45,11 +45,7 @@ class PerfResult:
 
 def load() -> dict[str, Any]:
     """Both data files: published_perf.yaml and the framework profiles' runs."""
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
-    runs = yaml.safe_load(RUNS.read_text(encoding="utf-8"))
-    doc["sources"] = {**doc["sources"], **runs["sources"]}
-    doc["cases"] = [*doc["cases"], *runs["cases"]]
-    return doc
+    return merged(DATA, RUNS)
 
 
 def _arch(name: str, a: dict[str, Any]) -> Any:
