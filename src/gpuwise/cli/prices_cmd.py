@@ -21,14 +21,17 @@ _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|mo|months?|y|years?|d|days?)?\s*$",
 
 def parse_age(text: str) -> float:
     """'12m', '1y', '90d', '6' (months) -> months."""
+    from gpuwise.estimate.offers import DAYS_PER_MONTH  # as offers count an offer's age
+    from gpuwise.units import MONTHS_PER_YEAR
+
     m = _AGE.match(text)
     if not m:
         raise UsageError(f"--max-age {text!r}: give a number of months like 12m, or 1y, or 90d")
     value, unit = float(m.group(1)), (m.group(2) or "m").lower()
     if unit.startswith("y"):
-        return value * 12
+        return value * MONTHS_PER_YEAR
     if unit.startswith("d"):
-        return value / (365.25 / 12)
+        return value / DAYS_PER_MONTH
     return value
 
 
