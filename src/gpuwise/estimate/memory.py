@@ -224,6 +224,11 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
     return per_value  # no shapes known: conservatively one value per parameter
 
 
+def training_element_bytes(job: TrainingJob) -> int:
+    """Bytes of an activation, weight or gradient element at the training precision."""
+    return int(DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"])
+
+
 def pure_16bit_state_scale(job: TrainingJob) -> float:
     """How pure 16-bit training scales the fp32 optimizer states: torch's AdamW/SGD keep them in the
     parameter dtype (2 of 4 bytes); bitsandbytes' 8-bit states stay 8-bit whatever the parameters."""
@@ -721,7 +726,7 @@ def _sparse_tables(job: TrainingJob, hw: Hardware, n: _Notes) -> dict[str, float
     gpus = hw.count
     params = model.embedding_params / gpus
     rows = sum(r for r, _ in model.embedding_tables) / gpus
-    e = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
+    e = training_element_bytes(job)
     state = rows * n.conv("rowwise_adagrad_state_bytes_per_row")
     n.add(
         f"{model.name}: embedding tables ({model.embedding_params / 1e9:.2f}B parameters) sharded over {gpus} GPU(s), "
@@ -781,7 +786,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if par.ep > 1:
         n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts, each split over {par.expert_tp}")
     detail: dict[str, float] = {}
-    w_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"]
+    w_bytes = training_element_bytes(job)
     if job.method == "full":
         weights, grads, opt, master = _full_states(job, sp_, prof, n, detail)
     else:

@@ -26,6 +26,7 @@ from gpuwise.estimate.memory import (
     optimizer_bytes_per_param,
     stage_params,
     state_bytes,
+    training_element_bytes,
     training_memory,
 )
 from gpuwise.estimate.pipeline import pipeline_rate
@@ -108,11 +109,6 @@ def _fwd_bwd(ops: list[Op], rates: Rates, ratios: dict[str, float]) -> tuple[flo
     return fwd, bwd, sides
 
 
-def _element_bytes(job: TrainingJob) -> int:
-    """Bytes of an activation, weight or gradient element at the training precision."""
-    return int(DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"])
-
-
 def _global_batch(job: TrainingJob, hw: Hardware) -> int:
     return job.micro_batch * data_parallel(job, hw) * job.grad_accumulation(hw.count)
 
@@ -157,7 +153,7 @@ def _tensor_parallel_comm(
     tp = job.parallel.tp
     if tp <= 1:
         return 0.0
-    e = _element_bytes(job)
+    e = training_element_bytes(job)
     ar = collective("all_reduce", tokens * model.hidden * e, tp, topo, spans_nodes=False)
     per_layer = (4 + (2 if job.recompute == "full" else 0)) * ar
     if model.is_moe and job.parallel.ep > 1:  # the expert layer moves its tokens itself (_expert_parallel_comm)
@@ -181,7 +177,7 @@ def _context_parallel_comm(
     cp = job.parallel.cp
     if cp <= 1:
         return 0.0
-    kv_shard = tokens * 2 * model.kv_dim / job.parallel.tp * _element_bytes(job)
+    kv_shard = tokens * 2 * model.kv_dim / job.parallel.tp * training_element_bytes(job)
     link = _link_between(hw, topo, job.parallel.tp * cp)
     moved = (cp - 1) * (p2p(kv_shard, link) + 2 * p2p(kv_shard, link))
     notes.append(f"context parallelism {cp}: ring attention passes K/V shards, overlapped with attention compute")
@@ -208,7 +204,7 @@ def _expert_parallel_comm(
     if ep <= 1 or not model.is_moe:
         return 0.0
     own = tokens / par.tp if (par.sequence_parallel and par.tp > 1) else tokens
-    routed = own * model.experts_per_token * job.expert_load * model.hidden * _element_bytes(job)
+    routed = own * model.experts_per_token * job.expert_load * model.hidden * training_element_bytes(job)
     spans = hw.nodes > 1 and par.tp * ep > hw.gpus_per_node
     # dispatch and combine, forward and backward; full recomputation runs the forward pair again
     passes = 4 + (2 if job.recompute == "full" else 0)
@@ -232,7 +228,7 @@ def _pipeline_p2p(job: TrainingJob, hw: Hardware, model: TransformerArch, tokens
         return 0.0
     link = _link_between(hw, topo, par.tp * par.cp * par.pp)
     sp = par.sequence_parallel and par.tp > 1
-    return 2 * p2p(tokens * model.hidden * _element_bytes(job) / (par.tp if sp else 1), link)
+    return 2 * p2p(tokens * model.hidden * training_element_bytes(job) / (par.tp if sp else 1), link)
 
 
 def _model_flops(
@@ -273,7 +269,7 @@ def _transformer_work(
     model = job.model
     assert isinstance(model, TransformerArch)
     tp = job.parallel.tp
-    e = _element_bytes(job)
+    e = training_element_bytes(job)
     tokens_per_sample = model.tokens_per_sample(job.seq)
     cp = job.parallel.cp
     mtok = math.ceil(job.micro_batch * tokens_per_sample / cp)  # a context-parallel rank's share
@@ -347,7 +343,7 @@ def _generic_work(
         f_t, b_t = operator_step(model, mb, rates, catalog, framework_of(job, catalog).efficiency, notes)
     else:
         traffic = catalog.convention("generic_train_traffic_factor")
-        act = (model.activation_bytes_per_sample or 0.0) * mb * _element_bytes(job) / 2 * traffic
+        act = (model.activation_bytes_per_sample or 0.0) * mb * training_element_bytes(job) / 2 * traffic
         f_t = rates.time(flops, act / 3)
         b_t = rates.time(ratio * flops, 2 * act / 3)
         notes.append(
@@ -357,7 +353,7 @@ def _generic_work(
     if flops == 0:
         notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
     if model.embedding_tables:  # rows a host-memory table's GPU cache misses: over PCIe, there and back
-        e = _element_bytes(job)
+        e = training_element_bytes(job)
         place = table_placement(model, hw.count, hw.gpu.capacity_bytes, e, catalog)
         miss = host_lookup_seconds(model, mb, place, hw.gpu, e, catalog)
         if miss:
@@ -366,7 +362,7 @@ def _generic_work(
     all_to_all = 0.0
     if model.embedding_tables and dp > 1:
         # model-parallel embeddings: an all-to-all of the looked-up vectors forward and backward
-        vec = mb * sum(dim for _, dim in model.embedding_tables) * _element_bytes(job)
+        vec = mb * sum(dim for _, dim in model.embedding_tables) * training_element_bytes(job)
         all_to_all = 2 * collective("all_to_all", vec, dp, topo, hw.nodes > 1)
         notes.append("embedding tables sharded across GPUs: all-to-all of looked-up vectors each micro-batch")
     return MicroBatchWork(
@@ -429,7 +425,7 @@ def _data_parallel_comm(
     per_mb, layer_backward = seconds
     dp = data_parallel(job, hw)
     n_train, stage_total = _trainable_params(job, hw)
-    e = _element_bytes(job)
+    e = training_element_bytes(job)
     full = job.method == "full" and isinstance(job.model, TransformerArch)
     prof = framework_of(job, catalog)
     # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
@@ -478,7 +474,7 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
     if job.method == "full":
         per_param = state_bytes(job, framework_of(job, catalog), catalog.convention).total
     else:
-        e = _element_bytes(job)
+        e = training_element_bytes(job)
         per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
     state = per_param * n_train
     if job.parallel.zero >= 1:
@@ -499,7 +495,7 @@ def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: f
     n_train, stage_total = _trainable_params(job, hw)
     dp, m = data_parallel(job, hw), job.grad_accumulation(hw.count)
     shard = 1 / dp if job.parallel.zero >= 2 else 1.0
-    e = _element_bytes(job)
+    e = training_element_bytes(job)
     seconds = 0.0
     if "optimizer" in job.offload or "params" in job.offload:
         seconds += n_train * shard * (DTYPE_BYTES["fp32"] + e) / rate
