@@ -15,6 +15,7 @@ from gpuwise.errors import LayoutError, UsageError
 from gpuwise.workload.fast import check
 from gpuwise.workload.loose import MAX_DEGREE
 from gpuwise.workload.specs import (
+    DEFAULT_ADAPTER_RANK,
     DataPipeline,
     Hardware,
     InferenceJob,
@@ -37,7 +38,6 @@ DEFAULT_LORA_RANK = 8
 DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
 
 PIPELINE_KEYS = ("read_bandwidth", "sample_bytes", "decode_ms", "loader_cores")
-DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRAConfig.max_lora_rank)
 TRAINING_KEYS = applying("training", "workload")
 INFERENCE_KEYS = applying("inference", "workload")
 KNOWN_KEYS = names("workload")

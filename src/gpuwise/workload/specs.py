@@ -64,6 +64,7 @@ DTYPE_BYTES: dict[str, float] = {
     "int4": 0.5,
     "nf4": 0.5,
 }
+DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRAConfig.max_lora_rank)
 # The dtype whose tensor-core peak a precision runs at (tf32 stores fp32, computes tf32).
 COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
 
@@ -195,7 +196,7 @@ class InferenceJob:
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
-    lora_adapter_rank: int = 16  # the rank their memory is reserved at (vLLM --max-lora-rank)
+    lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
 
     kind: Literal["inference"] = field(default="inference", init=False)
 
