@@ -300,6 +300,26 @@ def test_rollout_module_store_functions_round_trip(tmp_path):
     assert st.headline == f"roll-out {rid}: cuda 12.8: 0 of 2 hosts done"
 
 
+def test_cuda_by_host_takes_the_newest_inspection_of_any_card(tmp_path):
+    """Inspections come card by card: a card last inspected before the host's upgrade (GPU-h1-1,
+    since pulled) must not name the CUDA version the host ran then (it did, sorting after GPU-h1-0)."""
+    from gpuwise.store import open_store
+    from gpuwise.store.schema import cards as cards_table
+    from gpuwise.store.schema import inspections
+
+    with open_store(f"sqlite:///{tmp_path / 's.db'}") as s:
+        for index, when, cuda in ((0, T0 + dt.timedelta(days=1), "12.8"), (1, T0, "12.4")):
+            row = {k: v for k, v in card("h1", index).as_dict().items() if k not in ("first_seen", "last_seen")}
+            ins = {"card_uuid": row["uuid"], "time": when, "snapshot": {"host": {"cuda_driver_version": cuda}}}
+
+            def write(conn, row=row, ins=ins):
+                conn.execute(cards_table.insert().values(**row, first_seen=T0, last_seen=T0))
+                conn.execute(inspections.insert().values(**ins))
+
+            s.transaction(write)
+        assert rollout.cuda_by_host(s) == {"h1": "12.8"}
+
+
 def test_fleet_view_acceptance_spread_and_drift(tmp_path):
     """Three H100 hosts measured at 7.9, 7.8 and 6.0e14 FLOP/s (matmul best bf16): median 7.8e14,
     spread (7.9 - 6.0) / 7.8 = 24.4 %, and the third at 6.0 / 7.8 = 76.9 % drifts (tolerance 10 %)."""

@@ -493,9 +493,10 @@ def cuda_by_host(store: Any) -> dict[str, str]:
     from gpuwise.ops.fleet import inspections_of, list_cards
 
     host_of = {c.uuid: c.host for c in list_cards(store) if c.host}
-    out: dict[str, str] = {}
-    for ins in inspections_of(store):  # oldest first: the newest wins
+    newest: dict[str, tuple[dt.datetime, str]] = {}
+    for ins in inspections_of(store):  # card by card: the newest of any card of the host wins
         version = (ins.snapshot.get("host") or {}).get("cuda_driver_version")
-        if version and ins.card_uuid in host_of:
-            out[str(host_of[ins.card_uuid])] = str(version)
-    return out
+        host = str(host_of.get(ins.card_uuid) or "")
+        if version and host and (host not in newest or ins.time >= newest[host][0]):
+            newest[host] = (ins.time, str(version))
+    return {host: version for host, (_, version) in newest.items()}
