@@ -237,14 +237,6 @@ def inference_time(
     return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
 
 
-def static_batch(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> tuple[float, float]:
-    """(prefill seconds, decode seconds per token) of one static batch of `concurrency` requests
-    prefilled together then decoded in lock step (gptSessionBenchmark-style measurements)."""
-    timer = LLMTimer(job, rates, topo, catalog)
-    b = job.concurrency
-    return timer.prefill(b, job.input_tokens), timer.decode(b, _avg_decode_context(job))
-
-
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:
     """Forward pass: FLOPs on the matmul roofline against the activation traffic (`traffic` x the
     bytes training would save) and reading the weights (embedding tables: only the rows looked up)."""
