@@ -185,6 +185,22 @@ def test_malformed_catalog_files_name_the_problem(tmp_path):
         build_catalog(tmp_path)
 
 
+def test_a_malformed_no_p2p_entry_is_a_config_error(tmp_path):
+    """collectives.yaml's no_p2p_gpus is checked against its record (NoP2P): a list there was an
+    AttributeError traceback, not a message naming the file."""
+    data = _data_copy(tmp_path / "data")
+    path = data / "collectives.yaml"
+    text = path.read_text()
+    line = "no_p2p_gpus: {gpus: [rtx-4090, rtx-5090], source: tinygrad-p2p-driver}"
+    assert line in text
+    path.write_text(text.replace(line, "no_p2p_gpus: [rtx-4090, rtx-5090]"))
+    with pytest.raises(ConfigError, match=r"collectives\.yaml: no_p2p_gpus"):
+        build_catalog(data)
+    path.write_text(text.replace(line, "no_p2p_gpus: {gpus: [rtx-4090], source: nowhere}"))
+    with pytest.raises(ConfigError, match="unknown source"):
+        build_catalog(data)
+
+
 # ----- the validated catalog cached across processes ------------------------------------------------
 def _data_copy(folder):
     from importlib import resources

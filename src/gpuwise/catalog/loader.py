@@ -33,6 +33,7 @@ from gpuwise.catalog.schema import (
     FxRate,
     Interconnect,
     ModelEntry,
+    NoP2P,
     Offer,
     OfferSource,
     PcieLayout,
@@ -372,15 +373,16 @@ def _offers(doc: dict[str, Any]) -> dict[str, Any]:
 def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str, Any]:
     """Measured all-reduce bus bandwidths per intra-node path, and the GPUs without peer-to-peer."""
     measured = _rows(doc.get("allreduce_busbw"), BusBandwidth, "collectives.yaml")
-    no_p2p = doc.get("no_p2p_gpus") or {}
+    raw_no_p2p = doc.get("no_p2p_gpus")
+    no_p2p = _validated(NoP2P, raw_no_p2p, "collectives.yaml: no_p2p_gpus") if raw_no_p2p else None
     layout = _rows(doc.get("pcie_layout"), PcieLayout, "collectives.yaml")
-    cited = [m.source for m in measured] + [r.source for r in layout] + ([str(no_p2p.get("source"))] if no_p2p else [])
+    cited = [m.source for m in measured] + [r.source for r in layout] + ([no_p2p.source] if no_p2p else [])
     missing = sorted(set(cited) - set(sources))
     if missing:
         raise ConfigError(f"collectives.yaml cites unknown source(s) {missing}")
     return {
         "busbw": measured,
-        "no_p2p_gpus": frozenset(no_p2p.get("gpus") or ()),
+        "no_p2p_gpus": frozenset(no_p2p.gpus if no_p2p else ()),
         "pcie_layout": tuple(sorted(layout, key=lambda r: r.max_gpus)),
     }
 
