@@ -12,12 +12,11 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from gpuwise.ops.fleet import list_cards
-from gpuwise.ops.rollout import DEFAULT_POOL, list_rollouts, rollout_status
+from gpuwise.ops.rollout import DEFAULT_POOL, Rollout, events_of, list_rollouts, summarize
 
 
-def _pools(store: Any) -> dict[str, str]:
+def _pools(found: list[Rollout]) -> dict[str, str]:
     """host -> pool, as the newest roll-out plan recorded it (the fleet store itself has no pools)."""
-    found = list_rollouts(store)
     if not found:
         return {}
     return {h: str(info.get("pool", DEFAULT_POOL)) for h, info in found[-1].plan.get("hosts", {}).items()}
@@ -71,13 +70,14 @@ def fleet_view(store: Any, *, tolerance: float = 0.1) -> dict[str, Any]:
     """Per (pool, GPU model): hosts, cards, versions, acceptance spread, drift and where the newest
     roll-out stands on its hosts; then every roll-out's headline."""
     cards = [c for c in list_cards(store) if c.status != "retired" and c.host]
-    pools = _pools(store)
+    found = list_rollouts(store)
+    statuses = [summarize(r, events_of(store, r.id)) for r in found]  # oldest first
+    pools = _pools(found)
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for c in cards:
         groups[(pools.get(str(c.host), DEFAULT_POOL), c.catalog_id or c.model or "unknown")].append(c)
     values = _latest_per_host(store, {str(c.host) for c in cards})
-    found = list_rollouts(store)
-    newest = rollout_status(store, found[-1].id) if found else None
+    newest = statuses[-1] if statuses else None
     states = {h.host: h.state for h in newest.hosts} if newest else {}
     rows = []
     for (pool, model), mine in sorted(groups.items()):
@@ -100,10 +100,10 @@ def fleet_view(store: Any, *, tolerance: float = 0.1) -> dict[str, Any]:
                 else {"id": newest.rollout.id, "states": {h: states[h] for h in hosts if h in states}},
             }
         )
-    rollouts = []
-    for r in found:
-        st = rollout_status(store, r.id)
-        rollouts.append({"id": r.id, "target": f"{r.kind} {r.version}", "headline": st.headline, "counts": st.counts})
+    rollouts = [
+        {"id": r.id, "target": f"{r.kind} {r.version}", "headline": st.headline, "counts": st.counts}
+        for r, st in zip(found, statuses, strict=True)
+    ]
     return {"tolerance": tolerance, "groups": rows, "rollouts": rollouts}
 
 
