@@ -241,13 +241,9 @@ def _steady(c: Candidate, metric: str) -> float:
     )
 
 
-def _percentile_name(req: Requirements) -> str:
-    """'P99' for a percentile target; 'batch' when the requirements name no percentile."""
-    return f"P{req.percentile:g}" if req.percentile is not None else "batch"
-
-
 def _latency_key(req: Requirements) -> str:
-    return f"{_percentile_name(req).lower()}_latency"
+    """'p99_latency' for a percentile target; 'batch_latency' when the requirements name no percentile."""
+    return f"p{req.percentile:g}_latency" if req.percentile is not None else "batch_latency"
 
 
 def _fleet_per_hour(c: Candidate) -> float:
