@@ -5,7 +5,6 @@ Every rule a person can break has a message here that names the rule and what to
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -382,7 +381,3 @@ def _check_expert_layout(par: Parallelism, hw: Hardware) -> None:
 
 def data_parallel(work: Workload, hw: Hardware) -> int:
     return max(1, hw.count // work.parallel.model_parallel)
-
-
-def layers_per_stage(model: TransformerArch, pp: int) -> int:
-    return math.ceil(model.layers / pp)
