@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
-from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, owned_cost, usd_per_hour, why_no_price
+from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, fleet_cost, usd_per_hour, why_no_price
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
+from gpuwise.plan.limits import at_most, owned_horizon_usd, shared_limits
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
@@ -238,13 +239,6 @@ class PlanResult:
         }
 
 
-def _owned(hw: Hardware, req: Requirements, params: CostParams) -> float | None:
-    if req.pricing != "owned":
-        return None
-    own = owned_cost(hw, params)
-    return None if own is None else own.total(req.years or params.depreciation_years)
-
-
 # ------------------------------------------------------------------------------------------
 def _counts(gpu: GPU, limit: int) -> list[int]:
     out, n = [], 1
@@ -255,35 +249,15 @@ def _counts(gpu: GPU, limit: int) -> list[int]:
     return out
 
 
-def _at_most(value: float | None, limit: float) -> dict[str, Any]:
-    """A requirement of the form value <= limit: met or not, and by how much."""
-    return {
-        "ok": value is not None and value <= limit,
-        "value": value,
-        "limit": limit,
-        "margin": None if value is None else limit - value,
-    }
-
-
-def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
-    if c.usd_per_hour is None:  # no offer rents instances of this node size (gpuwise.estimate.offers)
-        lg = check_lang(req.lang)
-        c.meets["price"] = {"ok": False, "why": msg("why_no_node_offer", lg, pricing=term("pricing", req.pricing, lg))}
-    if req.budget_usd is not None:
-        c.meets["budget"] = _at_most(cost, req.budget_usd)
-    if req.max_gpus is not None:
-        c.meets["max_gpus"] = _at_most(c.gpus, req.max_gpus)
-
-
 def _meets_training(c: Candidate, req: Requirements) -> None:
     est = c.est
     c.meets["memory"] = {"ok": est.memory.fits, "margin": est.memory.headroom}
     if req.deadline_seconds is not None:
         total = c.hours * 3600 if c.hours is not None else None
-        c.meets["deadline"] = _at_most(total, req.deadline_seconds)
+        c.meets["deadline"] = at_most(total, req.deadline_seconds)
         if total is None:
             c.meets["deadline"]["why"] = msg("why_need_amount", check_lang(req.lang))
-    _shared_limits(c, req, c.cost if c.hours is not None else None)
+    shared_limits(c, req, c.cost if c.hours is not None else None)
 
 
 def _training_candidates(
@@ -333,7 +307,7 @@ def _training_candidates(
         if job is None:
             continue
         est = estimate(job, hw, cat, search_largest=False, calibration=cal)
-        c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+        c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=owned_horizon_usd(hw, req, params))
         from gpuwise.plan.availability import training_reliability
 
         c.reliability = training_reliability(est, cat)
@@ -371,7 +345,7 @@ def _pipeline_candidate(
         return []
     job, hw, design = found
     est = estimate(job, hw, cat, search_largest=False, calibration=cal)
-    c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=_owned(hw, req, params))
+    c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=owned_horizon_usd(hw, req, params))
     c.pipeline = design.as_dict(hw.nodes)
     from gpuwise.plan.availability import training_reliability
 
@@ -664,7 +638,7 @@ def plan(
             from gpuwise.plan.availability import add_redundancy
 
             add_redundancy(c, req.redundancy)
-            _shared_limits(c, req, c.cost)
+            shared_limits(c, req, c.cost)
     candidates.sort(key=lambda c: _rank_key(c, req, tie))
     lang = check_lang(req.lang)
     chosen = candidates[0] if candidates and candidates[0].ok else None

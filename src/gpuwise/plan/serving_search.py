@@ -29,10 +29,11 @@ from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.layouts import TP_DEGREES, hardware
+from gpuwise.plan.limits import owned_horizon_usd, shared_limits
 from gpuwise.plan.messages import Lang, check_lang, msg
 from gpuwise.struct import frozen
 from gpuwise.units import fmt_seconds
-from gpuwise.workload import Hardware, InferenceJob, Parallelism
+from gpuwise.workload import InferenceJob, Parallelism
 from gpuwise.workload.requirements import LatencyGoals, Requirements
 
 if TYPE_CHECKING:
@@ -66,18 +67,6 @@ def _candidate(est: Any, usd: float | None, **kw: Any) -> Candidate:
     from gpuwise.plan.search import Candidate
 
     return Candidate(est, usd, **kw)
-
-
-def _shared_limits(c: Candidate, req: Requirements, cost: float | None) -> None:
-    from gpuwise.plan.search import _shared_limits as shared
-
-    shared(c, req, cost)
-
-
-def _owned(hw: Hardware, req: Requirements, params: CostParams) -> float | None:
-    from gpuwise.plan.search import _owned as owned
-
-    return owned(hw, req, params)
 
 
 def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int]:
@@ -174,7 +163,7 @@ def _build(
         usd_per_hour(hw, req.pricing, params),
         replicas=replicas,
         confirmed=confirmed,
-        owned_usd=_owned(hw, req, params),
+        owned_usd=owned_horizon_usd(hw, req, params),
     )
     inf = est.inference
     c.serving = {
@@ -228,7 +217,7 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
     if req.qps is not None and c.serving is not None:
         cap = c.serving["capacity_rps_per_replica"] * c.replicas
         c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
-    _shared_limits(c, req, c.cost)
+    shared_limits(c, req, c.cost)
 
 
 def _steady(c: Candidate, metric: str) -> float:
