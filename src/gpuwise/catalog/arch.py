@@ -170,6 +170,10 @@ OPERATOR_CLASSES = (
     "data-movement",
 )
 
+# A sanity bound on a described model: the packaged descriptions hold 27 (DeepFM) to 242
+# (EfficientNet-B0) operators (data/operators/); a million rows is a malformed or hostile file.
+MAX_OPERATORS = 1_000_000
+
 
 @frozen
 class Operator:
@@ -259,8 +263,8 @@ def arch_from_operators(doc: dict[str, Any], where: str, name: str | None = None
     rows = doc.get("operators")
     if not isinstance(rows, list) or not rows:
         raise ConfigError(f"{where}: 'operators' must be a non-empty list (the output of gpuwise describe --json)")
-    if len(rows) > 1_000_000:
-        raise ConfigError(f"{where}: more than 1,000,000 operators; not a model description")
+    if len(rows) > MAX_OPERATORS:
+        raise ConfigError(f"{where}: more than {MAX_OPERATORS:,} operators; not a model description")
     batch = doc.get("batch", 1)
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ConfigError(f"{where}: 'batch' must be a whole number >= 1; got {batch!r}")
