@@ -158,3 +158,10 @@ def test_a_bad_value_is_named_in_a_4xx_page():
     assert r.status_code == 400 and "--gpus-per-node must be a whole number" in r.text
     r = CLIENT.post("/plan", data={**BASE["inference"], "qps": "lots"})
     assert r.status_code == 400 and "--qps" in r.text
+
+
+def test_a_fractional_whole_number_is_refused_not_cut():
+    """micro_batch=1.5 was read as 1 and estimated; the CLI refuses it, and so does the page."""
+    r = CLIENT.get("/estimate", params={**BASE["training"], "gpu": "a10", "micro_batch": "1.5"})
+    assert r.status_code == 400 and "--micro-batch must be a whole number" in r.text
+    assert CLIENT.get("/estimate", params={**BASE["training"], "gpu": "a10", "micro_batch": "1e0"}).status_code == 200

@@ -188,10 +188,14 @@ def typed(form: Mapping[str, str]) -> dict[str, Any]:
     """Form strings -> the API's types (counts like 20M stay strings for the schema's parsers)."""
     out: dict[str, Any] = {}
     for k, v in form.items():
-        try:
-            out[k] = int(float(v)) if k in INT_FIELDS else v
-        except (ValueError, OverflowError):  # 'abc', 'inf': the schema's validation names the field
-            out[k] = v
+        out[k] = v
+        if k in INT_FIELDS:
+            try:
+                number = float(v)  # '1e3' is 1000
+            except ValueError:  # 'abc': the schema's validation names the field
+                continue
+            if number.is_integer():  # not '1.5' (it was cut to 1) nor 'inf': the schema refuses those
+                out[k] = int(number)
     return out
 
 
