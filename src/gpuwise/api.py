@@ -138,8 +138,9 @@ def _attach_commands(
     from gpuwise.plan.command import estimate_command
 
     targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    target_keys = names("target")
     try:  # estimate sizes replicas only for a latency target; a bare --qps is the plan's alone
-        latency_target({k: v for k, v in targets.items() if k in names("target")})
+        latency_target({k: v for k, v in targets.items() if k in target_keys})
     except UsageError:
         targets = {}
     for c in result.candidates:
@@ -165,7 +166,8 @@ def make_estimate(
     `percentile`, or the aliases `p95_ms`/`p99_ms`)."""
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
-    target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in names("target")}
+    target_keys = names("target")
+    target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in target_keys}
     for key in ("growth", *names("plan")):  # a plan file's own requirements: nothing to estimate
         hw_opts.pop(key, None)
     check_unknown(hw_opts, names("hardware"), "hardware")
