@@ -33,6 +33,15 @@ def hf(name: str):
     return load_hf_config(HF_CONFIGS / f"{name}.json")
 
 
+def run_process(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`gpuwise ARGS` in a fresh interpreter, as a user runs it; no traceback on either stream."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    return proc
+
+
 def load_script(name: str) -> ModuleType:
     """scripts/NAME.py imported as the module NAME (registered in sys.modules, as dataclasses need)."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")

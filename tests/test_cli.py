@@ -1,17 +1,14 @@
 """The command line end to end: real processes, exit codes, JSON contract, no tracebacks."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from .conftest import HF_CONFIGS
+from .conftest import HF_CONFIGS, run_process
 
 
 def run(*args, check_code=None):
-    proc = subprocess.run([sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, timeout=60)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    proc = run_process(*args, timeout=60)
     if check_code is not None:
         assert proc.returncode == check_code, (proc.returncode, proc.stdout, proc.stderr)
     return proc

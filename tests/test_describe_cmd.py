@@ -4,11 +4,11 @@ and that document estimated and planned as `--model FILE.json` (no torch needed 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+from .conftest import run_process as run
 
 pytest.importorskip("torch")
 
@@ -41,14 +41,6 @@ USER_MODULE = textwrap.dedent(
             self.fc = nn.Linear(width, 1)
     """
 )
-
-
-def run(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return proc
 
 
 @pytest.fixture(scope="module")
