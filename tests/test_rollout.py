@@ -422,3 +422,5 @@ def test_a_store_password_never_lands_in_the_inventory():
     assert (
         _store_var("postgresql+psycopg://postgres@127.0.0.1:5432/x") == "postgresql+psycopg://postgres@127.0.0.1:5432/x"
     )
+    for secret in ("pa/ss", "p@ss"):  # SQLAlchemy reads both as the password; 'pa/ss' was written out
+        assert isinstance(_store_var(f"postgresql://gpuwise:{secret}@db.internal/gpuwise"), Why), secret

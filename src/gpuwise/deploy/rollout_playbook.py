@@ -25,6 +25,7 @@ from typing import Any
 from gpuwise.deploy.common import why
 from gpuwise.deploy.writer import dump_tree
 from gpuwise.ops.rollout import RolloutPlan
+from gpuwise.store import mask_password
 from gpuwise.struct import frozen
 
 # What installs a version, per kind; {{ version }} is the target (or, to roll back, the previous one).
@@ -76,7 +77,7 @@ def _host_vars(plan: RolloutPlan, host: str, settings: PlaybookSettings) -> dict
 
 
 def _store_var(url: str) -> Any:
-    if re.match(r"^[a-z+]+://[^/@:]*:[^/@]+@", url):
+    if mask_password(url) != url:  # the store's own reading of a password (one may hold '/' or '@')
         return why(
             "{{ lookup('ansible.builtin.env', 'GPUWISE_DB') }}",
             "the store URL holds a password: export GPUWISE_DB on the controller instead of writing it here",
