@@ -62,14 +62,19 @@ class _Unsure(Exception):
     """The light validator cannot vouch for a value: the model decides."""
 
 
-def _text(v: Any, rule: Rule) -> str:
-    if type(v) is not str:
-        raise _Unsure
-    v.encode()  # text pydantic cannot hold (lone surrogates) raises UnicodeEncodeError: the model's error
+def _check_length(v: str | list[Any], rule: Rule) -> None:
+    """Characters of a text, items of a list, within the rule's lengths."""
     if (rule.min_length is not None and len(v) < rule.min_length) or (
         rule.max_length is not None and len(v) > rule.max_length
     ):
         raise _Unsure
+
+
+def _text(v: Any, rule: Rule) -> str:
+    if type(v) is not str:
+        raise _Unsure
+    v.encode()  # text pydantic cannot hold (lone surrogates) raises UnicodeEncodeError: the model's error
+    _check_length(v, rule)
     if rule.pattern is not None and (not v.isascii() or "\n" in v or re.search(rule.pattern, v) is None):
         raise _Unsure  # pydantic's Rust regex and Python's agree on one-line ASCII text
     return v
@@ -99,10 +104,7 @@ def _number(v: Any, rule: Rule) -> int | float:
 def _items(v: Any, rule: Rule) -> list[str]:
     if type(v) is not list:
         raise _Unsure
-    if (rule.min_length is not None and len(v) < rule.min_length) or (
-        rule.max_length is not None and len(v) > rule.max_length
-    ):
-        raise _Unsure
+    _check_length(v, rule)
     item = Rule(kind="str", max_length=rule.item_max_length)
     out = [_text(x, item) for x in v]
     if rule.choices is not None and not all(x in rule.choices for x in out):
