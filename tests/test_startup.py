@@ -27,22 +27,26 @@ PROBE = """
 import json, sys
 sys.argv = ["gpuwise", *json.loads(sys.argv[1])]
 from gpuwise.cli.app import main
+code = 0
 try:
     main()
-except SystemExit:
-    pass
-sys.__stdout__.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+except SystemExit as exc:
+    code = exc.code if isinstance(exc.code, int) else 0
+sys.__stdout__.write(f"\\nEXIT {code} MODULES " + json.dumps(sorted(sys.modules)))
 """
 
 
 def modules_after(args: list[str], cache_home) -> set[str]:
-    """The modules a fresh interpreter holds after running `gpuwise ARGS` (cache in `cache_home`)."""
+    """The modules a fresh interpreter holds after running `gpuwise ARGS` (cache in `cache_home`) to an
+    answer: exit 0 or 1 (not met), so that a usage error cannot pass by loading nothing."""
     env = {"XDG_CACHE_HOME": str(cache_home), "PATH": "/usr/bin:/bin", "COLUMNS": "100"}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True, timeout=120, env=env
     )
     assert "Traceback" not in proc.stderr, proc.stderr
-    return set(json.loads(proc.stdout.rsplit("MODULES ", 1)[1]))
+    code, modules = proc.stdout.rsplit("\nEXIT ", 1)[1].split(" MODULES ", 1)
+    assert code in ("0", "1"), (args, code, proc.stderr[-2000:])
+    return set(json.loads(modules))
 
 
 def test_cached_field_table_equals_the_schema(tmp_path, monkeypatch):
