@@ -424,3 +424,16 @@ def test_a_store_password_never_lands_in_the_inventory():
     )
     for secret in ("pa/ss", "p@ss"):  # SQLAlchemy reads both as the password; 'pa/ss' was written out
         assert isinstance(_store_var(f"postgresql://gpuwise:{secret}@db.internal/gpuwise"), Why), secret
+
+
+def test_plan_takes_no_tolerance_its_gates_would_refuse(fleet_dir, tmp_path):
+    """The gates run `bench accept --tolerance T` with the plan's T: a T that accept refuses (above
+    0.99) is refused by the plan, before any file is written, not at the canary's first gate."""
+    d, db = fleet_dir
+    out = tmp_path / "o"
+    result = run("rollout", "plan", "--db", db, "--target", "driver=550.127.05", "-o", out, "--tolerance", "0.995")
+    assert result.exit_code == 2 and "--tolerance" in result.output and "Traceback" not in result.output
+    assert not out.exists()
+    accept = run("bench", "accept", "--results", d / "good.json", "--baseline", d / "baseline.json",
+                 "--tolerance", "0.995")  # fmt: skip
+    assert isinstance(accept.exception, UsageError) and "--tolerance" in str(accept.exception)  # exit 2 in main

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.bench.result import ACCEPT_KEYS  # what the acceptance check compares
-from gpuwise.cli.bounds import bounded
+from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
 from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
 
@@ -86,7 +86,7 @@ def accept(results: Path | None, baseline: str | None, tolerance: float, db: str
     """Compare one card's results with the fleet baseline of its model: 0 pass, 1 fail."""
     if results is None or baseline is None:
         raise UsageError("gpuwise bench accept --results CARD.json --baseline BASELINE.json|db [--tolerance 0.1]")
-    bounded(tolerance, "--tolerance", 0, 0.99)
+    bounded(tolerance, "--tolerance", 0, MAX_TOLERANCE)
     card = _load_results(results)
     if baseline == "db":
         host = card.get("host")

@@ -13,6 +13,10 @@ from gpuwise.errors import UsageError
 
 N = TypeVar("N", int, float)
 
+# the largest shortfall against a baseline that `bench accept` allows; a roll-out's gates run it with
+# the plan's --tolerance, so `rollout plan` takes no more (at 1 a card that measures nothing passes)
+MAX_TOLERANCE = 0.99
+
 
 def bounded(value: N, flag: str, low: float, high: float) -> N:
     """`value` when it is a finite number within [low, high]; else a usage error naming `flag`."""
@@ -23,4 +27,4 @@ def bounded(value: N, flag: str, low: float, high: float) -> N:
     return value
 
 
-__all__ = ["bounded"]
+__all__ = ["MAX_TOLERANCE", "bounded"]

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
 from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _json, _store, fleet_app
 from gpuwise.errors import UsageError
 
@@ -56,8 +57,7 @@ def plan(
         from gpuwise.ops import fleet, rollout
 
         goal = rollout.parse_target(target)
-        if not 0 <= tolerance < 1:
-            raise UsageError("--tolerance must be between 0 and 1")
+        bounded(tolerance, "--tolerance", 0, MAX_TOLERANCE)  # what the gates' `bench accept` takes
         if baseline != "db" and not Path(baseline).is_file():
             raise UsageError(f"--baseline {baseline!r}: not 'db' and no such file")
         baseline = baseline if baseline == "db" else str(Path(baseline).resolve())
