@@ -412,6 +412,8 @@ def test_pools_file_errors_are_clear():
         plan_pools({"team": {"engineers": 3}, "workloads": [{"pool": "gpu", "plan": "chat-7b-p99.yaml"}]}, EXAMPLES)
     with pytest.raises(ConfigError, match="cannot read"):
         plan_pools({"team": {"engineers": 3}, "workloads": [{"pool": "train", "plan": "missing.yaml"}]}, EXAMPLES)
+    with pytest.raises(ConfigError, match=r"team\.engineers must be a whole number"):
+        plan_pools({"team": {"engineers": float("inf")}}, EXAMPLES)  # YAML .inf: was an internal error
 
 
 # ------------------------------------------------------------------------------------------

@@ -175,7 +175,7 @@ def _int(value: Any, what: str, minimum: int = 1) -> int:
         n = int(value)
         if n != float(value):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: .inf (an internal error before)
         raise ConfigError(f"{what} must be a whole number; got {value!r}") from None
     if n < minimum:
         raise ConfigError(f"{what} must be at least {minimum}; got {n}")
