@@ -7,7 +7,6 @@ the estimators follow a changed catalog instead of a copy of its values.
 """
 
 import ast
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,8 @@ from gpuwise.estimate.serving import LLMTimer
 from gpuwise.plan import plan
 from gpuwise.workload import build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements
+
+from .operators_accuracy import with_values
 
 CAT = load_catalog()
 SRC = Path(__file__).resolve().parents[1] / "src" / "gpuwise"
@@ -68,14 +69,6 @@ def _sources() -> list[Path]:
     return files
 
 
-def with_conventions(cat: Catalog, **values: float) -> Catalog:
-    """A copy of the catalog with some convention values changed (sources and reasons kept)."""
-    conv = dict(cat.conventions)
-    for key, value in values.items():
-        conv[key] = conv[key].model_copy(update={"value": value})
-    return dataclasses.replace(cat, conventions=conv)
-
-
 # ------------------------------------------------------------------------------------------
 def test_the_checker_finds_the_floats_it_must_reject():
     src = "EFF = 0.8\nN = 3\ndef f(x):\n    return x * 2.5 + 1e9 + 4\n"
@@ -109,17 +102,17 @@ def test_quantized_weight_bytes_hand_computed_and_following_the_catalog():
     assert weight_bytes_per_param("nf4", conv) == 0.5 + 0.127 / 8  # QLoRA: 0.127 bits of constants
     assert weight_bytes_per_param("bf16", conv) == 2
     assert weight_bytes_per_param("int8", conv) == 1
-    smaller_groups = with_conventions(CAT, int4_group_size=64)
+    smaller_groups = with_values(CAT, {"int4_group_size": 64})
     assert weight_bytes_per_param("int4", smaller_groups.convention) == 0.5 + 2.5 / 64
 
 
 def test_the_serving_timer_reads_weights_at_the_memory_models_size():
-    for cat in (CAT, with_conventions(CAT, int4_group_size=32)):
+    for cat in (CAT, with_values(CAT, {"int4_group_size": 32})):
         w = build_workload({"model": "llama-2-7b", "task": "inference", "weights_dtype": "int4"}, cat)
         hw = build_hardware("l4", cat)
         timer = LLMTimer(w, compute_rates(hw.gpu, "bf16", cat), topology(hw, cat), cat)
         assert timer.w_bytes == weight_bytes_per_param("int4", cat.convention)
-    assert weight_bytes_per_param("int4", with_conventions(CAT, int4_group_size=32).convention) == 0.5 + 2.5 / 32
+    assert weight_bytes_per_param("int4", with_values(CAT, {"int4_group_size": 32}).convention) == 0.5 + 2.5 / 32
 
 
 def test_model_flops_follow_the_backward_ratio():
@@ -128,7 +121,7 @@ def test_model_flops_follow_the_backward_ratio():
     w = build_workload(opts, CAT)
     hw = build_hardware("h100-sxm", CAT)
     cited = estimate(w, hw, CAT, search_largest=False).training
-    changed = estimate(w, hw, with_conventions(CAT, backward_ratio_trainable_matmul=3), search_largest=False).training
+    changed = estimate(w, hw, with_values(CAT, {"backward_ratio_trainable_matmul": 3}), search_largest=False).training
     assert changed.flops_per_step == pytest.approx(cited.flops_per_step * 4 / 3, rel=1e-12)
     assert changed.terms["compute"] > cited.terms["compute"]
 
@@ -171,7 +164,7 @@ def test_the_engines_memory_share_sizes_the_kv_cache_the_planner_searches():
     req = {"qps": 2, "gpus": ["a100-80gb-sxm"]}
     batch = {}
     for share in (0.5, 0.9):
-        r = _plan(with_conventions(CAT, serving_memory_utilization=share), work, req)
+        r = _plan(with_values(CAT, {"serving_memory_utilization": share}), work, req)
         (c,) = r.candidates
         assert c.serving is not None
         batch[share] = c.serving["max_batch"]
@@ -185,7 +178,7 @@ def test_the_planner_stops_doubling_by_the_catalogs_threshold():
     req = {"deadline": "3d", "gpus": ["h100-sxm"]}
     explored = {}
     for threshold in (0.0, 0.05, 1.0):
-        r = _plan(with_conventions(CAT, plan_doubling_min_saving=threshold), work, req)
+        r = _plan(with_values(CAT, {"plan_doubling_min_saving": threshold}), work, req)
         assert r.candidates and all(c.ok for c in r.candidates)
         costs = [c.cost for c in sorted(r.candidates, key=lambda c: c.gpus)]
         keep = 1 - threshold
