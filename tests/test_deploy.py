@@ -38,6 +38,8 @@ from gpuwise.estimate import estimate
 from gpuwise.plan.search import Candidate
 from gpuwise.workload import build_hardware, build_workload
 
+from .operators_accuracy import with_values
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CRDS = Path(__file__).resolve().parent.parent / "src" / "gpuwise" / "deploy" / "data"
@@ -168,10 +170,7 @@ def test_tensor_parallel_serving_gets_shm_and_tp():
 
 def _catalog_with(**values):
     """The packaged catalog with some conventions set to other values."""
-    cat = load_catalog()
-    conv = {k: c.model_copy(update={"value": values.get(k, c.value)}) for k, c in cat.conventions.items()}
-    assert set(values) <= set(conv)
-    return dataclasses.replace(cat, conventions=conv)
+    return with_values(load_catalog(), values)
 
 
 def _volume(spec, name):
@@ -414,6 +413,9 @@ def test_pools_file_errors_are_clear():
         plan_pools({"team": {"engineers": 3}, "workloads": [{"pool": "train", "plan": "missing.yaml"}]}, EXAMPLES)
     with pytest.raises(ConfigError, match=r"team\.engineers must be a whole number"):
         plan_pools({"team": {"engineers": float("inf")}}, EXAMPLES)  # YAML .inf: was an internal error
+    for bad in (0, float("nan"), float("inf")):  # NaN and .inf were internal errors
+        with pytest.raises(ConfigError, match="engineers_per_gpu must be a positive finite number"):
+            plan_pools({"team": {"engineers": 4, "engineers_per_gpu": bad, "gpu": "l4"}}, EXAMPLES)
 
 
 # ------------------------------------------------------------------------------------------
