@@ -155,3 +155,12 @@ def test_markdown_text_escapes_html_and_markdown_controls():
     assert md_text("*x* _y_ `z` # w") == "\\*x\\* \\_y\\_ \\`z\\` \\# w"
     assert md_text("- a") == "\\- a" and md_text("1. a") == "1\\. a" and md_text("3 - a") == "3 - a"
     assert md_text("line\nbreak") == "line break"  # no new block from inside a cell
+
+
+def test_the_requirements_table_lists_ttft_and_tpot_targets():
+    """A TTFT or TPOT target is a stated requirement: the report lists it as it lists an end-to-end one."""
+    from gpuwise.report.document import _requirements_table
+
+    work = {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
+    rows = dict(_requirements_table(make_plan(work, {"qps": 2, "ttft_ms": 800, "tpot_ms": 90, "gpus": "a10g,l4"})))
+    assert rows["P99 TTFT"] == "≤ 800 ms" and rows["P99 TPOT"] == "≤ 90 ms"

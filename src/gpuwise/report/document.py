@@ -104,8 +104,10 @@ def _requirements_table(result: PlanResult) -> tuple[tuple[str, ...], ...]:
         asked.append((msg("req_deadline", lang), fmt_duration(req.deadline_seconds, lang)))
     if req.qps:
         asked.append((msg("req_load", lang), msg("qps_value", lang, qps=req.qps)))
-    if req.latency_seconds:
-        asked.append((f"P{req.percentile:g} {msg('req_latency', lang)}", f"≤ {req.latency_seconds * 1e3:,.0f} ms"))
+    goals = (("TTFT", req.ttft_seconds), ("TPOT", req.tpot_seconds), (msg("req_latency", lang), req.latency_seconds))
+    for name, seconds in goals:  # every latency target stated, each at the one percentile
+        if seconds and req.percentile:
+            asked.append((f"P{req.percentile:g} {name}", f"≤ {seconds * 1e3:,.0f} ms"))
     if req.budget_usd:
         per = msg("for_run" if isinstance(w, TrainingJob) else "per_month", lang, v=fmt_money(req.budget_usd, lang))
         asked.append((msg("req_budget", lang), per))
