@@ -33,6 +33,14 @@ def hf(name: str):
     return load_hf_config(HF_CONFIGS / f"{name}.json")
 
 
+def chromium() -> str | None:
+    """Debian's chromium for the browser tests: None skips them, except in CI, which must run them."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if os.environ.get("CI") and not found:
+        raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+    return found
+
+
 def run_process(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """`gpuwise ARGS` in a fresh interpreter, as a user runs it; no traceback on either stream."""
     proc = subprocess.run(

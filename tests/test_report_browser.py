@@ -1,18 +1,16 @@
 """The Chinese report rendered in real headless Chromium (Debian's chromium, Playwright) with Debian's
 fonts-noto-cjk: `gpuwise plan ... --report plan.html --lang zh`. The screenshot goes to artifacts/."""
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from .conftest import chromium
+
 playwright = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if os.environ.get("CI") and not CHROMIUM:
-    raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+CHROMIUM = chromium()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary")
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"

@@ -2,9 +2,7 @@
 a rendered chart, and an answer that changes when a requirement changes. Screenshots go to
 artifacts/ (ignored by git)."""
 
-import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -13,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import free_port
+from .conftest import chromium, free_port
 
 pytest.importorskip("fastapi")
 playwright = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if os.environ.get("CI") and not CHROMIUM:
-    raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+CHROMIUM = chromium()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
