@@ -211,8 +211,8 @@ def _team(doc: dict[str, Any], source: str) -> _Team:
         per_gpu = float(per_gpu_raw)
     except (TypeError, ValueError):
         raise ConfigError(f"team.engineers_per_gpu must be a number; got {per_gpu_raw!r}") from None
-    if per_gpu <= 0:
-        raise ConfigError("team.engineers_per_gpu must be positive")
+    if not 0 < per_gpu < math.inf:  # NaN and .inf were internal errors further on
+        raise ConfigError(f"team.engineers_per_gpu must be a positive finite number; got {per_gpu_raw!r}")
     idle = _int(team.get("idle_minutes", team.get("idle-minutes", IDLE_MINUTES)), "team.idle_minutes")
     stated = {k.replace("-", "_") for k in team} & {"engineers_per_gpu", "idle_minutes"}
     return _Team(engineers, per_gpu, idle, frozenset(stated))
