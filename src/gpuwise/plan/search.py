@@ -307,7 +307,7 @@ def _training_candidates(
         if job is None:
             continue
         est = estimate(job, hw, cat, search_largest=False, calibration=cal)
-        c = Candidate(est, usd_per_hour(hw, req.pricing, params), owned_usd=owned_horizon_usd(hw, req, params))
+        c = Candidate(est, price, owned_usd=owned_horizon_usd(hw, req, params))
         from gpuwise.plan.availability import training_reliability
 
         c.reliability = training_reliability(est, cat)
