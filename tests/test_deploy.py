@@ -416,6 +416,8 @@ def test_pools_file_errors_are_clear():
     for bad in (0, float("nan"), float("inf")):  # NaN and .inf were internal errors
         with pytest.raises(ConfigError, match="engineers_per_gpu must be a positive finite number"):
             plan_pools({"team": {"engineers": 4, "engineers_per_gpu": bad, "gpu": "l4"}}, EXAMPLES)
+    with pytest.raises(ConfigError, match="engineers_per_gpu must be a number"):  # was an OverflowError
+        plan_pools({"team": {"engineers": 4, "engineers_per_gpu": 10**400, "gpu": "l4"}}, EXAMPLES)
 
 
 # ------------------------------------------------------------------------------------------

@@ -209,7 +209,7 @@ def _team(doc: dict[str, Any], source: str) -> _Team:
     per_gpu_raw: Any = team.get("engineers_per_gpu", team.get("engineers-per-gpu", ENGINEERS_PER_GPU))
     try:
         per_gpu = float(per_gpu_raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer past any float
         raise ConfigError(f"team.engineers_per_gpu must be a number; got {per_gpu_raw!r}") from None
     if not 0 < per_gpu < math.inf:  # NaN and .inf were internal errors further on
         raise ConfigError(f"team.engineers_per_gpu must be a positive finite number; got {per_gpu_raw!r}")
