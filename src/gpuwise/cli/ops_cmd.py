@@ -47,10 +47,6 @@ def _errors() -> Iterator[None]:
         raise typer.Exit(exc.exit_code) from None
 
 
-def _json(data: Any) -> None:
-    print_json(data)
-
-
 def _source(replay: Path | None, **kwargs: Any) -> Any:
     from gpuwise.ops.hw import NvmlSource, ReplaySource
 
@@ -109,7 +105,7 @@ def doctor(
         previous = readings[0] if len(readings) > 1 else None
         report = run_checks(snap, DoctorOptions(latency_sensitive=latency, previous=previous))
         if as_json:
-            _json(report.as_dict())
+            print_json(report.as_dict())
         else:
             _doctor_view(report)
     raise typer.Exit(report.exit_code)
@@ -240,7 +236,7 @@ def _hardware_command(fn_name: str, label: str) -> Callable[..., None]:
             finally:
                 _close(source)
             if as_json:
-                _json(result.as_dict())
+                print_json(result.as_dict())
             else:
                 _scan_view(result, label)
 
@@ -272,7 +268,7 @@ def fleet_list(
         with _store(db) as store:
             cards = fleet.list_cards(store, status=status, host=host)
         if as_json:
-            _json([c.as_dict() for c in cards])
+            print_json([c.as_dict() for c in cards])
             return
         from rich.table import Table
 
@@ -310,7 +306,7 @@ def fleet_retire(
         with _store(db) as store:
             card = fleet.retire(store, uuid, reason)
         if as_json:
-            _json(card.as_dict())
+            print_json(card.as_dict())
         else:
             sys.stdout.write(
                 f"retired {card.uuid} ({card.model}, {card.host} GPU {card.gpu_index}): {card.retired_reason}\n"
@@ -339,7 +335,7 @@ def fleet_evaluate(
             verdicts = fleet.evaluate(store, rule_set, acceptance=hook)
             changed = fleet.apply_verdicts(store, verdicts) if apply else []
         if as_json:
-            _json({"verdicts": [v.as_dict() for v in verdicts], "set_to_watch": [c.uuid for c in changed]})
+            print_json({"verdicts": [v.as_dict() for v in verdicts], "set_to_watch": [c.uuid for c in changed]})
             return
         out = sys.stdout
         if not verdicts:

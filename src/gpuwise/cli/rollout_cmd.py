@@ -13,7 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
-from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _json, _store, fleet_app
+from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _store, fleet_app
+from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
 
 rollout_app = typer.Typer(
@@ -76,7 +77,7 @@ def plan(
         )
         written = write_texts(files(the_plan, settings), out)
         if as_json:
-            _json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})
+            print_json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})
             return
         _plan_view(rollout_id, the_plan, out, local)
 
@@ -136,7 +137,7 @@ def status(
         with _store(db) as store:
             st = rollout.rollout_status(store, rollout_id, check)
         if as_json:
-            _json(st.as_dict())
+            print_json(st.as_dict())
             return
         w = sys.stdout.write
         w(st.headline + "\n")
@@ -162,7 +163,7 @@ def fleet_view_cmd(
         with _store(db) as store:
             view = fleet_view(store, tolerance=tolerance)
         if as_json:
-            _json(view)
+            print_json(view)
         else:
             sys.stdout.write(render_text(view))
 
