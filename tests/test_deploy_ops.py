@@ -111,6 +111,8 @@ def test_one_bench_cronjob_per_node_of_the_fleet_store(tmp_path):
 def test_bad_input_is_a_usage_error(tmp_path):
     for args, message in (
         (["deploy", "ops", "-o", tmp_path, "--node", "n1:many"], "whole number"),
+        (["deploy", "ops", "-o", tmp_path, "--node", "n1:1_6"], "whole number"),  # int() read 16
+        (["deploy", "ops", "-o", tmp_path, "--node", "n1:\u0661\u0666"], "whole number"),  # Arabic-Indic 16
         (["deploy", "ops", "-o", tmp_path, "--node", "n1:0"], "1 to 64"),
         (["deploy", "ops", "-o", tmp_path, "--namespace", "Bad_NS"], "not a valid Kubernetes name"),
         (["deploy", ROOT / "examples" / "chat-7b-serving.yaml", "-o", tmp_path, "--node", "n1"], "deploy ops"),

@@ -57,10 +57,11 @@ def parse_node(text: str) -> GpuNode:
     """`NAME`, `NAME:GPUS` (default 8 GPUs) or `NAME:GPUS:GPU_ID` (catalog id) from --node."""
     name, _, rest = text.partition(":")
     gpus, _, model = rest.partition(":")
-    try:
-        count = int(gpus) if gpus else 8
-    except ValueError:
-        raise UsageError(f"--node {text!r}: GPUS must be a whole number (NAME:GPUS)") from None
+    # ASCII digits only, as --gpu NAME:N reads them: int() would also read '1_6' and '١٦' as 16
+    gpus = gpus.strip()
+    if gpus and not (gpus.isascii() and gpus.isdigit()):
+        raise UsageError(f"--node {text!r}: GPUS must be a whole number (NAME:GPUS)")
+    count = int(gpus) if gpus else 8
     if not 1 <= count <= 64:
         raise UsageError(f"--node {text!r}: 1 to 64 GPUs per node")
     if not name or len(name) > 253:
