@@ -33,6 +33,7 @@ BENCH_SCHEDULE = "0 3 * * 0"  # Sundays 03:00: a full suite keeps the node's GPU
 ACCEPT_LABEL = "gpuwise.io/acceptance"
 GPU_PRESENT = {"nvidia.com/gpu.present": "true"}  # GPU feature discovery puts it on every NVIDIA node
 LABELS = {"app.kubernetes.io/part-of": "gpuwise"}
+NODE_GPUS = 8  # GPUs of a node when --node gives none: an HGX/DGX server's 8 (and the acceptance Job's ask)
 
 
 @frozen
@@ -54,14 +55,14 @@ class OpsOptions:
 
 
 def parse_node(text: str) -> GpuNode:
-    """`NAME`, `NAME:GPUS` (default 8 GPUs) or `NAME:GPUS:GPU_ID` (catalog id) from --node."""
+    """`NAME`, `NAME:GPUS` (default NODE_GPUS) or `NAME:GPUS:GPU_ID` (catalog id) from --node."""
     name, _, rest = text.partition(":")
     gpus, _, model = rest.partition(":")
     # ASCII digits only, as --gpu NAME:N reads them: int() would also read '1_6' and '١٦' as 16
     gpus = gpus.strip()
     if gpus and not (gpus.isascii() and gpus.isdigit()):
         raise UsageError(f"--node {text!r}: GPUS must be a whole number (NAME:GPUS)")
-    count = int(gpus) if gpus else 8
+    count = int(gpus) if gpus else NODE_GPUS
     if not 1 <= count <= 64:
         raise UsageError(f"--node {text!r}: 1 to 64 GPUs per node")
     if not name or len(name) > 253:
@@ -285,7 +286,7 @@ ACCEPT_SCRIPT = (
 )
 
 
-def acceptance_job(o: OpsOptions, conv: DeployConventions, gpus: int = 8) -> Manifest:
+def acceptance_job(o: OpsOptions, conv: DeployConventions, gpus: int = NODE_GPUS) -> Manifest:
     selector = {ACCEPT_LABEL: why("pending", f"label a new node: kubectl label node NODE {ACCEPT_LABEL}=pending")}
     body = {
         "apiVersion": "batch/v1",
