@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict, field
 from typing import Any
 
+from gpuwise.errors import shorten
 from gpuwise.ops.hw import TOPOLOGY_LEVELS, GpuSnapshot, HostSnapshot
 from gpuwise.struct import frozen
 
@@ -934,8 +935,7 @@ CHECK_IDS = ("driver", *(c for c, _ in GPU_CHECKS), *(c for c, _ in HOST_CHECKS)
 
 def _crashed(check_id: str, exc: Exception) -> CheckResult:
     """A check that raised: a FAIL naming the exception (exit 1), since nothing was checked."""
-    text = str(exc)
-    shown = text if len(text) <= 200 else text[:197] + "..."
+    shown = shorten(str(exc), 200)
     return CheckResult(
         check_id,
         FAIL,

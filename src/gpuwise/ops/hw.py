@@ -38,7 +38,7 @@ from dataclasses import asdict, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
-from gpuwise.errors import UsageError
+from gpuwise.errors import UsageError, shorten
 from gpuwise.struct import frozen
 
 _T = TypeVar("_T")
@@ -271,8 +271,7 @@ MAX_ITEMS = 4096  # GPUs, links, processes, events... in one snapshot
 
 
 def _bad(where: str, want: str, value: Any) -> UsageError:
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-    return UsageError(f"{where}: must be {want}, got {shown}")
+    return UsageError(f"{where}: must be {want}, got {shorten(repr(value))}")
 
 
 def _scalar(value: Any, hint: Any, where: str) -> Any:
