@@ -268,6 +268,7 @@ class HostSnapshot:
 MAX_TEXT = 65536  # characters in one text field of a recording (a kernel command line is at most 4 KiB)
 MAX_INT = 2**63  # counters are 64-bit in NVML; anything past it is not a reading
 MAX_ITEMS = 4096  # GPUs, links, processes, events... in one snapshot
+MAX_READING = 1e300  # |float reading| below it: a sum or product of two stays finite (float max ~1.8e308)
 
 
 def _bad(where: str, want: str, value: Any) -> UsageError:
@@ -287,7 +288,7 @@ def _scalar(value: Any, hint: Any, where: str) -> Any:
             return value
         raise _bad(where, f"a whole number below {MAX_INT:.3g} in size", value)
     if hint is float:
-        if isinstance(value, int | float) and abs(value) < 1e300 and math.isfinite(value):
+        if isinstance(value, int | float) and abs(value) < MAX_READING and math.isfinite(value):
             return float(value)
         raise _bad(where, "a finite number", value)
     if hint is str:
