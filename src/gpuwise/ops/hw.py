@@ -268,7 +268,7 @@ class HostSnapshot:
 MAX_TEXT = 65536  # characters in one text field of a recording (a kernel command line is at most 4 KiB)
 MAX_INT = 2**63  # counters are 64-bit in NVML; anything past it is not a reading
 MAX_ITEMS = 4096  # GPUs, links, processes, events... in one snapshot
-MAX_READING = 1e300  # |float reading| below it: a sum or product of two stays finite (float max ~1.8e308)
+MAX_READING = 1e300  # |float reading| below it: a sum over a snapshot's readings stays finite (float max ~1.8e308)
 
 
 def _bad(where: str, want: str, value: Any) -> UsageError:
