@@ -23,6 +23,8 @@ from gpuwise.web.templating import package_dir, templates
 
 __all__ = ["app", "app_from_env", "create_app"]
 
+ECHO_CHARS = 200  # of an input echoed back in a validation error: enough to recognize it, not a pasted file
+
 
 async def _domain_error(request: Request, exc: Exception) -> Response:
     """A GpuwiseError is the user's to fix: 422 when the input is valid but unmet, else 400;
@@ -41,8 +43,8 @@ def _plain(value: Any) -> Any:
     try:
         text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
-        return str(value)[:200]
-    return value if len(text) <= 200 else text[:200] + "..."
+        return str(value)[:ECHO_CHARS]
+    return value if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "..."
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
