@@ -138,12 +138,13 @@ class Guard:
             await self.app(scope, receive, send)
             return
         send = self._with_headers(scope, send)
-        refusal = self._refusal(scope)
+        query_token = _query_token(scope)
+        refusal = self._refusal(scope, query_token)
         if refusal is not None:
             await _answer(send, scope, *refusal)
             return
-        if self.settings.token and _query_token(scope) is not None:
-            await self._login(scope, send)
+        if self.settings.token and query_token is not None:
+            await self._login(scope, send, query_token)
             return
         try:
             body = await self._read_body(scope, receive)
@@ -154,20 +155,20 @@ class Guard:
             return
         await self.app(scope, _replay(body, receive), send)
 
-    def _refusal(self, scope: Scope) -> tuple[int, str] | None:
+    def _refusal(self, scope: Scope, query_token: str | None) -> tuple[int, str] | None:
         """400 for a Host this server does not answer to, 401 without the token."""
         allowed = self.settings.allowed_hosts
         if allowed and host_of(_header(scope, b"host")) not in allowed:
             return 400, "this server does not answer to that Host name (start it with --allowed-host NAME)"
         token = self.settings.token
-        if token and _query_token(scope) is None and not _same(_presented(scope), token):
+        if token and query_token is None and not _same(_presented(scope), token):
             return 401, "this server needs its token: Authorization: Bearer TOKEN, or open /?token=TOKEN once"
         return None
 
-    async def _login(self, scope: Scope, send: Send) -> None:
+    async def _login(self, scope: Scope, send: Send, query_token: str) -> None:
         """`?token=...`: a right token becomes an HttpOnly cookie and the URL loses it (303)."""
         token = self.settings.token or ""
-        if not _same(_query_token(scope) or "", token):
+        if not _same(query_token, token):
             await _answer(send, scope, 401, "wrong token")
             return
         rest = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1")) if k != "token"]
@@ -180,9 +181,10 @@ class Guard:
     async def _read_body(self, scope: Scope, receive: Receive) -> bytes:
         """The whole body, refused early when its declared length is already too large."""
         limit = self.settings.max_body_bytes
+        too_large = f"the request body is larger than {limit // 2**20} MiB"
         declared = _header(scope, b"content-length")
         if declared.isascii() and declared.isdigit() and int(declared) > limit:  # '²' is a digit int() refuses
-            raise BodyError(413, f"the request body is larger than {limit // 2**20} MiB")
+            raise BodyError(413, too_large)
         chunks: list[bytes] = []
         size = 0
         loop = asyncio.get_running_loop()
@@ -198,7 +200,7 @@ class Guard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                raise BodyError(413, f"the request body is larger than {limit // 2**20} MiB")
+                raise BodyError(413, too_large)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
