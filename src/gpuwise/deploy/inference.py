@@ -41,6 +41,7 @@ VLLM_IMAGE = "vllm/vllm-openai:v0.8.5"
 VLLM_ROCM_IMAGE = "rocm/vllm:latest"
 TRITON_PINNED_DEFAULT = 256 * 2**20  # tritonserver --pinned-memory-pool-byte-size default
 PORT = 8000  # HTTP port of both servers
+TOKEN_ID_BYTES = 4.0  # a token id as the servers copy it: int32 (Triton's INT32 input_ids)
 
 
 # ------------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ def _request_bytes(work: InferenceJob) -> float:
     0 when the model gives no input shape."""
     model = work.model
     if isinstance(model, TransformerArch):
-        return 4.0 * (work.input_tokens + work.output_tokens)
+        return TOKEN_ID_BYTES * (work.input_tokens + work.output_tokens)
     assert isinstance(model, GenericArch)
     return input_bytes_per_sample(model) * work.items_per_request
 
