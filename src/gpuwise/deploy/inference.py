@@ -41,6 +41,7 @@ VLLM_IMAGE = "vllm/vllm-openai:v0.8.5"
 VLLM_ROCM_IMAGE = "rocm/vllm:latest"
 TRITON_PINNED_DEFAULT = 256 * 2**20  # tritonserver --pinned-memory-pool-byte-size default
 PORT = 8000  # HTTP port of both servers
+TRITON_GRPC_PORT, TRITON_METRICS_PORT = 8001, 8002  # tritonserver's defaults
 TOKEN_ID_BYTES = 4.0  # a token id as the servers copy it: int32 (Triton's INT32 input_ids)
 
 
@@ -213,14 +214,14 @@ def _triton(work: InferenceJob, image: str, name: str, ns: str, batch: int) -> _
         args=args,
         ports=[
             {"name": "http", "containerPort": PORT},
-            {"name": "grpc", "containerPort": 8001},
-            {"name": "metrics", "containerPort": 8002},
+            {"name": "grpc", "containerPort": TRITON_GRPC_PORT},
+            {"name": "metrics", "containerPort": TRITON_METRICS_PORT},
         ],
         ready="/v2/health/ready",
         live="/v2/health/live",
-        metrics_port=8002,
+        metrics_port=TRITON_METRICS_PORT,
         query=f'sum(rate(nv_inference_request_success{{namespace="{ns}",pod=~"{name}-.*"}}[2m]))',
-        query_why="requests/s Triton completes, summed over the replicas (Triton's metrics on :8002)",
+        query_why=f"requests/s Triton completes, summed over the replicas (Triton's metrics on :{TRITON_METRICS_PORT})",
     )
     server.volumes.append(
         why(
