@@ -351,10 +351,6 @@ def _dataclass_from(cls: type[_T], data: Any, where: str) -> _T:
         raise UsageError(f"{where}: {exc}") from None
 
 
-def _gpu_from_dict(data: Mapping[str, Any], where: str) -> GpuSnapshot:
-    return _dataclass_from(GpuSnapshot, data, where)
-
-
 def _host_from_dict(data: Mapping[str, Any]) -> HostSnapshot:
     snap = _dataclass_from(HostSnapshot, data, "snapshot")
     try:
