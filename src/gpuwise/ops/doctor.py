@@ -17,7 +17,6 @@ from gpuwise.ops.hw import TOPOLOGY_LEVELS, GpuSnapshot, HostSnapshot
 from gpuwise.struct import frozen
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
-_RANK = {PASS: 0, SKIP: 0, WARN: 1, FAIL: 2}
 
 TEMPERATURE_MARGIN_C = 5.0  # warn this close to the slowdown threshold
 FALLBACK_SLOWDOWN_C = 85.0  # when NVML gives no threshold
@@ -30,7 +29,6 @@ HW_THROTTLE = {
     "hw_thermal_slowdown": "HW thermal slowdown",
     "hw_power_brake_slowdown": "HW power brake slowdown (asserted by the system power supply)",
 }
-NORMAL_THROTTLE = ("gpu_idle", "sw_power_cap", "applications_clocks_setting", "sync_boost", "display_clock_setting")
 
 # XIDs with an operational meaning (NVIDIA's XID catalog); the action is the catalog's bucket.
 XID_ACTIONS: dict[int, tuple[str, str, str]] = {
