@@ -15,6 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = "160"  # the terminal width the samples were taken at
+TAKEN_ON = "2026-12-01"  # the day the samples were taken: offers are aged as on that day (gpuwise.clock)
 OMITTED = ("Ruled out", "排除的", "Parts:")  # sections the README cuts a sample before
 
 
@@ -47,7 +48,14 @@ def test_the_readme_has_samples():
 
 @pytest.mark.parametrize(("number", "command", "shown"), SAMPLES, ids=[f"README:{s[0]}" for s in SAMPLES])
 def test_readme_sample_is_what_the_command_prints(number, command, shown, tmp_path):
-    env = {**os.environ, "COLUMNS": WIDTH, "TERM": "dumb", "NO_COLOR": "1", "XDG_CACHE_HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "COLUMNS": WIDTH,
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "XDG_CACHE_HOME": str(tmp_path),
+        "GPUWISE_TODAY": TAKEN_ON,
+    }
     args = shlex.split(command)[1:]
     proc = subprocess.run(
         [sys.executable, "-m", "gpuwise.cli.app", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120

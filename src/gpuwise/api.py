@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuwise import clock
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import Offer
 from gpuwise.errors import UsageError
@@ -104,7 +104,7 @@ def plan_market(
     cat: Catalog, prices: str | Path | None = None, providers: Iterable[str] = (), exclude: Iterable[str] = ()
 ) -> Market:
     """The catalog's offers with the team's own, restricted to the providers asked for, as of today."""
-    return market_from_catalog(cat, date.today(), own_offers(prices), providers, exclude)
+    return market_from_catalog(cat, clock.today(), own_offers(prices), providers, exclude)
 
 
 def attach_offers(result: PlanResult, params: CostParams) -> None:

@@ -8,12 +8,12 @@ together; an own offer replaces the catalog's for the same instance.
 from __future__ import annotations
 
 import re
-from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from gpuwise import clock
 from gpuwise.errors import UsageError
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|mo|months?|y|years?|d|days?)?\s*$", re.IGNORECASE)
@@ -63,7 +63,7 @@ def price_rows(
         [],
     )
     months = None if max_age is None else parse_age(max_age)
-    today = date.today()
+    today = clock.today()
     rows: list[dict[str, Any]] = []
     for o in market.offers:
         if (gpu and o.gpu != gpu) or (price_model and o.price_model != price_model):

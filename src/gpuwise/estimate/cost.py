@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import field, fields, replace
-from datetime import date
 from typing import Any
 
+from gpuwise import clock
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import ServerPrice
 from gpuwise.errors import UsageError
@@ -82,7 +82,7 @@ class CostParams:
         if values["depreciation_years"] <= 0:
             raise UsageError("depreciation_years must be positive")
         if market is None:
-            market = market_from_catalog(catalog, date.today())
+            market = market_from_catalog(catalog, clock.today())
         return cls(**values, market=market, servers=dict(catalog.servers))
 
     def with_market(self, market: Market) -> CostParams:

@@ -26,6 +26,7 @@ from dataclasses import field, replace
 from datetime import date
 from typing import Any
 
+from gpuwise import clock
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError, suggest
 from gpuwise.struct import frozen
@@ -396,6 +397,6 @@ def default_market(catalog: Any, today: date | None = None) -> Market:
     key = id(catalog)
     held = _DEFAULT.get(key)
     if held is None or held[0] is not catalog or (today is not None and held[1].today != today):
-        held = (catalog, market_from_catalog(catalog, today or date.today()))
+        held = (catalog, market_from_catalog(catalog, today or clock.today()))
         _DEFAULT[key] = held
     return held[1]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import date
 from html import escape
 
+from gpuwise import clock
 from gpuwise.estimate.memory import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
 from gpuwise.plan.messages import (
@@ -315,7 +315,7 @@ def render_markdown(result: PlanResult, chart_files: dict[str, str]) -> str:
     lines = [
         f"# {md_text(msg('report_title', lang, what=result.workload.model.name))}",
         "",
-        f"_{md_text(msg('generated', lang, date=date.today().isoformat()))}_",
+        f"_{md_text(msg('generated', lang, date=clock.today().isoformat()))}_",
         "",
     ]
     for s in sections(result):
@@ -352,7 +352,7 @@ def render_html(result: PlanResult) -> str:
     lang = check_lang(result.requirements.lang)
     body = [
         f"<h1>{escape(msg('report_title', lang, what=result.workload.model.name))}</h1>",
-        f'<p class="note">{escape(msg("generated", lang, date=date.today().isoformat()))}</p>',
+        f'<p class="note">{escape(msg("generated", lang, date=clock.today().isoformat()))}</p>',
     ]
     for s in sections(result):
         if s.chart and s.chart not in svgs:
