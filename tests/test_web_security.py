@@ -206,8 +206,6 @@ def test_a_body_over_the_limit_is_413():
     assert form.status_code == 413
 
 
-def test_a_body_that_stalls_is_408():
-    """A client that sends part of a body and then nothing: the guard stops waiting (no timing
 def test_a_content_length_of_non_ascii_digits_is_not_a_500():
     """'²' (latin-1 0xb2) is a digit to str.isdigit() but not to int(): the body is read and
     counted as if no length were declared (a server that passes such a header on was a traceback)."""
@@ -230,6 +228,8 @@ def test_a_content_length_of_non_ascii_digits_is_not_a_500():
     assert answered[0]["status"] == 200 and answered[1]["body"] == b"{}"
 
 
+def test_a_body_that_stalls_is_408():
+    """A client that sends part of a body and then nothing: the guard stops waiting (no timing
     assertion: the fake client never sends the rest)."""
     answered: list[dict[str, Any]] = []
 
