@@ -16,13 +16,11 @@ import yaml
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.hf_import import arch_from_hf_config
-from gpuwise.estimate.memory import (
-    _Notes,
-    kv_cache_bytes,
-    layer_activation_bytes,
-    memory,
-    shard_model_states,
-)
+from gpuwise.estimate.memory import memory
+from gpuwise.estimate.memory.activations import layer_activation_bytes
+from gpuwise.estimate.memory.breakdown import Notes
+from gpuwise.estimate.memory.inference import kv_cache_bytes
+from gpuwise.estimate.memory.states import shard_model_states
 from gpuwise.workload import build_hardware, build_workload, check_layout
 
 DATA = Path(__file__).parent / "data" / "published_memory.yaml"
@@ -342,7 +340,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
             bool(inp["sequence_parallel"]),
             "eager",
             inp["recompute"],
-            _Notes(cat),
+            Notes(cat),
             norm_bytes=2,  # Megatron's fused LayerNorm keeps its 16-bit input
         )
     elif kind == "kv_cache":

@@ -15,7 +15,7 @@ from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams
-from gpuwise.estimate.memory import weight_bytes_per_param
+from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.run import LatencyTarget
 from gpuwise.estimate.serving import LLMTimer

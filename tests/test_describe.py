@@ -5,7 +5,7 @@ import pytest
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate import memory
-from gpuwise.estimate.memory import framework_of, state_bytes
+from gpuwise.estimate.memory.states import framework_of, state_bytes
 from gpuwise.workload import Hardware, TrainingJob
 
 from .conftest import load_script

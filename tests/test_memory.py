@@ -7,17 +7,12 @@ import pytest
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.errors import UsageError
-from gpuwise.estimate.memory import (
-    _Notes,
-    inference_memory,
-    kv_cache_bytes,
-    largest_fitting,
-    layer_activation_bytes,
-    lora_params,
-    shard_model_states,
-    stage_params,
-    training_memory,
-)
+from gpuwise.estimate.memory import largest_fitting
+from gpuwise.estimate.memory.activations import layer_activation_bytes
+from gpuwise.estimate.memory.breakdown import Notes
+from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
+from gpuwise.estimate.memory.states import lora_params, shard_model_states, stage_params
+from gpuwise.estimate.memory.training import training_memory
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob
 from gpuwise.workload.specs import FrameworkName
 
@@ -56,7 +51,7 @@ def test_zero_paper_figure1(stage, published_gb):
 # --- Korthikanti et al. 2022, section 4 (bytes per layer, 16-bit activations) -----------------
 def _korthikanti(arch, s, b, t=1, sp=False, recompute="none"):
     # Megatron's fused LayerNorm keeps its 16-bit input: norm_bytes=2 as in the paper
-    return layer_activation_bytes(arch, s, b, 2, t, sp, "eager", recompute, _Notes(load_catalog()), norm_bytes=2)
+    return layer_activation_bytes(arch, s, b, 2, t, sp, "eager", recompute, Notes(load_catalog()), norm_bytes=2)
 
 
 def test_korthikanti_no_parallelism():
@@ -88,7 +83,7 @@ def test_gated_gqa_layer_without_dropout_generalizes(catalog):
     gate, silu(gate), up and the down-proj input (8f) + one fp32 log-sum-exp per head."""
     m = hf("llama-2-7b")
     s, b, h, f, a = 2048, 1, 4096, 11008, 32
-    got = layer_activation_bytes(m, s, b, 2, 1, False, "flash", "none", _Notes(catalog))
+    got = layer_activation_bytes(m, s, b, 2, 1, False, "flash", "none", Notes(catalog))
     assert got == pytest.approx(s * b * (8 * h + 4 * h + 4 * h + 4 * h + 8 * f) + 4 * s * b * a)
 
 
@@ -146,7 +141,7 @@ def test_pipeline_first_stage_holds_pp_microbatches(catalog):
     m = catalog.model("llama-2-13b")
     base = TrainingJob(model=m, micro_batch=1, global_batch=64, seq=4096, parallel=Parallelism(pp=4))
     est = training_memory(base, hw(catalog, count=8), catalog)
-    per_layer = layer_activation_bytes(m, 4096, 1, 2, 1, False, "flash", "none", _Notes(catalog))
+    per_layer = layer_activation_bytes(m, 4096, 1, 2, 1, False, "flash", "none", Notes(catalog))
     # 40 layers / 4 stages = 10 layers, 4 micro-batches in flight on the first stage
     assert est.per_gpu.detail["layer_activations"] == pytest.approx(per_layer * 10 * 4)
 
@@ -253,7 +248,7 @@ def test_offload_moves_states_to_cpu():
 def test_fp8_keeps_fp8_linear_inputs():
     """Transformer Engine FP8: the inputs linears keep for their weight gradients are 1 B, not 2,
     (QKV/MLP inputs, down-projection and attention-output inputs); attention tensors stay bf16."""
-    n = _Notes(load_catalog())
+    n = Notes(load_catalog())
     m = hf("llama-2-7b")
     s, b, h, f = 4096, 1, m.hidden, m.ffn
     bf16 = layer_activation_bytes(m, s, b, 2, 1, False, "flash", "none", n, norm_bytes=2, fused_swiglu=True)
@@ -458,7 +453,7 @@ def test_padded_capacity_scales_the_expert_activations():
     """The experts' saved intermediates (gate, act, up and down's input: 4 x f per token copy, 16-bit)
     grow with a padded capacity factor of 1.25; the rest of the layer does not."""
     model = load_catalog().model("mixtral-8x7b-v0.1")
-    n = _Notes(load_catalog())
+    n = Notes(load_catalog())
     args = (model, 4096, 1, 2, 1, False, "flash", "none", n)
     dropless = layer_activation_bytes(*args)
     padded = layer_activation_bytes(*args, expert_load=1.25)
@@ -470,17 +465,17 @@ def test_moe_expert_states_shard_over_the_expert_data_parallel_group():
     experts (32 layers x 8 x 3 x 4096 x 14336 / 8; f = 0.7783). Megatron shards expert states over
     world / (pp x ep x etp) = 1 rank, the rest over 8: optimizer states are (1 - f) / 8 + f = 0.806 of
     unsharded, 6.448 times the dense-only 1/8."""
-    from gpuwise.estimate.memory import _shard_states
+    from gpuwise.estimate.memory.states import shard_job_states
 
     catalog = load_catalog()
     model = catalog.model("mixtral-8x7b-v0.1")
     job = TrainingJob(model=model, parallel=Parallelism(zero=1, ep=8))
     sp_ = stage_params(model, 1, 1, "only", 8, ep=8)
-    (w, g, opt, master), r = _shard_states(job, sp_, (1.0, 1.0, 1.0, 1.0), 8, _Notes(catalog))
+    (w, g, opt, master), r = shard_job_states(job, sp_, (1.0, 1.0, 1.0, 1.0), 8, Notes(catalog))
     assert r == pytest.approx(6.448, abs=1e-3)
     assert opt == master == pytest.approx(0.806, abs=1e-3) and (w, g) == (1.0, 1.0)
     dense = TrainingJob(model=catalog.model("llama-2-7b"), parallel=Parallelism(zero=1))
-    assert _shard_states(dense, sp_, (1.0, 1.0, 1.0, 1.0), 8, _Notes(catalog)) == ((1.0, 1.0, 0.125, 0.125), 1.0)
+    assert shard_job_states(dense, sp_, (1.0, 1.0, 1.0, 1.0), 8, Notes(catalog)) == ((1.0, 1.0, 0.125, 0.125), 1.0)
 
 
 def test_peft_kbit_upcast_runs_a_qlora_model_in_fp32():
@@ -512,7 +507,7 @@ def test_autocast_keeps_the_eager_softmax_in_fp32():
     amp = TrainingJob(
         model=bert, method="full", precision="fp16", framework="hf-trainer", attention="eager", seq=512, micro_batch=4
     )
-    n = _Notes(catalog)
+    n = Notes(catalog)
     args = (bert, 512, 4, 2, 1, False, "eager", "none", n)
     assert layer_activation_bytes(*args, softmax_bytes=4) - layer_activation_bytes(*args) == 16 * 512 * 512 * 4 * 2
     d = training_memory(amp, hw(catalog, "v100-32gb-sxm"), catalog).per_gpu.detail

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate import memory
-from gpuwise.estimate.memory import kv_cache_bytes, training_memory
+from gpuwise.estimate.memory.inference import kv_cache_bytes
+from gpuwise.estimate.memory.training import training_memory
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob
 
 CAT = load_catalog()

@@ -14,7 +14,7 @@ from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup, tokens_per_decode_step
-from gpuwise.estimate.memory import inference_memory
+from gpuwise.estimate.memory.inference import inference_memory
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.simulate import poisson_arrivals, simulate
 from gpuwise.workload import InferenceJob, build_hardware

@@ -3,13 +3,9 @@ each taking the catalog as input; `estimate` runs them for one configuration (es
 
 from __future__ import annotations
 
-from gpuwise.estimate.memory import (
-    MemoryBreakdown,
-    MemoryEstimate,
-    kv_cache_bytes,
-    largest_fitting,
-    memory,
-)
+from gpuwise.estimate.memory import largest_fitting, memory
+from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate
+from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 
 __all__ = [

@@ -19,7 +19,7 @@ from dataclasses import replace
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
-from gpuwise.estimate.memory import kv_cache_bytes
+from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.serving import PERCENTILES, meets_goals, percentile, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate

@@ -26,7 +26,9 @@ from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
-from gpuwise.estimate.memory import MemoryEstimate, inference_memory, kv_cache_bytes, weight_bytes_per_param
+from gpuwise.estimate.memory.breakdown import MemoryEstimate
+from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
+from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob

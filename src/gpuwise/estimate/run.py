@@ -10,7 +10,8 @@ from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import fleet_cost
-from gpuwise.estimate.memory import MemoryEstimate, largest_fitting, memory
+from gpuwise.estimate.memory import largest_fitting, memory
+from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.struct import frozen

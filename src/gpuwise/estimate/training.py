@@ -20,15 +20,15 @@ from gpuwise.estimate.compute import (
     layer_ops,
     mean_context,
 )
-from gpuwise.estimate.memory import (
+from gpuwise.estimate.memory.states import (
     framework_of,
     lora_params,
     optimizer_bytes_per_param,
     stage_params,
     state_bytes,
     training_element_bytes,
-    training_memory,
 )
+from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.struct import frozen

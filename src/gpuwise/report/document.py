@@ -6,7 +6,7 @@ import re
 from html import escape
 
 from gpuwise import clock
-from gpuwise.estimate.memory import COMPONENTS
+from gpuwise.estimate.memory.breakdown import COMPONENTS
 from gpuwise.plan import Candidate, PlanResult
 from gpuwise.plan.messages import (
     MESSAGES,

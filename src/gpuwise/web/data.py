@@ -164,7 +164,7 @@ def fleet() -> dict[str, Any]:
 
 def memory_chart(d: dict[str, Any]) -> str:
     """The estimate's memory breakdown on the most loaded GPU against its capacity."""
-    from gpuwise.estimate.memory import COMPONENTS
+    from gpuwise.estimate.memory.breakdown import COMPONENTS
     from gpuwise.report.svg import stacked
     from gpuwise.units import GiB, fmt_gib
 

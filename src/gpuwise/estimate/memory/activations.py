@@ -1,0 +1,222 @@
+"""Activations saved for backward, per transformer block and per pipeline stage (Korthikanti et
+al. 2022, generalized to GQA, gated FFNs, MoE, FlashAttention and dropout-free training)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.catalog.schema import Framework
+from gpuwise.estimate.compute import kv_heads_per_gpu
+from gpuwise.estimate.memory.breakdown import Notes
+from gpuwise.estimate.memory.states import kbit_upcast
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+
+ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
+
+
+def layer_activation_bytes(
+    model: TransformerArch,
+    seq: int,
+    batch: int,
+    act_bytes: float,
+    tp: int,
+    sp: bool,
+    attention: str,
+    recompute: str,
+    n: Notes,
+    saving: frozenset[str] = ALL_LINEARS,
+    norm_bytes: float | None = None,
+    linear_in_bytes: float | None = None,
+    fused_swiglu: bool = False,
+    selective_op: bool = False,
+    expert_load: float = 1.0,
+    softmax_bytes: float | None = None,
+) -> float:
+    """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
+
+    Each tensor is counted once, when some backward needs it. A linear layer keeps its input
+    only if its weight gradient is needed (`saving`: every linear in full training; LoRA-targeted
+    ones for LoRA; all of them for bitsandbytes 4-bit layers, whose autograd function saves the
+    input). Norm inputs are kept at `norm_bytes` (fp32 in eager implementations; 2 B for
+    Megatron's fused kernels). Gated MLPs keep gate, act(gate) and up for the product's backward.
+    With `norm_bytes=2` this reduces to s*b*h*(34 + 5*a*s/h) for GPT-3 shapes with dropout, eager
+    attention and no TP (Korthikanti et al., equation 1). `linear_in_bytes` (1 under Transformer
+    Engine FP8) is the size of the inputs linears keep for their weight gradient; a fused SwiGLU
+    keeps gate and up only (its backward recomputes act(gate)). `selective_op`: torchtitan's
+    op-level selective checkpointing, which keeps the layer input, the outputs of every other matmul
+    (q, v, w1, w2 of q, k, v, o, w1, w3, w2), the attention output and its log-sum-exp.
+    `softmax_bytes`: the eager softmax output kept for its backward (4 under torch.autocast, which runs
+    softmax in fp32; default the activation size).
+    """
+    s, b, h = seq, batch, model.hidden
+    e = act_bytes
+    probs = e if softmax_bytes is None else softmax_bytes
+    mask_b = n.conv("dropout_mask_bytes") if (model.dropout or model.attention_dropout) else 0.0
+    mask = mask_b if model.dropout else 0.0  # the two hidden-dropout masks of a block
+    kv_per_gpu = kv_heads_per_gpu(model, tp)
+    attn_in = bool(saving & {"q_proj", "k_proj", "v_proj"})
+    mlp_in = bool(saving & {"gate_proj", "up_proj"})
+    # Replicated across tensor-parallel ranks unless sequence parallelism splits them: norm inputs
+    # (always needed by the norm's backward), block inputs of the saving linears, dropout masks.
+    if norm_bytes is None:
+        norm_bytes = max(e, n.conv("norm_saved_bytes"))
+    lin_e = e if linear_in_bytes is None else linear_in_bytes
+    replicated = s * b * h * (norm_bytes * model.norms_per_layer + lin_e * (attn_in + mlp_in) + 2 * mask)
+    # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
+    # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
+    # the input of the down projection when its weight trains.
+    q_and_out = 2 * e * s * b * model.q_dim / tp
+    if lin_e != e and "o_proj" in saving:  # the FP8 copy of the attention output, for o_proj's gradient
+        q_and_out += lin_e * s * b * model.q_dim / tp
+    kv = 2 * e * s * b * kv_per_gpu * model.head_dim
+    gated = (2 if fused_swiglu else 3) if model.gated_ffn else 1
+    mlp_width = (gated * e + lin_e * ("down_proj" in saving)) * s * b * model.ffn / tp
+    mlp = mlp_width * model.experts_per_token * expert_load  # MoE: the expert GEMMs' tokens (padded capacity)
+    if attention == "eager" and recompute == "none":
+        # softmax output; with attention dropout also its mask and the dropped-out probabilities
+        scores = (probs + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
+    elif attention == "flash":
+        scores = 4 * s * b * model.heads / tp  # FlashAttention keeps one fp32 log-sum-exp per row
+    else:
+        scores = 0.0  # selective recomputation rebuilds the attention core in backward
+    if model.is_moe:
+        mlp += 4 * s * b * model.experts  # fp32 router logits
+    split = q_and_out + kv + mlp + scores
+    full_layer = (replicated / tp if (sp and tp > 1) else replicated) + split
+    rows = h / (tp if sp and tp > 1 else 1)
+    if recompute == "full":
+        return e * s * b * rows  # the checkpointed layer input
+    if recompute == "selective" and selective_op:
+        experts_f = model.ffn / tp * model.experts_per_token * expert_load
+        kept = 2 * rows + 2 * model.q_dim / tp + kv_per_gpu * model.head_dim + experts_f
+        return e * s * b * kept + 4 * s * b * model.heads / tp
+    return full_layer
+
+
+def saving_linears(job: TrainingJob, prof: Framework | None = None) -> frozenset[str]:
+    """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`): all of them
+    in full training and under bitsandbytes' 4-bit layers (MatMul4Bit keeps its input whenever the
+    input needs a gradient); LoRA's targets otherwise (torchao's LinearNF4 keeps only the weight)."""
+    if job.method == "full":
+        return ALL_LINEARS
+    if job.method == "qlora" and (prof is None or prof.quantized_linear == "bitsandbytes"):
+        return ALL_LINEARS
+    return frozenset(job.lora_targets)
+
+
+def _layer_options(job: TrainingJob, prof: Framework, e: float, n: Notes) -> dict[str, Any]:
+    """What the stack's kernels keep per layer: norm inputs, FP8 linear inputs, fused SwiGLU."""
+    fp8_inputs = job.precision == "fp8" and prof.fp8_saves_fp8_inputs
+    if fp8_inputs:
+        n.add("FP8 (Transformer Engine): linears keep FP8 copies of their inputs; attention and its tensors stay bf16")
+    fused_swiglu, norm_bytes = prof.fused_swiglu, max(e, prof.norm_saved_bytes)
+    if job.compile and not (fused_swiglu and norm_bytes == e):
+        fused_swiglu, norm_bytes = True, e
+        n.add(
+            "torch.compile: AOTAutograd's min-cut partitioner saves the 16-bit inputs of fused pointwise chains "
+            "and recomputes the rest in backward (norms keep their 16-bit input, not an fp32 upcast; SwiGLU keeps "
+            "gate and up, not act(gate))"
+        )
+    if prof.fused_swiglu:
+        n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
+    if job.recompute == "selective" and prof.selective_policy == "op":
+        n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
+    autocast = prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16")
+    if autocast and job.attention == "eager":
+        n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
+    return {
+        "softmax_bytes": DTYPE_BYTES["fp32"] if autocast else None,
+        "norm_bytes": norm_bytes,
+        "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
+        "fused_swiglu": fused_swiglu,
+        "selective_op": prof.selective_policy == "op",
+        "expert_load": job.expert_load if isinstance(job.model, TransformerArch) and job.model.is_moe else 1.0,
+    }
+
+
+def training_activations(
+    job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes
+) -> tuple[float, dict[str, float]]:
+    model = job.model
+    e = 4 if job.precision in ("fp32", "tf32") or kbit_upcast(job, n) else 2
+    if isinstance(model, GenericArch):
+        if model.activation_bytes_per_sample is None:
+            n.add(
+                f"{model.name}: no activation size per sample is known; activations counted as 0 (measure with gpuwise bench step)"
+            )
+            return 0.0, {}
+        n.add(f"{model.name}: activations = published bytes per sample x micro-batch")
+        return model.activation_bytes_per_sample * job.micro_batch * e / 2, {}
+    par = job.parallel
+    tp, pp = par.tp, par.pp
+    sp = par.sequence_parallel and tp > 1
+    seq = math.ceil(model.tokens_per_sample(job.seq) / par.cp)
+    if par.cp > 1:
+        n.add(f"context parallelism: each of {par.cp} ranks keeps the activations of {seq} tokens (ring attention)")
+    args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
+    saving = saving_linears(job, prof)
+    if job.method == "lora":
+        n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
+    elif job.method == "qlora" and prof.quantized_linear == "bitsandbytes":
+        n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
+    elif job.method == "qlora":
+        n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
+    opts = _layer_options(job, prof, e, n)
+    per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
+    stage_layers = math.ceil(model.layers / pp)
+    m = job.grad_accumulation(hw.count)
+    in_flight = min(pp, m) if stage == "first" else 1
+    if pp > 1:
+        n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
+    kept = stage_layers * in_flight
+    if "activations" in job.offload:
+        kept = min(kept, 2)
+        n.add("activation offloading: saved activations go to CPU memory; two layers' worth (current + prefetch) stay")
+    detail: dict[str, float] = {"layer_activations": per_layer * kept}
+    if job.recompute == "full":
+        # backward recomputes one layer at a time: its full activations exist transiently
+        detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n, saving, **opts)
+        n.add("full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a time")
+    elif job.recompute == "selective":
+        n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
+    if job.attention == "flash" and job.recompute == "none":
+        n.add("FlashAttention: no s x s attention matrix is stored")
+    held = _bnb_inputs_held(job, prof, seq, e, stage_layers, n)
+    if held:
+        detail["bnb_inputs_held"] = held
+    if model.lm_head and stage in ("last", "only"):
+        kind = job.loss or prof.loss_kind
+        per_logit = n.conv(f"logits_bytes_{kind}")
+        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * per_logit
+        if job.method != "full" and "lm_head" in job.lora_targets:
+            # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
+            # the two are summed; its input keeps for the adapter's gradient (h per token)
+            detail["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
+            n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
+        which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
+        n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
+    if not (model.dropout or model.attention_dropout):
+        n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
+    return sum(detail.values()), detail
+
+
+def _bnb_inputs_held(job: TrainingJob, prof: Framework, seq: int, e: float, layers: int, n: Notes) -> float:
+    """bitsandbytes keeps each 4-bit linear's input as a ctx attribute, which lives as long as the
+    graph node, not until that node's backward; a loop that keeps `loss` bound until the next
+    micro-batch's loss exists (LitGPT's) so holds the previous micro-batch's inputs of every 4-bit
+    linear through the next forward: the block input of q/k/v and of gate/up, the input of o_proj
+    and of down_proj, for each layer (a micro-batch of the same length)."""
+    model = job.model
+    if job.method != "qlora" or prof.quantized_linear != "bitsandbytes" or not prof.loss_held_between_steps:
+        return 0.0
+    assert isinstance(model, TransformerArch)
+    tp = job.parallel.tp
+    per_token = 2 * model.hidden + model.q_dim / tp + model.ffn / tp * model.experts_per_token
+    n.add(
+        f"{prof.name}: the previous micro-batch's `loss` is still bound during the next forward, and "
+        "bitsandbytes' MatMul4Bit keeps its inputs on ctx (not save_for_backward): one micro-batch of "
+        "4-bit linear inputs per layer stays allocated at the peak"
+    )
+    return layers * seq * job.micro_batch * e * per_token

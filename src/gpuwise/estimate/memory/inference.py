@@ -1,0 +1,107 @@
+"""Serving memory: weights (quantized or not), resident LoRA adapters, the KV cache and the
+prefill workspace."""
+
+from __future__ import annotations
+
+import math
+
+from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.estimate.compute import kv_heads_per_gpu
+from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
+from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob
+
+
+def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: float, tp: int = 1, pp: int = 1) -> float:
+    """2 * layers * kv_heads * head_dim * tokens * batch * bytes, on one GPU.
+
+    KV heads split over tensor-parallel ranks (replicated when tp > kv_heads); sliding-window
+    layers hold at most `window` tokens.
+    """
+    if not model.decoder:
+        return 0.0
+    kv_per_gpu = kv_heads_per_gpu(model, tp)
+    layers = math.ceil(model.layers / pp)
+    windowed = min(layers, math.ceil(model.sliding_window_layers / pp)) if model.sliding_window else 0
+    full_tokens = (layers - windowed) * tokens
+    win_tokens = windowed * min(tokens, model.sliding_window or tokens)
+    return 2 * kv_per_gpu * model.head_dim * (full_tokens + win_tokens) * batch * kv_bytes
+
+
+def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    n = Notes(catalog)
+    model = job.model
+    par = job.parallel
+    stage = "first" if par.pp > 1 else "only"
+    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count)
+    wd = job.weights_dtype
+    keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
+    weights = quantized_linear_bytes(wd, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[keep16]
+    if keep16 != wd:
+        n.add(f"{wd} weights: block linears quantized; embeddings, norms and LM head stay 16-bit")
+    detail: dict[str, float] = {}
+    kv = 0.0
+    if isinstance(model, TransformerArch) and job.lora_adapters:
+        detail["lora_adapters"] = lora_adapter_bytes(model, job, DTYPE_BYTES[keep16])
+        weights += detail["lora_adapters"]
+        n.add(
+            f"{job.lora_adapters} LoRA adapter slot(s) at rank {job.lora_adapter_rank} in {keep16} on every linear "
+            "of every layer (vLLM preallocates A and B per wrapped layer for --max-loras at --max-lora-rank)"
+        )
+    if isinstance(model, TransformerArch):
+        kv = kv_cache_bytes(model, job.context_tokens, job.concurrency, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
+        if model.decoder:
+            n.add(f"KV cache for {job.concurrency} request(s) x {job.context_tokens} tokens in {job.kv_dtype}")
+            if model.sliding_window:
+                n.add(
+                    f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} layers caps their KV cache"
+                )
+        acts = inference_workspace(model, job, n)
+    else:
+        act = model.activation_bytes_per_sample or 0.0
+        acts = act * job.concurrency
+        n.add(f"{model.name}: forward working set bounded by the training activation size per sample")
+    detail["prefill_workspace"] = acts
+    allocated = weights + kv + acts
+    over = overheads(allocated, hw, par.model_parallel > 1, n)
+    detail.update(over)
+    bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
+    return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+
+
+ROW_PARALLEL = ("o_proj", "down_proj")  # input split over TP ranks; the other linears split their output
+
+
+def lora_adapter_bytes(model: TransformerArch, job: InferenceJob, dtype_bytes: float) -> float:
+    """Bytes of the resident adapters on one GPU: per adapter slot, per linear of a stage's layers,
+    A (rank x in) and B (out x rank) at the reserved rank, as vLLM's create_lora_weights allocates
+    them (vllm/lora/layers.py): a column-parallel layer's A is whole and its B split over TP, a
+    row-parallel layer the other way round; MoE experts each carry their own pair."""
+    tp = job.parallel.tp
+    per_layer = 0.0
+    for lin in model.linears():
+        if lin.name == "router":
+            continue
+        row = lin.name in ROW_PARALLEL
+        per_layer += lin.count * (lin.d_in / (tp if row else 1) + lin.d_out / (1 if row else tp))
+    layers = math.ceil(model.layers / job.parallel.pp)
+    return job.lora_adapters * job.lora_adapter_rank * per_layer * layers * dtype_bytes
+
+
+def inference_workspace(model: TransformerArch, job: InferenceJob, n: Notes) -> float:
+    """Transient tensors of one layer while prefilling one chunk, plus fp32 logits of the last tokens."""
+    tp = job.parallel.tp
+    tokens: float = job.concurrency * job.input_tokens
+    if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
+        tokens = min(tokens, n.conv("prefill_chunk_tokens"))
+    e = 2
+    per_token = e * (
+        2 * model.hidden
+        + (model.q_dim + 2 * model.kv_dim) / tp
+        + (3 if model.gated_ffn else 2) * model.ffn / tp * model.experts_per_token
+    )
+    logits = job.concurrency * model.vocab / tp * 4 if model.lm_head else 0.0
+    n.add(
+        "prefill with FlashAttention/paged attention: one layer's transient tensors for one chunk plus fp32 logits of the last tokens"
+    )
+    return tokens * per_token + logits

@@ -1,0 +1,442 @@
+"""Model states per GPU: parameters by pipeline stage, bytes per weight, gradient and optimizer
+state under a framework's conventions, ZeRO/FSDP sharding (Rajbhandari et al.), adapters,
+offloading and recommenders' embedding tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog.schema import Framework
+from gpuwise.errors import UsageError
+from gpuwise.estimate.compute import block_linear_params, expert_linear_params
+from gpuwise.estimate.memory.breakdown import Notes
+from gpuwise.struct import frozen
+from gpuwise.units import fmt_bytes
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+
+
+@frozen
+class StageParams:
+    """Parameters held by one GPU of a pipeline stage before data-parallel sharding."""
+
+    block_linear: float  # weight matrices inside transformer blocks (quantizable, LoRA targets)
+    other: float  # embeddings, norms, biases, heads: kept at 16 bits when the base is quantized
+    layers: int
+
+    @property
+    def total(self) -> float:
+        return self.block_linear + self.other
+
+
+def stage_params(
+    model: TransformerArch | GenericArch,
+    tp: int,
+    pp: int,
+    stage: str,
+    gpus: int = 1,
+    ep: int = 1,
+    etp: int | None = None,
+) -> StageParams:
+    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1).
+
+    Recommenders shard their embedding tables over all `gpus` (table-wise model parallelism, as
+    TorchRec and the DLRM reference do) and replicate the dense layers. With expert parallelism
+    (`ep`) each rank holds 1/ep of the MoE experts, each split over `etp` ranks (expert-tensor
+    parallelism; None: over the tp ranks, Megatron's default).
+    """
+    if isinstance(model, GenericArch):
+        return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
+    n_layers = math.ceil(model.layers / pp)
+    linear_w: float = block_linear_params(model)
+    layer_rest = model.layer_params - linear_w
+    experts_w = expert_linear_params(model)
+    # 1/ep of the expert matrices on each rank, each 1/etp of its expert; the rest split over tp
+    block = n_layers * ((linear_w - experts_w) / tp + experts_w / (ep * (tp if etp is None else etp)))
+    other = n_layers * layer_rest / tp
+    first, last = stage in ("first", "only"), stage in ("last", "only")
+    if first or pp == 1:
+        other += model.embedding_params / tp
+    if last or pp == 1:
+        other += model.head_params / tp
+        if pp > 1 and model.tied_embeddings and model.lm_head:
+            other += model.vocab * model.hidden / tp  # the last stage keeps its own copy of the tied head
+    return StageParams(block_linear=block, other=other, layers=n_layers)
+
+
+def lora_params(job: TrainingJob, layers: int, tp: int, head: bool = True) -> float:
+    """Adapter parameters r*(d_in + d_out) per targeted matrix (Hu et al. 2021), per GPU; an
+    `lm_head` target adds r*(hidden + vocab) on the GPU that holds the head (`head`)."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    per_layer = sum(
+        lin.count * job.lora_rank * (lin.d_in + lin.d_out) for lin in model.linears() if lin.name in job.lora_targets
+    )
+    on_head = job.lora_rank * (model.hidden + model.vocab) if head and "lm_head" in job.lora_targets else 0
+    return (layers * per_layer + on_head) / tp
+
+
+def weight_bytes_per_param(dtype: str, conv: Callable[[str], float]) -> float:
+    """Stored bytes per block-linear weight of `dtype`, quantization scales included: the one place
+    the memory model and the serving timer read them from. `conv` reads a catalog convention (the
+    memory model's also records it as an assumption)."""
+    if dtype == "nf4":
+        bits = conv("nf4_double_quant_bits")
+        return conv("nf4_bytes") + bits / 8
+    if dtype == "int4":
+        group = conv("int4_group_size")
+        return DTYPE_BYTES["int4"] + conv("int4_group_scale_bytes") / group
+    if dtype == "int8":
+        conv("int8_scale_bytes_per_row")  # 4 B per row of thousands of weights: < 0.1 %, not added
+    return DTYPE_BYTES[dtype]
+
+
+def quantized_linear_bytes(dtype: str, params: float, n: Notes) -> float:
+    """Bytes of quantized block weights including their scales (cited conventions)."""
+    return params * weight_bytes_per_param(dtype, n.conv)
+
+
+def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) -> float:
+    """Optimizer state bytes per trainable parameter (cited conventions), for memory and for the
+    optimizer step's traffic."""
+    opt = job.optimizer
+    if opt == "adamw":
+        return conv("adam_state_bytes")
+    if opt == "adamw-8bit":
+        return conv("adam8bit_state_bytes")
+    if opt == "sgd":
+        return conv("sgd_momentum_bytes")
+    # Adafactor: one fp32 per row and per column of each matrix; vectors keep a full second moment.
+    model = job.model
+    per_value = conv("adafactor_state_bytes")
+    if isinstance(model, TransformerArch):
+        mats = model.layers * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears())
+        mats += model.vocab + model.hidden
+        vectors = model.params - model.layers * block_linear_params(model)
+        vectors -= model.vocab * model.hidden
+        return per_value * (mats + max(vectors, 0)) / model.params
+    return per_value  # no shapes known: conservatively one value per parameter
+
+
+def training_element_bytes(job: TrainingJob) -> int:
+    """Bytes of an activation, weight or gradient element at the training precision."""
+    return int(DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") else "bf16"])
+
+
+def pure_16bit_state_scale(job: TrainingJob) -> float:
+    """How pure 16-bit training scales the fp32 optimizer states: torch's AdamW/SGD keep them in the
+    parameter dtype (2 of 4 bytes); bitsandbytes' 8-bit states stay 8-bit whatever the parameters."""
+    return 1.0 if job.optimizer == "adamw-8bit" else DTYPE_BYTES["bf16"] / DTYPE_BYTES["fp32"]
+
+
+def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
+    """The job's training stack, or the catalog's default for its task."""
+    return catalog.framework(job.framework or catalog.default_framework(job.task))
+
+
+@frozen
+class StateBytes:
+    """Bytes per trainable parameter of each model state under a framework's conventions."""
+
+    weight: float  # the parameters as stored (16-bit, or fp32 under AMP)
+    gradient: float  # the gradient kept for the optimizer (fp32 when accumulated in fp32)
+    main_gradient: float  # an extra fp32 gradient copy the optimizer owns (sharded with it)
+    master: float  # fp32 master copy of 16-bit parameters
+    optimizer: float  # optimizer states
+
+    @property
+    def total(self) -> float:
+        return self.weight + self.gradient + self.main_gradient + self.master + self.optimizer
+
+
+def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float]) -> StateBytes:
+    """Per-parameter model states of full training: Megatron's bf16 row is 2 + 4 + 4 + 8 = 18 B
+    (its distributed-optimizer table), AMP with fp32 parameters 4 + 4 + 8 = 16 B (DDP, FSDP; a
+    ZeRO-1/2 stage runs DeepSpeed's 16-bit parameters with an fp32 master copy), pure bf16 2 + 2 + 4."""
+    opt = optimizer_bytes_per_param(job, conv)
+    if job.precision in ("fp32", "tf32"):
+        return StateBytes(DTYPE_BYTES["fp32"], prof.gradient_bytes[job.precision], 0.0, 0.0, opt)
+    half = DTYPE_BYTES["bf16"]
+    if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
+        return StateBytes(half, half, 0.0, 0.0, opt * pure_16bit_state_scale(job))
+    grad = prof.gradient_bytes[job.precision]
+    if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
+        return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
+    main = prof.main_gradient_bytes.get(job.precision, 0.0)
+    return StateBytes(half, grad, main, conv("master_weight_bytes"), opt)
+
+
+def _zero3_gathered(job: TrainingJob, sp_: StageParams, w_bytes: float, n: Notes) -> float:
+    """Unsharded parameters on a ZeRO-3/FSDP rank at the peak: two gathered layers (current +
+    prefetch), or, when the LM head is larger than a layer, the head (an FSDP unit of its own,
+    gathered for the loss as backward starts) with its unsharded gradient before the reduce-scatter
+    when it trains, plus the prefetched last layer. A 4-bit base is gathered in its quantized storage
+    (torchao NF4's fsdp_pre_all_gather; bitsandbytes' bnb_4bit_quant_storage), not dequantized."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    tp = job.parallel.tp
+    linear_w = block_linear_params(model)
+    linear_b = weight_bytes_per_param("nf4", n.conv) if job.method == "qlora" else w_bytes
+    layer_bytes = (linear_w * linear_b + (model.layer_params - linear_w) * w_bytes) / tp
+    head_bytes = model.vocab * model.hidden / tp * w_bytes if model.lm_head and sp_.layers else 0.0
+    head = head_bytes * (2 if job.method == "full" else 1) + layer_bytes
+    if head > 2 * layer_bytes:
+        n.add(
+            "ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus, at the loss, the gathered LM head"
+            + (" and its unsharded gradient" if job.method == "full" else "")
+            + " and one prefetched layer"
+        )
+        return head
+    n.add("ZeRO-3/FSDP: each rank keeps 1/dp of the parameters plus two gathered layers (current + prefetch)")
+    return 2 * layer_bytes
+
+
+def _pipeline_unsharded(
+    job: TrainingJob, sp_: StageParams, w_bytes: float, prof: Framework, n: Notes
+) -> tuple[float, float]:
+    """FSDP under pipeline parallelism (torchtitan): a stage is not resharded after forward (one
+    all-gather per step, not one per micro-batch) and the schedule defers the reduce-scatter to the
+    last micro-batch, so each rank keeps the whole stage's parameters in the compute dtype and,
+    in full training, its gradients accumulated unsharded in the reduce dtype."""
+    grads = sp_.total * prof.gradient_bytes[job.precision] if job.method == "full" else 0.0
+    n.add(
+        f"{prof.name} with pipeline stages: FSDP keeps the stage's parameters unsharded between micro-batches "
+        "and accumulates its gradients unsharded until the last micro-batch's reduce-scatter"
+    )
+    return sp_.total * w_bytes, grads
+
+
+def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes) -> float:
+    """The one gradient alive at a time when the optimizer steps each parameter as soon as its
+    gradient is accumulated (torchtune optimizer_in_bwd; PyTorch's register_post_accumulate_grad_hook
+    tutorial): the largest parameter tensor's, the embedding or LM head of a transformer. It needs
+    one micro-batch per step: accumulating would need every gradient kept."""
+    if job.grad_accumulation(hw.count) > 1:
+        raise UsageError(
+            "--optimizer-in-backward steps each parameter during backward, so it cannot accumulate "
+            "gradients over micro-batches: set --global-batch to micro-batch x data-parallel ranks"
+        )
+    model = job.model
+    grad_bytes = DTYPE_BYTES["fp32" if job.precision in ("fp32", "tf32") or job.master_weights else "bf16"]
+    n.add("optimizer step fused into backward: each gradient is applied and freed at once, the largest one at the peak")
+    if not isinstance(model, TransformerArch):
+        return sp_.total * grad_bytes
+    tp = job.parallel.tp
+    biggest: float = max(lin.d_in * lin.d_out for lin in model.linears()) / tp
+    if model.embedding_params or model.lm_head:
+        biggest = max(biggest, model.vocab * model.hidden / tp)
+    return min(biggest, sp_.total) * grad_bytes
+
+
+def shard_model_states(
+    weights: float, grads: float, optimizer: float, master: float, dp: int, zero: int
+) -> tuple[float, float, float, float]:
+    """ZeRO stages (Rajbhandari et al. §5): 1 shards optimizer states and master weights over
+    the dp ranks, 2 also gradients, 3 also the 16-bit parameters."""
+    if zero >= 1:
+        optimizer, master = optimizer / dp, master / dp
+    if zero >= 2:
+        grads = grads / dp
+    if zero >= 3:
+        weights = weights / dp
+    return weights, grads, optimizer, master
+
+
+def shard_job_states(
+    job: TrainingJob, sp_: StageParams, states: tuple[float, float, float, float], dp: int, n: Notes
+) -> tuple[tuple[float, float, float, float], float]:
+    """ZeRO-sharded states, and the factor their sharded part grows by because MoE experts shard
+    over the expert-data-parallel group only: Megatron's distributed optimizer shards expert
+    parameters over world / (pp x ep x etp) ranks, ep x etp / tp times fewer than the dense ones
+    (parallel_state's expert grid), so r = (1 - f) + f x ep x etp / tp for an expert share f."""
+    zero = job.parallel.zero
+    weights, grads, opt, master = shard_model_states(*states, dp, zero)
+    model, par = job.model, job.parallel
+    if not zero or job.method != "full" or not isinstance(model, TransformerArch) or not model.is_moe:
+        return (weights, grads, opt, master), 1.0
+    experts_w = expert_linear_params(model)
+    share = sp_.layers * experts_w / (par.ep * par.expert_tp) / max(sp_.total, 1)
+    r = (1 - share) + share * par.ep * par.expert_tp / par.tp
+    if r == 1:
+        return (weights, grads, opt, master), 1.0
+    n.add(
+        f"MoE experts ({share:.0%} of the rank's parameters) shard their states over {par.ep * par.expert_tp / par.tp:g}x fewer ranks (expert data parallelism)"
+    )
+    grads, weights = (grads * r if zero >= 2 else grads), (weights * r if zero >= 3 else weights)
+    return (weights, grads, opt * r, master * r), r
+
+
+def kbit_upcast(job: TrainingJob, n: Notes) -> bool:
+    """PEFT's prepare_model_for_kbit_training casts every weight that is not 4-bit (embeddings, norms,
+    LM head) to fp32, and a bitsandbytes Linear4bit returns its input's dtype: the embedding output is
+    fp32, so the residual stream, each linear's output and every saved activation stay fp32 (a stack
+    that casts the norms and embeddings back to 16 bits, as axolotl does for FlashAttention, runs 16-bit)."""
+    if not job.kbit_fp32_upcast:
+        return False
+    if job.method != "qlora":
+        raise UsageError("kbit_fp32_upcast describes a 4-bit (QLoRA) base prepared by PEFT; use it with --method qlora")
+    n.add(
+        "PEFT prepare_model_for_kbit_training: embeddings, norms and LM head in fp32; bitsandbytes returns its "
+        "input's dtype, so the residual stream and the saved activations are fp32"
+    )
+    return True
+
+
+def kbit_head_copy(job: TrainingJob, n: Notes) -> float:
+    """The fp32 LM head under autocast: its 16-bit weight copy is cached in the forward and saved for
+    the input gradient (the head adapter's and the blocks' gradients need it)."""
+    model = job.model
+    if not (job.kbit_fp32_upcast and isinstance(model, TransformerArch) and model.lm_head):
+        return 0.0
+    n.add("autocast: a 16-bit copy of the fp32 LM head weight, saved for backward")
+    return model.vocab * model.hidden / job.parallel.tp * DTYPE_BYTES["bf16"]
+
+
+def adapter_states(
+    job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: Notes, detail: dict[str, float], head: bool
+) -> tuple[float, float, float]:
+    """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
+    if job.method == "qlora":
+        kept = "fp32" if kbit_upcast(job, n) else "bf16"
+        weights = quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
+        if kept == "bf16":
+            n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
+    else:
+        weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
+    detail["frozen_base"] = weights
+    adapter_b = n.conv("lora_adapter_bytes") if job.master_weights else w_bytes
+    trainable = lora_params(job, sp_.layers, job.parallel.tp, head)
+    adapter_w = trainable * adapter_b
+    detail["lora_adapters"] = adapter_w
+    n.add(
+        f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have gradients and optimizer states"
+    )
+    return weights + adapter_w, trainable * adapter_b, trainable * opt_bpp
+
+
+def full_states(
+    job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes, detail: dict[str, float]
+) -> tuple[float, float, float, float]:
+    """Full training: (weights, gradients, optimizer states, master weights + fp32 main gradients)."""
+    sb = state_bytes(job, prof, n.conv)
+    n_par = sp_.total
+    if job.precision not in ("fp32", "tf32"):
+        if not job.master_weights:
+            n.add("pure 16-bit training: no fp32 master copy; gradients and optimizer states in the parameter dtype")
+        elif prof.fp32_params:
+            n.add(
+                f"{prof.name}: fp32 parameters with 16-bit autocast compute, fp32 gradients (no separate master copy)"
+            )
+        else:
+            n.add(
+                f"{prof.name}: 16-bit parameters, {sb.gradient:g} B gradients, fp32 master weights"
+                + (f", {sb.main_gradient:g} B fp32 main gradients" if sb.main_gradient else "")
+                + f" ({sb.total:g} B/param with {job.optimizer})"
+            )
+    detail["main_gradients"] = n_par * sb.main_gradient
+    return n_par * sb.weight, n_par * sb.gradient, n_par * sb.optimizer, n_par * (sb.master + sb.main_gradient)
+
+
+def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes) -> float:
+    """Transformer Engine caches an FP8 copy of each linear weight and its transpose across micro-batches."""
+    if job.precision != "fp8" or not prof.fp8_saves_fp8_inputs or job.method != "full":
+        return 0.0
+    n.add("FP8 (Transformer Engine): an FP8 weight and its transpose cached per linear (2 B per linear weight)")
+    return 2 * DTYPE_BYTES["fp8"] * sp_.block_linear
+
+
+def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
+    """AMP with unsharded fp32 parameters (ZeRO 0, or ZeRO-3 over one rank; ZeRO-1/2 stages run
+    DeepSpeed's 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
+    per forward (its weight cache), and autograd saves that copy for the input gradient, so every
+    block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
+    16-bit parameters are these copies; embeddings are looked up, not cast)."""
+    model = job.model
+    zero = job.parallel.zero
+    unsharded = zero == 0 or (zero >= 3 and dp == 1)
+    if not (job.method == "full" and prof.fp32_params and unsharded and isinstance(model, TransformerArch)):
+        return 0.0
+    if job.precision not in ("fp16", "bf16") or not job.master_weights:
+        return 0.0
+    head = model.vocab * model.hidden / job.parallel.tp if model.lm_head and sp_.layers else 0.0
+    n.add(
+        f"{prof.name} AMP: a 16-bit autocast copy of every matmul weight, saved for backward, beside the fp32 parameters"
+    )
+    return (sp_.block_linear + head) * DTYPE_BYTES[job.precision]
+
+
+def offload(
+    job: TrainingJob, states: tuple[float, float, float, float], n: Notes, detail: dict[str, float]
+) -> tuple[float, float, float, float]:
+    """States kept in CPU memory leave the GPU: optimizer (and master) states with ZeRO-Offload,
+    also the parameter shards and gradients with ZeRO-Infinity / FSDP cpu_offload."""
+    weights, grads, opt, master = states
+    if "optimizer" in job.offload or "params" in job.offload:
+        detail["offloaded_to_cpu"] = opt + master
+        opt = master = 0.0
+        n.add(
+            "optimizer states (and any fp32 master copy) live in CPU memory (ZeRO-Offload); the update runs on the CPU"
+        )
+    if "params" in job.offload:
+        detail["offloaded_to_cpu"] += weights - detail.get("zero3_gather_buffer", 0.0) + grads
+        weights, grads = detail.get("zero3_gather_buffer", 0.0), 0.0
+        n.add(
+            "parameter shards and gradients live in CPU memory (FSDP cpu_offload / ZeRO-Infinity): the GPU holds gathered layers"
+        )
+    return weights, grads, opt, master
+
+
+def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] | None:
+    """One GPU's share of a recommender's embedding tables as TorchRec/FBGEMM train them: sharded
+    (row-wise for the large tables, table-wise for the rest: an even share per GPU), updated by a
+    fused sparse optimizer (row-wise Adagrad: one fp32 accumulator per row) inside the backward, so
+    no table gradient is materialized and no master copy kept; ZeRO does not apply to them."""
+    model = job.model
+    if not isinstance(model, GenericArch) or not model.embedding_tables:
+        return None
+    gpus = hw.count
+    params = model.embedding_params / gpus
+    rows = sum(r for r, _ in model.embedding_tables) / gpus
+    e = training_element_bytes(job)
+    state = rows * n.conv("rowwise_adagrad_state_bytes_per_row")
+    n.add(
+        f"{model.name}: embedding tables ({model.embedding_params / 1e9:.2f}B parameters) sharded over {gpus} GPU(s), "
+        f"trained with fused row-wise Adagrad (one fp32 state per row, no table gradients kept); "
+        f"dense layers with {job.optimizer}"
+    )
+    from gpuwise.estimate.operators import table_placement  # recommenders only: LLMs never load it
+
+    place = table_placement(model, gpus, hw.gpu.capacity_bytes, e, n.cat)
+    on_gpu = place.gpu_bytes / (params * e) if params else 1.0
+    if place.host_bytes:
+        n.add(
+            f"{model.name}: {fmt_bytes(place.host_bytes)} of each GPU's table share kept in host memory, "
+            f"{fmt_bytes(place.gpu_bytes)} of hot rows cached on the GPU (UVM caching, "
+            f"{place.hit_rate:.0%} of lookups served there) [embedding_gpu_table_share, embedding_cache_hit_rate]"
+        )
+    return {"params": params, "weights": place.gpu_bytes, "optimizer": state * on_gpu}
+
+
+def zero3_unsharded(
+    job: TrainingJob,
+    sp_: StageParams,
+    w_bytes: float,
+    prof: Framework,
+    dp: int,
+    shard: float,
+    n: Notes,
+    detail: dict[str, float],
+) -> tuple[float, float]:
+    """What a ZeRO-3/FSDP rank holds unsharded beside its `shard` of the parameters: (parameters,
+    gradients), never more parameters than sharding saved."""
+    if job.parallel.zero < 3 or dp <= 1 or not isinstance(job.model, TransformerArch):
+        return 0.0, 0.0
+    grads = 0.0
+    if job.parallel.pp > 1 and prof.pipeline_fsdp_unsharded:
+        gather, grads = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
+        detail["unsharded_gradients"] = grads
+    else:
+        gather = _zero3_gathered(job, sp_, w_bytes, n)
+    detail["zero3_gather_buffer"] = min(gather, shard * dp - shard)
+    return detail["zero3_gather_buffer"], grads

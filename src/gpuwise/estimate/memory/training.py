@@ -1,0 +1,119 @@
+"""Training memory: model states, activations and overheads on the most loaded pipeline stage."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog.schema import Framework
+from gpuwise.estimate.memory.activations import training_activations
+from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
+from gpuwise.estimate.memory.states import (
+    adapter_states,
+    autocast_weight_copies,
+    fp8_weight_cache,
+    framework_of,
+    full_states,
+    kbit_head_copy,
+    offload,
+    optimizer_bytes_per_param,
+    pure_16bit_state_scale,
+    shard_job_states,
+    sparse_tables,
+    stage_params,
+    step_in_backward,
+    training_element_bytes,
+    zero3_unsharded,
+)
+from gpuwise.workload.build import data_parallel
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+
+
+def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes) -> MemoryBreakdown:
+    """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
+    par = job.parallel
+    # context-parallel ranks hold the same parameters: ZeRO/FSDP shard over data x context parallel
+    # ranks (Megatron's distributed optimizer and torchtitan's FSDP use that group)
+    dp = data_parallel(job, hw) * par.cp
+    zero = par.zero
+    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
+    if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
+        n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
+    tables = sparse_tables(job, hw, n) if job.method == "full" else None
+    if tables is not None:  # the dense layers take the job's optimizer; the tables their own
+        sp_ = replace(sp_, other=sp_.other - tables["params"])
+    if par.ep > 1:
+        n.add(f"expert parallelism: each rank holds 1/{par.ep} of the experts, each split over {par.expert_tp}")
+    detail: dict[str, float] = {}
+    w_bytes = training_element_bytes(job)
+    if job.method == "full":
+        weights, grads, opt, master = full_states(job, sp_, prof, n, detail)
+    else:
+        opt_bpp = optimizer_bytes_per_param(job, n.conv) * (
+            pure_16bit_state_scale(job) if w_bytes < 4 and not job.master_weights else 1
+        )
+        weights, grads, opt = adapter_states(job, sp_, w_bytes, opt_bpp, n, detail, stage in ("last", "only"))
+        master = 0.0
+
+    # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
+    (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
+    gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
+    weights, grads = weights + gathered, grads + unreduced
+    if zero:
+        n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
+    if job.optimizer_in_backward:
+        grads = min(grads, step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
+    if "main_gradients" in detail:
+        detail["main_gradients"] *= expert_r / dp if zero >= 1 else 1
+    detail["master_weights"] = master - detail.get("main_gradients", 0.0)
+    if tables is not None:
+        detail["embedding_tables"], detail["embedding_optimizer"] = tables["weights"], tables["optimizer"]
+        weights, opt = weights + tables["weights"], opt + tables["optimizer"]
+    weights, grads, opt, master = offload(job, (weights, grads, opt, master), n, detail)
+    if "offloaded_to_cpu" in detail:
+        detail["master_weights"] = detail["main_gradients"] = 0.0
+    fp8_cache = fp8_weight_cache(job, sp_, prof, n)
+    if fp8_cache:
+        detail["fp8_weight_cache"] = fp8_cache
+        weights += fp8_cache
+    if zero < 1 and dp > 1:
+        n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
+    if job.paged_optimizer:
+        detail["paged_optimizer_states"] = opt
+        n.add(
+            "paged optimizer (bitsandbytes): states in CUDA unified memory (cudaMallocManaged), outside "
+            "torch's allocator statistics; they page to host memory when the GPU is full"
+        )
+    acts, act_detail = training_activations(job, hw, stage, prof, n)
+    detail.update(act_detail)
+    copies = autocast_weight_copies(job, sp_, prof, dp, n)  # saved for backward: counted with the activations
+    if stage in ("last", "only"):
+        copies += kbit_head_copy(job, n)
+    if copies:
+        detail["autocast_weight_copies"] = copies
+        acts += copies
+    allocated = weights + grads + opt + master + acts - detail.get("paged_optimizer_states", 0.0)
+    over = overheads(allocated, hw, hw.count > 1, n)
+    if job.method == "qlora" and isinstance(job.model, TransformerArch):
+        big = max(lin.d_in * lin.d_out for lin in job.model.linears()) / par.tp
+        over["dequant_buffer"] = big * DTYPE_BYTES["bf16"]
+    detail.update(over)
+    return MemoryBreakdown(
+        weights=weights,
+        gradients=grads,
+        optimizer=opt + master,
+        activations=acts,
+        kv_cache=0.0,
+        overhead=sum(over.values()),
+        detail=detail,
+    )
+
+
+def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    n = Notes(catalog)
+    prof = framework_of(job, catalog)
+    n.add(f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}")
+    stages = ("first", "last") if job.parallel.pp > 1 else ("only",)
+    breakdowns = [_training_stage(job, hw, s, prof, n) for s in stages]
+    worst = max(breakdowns, key=lambda b: b.total)
+    return MemoryEstimate(per_gpu=worst, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
