@@ -84,7 +84,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: _answer("The server runs with a token and the request has none or a wrong one."),
     408: _answer("The request body arrived too slowly."),
     413: _answer("The request body is larger than the server's limit."),
-    503: {"description": "More connections than the server takes at once (plain text from uvicorn); retry."},
+    503: {
+        "description": "Too many connections from one address, or all busy (plain text, before the request is read); retry."
+    },
 }
 # and what a route that takes input can answer besides
 INPUT_ERRORS: dict[int | str, dict[str, Any]] = {

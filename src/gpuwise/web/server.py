@@ -1,23 +1,30 @@
 """Running the app with uvicorn for `gpuwise serve`: who may reach it and how long a client may
 take. The settings travel to the worker processes through the environment (`app_from_env`).
 
-Limits, per worker process: a request head must arrive within HEAD_TIMEOUT_S of the connection
-opening (or of the previous answer on a kept-alive connection), at most 16 KiB of it; an idle
-kept-alive connection closes after 5 s; beyond LIMIT_CONCURRENCY open connections a request is
-answered 503 at once. The body's own limits (size, pauses) are the app's (`security.Guard`).
+Connections, per worker process, follow `gpuwise.http_limits`: a request head must arrive within
+10 s of the connection opening (or of the previous answer on a kept-alive connection), at most
+16 KiB of it; one client address holds at most 16 connections; at most 256 are open, a new one
+taking the place of the one that has waited longest for its request head. A connection waiting
+for its head is not yet a request, so slow clients never turn an authorised request away; an idle
+kept-alive connection closes after 5 s. The body's own limits (size, pauses) are the app's
+(`security.Guard`), applied after the Host and token checks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
 from gpuwise.errors import UsageError
+from gpuwise.http_limits import Admission, Limits, refusal_response
 from gpuwise.web.security import (
+    HEADERS,
     HOSTS_ENV,
     LOOPBACK_HOSTS,
     MIN_TOKEN_CHARS,
@@ -28,53 +35,77 @@ from gpuwise.web.security import (
     is_loopback,
 )
 
-HEAD_TIMEOUT_S = 10.0
-LIMIT_CONCURRENCY = 64
 MAX_WORKERS = 64
 UVICORN_LIMITS: dict[str, Any] = {
     "timeout_keep_alive": 5,
     "h11_max_incomplete_event_size": 16 * 2**10,  # request line and headers; beyond: 400
-    "limit_concurrency": LIMIT_CONCURRENCY,
+    # uvicorn's own limit counts every open connection, slow ones too: past it even an authorised
+    # request is a 503. BoundedProtocol caps connections instead (per client, and in all).
+    "limit_concurrency": None,
     "backlog": 256,
     "timeout_graceful_shutdown": 10,
     "server_header": False,
     "proxy_headers": False,  # no proxy is trusted to say who the client is
 }
 FACTORY = "gpuwise.web.app:app_from_env"
+_ADMISSIONS: weakref.WeakKeyDictionary[ServerState, Admission[H11Protocol]] = weakref.WeakKeyDictionary()
 
 
-class HeadTimeoutProtocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose request head is not complete in time
-    (a client sending one header byte every few seconds would otherwise hold it open for ever)."""
+class BoundedProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol under `gpuwise.http_limits`: a connection whose request head is
+    not complete in time is closed (a client sending one header byte every few seconds would
+    otherwise hold it for ever), and connections are admitted per client address and in all."""
 
-    head_timeout_s = HEAD_TIMEOUT_S
+    limits: ClassVar[Limits] = Limits()
+    _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        admission = _ADMISSIONS.setdefault(self.server_state, Admission(self.limits))
+        verdict = admission.admit(self, self.client[0] if self.client else "")
+        if verdict.refusal is not None:
+            transport.write(refusal_response(verdict.refusal, HEADERS))
+            transport.close()
+            return
+        if verdict.evict is not None:
+            verdict.evict.transport.close()
         self._arm()
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before and not self.cycle.response_complete:  # a request head is complete
+            self._disarm()
+            self._admission().busy(self)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        self._arm()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self._admission().waiting(self)
+            self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        timer = getattr(self, "_head_timer", None)
-        if timer is not None:
-            timer.cancel()
+        self._disarm()
+        self._admission().release(self)
         super().connection_lost(exc)
 
+    def _admission(self) -> Admission[H11Protocol]:
+        return _ADMISSIONS.setdefault(self.server_state, Admission(self.limits))
+
     def _arm(self) -> None:
-        """Close unless a new request head (a new cycle) arrives within the timeout."""
-        waiting_for = self.cycle
-        old = getattr(self, "_head_timer", None)
-        if old is not None:
-            old.cancel()
+        """Close unless a request head arrives within the timeout."""
+        self._disarm()
+        self._head_timer = self.loop.call_later(self.limits.head_timeout_s, self.transport.close)
 
-        def expire() -> None:
-            if self.cycle is waiting_for and not self.transport.is_closing():
-                self.transport.close()
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
 
-        self._head_timer = self.loop.call_later(self.head_timeout_s, expire)
+
+def uvicorn_options(protocol: type[H11Protocol] = BoundedProtocol) -> dict[str, Any]:
+    """What `gpuwise serve` gives uvicorn besides the app, the address and the workers."""
+    return {**UVICORN_LIMITS, "http": protocol, "log_level": "info"}
 
 
 def bind_settings(host: str, token: str | None, allowed: Sequence[str]) -> WebSettings:
@@ -112,7 +143,5 @@ def run(host: str, port: int, workers: int, settings: WebSettings) -> None:
         host=host,
         port=port,
         workers=workers,
-        http=HeadTimeoutProtocol,
-        log_level="info",
-        **UVICORN_LIMITS,
+        **uvicorn_options(),
     )
