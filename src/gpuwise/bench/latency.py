@@ -22,13 +22,12 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, check_positive, is_cuda, on_device, resolve_device, torch_module
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import GpuwiseError, UsageError
-from gpuwise.struct import mutable
 
 MAX_REQUESTS = 100_000
 MAX_THREADS = 256
@@ -104,7 +103,7 @@ def _model_target(
     return call, name
 
 
-@mutable
+@dataclass(slots=True)
 class _Outcome:
     """What an open-loop run recorded: per-request latency (None: failed), errors, completion times."""
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.errors import GpuwiseError
-from gpuwise.struct import frozen
 
 SCENARIOS = {
     "matmul": "large matmul, best dtype (FLOP/s)",
@@ -28,7 +28,7 @@ SCENARIOS = {
 }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Cell:
     measured: float
     estimated: float | None

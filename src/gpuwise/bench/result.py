@@ -6,10 +6,8 @@ Plain dataclasses (no torch, no SQL): the store persists them, the matrix and ca
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
-
-from gpuwise.struct import frozen
 
 # Benchmarks and the unit of the value each reports (SI units: FLOP/s, bytes/s, seconds, 1/s).
 BENCHMARKS = {
@@ -26,7 +24,7 @@ BENCHMARKS = {
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Measurement:
     """One result: `value` in `unit`, the median of `samples` (after warm-up) unless `name` says
     otherwise (e.g. 'best'); `params` are the inputs that produced it (dtype, shape, size...)."""
@@ -46,7 +44,7 @@ class Measurement:
         return Measurement(benchmark, name, statistics.median(samples), unit, params, tuple(samples))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HostFacts:
     """Recorded with every run: what the numbers were measured on."""
 

@@ -20,12 +20,12 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, on_device, resolve_device, synchronize, torch_module
 from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
-from gpuwise.struct import mutable
 from gpuwise.units import fmt_gib
 
 PARTS = ("data", "forward", "backward", "optimizer")
@@ -232,7 +232,7 @@ def _first_tensor(torch: Any, out: Any) -> Any:
     raise UsageError(f"the module returned {type(out).__name__}; expected a tensor (or a tuple/dict with one)")
 
 
-@mutable
+@dataclass(slots=True)
 class _Setup:
     """What one training step runs: the network, its host-side inputs, the loss, and what to report."""
 

@@ -8,11 +8,10 @@ recommenders with embedding tables).
 from __future__ import annotations
 
 import math
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpuwise.errors import ConfigError
-from gpuwise.struct import frozen
 
 # Names of the linear layers of one transformer block, as Hugging Face/PEFT call them; LoRA
 # targets refer to these names.
@@ -20,7 +19,7 @@ ATTENTION_LINEARS = ("q_proj", "k_proj", "v_proj", "o_proj")
 MLP_LINEARS = ("gate_proj", "up_proj", "down_proj")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Linear:
     """One weight matrix of a block: y = x W, W is d_in x d_out; `count` copies (MoE experts)."""
 
@@ -35,7 +34,7 @@ class Linear:
         return self.count * (self.d_in * self.d_out + (self.d_out if self.bias else 0))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TransformerArch:
     """Shape of a transformer. Symbols follow Korthikanti et al.: h hidden, a heads, L layers."""
 
@@ -175,7 +174,7 @@ OPERATOR_CLASSES = (
 MAX_OPERATORS = 1_000_000
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Operator:
     """One kernel of a forward pass, per sample: the per-operator roofline times each one.
 
@@ -191,7 +190,7 @@ class Operator:
     fused_into: int | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class GenericArch:
     """A model known by totals (parameters, FLOPs and activation bytes per sample) and, where it
     was described (`gpuwise describe`, package data), by its operators."""

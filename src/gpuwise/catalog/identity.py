@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from gpuwise.catalog.loader import Catalog, load_catalog
 from gpuwise.catalog.schema import GPU
 from gpuwise.errors import ConfigError, UsageError
-from gpuwise.struct import frozen
 
 # Memory a tool reports may be below the catalog's nominal size (ECC and driver reservations:
 # an A10G shows 23028 MiB of 24 GiB in nvidia-smi, NVIDIA/DCGM#232, 0.94) but never much above
@@ -52,7 +52,7 @@ def pci_key(pci_id: str | int) -> str:
     raise UsageError(f"PCI id {pci_id!r} is not 'vendor:device' in hex (e.g. '10de:2330' for an H100 SXM5)")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class IdentityTable:
     """Normalised names and PCI ids -> catalog id, built from one catalog."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,7 +41,6 @@ from gpuwise.catalog.schema import (
     Source,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
-from gpuwise.struct import frozen
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -65,7 +64,7 @@ _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _R = TypeVar("_R", bound=Record)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Catalog:
     sources: Mapping[str, Source]
     gpus: Mapping[str, GPU]

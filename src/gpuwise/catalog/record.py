@@ -15,9 +15,8 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
-
-from gpuwise.struct import fields_getter
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -37,6 +36,18 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
+
+
+def fields_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A C-speed function from an instance to the tuple of its `names` fields."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
 _R = TypeVar("_R", bound="Record")
 _MUTABLE = (list, dict, set)
 

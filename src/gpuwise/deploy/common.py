@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.errors import UsageError
-from gpuwise.struct import frozen, mutable
 
 ENGINES = ("triton", "vllm")
 SCHEDULERS = ("volcano", "job")
@@ -28,7 +27,7 @@ KeyPath = tuple[Any, ...]  # where a value sits in a manifest: keys and list ind
 
 
 # ------------------------------------------------------------------------------------------
-@frozen
+@dataclass(frozen=True, slots=True)
 class Why:
     """A value and the reason it was chosen (written as a comment above it)."""
 
@@ -65,7 +64,7 @@ def split_reasons(tree: Any, path: KeyPath = ()) -> tuple[Any, dict[KeyPath, str
     return tree, notes
 
 
-@mutable
+@dataclass(slots=True)
 class Manifest:
     """One Kubernetes object: its plain body, the reasons behind its values, where it is written."""
 
@@ -97,7 +96,7 @@ def make(tree: dict[str, Any], file: str, summary: str, header: list[str] | None
     return Manifest(body=body, comments=comments, file=file, why=summary, header=list(header or []))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class NodeLabel:
     """A label an operator puts on nodes (`kubectl label`): the GPU operator acts on it."""
 
@@ -110,7 +109,7 @@ class NodeLabel:
         return f"kubectl label nodes <{self.nodes}> {self.key}={self.value} --overwrite"
 
 
-@mutable
+@dataclass(slots=True)
 class Bundle:
     """Everything `gpuwise deploy` emits for one plan (or a pool plan)."""
 
@@ -141,7 +140,7 @@ class Bundle:
 
 
 # ------------------------------------------------------------------------------------------
-@frozen
+@dataclass(frozen=True, slots=True)
 class DeployOptions:
     name: str | None = None  # base object name (default: from the model)
     namespace: str = "default"
@@ -174,7 +173,7 @@ class DeployOptions:
         return self
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class DeployConventions:
     """The modelling numbers deploy uses, each from conventions.yaml (value, unit, source there)."""
 

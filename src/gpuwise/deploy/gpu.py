@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 from gpuwise.catalog import GPU
 from gpuwise.errors import UsageError
-from gpuwise.struct import frozen
 from gpuwise.units import fmt_gib
 
 # --- node labels ---------------------------------------------------------------------------
@@ -59,7 +59,7 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class MigProfile:
     name: str  # e.g. "2g.20gb"
     per_gpu: int  # instances of it in the uniform layout

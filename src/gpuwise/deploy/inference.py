@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
@@ -30,7 +30,6 @@ from gpuwise.deploy.sharing import Sharing, serving_sharing, sharing_layout
 from gpuwise.errors import UsageError
 from gpuwise.estimate.operators import input_bytes_per_sample
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
-from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_bytes, fmt_gib
 from gpuwise.workload import InferenceJob
 from gpuwise.workload.requirements import Requirements
@@ -125,7 +124,7 @@ def growth_replicas(c: Candidate) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Scale:
     """Replicas to run and to scale up to, and the capacity of one replica, with reasons."""
 
@@ -170,7 +169,7 @@ def _scale(c: Candidate, share: Sharing, req: Requirements, batch: int) -> _Scal
     return _Scale(replicas, rep_why, max_replicas, max_why, capacity, note)
 
 
-@mutable
+@dataclass(slots=True)
 class _Server:
     """What differs between Triton and vLLM: the container's command and files, the health
     endpoints, and the Prometheus query the autoscaler reads."""

@@ -7,21 +7,22 @@ which reads the same NCCL_* variables. The path levels follow NCCL's documented 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gpuwise.catalog import Catalog
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
 
 RDMA_KINDS = ("infiniband", "roce")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EnvVar:
     name: str
     value: str
     why: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Fabric:
     """What the plan's hardware communicates over."""
 

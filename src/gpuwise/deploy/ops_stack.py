@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -24,7 +24,6 @@ from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import Bundle, DeployConventions, Manifest, dns_label, make, meta, shm_volume, slug, why
 from gpuwise.errors import UsageError
 from gpuwise.ops import EXPORTER_PORT, data_file
-from gpuwise.struct import frozen
 
 DEFAULT_NAMESPACE = "gpuwise-ops"
 DEFAULT_IMAGE = f"gpuwise:{__version__}"
@@ -36,14 +35,14 @@ LABELS = {"app.kubernetes.io/part-of": "gpuwise"}
 NODE_GPUS = 8  # GPUs of a node when --node gives none: an HGX/DGX server's 8 (and the acceptance Job's ask)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class GpuNode:
     name: str  # the Kubernetes node name (kubernetes.io/hostname)
     gpus: int
     model: str | None = None  # catalog GPU id: nodes of one model get an all-reduce Job across them
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OpsOptions:
     namespace: str = DEFAULT_NAMESPACE
     image: str = DEFAULT_IMAGE

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import field
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,6 @@ from gpuwise.deploy.training import training_manifests
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.plan import PlanResult
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
-from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_gib
 from gpuwise.workload import TrainingJob
 
@@ -85,7 +84,7 @@ def plan_from_file(
     return make_plan(work, reqs, costs), (str(network) if network else None), notes
 
 
-@mutable
+@dataclass(slots=True)
 class PoolWorkload:
     name: str
     pool: str
@@ -100,7 +99,7 @@ class PoolWorkload:
         return c
 
 
-@mutable
+@dataclass(slots=True)
 class Pool:
     name: str
     namespace: str
@@ -147,7 +146,7 @@ def _total(amounts: list[float | None]) -> float | None:
     return None if any(a is None for a in amounts) else sum(a for a in amounts if a is not None)
 
 
-@mutable
+@dataclass(slots=True)
 class PoolPlan:
     name: str
     engineers: int
@@ -189,7 +188,7 @@ def plan_pools_file(path: str | Path, catalog: Catalog | None = None, prefix: st
     return plan_pools(read_yaml(p), p.parent, catalog, source=p.name, prefix=prefix)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Team:
     engineers: int
     per_gpu: float  # engineers sharing one physical dev GPU
@@ -417,7 +416,7 @@ def _dev_gpu(
     raise ConfigError("the dev pool needs a GPU model: give team.gpu or at least one workload")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _DevShare:
     share: Sharing
     sharing: dict[str, Any]  # as the pool reports it

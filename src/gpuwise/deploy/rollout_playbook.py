@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.deploy.common import why
 from gpuwise.deploy.writer import dump_tree
 from gpuwise.ops.rollout import RolloutPlan
 from gpuwise.store import mask_password
-from gpuwise.struct import frozen
 
 # What installs a version, per kind; {{ version }} is the target (or, to roll back, the previous one).
 INSTALL_COMMANDS = {
@@ -38,7 +38,7 @@ REBOOT = {"driver": True, "firmware": True, "cuda": False}  # a new kernel modul
 DRAIN_TIMEOUT = "30m"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PlaybookSettings:
     rollout_id: int
     db_url: str  # the store `gpuwise rollout record` writes to (and `--baseline db` reads)

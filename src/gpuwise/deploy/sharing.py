@@ -6,6 +6,8 @@ on GPUs the catalog says have it), or a device-plugin time-slicing ConfigMap and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gpuwise.catalog import GPU
 from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.deploy.common import (
@@ -21,11 +23,10 @@ from gpuwise.deploy.common import (
 )
 from gpuwise.errors import UsageError
 from gpuwise.plan.search import Candidate
-from gpuwise.struct import frozen
 from gpuwise.units import fmt_gib
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Sharing:
     mode: str  # none | mig | time-slicing
     mig: gpuinfo.MigProfile | None = None

@@ -6,6 +6,7 @@ Each object has its own builder; `training_manifests` puts them together. Pure: 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.catalog import Catalog
@@ -24,7 +25,6 @@ from gpuwise.deploy.common import (
 )
 from gpuwise.deploy.nccl import Fabric, nccl_env
 from gpuwise.plan.search import Candidate
-from gpuwise.struct import frozen
 from gpuwise.workload import TrainingJob
 
 PYTORCH_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
@@ -32,7 +32,7 @@ PYTORCH_ROCM_IMAGE = "rocm/pytorch:latest"
 TORCHRUN_PORT = 29500
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Job:
     """What every training object shares: the plan, its name, namespace, labels, layout."""
 

@@ -15,13 +15,13 @@ import copy
 import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpuwise.deploy.common import Manifest
 from gpuwise.errors import ConfigError
 from gpuwise.files import parse_yaml_all, read_text
-from gpuwise.struct import frozen, mutable
 
 MAX_CRD_FILES = 500  # YAML files read from a --crds folder (a cluster has tens of CRDs)
 
@@ -38,7 +38,7 @@ CORE_GROUPS = {
 INSTALL_HINT = "pip install kubernetes-validate"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Check:
     kind: str
     name: str
@@ -50,7 +50,7 @@ class Check:
         return {"kind": self.kind, "name": self.name, "file": self.file, "status": self.status, "detail": self.detail}
 
 
-@mutable
+@dataclass(slots=True)
 class Report:
     checks: list[Check]
     kubernetes_version: str | None
@@ -149,7 +149,7 @@ def _check_core(m: Manifest, version: str) -> Check:
 
 
 # ------------------------------------------------------------------------------------------
-@frozen
+@dataclass(frozen=True, slots=True)
 class CrdSchema:
     group: str
     version: str

@@ -6,13 +6,14 @@ convention): all-reduce moves 2(n-1)/n of the buffer per rank, all-gather and re
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gpuwise.catalog import GPU, Catalog, Interconnect
 from gpuwise.catalog.schema import BusBandwidth
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Link:
     """One level: achieved bandwidth per GPU per direction and per-hop latency."""
 
@@ -21,7 +22,7 @@ class Link:
     latency: float
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Topology:
     intra: Link
     inter: Link | None  # None on a single node

@@ -9,16 +9,16 @@ constant but what each operation's shape allows.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from gpuwise.catalog import GenericArch, TransformerArch
-from gpuwise.struct import frozen
 
 # Bytes moved per logit by the softmax cross-entropy: read the 16-bit logits, write and re-read
 # their fp32 upcast (2 + 4 + 4).
 LOSS_BYTES_PER_LOGIT = 10
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Op:
     name: str
     flops: float
@@ -26,7 +26,7 @@ class Op:
     kind: str  # matmul | attention | memory
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Shape:
     """One forward pass on one GPU: `tokens` new tokens in `seqs` sequences, attending to `context`
     keys each (average over the new tokens, causal masking included)."""

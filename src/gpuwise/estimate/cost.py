@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gpuwise import clock
@@ -19,7 +19,6 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import ServerPrice
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, Quote, holding_totals, market_from_catalog, price_model_of
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware
 
 HOURS_PER_YEAR = 8766  # 365.25 days
@@ -46,7 +45,7 @@ def _cost_value(key: str, value: object) -> float:
     return number
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CostParams:
     electricity_usd_per_kwh: float
     pue: float
@@ -89,7 +88,7 @@ class CostParams:
         return replace(self, market=market)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OwnedCost:
     """Owning `hw`: capex once, opex per year; `usd_per_hour` amortizes both over the life."""
 
@@ -224,7 +223,7 @@ def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:
     return None if q is None else q.usd_per_hour
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TcoComparison:
     """Buy versus rent for `years`, the GPUs busy `utilization` of the time when rented."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.comm import Topology, p2p, topology
@@ -23,7 +23,6 @@ from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.serving import PERCENTILES, meets_goals, percentile, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -31,7 +30,7 @@ from gpuwise.workload.specs import DTYPE_BYTES
 MAX_POOL = 4096  # search bound on replicas per pool
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class DisaggPlan:
     prefill_replicas: int
     decode_replicas: int

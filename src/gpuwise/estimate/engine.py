@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
@@ -30,12 +30,11 @@ from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class EngineSetup:
     """One replica's engine: its scheduler limits and KV cache, as the simulator uses them."""
 

@@ -22,14 +22,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from gpuwise import clock
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError, suggest
-from gpuwise.struct import frozen
 from gpuwise.units import DAYS_PER_YEAR, MONTHS_PER_YEAR
 
 __all__ = [
@@ -109,7 +108,7 @@ def merge_offers(base: Iterable[Offer], own: Iterable[Offer]) -> tuple[Offer, ..
     return (*(o for o in base if key(o) not in replaced), *mine)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Quote:
     """The offer behind a price: what is rented, how many, and how far the market spreads."""
 
@@ -177,7 +176,7 @@ def describe_money(m: Mapping[str, Any]) -> str | None:
     return f"in {m['code']}: {shown} ({m['per_usd']:g} {m['code']} per USD on {m['date']}, source {m['source']})"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Market:
     """The offers a plan may rent, with the user's restrictions; passed in, never global."""
 

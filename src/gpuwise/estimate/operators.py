@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.rates import Rates
-from gpuwise.struct import frozen
 from gpuwise.workload.specs import DTYPE_BYTES
 
 Runtime = Literal["eager", "graph", "compiled"]
@@ -47,7 +46,7 @@ def element_bytes(dtype: str) -> float:
     return DTYPE_BYTES.get(dtype, DESCRIBED_ELEMENT_BYTES)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OperatorParams:
     """The conventions one GPU and dtype need, looked up once (names in `sources`)."""
 
@@ -81,7 +80,7 @@ class OperatorParams:
         )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OperatorTime:
     """Seconds of one batch, by pass and by operator class, and the kernels it launches."""
 
@@ -227,7 +226,7 @@ def request_terms(
     return terms
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ServedBatch:
     """One dynamic batch of `requests` requests of a one-pass model, served: what occupies the GPU
     (kernels and the input copy) and what only adds latency (framework, RPC, queue, features)."""
@@ -265,7 +264,7 @@ def served_batch(model: GenericArch, requests: int, items: int, rates: Rates, ca
 # ------------------------------------------------------------------------------------------
 # embedding tables larger than the GPUs: host memory with a cache of hot rows
 # ------------------------------------------------------------------------------------------
-@frozen
+@dataclass(frozen=True, slots=True)
 class TablePlacement:
     """Where one GPU's share of a recommender's tables lives (TorchRec UVM caching when it is too
     large): `gpu_bytes` in GPU memory (all of it, or the cache of hot rows), `host_bytes` in host

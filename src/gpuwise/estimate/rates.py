@@ -7,16 +7,16 @@ replaces them per GPU model. Every factor used is named in the estimate's assump
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import UsageError
-from gpuwise.struct import frozen
 
 # Which peak a compute dtype runs at; fp32 training without TF32 uses the CUDA-core fp32 rate.
 PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8"}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """Measured rates for one GPU model (from `gpuwise bench`); any field may be missing."""
 
@@ -25,7 +25,7 @@ class Calibration:
     source: str = "gpuwise bench"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Rates:
     """Achievable rates of one GPU for one compute dtype."""
 

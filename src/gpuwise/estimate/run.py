@@ -3,7 +3,7 @@ replicas) and assemble the result into the JSON contract of design.md."""
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, TransformerArch
@@ -14,7 +14,6 @@ from gpuwise.estimate.memory import largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.requirements import LatencyGoals
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:  # each model is imported by its branch: a training estimate s
     from gpuwise.estimate.training import TrainingEstimate
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LatencyTarget:
     """A serving requirement: `qps` requests per second with, at `percentile`, the end-to-end
     latency under `seconds`, the time to first token under `ttft_seconds` and the time per
@@ -45,7 +44,7 @@ class LatencyTarget:
         return LatencyGoals(self.percentile, self.seconds, self.ttft_seconds, self.tpot_seconds)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Estimate:
     workload: Workload
     hardware: Hardware

@@ -14,7 +14,7 @@ import functools
 import heapq
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.comm import Topology
@@ -23,7 +23,6 @@ from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
-from gpuwise.struct import frozen
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -40,7 +39,7 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
     return "bf16" if "bf16" in peaks else "fp16"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class InferenceEstimate:
     prefill_seconds: float
     time_to_first_token_seconds: float
@@ -118,7 +117,7 @@ def _avg_decode_context(job: InferenceJob) -> int:
     return job.input_tokens + max(job.output_tokens, 1) // 2
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SteadyState:
     """A replica running `batch` requests at once (continuous batching, chunked prefill): what one
     step takes, and what a request sees. The analytic bracket the simulation then confirms."""
@@ -262,7 +261,7 @@ PERCENTILES = (50, 90, 95, 99)  # reported for every metric
 METRICS = ("ttft", "tpot", "e2e")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ServingPlan:
     qps: float
     percentile: float
@@ -374,7 +373,7 @@ def simulated_requests(job: InferenceJob, catalog: Catalog) -> int:
     return max(least, min(n, int(cap // max(1, job.output_tokens))))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Replica:
     """One replica as the replica search sees it: what a request takes alone (a floor no replica
     count can beat), the capacity at the full batch, and the simulation at a request rate."""

@@ -18,12 +18,12 @@ import heapq
 import math
 import random
 from collections import deque
+from dataclasses import dataclass
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
-from gpuwise.struct import frozen, mutable
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SimResult:
     ttft: list[float]
     tpot: list[float]
@@ -46,7 +46,7 @@ def poisson_arrivals(rate: float, n: int, seed: int) -> list[float]:
     return out
 
 
-@mutable
+@dataclass(slots=True)
 class _State:
     start_context: int  # a request's context when its first token is out
     now: float = 0.0
@@ -100,7 +100,7 @@ def simulate(
     return SimResult(ttft, res.tpot, e2e, s.busy / s.now if s.now else 0.0, s.now + extra)
 
 
-@mutable
+@dataclass(slots=True)
 class _Out:
     ttft: list[float]
     tpot: list[float]

@@ -6,7 +6,7 @@ function and the step is their sum, so a reader sees which one dominates and `bo
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
@@ -31,13 +31,12 @@ from gpuwise.estimate.memory.states import (
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.struct import frozen
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TrainingEstimate:
     flops_per_step: float
     hardware_flops_per_step: float
@@ -67,7 +66,7 @@ class TrainingEstimate:
         }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class MicroBatchWork:
     """One micro-batch on the slowest pipeline stage, before the framework factor: what the named
     step terms are computed from (seconds unless named otherwise)."""

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gpuwise.errors import shorten
 from gpuwise.ops.hw import TOPOLOGY_LEVELS, GpuSnapshot, HostSnapshot
-from gpuwise.struct import frozen
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 
@@ -56,7 +55,7 @@ XID_ACTIONS: dict[int, tuple[str, str, str]] = {
 APPLICATION_XIDS = {13, 31, 43, 45, 69, 109}  # usually the application's fault, not the hardware's
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     check: str
     status: str
@@ -69,14 +68,14 @@ class CheckResult:
         return asdict(self)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class DoctorOptions:
     latency_sensitive: bool = True  # judge C-states (a serving or training host)
     previous: HostSnapshot | None = None  # an earlier reading, for rates (PCIe replays)
     temperature_margin: float = TEMPERATURE_MARGIN_C
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class DoctorReport:
     hostname: str
     time: str

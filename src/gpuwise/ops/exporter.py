@@ -20,6 +20,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.ops import EXPORTER_PORT
@@ -32,7 +33,6 @@ from gpuwise.ops.hw import (
     Source,
     close_source,
 )
-from gpuwise.struct import frozen, mutable
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ PRESSURE_REFERENCE_C = 85.0  # memory pressure index = (used/total) * (temperatu
 DEFAULT_PORT = EXPORTER_PORT
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class MetricDef:
     name: str  # as exposed (counters end in _total)
     kind: str  # gauge | counter
@@ -559,7 +559,7 @@ def render(registry: Any) -> str:
     return generate_latest(registry).decode("utf-8")
 
 
-@mutable
+@dataclass(slots=True)
 class RunningExporter:
     server: Any
     thread: threading.Thread

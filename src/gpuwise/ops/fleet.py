@@ -18,7 +18,7 @@ import itertools
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
-from gpuwise.struct import frozen
 
 STATUSES = ("active", "watch", "retired")
 DAYS_PER_MONTH = 30  # the "per month" of fleet-rules.yaml rates (watch_per_month, retire_per_month)
@@ -137,7 +136,7 @@ def problems_of(exc: ValidationError, most: int | None = None) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Records
-@frozen
+@dataclass(frozen=True, slots=True)
 class Card:
     uuid: str
     serial: str | None
@@ -159,7 +158,7 @@ class Card:
         return {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in asdict(self).items()}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Inspection:
     card_uuid: str
     time: dt.datetime
@@ -182,7 +181,7 @@ class Inspection:
         return d
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ScanResult:
     host: str
     time: str
@@ -195,7 +194,7 @@ class ScanResult:
         return asdict(self)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Reason:
     rule: str
     verdict: str
@@ -203,7 +202,7 @@ class Reason:
     why: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CardVerdict:
     card: Card
     verdict: str  # watch | retire

@@ -34,12 +34,11 @@ import time
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from gpuwise.errors import UsageError, shorten
-from gpuwise.struct import frozen
 
 _T = TypeVar("_T")
 SNAPSHOT_FORMAT = "gpuwise.host-snapshot"
@@ -114,7 +113,7 @@ def normalize_bus_id(bus_id: str | bytes | None) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # Snapshots
-@frozen
+@dataclass(frozen=True, slots=True)
 class NvLinkSnapshot:
     link: int
     active: bool | None
@@ -123,7 +122,7 @@ class NvLinkSnapshot:
     errors: dict[str, int | None] = field(default_factory=dict)  # NVLINK_ERROR_COUNTERS -> count
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ProcessSnapshot:
     pid: int
     used_memory_bytes: int | None
@@ -131,14 +130,14 @@ class ProcessSnapshot:
     name: str | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CState:
     name: str
     latency_us: int | None
     disabled: bool | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class XidEvent:
     xid: int
     bus_id: str | None  # normalized PCI address of the GPU the driver named
@@ -146,7 +145,7 @@ class XidEvent:
     seq: int | None = None  # kernel log sequence number (/dev/kmsg), to count each event once
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class GpuSnapshot:
     """One GPU as NVML saw it. None means unknown or not supported, never zero."""
 
@@ -216,7 +215,7 @@ class GpuSnapshot:
         return f"GPU {self.index}" + (f" ({self.name})" if self.name else "")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HostSnapshot:
     """One reading of a host. `nvml_error` says why there are no GPUs when NVML could not start."""
 
@@ -391,7 +390,7 @@ def record(
     return path
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Recording:
     """A recording file: its snapshots, whether the host was synthetic, and the note it carries."""
 

@@ -16,7 +16,7 @@ import difflib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuwise.errors import UsageError
 from gpuwise.ops.fleet import Card, problems_of
-from gpuwise.struct import frozen
 
 KINDS = ("driver", "firmware", "cuda")
 STEPS = ("gate-before", "upgrade", "gate-after", "rollback", "done")
@@ -35,7 +34,7 @@ _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 
 # ---------------------------------------------------------------------------------------------
 # What is rolled out
-@frozen
+@dataclass(frozen=True, slots=True)
 class Target:
     kind: str  # driver | firmware | cuda
     version: str
@@ -98,7 +97,7 @@ def load_host_facts(path: str | Path) -> dict[str, HostFacts]:
 
 # ---------------------------------------------------------------------------------------------
 # The plan
-@frozen
+@dataclass(frozen=True, slots=True)
 class HostPlan:
     host: str
     pool: str
@@ -115,7 +114,7 @@ class HostPlan:
         return d
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RolloutPlan:
     target: Target
     canary: str
@@ -236,7 +235,7 @@ def plan_rollout(
 
 # ---------------------------------------------------------------------------------------------
 # The store: the plan and what happened
-@frozen
+@dataclass(frozen=True, slots=True)
 class Event:
     host: str
     step: str
@@ -249,7 +248,7 @@ class Event:
         return {**asdict(self), "time": self.time.isoformat()}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Rollout:
     id: int
     kind: str
@@ -370,7 +369,7 @@ def host_state(events: list[Event]) -> str:
     return "failed"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HostStatus:
     host: str
     stage: str  # canary | wave N
@@ -390,7 +389,7 @@ class HostStatus:
         }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RolloutStatus:
     rollout: Rollout
     checked: bool  # True: the states are those of the last `--check` rehearsal, not a real run

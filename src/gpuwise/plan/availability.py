@@ -17,11 +17,11 @@ so that losing N replicas or nodes still leaves enough (N+1 sizing).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog
 from gpuwise.estimate.run import Estimate
-from gpuwise.struct import frozen
 
 if TYPE_CHECKING:
     from gpuwise.plan.search import Candidate
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["Reliability", "add_redundancy", "interruptions_per_gpu_hour", "training_reliability"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Reliability:
     """A training run's expected losses to failures (seconds unless named otherwise)."""
 

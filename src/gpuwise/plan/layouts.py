@@ -18,13 +18,12 @@ against every layout `estimate` accepts at the same GPU type and count.
 from __future__ import annotations
 
 import math
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.rates import Rates
-from gpuwise.struct import frozen, mutable
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
 from gpuwise.workload.specs import Recompute
 
@@ -44,7 +43,7 @@ PP_DEGREES = (1, 2, 4, 8, 16)
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LayoutChoice:
     """The fastest layout that fits on one GPU type and count (None: nothing fits), the smallest
     per-GPU memory any layout needed (for the 'does not fit' reason), and the layouts timed."""
@@ -120,7 +119,7 @@ def _degrees(work: TrainingJob, hw: Hardware) -> list[tuple[int, int]]:
     return [(tp, pp) for tp, pp in pairs if pp == 1 or (tp == widest and pp <= hw.nodes)]
 
 
-@mutable
+@dataclass(slots=True)
 class _Search:
     """One GPU type and count: the timer, the best so far and the counters."""
 
@@ -219,7 +218,7 @@ def _search(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> Layo
     return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
 
 
-@mutable
+@dataclass(slots=True)
 class CostBound:
     """Branch and bound over GPU types and counts. A run needs its model FLOPs whatever the layout,
     and no GPU computes them faster than its large-matmul rate x the framework factor, so

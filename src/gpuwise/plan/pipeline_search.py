@@ -12,7 +12,7 @@ carrying the upgraded pipeline; the plan shows the GPU-only answer beside it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
@@ -23,7 +23,6 @@ from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.plan.layouts import best_layout, hardware
 from gpuwise.plan.messages import msg
-from gpuwise.struct import frozen
 from gpuwise.workload import DataPipeline, Hardware, TrainingJob
 
 __all__ = ["PipelineDesign", "best_pipeline", "designs"]
@@ -34,7 +33,7 @@ GB = 10**9  # storage is priced per decimal GB
 TIB = 2**40  # parallel file systems scale their bandwidth per TiB provisioned
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PipelineDesign:
     """One host-side design and what it adds to the run's cost."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import GPU, Catalog
@@ -27,7 +27,6 @@ from gpuwise.plan.limits import at_most, owned_horizon_usd, shared_limits
 from gpuwise.plan.messages import check_lang, fmt_duration, fmt_money, localize, msg, pipeline_text, term
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
-from gpuwise.struct import frozen, mutable
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
@@ -40,7 +39,7 @@ __all__ = ["HOURS_PER_MONTH", "Candidate", "PlanResult", "Rejection", "plan"]
 MAX_COUNT = 4096  # search bound on GPUs per configuration
 
 
-@mutable
+@dataclass(slots=True)
 class Candidate:
     est: Estimate
     usd_per_hour: float | None  # one replica / the whole training configuration
@@ -191,13 +190,13 @@ def _per_thousand_requests(c: Candidate) -> float | None:
     return c.usd_per_hour / (inf.requests_per_second * 3600) * 1e3
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Rejection:
     gpu: str
     reason: str
 
 
-@mutable
+@dataclass(slots=True)
 class PlanResult:
     workload: Workload
     requirements: Requirements

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
@@ -31,7 +31,6 @@ from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, s
 from gpuwise.plan.layouts import TP_DEGREES, hardware
 from gpuwise.plan.limits import owned_horizon_usd, shared_limits
 from gpuwise.plan.messages import Lang, check_lang, msg
-from gpuwise.struct import frozen
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import InferenceJob, Parallelism
 from gpuwise.workload.requirements import LatencyGoals, Requirements
@@ -47,7 +46,7 @@ BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the eng
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Option:
     """One (tp, batch) replica layout with its analytic capacity and replica floor."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from html import escape
 
 from gpuwise import clock
@@ -24,12 +25,11 @@ from gpuwise.plan.messages import (
     term,
 )
 from gpuwise.report.svg import hbars, stacked
-from gpuwise.struct import frozen
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds
 from gpuwise.workload import TrainingJob
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Section:
     title: str
     paragraphs: tuple[str, ...] = ()

@@ -9,6 +9,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,6 @@ from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
 from gpuwise.store import mask_password, migrations
 from gpuwise.store.schema import hosts, metadata, results, runs
-from gpuwise.struct import frozen
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ def default_url() -> str:
     return f"sqlite:///{base / 'gpuwise.db'}"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ResultRow:
     run_id: int
     started_at: dt.datetime

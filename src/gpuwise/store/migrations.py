@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
@@ -43,7 +44,6 @@ from sqlalchemy.schema import CreateColumn
 from gpuwise import __version__
 from gpuwise.errors import UsageError
 from gpuwise.store import SchemaTooNewError
-from gpuwise.struct import frozen
 
 # The version table is the runner's own and never changes; each migration adds one row.
 VERSION_TABLE = Table(
@@ -55,7 +55,7 @@ VERSION_TABLE = Table(
 PG_LOCK_KEY = 0x67707577  # "gpuw": the advisory lock that serializes migrations on PostgreSQL
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Migration:
     version: int
     summary: str

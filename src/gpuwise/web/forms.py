@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from gpuwise.struct import frozen
 from gpuwise.workload.schema import SECTIONS, FieldInfo, HardwareFields, applying, fields, names, validate
 
 PLAN_SECTIONS = ("workload", "target", "plan")
@@ -89,7 +89,7 @@ MULTI_FIELDS = frozenset(f.name for s in SECTIONS for f in fields(s) if f.choice
 INT_FIELDS = frozenset(f.name for s in SECTIONS for f in fields(s) if f.kind is int)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FormField:
     """One schema field as a form input: the widget its type calls for and the words around it."""
 
@@ -130,7 +130,7 @@ def _widget(info: FieldInfo) -> str:
     return "number" if info.kind is int else "text"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Section:
     """A section of the schema as a page lays it out."""
 

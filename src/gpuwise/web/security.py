@@ -14,11 +14,10 @@ import hmac
 import json
 import os
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
-
-from gpuwise.struct import frozen
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,7 +50,7 @@ HEADERS = {
 }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class WebSettings:
     """How the app guards itself; the defaults are those of a server bound to loopback."""
 

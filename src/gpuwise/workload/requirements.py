@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, ModelArch
 from gpuwise.errors import UsageError
-from gpuwise.struct import frozen
 from gpuwise.units import parse_duration
 from gpuwise.workload.fast import check
 from gpuwise.workload.specs import Objective, Pricing
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: the values come from gpuwise.workload.fas
     from gpuwise.workload.schema import TargetFields
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Growth:
     """The workload six months from now, relative to today's."""
 
@@ -45,7 +45,7 @@ class Growth:
         return ", ".join(parts) or "no change"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LatencyGoals:
     """Serving targets at one percentile: end-to-end latency, time to first token and time per
     output token (seconds; None where not asked)."""
@@ -90,7 +90,7 @@ def latency_goals(t: TargetFields) -> LatencyGoals | None:
     return goals
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Requirements:
     deadline_seconds: float | None = None
     qps: float | None = None

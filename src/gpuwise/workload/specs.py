@@ -7,10 +7,8 @@ them as plain values.
 from __future__ import annotations
 
 import math
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
-
-from gpuwise.struct import frozen
 
 if TYPE_CHECKING:  # annotations only: the CLI builds its options from these specs without the catalog
     from gpuwise.catalog import GPU, ModelArch
@@ -69,7 +67,7 @@ DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRACon
 COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Parallelism:
     """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP
     sharding; expert parallelism (ep) splits MoE experts over data-parallel ranks and expert-tensor
@@ -97,7 +95,7 @@ class Parallelism:
         return gpus // self.model_parallel
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Hardware:
     """`count` GPUs of one model in total, grouped `gpus_per_node` to a node; `network` names the
     inter-node link (interconnect catalog id), or None for the GPU family's reference network."""
@@ -112,7 +110,7 @@ class Hardware:
         return math.ceil(self.count / self.gpus_per_node)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class DataPipeline:
     """Per node: storage read bandwidth (bytes/s), bytes per sample, CPU seconds to decode and
     augment one sample on one core, and the cores the loader uses."""
@@ -127,7 +125,7 @@ class DataPipeline:
             raise ValueError("data pipeline: bandwidth, sample size and cores must be positive")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TrainingJob:
     model: ModelArch
     task: Literal["pretrain", "finetune"] = "finetune"
@@ -181,7 +179,7 @@ class TrainingJob:
         return max(1, self.global_batch // (self.micro_batch * dp))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class InferenceJob:
     model: ModelArch
     weights_dtype: WeightsDtype = "bf16"

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from gpuwise import cache
 from gpuwise.errors import UsageError, suggest
-from gpuwise.struct import frozen
 
 Applies = Literal["any", "training", "inference"]
 # The models the light validator stands in for, by the name its callers use.
@@ -31,7 +31,7 @@ MODELS = {
 }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FieldInfo:
     """One field as every door sees it."""
 

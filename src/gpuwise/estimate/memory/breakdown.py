@@ -3,17 +3,16 @@ convention it used; the runtime overheads every estimate adds (CUDA context, NCC
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from gpuwise.catalog import Catalog
-from gpuwise.struct import frozen
 from gpuwise.units import KiB, fmt_bytes
 from gpuwise.workload.specs import Hardware
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class MemoryBreakdown:
     """Bytes on the most loaded GPU, by component; `detail` names the parts of each."""
 
@@ -35,7 +34,7 @@ class MemoryBreakdown:
         return out
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class MemoryEstimate:
     per_gpu: MemoryBreakdown
     capacity: int

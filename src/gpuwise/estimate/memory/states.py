@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, expert_linear_params
 from gpuwise.estimate.memory.breakdown import Notes
-from gpuwise.struct import frozen
 from gpuwise.units import fmt_bytes
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class StageParams:
     """Parameters held by one GPU of a pipeline stage before data-parallel sharding."""
 
@@ -135,7 +135,7 @@ def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     return catalog.framework(job.framework or catalog.default_framework(job.task))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class StateBytes:
     """Bytes per trainable parameter of each model state under a framework's conventions."""
 
