@@ -160,6 +160,88 @@ def test_with_a_token_every_request_needs_it():
     assert client.get("/gpus").status_code == 200  # the cookie is sent from now on
 
 
+def _login(path: str, query: bytes) -> list[Any]:
+    """What the guard sends for one request (`path` as the server decoded it) to a server with a token."""
+    sent: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("a login is the guard's: the route must not run")
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "path": path, "headers": [(b"host", b"127.0.0.1")], "query_string": query}
+    asyncio.run(Guard(app, WebSettings(token=TOKEN))(scope, receive, send))
+    return sent
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "//evil.example/",
+        "///evil.example",
+        "/\\evil.example/",
+        "/\\/evil.example",
+        "/\t/evil.example",
+        "/ /evil.example",
+        "http://evil.example/",
+        "https:evil.example",
+        "/\u8def/\u00fc",
+    ],
+)
+def test_the_login_redirect_stays_on_this_server(path):
+    """`/?token=...` answers 303 to the same path without the token: always a path on this server,
+    never a scheme-relative `//host`, a backslash a browser reads as a slash, or an absolute URL."""
+    from urllib.parse import urljoin, urlsplit
+
+    start = _login(path, f"token={TOKEN}&sort=memory".encode())[0]
+    assert start["status"] == 303
+    location = dict(start["headers"])[b"location"].decode("ascii")
+    assert location.startswith("/") and not location.startswith("//"), location
+    assert location.isprintable() and not any(c in location for c in "\\ \t"), location
+    assert location.endswith("?sort=memory") and TOKEN not in location
+    assert urlsplit(urljoin("http://127.0.0.1:8000/a/b", location)).netloc == "127.0.0.1:8000"
+
+
+def test_redact_takes_out_every_form_of_a_token():
+    from gpuwise.web.security import REDACTED, redact
+
+    access = '"GET /gpus?sort=memory&token=abc HTTP/1.1" 303'
+    assert redact(access) == f'"GET /gpus?sort=memory&token={REDACTED} HTTP/1.1" 303'
+    assert redact("/?%74oken=abc&Token=def&tokens=keep") == f"/?%74oken={REDACTED}&Token={REDACTED}&tokens=keep"
+    assert redact("Authorization: Bearer abc.def") == f"Authorization: Bearer {REDACTED}"
+    assert redact("cookie: token=abc; theme=dark") == f"cookie: token={REDACTED}; theme=dark"
+    secret = "s3cret/token+of=24 chars"
+    for form in (secret, "s3cret%2Ftoken%2Bof%3D24%20chars", "s3cret%2Ftoken%2Bof%3D24+chars"):
+        assert redact(f"seen {form} here", [secret]) == f"seen {REDACTED} here"
+
+
+def test_no_token_reaches_the_log(capfd):
+    """The access log of `gpuwise serve` names every request but none of the tokens: not in the
+    login address (`?token=`, however its name is encoded), a header or a cookie, right or wrong."""
+    import uvicorn
+
+    from gpuwise.web.server import uvicorn_options
+
+    from .slow_clients import request, uvicorn_serving
+
+    wrong = "a-wrong-token-that-is-someones-secret"
+    config = uvicorn.Config(create_app(WebSettings(token=TOKEN)), **uvicorn_options())
+    with uvicorn_serving(config) as port:
+        assert request(port, f"/gpus?sort=memory&token={TOKEN}")[0] == 303
+        assert request(port, f"/gpus?%74oken={TOKEN}")[0] == 401  # not a login, but logged
+        assert request(port, f"/?token={wrong}")[0] == 401
+        assert request(port, "/api/gpus", {"authorization": f"Bearer {TOKEN}"})[0] == 200
+        assert request(port, "/api/gpus", {"cookie": f"token={TOKEN}"})[0] == 200
+    out, err = capfd.readouterr()
+    log = out + err
+    assert '"GET /gpus?sort=memory&token=' in log and '"GET /api/gpus HTTP/1.1" 200' in log  # logged
+    assert TOKEN not in log and wrong not in log, log
+
+
 def test_security_headers_on_every_answer():
     for r in (
         CLIENT.get("/"),

@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -34,6 +36,7 @@ MIN_TOKEN_CHARS = 16
 TOKEN_ENV = "GPUWISE_TOKEN"
 HOSTS_ENV = "GPUWISE_ALLOWED_HOSTS"
 COOKIE = "token"
+QUERY = "token"  # /?token=TOKEN: a browser's login
 # 'self' only. ReDoc (/redoc) writes its styles from its script (styled-components) and runs its
 # search in a worker made from a blob: URL, so that one page also allows inline styles and blob:
 # workers; scripts stay this server's files everywhere. Swagger UI (/docs) needs nothing more.
@@ -170,8 +173,8 @@ class Guard:
         if not _same(query_token, token):
             await _answer(send, scope, 401, "wrong token")
             return
-        rest = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1")) if k != "token"]
-        location = scope.get("path", "/") + (f"?{urlencode(rest)}" if rest else "")
+        rest = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1")) if k != QUERY]
+        location = local_path(str(scope.get("path", "/"))) + (f"?{urlencode(rest)}" if rest else "")
         cookie = f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
         headers = [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("latin-1"))]
         await send({"type": "http.response.start", "status": 303, "headers": [*headers, (b"content-length", b"0")]})
@@ -219,12 +222,57 @@ class Guard:
         return wrapped
 
 
+def local_path(path: str) -> str:
+    """A request's path as a redirect target that stays on this server: percent-encoded (no
+    backslash, space or control character left for a browser to read as a slash or drop), and
+    starting with exactly one slash (`//evil.example/` would name another host; `http://...`
+    becomes the path `/http://...`)."""
+    return "/" + quote(path, safe="/:@!$&'()*+,;=-._~").lstrip("/")
+
+
+REDACTED = "[redacted]"
+_QUERY_PARAM = re.compile(r"(?P<key>[^?&;=\s\"']+)=(?P<value>[^&;\s\"']*)")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"']+")
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` without tokens: the value of every `token=` pair (however its name is percent-encoded),
+    every Bearer credential, and each of `secrets` as it is or URL-encoded."""
+    for secret in secrets:
+        for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
+            text = text.replace(form, REDACTED)
+    text = _BEARER.sub(rf"\g<1>{REDACTED}", text)
+
+    def pair(m: re.Match[str]) -> str:
+        return f"{m['key']}={REDACTED}" if unquote_plus(m["key"]).strip().lower() in (QUERY, COOKIE) else m[0]
+
+    return _QUERY_PARAM.sub(pair, text)
+
+
+class RedactTokens(logging.Filter):
+    """A filter for every log handler of `gpuwise serve` (see `redact`): the access log writes each
+    request's address, and a login address carries the token. The server's own token is the one
+    the worker processes get from the environment."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = [t] if (t := os.environ.get(TOKEN_ENV)) else []
+        if not record.args:  # else the message is the code's format string, and the request's data is in args
+            record.msg = redact(str(record.msg), secrets)
+        elif isinstance(record.args, tuple):
+            record.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: redact(v, secrets) if isinstance(v, str) else v for k, v in record.args.items()}
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info), secrets)
+        return True
+
+
 def _query_token(scope: Scope) -> str | None:
     """The `token` query parameter, when the request has one."""
     query = scope.get("query_string", b"").decode("latin-1")
-    if "token=" not in query:
+    if f"{QUERY}=" not in query:
         return None
-    return next((v for k, v in parse_qsl(query) if k == "token"), None)
+    return next((v for k, v in parse_qsl(query) if k == QUERY), None)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -13,6 +13,7 @@ kept-alive connection closes after 5 s. The body's own limits (size, pauses) are
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import weakref
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from gpuwise.web.security import (
     MIN_TOKEN_CHARS,
     TOKEN_ENV,
     WILDCARD_BINDS,
+    RedactTokens,
     WebSettings,
     allowed_hosts_of,
     is_loopback,
@@ -103,9 +105,20 @@ class BoundedProtocol(H11Protocol):
             self._head_timer = None
 
 
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging, every handler filtered by `RedactTokens`: no token in any log line."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"redact_tokens": {"()": RedactTokens}}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["redact_tokens"]
+    return config
+
+
 def uvicorn_options(protocol: type[H11Protocol] = BoundedProtocol) -> dict[str, Any]:
     """What `gpuwise serve` gives uvicorn besides the app, the address and the workers."""
-    return {**UVICORN_LIMITS, "http": protocol, "log_level": "info"}
+    return {**UVICORN_LIMITS, "http": protocol, "log_config": log_config(), "log_level": "info"}
 
 
 def bind_settings(host: str, token: str | None, allowed: Sequence[str]) -> WebSettings:
