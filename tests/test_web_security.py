@@ -382,6 +382,49 @@ def test_serve_refuses_a_public_bind_without_a_token(monkeypatch, capsys):
     assert code == 2 and "--workers" in err
 
 
+def _resolver(table: dict[str, list[str]]) -> Any:
+    """socket.getaddrinfo answering names from `table` and literal addresses as the system does
+    (no name server asked: a name not in the table does not resolve)."""
+    import socket
+
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        if host in table:
+            return [
+                (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0))
+                for a in table[host]
+            ]
+        return real(host, port, flags=socket.AI_NUMERICHOST)
+
+    return getaddrinfo
+
+
+def test_only_a_bind_that_resolves_to_loopback_alone_needs_no_token(monkeypatch, capsys):
+    """`--host` is loopback when every address it resolves to is: 127.x.y.z and ::1 are, a name is
+    resolved first, and a name that does not resolve is a usage error (not a server that fails)."""
+    import socket
+
+    import uvicorn
+
+    started: list[str] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: started.append(k["host"]))
+    monkeypatch.delenv("GPUWISE_TOKEN", raising=False)
+    table = {"localhost": ["127.0.0.1", "::1"], "planner.lan": ["10.0.0.5"], "split.lan": ["127.0.0.1", "10.0.0.5"]}
+    monkeypatch.setattr(socket, "getaddrinfo", _resolver(table))
+    for host in ("127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"):
+        code, err = _serve(monkeypatch, capsys, "--host", host)
+        assert code == 0, (host, err)
+    assert len(started) == 6
+    for host in ("planner.lan", "split.lan", "10.0.0.5"):
+        code, err = _serve(monkeypatch, capsys, "--host", host)
+        assert code == 2 and "give a token" in err, (host, err)
+    for host in ("127.anything", "localhost.evil.example"):
+        code, err = _serve(monkeypatch, capsys, "--host", host)
+        assert code == 2 and f"--host {host} does not resolve" in err, (host, err)
+    assert len(started) == 6
+
+
 def test_serve_passes_limits_workers_and_guard_settings(monkeypatch, capsys):
     import uvicorn
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -71,10 +72,15 @@ class WebSettings:
         return cls(allowed_hosts=allowed, token=os.environ.get(TOKEN_ENV) or None)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether a bind address reaches only this machine."""
-    h = host.strip().strip("[]").lower()
-    return h in LOOPBACK_HOSTS or h.startswith("127.")
+def is_loopback_address(address: str) -> bool:
+    """Whether an IP address (not a name) reaches only this machine: 127.0.0.0/8, ::1, and
+    127.x.y.z written as an IPv4-mapped IPv6 address. A name, or anything else, is not."""
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return (mapped or ip).is_loopback
 
 
 def allowed_hosts_of(names: Iterable[str]) -> frozenset[str]:

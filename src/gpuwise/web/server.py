@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
+import socket
 import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -34,7 +35,7 @@ from gpuwise.web.security import (
     RedactTokens,
     WebSettings,
     allowed_hosts_of,
-    is_loopback,
+    is_loopback_address,
 )
 
 MAX_WORKERS = 64
@@ -119,6 +120,22 @@ def log_config() -> dict[str, Any]:
 def uvicorn_options(protocol: type[H11Protocol] = BoundedProtocol) -> dict[str, Any]:
     """What `gpuwise serve` gives uvicorn besides the app, the address and the workers."""
     return {**UVICORN_LIMITS, "http": protocol, "log_config": log_config(), "log_level": "info"}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding `host` reaches only this machine: every address it resolves to is loopback
+    (a wildcard bind is not). A name that does not resolve is a usage error."""
+    bare = host.strip().strip("[]")
+    if bare in WILDCARD_BINDS:
+        return False
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)}
+    except (OSError, UnicodeError) as exc:
+        raise UsageError(
+            f"--host {host} does not resolve to an address ({getattr(exc, 'strerror', None) or exc}): "
+            "give an IP address or a name this machine resolves (127.0.0.1 or localhost for this machine only)"
+        ) from None
+    return bool(found) and all(is_loopback_address(str(a)) for a in found)
 
 
 def bind_settings(host: str, token: str | None, allowed: Sequence[str]) -> WebSettings:
