@@ -34,6 +34,15 @@ DESIGN_GPU_IDS = [
     "v100-32gb-sxm",
     "mi300x",
     "jetson-agx-orin-64gb",
+    # the GPUs published cases ran on (design.md: "to add")
+    "mi250x",
+    "mi250x-gcd",
+    "mi210",
+    "v100-16gb-pcie",
+    "rtx-a5000",
+    "rtx-a4000",
+    "rtx-4070-ti-super",
+    "rtx-4080",
 ]
 ISSUE_MODEL_IDS = [
     "llama-2-7b",
@@ -124,6 +133,27 @@ def test_dense_peaks_are_consistent(gid):
         ("mi300x", "bf16", 1307.4e12),
         # RTX 4090 (Ada whitepaper): 165.2 TFLOPS with FP32 accumulate; 330.3 is the FP16-accumulate rate
         ("rtx-4090", "bf16", 165.2e12),
+        # AMD's MI200 launch table: MI250X module 383 TFLOPS FP16/BF16, 95.7 FP64 matrix, 128 GB at 3.2 TB/s
+        ("mi250x", "bf16", 383.0e12),
+        ("mi250x", "fp64", 95.7e12),
+        ("mi250x", "memory_bandwidth", 3.2e12),
+        # one GCD: 1024 FLOP/clock/CU (AMD lab notes) x 110 CUs x 1.7 GHz; 1.6 TB/s per GCD (ROCm docs)
+        ("mi250x-gcd", "bf16", 1024 * 110 * 1.7e9),
+        ("mi250x-gcd", "memory_bandwidth", 1.6e12),
+        ("mi210", "fp16", 181e12),  # AnandTech's copy of AMD's MI210 table
+        ("mi210", "bf16", 1024 * 104 * 1.7e9),  # not in the table: the per-CU rate equals FP16's
+        ("v100-16gb-pcie", "fp16", 112e12),  # tensor, at the PCIe card's ~1,370 MHz (125 on SXM2)
+        ("v100-16gb-pcie", "tdp_watts", 250),
+        # NVIDIA's launch table prints 222.2 / 153.4 TFLOPS tensor WITH sparsity: dense is half
+        ("rtx-a5000", "bf16", 222.2e12 / 2),
+        ("rtx-a4000", "bf16", 153.4e12 / 2),
+        ("rtx-a4000", "memory_bandwidth", 448e9),
+        # Ada whitepaper, RTX 4080 16GB: 97.5 TFLOPS with FP32 accumulate (194.9 with FP16 accumulate)
+        ("rtx-4080", "bf16", 97.5e12),
+        ("rtx-4080", "memory_bandwidth", 716.8e9),
+        # derived: 66 SMs x 512 FLOP/clock (GeForce Ada, FP32 accumulate) x 2.61 GHz; 21 Gbps x 256 bits
+        ("rtx-4070-ti-super", "bf16", 66 * 512 * 2.61e9),
+        ("rtx-4070-ti-super", "memory_bandwidth", 21e9 * 256 / 8),
     ],
 )
 def test_datasheet_values(gid, field, expected):
@@ -141,6 +171,9 @@ def test_known_traps():
     h800, h100 = CAT.gpus["h800-sxm"].interconnect, CAT.gpus["h100-sxm"].interconnect
     assert h800 is not None and h100 is not None and h800.bandwidth < h100.bandwidth
     assert CAT.gpus["rtx-4090"].interconnect is None
+    # no bf16 tensor cores on Volta (V100 PCIe as on SXM2); CDNA2 has BF16 matrix cores but no TF32 or FP8
+    assert not {"bf16", "tf32"} & set(CAT.gpus["v100-16gb-pcie"].peak_flops)
+    assert not {"tf32", "fp8"} & set(CAT.gpus["mi250x-gcd"].peak_flops)
 
 
 def test_interconnect_directions_and_order():
@@ -299,3 +332,42 @@ def test_libyaml_and_pure_python_loaders_build_the_same_catalog(monkeypatch):
 
     monkeypatch.setattr(loader, "_YAML_LOADER", yaml.SafeLoader)
     assert build_catalog() == CAT
+
+
+# ----- a board that software sees as several GPUs (MI250X: two GCDs) ----------------------------------
+def test_the_mi250x_module_is_its_two_gcds():
+    board, (gcd, n) = CAT.gpus["mi250x"], CAT.device("mi250x")
+    assert (gcd.id, n) == ("mi250x-gcd", 2)
+    assert board.memory_bytes == n * gcd.memory_bytes == 128 * 2**30
+    assert board.memory_bandwidth == pytest.approx(n * gcd.memory_bandwidth)
+    for dtype, peak in board.peak_flops.items():  # AMD's module figures are the two dies' sum
+        assert peak == pytest.approx(n * gcd.peak_flops[dtype], rel=0.005), dtype
+    assert CAT.device("mi250x-gcd") == (gcd, 1) and CAT.device("t4") == (CAT.gpus["t4"], 1)
+
+
+def test_a_board_whose_devices_disagree_is_a_config_error(tmp_path):
+    data = _data_copy(tmp_path / "data")
+    path = data / "gpus.yaml"
+    text = path.read_text()
+    line = "devices: {id: mi250x-gcd, count: 2}"
+    assert line in text
+    path.write_text(text.replace(line, "devices: {id: mi250x-gcd, count: 4}"))
+    with pytest.raises(ConfigError, match="its memory is not 4 x"):
+        build_catalog(data)
+    path.write_text(text.replace(line, "devices: {id: mi250x, count: 2}"))
+    with pytest.raises(ConfigError, match="single-device entry"):
+        build_catalog(data)
+
+
+def test_a_board_count_is_planned_as_its_devices():
+    """`--gpu mi250x:4` on a Frontier-like node (4 modules) is 8 GCDs, 8 to a node; without a count,
+    the tp x pp devices round up to whole modules."""
+    from gpuwise.workload import build_hardware
+
+    hw = build_hardware("mi250x:4", CAT, gpus_per_node=4)
+    assert (hw.gpu.id, hw.count, hw.gpus_per_node) == ("mi250x-gcd", 8, 8)
+    hw = build_hardware("mi250x:8", CAT)
+    assert (hw.count, hw.gpus_per_node, hw.nodes) == (16, 8, 2)  # node_gpus of the GCD entry: 8
+    assert build_hardware("mi250x", CAT, default_count=1).count == 2
+    assert build_hardware("mi250x", CAT, default_count=4).count == 4
+    assert build_hardware("mi250x-gcd:3", CAT).count == 3  # devices may be counted directly

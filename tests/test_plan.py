@@ -219,3 +219,14 @@ def test_the_cli_summary_speaks_the_readers_language():
         [sys.executable, "-m", "gpuwise.cli.app", *argv[:-1], "fr"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "--lang" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_multi_die_board_is_searched_as_its_devices():
+    """The MI250X module is two GPUs to ROCm: a plan names the GCD (64 GB each), never the 128 GB
+    module, whether the module is asked for or every GPU is searched."""
+    asked = make_plan({"model": "llama-3.1-8b", "task": "inference"}, {"qps": 1, "gpus": "mi250x", "pricing": "owned"})
+    assert asked.candidates and {c.est.hardware.gpu.id for c in asked.candidates} == {"mi250x-gcd"}
+    assert all(c.command and "mi250x-gcd:" in c.command for c in asked.candidates)
+    everything = make_plan({"model": "llama-3.1-8b", "task": "inference"}, {"qps": 1, "pricing": "owned"})
+    seen = {c.est.hardware.gpu.id for c in everything.candidates} | {r.gpu for r in everything.rejected}
+    assert "mi250x-gcd" in seen and "mi250x" not in seen

@@ -93,6 +93,14 @@ class Catalog:
             raise UnknownNameError("gpu", gpu_id, self.gpus)
         return self.gpus[key]
 
+    def device(self, gpu_id: str) -> tuple[GPU, int]:
+        """The entry software schedules on, and how many of it one `gpu_id` is: a multi-die board
+        (an MI250X module is two GCDs to ROCm) is planned as its devices, anything else as itself."""
+        gpu = self.gpu(gpu_id)
+        if gpu.devices is None:
+            return gpu, 1
+        return self.gpus[gpu.devices.id], gpu.devices.count
+
     def interconnect(self, link_id: str) -> Interconnect:
         if link_id not in self.interconnects:
             raise UnknownNameError("interconnect", link_id, self.interconnects)
@@ -293,6 +301,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
+    _check_boards(cat)
     for gid, srv in cat.servers.items():
         if gid not in cat.gpus or srv.source not in sources:
             raise ConfigError(f"costs.yaml: server {gid!r} names an unknown GPU or source {srv.source!r}")
@@ -300,6 +309,25 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat
+
+
+def _check_boards(cat: Catalog) -> None:
+    """A multi-die board names a device entry that is not itself a board, of its vendor, whose
+    memory times the count is the board's: one number per fact, the two entries agreeing."""
+    for gpu in cat.gpus.values():
+        if gpu.devices is None:
+            continue
+        dev = cat.gpus.get(gpu.devices.id)
+        if dev is None or dev.devices is not None or dev.vendor != gpu.vendor:
+            raise ConfigError(
+                f"gpus.yaml: {gpu.id!r} is a board of {gpu.devices.id!r}, which must be a single-device entry "
+                "of the same vendor"
+            )
+        if dev.memory_bytes * gpu.devices.count != gpu.memory_bytes:
+            raise ConfigError(
+                f"gpus.yaml: {gpu.id!r} holds {gpu.devices.count} x {dev.id!r}, but its memory is not "
+                f"{gpu.devices.count} x {dev.memory_bytes} bytes"
+            )
 
 
 def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:

@@ -41,6 +41,8 @@ def gpu_record(gpu: GPU, catalog: Catalog) -> dict[str, Any]:
         "pcie": gpu.pcie.model_dump() if gpu.pcie else None,
         "mig_max_instances": gpu.mig_max_instances,
         "node_gpus": gpu.node_gpus,
+        # a multi-die board: the entry of each device software sees, and how many (mi250x: 2 x mi250x-gcd)
+        "devices": None if gpu.devices is None else {"id": gpu.devices.id, "count": gpu.devices.count},
         "release": gpu.release,
         "price": {
             **gpu.price.model_dump(),

@@ -99,6 +99,15 @@ class GpuIdentity(_Strict):
         return [*self.nvml, *self.rocm, *self.jetson]
 
 
+class GpuDevices(_Strict):
+    """A board that software sees as several GPUs: each AMD Instinct MI250X module holds two
+    graphics compute dies, and ROCm, torch and rocm-smi list each die as its own GPU with its own
+    memory. `id` is the catalog entry of one such device, `count` how many a board holds."""
+
+    id: str
+    count: int = Field(ge=2, le=16)
+
+
 class GPU(_Sourced):
     id: str
     name: str
@@ -118,9 +127,12 @@ class GPU(_Sourced):
     node_gpus: int = Field(ge=1)
     price: Price = Field(default_factory=Price)
     identity: GpuIdentity | None = None
+    devices: GpuDevices | None = None  # a multi-die board: plans and estimates run on its devices
     notes: str | None = None
 
     def check(self) -> None:
+        if self.devices is not None and self.identity is not None:
+            raise ValueError("a board of several devices has no identity of its own: tools report its devices")
         unknown = set(self.peak_flops) - set(DTYPES)
         if unknown:
             raise ValueError(f"unknown dtype(s) in peak_flops: {sorted(unknown)}")

@@ -178,6 +178,17 @@ def _link(hw: Hardware) -> str:
     return intra if hw.nodes == 1 else f"{intra} + {hw.network or 'network'}"
 
 
+def _board_notes(hw: Hardware, catalog: Catalog) -> list[str]:
+    """Where the GPU is one die of a multi-die board (an MI250X GCD), say that every figure is per
+    device, as ROCm and torch count them."""
+    return [
+        f"{hw.gpu.id} is one of the {b.devices.count} devices on each {b.id} board, each its own GPU to ROCm and "
+        f"torch: counts, memory and rates here are per device ({hw.count} = {hw.count / b.devices.count:g} x {b.id})"
+        for b in catalog.gpus.values()
+        if b.devices is not None and b.devices.id == hw.gpu.id
+    ]
+
+
 def estimate(
     work: Workload,
     hw: Hardware,
@@ -246,6 +257,7 @@ def estimate(
                         max_batch=batch,
                     )
                     notes += serving.notes
+    notes += _board_notes(hw, catalog)
     quote = default_market(catalog).quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
     usd_per_hour = None if quote is None else quote.usd_per_hour
     if quote is not None:

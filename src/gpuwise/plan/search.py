@@ -606,7 +606,9 @@ def plan(
     """Every method variant in `workloads` (e.g. full, LoRA, QLoRA of one job) on every GPU type;
     `calibrations` (GPU id -> measured rates) replace the cited efficiencies where they exist."""
     cals = dict(calibrations or {})
-    gpus = [cat.gpu(g) for g in req.gpus] if req.gpus else list(cat.gpus.values())
+    # a multi-die board (mi250x) is searched as the devices software sees (mi250x-gcd), once
+    named = [cat.device(g)[0] for g in req.gpus] if req.gpus else [g for g in cat.gpus.values() if g.devices is None]
+    gpus = list({g.id: g for g in named}.values())
     candidates: list[Candidate] = []
     rejected: list[Rejection] = []
     bound = cost_bound(cat, prune_cost=req.objective == "cost" and req.pricing != "owned" and req.growth is None)

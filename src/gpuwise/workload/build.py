@@ -312,18 +312,22 @@ def build_hardware(
 ) -> Hardware:
     """'h100-sxm:8' -> 8 H100 SXM in total (SkyPilot convention), grouped per node.
 
-    Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works)."""
+    Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works).
+    A board of several devices counts boards: 'mi250x:4' (and `gpus_per_node` 4) is 8 mi250x-gcd."""
     hw = check("hardware", {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
     name, _, count_text = str(hw.gpu).partition(":")
     count_text = count_text.strip()
-    gpu = catalog.gpu(name)
+    # a multi-die board (mi250x) is planned as the devices software sees: N boards = N x k devices
+    gpu, per_board = catalog.device(name)
     # ASCII digits only: int() would also read '1_6' and other scripts' digits ('١٦') as 16
     if count_text and not (count_text.isascii() and count_text.isdigit()):
         raise UsageError(f"--gpu {spec!r}: the count after ':' must be a whole number (e.g. h100-sxm:8)")
-    count = int(count_text) if count_text else default_count
+    boards = int(count_text) if count_text else -(-default_count // per_board)  # whole boards
+    count = boards * per_board
     if not 1 <= count <= MAX_DEGREE:
         raise UsageError(f"--gpu {spec!r}: the GPU count must be between 1 and {MAX_DEGREE}")
-    per_node = hw.gpus_per_node or min(count, gpu.node_gpus)
+    given_per_node = None if hw.gpus_per_node is None else hw.gpus_per_node * per_board
+    per_node = given_per_node or min(count, gpu.node_gpus)
     if count > per_node and count % per_node:
         raise LayoutError(
             f"{count} GPUs do not fill nodes of {per_node}: use a multiple of {per_node} or set --gpus-per-node"
