@@ -4,7 +4,7 @@
 torch.cuda.max_memory_reserved = max_memory_allocated + the caching allocator's free blocks. gpuwise
 adds a fraction of the allocated bytes (conventions.yaml `allocator_fragmentation`, an assumption).
 This script takes every checked published peak measured as max reserved that is not a named miss
-(tests/accuracy.py KNOWN_MISSES: those miss for reasons the slack is not), reads the estimate's
+(corpus/memory_accuracy.py KNOWN_MISSES: those miss for reasons the slack is not), reads the estimate's
 allocated bytes, and for each source fits the slack on the other sources (median implied slack,
 published / allocated - 1) to predict it. It prints, per source and pooled, the median |error| and
 the signed bias with the current assumption and with the fitted slack, and the fit over all sources.
@@ -26,8 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.accuracy import KNOWN_MISSES, evaluate_all, load, measured_as  # noqa: E402
-
+from corpus.memory_accuracy import KNOWN_MISSES, evaluate_all, load, measured_as  # noqa: E402
 from gpuwise.catalog import load_catalog  # noqa: E402
 
 KINDS = ("finetune_peak", "training_peak")

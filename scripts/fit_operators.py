@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fit the per-operator efficiencies (conventions.yaml `operator_*`, `serving_request_floor_seconds`,
-`serving_rpc_bytes_per_second`) to the published cases of tests/data/operators_accuracy.yaml, and
+`serving_rpc_bytes_per_second`) to the published cases of corpus/data/operators_accuracy.yaml, and
 report the leave-one-group-out error: each table family (group) is predicted by values fitted
 without it, so the reported error is what a table gpuwise has not seen would get.
 
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+from corpus.operators_accuracy import cases, evaluate, with_values  # noqa: E402
 from gpuwise.catalog import Catalog, load_catalog  # noqa: E402
-from operators_accuracy import cases, evaluate, with_values  # type: ignore[import-not-found]  # noqa: E402
 
 PARAMS = (
     "operator_conv_efficiency_volta_tensor16",

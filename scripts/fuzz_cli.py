@@ -4,7 +4,7 @@
 
 Each invocation draws a command (gpus, models, estimate, plan, tco, fleet, doctor --replay,
 exporter --print-rules/--once, deploy --dry-run, bench accept, matrix, describe) and fills its
-options with plausible and hostile values, including the malformed files of tests/data/hostile/
+options with plausible and hostile values, including the malformed files of corpus/data/hostile/
 and big ones made here (100,000-deep JSON, 3,000-deep YAML, files over the size limit). Then the
 edge-case corpus runs: every hostile file through every door that reads that kind of file.
 
@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTILE = ROOT / "tests" / "data" / "hostile"
 HOSTS = ROOT / "examples" / "hosts"
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(ROOT))
-from tests.hostile import HOSTILE_TEXT, all_finite  # noqa: E402 - the repository root is put on the path first
+from corpus import HOSTILE  # noqa: E402 - the repository root is put on the path first
+from corpus.hostile import HOSTILE_TEXT, all_finite  # noqa: E402
 
 TEXT = HOSTILE_TEXT
 NUMBERS = ["0", "1", "2", "0.5", "3", "10", "1e9", "1e308", "-5", "nan", "inf", "-inf", "9" * 400, "1e-300", "abc"]
@@ -60,7 +60,7 @@ def make_big_files(folder: Path) -> dict[str, Path]:
 
 
 def hostile_files(big: dict[str, Path]) -> list[Path]:
-    """Every malformed file: the corpus in tests/data/hostile/ and the generated big ones."""
+    """Every malformed file: the corpus in corpus/data/hostile/ and the generated big ones."""
     return sorted(p for p in HOSTILE.iterdir() if p.is_file()) + list(big.values())
 
 

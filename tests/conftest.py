@@ -14,12 +14,11 @@ from types import ModuleType
 import pytest
 from hypothesis import settings
 
+from corpus import HF_CONFIGS
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.hf_import import load_hf_config
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).parent / "data"
-HF_CONFIGS = DATA / "hf_configs"
 SETUP = "bash scripts/setup_dev.sh installs it"
 
 
@@ -29,7 +28,7 @@ def catalog() -> Catalog:
 
 
 def hf(name: str):
-    """A real Hugging Face config.json from tests/data/hf_configs."""
+    """A real Hugging Face config.json from corpus/data/hf_configs."""
     return load_hf_config(HF_CONFIGS / f"{name}.json")
 
 

@@ -1,4 +1,4 @@
-"""Accuracy against published figures (tests/data/published_memory.yaml, each with its source).
+"""Accuracy against published figures (corpus/data/published_memory.yaml, each with its source).
 
 docs/accuracy.md shows every case with its real error; these tests hold the checked ones to
 the tolerance and keep the document current.
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from corpus.memory_accuracy import KNOWN_MISSES, MISS_BOUNDS, evaluate_all
 from gpuwise.catalog import load_catalog
 
-from .accuracy import KNOWN_MISSES, MISS_BOUNDS, evaluate_all
 from .conftest import load_script
 
 RESULTS = evaluate_all(load_catalog())
@@ -45,7 +45,7 @@ def test_measured_training_peaks_name_what_they_measured():
     issue's 18 torchtitan peaks are there."""
     import yaml
 
-    from .accuracy import RUNS, measured_as
+    from corpus.memory_accuracy import RUNS, measured_as
 
     cases = yaml.safe_load(RUNS.read_text(encoding="utf-8"))["cases"]
     assert sum(c["kind"] == "training_peak" for c in cases) >= 18
@@ -85,7 +85,7 @@ def _readme_block(text: str, begin: str, end: str) -> str:
 
 
 def test_readme_accuracy_block_is_the_generated_one():
-    from .perf_accuracy import evaluate_all as evaluate_perf
+    from corpus.perf_accuracy import evaluate_all as evaluate_perf
 
     script = load_script("accuracy")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

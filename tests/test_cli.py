@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from .conftest import HF_CONFIGS, run_process
+from corpus import HF_CONFIGS
+
+from .conftest import run_process
 
 
 def run(*args, check_code=None):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.operators_accuracy import with_values
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import topology
@@ -22,8 +23,6 @@ from gpuwise.estimate.serving import LLMTimer
 from gpuwise.plan import plan
 from gpuwise.workload import build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements
-
-from .operators_accuracy import with_values
 
 CAT = load_catalog()
 SRC = Path(__file__).resolve().parents[1] / "src" / "gpuwise"

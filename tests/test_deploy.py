@@ -23,6 +23,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
+from corpus.operators_accuracy import with_values
 from gpuwise.catalog import load_catalog
 from gpuwise.cli.deploy_cmd import register
 from gpuwise.deploy import gpu as gpuinfo
@@ -37,8 +38,6 @@ from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.estimate import estimate
 from gpuwise.plan.search import Candidate
 from gpuwise.workload import build_hardware, build_workload
-
-from .operators_accuracy import with_values
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -23,11 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
+from corpus.hostile import HOSTILE_TEXT
 from gpuwise.errors import UsageError
 from gpuwise.workload import fast, schema, table
 from gpuwise.workload.table import MODELS, Rule
-
-from .hostile import HOSTILE_TEXT
 
 MODEL_CLASSES: dict[str, type[BaseModel]] = {name: getattr(schema, cls) for name, cls in MODELS.items()}
 PAIRS = [(model, name) for model, cls in MODEL_CLASSES.items() for name in cls.model_fields]

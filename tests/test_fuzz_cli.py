@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from corpus.hostile import HOSTILE_TEXT, all_finite
 from gpuwise.workload.schema import FieldInfo, fields
 
 from .conftest import run_main
-from .hostile import HOSTILE_TEXT, all_finite
 
 HOSTILE = st.sampled_from(
     [*HOSTILE_TEXT, "2T", "120KB", "2GB/s", "llama-2-7b", "h100-sxm:8", "full,lora,qlora", "30d", "1h30m"]

@@ -1,6 +1,6 @@
 """Hostile input never crashes or hangs; concurrent writers lose nothing (issue 12, non-web parts).
 
-The malformed-file corpus is tests/data/hostile/ (small files) plus big ones generated here by
+The malformed-file corpus is corpus/data/hostile/ (small files) plus big ones generated here by
 scripts/fuzz_cli.py's `make_big_files` (100,000-deep JSON, 3,000-deep YAML, files over 4 MiB).
 Every door that reads a user file must answer each of them with a GpuwiseError (a one-line
 message, exit 2) or a result, never another exception. The concurrency tests run 30 real
@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+
+from corpus import HOSTILE
 
 pytest.importorskip("sqlalchemy", exc_type=ImportError)
 
@@ -46,7 +48,6 @@ from gpuwise.workload import build_hardware
 from .conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTILE = Path(__file__).parent / "data" / "hostile"
 HOSTS = ROOT / "examples" / "hosts"
 HEALTHY = HOSTS / "healthy-8x-h100-nvlink.json"
 fuzz_cli = load_script("fuzz_cli")

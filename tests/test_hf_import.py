@@ -1,14 +1,15 @@
-"""Model import from real Hugging Face config.json files (tests/data/hf_configs)."""
+"""Model import from real Hugging Face config.json files (corpus/data/hf_configs)."""
 
 import json
 
 import pytest
 
+from corpus import HF_CONFIGS
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
 from gpuwise.errors import ConfigError
 
-from .conftest import HF_CONFIGS, hf
+from .conftest import hf
 
 FAMILIES = sorted(p.stem for p in HF_CONFIGS.glob("*.json"))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.operators_accuracy import with_values
 from gpuwise.catalog import GenericArch, Operator, load_catalog
 from gpuwise.catalog.arch import arch_from_operators
 from gpuwise.errors import ConfigError
@@ -15,7 +16,6 @@ from gpuwise.estimate import memory
 from gpuwise.estimate.operators import operator_seconds, request_terms, served_batch
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, TrainingJob
-from tests.operators_accuracy import with_values
 
 CAT = load_catalog()
 # round numbers so that every time below is computed by hand: 100 TFLOP/s, 1 TB/s, no floors

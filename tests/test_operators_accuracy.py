@@ -1,4 +1,4 @@
-"""The per-operator time model against published ResNet-50 speeds (tests/data/operators_accuracy.yaml):
+"""The per-operator time model against published ResNet-50 speeds (corpus/data/operators_accuracy.yaml):
 every case within its regression bound, the median within the issue's goal, and the must-show
 cases (training and inference on A100, V100 and T4, batch 1 included) within +-20 %."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from corpus.operators_accuracy import DATA, GOAL, cases, evaluate, median_abs_error
 from gpuwise.catalog import load_catalog
-from tests.operators_accuracy import DATA, GOAL, cases, evaluate, median_abs_error
 
 CAT = load_catalog()
 CASES = cases()

@@ -1,4 +1,4 @@
-"""Accuracy of the time model against published runs (tests/data/published_perf.yaml).
+"""Accuracy of the time model against published runs (corpus/data/published_perf.yaml).
 
 docs/accuracy-time.md shows every case with its real error; these tests keep the calibration
 honest, the coverage the issue asks for, and the document current.
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus.perf_accuracy import BOUND, GOAL, TIME_MISSES, calibration_ratio, evaluate_all
 from gpuwise.catalog import load_catalog
-
-from .perf_accuracy import BOUND, GOAL, TIME_MISSES, calibration_ratio, evaluate_all
 
 RESULTS = evaluate_all(load_catalog())
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +82,7 @@ def test_enough_new_training_runs_of_the_framework_profiles():
     LoRA and QLoRA throughput among them, every profile with runs fitted out of sample."""
     import yaml
 
-    from .perf_accuracy import RUNS, load
+    from corpus.perf_accuracy import RUNS, load
 
     new = yaml.safe_load(RUNS.read_text(encoding="utf-8"))["cases"]
     assert len(new) >= 60

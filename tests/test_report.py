@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from corpus import HF_CONFIGS
 from gpuwise.api import make_plan
 from gpuwise.report import write_report
 
@@ -122,7 +123,7 @@ def _hostile_plan(name_or_path: str):
     """A plan of GPT-2 under a hostile name, named as the importer names an uploaded config."""
     from gpuwise.catalog.hf_import import _model_name, arch_from_hf_config
 
-    cfg = json.loads((Path(__file__).parent / "data" / "hf_configs" / "gpt2.json").read_text())
+    cfg = json.loads((HF_CONFIGS / "gpt2.json").read_text())
     cfg["_name_or_path"] = name_or_path
     arch = arch_from_hf_config(cfg, name=_model_name(cfg, Path("uploaded.json")))
     return make_plan({"model": arch, "task": "finetune", "method": "full", "tokens": "10M"}, {"deadline": "24h"})

@@ -1,5 +1,5 @@
 """Accuracy of the serving model at load against published measurements
-(tests/data/published_serving.yaml): TensorRT-LLM's online-serving table (mean TTFT, mean
+(corpus/data/published_serving.yaml): TensorRT-LLM's online-serving table (mean TTFT, mean
 inter-token latency and output throughput at 2-16 QPS and with every request at once) and its
 maximum-throughput table, a vLLM concurrency sweep on an RTX 4090, and vLLM on 8x MI300X (OCI's
 Llama 3.1 405B FP8 batch and throughput tables; the model overestimates that ROCm stack by 41-63 %,
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from corpus.serving_accuracy import GOAL_LATENCY, GOAL_THROUGHPUT, evaluate_all, load, median_abs_error
 from gpuwise.catalog import load_catalog
-
-from .serving_accuracy import GOAL_LATENCY, GOAL_THROUGHPUT, evaluate_all, load, median_abs_error
 
 CASES = {c["id"]: c for c in load()["cases"]}
 RESULTS = {r.id: r for r in evaluate_all(load_catalog())}

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from corpus import HF_CONFIGS
+
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
@@ -112,9 +114,8 @@ def test_report_downloads():
 
 
 def test_uploaded_config_json():
-    from pathlib import Path
 
-    cfg = (Path(__file__).parent / "data" / "hf_configs" / "gpt2.json").read_bytes()
+    cfg = (HF_CONFIGS / "gpt2.json").read_bytes()
     r = CLIENT.post(
         "/plan",
         data={"task": "finetune", "method": "full", "tokens": "10M", "deadline": "24h"},

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from corpus import HF_CONFIGS
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
@@ -19,7 +20,7 @@ from gpuwise.web.security import Guard, WebSettings, host_of
 
 LOCAL = "http://127.0.0.1"
 CLIENT = TestClient(create_app(), base_url=LOCAL)
-GPT2 = (Path(__file__).parent / "data" / "hf_configs" / "gpt2.json").read_text()
+GPT2 = (HF_CONFIGS / "gpt2.json").read_text()
 TOKEN = "s3cret-token-of-24-chars"
 PLAN = {"workload": {"model": "llama-2-7b", "method": "qlora", "tokens": 2e7}, "requirements": {"deadline": "24h"}}
 

@@ -184,7 +184,7 @@ def _kernel_notes(job: InferenceJob, hw: Hardware) -> list[str]:
     if wd in ("fp8", "int8"):
         return [
             f"{wd} weights: {wd} tensor cores where the GPU has them (checked against TensorRT-LLM's FP8 "
-            "throughput tables, tests/data/published_serving.yaml)"
+            "throughput tables, corpus/data/published_serving.yaml)"
         ]
     return []
 

@@ -1,5 +1,5 @@
 """Compare the per-operator time model with published ResNet-50 speeds
-(tests/data/operators_accuracy.yaml). Used by test_operators_accuracy.py and scripts/fit_operators.py.
+(corpus/data/operators_accuracy.yaml). Used by test_operators_accuracy.py and scripts/fit_operators.py.
 
 Training cases run through the whole training estimator (`estimate`); inference cases through
 `operator_seconds` (eager PyTorch or a compiled engine) and, under Triton, `request_terms`.

@@ -1,5 +1,5 @@
 """Compare gpuwise's time model with published training and inference measurements
-(tests/data/published_perf.yaml). Used by test_perf_accuracy.py and scripts/accuracy.py.
+(corpus/data/published_perf.yaml). Used by test_perf_accuracy.py and scripts/accuracy.py.
 
 Each case is mapped from the source's own description of the run to gpuwise inputs; what gpuwise
 does not model (context parallelism, FP4, unknown running batches) is reported, not approximated.
@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from corpus.memory_accuracy import merged
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
 from gpuwise.workload import InferenceJob, build_hardware, build_workload
-
-from .accuracy import merged
 
 DATA = Path(__file__).parent / "data" / "published_perf.yaml"
 RUNS = Path(__file__).parent / "data" / "published_training_runs.yaml"

@@ -1,4 +1,4 @@
-"""Compare gpuwise's memory model with published figures (tests/data/published_memory.yaml).
+"""Compare gpuwise's memory model with published figures (corpus/data/published_memory.yaml).
 
 Used by `test_accuracy.py` (asserts the tolerance) and by `scripts/accuracy.py` (writes
 docs/accuracy.md). Each case is mapped from the source's own description of its run to gpuwise
