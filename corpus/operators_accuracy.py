@@ -50,7 +50,7 @@ def with_values(catalog: Catalog, values: Mapping[str, float]) -> Catalog:
     """The catalog with some conventions' values replaced (what the fit tries)."""
     conv = dict(catalog.conventions)
     for key, v in values.items():
-        conv[key] = conv[key].model_copy(update={"value": v})
+        conv[key] = dataclasses.replace(conv[key], value=v)
     return dataclasses.replace(catalog, conventions=conv)
 
 

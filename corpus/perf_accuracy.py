@@ -143,13 +143,13 @@ def _as_published(case: dict[str, Any], cat: Catalog) -> Catalog:
             update["peak_flops"] = {
                 k: (lo[k] + hi[k]) / 2 if k in lo and k in hi else v for k, v in g.peak_flops.items()
             }
-        cat = dataclasses.replace(cat, gpus={**cat.gpus, g.id: g.model_copy(update=update)})
+        cat = dataclasses.replace(cat, gpus={**cat.gpus, g.id: dataclasses.replace(g, **update)})
     fused = set(inp.get("fused_ops") or ())
     as_run = dict(inp.get("stack_as_run") or {})  # the source's config where it departs from the profile
     if fused or as_run:
         prof = cat.frameworks[framework_of_case(case)]
         update = {"eager_ops": [o for o in prof.eager_ops if o not in fused], **as_run}
-        cat = dataclasses.replace(cat, frameworks={**cat.frameworks, prof.id: prof.model_copy(update=update)})
+        cat = dataclasses.replace(cat, frameworks={**cat.frameworks, prof.id: dataclasses.replace(prof, **update)})
     return cat
 
 

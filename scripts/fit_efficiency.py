@@ -56,7 +56,7 @@ class Fit:
 
 
 def with_efficiency(cat: Catalog, framework: str, value: float) -> Catalog:
-    prof = cat.frameworks[framework].model_copy(update={"efficiency": value})
+    prof = replace(cat.frameworks[framework], efficiency=value)
     return replace(cat, frameworks={**cat.frameworks, framework: prof})
 
 

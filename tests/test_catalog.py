@@ -277,18 +277,18 @@ def test_a_changed_data_file_invalidates_the_cache(tmp_path, monkeypatch):
     assert loader.cache_key(data) not in {key, edited}
 
 
-def test_the_cache_key_covers_the_record_classes_code(tmp_path, monkeypatch):
-    """The pickle names the record classes and holds their slots: a change to the record base or
-    to the shapes must rebuild it (the key hashes every module of the catalog package)."""
+def test_the_cache_key_covers_the_shapes_code(tmp_path, monkeypatch):
+    """The pickle names the shape classes and holds their slots: a change to the shapes must
+    rebuild it (the key hashes every module of the catalog package)."""
     from gpuwise import cache
     from gpuwise.catalog import loader
 
     labels = [label for label, _ in loader._sources(None)]
-    assert {"code/record.py", "code/schema.py", "code/loader.py"} <= set(labels)
+    assert {"code/schema.py", "code/loader.py"} <= set(labels)
     code = [(label, f) for label, f in loader._sources(None) if label.startswith("code/")]
-    edited = tmp_path / "record.py"
-    edited.write_bytes(dict(code)["code/record.py"].read_bytes() + b"\n# edited\n")
-    swapped = [(label, edited if label == "code/record.py" else f) for label, f in code]
+    edited = tmp_path / "schema.py"
+    edited.write_bytes(dict(code)["code/schema.py"].read_bytes() + b"\n# edited\n")
+    swapped = [(label, edited if label == "code/schema.py" else f) for label, f in code]
     assert cache.source_key(swapped) != cache.source_key(code)
 
 

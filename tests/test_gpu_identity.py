@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from gpuwise.catalog import GpuIdentity, identify
 from gpuwise.catalog import identity as identity_module
 from gpuwise.catalog.identity import identity_table, memory_agrees, normalise, pci_key
-from gpuwise.catalog.record import validate
+from gpuwise.catalog.schema import validate
 from gpuwise.errors import ConfigError, UsageError
 
 MiB, GiB = 2**20, 2**30
@@ -183,7 +183,7 @@ def test_normalise_and_pci_key_by_hand():
 def test_a_name_claimed_by_two_entries_is_a_config_error(catalog):
     a10 = catalog.gpus["a10"]
     assert a10.identity is not None
-    copy = a10.model_copy(update={"id": "a10-copy"})
+    copy = replace(a10, id="a10-copy")
     broken = replace(catalog, gpus={**catalog.gpus, "a10-copy": copy})
     with pytest.raises(ConfigError, match="listed for both"):
         identify("NVIDIA A10", catalog=broken)

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.record import validate
-from gpuwise.catalog.schema import FxRate, Offer
+from gpuwise.catalog.schema import FxRate, Offer, validate
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, convert, fx_rate, instances_for, merge_offers, price_model_of
 

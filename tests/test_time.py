@@ -205,7 +205,7 @@ def test_unknown_peaks_give_memory_but_no_time():
     """A board whose vendor publishes no compute figures (every catalog GPU has some today)."""
     w = build_workload({"model": "llama-2-7b", "method": "qlora"}, CAT)
     hw = build_hardware("a10g", CAT)
-    hw = dataclasses.replace(hw, gpu=hw.gpu.model_copy(update={"peak_flops": {}}))
+    hw = dataclasses.replace(hw, gpu=dataclasses.replace(hw.gpu, peak_flops={}))
     e = estimate(w, hw, CAT, search_largest=False)
     assert e.training is None and any("no published compute" in n for n in e.as_dict()["assumptions"])
 
@@ -280,9 +280,7 @@ def test_framework_efficiency_scales_compute_only():
     hw = build_hardware("h100-sxm", CAT)
     base = estimate(w, hw, CAT, search_largest=False).training
     prof = CAT.frameworks["megatron"]
-    slow = dc_replace(
-        CAT, frameworks={**CAT.frameworks, "megatron": prof.model_copy(update={"efficiency": prof.efficiency / 2})}
-    )
+    slow = dc_replace(CAT, frameworks={**CAT.frameworks, "megatron": dc_replace(prof, efficiency=prof.efficiency / 2)})
     half = estimate(w, hw, slow, search_largest=False).training
     assert base is not None and half is not None
     assert half.terms["compute"] == pytest.approx(2 * base.terms["compute"])
@@ -393,7 +391,7 @@ def test_tp_comm_overlap_hides_what_the_gemms_cover():
     exposed = _tensor_parallel_comm(w, w.model, 8192, topo, 32, 0.0, CAT)
     per_layer = exposed / 32
     on = dataclasses.replace(
-        CAT, frameworks={**CAT.frameworks, "nemo": CAT.frameworks["nemo"].model_copy(update={"tp_comm_overlap": True})}
+        CAT, frameworks={**CAT.frameworks, "nemo": dataclasses.replace(CAT.frameworks["nemo"], tp_comm_overlap=True)}
     )
     assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, per_layer / 4, on) == pytest.approx(32 * 0.75 * per_layer)
     assert _tensor_parallel_comm(w, w.model, 8192, topo, 32, 2 * per_layer, on) == 0

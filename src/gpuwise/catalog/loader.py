@@ -21,7 +21,6 @@ import yaml
 from gpuwise import cache
 from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
 from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
-from gpuwise.catalog.record import Record, validate
 from gpuwise.catalog.schema import (
     GPU,
     BusBandwidth,
@@ -39,6 +38,7 @@ from gpuwise.catalog.schema import (
     PcieLayout,
     ServerPrice,
     Source,
+    validate,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
 
@@ -61,7 +61,7 @@ FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fi
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_R = TypeVar("_R", bound=Record)
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +224,7 @@ def _read(name: str, data_dir: Path | None) -> dict[str, Any]:
 
 
 def _validated(cls: type[_R], item: Any, where: str, whole: str = "") -> _R:
-    """`item` validated as a `cls` record, or a ConfigError naming `where` and the first bad field
+    """`item` validated as a `cls` shape, or a ConfigError naming `where` and the first bad field
     (`whole` names a rule on the whole item, whose error has no field)."""
     from pydantic import ValidationError  # validation is the cold path: a warm start never gets here
 
@@ -236,7 +236,7 @@ def _validated(cls: type[_R], item: Any, where: str, whole: str = "") -> _R:
         raise ConfigError(f"{where}, field {loc!r}: {first['msg']}") from None
 
 
-def _entries(doc: dict[str, Any], key: str, cls: type[Record], fname: str, keyed: bool = False) -> dict[str, Any]:
+def _entries(doc: dict[str, Any], key: str, cls: type[Any], fname: str, keyed: bool = False) -> dict[str, Any]:
     raw = doc.get(key) or ({} if keyed else [])
     items: Iterable[tuple[Any, Any]]
     if keyed and isinstance(raw, dict):
@@ -351,7 +351,7 @@ def _frameworks(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
     for fid, prof in profiles.items():
         fit = fitted[fid]
         how = "pooled fit over every stack's published runs" if fit.pooled else f"fit over {fit.cases} published runs"
-        out[fid] = prof.model_copy(update={"efficiency": fit.value, "efficiency_note": how})
+        out[fid] = replace(prof, efficiency=fit.value, efficiency_note=how)
     return {"frameworks": out, "framework_defaults": defaults}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from gpuwise.catalog.arch import TransformerArch
@@ -10,9 +11,9 @@ from gpuwise.catalog.schema import GPU, ModelEntry
 
 
 def _sources(entry: GPU | ModelEntry, catalog: Catalog) -> dict[str, Any]:
-    out = {"default": {"id": entry.source, **catalog.sources[entry.source].model_dump()}}
+    out = {"default": {"id": entry.source, **asdict(catalog.sources[entry.source])}}
     for fld, sid in entry.field_sources.items():
-        out[fld] = {"id": sid, **catalog.sources[sid].model_dump()}
+        out[fld] = {"id": sid, **asdict(catalog.sources[sid])}
     return out
 
 
@@ -38,16 +39,16 @@ def gpu_record(gpu: GPU, catalog: Catalog) -> dict[str, Any]:
             "bandwidth": link.bandwidth,
             "id": gpu.link_id,
         },
-        "pcie": gpu.pcie.model_dump() if gpu.pcie else None,
+        "pcie": asdict(gpu.pcie) if gpu.pcie else None,
         "mig_max_instances": gpu.mig_max_instances,
         "node_gpus": gpu.node_gpus,
         # a multi-die board: the entry of each device software sees, and how many (mi250x: 2 x mi250x-gcd)
         "devices": None if gpu.devices is None else {"id": gpu.devices.id, "count": gpu.devices.count},
         "release": gpu.release,
         "price": {
-            **gpu.price.model_dump(),
-            "list_source": catalog.sources[gpu.source_of("price.list_usd")].model_dump(),
-            "cloud_source": catalog.sources[gpu.source_of("price.cloud_usd_per_gpu_hour")].model_dump(),
+            **asdict(gpu.price),
+            "list_source": asdict(catalog.sources[gpu.source_of("price.list_usd")]),
+            "cloud_source": asdict(catalog.sources[gpu.source_of("price.cloud_usd_per_gpu_hour")]),
         },
         "notes": gpu.notes,
         "sources": _sources(gpu, catalog),
@@ -89,13 +90,13 @@ def model_record(entry: ModelEntry, catalog: Catalog) -> dict[str, Any]:
             "flops_per_sample": entry.flops_per_sample,
             "activation_bytes_per_sample": entry.activation_bytes_per_sample,
             "input_shape": entry.input_shape,
-            "embedding_tables": [t.model_dump() for t in entry.embedding_tables],
+            "embedding_tables": [asdict(t) for t in entry.embedding_tables],
         }
     rec["notes"] = entry.notes
     rec["sources"] = _sources(entry, catalog)
     if entry.params_source:
         rec["sources"]["published_params"] = {
             "id": entry.params_source,
-            **catalog.sources[entry.params_source].model_dump(),
+            **asdict(catalog.sources[entry.params_source]),
         }
     return rec

@@ -1,21 +1,49 @@
-"""Typed shapes of the catalog files. Units: bytes, bytes/s, FLOP/s, watts, USD, seconds."""
+"""Typed shapes of the catalog files. Units: bytes, bytes/s, FLOP/s, watts, USD, seconds.
+
+Each shape is a frozen stdlib dataclass whose bounds are `annotated_types` markers in its
+annotations and whose cross-field rules live in `__post_init__`. `validate` checks a file's data
+against a shape with pydantic (types coerced, unknown keys refused, numbers finite); only a cold
+start does that: a warm start unpickles the validated catalog (gpuwise.cache), so pydantic is
+imported inside `validate`, not here.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
-from gpuwise.catalog.record import Field, Record
+from annotated_types import Ge, Gt, Le, MinLen
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+_T = TypeVar("_T")
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}  # built on first use, one per shape
 
 
-class _Strict(Record):
-    """A catalog shape: a light frozen record (gpuwise.catalog.record). Built from YAML through
-    `record.validate`, which derives a pydantic model (unknown keys refused, numbers finite) on the
-    cold path only, so that a start from the cached catalog (gpuwise.cache) imports no pydantic."""
+def validate(cls: type[_T], data: Any) -> _T:
+    """`data` (a mapping from YAML or JSON) checked against the shape `cls` and made one: types
+    coerced as pydantic does, unknown keys refused, numbers finite, the bounds and `__post_init__`
+    rules applied. A bad value raises pydantic.ValidationError (its errors name the field)."""
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        from pydantic import TypeAdapter  # the cold path only (see the module docstring)
+
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    shape: _T = adapter.validate_python(data)
+    return shape
 
 
+class _Strict:
+    """A catalog shape: unknown keys and non-finite numbers are refused when it is validated."""
+
+    __slots__ = ()
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "allow_inf_nan": False}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Source(_Strict):
     """A document a value comes from: datasheet, paper, price list."""
 
@@ -25,11 +53,12 @@ class Source(_Strict):
     accessed: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Sourced(_Strict):
     """An entry whose every value has a source: `source` by default, `field_sources` per field."""
 
     source: str
-    field_sources: dict[str, str] = Field(default_factory=dict)
+    field_sources: dict[str, str] = field(default_factory=dict)
 
     def source_of(self, field: str) -> str:
         """Most specific override wins: 'price.list_usd' before 'price' before the default."""
@@ -44,28 +73,32 @@ class _Sourced(_Strict):
         return {self.source, *self.field_sources.values()}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GpuLink(_Strict):
     nvlink: int | None = None
     fabric: str | None = None
-    bandwidth: float = Field(gt=0, description="total bidirectional bytes/s per GPU, as datasheets quote it")
+    bandwidth: Annotated[float, Gt(0)]  # total bidirectional bytes/s per GPU, as datasheets quote it
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Pcie(_Strict):
-    generation: int = Field(ge=1, le=6)
-    lanes: int = Field(ge=1, le=32)
+    generation: Annotated[int, Ge(1), Le(6)]
+    lanes: Annotated[int, Ge(1), Le(32)]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Price(_Strict):
-    list_usd: float | None = Field(default=None, ge=0)
-    cloud_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
+    list_usd: Annotated[float, Ge(0)] | None = None
+    cloud_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
     cloud_provider: str | None = None
-    cloud_spot_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
-    cloud_reserved_usd_per_gpu_hour: float | None = Field(default=None, ge=0)
+    cloud_spot_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
+    cloud_reserved_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
 
 
 _PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GpuIdentity(_Strict):
     """What vendor tools call this board, so that a benchmark, a fleet card and a manifest of the
     same GPU land on the same catalog id. Names are matched exactly after normalising case,
@@ -80,14 +113,14 @@ class GpuIdentity(_Strict):
       entry only together with a memory size that agrees with it.
     """
 
-    nvml: list[str] = Field(default_factory=list)
-    pci: list[str] = Field(default_factory=list)
-    rocm: list[str] = Field(default_factory=list)
-    jetson: list[str] = Field(default_factory=list)
-    shared: list[str] = Field(default_factory=list)
-    sources: list[str] = Field(min_length=1)
+    nvml: list[str] = field(default_factory=list)
+    pci: list[str] = field(default_factory=list)
+    rocm: list[str] = field(default_factory=list)
+    jetson: list[str] = field(default_factory=list)
+    shared: list[str] = field(default_factory=list)
+    sources: Annotated[list[str], MinLen(1)]
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         bad = [p for p in self.pci if not _PCI_ID.match(p)]
         if bad:
             raise ValueError(f"pci ids must be 'vendor:device' in lower-case hex (e.g. '10de:2330'), not {bad}")
@@ -99,38 +132,40 @@ class GpuIdentity(_Strict):
         return [*self.nvml, *self.rocm, *self.jetson]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GpuDevices(_Strict):
     """A board that software sees as several GPUs: each AMD Instinct MI250X module holds two
     graphics compute dies, and ROCm, torch and rocm-smi list each die as its own GPU with its own
     memory. `id` is the catalog entry of one such device, `count` how many a board holds."""
 
     id: str
-    count: int = Field(ge=2, le=16)
+    count: Annotated[int, Ge(2), Le(16)]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GPU(_Sourced):
     id: str
     name: str
     vendor: str
     architecture: str
     release: str | None = None
-    memory_bytes: int = Field(gt=0)
-    memory_usable_bytes: int | None = Field(default=None, gt=0)
+    memory_bytes: Annotated[int, Gt(0)]
+    memory_usable_bytes: Annotated[int, Gt(0)] | None = None
     memory_type: str
-    memory_bandwidth: float = Field(gt=0)
+    memory_bandwidth: Annotated[float, Gt(0)]
     peak_flops: dict[str, float]
-    tdp_watts: float = Field(gt=0)
+    tdp_watts: Annotated[float, Gt(0)]
     form_factor: str
     interconnect: GpuLink | None = None
     pcie: Pcie | None = None
-    mig_max_instances: int = Field(ge=0)
-    node_gpus: int = Field(ge=1)
-    price: Price = Field(default_factory=Price)
+    mig_max_instances: Annotated[int, Ge(0)]
+    node_gpus: Annotated[int, Ge(1)]
+    price: Price = field(default_factory=Price)
     identity: GpuIdentity | None = None
     devices: GpuDevices | None = None  # a multi-die board: plans and estimates run on its devices
     notes: str | None = None
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         if self.devices is not None and self.identity is not None:
             raise ValueError("a board of several devices has no identity of its own: tools report its devices")
         unknown = set(self.peak_flops) - set(DTYPES)
@@ -140,7 +175,7 @@ class GPU(_Sourced):
             raise ValueError("peak_flops values must be positive")
 
     def source_ids(self) -> set[str]:
-        ids = super().source_ids()
+        ids = _Sourced.source_ids(self)  # slots=True makes a new class: zero-argument super() fails
         return (ids | set(self.identity.sources)) if self.identity else ids
 
     @property
@@ -160,17 +195,19 @@ class GPU(_Sourced):
         return f"pcie{self.pcie.generation}-x16" if self.pcie else "none"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Interconnect(_Sourced):
     id: str
     name: str
     kind: Literal["pcie", "nvlink", "nvswitch", "infiniband", "roce", "infinity-fabric", "ethernet"]
     scope: Literal["intra-node", "inter-node"]
-    nominal_bandwidth: float = Field(gt=0, description="bytes/s per direction")
-    achieved_bandwidth: float = Field(gt=0, description="bytes/s per direction, typically achieved")
-    latency_seconds: float = Field(gt=0)
+    nominal_bandwidth: Annotated[float, Gt(0)]  # bytes/s per direction
+    achieved_bandwidth: Annotated[float, Gt(0)]  # bytes/s per direction, typically achieved
+    latency_seconds: Annotated[float, Gt(0)]
     notes: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DefaultNetwork(_Strict):
     """The inter-node network a GPU family's reference node ships with."""
 
@@ -179,7 +216,7 @@ class DefaultNetwork(_Strict):
     link: str
     per: Literal["gpu", "node"]
     source: str
-    nics: int | None = Field(default=None, ge=1, le=64)  # NICs per node, where neither one per GPU nor per node
+    nics: Annotated[int, Ge(1), Le(64)] | None = None  # NICs per node, where neither one per GPU nor per node
 
     def nics_per_node(self, gpus_per_node: int) -> int:
         """The node's compute NICs: `nics` where given, else one per GPU or one per node."""
@@ -189,41 +226,44 @@ class DefaultNetwork(_Strict):
         return self.architecture in ("*", gpu.architecture) and self.form_factor in ("*", gpu.form_factor)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EmbeddingTable(_Strict):
-    rows: int = Field(gt=0)
-    dim: int = Field(gt=0)
+    rows: Annotated[int, Gt(0)]
+    dim: Annotated[int, Gt(0)]
     name: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelEntry(_Sourced):
     id: str
     name: str
     kind: Literal["transformer", "generic"]
     task: Literal["llm", "encoder", "vision", "diffusion", "recommender"]
-    published_params: float | None = Field(default=None, gt=0)
+    published_params: Annotated[float, Gt(0)] | None = None
     params_source: str | None = None
-    published_active_params: float | None = Field(default=None, gt=0)
+    published_active_params: Annotated[float, Gt(0)] | None = None
     hf_config: dict[str, Any] | None = None
-    flops_per_sample: float | None = Field(default=None, gt=0)
+    flops_per_sample: Annotated[float, Gt(0)] | None = None
     input_shape: list[int] | None = None
-    activation_bytes_per_sample: float | None = Field(default=None, gt=0)
-    embedding_tables: list[EmbeddingTable] = Field(default_factory=list)
+    activation_bytes_per_sample: Annotated[float, Gt(0)] | None = None
+    embedding_tables: list[EmbeddingTable] = field(default_factory=list)
     bottom_mlp: list[int] | None = None  # recommender MLP widths (DLRM)
     top_mlp: list[int] | None = None
     dnn_hidden_layers: list[int] | None = None  # DeepFM deep part
     notes: str | None = None
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         if self.kind == "transformer" and not self.hf_config:
             raise ValueError(f"{self.id}: a transformer entry needs hf_config")
         if self.kind == "generic" and self.published_params is None:
             raise ValueError(f"{self.id}: a generic entry needs published_params")
 
     def source_ids(self) -> set[str]:
-        ids = super().source_ids()
+        ids = _Sourced.source_ids(self)  # slots=True makes a new class: zero-argument super() fails
         return ids | ({self.params_source} if self.params_source else set())
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Convention(_Strict):
     """A modelling constant (overhead, efficiency, bytes per parameter) with its source."""
 
@@ -233,6 +273,7 @@ class Convention(_Strict):
     why: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Framework(_Sourced):
     """A training stack's default conventions (frameworks.yaml), each with its source; `efficiency`
     is the fit over the stack's published runs (framework_efficiency.yaml, written by a script)."""
@@ -240,10 +281,10 @@ class Framework(_Sourced):
     id: str
     name: str
     gradient_bytes: dict[str, float]
-    main_gradient_bytes: dict[str, float] = Field(default_factory=dict)
+    main_gradient_bytes: dict[str, float] = field(default_factory=dict)
     fp32_params: bool
     master_weights: bool
-    norm_saved_bytes: float = Field(gt=0)
+    norm_saved_bytes: Annotated[float, Gt(0)]
     fused_swiglu: bool
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
     selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
@@ -251,40 +292,42 @@ class Framework(_Sourced):
     loss_kind: Literal["eager", "vocab_parallel", "chunked", "fused"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
-    bucket_bytes: float = Field(gt=0)
+    bucket_bytes: Annotated[float, Gt(0)]
     overlap_grad_reduce: bool
     tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool
     compile: bool
     # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them
-    eager_ops: list[Literal["norm", "rotary", "gated_act"]] = Field(default_factory=list)
+    eager_ops: list[Literal["norm", "rotary", "gated_act"]] = field(default_factory=list)
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
     # QLoRA's 4-bit linears: bitsandbytes keeps each input on ctx; torchao's NF4 linear keeps none
     quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
-    default_zero: int = Field(ge=0, le=3)  # sharding stage when none is given (NeMo: distributed optimizer)
-    pipeline_max_zero: int = Field(ge=0, le=3)  # the deepest sharding the stack combines with pipelines
-    efficiency: float = Field(default=1.0, gt=0, le=1.5)
+    default_zero: Annotated[int, Ge(0), Le(3)]
+    pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
+    efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0
     efficiency_note: str = ""
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         missing = {"fp32", "tf32", "fp16", "bf16", "fp8"} - set(self.gradient_bytes)
         if missing:
             raise ValueError(f"gradient_bytes needs every training precision; missing {sorted(missing)}")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FittedEfficiency(_Strict):
     """One profile's efficiency as scripts/fit_efficiency.py derived it."""
 
-    value: float = Field(gt=0, le=1.5)
-    cases: int = Field(ge=0)
-    sources: list[str] = Field(default_factory=list)
+    value: Annotated[float, Gt(0), Le(1.5)]
+    cases: Annotated[int, Ge(0)]
+    sources: list[str] = field(default_factory=list)
     pooled: bool = False  # no published runs of this stack: the fit over every stack's runs
     loso_median_abs_error: float | None = None
     loso_bias: float | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EngineProfile(_Sourced):
     """A serving engine's scheduler and memory defaults (catalog engines.yaml).
 
@@ -294,20 +337,20 @@ class EngineProfile(_Sourced):
 
     name: str
     memory_basis: Literal["total", "free"]
-    memory_fraction: float | None = Field(default=None, gt=0, le=1)
-    kv_block_tokens: int = Field(ge=1)
-    token_budget: int = Field(ge=1)  # tokens (prefill chunks plus decodes) per engine step
-    max_seqs: int | None = Field(default=None, ge=1)  # running requests at most (None: KV-bound only)
-    small_gpu_bytes: int = Field(ge=0)  # below this memory the small-GPU defaults apply
-    small_gpu_token_budget: int = Field(ge=1)
-    small_gpu_max_seqs: int | None = Field(default=None, ge=1)
+    memory_fraction: Annotated[float, Gt(0), Le(1)] | None = None
+    kv_block_tokens: Annotated[int, Ge(1)]
+    token_budget: Annotated[int, Ge(1)]  # tokens (prefill chunks plus decodes) per engine step
+    max_seqs: Annotated[int, Ge(1)] | None = None
+    small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
+    small_gpu_token_budget: Annotated[int, Ge(1)]
+    small_gpu_max_seqs: Annotated[int, Ge(1)] | None = None
     # fitted to published measurements at load (the source says which): what the roofline of the
     # operations leaves out — the share of the large-GEMM rate a serving step's GEMMs reach, a fixed
     # cost per engine step (scheduling, sampling, launches) and per request (front end, tokenizer)
-    matmul_efficiency: float = Field(default=1.0, gt=0, le=1)
-    step_overhead_seconds: float = Field(default=0.0, ge=0)
-    request_overhead_seconds: float = Field(default=0.0, ge=0)
-    lora_step_overhead_seconds: float = Field(default=0.0, ge=0)  # the LoRA matmuls of a step (multi-LoRA on)
+    matmul_efficiency: Annotated[float, Gt(0), Le(1)] = 1.0
+    step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
 
     def budget(self, memory_bytes: int) -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on a GPU with `memory_bytes`."""
@@ -330,6 +373,7 @@ def _check_date(value: str) -> str:
     return value
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OfferSource(Source):
     """A price source; `date_basis` says how its date was obtained (published, collected, bound,
     accessed), because an undated snapshot's date is not when the price held."""
@@ -337,25 +381,26 @@ class OfferSource(Source):
     date_basis: Literal["published", "collected", "bound", "accessed"] | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Offer(_Strict):
     """One thing a provider rents: `price_per_hour` is the WHOLE instance's price in `currency`,
     for `gpus_per_instance` GPUs, so a cluster is priced in instances of a size the provider sells."""
 
     gpu: str
     provider: str
-    instance: str = Field(min_length=1)
-    gpus_per_instance: int = Field(ge=1, le=1024)
+    instance: Annotated[str, MinLen(1)]
+    gpus_per_instance: Annotated[int, Ge(1), Le(1024)]
     link: OfferLink
-    region: str = Field(min_length=1)
+    region: Annotated[str, MinLen(1)]
     price_model: PriceModel
     currency: str
-    price_per_hour: float = Field(gt=0, allow_inf_nan=False)
+    price_per_hour: Annotated[float, Gt(0)]
     date: str
-    source: str = Field(min_length=1)
+    source: Annotated[str, MinLen(1)]
     available: bool
     note: str | None = None
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         _check_date(self.date)
         if not _PROVIDER.match(self.provider):
             raise ValueError(f"provider {self.provider!r} must be a lower-case id like aws or runpod-secure")
@@ -367,15 +412,16 @@ class Offer(_Strict):
         return self.price_per_hour / self.gpus_per_instance
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FxRate(_Strict):
     """Units of `currency` per 1 USD on `date`, from `source`."""
 
     currency: str
-    per_usd: float = Field(gt=0, allow_inf_nan=False)
+    per_usd: Annotated[float, Gt(0)]
     date: str
     source: str
 
-    def check(self) -> None:
+    def __post_init__(self) -> None:
         _check_date(self.date)
         if not _CURRENCY.match(self.currency):
             raise ValueError(f"currency {self.currency!r} must be an ISO code like CNY")
@@ -384,37 +430,41 @@ class FxRate(_Strict):
 PciePath = Literal["host-staged", "pcie-switch", "pcie-root-complex", "pcie-cross-socket"]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BusBandwidth(_Strict):
     """A measured nccl-tests all-reduce busbw of one intra-node path (collectives.yaml)."""
 
     id: str
     path: PciePath | Literal["nvlink-bridge"]
-    gpus: int = Field(ge=2)
-    busbw: float = Field(gt=0, description="bytes/s")
+    gpus: Annotated[int, Ge(2)]
+    busbw: Annotated[float, Gt(0)]  # bytes/s
     source: str
-    pcie_generation: int | None = Field(default=None, ge=1, le=6)
-    gpu_ids: list[str] = Field(default_factory=list)
+    pcie_generation: Annotated[int, Ge(1), Le(6)] | None = None
+    gpu_ids: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NoP2P(_Strict):
     gpus: list[str]
     source: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PcieLayout(_Strict):
     """The PCIe path a node of up to `max_gpus` peer-to-peer PCIe cards takes (collectives.yaml)."""
 
-    max_gpus: int = Field(ge=1)
+    max_gpus: Annotated[int, Ge(1)]
     path: PciePath
     source: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ServerPrice(_Strict):
     """A whole server as bought (costs.yaml `servers`): its price with the GPUs, how many it holds and
     what it ships with, so owning is priced per server, not as chip prices plus a generic host."""
 
-    usd: float = Field(gt=0, allow_inf_nan=False)
-    gpus: int = Field(ge=1, le=64)
-    platform: str = Field(min_length=1)
+    usd: Annotated[float, Gt(0)]
+    gpus: Annotated[int, Ge(1), Le(64)]
+    platform: Annotated[str, MinLen(1)]
     source: str
     why: str

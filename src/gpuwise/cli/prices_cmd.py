@@ -8,6 +8,7 @@ together; an own offer replaces the catalog's for the same instance.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -77,7 +78,7 @@ def price_rows(
         usd = market.usd(o)
         rows.append(
             {
-                **o.model_dump(exclude={"price_per_hour", "note"}),
+                **{k: v for k, v in asdict(o).items() if k not in ("price_per_hour", "note")},
                 "price": o.price_per_hour,
                 "usd_per_hour": round(usd, 6),
                 "usd_per_gpu_hour": round(usd / o.gpus_per_instance, 6),
@@ -92,7 +93,7 @@ def price_rows(
     ranked = (r for r in rows if r["available"] and r["price_model"] == (price_model or "on-demand"))
     for r in sorted(ranked, key=lambda r: (r["stale"], r["usd_per_gpu_hour"])):
         cheapest.setdefault(r["gpu"], r)  # as the planner picks: a dated offer first, then the price
-    fx = {k: v.model_dump() for k, v in cat.fx.items()}
+    fx = {k: asdict(v) for k, v in cat.fx.items()}
     return rows, cheapest, fx
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, ModelArch
@@ -153,7 +153,7 @@ class Requirements:
             "redundancy": self.redundancy,
             "lang": self.lang,
             "currency": self.currency,
-            "fx": None if self.fx is None else self.fx.model_dump(),
+            "fx": None if self.fx is None else asdict(self.fx),
             "prices": self.prices,
             "providers": list(self.providers) or None,
             "exclude_providers": list(self.exclude_providers) or None,
