@@ -15,11 +15,13 @@ pytest.importorskip("prometheus_client", exc_type=ImportError)
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from gpuwise.http_limits import Limits
 from gpuwise.ops import data_file
 from gpuwise.ops.exporter import GPU_LABELS, METRICS, GpuCollector, make_registry, render, start
 from gpuwise.ops.hw import NvmlSource, ReplaySource
 
 from .ops_fakes import FakeNvml, fake_host
+from .slow_clients import loopback_sources, request, slow_clients, wait_closed
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "examples" / "hosts"
@@ -295,5 +297,55 @@ def test_http_endpoint_serves_a_scrape():
         with urllib.request.urlopen(running.url, timeout=10) as resp:
             body = resp.read().decode()
         assert resp.status == 200 and "gpuwise_gpu_up{" in body
+    finally:
+        running.stop()
+
+
+def _scrape_while(running) -> tuple[int, bytes]:
+    return request(running.port, "/metrics")
+
+
+def test_slow_clients_never_starve_a_scrape():
+    """80 slow connections from one address: the first 16 are kept (each by a thread), the rest
+    refused at once, and a scrape from another address is answered meanwhile."""
+    (source,) = loopback_sources(1)
+    patient = Limits(head_timeout_s=3600.0)  # the kept ones stay until the test closes them
+    running = start(0, "127.0.0.1", ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json"), limits=patient)
+    try:
+        with slow_clients(running.port, [source] * 80) as slow:
+            state = wait_closed(slow, 64)
+            assert state == [False] * 16 + [True] * 64
+            status, body = _scrape_while(running)
+            assert status == 200 and b"gpuwise_gpu_up{" in body
+    finally:
+        running.stop()
+
+
+def test_a_slow_request_head_is_cut_off_by_the_exporter():
+    """Connections that never finish their request head are closed (the wait is generous and
+    nothing is asserted about how fast); scrapes are answered before and after. (A scrape sends its
+    whole head at once: 2 s is far more than it needs.)"""
+    sources = loopback_sources(20)
+    running = start(
+        0, "127.0.0.1", ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json"), limits=Limits(head_timeout_s=2.0)
+    )
+    try:
+        with slow_clients(running.port, sources) as slow:
+            assert _scrape_while(running)[0] == 200
+            assert all(wait_closed(slow, len(slow)))
+        assert _scrape_while(running)[0] == 200
+    finally:
+        running.stop()
+
+
+def test_past_the_total_a_scrape_takes_the_place_of_the_longest_waiting_connection():
+    sources = loopback_sources(20)
+    small = Limits(head_timeout_s=3600.0, total=8)
+    running = start(0, "127.0.0.1", ReplaySource(HOSTS / "healthy-8x-h100-nvlink.json"), limits=small)
+    try:
+        with slow_clients(running.port, sources) as slow:
+            status, body = _scrape_while(running)
+            assert status == 200 and b"gpuwise_gpu_up{" in body
+            assert wait_closed(slow, 13) == [True] * 13 + [False] * 7
     finally:
         running.stop()

@@ -27,6 +27,7 @@ from typing import Generic, TypeVar
 HEAD_TIMEOUT_S = 10.0
 PER_CLIENT = 16  # a browser opens 6 connections to a server; a scripted client rarely more than 10
 MAX_CONNECTIONS = 256  # per server process, far below the usual 1,024 open files
+BACKLOG = 256  # connections the kernel queues before the server accepts them (beyond: SYNs dropped, 1 s retries)
 REFUSED_BUSY = "the server is answering as many requests as it takes at once; retry"
 REFUSED_CLIENT = "too many connections from your address; close some and retry"
 
@@ -127,4 +128,13 @@ def refusal_response(reason: str, headers: dict[str, str] | None = None) -> byte
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
-__all__ = ["HEAD_TIMEOUT_S", "MAX_CONNECTIONS", "PER_CLIENT", "Admission", "Limits", "Verdict", "refusal_response"]
+__all__ = [
+    "BACKLOG",
+    "HEAD_TIMEOUT_S",
+    "MAX_CONNECTIONS",
+    "PER_CLIENT",
+    "Admission",
+    "Limits",
+    "Verdict",
+    "refusal_response",
+]

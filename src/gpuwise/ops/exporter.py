@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from gpuwise.http_limits import Limits
 from gpuwise.ops import EXPORTER_PORT
 from gpuwise.ops.doctor import XID_ACTIONS
 from gpuwise.ops.hw import (
@@ -579,12 +580,18 @@ class RunningExporter:
 
 
 def start(
-    port: int = DEFAULT_PORT, host: str = "127.0.0.1", source: Source | None = None, registry: Any = None
+    port: int = DEFAULT_PORT,
+    host: str = "127.0.0.1",
+    source: Source | None = None,
+    registry: Any = None,
+    limits: Limits | None = None,
 ) -> RunningExporter:
-    """Start prometheus_client's HTTP server in a thread (port 0 picks a free port)."""
-    from prometheus_client import start_http_server
+    """Serve /metrics in a thread (port 0 picks a free port), slow clients bounded by `limits`
+    (gpuwise.http_limits, the web server's)."""
+    from prometheus_client import make_wsgi_app
 
     from gpuwise.errors import UsageError
+    from gpuwise.ops.exporter_http import serve_in_thread
 
     if registry is None:
         if source is None:
@@ -593,7 +600,7 @@ def start(
             source = NvmlSource()
         registry = make_registry(source)
     try:
-        server, thread = start_http_server(port, addr=host, registry=registry)
+        server, thread = serve_in_thread(host, port, make_wsgi_app(registry), limits or Limits())
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return RunningExporter(server, thread, registry, host, int(server.server_address[1]))

@@ -24,7 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from gpuwise.errors import UsageError
-from gpuwise.http_limits import Admission, Limits, refusal_response
+from gpuwise.http_limits import BACKLOG, Admission, Limits, refusal_response
 from gpuwise.web.security import (
     HEADERS,
     HOSTS_ENV,
@@ -45,7 +45,7 @@ UVICORN_LIMITS: dict[str, Any] = {
     # uvicorn's own limit counts every open connection, slow ones too: past it even an authorised
     # request is a 503. BoundedProtocol caps connections instead (per client, and in all).
     "limit_concurrency": None,
-    "backlog": 256,
+    "backlog": BACKLOG,
     "timeout_graceful_shutdown": 10,
     "server_header": False,
     "proxy_headers": False,  # no proxy is trusted to say who the client is
