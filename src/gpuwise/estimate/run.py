@@ -15,6 +15,7 @@ from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import default_market
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
+from gpuwise.workload.precision import on_gpu, precision_notes
 from gpuwise.workload.requirements import LatencyGoals
 
 if TYPE_CHECKING:  # each model is imported by its branch: a training estimate skips serving, and back
@@ -198,10 +199,12 @@ def estimate(
     calibration: Calibration | None = None,
     search_largest: bool = True,
 ) -> Estimate:
-    """Check the layout, then memory, time (training or serving) and, with a target, replicas."""
+    """Check the layout, then memory, time (training or serving) and, with a target, replicas.
+    The workload is first taken as the GPU runs it (the bf16 default as fp16 where there is no bf16)."""
+    work = on_gpu(work, hw.gpu)
     check_layout(work, hw)
     mem = memory(work, hw, catalog)
-    notes: list[str] = []
+    notes: list[str] = precision_notes(work, hw.gpu)
     largest: dict[str, int] = {}
     conc_limit = 1 << 20  # search bound for concurrency, not a modelling constant
     max_conc: int | None = None  # largest concurrency that fits, searched at most once

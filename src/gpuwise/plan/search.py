@@ -29,6 +29,7 @@ from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.serving_search import confirm_cheapest, grown_serving, serving_candidates
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload
+from gpuwise.workload.precision import NoBf16Error, on_gpu
 from gpuwise.workload.requirements import Requirements
 
 if TYPE_CHECKING:  # availability is imported by the training branches and --redundancy
@@ -273,6 +274,7 @@ def _training_candidates(
     being cheaper (with growth, also until one carries the grown workload, so the ranking can prefer a
     configuration that lasts). Each count gets its fastest layout (plan.layouts). `bound` skips the
     type when it cannot beat the best plan so far, and counts too small to meet the deadline."""
+    work = on_gpu(work, gpu)
     limit = min(req.max_gpus or MAX_COUNT, MAX_COUNT)
     bound = bound or cost_bound(cat, prune_cost=False)
     variant = id(work)
@@ -336,6 +338,7 @@ def _pipeline_candidate(
     """A data-fed job on a few nodes with the cheapest host-side upgrade that meets the deadline."""
     if work.data is None:
         return []
+    work = on_gpu(work, gpu)
     rates = compute_rates(gpu, work.precision, cat, cal)
     start = cat.reliability["restart_seconds_per_interruption"].value  # as plan.availability counts it
     price = lambda hw: usd_per_hour(hw, req.pricing, params)  # noqa: E731
@@ -546,6 +549,11 @@ def _gpu_candidates(
     reasons: list[str] = []
     for work in workloads:
         try:
+            work = on_gpu(work, gpu)
+        except NoBf16Error as exc:  # bf16 named for a GPU without it: the rule's refusal, in the reader's language
+            reasons.append(msg("why_no_tensor_cores", lg, precision=getattr(work, exc.field)))
+            continue
+        try:
             if isinstance(work, TrainingJob):
                 if work.precision != "fp32" and work.precision not in gpu.peak_flops:
                     reasons.append(msg("why_no_tensor_cores", lg, precision=work.precision))
@@ -582,7 +590,7 @@ def _price_per_flop(gpu: GPU, work: Workload, req: Requirements, cat: Catalog, p
     if not isinstance(work, TrainingJob) or price is None or not gpu.peak_flops:
         return math.inf
     try:
-        return price / compute_rates(gpu, work.precision, cat).matmul
+        return price / compute_rates(gpu, on_gpu(work, gpu).precision, cat).matmul
     except GpuwiseError:
         return math.inf
 

@@ -33,6 +33,7 @@ from gpuwise.plan.limits import owned_horizon_usd, shared_limits
 from gpuwise.plan.messages import Lang, check_lang, msg
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import InferenceJob, Parallelism
+from gpuwise.workload.precision import on_gpu
 from gpuwise.workload.requirements import LatencyGoals, Requirements
 
 if TYPE_CHECKING:
@@ -185,6 +186,7 @@ def serving_candidates(
 ) -> tuple[list[Candidate], str | None]:
     """The cheapest (tp, batch) option on this GPU type by its analytic replica count; with a
     latency target it is marked unconfirmed until `confirm_cheapest` simulates it."""
+    work = on_gpu(work, gpu)
     options, reason = _options(work, gpu, req, cat, params, cal)
     if not options:
         return [], reason
@@ -336,7 +338,7 @@ def grown_serving(
         tp, batch = layout
         option = Option(tp, batch, c.serving["capacity_rps_per_replica"] if c.serving else 0.0, 1, c.usd_per_hour)
         gpu = c.est.hardware.gpu
-        est = _estimate(grown, gpu, option, greq, cat, cal)
+        est = _estimate(on_gpu(grown, gpu), gpu, option, greq, cat, cal)
         if est.serving is not None and est.serving.meets:
             basis = "simulated: the grown load on today's layout"
             return [_build(est, option, greq, params, est.serving.replicas, basis, confirmed=True)], None

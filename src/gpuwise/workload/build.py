@@ -102,10 +102,16 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
     precision = f.precision or "bf16"
     wd = f.weights_dtype or (precision if precision in ("fp16", "bf16", "fp32") else "bf16")
     kv_default = wd if wd in ("fp16", "bf16", "fp32") else "bf16"
+    kv = f.kv_dtype or kv_default
+    weights_defaulted = f.weights_dtype is None and f.precision is None
     return InferenceJob(
         model=model,
         weights_dtype=wd,
-        kv_dtype=f.kv_dtype or kv_default,
+        kv_dtype=kv,
+        dtype_defaults=_bf16_defaults(
+            weights_dtype=(wd, weights_defaulted),
+            kv_dtype=(kv, f.kv_dtype is None and (weights_defaulted or wd not in ("fp16", "bf16", "fp32"))),
+        ),
         input_tokens=f.input_tokens or _default_input(model),
         output_tokens=f.output_tokens
         if f.output_tokens is not None
@@ -118,6 +124,12 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _bf16_defaults(**fields: tuple[str, bool]) -> frozenset[str]:
+    """The dtype fields that hold bf16 only because the user named nothing (field -> (value,
+    defaulted)): a GPU without bf16 runs those as fp16 (gpuwise.workload.precision)."""
+    return frozenset(k for k, (value, defaulted) in fields.items() if defaulted and value == "bf16")
 
 
 def _lora_adapters(f: WorkloadFields, model: ModelArch) -> dict[str, Any]:
@@ -186,6 +198,10 @@ def _training_job(
         method=method,
         precision=precision,
         weights_dtype=wd,
+        dtype_defaults=_bf16_defaults(
+            precision=(precision, f.precision is None),
+            weights_dtype=(wd, f.weights_dtype is None and f.precision is None),
+        ),
         optimizer=f.optimizer or "adamw",
         master_weights=profile.master_weights if f.master_weights is None else f.master_weights,
         micro_batch=micro,

@@ -154,6 +154,8 @@ class TrainingJob:
     loss: Loss | None = None  # None: the framework's loss
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
+    # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
+    dtype_defaults: frozenset[str] = frozenset()
 
     @property
     def expert_load(self) -> float:
@@ -195,6 +197,8 @@ class InferenceJob:
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
+    # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
+    dtype_defaults: frozenset[str] = frozenset()
 
     kind: Literal["inference"] = field(default="inference", init=False)
 
