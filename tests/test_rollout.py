@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 pytest.importorskip("sqlalchemy", exc_type=ImportError)
 
 from gpuwise.cli.app import app
+from gpuwise.deploy.writer import load_tree
 from gpuwise.errors import UsageError
 from gpuwise.ops import rollout
 from gpuwise.ops.fleet import Card
@@ -141,7 +142,7 @@ def test_plan_writes_inventory_grouped_by_stage_model_and_pool(fleet_dir, tmp_pa
     d, db = fleet_dir
     plan = _plan(d, db, tmp_path / "out", _hosts_file(d, "h.yaml"), "--wave-size", "2", "--canary", "hgx-h100-07")
     assert plan["canary"] == "hgx-h100-07" and plan["waves"] == [["dgx-a100-12", "ws-rtx"]]
-    inv = yaml.safe_load((tmp_path / "out" / "inventory.yml").read_text())["all"]
+    inv = load_tree((tmp_path / "out" / "inventory.yml").read_text())["all"]
     groups = inv["children"]
     assert list(groups["rollout"]["children"]) == ["canary", "wave_1"]
     assert set(groups["pool_train"]["hosts"]) == {"hgx-h100-07", "dgx-a100-12"}
@@ -149,7 +150,7 @@ def test_plan_writes_inventory_grouped_by_stage_model_and_pool(fleet_dir, tmp_pa
     canary = groups["rollout"]["children"]["canary"]["hosts"]["hgx-h100-07"]
     assert canary["rollout_previous"] == "550.90.07" and canary["gpu_indices"] == list(range(8))
     assert inv["vars"]["rollout_version"] == "550.127.05" and inv["vars"]["rollout_reboot"] is False
-    plays = yaml.safe_load((tmp_path / "out" / "rollout.yml").read_text())
+    plays = load_tree((tmp_path / "out" / "rollout.yml").read_text())
     assert [p["hosts"] for p in plays] == ["canary", "wave_1"]
     assert [p["serial"] for p in plays] == [1, 2] and all(p["any_errors_fatal"] for p in plays)
 
@@ -160,7 +161,7 @@ def test_firmware_is_flashed_one_gpu_at_a_time(fleet_dir, tmp_path):
         "rollout", "plan", "--db", db, "--target", "firmware=96.00.A5.00.01", "-o", tmp_path, "--wave-size", "3"
     )
     assert result.exit_code == 0, result.output
-    plays = yaml.safe_load((tmp_path / "rollout.yml").read_text())
+    plays = load_tree((tmp_path / "rollout.yml").read_text())
     assert all(p["serial"] == 1 for p in plays)
     (upgrade,) = [t for t in yaml.safe_load((tmp_path / "tasks" / "host.yml").read_text()) if "block" in t]
     flash = [t for t in upgrade["block"] if t["name"].startswith("Install")]
@@ -365,7 +366,7 @@ def test_a_relative_sqlite_store_is_written_absolute_and_a_bad_out_stores_nothin
     ok = run("rollout", "plan", "--db", "sqlite:///rel.db", "--target", "cuda=12.8", "-o", "out", "--json")
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.output)["id"] == 1  # the refused plan stored nothing
-    inv = yaml.safe_load((tmp_path / "out" / "inventory.yml").read_text())["all"]
+    inv = load_tree((tmp_path / "out" / "inventory.yml").read_text())["all"]
     assert inv["vars"]["gpuwise_db"] == f"sqlite:///{tmp_path / 'rel.db'}"
     (host,) = inv["children"]["rollout"]["children"]["canary"]["hosts"].values()
     assert host["rollout_previous"] == "12.4"  # the CUDA version ws-rtx's inspection recorded
@@ -382,7 +383,7 @@ def test_a_host_without_recorded_results_runs_the_suite_and_the_controller_accep
     (d / "fresh.yaml").write_text(yaml.safe_dump(hosts))
     plan = _plan(d, db, tmp_path, d / "fresh.yaml", "--canary", "ws-rtx")
     inventory = tmp_path / "inventory.yml"
-    doc = yaml.safe_load(inventory.read_text())
+    doc = load_tree(inventory.read_text())
     assert doc["all"]["vars"]["gpuwise_bench_args"] == ["all"]
     doc["all"]["vars"]["gpuwise_bench_args"] = ["matmul", "--quick", "--device", "cpu"]
     inventory.write_text(yaml.safe_dump(doc))

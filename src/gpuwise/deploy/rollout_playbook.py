@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.deploy.common import why
-from gpuwise.deploy.writer import dump_tree
+from gpuwise.deploy.writer import Unsafe, dump_tree
 from gpuwise.ops.rollout import RolloutPlan
 from gpuwise.store import mask_password
 
@@ -58,9 +58,10 @@ def group_name(prefix: str, text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 def _host_vars(plan: RolloutPlan, host: str, settings: PlaybookSettings) -> dict[str, Any]:
     p = plan.hosts[host]
-    out: dict[str, Any] = {"pool": p.pool, "gpu_model": p.model, "gpu_indices": list(p.gpus)}
+    out: dict[str, Any] = {"pool": Unsafe(p.pool), "gpu_model": Unsafe(p.model), "gpu_indices": list(p.gpus)}
     if p.previous:
-        out["rollout_previous"] = why(p.previous, f"the {plan.target.kind} it runs now: what a failed gate restores")
+        previous = Unsafe(p.previous)
+        out["rollout_previous"] = why(previous, f"the {plan.target.kind} it runs now: what a failed gate restores")
     f = p.facts
     extra = {
         "ansible_host": f.ansible_host,
@@ -69,7 +70,7 @@ def _host_vars(plan: RolloutPlan, host: str, settings: PlaybookSettings) -> dict
         "gpuwise_bench_results": f.bench_results,
         "gpuwise_bench_results_after": f.bench_results_after,
     }
-    out.update({k: v for k, v in extra.items() if v is not None})
+    out.update({k: Unsafe(v) for k, v in extra.items() if v is not None})
     if settings.local:
         out["ansible_connection"] = "local"
         out["ansible_python_interpreter"] = "{{ ansible_playbook_python }}"
@@ -82,7 +83,7 @@ def _store_var(url: str) -> Any:
             "{{ lookup('ansible.builtin.env', 'GPUWISE_DB') }}",
             "the store URL holds a password: export GPUWISE_DB on the controller instead of writing it here",
         )
-    return url
+    return Unsafe(url)
 
 
 def _all_vars(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
@@ -91,7 +92,7 @@ def _all_vars(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
     return {
         "rollout_id": settings.rollout_id,
         "rollout_kind": kind,
-        "rollout_version": plan.target.version,
+        "rollout_version": Unsafe(plan.target.version),
         "rollout_install_cmd": why(
             install, "replace with your package step; {{ version }} is the target, or the previous one to roll back"
         ),
@@ -102,14 +103,15 @@ def _all_vars(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
             else ("a new kernel module or VBIOS loads at boot" if REBOOT[kind] else "a CUDA toolkit needs no reboot"),
         ),
         "rollout_become": why(not settings.local, "installing needs root on the host"),
-        "gpuwise_bin": why(settings.gpuwise_bin, "gpuwise on the hosts (pip install 'gpuwise[ops,bench]')"),
+        "gpuwise_bin": why(Unsafe(settings.gpuwise_bin), "gpuwise on the hosts (pip install 'gpuwise[ops,bench]')"),
         "gpuwise_record_bin": why(
-            settings.record_bin, "gpuwise on the controller: the acceptance check, and each step written to the store"
+            Unsafe(settings.record_bin),
+            "gpuwise on the controller: the acceptance check, and each step written to the store",
         ),
         "gpuwise_db": _store_var(settings.db_url),
         "gpuwise_bench_args": why(["all"], "the suite the gates run on a host without recorded results"),
         "gpuwise_baseline": why(
-            settings.baseline,
+            Unsafe(settings.baseline),
             "the fleet's median per GPU model in the store" if settings.baseline == "db" else "a baseline file",
         ),
         "gpuwise_tolerance": why(settings.tolerance, "the shortfall against the baseline a gate allows"),
@@ -117,15 +119,16 @@ def _all_vars(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
 
 
 def inventory(plan: RolloutPlan, settings: PlaybookSettings) -> dict[str, Any]:
-    """Stage groups (under `rollout`) hold the host variables; model and pool groups list hosts."""
-    stages: dict[str, Any] = {"canary": {"hosts": {plan.canary: _host_vars(plan, plan.canary, settings)}}}
+    """Stage groups (under `rollout`) hold the host variables; model and pool groups list hosts.
+    Every value from a host or the store is `Unsafe`: data to Ansible, never a template."""
+    stages: dict[str, Any] = {"canary": {"hosts": {Unsafe(plan.canary): _host_vars(plan, plan.canary, settings)}}}
     for i, wave in enumerate(plan.waves, 1):
-        stages[f"wave_{i}"] = {"hosts": {h: _host_vars(plan, h, settings) for h in wave}}
+        stages[f"wave_{i}"] = {"hosts": {Unsafe(h): _host_vars(plan, h, settings) for h in wave}}
     children: dict[str, Any] = {"rollout": {"children": stages}}
     for prefix, attr in (("gpu", "model"), ("pool", "pool")):
         groups: dict[str, dict[str, Any]] = {}
         for h in plan.order:
-            groups.setdefault(group_name(prefix, getattr(plan.hosts[h], attr)), {})[h] = {}
+            groups.setdefault(group_name(prefix, getattr(plan.hosts[h], attr)), {})[Unsafe(h)] = {}
         children.update({g: {"hosts": hs} for g, hs in sorted(groups.items())})
     return {"all": {"vars": _all_vars(plan, settings), "children": children}}
 
@@ -352,7 +355,7 @@ def playbook(plan: RolloutPlan) -> list[dict[str, Any]]:
         reason = reasons.get(group, "firmware: one host at a time" if firmware else "the wave's hosts together")
         plays.append(
             {
-                "name": name,
+                "name": Unsafe(name),  # it holds a host name
                 "hosts": group,
                 "gather_facts": False,
                 "serial": why(serial, reason),

@@ -2,6 +2,8 @@
 
 PyYAML drops comments, so the block structure is written here and only scalars go through
 PyYAML (for correct quoting). `dump` round-trips: `yaml.safe_load(dump(m)) == m.body`.
+An `Unsafe` text (a value from a host or the store, in an Ansible file) is written with the tag
+`!unsafe`, which Ansible never renders as a template; `load_tree` reads such a file back.
 """
 
 from __future__ import annotations
@@ -32,10 +34,22 @@ def _comment(text: str, indent: int) -> list[str]:
     return lines
 
 
+class Unsafe(str):
+    """Text Ansible must take as data, never as a Jinja template (a host name, a version from the
+    store): written `!unsafe '...'`, on one line whatever it holds."""
+
+    __slots__ = ()
+
+
+UNSAFE_TAG = "!unsafe"
+
+
 def _scalar(value: Any) -> str:
-    if isinstance(value, str) and "\n" in value:
-        raise AssertionError("multi-line strings are written as blocks")
-    text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True)
+    if isinstance(value, Unsafe):
+        return f"{UNSAFE_TAG} {_scalar(str(value))}"
+    # a line break inside a flow scalar: double quotes with escapes keep it on one line
+    style = '"' if isinstance(value, str) and any(c in value for c in "\n\r\x85\u2028\u2029") else None
+    text = yaml.safe_dump(value, default_flow_style=True, default_style=style, width=10**9, allow_unicode=True)
     text = text.strip()
     # a plain scalar is followed by the document end marker; a string's own trailing "..." stays
     if text.endswith("\n..."):
@@ -45,6 +59,11 @@ def _scalar(value: Any) -> str:
 
 def _key(k: Any) -> str:
     return _scalar(k if isinstance(k, str) else str(k))
+
+
+def _is_block(value: Any) -> bool:
+    """Our own multi-line texts (Jinja expressions, scripts) are literal blocks; an Unsafe one is a scalar."""
+    return isinstance(value, str) and not isinstance(value, Unsafe) and "\n" in value
 
 
 def _block(value: str, indent: int) -> list[str]:
@@ -81,7 +100,7 @@ def _emit(value: Any, path: tuple[Any, ...], indent: int, notes: dict[tuple[Any,
         elif isinstance(v, list) and v:
             out.append(f"{pad}-")
             out += _emit(v, p, indent + 2, notes, seq)
-        elif isinstance(v, str) and "\n" in v:
+        elif _is_block(v):
             block = _block(v, indent + 2)
             out.append(f"{pad}- {block[0]}")
             out += block[1:]
@@ -97,7 +116,7 @@ def _entry(
         return [prefix, *_emit(v, p, indent + 2, notes, seq)]
     if isinstance(v, list) and v:
         return [prefix, *_emit(v, p, indent + seq, notes, seq)]
-    if isinstance(v, str) and "\n" in v:
+    if _is_block(v):
         block = _block(v, indent + 2)
         return [f"{prefix} {block[0]}", *block[1:]]
     return [f"{prefix} {_scalar(v)}"]
@@ -124,6 +143,22 @@ def dump_tree(tree: Any, header: list[str] | None = None) -> str:
         lines += _comment(h, 0)
     lines += _emit(body, (), 0, notes, seq=2)
     return "\n".join(lines) + "\n"
+
+
+class _TreeLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that reads `!unsafe` scalars as the text they hold."""
+
+
+def _unsafe_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_TreeLoader.add_constructor(UNSAFE_TAG, _unsafe_text)
+
+
+def load_tree(text: str) -> Any:
+    """What `dump_tree` wrote, read back (its `!unsafe` values as plain text)."""
+    return yaml.load(text, Loader=_TreeLoader)  # a SafeLoader with one scalar tag added
 
 
 def files(bundle: Bundle) -> dict[str, str]:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
+from gpuwise.ops.names import check_hostname, check_version
 
 STATUSES = ("active", "watch", "retired")
 DAYS_PER_MONTH = 30  # the "per month" of fleet-rules.yaml rates (watch_per_month, retire_per_month)
@@ -348,8 +349,24 @@ def _checked_rows(snap: HostSnapshot, hottest: dict[str, float]) -> list[_Row]:
         what = f"GPU {g.index} of {snap.hostname[:60]}"
         check_row(cards, card, what)
         check_row(inspections, ins, what)
+        _check_names(snap, g)
         rows.append((g, card, ins))
     return rows
+
+
+def _check_names(snap: HostSnapshot, g: GpuSnapshot) -> None:
+    """The host's name and the versions it reports are names and versions, or the scan stores
+    nothing: a roll-out writes them into Ansible files (`gpuwise.ops.names`)."""
+    check_hostname(snap.hostname, "the scanned host")
+    where = f"GPU {g.index} of {snap.hostname}"
+    for value, what in (
+        (snap.driver_version, f"{snap.hostname}: driver version"),
+        (snap.cuda_driver_version, f"{snap.hostname}: CUDA version"),
+        (g.vbios, f"{where}: VBIOS version"),
+        (g.inforom, f"{where}: InfoROM version"),
+    ):
+        if value is not None:
+            check_version(value, what)
 
 
 def scan(store: Any, source: Source, *, samples: int = 1, interval: float = 0.0) -> ScanResult:

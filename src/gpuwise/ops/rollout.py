@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -23,13 +22,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuwise.errors import UsageError
+from gpuwise.ops import names
 from gpuwise.ops.fleet import Card, problems_of
 
 KINDS = ("driver", "firmware", "cuda")
 STEPS = ("gate-before", "upgrade", "gate-after", "rollback", "done")
 OUTCOMES = ("pass", "fail")
 DEFAULT_POOL = "default"
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,10 +49,8 @@ def parse_target(text: str) -> Target:
     kind, version = kind.strip().lower(), version.strip()
     if not sep or kind not in KINDS:
         raise UsageError(f"--target must be KIND=VERSION with KIND one of {', '.join(KINDS)}; got {text!r}")
-    if not _VERSION.match(version):
-        raise UsageError(
-            f"--target {kind}=: the version {version!r} must be 1-64 letters, digits, '.', '_', '+' or '-'"
-        )
+    if not names.is_version(version):
+        raise UsageError(f"--target {kind}=: the version {version!r} must be {names.VERSION_RULE}")
     return Target(kind, version)
 
 
@@ -149,6 +146,22 @@ def _most_common(values: Iterable[str | None]) -> str | None:
     return counted.most_common(1)[0][0] if counted else None
 
 
+def _check_stored(cards: list[Card], kind: str, cuda: Mapping[str, str]) -> None:
+    """The host names and versions the plan writes into Ansible files are names and versions: a
+    store written past `fleet scan`'s checks is refused here, not turned into a playbook."""
+    fix = "; the fleet store should not hold it: retire the card (`gpuwise fleet retire UUID`) and scan again"
+    try:
+        for c in cards:
+            names.check_hostname(c.host or "", f"card {c.uuid}")
+            version, what = (c.driver, "driver") if kind == "driver" else (c.vbios, "VBIOS")
+            if version is not None and kind != "cuda":
+                names.check_version(version, f"card {c.uuid} on {c.host}: {what} version")
+        for host, version in cuda.items():
+            names.check_version(version, f"{host}: CUDA version")
+    except UsageError as exc:
+        raise UsageError(f"{exc}{fix}") from None
+
+
 def _previous(kind: str, cards: list[Card], cuda: str | None) -> str | None:
     """The version a host runs now: its cards' driver or VBIOS (the most common), or its CUDA."""
     if kind == "driver":
@@ -165,6 +178,9 @@ def _host_plans(
     for c in cards:
         if c.status != "retired" and c.host:
             by_host[c.host].append(c)
+    _check_stored(
+        [c for mine in by_host.values() for c in mine], target.kind, {h: cuda[h] for h in by_host if h in cuda}
+    )
     unknown = sorted(set(facts) - set(by_host))
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(by_host), n=2)
