@@ -1,0 +1,309 @@
+"""Score the dated holdout (corpus/data/holdout.yaml): published measurements first read on or after
+2026-12-01 from sources the project had not used, scored before any mechanism is changed for them
+and never used to fit anything.
+
+Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
+case's options, then the estimate's JSON), so what is scored is what a user gets. A case names what
+gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise has, and a need that
+lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
+counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md) and tests/test_holdout.py.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuwise.api import make_estimate
+from gpuwise.errors import GpuwiseError
+from gpuwise.workload.table import names
+
+DATA = Path(__file__).parent / "data" / "holdout.yaml"
+FIRST_READ = "2026-12-01"  # the holdout's date: every case was first read on or after it
+KINDS = ("memory", "training", "inference")
+GOAL = 0.20  # the share of cases within ±20 % is reported beside the medians
+UNITS = {
+    "GiB": 2**30,
+    "GB (1000 MiB)": 1000 * 2**20,  # a README's "GB" that divides a MiB figure by 1000
+    "ms": 1e-3,
+    "s": 1.0,
+    "seconds": 1.0,
+    "tokens/s/GPU": 1.0,
+    "tokens/s/GCD": 1.0,
+    "tokens/s": 1.0,
+    "output tokens/s": 1.0,
+    "images/s": 1.0,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A figure of the estimate JSON: where to read it, whether it is a time (smaller is faster) and
+    which `uncertainty` keys bound it (each with `inverse` when the band is of its reciprocal)."""
+
+    path: str
+    time: bool
+    bands: tuple[tuple[str, bool], ...]
+
+
+METRICS: dict[str, Metric] = {
+    "memory.max_reserved": Metric(
+        "memory.as_reported.max_reserved",
+        False,
+        (("memory.as_reported.max_reserved", False), ("memory.per_gpu.total", False)),
+    ),
+    "memory.max_allocated": Metric(
+        "memory.as_reported.max_allocated",
+        False,
+        (("memory.as_reported.max_allocated", False), ("memory.per_gpu.total", False)),
+    ),
+    "memory.device_used": Metric(
+        "memory.as_reported.device_used",
+        False,
+        (("memory.as_reported.device_used", False), ("memory.per_gpu.total", False)),
+    ),
+    "training.tokens_per_second_per_gpu": Metric(
+        "training.tokens_per_second", False, (("training.tokens_per_second", False), ("training.step_seconds", True))
+    ),
+    "training.samples_per_second": Metric(
+        "training.samples_per_second",
+        False,
+        (
+            ("training.samples_per_second", False),
+            ("training.tokens_per_second", False),
+            ("training.step_seconds", True),
+        ),
+    ),
+    "training.total_seconds": Metric(
+        "training.total_seconds",
+        True,
+        (("training.total_seconds", False), ("training.gpu_hours", False), ("training.tokens_per_second", True)),
+    ),
+    "inference.time_to_first_token_seconds": Metric(
+        "inference.time_to_first_token_seconds", True, (("inference.time_to_first_token_seconds", False),)
+    ),
+    "inference.decode_seconds_per_token": Metric(
+        "inference.decode_seconds_per_token", True, (("inference.decode_seconds_per_token", False),)
+    ),
+    "inference.tokens_per_second": Metric(
+        "inference.tokens_per_second",
+        False,
+        (("inference.tokens_per_second", False), ("inference.decode_seconds_per_token", True)),
+    ),
+    "inference.samples_per_second": Metric(
+        "inference.samples_per_second",
+        False,
+        (("inference.samples_per_second", False), ("inference.latency_seconds", True)),
+    ),
+    "inference.latency_seconds": Metric("inference.latency_seconds", True, (("inference.latency_seconds", False),)),
+    # one request's output tokens over its whole latency (gpt-fast's tokens/s at batch 1)
+    "inference.request_tokens_per_second": Metric(
+        "inference.latency_seconds", False, (("inference.latency_seconds", True),)
+    ),
+    "inference.serving.tpot_p50": Metric(
+        "inference.serving.percentiles.tpot.p50",
+        True,
+        (("inference.serving.percentiles.tpot.p50", False), ("inference.decode_seconds_per_token", False)),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One case against gpuwise: the published figure and the prediction in SI units, the options
+    the prediction used, the needs met by options gpuwise now accepts and those still open, and the
+    band (low, high) around the prediction when the estimate carries one."""
+
+    id: str
+    kind: str
+    overlap_risk: bool
+    metric: str
+    published: float
+    predicted: float | None
+    options: Mapping[str, Any]
+    met: tuple[str, ...]
+    open: tuple[str, ...]
+    band: tuple[float, float] | None
+    note: str
+
+    @property
+    def error(self) -> float | None:
+        """predicted / published - 1, on the figure as published."""
+        return None if self.predicted is None else self.predicted / self.published - 1
+
+    @property
+    def signed(self) -> float | None:
+        """The error with one sign convention for every figure: positive when gpuwise predicts more
+        memory, or a faster run (for a time, the sign of the error is flipped)."""
+        e = self.error
+        return None if e is None else (-e if METRICS[self.metric].time else e)
+
+    @property
+    def covered(self) -> bool | None:
+        if self.band is None:
+            return None
+        return self.band[0] <= self.published <= self.band[1]
+
+
+def load(path: Path = DATA) -> dict[str, Any]:
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(doc, dict), f"{path}: a mapping"
+    return doc
+
+
+def published_si(case: Mapping[str, Any]) -> float:
+    m = case["measured"]
+    return float(m["value"]) * UNITS[str(m["unit"])]
+
+
+def split(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(workload, hardware and target) as `gpuwise estimate` splits its flags."""
+    workload_names = names("workload")
+    work = {k: v for k, v in options.items() if k in workload_names}
+    return work, {k: v for k, v in options.items() if k not in workload_names}
+
+
+def predict(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The estimate JSON of `gpuwise estimate` with these options (relative model paths are read
+    from the repository root, as the command in the document runs there)."""
+    opts = dict(options)
+    model = str(opts.get("model", ""))
+    if model.endswith(".json"):
+        opts["model"] = str(Path(__file__).resolve().parent.parent / model)
+    work, hardware = split(opts)
+    return make_estimate(work, hardware).as_dict()
+
+
+def lookup(doc: Mapping[str, Any], path: str) -> Any:
+    node: Any = doc
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or node.get(part) is None:
+            return None
+        node = node[part]
+    return node
+
+
+def figure(metric: str, est: Mapping[str, Any]) -> float | None:
+    """The compared figure from an estimate JSON, in SI units."""
+    value = lookup(est, METRICS[metric].path)
+    if value is None:
+        return None
+    if metric == "training.tokens_per_second_per_gpu":
+        return float(value) / int(est["hardware"]["count"])
+    if metric == "inference.request_tokens_per_second":
+        return float(est["workload"]["output_tokens"]) / float(value)
+    return float(value)
+
+
+def band(metric: str, est: Mapping[str, Any], predicted: float) -> tuple[float, float] | None:
+    """The prediction's band from the estimate's `uncertainty` (the first key it carries among the
+    metric's), applied as the ratios low/value and high/value (inverted for a reciprocal)."""
+    bands = est.get("uncertainty") or {}
+    for key, inverse in METRICS[metric].bands:
+        b, value = bands.get(key), lookup(est, key)
+        if not isinstance(b, Mapping) or not value:
+            continue
+        lo, hi = float(b["low"]) / float(value), float(b["high"]) / float(value)
+        if inverse:
+            lo, hi = 1 / hi, 1 / lo
+        return predicted * lo, predicted * hi
+    return None
+
+
+def resolve(case: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...], dict[str, Any]]:
+    """The options a case is scored with: its nearest options, then each need's `wants` that gpuwise
+    accepts. Returns (options, needs met, needs open, estimate JSON); raises GpuwiseError when even
+    the nearest options cannot be estimated."""
+    options = dict(case["gpuwise"])
+    est = predict(options)
+    met: list[str] = []
+    still: list[str] = []
+    for need in case.get("needs") or ():
+        wants = need.get("wants")
+        if not wants:
+            still.append(str(need["id"]))
+            continue
+        try:
+            trial = {**options, **wants}
+            est, options = predict(trial), trial
+            met.append(str(need["id"]))
+        except GpuwiseError:
+            still.append(str(need["id"]))
+    return options, tuple(met), tuple(still), est
+
+
+def evaluate(case: Mapping[str, Any]) -> Scored:
+    metric = str(case["metric"])
+    predicted: float | None = None
+    b: tuple[float, float] | None = None
+    try:
+        options, met, still, est = resolve(case)
+    except GpuwiseError as exc:
+        options, met, note = dict(case["gpuwise"]), (), str(exc)
+        still = tuple(str(n["id"]) for n in case.get("needs") or ())
+    else:
+        predicted = figure(metric, est)
+        note = "" if predicted is not None else f"the estimate has no {METRICS[metric].path}"
+        b = None if predicted is None else band(metric, est, predicted)
+    return Scored(
+        id=str(case["id"]),
+        kind=str(case["kind"]),
+        overlap_risk=bool(case.get("overlap_risk")),
+        metric=metric,
+        published=published_si(case),
+        predicted=predicted,
+        options=options,
+        met=met,
+        open=still,
+        band=b,
+        note=note,
+    )
+
+
+def evaluate_all(path: Path = DATA) -> list[Scored]:
+    return [evaluate(c) for c in load(path)["cases"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Median |error|, signed median bias and share within ±20 % of a group of scored cases."""
+
+    cases: int
+    scored: int
+    median_abs: float | None
+    bias: float | None
+    within: float | None
+
+
+def summarize(results: Iterable[Scored]) -> Summary:
+    rows = list(results)
+    errors = [r.error for r in rows if r.error is not None]
+    signed = [r.signed for r in rows if r.signed is not None]
+    if not errors:
+        return Summary(len(rows), 0, None, None, None)
+    return Summary(
+        cases=len(rows),
+        scored=len(errors),
+        median_abs=statistics.median(abs(e) for e in errors),
+        bias=statistics.median(signed),
+        within=sum(abs(e) <= GOAL for e in errors) / len(errors),
+    )
+
+
+def command(options: Mapping[str, Any]) -> str:
+    """The `gpuwise estimate` line these options make (run from the repository root)."""
+    parts = ["gpuwise estimate"]
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            parts.append(flag if value else "--no-" + flag[2:])
+        elif isinstance(value, list):
+            parts.append(f"{flag} {','.join(str(v) for v in value)}")
+        else:
+            parts.append(f"{flag} {value}")
+    return " ".join(parts)
