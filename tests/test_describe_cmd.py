@@ -123,3 +123,49 @@ def test_a_broken_description_is_a_config_error(tmp_path):
     bad.write_text(json.dumps({"operators": [{"class": "warp-drive", "flops": 1}], "params": 1}), encoding="utf-8")
     proc = run("estimate", "--model", str(bad), "--task", "inference", "--gpu", "t4:1")
     assert proc.returncode == 2 and "operators[0].class must be one of" in proc.stderr
+
+
+HOSTILE_FILES = {
+    "loops.py": "while True:\n    pass\n",
+    "exits.py": "import sys\nsys.exit(0)\n",
+    "exits_hard.py": "import os\nos._exit(0)\n",
+    "loops_in_forward.py": textwrap.dedent(
+        """
+        from torch import nn
+
+        class Spin(nn.Module):
+            def forward(self, x):
+                while True:
+                    pass
+        """
+    ),
+}
+
+
+def test_the_users_file_runs_in_a_child_process_that_ends_cleanly(tmp_path):
+    """A file that loops (at import or in forward) times out: exit 2, "timed out"; one that calls
+    sys.exit or os._exit at import is an exit 2 that says so, not a silent exit 0."""
+    for name, text in HOSTILE_FILES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    for target, limit, words in (
+        ("loops.py:X", "3", "timed out after 3 s"),
+        ("loops_in_forward.py:Spin", "3", "timed out after 3 s"),
+        ("exits.py:X", "600", "sys.exit(0)"),  # a limit no slow machine reaches: the exit must be said
+        ("exits_hard.py:X", "600", "ended its process"),
+    ):
+        proc = run("describe", target, "--input-shape", "8", "--timeout", limit, cwd=tmp_path, timeout=300)
+        assert proc.returncode == 2, (target, proc.stdout, proc.stderr)
+        assert words in proc.stderr and proc.stdout == "", (target, proc.stderr)
+
+
+def test_describe_says_it_runs_the_file_and_its_prints_stay_out_of_the_json(described):
+    folder, doc, _ = described
+    (folder / "chatty.py").write_text(USER_MODULE + "\nprint('hello from the module')\n", encoding="utf-8")
+    proc = run("describe", "chatty.py:ShopNet", "--input-shape", "3,32,32", "--json", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["operators"] == doc["operators"] and "hello from the module" in proc.stderr
+    helped = run("describe", "--help")
+    assert "runs FILE.py" in " ".join(helped.stdout.split()) and "--timeout" in helped.stdout
+    for bad in ("0", "nan", "-1", "1e9"):
+        proc = run("describe", "chatty.py:ShopNet", "--input-shape", "8", "--timeout", bad, cwd=folder)
+        assert proc.returncode == 2 and "--timeout" in proc.stderr, (bad, proc.stderr)
