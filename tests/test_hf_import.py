@@ -1,6 +1,7 @@
 """Model import from real Hugging Face config.json files (corpus/data/hf_configs)."""
 
 import json
+import re
 
 import pytest
 
@@ -74,7 +75,8 @@ def test_encoders_have_no_kv_cache_role():
     assert vit.fixed_seq == 197 and not vit.decoder
 
 
-def test_unknown_family_with_standard_fields_reads_as_llama_like():
+def test_an_unknown_family_is_refused_not_read_as_llama():
+    """Its class's defaults and block shape are unknown: reading it as Llama would be a guess."""
     cfg = {
         "model_type": "my_new_llm",
         "hidden_size": 1024,
@@ -83,7 +85,12 @@ def test_unknown_family_with_standard_fields_reads_as_llama_like():
         "vocab_size": 1000,
         "intermediate_size": 2816,
     }
-    arch = arch_from_hf_config(cfg)
+    with pytest.raises(ConfigError, match=r"model_type 'my_new_llm' is not one gpuwise reads.*\"llama\""):
+        arch_from_hf_config(cfg)
+    with pytest.raises(ConfigError, match="model_type None is not one"):
+        arch_from_hf_config({k: v for k, v in cfg.items() if k != "model_type"})
+    # named as Llama, the same fields read as Llama's class reads them
+    arch = arch_from_hf_config({**cfg, "model_type": "llama"})
     assert arch.gated_ffn and arch.kv_heads == 8 and arch.head_dim == 128
     # embeddings + head untied: 2*V*h; per layer 4h^2 + 3hf + 2h; final norm h
     assert arch.params == 2 * 1000 * 1024 + 4 * (4 * 1024**2 + 3 * 1024 * 2816 + 2 * 1024) + 1024
@@ -205,3 +212,127 @@ def test_moe_shapes_gpuwise_cannot_describe_are_refused(extra, what):
     """DeepSeek-style shared experts and dense layers among MoE ones: a clear error, not a wrong size."""
     with pytest.raises(ConfigError, match=what):
         arch_from_hf_config({**QWEN3_30B_A3B, **extra}, "moe")
+
+
+# ----- each model_type read with its Hugging Face class's defaults ---------------------------------------
+def test_a_qwen2_config_without_hidden_act_keeps_its_gated_silu_mlp():
+    """Qwen2Config's hidden_act defaults to "silu": without the key Qwen2.5-7B is still 7.62B (the gated
+    MLP), not 5.71B. 7,615,616,512 = the checkpoint index's 15,231,233,024 bytes of bfloat16 / 2
+    (https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/raw/main/model.safetensors.index.json)."""
+    cfg = json.loads((HF_CONFIGS / "qwen2.5-7b.json").read_text())
+    assert cfg.pop("hidden_act") == "silu"
+    arch = arch_from_hf_config(cfg, "qwen2.5-7b")
+    assert arch.gated_ffn and arch.params == 7_615_616_512 == hf("qwen2.5-7b").params
+    # Qwen2Config's other defaults: untied, no sliding window unless use_sliding_window, 32 key/value heads
+    bare = {k: cfg[k] for k in ("model_type", "hidden_size", "num_hidden_layers", "vocab_size", "intermediate_size")}
+    plain = arch_from_hf_config({**bare, "num_attention_heads": 32}, "q")
+    assert (plain.tied_embeddings, plain.sliding_window, plain.kv_heads, plain.qkv_bias) == (False, None, 32, True)
+
+
+def test_class_defaults_differ_by_family():
+    base = {"hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "vocab_size": 1000}
+    mistral = arch_from_hf_config({**base, "model_type": "mistral", "intermediate_size": 14336})
+    assert (mistral.kv_heads, mistral.sliding_window, mistral.gated_ffn) == (8, 4096, True)
+    # an explicit null keeps the class's own rule: no key/value heads given = one per head
+    assert (
+        arch_from_hf_config(
+            {**base, "model_type": "mistral", "intermediate_size": 1, "num_key_value_heads": None}
+        ).kv_heads
+        == 32
+    )
+    gemma = arch_from_hf_config({**base, "model_type": "gemma", "intermediate_size": 24576, "num_attention_heads": 16})
+    assert (gemma.head_dim, gemma.kv_heads, gemma.tied_embeddings, gemma.gated_ffn) == (256, 16, True, True)
+    gpt2 = arch_from_hf_config({"model_type": "gpt2", "n_embd": 768, "n_layer": 1, "n_head": 12, "vocab_size": 9})
+    assert gpt2.ffn == 4 * 768 and not gpt2.gated_ffn and gpt2.tied_embeddings  # n_inner=None: 4 x hidden
+
+
+def test_a_missing_mlp_width_is_refused_where_the_class_default_is_one_models():
+    cfg = json.loads((HF_CONFIGS / "llama-2-7b.json").read_text())
+    del cfg["intermediate_size"]
+    with pytest.raises(ConfigError, match="intermediate_size"):
+        arch_from_hf_config(cfg)
+
+
+def test_qwen3_has_query_key_norms_and_its_published_size():
+    """Qwen3-8B: 8,190,735,360 parameters (checkpoint index, 16,381,470,720 bytes of bfloat16; the
+    model card says 8.2B): q_norm and k_norm (head_dim each) in every layer, no qkv bias."""
+    arch = hf("qwen3-8b")
+    assert arch.qk_norm and not arch.qkv_bias and arch.head_dim == 128
+    assert arch.params == 8_190_735_360
+
+
+# ----- encoder-decoders: counted as what they are, refused with the reason --------------------------------
+@pytest.mark.parametrize(
+    ("fixture", "published", "tol", "layers"),
+    [
+        # T5 v1.1 large: 0.78B (the issue's figure; Google's T5 v1.1 release lists ~800M for "large")
+        ("t5-v1_1-large", 0.78e9, 0.01, "24 encoder + 24 decoder"),
+        ("t5-base", 220e6, 0.02, "12 encoder + 12 decoder"),  # T5 paper (Raffel et al. 2020): 220 million
+        ("bart-large", 406e6, 0.005, "12 encoder + 12 decoder"),  # facebook/bart-large model page: 406M
+        ("whisper-large-v3", 1550e6, 0.01, "32 encoder + 32 decoder"),  # OpenAI's model card: 1550 M
+    ],
+)
+def test_encoder_decoders_are_counted_and_refused(fixture, published, tol, layers):
+    from gpuwise.catalog import encoder_decoder
+
+    cfg = json.loads((HF_CONFIGS / f"{fixture}.json").read_text())
+    counted = encoder_decoder.count(cfg, cfg["model_type"], lambda key: int(cfg[key]))
+    assert counted is not None and counted.params == pytest.approx(published, rel=tol)
+    with pytest.raises(ConfigError, match=f"is an encoder-decoder .*{re.escape(layers)} layers.*not estimated"):
+        hf(fixture)
+
+
+def test_encoder_decoder_counts_by_hand():
+    """T5 v1.1 large, module by module: per encoder block 4 x 1024 x 1024 attention + 3 x 1024 x 2816
+    gated MLP + 2 norms; per decoder block a second (cross) attention and a third norm; one
+    relative-position table (32 buckets x 16 heads) and a final norm per stack; untied head."""
+    from gpuwise.catalog import encoder_decoder
+
+    cfg = json.loads((HF_CONFIGS / "t5-v1_1-large.json").read_text())
+    c = encoder_decoder.count(cfg, "t5", lambda key: int(cfg[key]))
+    assert c is not None
+    enc_block = 4 * 1024 * 1024 + 3 * 1024 * 2816 + 2 * 1024
+    dec_block = 8 * 1024 * 1024 + 3 * 1024 * 2816 + 3 * 1024
+    assert c.encoder == 24 * enc_block + 32 * 16 + 1024 and c.decoder == 24 * dec_block + 32 * 16 + 1024
+    assert c.embeddings == 2 * 32128 * 1024 and c.params == 783_150_080
+
+
+def test_any_encoder_decoder_flag_is_refused():
+    cfg = {**json.loads((HF_CONFIGS / "llama-2-7b.json").read_text()), "is_encoder_decoder": True}
+    with pytest.raises(ConfigError, match="encoder-decoder"):
+        arch_from_hf_config(cfg)
+
+
+# ----- the count checked against the checkpoint beside the config ----------------------------------------
+QWEN25_7B_INDEX = {"metadata": {"total_size": 15231233024}, "weight_map": {}}  # the published metadata
+
+
+def _checkpoint(tmp_path, cfg: dict, index: dict | None) -> "object":
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    if index is not None:
+        (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    return tmp_path / "config.json"
+
+
+def test_a_config_that_agrees_with_its_checkpoint_loads(tmp_path):
+    cfg = json.loads((HF_CONFIGS / "qwen2.5-7b.json").read_text())
+    assert load_hf_config(_checkpoint(tmp_path, cfg, QWEN25_7B_INDEX)).params == 7_615_616_512
+
+
+def test_a_config_that_disagrees_with_its_checkpoint_is_refused(tmp_path):
+    """What gpuwise read before Qwen2's defaults: the MLP without its gate (5.71B). The checkpoint's
+    7.62B shows the misread instead of estimating the wrong model."""
+    cfg = {**json.loads((HF_CONFIGS / "qwen2.5-7b.json").read_text()), "hidden_act": "gelu"}
+    with pytest.raises(ConfigError, match=r"reads as 5\.7\d\dB parameters, but the checkpoint beside it holds 7\.616B"):
+        load_hf_config(_checkpoint(tmp_path, cfg, QWEN25_7B_INDEX))
+
+
+def test_the_checkpoint_check_skips_what_bytes_cannot_count(tmp_path):
+    cfg = {**json.loads((HF_CONFIGS / "qwen2.5-7b.json").read_text()), "hidden_act": "gelu"}
+    half = {"metadata": {"total_size": 4_000_000_000}, "weight_map": {}}
+    quantized = {**cfg, "quantization_config": {"quant_method": "gptq", "bits": 4}}
+    assert load_hf_config(_checkpoint(tmp_path, quantized, half)).params < 6e9  # packed 4-bit: no count
+    (tmp_path / "model.safetensors.index.json").unlink()
+    assert load_hf_config(_checkpoint(tmp_path, cfg, None)).params < 6e9  # no index: nothing to check
+    with pytest.raises(ConfigError, match="total_size"):
+        load_hf_config(_checkpoint(tmp_path, cfg, {"metadata": {"total_size": "many"}}))

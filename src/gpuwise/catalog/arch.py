@@ -55,6 +55,7 @@ class TransformerArch:
     mlp_bias: bool = False
     norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
     norms_per_layer: int = 2
+    qk_norm: bool = False  # an RMSNorm over each head's queries and keys (Qwen3: q_norm, k_norm)
     final_norm: bool = True
     embedding_norm: bool = False
     learned_positions: int = 0
@@ -119,7 +120,8 @@ class TransformerArch:
 
     @property
     def layer_params(self) -> int:
-        return sum(lin.params for lin in self.linears()) + self.norms_per_layer * self.norm_params
+        qk = 2 * self.head_dim if self.qk_norm else 0  # one weight of head_dim for queries, one for keys
+        return sum(lin.params for lin in self.linears()) + self.norms_per_layer * self.norm_params + qk
 
     @property
     def embedding_params(self) -> int:

@@ -1,8 +1,12 @@
 """Read a local Hugging Face `config.json` into a `TransformerArch` (no download, no transformers).
 
-Each family's quirks (GPT-2's names, Falcon's multi-query, Gemma 2's alternating sliding window,
-OPT's learned-position offset, ViT's patches) are handled here so that estimators see one shape.
-A config with the standard fields but an unknown `model_type` is read as a Llama-like decoder.
+Each config is read with the defaults of its `model_type`'s configuration class
+(gpuwise.catalog.hf_defaults), then each family's quirks (GPT-2's names, Falcon's multi-query,
+Gemma 2's alternating sliding window, OPT's learned-position offset, ViT's patches, Qwen3's
+query/key norms) are handled here so that estimators see one shape. What cannot be read
+faithfully is refused with the reason, never guessed: an unknown `model_type`, an encoder-decoder
+(gpuwise.catalog.encoder_decoder), a config whose count disagrees with the checkpoint beside it
+(gpuwise.catalog.checkpoint_index).
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpuwise.catalog import encoder_decoder
 from gpuwise.catalog.arch import TransformerArch
+from gpuwise.catalog.checkpoint_index import check_against_checkpoint
+from gpuwise.catalog.hf_defaults import ENCODER_DECODER, FFN_FROM_HIDDEN, with_class_defaults
 from gpuwise.errors import ConfigError, shorten
 from gpuwise.files import parse_json, read_text
 
@@ -28,6 +35,8 @@ _SUPPORTED = (
     "mixtral",
     "qwen2",
     "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
     "gemma",
     "gemma2",
     "phi3",
@@ -56,7 +65,9 @@ def load_hf_config(path: str | Path) -> TransformerArch:
     cfg = _read_config(p)
     if not isinstance(cfg, dict):
         raise ConfigError(f"{p}: expected a JSON object with the model's configuration")
-    return arch_from_hf_config(cfg, name=_model_name(cfg, p), where=str(p))
+    arch = arch_from_hf_config(cfg, name=_model_name(cfg, p), where=str(p))
+    check_against_checkpoint(arch.params, p.parent, cfg, str(p))
+    return arch
 
 
 def _read_config(p: Path) -> Any:
@@ -172,11 +183,24 @@ def _check_uniform_moe(cfg: dict[str, Any], where: str) -> None:
         )
 
 
+def _mlp_width(cfg: dict[str, Any], mt: str, hidden: int, where: str) -> int:
+    """The MLP width; only GPT-2 and Falcon derive it (4 x hidden) when the config gives none."""
+    width = _opt_int(cfg, ("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"), where)
+    if width is not None:
+        return width
+    if mt in FFN_FROM_HIDDEN:
+        return FFN_FROM_HIDDEN[mt] * hidden
+    raise ConfigError(
+        f"{where}: missing field 'intermediate_size' (the MLP width); its {mt} class would take the width of one "
+        "particular model, so give it explicitly"
+    )
+
+
 def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[str, Any]:
-    """`TransformerArch` fields read the same way for every family (Llama-like defaults)."""
+    """`TransformerArch` fields read the same way for every family (`cfg` holds its class defaults)."""
     shape = _attention_shape(cfg, mt, where)
     h, layers = shape["hidden"], shape["layers"]
-    ffn = _opt_int(cfg, ("intermediate_size", "n_inner", "ffn_dim", "ffn_hidden_size"), where) or 4 * h
+    ffn = _mlp_width(cfg, mt, h, where)
     max_seq = _opt_int(cfg, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), where) or 2048
     act = _activation(cfg)
     experts = _opt_int(cfg, ("num_local_experts", "num_experts", "n_routed_experts"), where) or 1
@@ -195,7 +219,7 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         ffn=ffn,
         max_seq=max_seq,
         gated_ffn=act in _GATED_ACTS or (act.startswith("gelu_pytorch_tanh") and mt.startswith("gemma")),
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", mt in ("gpt2", "opt", "bert", "gemma", "gemma2"))),
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
         qkv_bias=bool(cfg.get("attention_bias", False)),
         o_bias=bool(cfg.get("attention_bias", False)),
         mlp_bias=bool(cfg.get("mlp_bias", False)),
@@ -220,7 +244,11 @@ def _gemma2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 
 
 def _qwen2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
-    base["qkv_bias"] = True
+    base["qkv_bias"] = True  # Qwen2Attention builds q, k and v with a bias whatever the config says
+
+
+def _qwen3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    base["qk_norm"] = True  # q_norm and k_norm: an RMSNorm over each head's queries and keys
 
 
 def _phi3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
@@ -305,6 +333,8 @@ _FAMILIES: dict[str, _Family] = {
     "gemma2": _gemma2,
     "qwen2": _qwen2,
     "qwen2_moe": _qwen2,
+    "qwen3": _qwen3,
+    "qwen3_moe": _qwen3,
     "phi3": _phi3,
     "gpt2": _gpt2,
     "gpt_neox": _gpt_neox,
@@ -315,17 +345,36 @@ _FAMILIES: dict[str, _Family] = {
 }
 
 
+def _size(cfg: dict[str, Any], key: str, where: str) -> int:
+    if cfg.get(key) is None:
+        raise ConfigError(f"{where}: missing field {key!r}")
+    return _positive_int(cfg[key], key, where)
+
+
+def _refuse_unreadable(cfg: dict[str, Any], mt: str, name: str, where: str) -> None:
+    """An encoder-decoder (counted, then refused) or a family whose defaults gpuwise does not know."""
+    if mt in ENCODER_DECODER or cfg.get("is_encoder_decoder") is True:
+        raise encoder_decoder.refuse(cfg, mt, name, where, lambda key: _size(cfg, key, where))
+    if mt not in _SUPPORTED:
+        raise ConfigError(
+            f"{where}: model_type {shorten(repr(mt or None))} is not one gpuwise reads ({', '.join(_SUPPORTED)}): "
+            "its class's defaults and block shape are unknown here, and reading it as another family would be a "
+            'guess. If the model is built exactly like Llama, set "model_type": "llama"'
+        )
+
+
 def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = "config") -> TransformerArch:
-    """Map a config dict to a `TransformerArch`; missing or wrong fields raise `ConfigError`."""
+    """Map a config dict to a `TransformerArch`; missing or wrong fields raise `ConfigError`, and so
+    does a config that cannot be read faithfully (an unknown family, an encoder-decoder)."""
     mt = str(cfg.get("model_type", "")).lower()
+    _refuse_unreadable(cfg, mt, name, where)
+    cfg = with_class_defaults(cfg, mt)
     base = _common_fields(cfg, mt, name, where)
     if mt.startswith("gemma"):
         _gemma(cfg, base, where)
     family = _FAMILIES.get(mt)
     if family is not None:
         family(cfg, base, where)
-    elif mt not in _SUPPORTED and not base["gated_ffn"] and _activation(cfg) == "":
-        base["gated_ffn"] = True  # unknown family without an activation: assume Llama-like SwiGLU
     try:
         return TransformerArch(**base)
     except (TypeError, ValueError) as exc:  # pragma: no cover - guarded by the checks above

@@ -1,0 +1,141 @@
+"""What each Hugging Face configuration class assumes for a field its config.json leaves out.
+
+A config.json holds only what differs from its class's defaults (and often not even all of that:
+a Qwen2 config without `hidden_act` is still a gated SiLU MLP, because Qwen2Config says "silu").
+Reading a config faithfully therefore starts from the class's own defaults, per `model_type`.
+The values are those of the configuration classes in huggingface/transformers
+(src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
+llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 001f85b38fb4 for mistral and
+deepseek_v3). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
+layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
+one particular model and taking it would read a truncated file as another model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "llama": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "max_position_embeddings": 2048,
+    },
+    "mistral": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 8,
+        "sliding_window": 4096,
+        "max_position_embeddings": 4096 * 32,
+    },
+    "mixtral": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 8,
+        "sliding_window": None,
+        "num_local_experts": 8,
+        "num_experts_per_tok": 2,
+        "max_position_embeddings": 4096 * 32,
+    },
+    "qwen2": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 32,
+        "use_sliding_window": False,
+        "sliding_window": 4096,
+        "max_position_embeddings": 32768,
+    },
+    "qwen3": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 32,
+        "head_dim": 128,
+        "attention_bias": False,
+        "use_sliding_window": False,
+        "sliding_window": 4096,
+        "max_position_embeddings": 32768,
+    },
+    "qwen3_moe": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 4,
+        "attention_bias": False,
+        "use_sliding_window": False,
+        "sliding_window": 4096,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [],
+        "moe_intermediate_size": 768,
+        "num_experts": 128,
+        "num_experts_per_tok": 8,
+        "max_position_embeddings": 32768,
+    },
+    "gemma": {
+        "hidden_act": "gelu_pytorch_tanh",
+        "tie_word_embeddings": True,
+        "num_key_value_heads": 16,
+        "head_dim": 256,
+        "attention_bias": False,
+        "max_position_embeddings": 8192,
+    },
+    "gemma2": {
+        "hidden_activation": "gelu_pytorch_tanh",
+        "tie_word_embeddings": True,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "attention_bias": False,
+        "sliding_window": 4096,
+        "max_position_embeddings": 8192,
+    },
+    "phi3": {"hidden_act": "silu", "tie_word_embeddings": False, "max_position_embeddings": 4096},
+    # the classic families (GPT2Config, GPTNeoXConfig, OPTConfig, FalconConfig, BertConfig, ViTConfig)
+    "gpt2": {"activation_function": "gelu_new", "tie_word_embeddings": True, "n_positions": 1024},
+    "gpt_neox": {"hidden_act": "gelu", "tie_word_embeddings": False, "max_position_embeddings": 2048},
+    "opt": {"activation_function": "relu", "tie_word_embeddings": True, "max_position_embeddings": 2048},
+    "falcon": {"tie_word_embeddings": True, "max_position_embeddings": 2048},
+    "bert": {"hidden_act": "gelu", "tie_word_embeddings": True, "max_position_embeddings": 512},
+    "vit": {"hidden_act": "gelu"},
+}
+
+# Families whose class derives the MLP width from the hidden size when the config gives none
+# (GPT2Config n_inner=None and FalconConfig ffn_hidden_size=None mean 4 x hidden).
+FFN_FROM_HIDDEN = {"gpt2": 4, "falcon": 4}
+
+# Families whose config nests the language model under `text_config` (multimodal wrappers).
+TEXT_CONFIG = {"llama4": "llama4_text"}
+
+# Encoder-decoder families (a source and a target stack joined by cross-attention).
+ENCODER_DECODER = frozenset(
+    {
+        "t5",
+        "mt5",
+        "umt5",
+        "longt5",
+        "switch_transformers",
+        "bart",
+        "mbart",
+        "marian",
+        "pegasus",
+        "blenderbot",
+        "blenderbot-small",
+        "m2m_100",
+        "nllb-moe",
+        "led",
+        "fsmt",
+        "prophetnet",
+        "whisper",
+        "speecht5",
+        "seamless_m4t",
+        "encoder-decoder",
+    }
+)
+
+
+def with_class_defaults(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
+    """`cfg` with its class's defaults under the keys it leaves out (a key it sets to null keeps
+    null: the class then applies its own rule, e.g. no key/value heads given = one per head)."""
+    return {**DEFAULTS.get(model_type, {}), **cfg}
+
+
+__all__ = ["DEFAULTS", "ENCODER_DECODER", "FFN_FROM_HIDDEN", "TEXT_CONFIG", "with_class_defaults"]
