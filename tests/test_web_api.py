@@ -137,9 +137,10 @@ from gpuwise.web.security import WebSettings  # noqa: E402
 # schemathesis' ASGI client says "Host: testserver"; the app under fuzz answers to that name too
 FUZZ_APP = create_app(WebSettings(allowed_hosts=frozenset({"testserver", "localhost", "127.0.0.1"})))
 SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", FUZZ_APP)
-# a request the schema allows may still name an id the catalog lacks or a layout that cannot exist:
-# 400 (usage error) and 422 (not met) are right answers to valid-looking data, and are documented
-SCHEMA.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(expected_statuses=["2xx", "400", "422"])
+# the schema says what is refused (catalog ids as enums, formats as patterns, bounds): a request it
+# allows is never a 400; values that break a rule together (a layout that cannot exist, options of
+# the other task), or requirements nothing meets, are 422, as the schema documents
+SCHEMA.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(expected_statuses=["2xx", "422"])
 
 
 @SCHEMA.parametrize()
@@ -152,6 +153,35 @@ def test_fuzz_all_checks(case):
     """Generated inputs for every endpoint under every schemathesis check: never a 500, every
     status and body as the schema documents it, bad data rejected and good data not refused."""
     case.call_and_validate()
+
+
+def test_the_schema_says_what_the_catalog_refuses():
+    """The ids and formats gpuwise checks are in the schema (so schemathesis' valid data never hits
+    a 400): each enum is the catalog's, a GPU spec is an id with an optional count, a size is
+    what the size parser reads; the server still answers a value outside them with 400 or 422."""
+    import re
+
+    from gpuwise.catalog import load_catalog
+
+    cat = load_catalog()
+    spec = CLIENT.get("/openapi.json").json()
+    body = spec["components"]["schemas"]
+    model = body["WorkloadIn"]["properties"]["model"]["anyOf"][0]
+    assert model["enum"] == sorted(cat.models)
+    assert body["RequirementsIn"]["properties"]["gpus"]["anyOf"][0]["items"]["enum"] == sorted(cat.gpus)
+    gpu = body["EstimateIn"]["properties"]["gpu"]["pattern"]
+    assert all(re.search(gpu, s) for s in ("h100-sxm", "h100-sxm:8", "a10:"))
+    assert not any(re.search(gpu, s) for s in ("h100-sxmx", "h100", "x:8", "h100-sxm:-1", "a10:1:2"))
+    params = {p["name"]: p["schema"] for p in spec["paths"]["/api/gpus"]["get"]["parameters"]}
+    size = params["min_memory"]["anyOf"][0]["pattern"]
+    assert all(re.search(size, s) for s in ("80GB", "24 GiB", "1e3MiB", "40"))
+    assert not any(re.search(size, s) for s in ("eighty", "80 GB!", "-1GB"))
+    assert CLIENT.get("/api/gpus", params={"sort": "colour"}).status_code == 422  # outside the enum: refused
+    unknown = CLIENT.post("/api/estimate", json={"workload": {"model": "llama-2-7"}, "gpu": "a10"})
+    assert unknown.status_code == 400 and "did you mean 'llama-2-7b'" in unknown.json()["detail"]
+    mixed = {"workload": {"model": "llama-2-7b", "task": "inference", "seq": 512}, "gpu": "a10"}
+    conflict = CLIENT.post("/api/estimate", json=mixed)  # each value valid, together not: 422
+    assert conflict.status_code == 422 and "--seq is the training sequence length" in conflict.json()["detail"]
 
 
 def test_matrix_page_and_api_read_the_store(tmp_path, monkeypatch):

@@ -91,7 +91,8 @@ def test_an_uploaded_config_is_parsed_in_memory_and_named_from_name_or_path():
         "/api/plan", json={**body, "workload": {**body["workload"], "model": "gpt2"}, "config_json": GPT2}
     )
     neither = CLIENT.post("/api/plan", json=body)
-    assert both.status_code == neither.status_code == 400 and "one of them" in neither.json()["detail"]
+    # each field valid, the two together not: 422 (the schema cannot say "one of them" across levels)
+    assert both.status_code == neither.status_code == 422 and "one of them" in neither.json()["detail"]
 
 
 @pytest.mark.parametrize(

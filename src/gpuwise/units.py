@@ -36,6 +36,7 @@ _SIZE_UNITS = {
     "gib": GiB,
     "tib": TiB,
 }
+SIZE_PATTERN = r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)\s*"  # a number, then a unit of _SIZE_UNITS
 _COUNT_UNITS = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _DURATION_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
@@ -51,7 +52,7 @@ def parse_bytes(text: str | int | float) -> int:
     """'24GiB', '80GB', '512MiB', 1024 -> bytes. Bare numbers are bytes."""
     if isinstance(text, int | float):
         return int(_finite(float(text) if abs(text) < 1e300 else math.inf, text, "size"))
-    m = re.fullmatch(r"\s*([0-9.]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)\s*", text[:200])
+    m = re.fullmatch(SIZE_PATTERN, text[:200])
     if not m or m.group(2).lower() not in _SIZE_UNITS:
         raise ValueError(f"not a size: {text[:40]!r} (examples: 24GiB, 80GB, 512MiB)")
     try:

@@ -22,6 +22,8 @@ _SORT_KEYS: dict[str, Callable[[GPU], Any]] = {
     "release": lambda g: g.release or "",
 }
 
+SORT_CHOICES = tuple(_SORT_KEYS)  # what --sort (and the API's `sort`) accepts
+
 
 def _known_value(flag: str, value: str, known: Iterable[str], what: str) -> str:
     """`value` lower-cased if some GPU in the catalog has it; else a usage error naming what exists."""

@@ -15,9 +15,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from gpuwise.errors import GpuwiseError
+from gpuwise.errors import GpuwiseError, UnknownNameError
 from gpuwise.web import api_routes, data, pages
 from gpuwise.web.docs import add_docs
+from gpuwise.web.models import constrain
 from gpuwise.web.security import Guard, WebSettings
 from gpuwise.web.templating import package_dir, templates
 
@@ -26,12 +27,22 @@ __all__ = ["app", "app_from_env", "create_app"]
 ECHO_CHARS = 200  # of an input echoed back in a validation error: enough to recognize it, not a pasted file
 
 
+def _status(exc: GpuwiseError, api: bool) -> int:
+    """422 when the input is valid but unmet; else, on a page, 400. The API answers 400 only for
+    what its schema refuses and gpuwise checks itself (an id the catalog lacks, a field naming a
+    file): a request the schema allows but gpuwise refuses (values that break a rule together, an
+    uploaded config that is not one) is 422, as FastAPI answers a body that fails validation."""
+    if exc.exit_code == 1 or (api and not isinstance(exc, UnknownNameError | data.ServerFileRefused)):
+        return 422
+    return 400
+
+
 async def _domain_error(request: Request, exc: Exception) -> Response:
-    """A GpuwiseError is the user's to fix: 422 when the input is valid but unmet, else 400;
-    JSON for the API, a page for people."""
+    """A GpuwiseError is the user's to fix (see `_status`): JSON for the API, a page for people."""
     assert isinstance(exc, GpuwiseError)
-    status = 422 if exc.exit_code == 1 else 400
-    if request.url.path.startswith("/api/"):
+    api = request.url.path.startswith("/api/")
+    status = _status(exc, api)
+    if api:
         return JSONResponse({"detail": str(exc)}, status_code=status)
     return templates.TemplateResponse(request, "error.html", {"message": str(exc)}, status_code=status)
 
@@ -75,7 +86,20 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     app.include_router(api_routes.router)
     app.include_router(pages.router)
     app.add_middleware(Guard, settings=settings or WebSettings())
+    _constrained_schema(app)
     return app
+
+
+def _constrained_schema(app: FastAPI) -> None:
+    """FastAPI's OpenAPI schema, built on first use, with the catalog's constraints (`constrain`)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = constrain(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def app_from_env() -> FastAPI:

@@ -61,6 +61,10 @@ def uploaded_model(config_json: str) -> Any:
     return arch_from_hf_config(cfg, name=_model_name(cfg, UPLOAD_FILE), where=UPLOAD_WHERE)
 
 
+class ServerFileRefused(UsageError):
+    """A request field that names a file on the server (`prices`): the web server reads none."""
+
+
 def resolve_models(
     work: dict[str, Any], reqs: dict[str, Any] | None = None, config_json: str = ""
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -72,7 +76,9 @@ def resolve_models(
     named = sorted(k for k in (*work, *reqs) if k in SERVER_FILE_FIELDS)
     if named:
         flag = "--" + named[0].replace("_", "-")
-        raise UsageError(f"{flag} names a file; the web server reads none of its own files (use `gpuwise plan {flag}`)")
+        raise ServerFileRefused(
+            f"{flag} names a file; the web server reads none of its own files (use `gpuwise plan {flag}`)"
+        )
     if config_json:
         work["model"] = uploaded_model(config_json)
     elif isinstance(work.get("model"), str):

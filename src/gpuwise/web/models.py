@@ -78,9 +78,12 @@ def _answer(description: str, model: type[BaseModel] = ErrorOut) -> dict[str, An
     return {"model": model, "description": description}
 
 
-# every status any /api route can answer besides 200 (the guard's, uvicorn's and the handlers' own)
+# every status any /api route can answer besides 200 (the guard's, the server's and the handlers' own)
 ERRORS: dict[int | str, dict[str, Any]] = {
-    400: _answer('Usage error: a bad value, an unknown id (with "did you mean"), or a Host not served.'),
+    400: _answer(
+        'A value this schema refuses, checked by gpuwise: an id the catalog lacks (with "did you mean"), '
+        "a field naming a file; or a Host this server does not answer to."
+    ),
     401: _answer("The server runs with a token and the request has none or a wrong one."),
     408: _answer("The request body arrived too slowly."),
     413: _answer("The request body is larger than the server's limit."),
@@ -90,5 +93,45 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 # and what a route that takes input can answer besides
 INPUT_ERRORS: dict[int | str, dict[str, Any]] = {
-    422: _answer("The input failed validation, or the requirements cannot be met.", UnprocessableOut),
+    422: _answer(
+        "The input failed validation (a list of problems), or each value is valid but together they break "
+        "a rule (options of the other task, a layout that cannot exist, an uploaded config that is not one), "
+        "or nothing meets the requirements (a message).",
+        UnprocessableOut,
+    ),
 }
+
+
+def constrain(openapi: dict[str, Any]) -> dict[str, Any]:
+    """`openapi` with what gpuwise checks against its catalog said in it, so that a request the
+    schema allows is never a 400: model and GPU ids as enums (a GPU with an optional `:count`), the
+    inter-node networks, the GPU list's vendors and sort keys, a size's format. The server still
+    checks each (an unknown id is a 400 with "did you mean")."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.query import SORT_CHOICES
+    from gpuwise.units import SIZE_PATTERN
+
+    cat = load_catalog()
+    models, gpus = sorted(cat.models), sorted(cat.gpus)
+    gpu_spec = "^(?:" + "|".join(g.replace(".", "\\.") for g in gpus) + ")(?::[0-9]*)?$"
+    networks = sorted(i for i, link in cat.interconnects.items() if link.scope == "inter-node")
+    body = openapi["components"]["schemas"]
+    _string(body["WorkloadIn"]["properties"]["model"])["enum"] = models
+    _string(body["RequirementsIn"]["properties"]["growth_model"])["enum"] = models
+    _string(body["RequirementsIn"]["properties"]["gpus"]["anyOf"][0]["items"])["enum"] = gpus
+    _string(body["EstimateIn"]["properties"]["gpu"])["pattern"] = gpu_spec
+    _string(body["EstimateIn"]["properties"]["network"])["enum"] = networks
+    query = {p["name"]: p["schema"] for p in openapi["paths"]["/api/gpus"]["get"]["parameters"]}
+    _string(query["vendor"])["enum"] = ["", *sorted({g.vendor for g in cat.gpus.values()})]  # "": any vendor
+    _string(query["sort"])["enum"] = list(SORT_CHOICES)
+    _string(query["min_memory"])["pattern"] = f"^{SIZE_PATTERN}$"
+    tco = {p["name"]: p["schema"] for p in openapi["paths"]["/api/tco"]["get"]["parameters"]}
+    tco["gpu"]["items"]["pattern"] = gpu_spec
+    return openapi
+
+
+def _string(schema: dict[str, Any]) -> dict[str, Any]:
+    """The string schema within a property's (itself, or its string branch of an anyOf with null)."""
+    if schema.get("type") == "string":
+        return schema
+    return next(branch for branch in schema.get("anyOf", ()) if branch.get("type") == "string")
