@@ -32,8 +32,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     broken = []
 
+    from gpuwise.hw import NvmlSource, ReplaySource, close_source, record
     from gpuwise.ops.doctor import DoctorOptions, run_checks
-    from gpuwise.ops.hw import NvmlSource, ReplaySource, close_source, record
 
     def source():
         return ReplaySource(args.replay) if args.replay else NvmlSource()

@@ -3,7 +3,7 @@
 They are built from NVML's field semantics — what each query returns on such a board, "not
 supported" as null — not read from a machine, so that the doctor, the exporter and the fleet code
 have the same three hosts to work on everywhere. Each file says so: `"synthetic": true` and a
-`"note"` at the top level (`gpuwise.ops.hw.read_recording` reads both). The faults are planted,
+`"note"` at the top level (`gpuwise.hw.read_recording` reads both). The faults are planted,
 not observed:
 
 - healthy-8x-h100-nvlink.json: an HGX H100 node under load, NVSwitch fabric, everything fine.
@@ -21,7 +21,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from gpuwise.ops.hw import (
+from gpuwise.hw import (
     NVLINK_ERROR_COUNTERS,
     CState,
     GpuSnapshot,

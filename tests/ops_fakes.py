@@ -1,4 +1,4 @@
-"""A fake NVML module (the subset of pynvml that gpuwise.ops.hw calls), one per scenario.
+"""A fake NVML module (the subset of pynvml that gpuwise.hw calls), one per scenario.
 
 It answers like the real binding: values in NVML's units (mW, MHz, KB/s, percent), exceptions
 of an `NVMLError` family for "not supported", "GPU is lost" and other failures. Faults are

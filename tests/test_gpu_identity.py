@@ -202,7 +202,7 @@ def test_the_schema_checks_identity_forms():
 def test_bench_fleet_and_deploy_call_the_same_identify(monkeypatch, tmp_path, catalog):
     from gpuwise.bench.host import catalog_gpu_id
     from gpuwise.deploy.gpu import product_label
-    from gpuwise.ops.hw import NvmlSource
+    from gpuwise.hw import NvmlSource
 
     from .ops_fakes import FakeNvml, fake_host
 
@@ -257,9 +257,9 @@ def test_bench_tries_the_jetson_device_tree(monkeypatch, tmp_path):
     (tmp_path / "proc/device-tree/compatible").write_bytes(
         b"nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234\0"
     )
-    modules = host._device_tree_compatible(tmp_path)
+    modules = host.device_tree_compatible(tmp_path)
     assert modules == ["nvidia,p3737-0000+p3701-0005", "nvidia,p3701-0005", "nvidia,tegra234"]
-    monkeypatch.setattr(host, "_device_tree_compatible", lambda: modules)
+    monkeypatch.setattr(host, "device_tree_compatible", lambda: modules)
     assert host.catalog_gpu_id("Orin", 62 * GiB) == "jetson-agx-orin-64gb"
     assert host.catalog_gpu_id("Orin", 30 * GiB) is None  # the 64 GB module id with 32 GB memory
 

@@ -36,9 +36,9 @@ from gpuwise.cli.output import to_json
 from gpuwise.deploy.validate import load_crds
 from gpuwise.errors import ConfigError, GpuwiseError, UsageError
 from gpuwise.estimate.cost import CostParams, compare
+from gpuwise.hw import ReplaySource, read_recording
 from gpuwise.ops import fleet
 from gpuwise.ops.doctor import run_checks
-from gpuwise.ops.hw import ReplaySource, read_recording
 from gpuwise.planfile import read_plan_file
 from gpuwise.store import mask_password, open_store
 from gpuwise.store.db import _transient, check_row

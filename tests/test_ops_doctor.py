@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuwise.hw import CState, HostSnapshot, ProcessSnapshot, ReplaySource, XidEvent
 from gpuwise.ops.doctor import (
     CHECK_IDS,
     FAIL,
@@ -16,7 +17,6 @@ from gpuwise.ops.doctor import (
     run_checks,
     suggest_device_order,
 )
-from gpuwise.ops.hw import CState, HostSnapshot, ProcessSnapshot, ReplaySource, XidEvent
 
 HOSTS = Path(__file__).resolve().parent.parent / "examples" / "hosts"
 

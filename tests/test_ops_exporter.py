@@ -16,9 +16,9 @@ pytest.importorskip("prometheus_client", exc_type=ImportError)
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpuwise.http_limits import Limits
+from gpuwise.hw import NvmlSource, ReplaySource
 from gpuwise.ops import data_file
 from gpuwise.ops.exporter import GPU_LABELS, METRICS, GpuCollector, make_registry, render, start
-from gpuwise.ops.hw import NvmlSource, ReplaySource
 
 from .ops_fakes import FakeNvml, fake_host
 from .slow_clients import loopback_sources, request, slow_clients, wait_closed

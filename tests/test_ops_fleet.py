@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("sqlalchemy", exc_type=ImportError)
 
 from gpuwise.errors import ConfigError, UsageError
+from gpuwise.hw import ReplaySource
 from gpuwise.ops import fleet
-from gpuwise.ops.hw import ReplaySource
 from gpuwise.store import open_store
 from gpuwise.store.schema import MIGRATIONS
 

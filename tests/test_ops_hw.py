@@ -11,7 +11,7 @@ import pytest
 
 from gpuwise.catalog.identity import identify
 from gpuwise.errors import UsageError
-from gpuwise.ops.hw import (
+from gpuwise.hw import (
     HostSnapshot,
     NvmlSource,
     ReplaySource,
@@ -24,6 +24,7 @@ from gpuwise.ops.hw import (
     read_recording,
     record,
 )
+from gpuwise.hw.nvml import gpu_clocks
 
 from .ops_fakes import FakeGpu, FakeNvml, NVMLError_LibraryNotFound, fake_host
 
@@ -333,17 +334,37 @@ def test_a_mapped_id_outside_the_catalog_in_use_is_unknown(catalog):
 
 
 # ----- one door to the hardware ---------------------------------------------------------------------
-def test_only_hw_imports_nvml_or_reads_sys_and_proc():
-    """Within the operate code: hw.py is the one door (bench/host.py has its own NVML reads)."""
+def test_only_the_hw_package_imports_nvml_or_reads_sys_and_proc():
+    """gpuwise.hw is the one door: no other module (ops, bench, cli, ...) names pynvml or a /sys, /proc path."""
     src = ROOT / "src" / "gpuwise"
     offenders = []
-    for path in [*(src / "ops").rglob("*.py"), src / "cli" / "ops_cmd.py"]:
-        if path.name == "hw.py" and path.parent.name == "ops":
+    for path in src.rglob("*.py"):
+        if path.parent == src / "hw":
             continue
         text = path.read_text(encoding="utf-8")
-        if re.search(r"\bpynvml\b", text) or re.search(r"[\"'](/sys/|/proc/|/dev/kmsg)", text):
+        if re.search(r"\bpynvml\b", text) or re.search(r"[\"'](/sys/|/proc/|/dev/kmsg|sys/|proc/)", text):
             offenders.append(str(path.relative_to(src)))
     assert offenders == []
+
+
+def test_a_benchmark_host_records_each_failed_nvml_read():
+    """The GPU a benchmark ran on: its clocks through nvml_call, a failing read named in the errors, not dropped."""
+    nvml = FakeNvml(fake_host(2), faults={(1, "nvmlDeviceGetMaxClockInfo"): "error"})
+    driver, clocks, errors = gpu_clocks(1, None, nvml, environ={})
+    assert driver == "550.90.07"
+    assert clocks == {"sm_mhz": 1980, "mem_mhz": 2619, "power_limit_w": 700.0, "temperature_c": 60}
+    assert set(errors) == {"sm_max_mhz", "mem_max_mhz"} and "nvmlDeviceGetMaxClockInfo" in errors["sm_max_mhz"]
+    assert nvml.shutdowns == 1
+
+
+def test_a_benchmark_host_says_why_nvml_did_not_start_or_found_no_gpu():
+    _, clocks, errors = gpu_clocks(0, None, FakeNvml([], init_error=NVMLError_LibraryNotFound), environ={})
+    assert clocks == {} and errors == {"init": "the NVML library (libnvidia-ml.so) was not found"}
+    nvml = FakeNvml(fake_host(1), faults={(0, "nvmlDeviceGetHandleByIndex"): "error"})
+    _, clocks, errors = gpu_clocks(0, "GPU-0", nvml, environ={})
+    assert clocks == {} and "nvmlDeviceGetHandleByIndex" in errors["handle_by_index"]
+    _, clocks, errors = gpu_clocks(0, None, FakeNvml(fake_host(1)), environ={"CUDA_VISIBLE_DEVICES": "3"})
+    assert clocks == {} and errors == {}  # renumbered devices: index 0 is not NVML's GPU 0, so nothing is read
 
 
 def test_live_read_here_never_raises():
@@ -355,16 +376,16 @@ def test_live_read_here_never_raises():
 
 
 def test_an_unreadable_kernel_log_is_not_retried_on_every_read(tmp_path, monkeypatch):
-    import gpuwise.ops.hw as hw
+    import gpuwise.hw.nvml as hw_nvml
 
     calls = []
-    real = hw.read_host_facts
+    real = hw_nvml.read_host_facts
 
     def counting(root, environ, *, kernel_log=True):
         calls.append(kernel_log)
         return real(root, environ, kernel_log=kernel_log)
 
-    monkeypatch.setattr(hw, "read_host_facts", counting)
+    monkeypatch.setattr(hw_nvml, "read_host_facts", counting)
     src = NvmlSource(FakeNvml(fake_host(1)), root=tmp_path, environ={})
     first, second = src.read(), src.read()
     assert calls == [True, False]

@@ -54,8 +54,8 @@ def _query(port, expr):
 def test_a_real_prometheus_scrapes_the_exporter(tmp_path):
     prometheus = _binary("prometheus")
     pytest.importorskip("prometheus_client", exc_type=ImportError)
+    from gpuwise.hw import ReplaySource
     from gpuwise.ops.exporter import start
-    from gpuwise.ops.hw import ReplaySource
 
     exporter = start(0, "127.0.0.1", ReplaySource(HOSTS / "faulty-8x-a100.json"))
     web = free_port()

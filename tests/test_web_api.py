@@ -199,8 +199,8 @@ def test_matrix_page_and_api_read_the_store(tmp_path, monkeypatch):
 def test_fleet_page_after_a_scan_of_a_recorded_host(tmp_path, monkeypatch):
     from pathlib import Path
 
+    from gpuwise.hw import ReplaySource
     from gpuwise.ops.fleet import scan
-    from gpuwise.ops.hw import ReplaySource
     from gpuwise.store import open_store
 
     db = f"sqlite:///{tmp_path / 'f.db'}"

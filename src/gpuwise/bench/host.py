@@ -1,30 +1,19 @@
 """What a benchmark ran on: host name, CPU, and (on a GPU) its model, count, driver, CUDA and
-torch versions and clocks. Torch and NVML (`pynvml`, from nvidia-ml-py) are optional: without
-them the fields they would fill stay empty."""
+torch versions and clocks. Torch and NVML (nvidia-ml-py) are optional: without
+them the fields they would fill stay empty. The hardware is read through `gpuwise.hw`, which
+records why an NVML read failed (`HostFacts.errors`)."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import platform
-import re
 import socket
-from pathlib import Path
 from typing import Any
 
 from gpuwise.bench.result import HostFacts
-
-
-def cpu_model() -> str:
-    """The CPU's marketing name from /proc/cpuinfo (Linux), else what `platform` knows."""
-    with contextlib.suppress(OSError):
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-        for key in ("model name", "Hardware", "Processor", "cpu model", "cpu"):
-            m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.MULTILINE)
-            if m and m.group(1).strip():
-                return m.group(1).strip()
-    return platform.processor() or platform.machine() or "unknown"
+from gpuwise.hw.host import cpu_model, device_tree_compatible, nvidia_driver_version, pci_vendor_device
+from gpuwise.hw.nvml import gpu_clocks
 
 
 def usable_cpus() -> int:
@@ -44,7 +33,7 @@ def catalog_gpu_id(name: str, memory_bytes: int | None = None, pci_id: str | Non
         from gpuwise.catalog.identity import identify
 
         found = identify(name, pci_id=pci_id, memory_bytes=memory_bytes)
-        for module in () if found else _device_tree_compatible():
+        for module in () if found else device_tree_compatible():
             found = identify(module, memory_bytes=memory_bytes)
             if found:
                 break
@@ -53,73 +42,13 @@ def catalog_gpu_id(name: str, memory_bytes: int | None = None, pci_id: str | Non
         return None
 
 
-def _device_tree_compatible(root: Path = Path("/")) -> list[str]:
-    """Entries of /proc/device-tree/compatible (NUL-separated; Jetson module ids), or []."""
-    with contextlib.suppress(OSError):
-        raw = (root / "proc/device-tree/compatible").read_bytes()
-        return [part.decode("ascii", "replace") for part in raw.split(b"\0") if part]
-    return []
-
-
 def _pci_id(props: Any) -> str | None:
-    """'vendor:device' of a torch device from sysfs (Linux), via the PCI address torch reports."""
-    with contextlib.suppress(AttributeError, TypeError, ValueError, OSError):
+    """'vendor:device' of a torch device, via the PCI address torch reports (None when it reports none)."""
+    try:
         bus_id = f"{int(props.pci_domain_id):04x}:{int(props.pci_bus_id):02x}:{int(props.pci_device_id):02x}.0"
-        dev = Path("/sys/bus/pci/devices") / bus_id
-        vendor = (dev / "vendor").read_text().strip().removeprefix("0x")
-        device = (dev / "device").read_text().strip().removeprefix("0x")
-        return f"{vendor}:{device}"
-    return None
-
-
-def _nvidia_driver_from_proc() -> str | None:
-    with contextlib.suppress(OSError):
-        text = Path("/proc/driver/nvidia/version").read_text(encoding="utf-8", errors="replace")
-        m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+([0-9][0-9.]*)", text)
-        if m:
-            return m.group(1)
-    return None
-
-
-def _nvml(index: int, uuid: str | None) -> tuple[str | None, dict[str, Any]]:
-    """(driver version, clocks) from NVML when pynvml is importable; (None, {}) otherwise."""
-    if importlib.util.find_spec("pynvml") is None:
-        return None, {}
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-    except Exception:  # no driver, no library, no permission: NVML is optional
-        return None, {}
-    clocks: dict[str, Any] = {}
-    driver = None
-    try:
-        with contextlib.suppress(Exception):
-            raw = pynvml.nvmlSystemGetDriverVersion()
-            driver = raw.decode() if isinstance(raw, bytes) else str(raw)
-        handle = None
-        if uuid:
-            with contextlib.suppress(Exception):
-                handle = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
-        if handle is None and "CUDA_VISIBLE_DEVICES" not in os.environ:
-            with contextlib.suppress(Exception):
-                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        if handle is not None:
-            reads = {
-                "sm_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
-                "mem_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
-                "sm_max_mhz": lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
-                "mem_max_mhz": lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_MEM),
-                "power_limit_w": lambda: pynvml.nvmlDeviceGetEnforcedPowerLimit(handle) / 1000.0,
-                "temperature_c": lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
-            }
-            for key, read in reads.items():
-                with contextlib.suppress(Exception):
-                    clocks[key] = read()
-    finally:
-        with contextlib.suppress(Exception):
-            pynvml.nvmlShutdown()
-    return driver, clocks
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return pci_vendor_device(bus_id)
 
 
 def host_facts(device: str = "cpu") -> HostFacts:
@@ -145,13 +74,14 @@ def host_facts(device: str = "cpu") -> HostFacts:
     index = int(resolved.split(":")[1])
     props = torch.cuda.get_device_properties(index)
     uuid = str(getattr(props, "uuid", "") or "") or None
-    driver, clocks = _nvml(index, uuid)
+    driver, clocks, errors = gpu_clocks(index, uuid)
     name = torch.cuda.get_device_name(index)
     facts.update(
         gpu_model=name,
         gpu_id=catalog_gpu_id(name, int(props.total_memory), _pci_id(props)),
         gpu_count=torch.cuda.device_count(),
-        driver=driver or _nvidia_driver_from_proc(),
+        driver=driver or nvidia_driver_version(),
+        errors=errors,
         clocks={"device_index": index, "memory_bytes": int(props.total_memory),
                 "multiprocessors": int(props.multi_processor_count),
                 "capability": f"{props.major}.{props.minor}", **clocks},

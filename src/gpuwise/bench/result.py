@@ -60,6 +60,7 @@ class HostFacts:
     torch: str | None = None
     python: str | None = None
     clocks: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # what failed reading the host (NVML call -> message)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

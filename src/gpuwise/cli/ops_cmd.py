@@ -48,13 +48,13 @@ def _errors() -> Iterator[None]:
 
 
 def _source(replay: Path | None, **kwargs: Any) -> Any:
-    from gpuwise.ops.hw import NvmlSource, ReplaySource
+    from gpuwise.hw import NvmlSource, ReplaySource
 
     return ReplaySource(replay) if replay is not None else NvmlSource(**kwargs)
 
 
 def _close(source: Any) -> None:
-    from gpuwise.ops.hw import close_source
+    from gpuwise.hw import close_source
 
     close_source(source)
 
@@ -83,9 +83,9 @@ def doctor(
 ) -> None:
     """Host checks, each PASS/WARN/FAIL/SKIP with its evidence and the fix. Exit 1 when anything FAILs."""
     with _errors():
+        from gpuwise.hw import ReplaySource
+        from gpuwise.hw import record as write_recording
         from gpuwise.ops.doctor import DoctorOptions, run_checks
-        from gpuwise.ops.hw import ReplaySource
-        from gpuwise.ops.hw import record as write_recording
 
         bounded(interval, "--interval", 0, MAX_INTERVAL_S)
         source = _source(replay)

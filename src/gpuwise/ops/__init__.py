@@ -1,7 +1,7 @@
-"""Operate GPU hosts: one hardware interface, host checks, a Prometheus exporter, fleet life cycle.
+"""Operate GPU hosts: host checks, a Prometheus exporter, fleet life cycle, over the one hardware
+interface (`gpuwise.hw`: typed snapshots, a recorder and a replay source; synthetic example hosts
+in examples/hosts/).
 
-- `gpuwise.ops.hw`: the only module that talks to NVML, sysfs and procfs; typed snapshots, a
-  recorder and a replay source (synthetic example hosts in examples/hosts/).
 - `gpuwise.ops.doctor`: host checks, each PASS/WARN/FAIL/SKIP with its evidence and fix.
 - `gpuwise.ops.exporter`: a Prometheus collector that reads a fresh snapshot on every scrape.
 - `gpuwise.ops.fleet`: card inventory, inspections and retirement rules over the store.

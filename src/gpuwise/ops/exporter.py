@@ -24,9 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.http_limits import Limits
-from gpuwise.ops import EXPORTER_PORT
-from gpuwise.ops.doctor import XID_ACTIONS
-from gpuwise.ops.hw import (
+from gpuwise.hw import (
     NVLINK_ERROR_COUNTERS,
     THROTTLE_REASONS,
     GpuSnapshot,
@@ -34,6 +32,8 @@ from gpuwise.ops.hw import (
     Source,
     close_source,
 )
+from gpuwise.ops import EXPORTER_PORT
+from gpuwise.ops.doctor.kernel_log import XID_ACTIONS
 
 log = logging.getLogger(__name__)
 
@@ -595,7 +595,7 @@ def start(
 
     if registry is None:
         if source is None:
-            from gpuwise.ops.hw import NvmlSource
+            from gpuwise.hw import NvmlSource
 
             source = NvmlSource()
         registry = make_registry(source)
@@ -614,7 +614,7 @@ def serve(
 ) -> None:
     """Serve /metrics until interrupted (Ctrl-C)."""
     if source is None:
-        from gpuwise.ops.hw import NvmlSource
+        from gpuwise.hw import NvmlSource
 
         source = NvmlSource()
     running = start(port, host, source)

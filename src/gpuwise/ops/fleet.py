@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuwise.errors import ConfigError, UsageError
-from gpuwise.ops.hw import GpuSnapshot, HostSnapshot, Source
+from gpuwise.hw import GpuSnapshot, HostSnapshot, Source
 from gpuwise.ops.names import check_hostname, check_version
 
 STATUSES = ("active", "watch", "retired")

@@ -115,7 +115,7 @@ inspections = Table(
     Column("clock_sm_hz", Float),
     Column("clock_mem_hz", Float),
     Column("throttle_mask", BigInteger),
-    Column("snapshot", JSON, nullable=False),  # the GPU as read (gpuwise.ops.hw.GpuSnapshot) and host facts
+    Column("snapshot", JSON, nullable=False),  # the GPU as read (gpuwise.hw.GpuSnapshot) and host facts
     Index("ix_inspections_card_time", "card_uuid", "time"),
 )
 
