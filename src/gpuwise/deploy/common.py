@@ -17,7 +17,7 @@ from gpuwise.catalog import GPU, Catalog
 from gpuwise.deploy import gpu as gpuinfo
 from gpuwise.errors import UsageError
 
-ENGINES = ("triton", "vllm")
+ENGINES = ("triton", "vllm", "sglang", "trtllm")  # Kubernetes runs the first two
 SCHEDULERS = ("volcano", "job")
 SHARING = ("none", "auto", "mig", "time-slicing")
 DEFAULT_PROMETHEUS = "http://prometheus-operated.monitoring.svc:9090"

@@ -25,12 +25,13 @@ from gpuwise.deploy.common import (
     slug,
     why,
 )
+from gpuwise.deploy.engines import PORT, PROGRAMS, model_source, vllm_args, vllm_memory
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.sharing import Sharing, serving_sharing, sharing_layout
 from gpuwise.errors import UsageError
 from gpuwise.estimate.operators import input_bytes_per_sample
 from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
-from gpuwise.units import fmt_bytes, fmt_gib
+from gpuwise.units import fmt_bytes
 from gpuwise.workload import InferenceJob
 from gpuwise.workload.requirements import Requirements
 
@@ -39,7 +40,6 @@ TRITON_IMAGE = "nvcr.io/nvidia/tritonserver:25.01-py3"
 VLLM_IMAGE = "vllm/vllm-openai:v0.8.5"
 VLLM_ROCM_IMAGE = "rocm/vllm:latest"
 TRITON_PINNED_DEFAULT = 256 * 2**20  # tritonserver --pinned-memory-pool-byte-size default
-PORT = 8000  # HTTP port of both servers
 TRITON_GRPC_PORT, TRITON_METRICS_PORT = 8001, 8002  # tritonserver's defaults
 TOKEN_ID_BYTES = 4.0  # a token id as the servers copy it: int32 (Triton's INT32 input_ids)
 
@@ -51,6 +51,11 @@ def choose_engine(work: InferenceJob, gpu: GPU, options: DeployOptions) -> tuple
     llm = isinstance(work.model, TransformerArch) and work.model.decoder
     amd = gpuinfo.vendor(gpu) == "amd"
     if options.engine is not None:
+        if options.engine not in ("vllm", "triton"):
+            raise UsageError(
+                f"--engine {options.engine}: the Kubernetes manifests run vLLM or Triton; "
+                "deploy with --target slurm or --target skypilot for SGLang and TensorRT-LLM"
+            )
         if options.engine == "vllm" and not llm:
             raise UsageError(
                 f"vLLM serves generative language models; {work.model.name} is not one: use --engine triton"
@@ -80,19 +85,6 @@ def _image(engine: str, gpu: GPU, options: DeployOptions) -> tuple[str, str]:
     if gpuinfo.vendor(gpu) == "amd":
         return VLLM_ROCM_IMAGE, "AMD's ROCm build of vLLM; pin a tag or digest"
     return VLLM_IMAGE, "vLLM's OpenAI-compatible server image; pin your own tag or digest"
-
-
-def hf_repo(model_name: str, catalog: Catalog) -> str | None:
-    """The Hugging Face repository a catalog model's config comes from, if any."""
-    entry = catalog.models.get(model_name)
-    if entry is None:
-        return None
-    for sid in sorted(entry.source_ids()):
-        url = catalog.sources[sid].url or ""
-        m = re.match(r"https://huggingface\.co/([^/]+/[^/]+?)(?:/|$)", url)
-        if m:
-            return m.group(1)
-    return None
 
 
 def _request_bytes(work: InferenceJob) -> float:
@@ -242,60 +234,6 @@ def _triton(work: InferenceJob, image: str, name: str, ns: str, batch: int) -> _
     return server
 
 
-def _vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions) -> tuple[float, str]:
-    """(--gpu-memory-utilization, reason): vLLM's default share, raised to what the plan needs,
-    or split between time-sliced replicas."""
-    need = c.est.memory.per_gpu.total
-    capacity = c.est.memory.capacity
-    util = conv.gpu_memory_utilization
-    util_why = (
-        f"vLLM pre-allocates this share of GPU memory for weights and KV cache; the plan needs "
-        f"{fmt_gib(need)} of {fmt_gib(capacity)} per GPU ({need / capacity:.0%})"
-    )
-    if share.mode == "time-slicing":
-        util = math.floor((1 / share.per_gpu - conv.memory_margin) * 100) / 100
-        util_why += f"; {share.per_gpu} replicas share each GPU, so each takes at most {util:.2f}"
-    else:
-        memory = share.mig.memory_bytes if share.mig else capacity
-        util = max(util, min(conv.memory_utilization_max, math.ceil((need / memory + conv.memory_margin) * 100) / 100))
-        if share.mig:
-            util_why += f"; on a MIG {share.mig.name} slice vLLM sees only the slice's memory"
-    return util, util_why
-
-
-def _vllm_args(work: InferenceJob, source: str, src_why: str, batch: int, util: tuple[float, str]) -> list[Any]:
-    """The vLLM server's flags, each from the plan."""
-    tp = work.parallel.tp
-    args: list[Any] = [
-        why(f"--model={source}", src_why),
-        why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id"),
-        why(f"--tensor-parallel-size={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
-        why(f"--max-num-seqs={batch}", "the plan's batch: the cheapest the serving search found"),
-        why(
-            f"--max-model-len={work.input_tokens + work.output_tokens}",
-            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
-        ),
-        why(f"--gpu-memory-utilization={util[0]:.2f}", util[1]),
-        f"--port={PORT}",
-    ]
-    dtype = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}.get(work.weights_dtype)
-    if dtype:
-        args.insert(2, why(f"--dtype={dtype}", f"the plan's weights dtype ({work.weights_dtype})"))
-    if work.kv_dtype == "fp8":
-        args.append(why("--kv-cache-dtype=fp8", "the plan's KV-cache dtype (fp8)"))
-    return args
-
-
-def _model_source(work: InferenceJob, options: DeployOptions, catalog: Catalog) -> tuple[str, str]:
-    """(what vLLM loads, reason): --model-source, the catalog's Hugging Face repository, or a path."""
-    source = options.model_source or hf_repo(work.model.name, catalog) or f"/models/{work.model.name}"
-    if options.model_source:
-        return source, "as given (--model-source)"
-    if "/" in source and not source.startswith("/"):
-        return source, "Hugging Face repository of the catalog's config"
-    return source, "no known repository: mount the weights at this path or pass --model-source"
-
-
 def _vllm(
     c: Candidate, options: DeployOptions, catalog: Catalog, conv: DeployConventions, share: Sharing, batch: int
 ) -> _Server:
@@ -303,10 +241,10 @@ def _vllm(
     work = c.est.workload
     assert isinstance(work, InferenceJob)
     name, ns = options.name or slug(work.model.name), options.namespace
-    source, src_why = _model_source(work, options, catalog)
+    source = model_source(work, options.model_source, catalog)
     server = _Server(
-        command=["python3", "-m", "vllm.entrypoints.openai.api_server"],
-        args=_vllm_args(work, source, src_why, batch, _vllm_memory(c, share, conv)),
+        command=list(PROGRAMS["vllm"]),
+        args=vllm_args(work, source, batch, vllm_memory(c, share, conv)),
         ports=[{"name": "http", "containerPort": PORT}],
         ready="/health",
         live="/health",

@@ -22,6 +22,7 @@ import yaml
 from gpuwise import __version__
 from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import Bundle, DeployConventions, Manifest, dns_label, make, meta, shm_volume, slug, why
+from gpuwise.deploy.launch import TORCHRUN_PORT
 from gpuwise.errors import UsageError
 from gpuwise.ops import EXPORTER_PORT, data_file
 
@@ -301,7 +302,6 @@ def acceptance_job(o: OpsOptions, conv: DeployConventions, gpus: int = NODE_GPUS
 
 
 # ------------------------------------------------------------------------------------------
-TORCHRUN_PORT = 29500
 
 
 def _by_model(nodes: Sequence[GpuNode]) -> dict[str, list[GpuNode]]:

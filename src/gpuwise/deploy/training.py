@@ -23,13 +23,13 @@ from gpuwise.deploy.common import (
     slug,
     why,
 )
+from gpuwise.deploy.launch import TORCHRUN_PORT, Rendezvous, layout_text, torchrun_args
 from gpuwise.deploy.nccl import Fabric, nccl_env
 from gpuwise.plan.search import Candidate
 from gpuwise.workload import TrainingJob
 
 PYTORCH_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
 PYTORCH_ROCM_IMAGE = "rocm/pytorch:latest"
-TORCHRUN_PORT = 29500
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +63,7 @@ def _torchrun(job: _Job) -> tuple[list[Any], list[Any]]:
     """(torchrun arguments, environment): one process per GPU, a rendezvous at pod 0 across nodes."""
     script = why(job.options.script, "your training script (in the image or on a mounted volume)")
     if job.nodes == 1:
-        args: list[Any] = [
-            why("--standalone", "one node: torchrun's local rendezvous, no master address needed"),
-            why(f"--nproc-per-node={job.per_node}", f"one process per GPU: {job.per_node} GPUs"),
-            script,
-        ]
-        return args, []
+        return torchrun_args(1, job.per_node, script, None), []
     if job.volcano:
         master, rank_var = f"{job.name}-worker-0.{job.name}", "VC_TASK_INDEX"
         master_why = (
@@ -78,17 +73,9 @@ def _torchrun(job: _Job) -> tuple[list[Any], list[Any]]:
     else:
         master, rank_var = f"{job.name}-0.{job.name}", "JOB_COMPLETION_INDEX"
         master_why = "pod 0 of the Indexed Job: its hostname is <job>-0 under the headless Service named in subdomain"
-    args = [
-        why(f"--nnodes={job.nodes}", f"the plan's {job.nodes} nodes, one pod each"),
-        why(f"--nproc-per-node={job.per_node}", f"one process per GPU: {job.per_node} GPUs per node"),
-        why(
-            f"--node-rank=$({rank_var})",
-            f"this pod's index ({rank_var}, set by {'Volcano' if job.volcano else 'the Job controller'})",
-        ),
-        "--master-addr=$(MASTER_ADDR)",
-        f"--master-port={TORCHRUN_PORT}",
-        script,
-    ]
+    rank_why = f"this pod's index ({rank_var}, set by {'Volcano' if job.volcano else 'the Job controller'})"
+    rdzv = Rendezvous("static", "$(MASTER_ADDR)", master_why, rank=(f"$({rank_var})", rank_why))
+    args = torchrun_args(job.nodes, job.per_node, script, rdzv, agent="pod")
     return args, [why({"name": "MASTER_ADDR", "value": master}, master_why)]
 
 
@@ -97,13 +84,9 @@ def _container(job: _Job, fab: Fabric, nccl_vars: list[Any], mount: dict[str, An
     work = job.work
     args, env = _torchrun(job)
     env += nccl_vars
-    par = work.parallel
     env.append(
         why(
-            {
-                "name": "GPUWISE_LAYOUT",
-                "value": f"tp={par.tp} pp={par.pp} zero={par.zero} micro_batch={work.micro_batch}",
-            },
+            {"name": "GPUWISE_LAYOUT", "value": layout_text(work)},
             "the layout the plan fits in memory: configure the script's parallelism to match",
         )
     )
