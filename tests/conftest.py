@@ -10,12 +10,16 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from corpus import HF_CONFIGS
 from gpuwise.catalog import Catalog, load_catalog
+
+if TYPE_CHECKING:
+    from .slurm_cluster import SlurmCluster
 from gpuwise.catalog.hf_import import load_hf_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,3 +182,47 @@ def run_main(capsys, *args: str) -> tuple[int, str, str]:
         sys.argv = argv
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+# ----- a throw-away Slurm cluster for the deploy tests (tests/slurm_cluster.py) -----------------
+@pytest.fixture(scope="session")
+def munge_socket() -> Iterator[str]:
+    """munged with a generated key in a temporary directory: the socket Slurm authenticates with."""
+    from .slurm_cluster import missing_tools, start_munge, stop_munge
+
+    gone = missing_tools()
+    if gone:
+        missing(f"Slurm and munge ({', '.join(gone)}; Debian's slurm-wlm and munge)")
+    if os.geteuid() != 0:
+        pytest.skip("the throw-away Slurm runs its daemons as root (as CI does)")
+    root = Path(tempfile.mkdtemp(prefix="gpuwise-munge-"))
+    try:
+        yield start_munge(root)
+    finally:
+        stop_munge(root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def slurm_gres_types() -> list[str]:
+    """The GRES type of every catalog GPU, as `gpuwise deploy --target slurm` writes it."""
+    from gpuwise.deploy.slurm import gres_type
+
+    return sorted({gres_type(g)[0] for g in load_catalog().gpus.values()})
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(munge_socket: str) -> Iterator[SlurmCluster]:
+    """Two Slurm nodes on this machine (slurmctld and two slurmd), with 8 GPUs of every catalog type
+    each, until the end of the session."""
+    from .slurm_cluster import SlurmCluster
+
+    root = Path(tempfile.mkdtemp(prefix="gpuwise-slurm-"))
+    ports = [free_port() for _ in range(3)]
+    cluster = SlurmCluster(root, munge_socket, ["gpuwise-node1", "gpuwise-node2"], slurm_gres_types(), ports)
+    try:
+        cluster.start()
+        cluster.wait_idle(cluster.nodes)
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(root, ignore_errors=True)

@@ -14,7 +14,26 @@ import typer
 
 if TYPE_CHECKING:
     from gpuwise.deploy.common import Bundle, DeployOptions
+    from gpuwise.deploy.shell import Rendered
     from gpuwise.deploy.validate import Report
+
+
+TARGETS = ("kubernetes", "slurm", "skypilot")
+TargetOption = Annotated[
+    str, typer.Option(help="Where the team runs: kubernetes (manifests), slurm (batch scripts), skypilot (task).")
+]
+PartitionOption = Annotated[str | None, typer.Option(help="slurm: the partition the jobs run in.")]
+AccountOption = Annotated[str | None, typer.Option(help="slurm: the account the jobs are charged to.")]
+PrometheusOption = Annotated[str | None, typer.Option(help="Prometheus URL for the autoscaler and the idle reclaimer.")]
+CrdsOption = Annotated[
+    Path | None, typer.Option(help="Folder of CustomResourceDefinition YAML to validate Volcano/KEDA objects.")
+]
+K8sVersionOption = Annotated[
+    str | None, typer.Option(help="Kubernetes version of the schemas (default: newest shipped).")
+]
+GresTypeOption = Annotated[
+    str | None, typer.Option(help="slurm: the GRES type of the GPU in your gres.conf (default: Slurm's NVML name).")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -52,22 +71,21 @@ def deploy(
         str | None, typer.Option(help="vLLM --model: Hugging Face repo id or path in the image.")
     ] = None,
     script: Annotated[str, typer.Option(help="Training script torchrun runs.")] = "train.py",
-    prometheus: Annotated[
-        str | None, typer.Option(help="Prometheus URL for the autoscaler and the idle reclaimer.")
-    ] = None,
-    crds: Annotated[
-        Path | None, typer.Option(help="Folder of CustomResourceDefinition YAML to validate Volcano/KEDA objects.")
-    ] = None,
-    k8s_version: Annotated[
-        str | None, typer.Option(help="Kubernetes version of the schemas (default: newest shipped).")
-    ] = None,
+    prometheus: PrometheusOption = None,
+    crds: CrdsOption = None,
+    k8s_version: K8sVersionOption = None,
     db: Annotated[
         str | None, typer.Option("--db", help="ops: the fleet store whose hosts get a bench CronJob.")
     ] = None,
     node: Annotated[list[str] | None, typer.Option("--node", help="ops: a GPU node NAME[:GPUS] (repeat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    target: TargetOption = "kubernetes",
+    partition: PartitionOption = None,
+    account: AccountOption = None,
+    gres_type: GresTypeOption = None,
 ) -> None:
-    """Kubernetes manifests from a plan: serving, training, GPU pools, MIG/time-slicing layout.
+    """Launch a plan where the team runs: Kubernetes manifests (serving, training, GPU pools, MIG/time-slicing
+    layout), Slurm batch scripts and pool config (--target slurm), or a SkyPilot task (--target skypilot).
     `gpuwise deploy ops -o DIR`: the ops stack (exporter, monitoring, benchmark CronJobs, acceptance)."""
     from gpuwise.deploy.common import DEFAULT_PROMETHEUS, DeployOptions
     from gpuwise.deploy.validate import validate
@@ -75,6 +93,7 @@ def deploy(
 
     if out is None and not dry_run:
         raise UsageError("give the output folder with -o DIR (or --dry-run to only show what would be written)")
+    _check_target(target)
     options = DeployOptions(
         namespace=namespace or "default",
         engine=engine,
@@ -88,6 +107,10 @@ def deploy(
         script=script,
         prometheus_url=prometheus or DEFAULT_PROMETHEUS,
     ).checked()
+    site = {"partition": partition, "account": account, "gres_type": gres_type}
+    if target != "kubernetes" or any(site.values()):
+        _deploy_target(target, plan_file, options, namespace, site, bool(db or node), (out, dry_run, as_json))
+        return
     bundle, title = _bundle(plan_file, options, namespace, db, node or [])
     report = validate(bundle.manifests, crds, k8s_version)
     written = _write(bundle, out) if not dry_run and out is not None else []
@@ -97,6 +120,37 @@ def deploy(
         _show(title, bundle, report, written, out, dry_run)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _deploy_target(
+    target: str,
+    plan_file: Path,
+    options: DeployOptions,
+    prefix: str | None,
+    site: dict[str, str | None],
+    extra: bool,
+    output: tuple[Path | None, bool, bool],
+) -> None:
+    """--target slurm|skypilot: render, write (unless --dry-run) and show the files."""
+    from gpuwise.errors import UsageError
+
+    if target == "kubernetes":
+        raise UsageError("--partition, --account and --gres-type apply to --target slurm")
+    out, dry_run, as_json = output
+    rendered = _rendered(target, plan_file, options, prefix=prefix, site=site, extra=extra)
+    written = [] if dry_run or out is None else _write_texts(rendered.files, out)
+    _show_rendered(rendered, written, out, dry_run, as_json)
+
+
+def _check_target(target: str) -> None:
+    from gpuwise.errors import UsageError, shorten, suggest
+
+    if target not in TARGETS:
+        hint = suggest(target, TARGETS, 1)
+        raise UsageError(
+            f"--target must be one of {', '.join(TARGETS)}; got {shorten(target)!r}"
+            + (f" (did you mean {hint[0]}?)" if hint else "")
+        )
 
 
 def _write(bundle: Bundle, out: Path) -> list[Path]:
@@ -139,6 +193,89 @@ def _bundle(
     bundle = plan_manifests(result, options)
     bundle.notes = notes + bundle.notes
     return bundle, f"Deploy: {bundle.summary.get('plan', '?')}"
+
+
+def _rendered(
+    target: str, plan_file: Path, options: DeployOptions, prefix: str | None, site: dict[str, str | None], extra: bool
+) -> Rendered:
+    """Batch scripts (slurm) or a task (skypilot) for a plan file, or Slurm config for a pools file."""
+    from dataclasses import replace
+
+    from gpuwise.catalog import load_catalog
+    from gpuwise.deploy.pools import is_pools_file, plan_from_file, plan_pools
+    from gpuwise.errors import RequirementNotMet, UsageError
+    from gpuwise.files import read_yaml
+
+    if is_ops(plan_file) or extra:
+        raise UsageError("the ops stack (`gpuwise deploy ops`, --db, --node) deploys to Kubernetes only")
+    doc = read_yaml(plan_file)
+    if is_pools_file(doc):
+        if target != "slurm":
+            raise UsageError(f"a pools file deploys to kubernetes or slurm, not {target}")
+        from gpuwise.deploy.slurm_pools import slurm_pool_files
+
+        pools = plan_pools(doc, plan_file.parent, source=plan_file.name, prefix=prefix)
+        return slurm_pool_files(pools, load_catalog())
+    allowed = None
+    if target == "skypilot":
+        from gpuwise.deploy.skypilot import skypilot_gpus
+
+        allowed = (skypilot_gpus(), "SkyPilot")
+    result, file_network, notes = plan_from_file(plan_file, allowed=allowed)
+    if file_network and options.network is None:
+        options = replace(options, network=file_network)
+    chosen = result.chosen
+    if chosen is None:
+        raise RequirementNotMet("nothing to deploy: no configuration meets the requirements (`gpuwise plan` shows why)")
+    if target == "slurm":
+        from gpuwise.deploy.slurm import slurm_files
+
+        rendered = slurm_files(chosen, options, load_catalog(), site["partition"], site["account"], site["gres_type"])
+    else:
+        if any(site.values()):
+            raise UsageError("--partition, --account and --gres-type apply to --target slurm")
+        from gpuwise.deploy.skypilot import skypilot_files
+
+        rendered = skypilot_files(chosen, options, load_catalog())
+    return replace(rendered, notes=(*notes, *rendered.notes))
+
+
+def _write_texts(texts: dict[str, str], out: Path) -> list[Path]:
+    from gpuwise.deploy.writer import write_texts
+    from gpuwise.errors import UsageError
+
+    try:
+        return write_texts(texts, out)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {str(out)[:200]!r}: {exc.strerror or exc}") from None
+
+
+def _show_rendered(rendered: Rendered, written: list[Path], out: Path | None, dry_run: bool, as_json: bool) -> None:
+    """The files and their reasons (a table, or JSON), the notes, and how to use them."""
+    if as_json:
+        from gpuwise.cli.output import print_json
+
+        files = [str(p) for p in written] if written else sorted(rendered.files)
+        print_json({**rendered.as_dict(), "dry_run": dry_run, "written": files})
+        return
+    from rich.console import Console
+    from rich.markup import escape as e
+    from rich.table import Table
+
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console.print(f"[bold]Deploy ({e(rendered.target)}): {e(str(rendered.summary.get('plan', '?')))}[/bold]")
+    t = Table(title="Files" + (" (dry run: nothing written)" if dry_run else ""), header_style="bold")
+    t.add_column("file")
+    t.add_column("why")
+    for f in rendered.files:
+        t.add_row(e(f), e(rendered.why.get(f, "")))
+    console.print(t)
+    for note in rendered.notes:
+        console.print(f"  note: {note}", markup=False)
+    if written:
+        console.print(f"wrote {len(written)} file(s) to {out}; then, from that folder:", markup=False)
+        for cmd in rendered.commands:
+            console.print(f"  {cmd}", markup=False)
 
 
 def is_ops(plan_file: Path) -> bool:

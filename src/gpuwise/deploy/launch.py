@@ -43,10 +43,11 @@ def torchrun_args(
     """torchrun's arguments: one process per GPU; one node needs no rendezvous, several meet per
     `rdzv`; `agent` names what runs one torchrun on each node (a pod, a Slurm task)."""
     procs = why(f"--nproc-per-node={per_node}", f"one process per GPU: {per_node} GPUs" + (" per node" * (nodes > 1)))
+    args: list[Any]
     if nodes == 1 or rdzv is None:
         args = [why("--standalone", "one node: torchrun's local rendezvous, no master address needed"), procs]
         return [*args, script] if script is not None else args
-    args: list[Any] = [why(f"--nnodes={nodes}", f"the plan's {nodes} nodes, one {agent} each"), procs]
+    args = [why(f"--nnodes={nodes}", f"the plan's {nodes} nodes, one {agent} each"), procs]
     text = type(rdzv.host)  # a target's shell expression (ShellText) stays one through the f-strings
     if rdzv.kind == "static":
         assert rdzv.rank is not None
@@ -188,7 +189,7 @@ def train_launch(c: Candidate, options: DeployOptions, catalog: Catalog) -> Trai
     hw = c.est.hardware
     fab, nccl = nccl_env(hw, catalog, options.network, options.socket_ifname, options.ib_hca)
     framework = work.framework or catalog.default_framework(work.task)
-    fw_why = "as the plan names it" if work.framework else f"gpuwise's default stack for {work.task} (frameworks.yaml)"
+    fw_why = "the training stack the plan was estimated for (--framework; frameworks.yaml)"
     stack_args, notes = framework_args(work, hw.count, framework)
     seconds, time_why = time_limit(c, catalog)
     loader = work.data.cpu_cores if work.data is not None else 0

@@ -93,8 +93,9 @@ def nccl_env(
         EnvVar(
             "NCCL_SOCKET_IFNAME",
             socket_ifname,
-            f"bootstrap and socket traffic on the pod's interface {socket_ifname!r}, not on an IPoIB or "
-            "storage interface NCCL might pick first; set to the interface your CNI gives pods",
+            f"bootstrap and socket traffic on the interface {socket_ifname!r}, not on an IPoIB or storage "
+            "interface NCCL might pick first; set to the interface your CNI gives pods (Kubernetes) or the "
+            "nodes' cluster network (Slurm, cloud VMs)",
         )
     )
     if fab.inter == "infiniband":

@@ -60,12 +60,13 @@ IDLE_THRESHOLD = 0.05  # below 5% utilization counts as idle
 
 # ------------------------------------------------------------------------------------------
 def plan_from_file(
-    path: str | Path, overrides: dict[str, Any] | None = None
+    path: str | Path, overrides: dict[str, Any] | None = None, allowed: tuple[frozenset[str], str] | None = None
 ) -> tuple[PlanResult, str | None, list[str]]:
     """Plan a plan/workload YAML file for deployment: (plan, inter-node network, notes).
 
     A file that names hardware (`gpu: a10` or `gpu: a100-80gb-sxm:8`, as estimate files do)
-    restricts the search to that GPU type; the count stays the planner's choice."""
+    restricts the search to that GPU type; the count stays the planner's choice. `allowed` (GPU ids,
+    and why) narrows the search to what the deploy target can run."""
     from gpuwise.api import make_plan
     from gpuwise.planfile import read_plan_file
 
@@ -81,7 +82,27 @@ def plan_from_file(
             f"{Path(path).name} names gpu {named}: the plan is searched on {gpu_id} only (count: the planner's)"
         )
     reqs.update({k.replace("-", "_"): v for k, v in (overrides or {}).items()})
+    if allowed is not None:
+        _narrow(reqs, allowed, notes, Path(path).name)
     return make_plan(work, reqs, costs), (str(network) if network else None), notes
+
+
+def _narrow(reqs: dict[str, Any], allowed: tuple[frozenset[str], str], notes: list[str], name: str) -> None:
+    """Keep only the GPU types the deploy target can run (of those the file lists, if it lists any)."""
+    ids, target = allowed
+    listed = reqs.get("gpus")
+    if isinstance(listed, str):
+        listed = [g.strip() for g in listed.split(",") if g.strip()]
+    if listed:
+        keep = [str(g) for g in listed if str(g) in ids]
+        if not keep:
+            raise UsageError(
+                f"{name}: none of the GPUs it allows ({', '.join(map(str, listed))}) is one {target} can run"
+            )
+        reqs["gpus"] = keep
+    else:
+        reqs["gpus"] = sorted(ids)
+        notes.append(f"the plan is searched over the {len(ids)} GPU types {target} can run")
 
 
 @dataclass(slots=True)
@@ -153,6 +174,7 @@ class PoolPlan:
     pools: dict[str, Pool]
     assumptions: list[str]
     prometheus_url: str = DEFAULT_PROMETHEUS
+    account: str = "ml"  # the team's Slurm account (team.account; default: the namespace prefix)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,7 +223,8 @@ def _team(doc: dict[str, Any], source: str) -> _Team:
     team = doc.get("team")
     if not isinstance(team, dict) or "engineers" not in team:
         raise ConfigError(f"{source}: 'team' must be a mapping with 'engineers', e.g. team: {{engineers: 10}}")
-    unknown = set(team) - {"engineers", "engineers_per_gpu", "engineers-per-gpu", "idle_minutes", "idle-minutes", "gpu"}
+    known = {"engineers", "engineers_per_gpu", "engineers-per-gpu", "idle_minutes", "idle-minutes", "gpu", "account"}
+    unknown = set(team) - known
     if unknown:
         raise ConfigError(f"{source}: unknown team field(s) {', '.join(sorted(unknown))}")
     engineers = _int(team["engineers"], "team.engineers")
@@ -299,6 +322,7 @@ def plan_pools(
         team.engineers,
         {"dev": dev, "train": train, "inference": inference},
         assumptions,
+        account=str(doc["team"].get("account") or prefix),
     )
 
 

@@ -120,7 +120,7 @@ def training_script(launch: TrainLaunch, options: DeployOptions, gres: tuple[str
     multi = launch.nodes > 1
     rdzv = Rendezvous(
         "c10d",
-        ShellText("${head_node}"),
+        ShellText("${head_addr}"),
         "the first node of the allocation hosts the rendezvous store",
         run_id=(ShellText("${SLURM_JOB_ID}"), "the job's id: agents of one job meet, another job's never"),
     )
@@ -139,8 +139,11 @@ def training_script(launch: TrainLaunch, options: DeployOptions, gres: tuple[str
     ]
     if multi:
         lines += [
-            *comment("the first node of the allocation (scontrol expands the node list) hosts torchrun's rendezvous"),
+            *comment("the first node of the allocation (scontrol expands the node list) hosts torchrun's rendezvous,"),
+            *comment("at the address Slurm itself reaches it by (its NodeAddr: the node name unless the site set one)"),
             'head_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
+            "head_addr=$(scontrol show node \"$head_node\" | grep -o 'NodeAddr=[^ ]*' | cut -d= -f2 || true)",
+            "head_addr=${head_addr:-$head_node}",
             "",
         ]
     lines += [

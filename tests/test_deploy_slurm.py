@@ -1,0 +1,285 @@
+"""gpuwise deploy --target slurm: batch scripts and pool configuration that a real Slurm accepts
+and runs (tests/slurm_cluster.py starts one), with the plan's nodes, GPUs, layout and engine."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.deploy.common import DeployOptions
+from gpuwise.deploy.engines import server_command
+from gpuwise.deploy.launch import framework_args, train_launch
+from gpuwise.deploy.nccl import nccl_env
+from gpuwise.deploy.pools import plan_from_file, plan_pools_file
+from gpuwise.deploy.shell import ShellText, word
+from gpuwise.deploy.slurm import gres_type, slurm_files, slurm_time
+from gpuwise.deploy.slurm_pools import slurm_pool_files
+from gpuwise.errors import UsageError
+from gpuwise.workload import build_workload
+
+from .conftest import missing, run_process
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+# the README's training example: `gpuwise plan -f examples/train-13b-multi-gpu-plan.yaml --gpus h100-sxm`
+TRAIN = ("train-13b-multi-gpu-plan.yaml", ("h100-sxm",))
+SERVE = ("chat-7b-p99.yaml", None)  # the README's serving example (gpuwise deploy examples/chat-7b-p99.yaml)
+HOSTILE = "$(touch /tmp/gpuwise-pwned-by-slurm-script); echo"
+
+STANDIN = """#!{python}
+# gpuwise's CPU stand-in for the training script / serving engine: records what it was given.
+import json, os, sys
+rank = os.environ.get("RANK", os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
+keep = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "GPUWISE_LAYOUT",
+        "SLURM_JOB_NUM_NODES", "SLURM_ARRAY_TASK_ID", "SLURM_CPUS_ON_NODE")
+env = {{k: v for k, v in os.environ.items() if k in keep or k.startswith("NCCL_")}}
+with open(os.path.join({out!r}, f"rank-{{rank}}.json"), "w") as f:
+    json.dump({{"argv": sys.argv[1:], "env": env}}, f)
+"""
+
+
+@functools.cache
+def _plan(name: str, gpus: tuple[str, ...] | None):
+    return plan_from_file(EXAMPLES / name, {"gpus": list(gpus)} if gpus else None)[0]
+
+
+def _standin(tmp: Path) -> tuple[Path, Path]:
+    out = tmp / "ranks"
+    out.mkdir()
+    script = tmp / "standin.py"
+    script.write_text(STANDIN.format(python=sys.executable, out=str(out)))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, out
+
+
+# ----- what the scripts say (no Slurm needed) ----------------------------------------------------
+def test_gres_type_is_the_name_slurms_nvml_autodetection_gives():
+    cat = load_catalog()
+    # NVML 'NVIDIA H100 80GB HBM3' lower-cased with '_' for spaces (Slurm gpu_nvml.c)
+    assert gres_type(cat.gpu("h100-sxm"))[0] == "nvidia_h100_80gb_hbm3"
+    assert gres_type(cat.gpu("a100-80gb-sxm"))[0] == "nvidia_a100-sxm4-80gb"
+    assert gres_type(cat.gpu("h100-sxm"), "h100")[0] == "h100"
+    with pytest.raises(UsageError, match="not a valid Slurm name"):
+        gres_type(cat.gpu("h100-sxm"), "h100 --wrap=id")
+
+
+def test_slurm_time_rounds_up_to_the_minute():
+    assert slurm_time(60) == "0-00:01:00"
+    assert slurm_time(61) == "0-00:02:00"
+    assert slurm_time(86400 + 3600 + 60 + 1) == "1-01:02:00"
+
+
+def test_training_script_carries_the_plans_nodes_gpus_time_and_nccl():
+    cat = load_catalog()
+    c = _plan(*TRAIN).chosen
+    hw = c.est.hardware
+    text = slurm_files(c, DeployOptions(), cat).files["train.sbatch"]
+    assert f"#SBATCH --nodes={hw.nodes}\n" in text
+    assert f"#SBATCH --gres=gpu:nvidia_h100_80gb_hbm3:{hw.gpus_per_node}\n" in text
+    assert "#SBATCH --ntasks-per-node=1\n" in text and "#SBATCH --exclusive\n" in text
+    # the time limit: the plan's expected hours x 1.25 (conventions.yaml), rounded up to the minute
+    minutes = math.ceil(c.hours * 3600 * 1.25 / 60)
+    assert f"#SBATCH --time={minutes // 1440}-{minutes % 1440 // 60:02d}:{minutes % 60:02d}:00\n" in text
+    for e in nccl_env(hw, cat)[1]:  # the same NCCL settings as the Kubernetes Job
+        assert f"export {e.name}={word(e.value)}\n" in text
+    assert f"--nnodes={hw.nodes}" in text and f"--nproc-per-node={hw.gpus_per_node}" in text
+    assert '--rdzv-endpoint="${head_addr}":29500' in text
+    subprocess.run(["bash", "-n"], input=text, text=True, check=True)
+
+
+def test_stack_flags_follow_the_layout():
+    cat = load_catalog()
+    work = build_workload(
+        {
+            "model": "llama-2-13b",
+            "task": "pretrain",
+            "tp": 2,
+            "pp": 2,
+            "zero": 1,
+            "micro_batch": 2,
+            "global_batch": 64,
+            "seq": 4096,
+            "recompute": "selective",
+        },
+        cat,
+    )
+    args, notes = framework_args(work, 16, "megatron")
+    flags = [a.value for a in args]
+    assert flags[:2] == ["--tensor-model-parallel-size=2", "--pipeline-model-parallel-size=2"]
+    assert "--sequence-parallel" in flags and "--use-distributed-optimizer" in flags
+    assert "--micro-batch-size=2" in flags and "--global-batch-size=64" in flags
+    assert "--recompute-granularity=selective" in flags and not notes
+    hf, hf_notes = framework_args(work, 16, "hf-trainer")
+    # 16 GPUs / (tp 2 x pp 2) = 4 data-parallel ranks; 64 / (2 x 4) = 8 micro-batches per step
+    assert "--gradient_accumulation_steps=8" in [a.value for a in hf]
+    assert any("tensor parallelism" in n for n in hf_notes) and any("ZeRO-1" in n for n in hf_notes)
+    assert framework_args(work, 16, "deepspeed")[0] == []
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_each_engine_gets_the_plans_tp_batch_and_port(engine):
+    cat = load_catalog()
+    c = _plan(*SERVE).chosen
+    cmd = server_command(engine, c, cat, None, 48, ShellText("${port}"))
+    flags = [a.value if hasattr(a, "value") else a for a in cmd.args]
+    tp = c.est.workload.parallel.tp
+    expect = {
+        "vllm": [f"--tensor-parallel-size={tp}", "--max-num-seqs=48", "--max-model-len=1280"],
+        "sglang": [f"--tp-size={tp}", "--max-running-requests=48", "--context-length=1280", "--host=0.0.0.0"],
+        "trtllm": [f"--tp_size={tp}", "--max_batch_size=48", "--max_seq_len=1280", "--host=0.0.0.0"],
+    }[engine]
+    assert set(expect) <= set(flags)
+    assert word(flags[-1]) == '--port="${port}"'  # the replica's port, expanded by the shell
+
+
+def test_plan_values_are_data_for_the_shell():
+    assert word("a b") == "'a b'"
+    assert word(HOSTILE) == "'" + HOSTILE + "'"
+    # only gpuwise's own ShellText expands, and only its ${VAR} parts
+    assert word(ShellText("--x=${head_node}:1 $(id)")) == "--x=\"${head_node}\"':1 $(id)'"
+
+
+def test_usage_errors_are_clear(tmp_path):
+    proc = run_process("deploy", str(EXAMPLES / "chat-7b-p99.yaml"), "--target", "slrum", "-o", str(tmp_path))
+    assert proc.returncode == 2 and "did you mean slurm" in proc.stderr
+    proc = run_process(
+        "deploy", str(EXAMPLES / "chat-7b-p99.yaml"), "--target", "slurm", "--partition", "a;b", "-o", str(tmp_path)
+    )
+    assert proc.returncode == 2 and "not a valid Slurm name" in proc.stderr
+    proc = run_process("deploy", str(EXAMPLES / "pools.yaml"), "--target", "skypilot", "-o", str(tmp_path))
+    assert proc.returncode == 2 and "pools file deploys to kubernetes or slurm" in proc.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_writes_the_script(tmp_path):
+    proc = run_process("deploy", str(EXAMPLES / "chat-7b-p99.yaml"), "--target", "slurm", "-o", str(tmp_path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["target"] == "slurm" and out["summary"]["kind"] == "inference"
+    text = (tmp_path / "serve.sbatch").read_text()
+    assert f"#SBATCH --array=0-{out['summary']['replicas'] - 1}\n" in text
+
+
+def test_train_launch_is_shared_with_kubernetes():
+    """The torchrun flags on Slurm are the Kubernetes Job's, bar the rendezvous."""
+    from gpuwise.deploy.manifests import candidate_manifests
+
+    cat = load_catalog()
+    c = _plan(*TRAIN).chosen
+    launch = train_launch(c, DeployOptions(), cat)
+    job = candidate_manifests(c, DeployOptions(), cat).manifests[-1].body
+    env = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["env"]
+    assert {e["name"]: e["value"] for e in env if e["name"].startswith("NCCL_")} == {
+        e.name: e.value for e in launch.nccl
+    }
+
+
+# ----- a real Slurm runs them -------------------------------------------------------------------
+def _job_env(standin: Path) -> dict[str, str]:
+    torchrun = Path(sys.executable).parent / "torchrun"
+    if not torchrun.exists() and shutil.which("torchrun") is None:
+        missing("torchrun (PyTorch: bash scripts/setup_dev.sh installs the CPU build)")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {"GPUWISE_STANDIN": str(standin), "PATH": path}
+
+
+def test_slurm_runs_the_readme_training_example(slurm_cluster, tmp_path):
+    """2 nodes x 8 H100 (the README's plan), with a CPU stand-in for train.py: srun starts a torchrun
+    on each node, they meet at the first node, and 16 ranks each get the stack's flags and NCCL."""
+    cat = load_catalog()
+    c = _plan(*TRAIN).chosen
+    hw = c.est.hardware
+    assert hw.nodes == len(slurm_cluster.nodes) == 2
+    rendered = slurm_files(c, DeployOptions(), cat)
+    script = tmp_path / "train.sbatch"
+    script.write_text(rendered.files["train.sbatch"])
+    standin, out = _standin(tmp_path)
+    job = slurm_cluster.submit(script, _job_env(standin), tmp_path)
+    [state] = slurm_cluster.wait_job(job)
+    log = "\n".join(p.read_text() for p in tmp_path.glob("*.out"))
+    assert state["JobState"] == "COMPLETED" and state["ExitCode"] == "0:0", log
+    assert state["NumNodes"] == "2"
+    ranks = [json.loads(p.read_text()) for p in sorted(out.glob("rank-*.json"))]
+    assert sorted(int(r["env"]["RANK"]) for r in ranks) == list(range(hw.count))
+    launch = train_launch(c, DeployOptions(), cat)
+    for r in ranks:
+        assert r["env"]["WORLD_SIZE"] == str(hw.count) and r["env"]["LOCAL_WORLD_SIZE"] == str(hw.gpus_per_node)
+        assert r["argv"] == [a.value for a in launch.stack_args]
+        assert {k: v for k, v in r["env"].items() if k.startswith("NCCL_")} == {e.name: e.value for e in launch.nccl}
+
+
+def test_slurm_runs_the_readme_serving_example(slurm_cluster, tmp_path):
+    """One job per replica (a job array), each starting the engine with the plan's flags; a model
+    source from the command line stays one argument, never shell code."""
+    marker = Path("/tmp/gpuwise-pwned-by-slurm-script")
+    marker.unlink(missing_ok=True)
+    cat = load_catalog()
+    c = _plan(*SERVE).chosen
+    rendered = slurm_files(c, DeployOptions(model_source=HOSTILE), cat)
+    script = tmp_path / "serve.sbatch"
+    script.write_text(rendered.files["serve.sbatch"])
+    standin, out = _standin(tmp_path)
+    job = slurm_cluster.submit(script, {"GPUWISE_STANDIN": str(standin)}, tmp_path)
+    jobs = slurm_cluster.wait_job(job)
+    log = "\n".join(p.read_text() for p in tmp_path.glob("*.out"))
+    assert len(jobs) == c.replicas and {j["JobState"] for j in jobs} == {"COMPLETED"}, log
+    seen = [json.loads(p.read_text()) for p in sorted(out.glob("rank-*.json"))]
+    assert sorted(s["env"]["SLURM_ARRAY_TASK_ID"] for s in seen) == [str(i) for i in range(c.replicas)]
+    for s in seen:
+        i = int(s["env"]["SLURM_ARRAY_TASK_ID"])
+        assert f"--model={HOSTILE}" in s["argv"] and f"--port={8000 + i}" in s["argv"]
+    assert not marker.exists()
+
+
+def test_slurm_accepts_the_pools_config(slurm_cluster, munge_socket, tmp_path):
+    """The pools file's slurm.conf lines and gres.conf, merged into a cluster's configuration: slurmctld
+    starts with them, the partitions carry their limits, and a train node's slurmd registers with
+    the GPUs gres.conf gives it."""
+    from .conftest import free_port
+    from .slurm_cluster import SlurmCluster
+
+    cat = load_catalog()
+    files = slurm_pool_files(plan_pools_file(EXAMPLES / "pools.yaml"), cat).files
+    conf = [line for line in files["slurm.conf"].splitlines() if line and not line.startswith("#")]
+    settings = [line for line in conf if not line.startswith(("NodeName=", "PartitionName="))]
+    ports = [free_port(), free_port()]
+    # every node at this machine's loopback address, the slurmd of the first train node on its own port
+    nodes = [
+        f"{line} NodeAddr=127.0.0.1 Port={ports[1]}" if line.startswith("NodeName=") else line
+        for line in conf
+        if line.startswith(("NodeName=", "PartitionName="))
+    ]
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for i in range(8):
+        (dev / f"nvidia{i}").symlink_to("/dev/null")
+    gres = ["AutoDetect=off"] + [
+        line.replace("/dev/nvidia", f"{dev}/nvidia")
+        for line in files["gres.conf"].splitlines()
+        if line.startswith("NodeName=train")
+    ]
+    cluster = SlurmCluster(tmp_path / "c", munge_socket, ["train-h100-sxm-01"], [], ports, settings, nodes, gres)
+    cluster.root.mkdir()
+    try:
+        cluster.start(slurmd_nodes=["train-h100-sxm-01"])
+        cluster.wait_idle(["train-h100-sxm-01"])
+        parts = cluster.scontrol("show", "partition", "-o").stdout
+        for name, tier in (("dev", 1), ("train", 2), ("inference", 3)):
+            assert f"PartitionName={name} " in parts and f"PriorityTier={tier}" in parts
+        node = cluster.scontrol("show", "node", "train-h100-sxm-01").stdout
+        assert "Gres=gpu:nvidia_h100_80gb_hbm3:8" in node
+        config = cluster.scontrol("show", "config").stdout
+        assert "preempt/partition_prio" in config
+    finally:
+        cluster.stop()
+    subprocess.run(["sh", "-n"], input=files["qos.sh"], text=True, check=True)
