@@ -2,8 +2,11 @@
 # Everything the test suite needs, on a fresh Debian machine or an old checkout; quick when all is
 # there already. Then `.venv/bin/pytest -q` runs every test but the GPU-only ones.
 #   - Debian's chromium (the browser tests), prometheus (promtool checks the alert rules; a real
-#     server scrapes the exporter) and postgresql (the store tests start a throw-away server of
-#     their own, tests/conftest.py), installed with apt-get where missing (needs root);
+#     server scrapes the exporter), postgresql (the store tests start a throw-away server of
+#     their own, tests/conftest.py) and slurm-wlm with munge (the deploy tests start a throw-away
+#     two-node Slurm, tests/slurm_cluster.py), installed with apt-get where missing (needs root);
+#   - .venv-skypilot: SkyPilot in an environment of its own (its pins of uvicorn and click would
+#     downgrade the dev environment's); the tests parse the generated tasks with its sky.Task;
 #   - .venv with the CPU build of torch (torch==2.13.0: asked for by a range instead, pip takes a
 #     CUDA build of several GB), then gpuwise itself with its dev extras.
 set -euo pipefail
@@ -24,6 +27,7 @@ apt_install() {  # apt_install [apt-get options] PACKAGE...
 command -v chromium >/dev/null || apt_install chromium
 { command -v promtool && command -v prometheus; } >/dev/null || apt_install --no-install-recommends prometheus
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install --no-install-recommends postgresql
+{ [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/munged ]; } || apt_install --no-install-recommends slurm-wlm munge
 # a CJK font for the Chinese report's screenshot test (--lang zh rendered in Chromium)
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || apt_install --no-install-recommends fonts-noto-cjk
 
@@ -38,3 +42,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || ! .venv/bin/python -c "import
   .venv/bin/pip install -q -e '.[dev]'
   echo "$want" >"$stamp"
 fi
+
+# SkyPilot for the tests that parse the generated tasks (the optional extra `gpuwise[skypilot]`)
+[ -x .venv-skypilot/bin/python ] || python3 -m venv .venv-skypilot
+.venv-skypilot/bin/python -c "import sky" 2>/dev/null || .venv-skypilot/bin/pip install -q 'skypilot==0.14.1'
