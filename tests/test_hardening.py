@@ -300,6 +300,26 @@ def test_a_scan_with_a_value_the_store_cannot_hold_writes_nothing(store_url: str
         assert fleet.list_cards(store) == [] and fleet.inspections_of(store) == []
 
 
+def test_a_rollout_id_no_store_can_hold_names_no_rollout(store_url: str) -> None:
+    """`rollout status --rollout 99999999999999999999` was an OverflowError on SQLite and a DataError
+    past 2^31 on PostgreSQL (exit 70): an id the column cannot hold is a usage error naming --rollout."""
+    from gpuwise.ops import rollout
+
+    with open_store(store_url) as store:
+        for rid in (10**20, 2**31, -(2**31) - 1):
+            for call, args in (
+                (rollout.get_rollout, ()),
+                (rollout.rollout_status, ()),
+                (rollout.record, ("h", "done", "pass")),
+            ):
+                with pytest.raises(UsageError, match=f"--rollout {rid}: no roll-out"):
+                    call(store, rid, *args)
+        with pytest.raises(UsageError, match="no roll-out 2147483647 in the store"):
+            rollout.get_rollout(store, 2**31 - 1)
+    code, out, err = _cli("rollout", "status", "--rollout", str(10**20), "--db", store_url)
+    assert code == 2 and "--rollout" in err and err.count("\n") == 1 and not out, err
+
+
 def test_the_store_retries_a_conflict_and_gives_up_on_one_that_persists(tmp_path: Path) -> None:
     calls: list[int] = []
 

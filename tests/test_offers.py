@@ -150,6 +150,21 @@ def test_bad_offers_are_clear_errors():
         _o(8, -1.0)
 
 
+@pytest.mark.parametrize("price", ["5e-324", "0", "1e-9", "1e308", ".inf", ".nan"])
+def test_a_price_outside_any_rental_is_refused_naming_the_bound(capsys, tmp_path, monkeypatch, price):
+    """`price_per_hour: 5e-324` passed `> 0` and then divided into a ratio (ZeroDivisionError, exit 70):
+    a price must lie within MIN/MAX_PRICE_PER_HOUR, checked where the offer is read."""
+    from gpuwise.catalog.schema import MAX_PRICE_PER_HOUR, MIN_PRICE_PER_HOUR
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    code, _, err = run_main(capsys, "plan", "--model", "llama-2-7b", "--task", "inference", "--qps", "1",
+                            "--prices", _own_file(tmp_path, "h100-sxm", price))  # fmt: skip
+    assert code == 2, err
+    assert "field 'price_per_hour': Input should be" in err and err.count("\n") == 1, err
+    assert _o(1, MIN_PRICE_PER_HOUR).price_per_hour == MIN_PRICE_PER_HOUR  # the bounds themselves are prices
+    assert _o(1, MAX_PRICE_PER_HOUR).price_per_hour == MAX_PRICE_PER_HOUR
+
+
 # ----- a team's own rates change the plan ---------------------------------------------------------
 JOB = {"model": "llama-2-7b", "method": "lora", "tokens": "5M", "micro_batch": 4}
 PAIR = "a100-80gb-sxm,h100-sxm"

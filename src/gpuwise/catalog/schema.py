@@ -381,6 +381,14 @@ class OfferSource(Source):
     date_basis: Literal["published", "collected", "bound", "accessed"] | None = None
 
 
+# An instance's price per hour, in its currency, lies within what any rental costs in any currency: a
+# millionth of a unit is below the cheapest (USD 0.06 a GPU-hour here), 1e9 above an 8-GPU server priced
+# in Indonesian rupiah (~2e6). Outside them a price is a typo, and one as small as 5e-324 turned a price
+# ratio into a division by zero.
+MIN_PRICE_PER_HOUR = 1e-6
+MAX_PRICE_PER_HOUR = 1e9
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Offer(_Strict):
     """One thing a provider rents: `price_per_hour` is the WHOLE instance's price in `currency`,
@@ -394,7 +402,7 @@ class Offer(_Strict):
     region: Annotated[str, MinLen(1)]
     price_model: PriceModel
     currency: str
-    price_per_hour: Annotated[float, Gt(0)]
+    price_per_hour: Annotated[float, Ge(MIN_PRICE_PER_HOUR), Le(MAX_PRICE_PER_HOUR)]
     date: str
     source: Annotated[str, MinLen(1)]
     available: bool

@@ -297,11 +297,23 @@ def save_rollout(store: Any, plan: RolloutPlan, now: dt.datetime | None = None) 
     return int(store.transaction(lambda conn: conn.execute(insert(rollouts).values(**values)).inserted_primary_key[0]))
 
 
+def _check_id(rollouts: Any, rollout_id: int) -> None:
+    """An id the id column cannot hold names no roll-out (SQLite overflowed, PostgreSQL refused it)."""
+    from gpuwise.store.db import check_row
+
+    try:
+        check_row(rollouts, {"id": rollout_id}, "--rollout")
+    except UsageError as exc:
+        raise UsageError(f"--rollout {str(rollout_id)[:40]}: no roll-out has that id ({exc})") from None
+
+
 def get_rollout(store: Any, rollout_id: int | None = None) -> Rollout:
     """A roll-out by id, or the newest one."""
     from sqlalchemy import select
 
     rollouts, _ = _tables()
+    if rollout_id is not None:
+        _check_id(rollouts, rollout_id)
     q = select(rollouts)
     q = q.where(rollouts.c.id == rollout_id) if rollout_id is not None else q.order_by(rollouts.c.id.desc()).limit(1)
     with store.engine.connect() as conn:
