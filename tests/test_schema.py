@@ -16,6 +16,7 @@ from gpuwise.workload import build_workload
 from gpuwise.workload.requirements import build_requirements
 from gpuwise.workload.schema import (
     FieldInfo,
+    RequirementFields,
     WorkloadFields,
     all_fields,
     describe_error,
@@ -115,25 +116,6 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     assert answer.json() == json.loads(json.dumps(by_flags, default=str))
 
 
-def _as_text(opts: dict) -> dict:
-    return {k: v if isinstance(v, bool) else str(v) for k, v in opts.items()}
-
-
-@pytest.mark.parametrize("f", ESTIMATE_FIELDS, ids=lambda f: f.name)
-def test_the_light_validator_and_the_models_give_one_estimate(f, monkeypatch):
-    """The values read by gpuwise.workload.fast or by the pydantic models give the same estimate, as
-    YAML values and as flag text."""
-    from gpuwise.api import make_estimate
-    from gpuwise.workload import fast
-
-    work, other = _estimate_case(f)
-    for w, o in ((work, other), (_as_text(work), _as_text(other))):
-        light = make_estimate(w, o).as_dict()
-        with monkeypatch.context() as m:
-            m.setattr(fast, "light", lambda rules, opts: None)  # every value to the models
-            assert make_estimate(w, o).as_dict() == light
-
-
 @pytest.mark.parametrize("f", fields("plan"), ids=lambda f: f.name)
 def test_every_plan_field_is_a_cli_option_a_yaml_key_and_an_api_field(f, catalog, capsys):
     # the CLI has the option
@@ -171,12 +153,38 @@ def test_training_only_field_on_a_serving_job_names_the_flag(catalog):
     ],
 )
 def test_bad_values_name_the_field_and_the_rule(opts, message):
-    from gpuwise.workload import fast
-
     with pytest.raises(UsageError, match=message):
         validate(WorkloadFields, opts)
-    with pytest.raises(UsageError, match=message):  # the CLI's and YAML's light validator: the same message
-        fast.check("workload", opts)
+
+
+def test_values_as_people_type_them():
+    """Flag text and YAML scalars, read by the fields' own coercions (hand-computed values)."""
+    v = validate(
+        WorkloadFields,
+        {"method": " LoRA", "micro_batch": "4", "tokens": "2T", "lora_targets": "Q_proj, v_proj,", "decode_ms": "1.5"},
+    )
+    assert (v.method, v.micro_batch, v.tokens, v.lora_targets, v.decode_ms) == (
+        "lora",
+        4,
+        2e12,
+        ["q_proj", "v_proj"],
+        1.5,
+    )
+    assert v.seq is None and v.model_fields_set == {"method", "micro_batch", "tokens", "lora_targets", "decode_ms"}
+    assert validate(WorkloadFields, {"micro_batch": "2.0"}).micro_batch == 2  # pydantic reads "2.0" as a whole number
+    r = validate(RequirementFields, {"percentile": "P95", "currency": " cny", "budget": "$50,000", "gpus": "H100-SXM"})
+    assert (r.percentile, r.currency, r.budget, r.gpus) == ("95", "CNY", 50000.0, ["h100-sxm"])
+
+
+def test_a_refused_value_says_what_to_do():
+    with pytest.raises(UsageError, match=r"--micro-batch must be at least 1; got '0'"):
+        validate(WorkloadFields, {"micro_batch": "0"})
+    with pytest.raises(
+        UsageError, match=r"--method must be one of full, lora, qlora; got 'lorra' \(did you mean 'lora'\?\)"
+    ):
+        validate(WorkloadFields, {"method": "lorra"})
+    with pytest.raises(UsageError, match=r"unknown workload field\(s\): 'micro_batc' \(did you mean 'micro_batch'\?\)"):
+        validate(WorkloadFields, {"micro_batc": 2})
 
 
 def test_unknown_yaml_key_keeps_its_did_you_mean(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Start-up: what a fresh `gpuwise` process imports, and the caches that keep it small.
+"""Start-up: what a fresh `gpuwise` process imports, and the catalog cache that keeps it small.
 
 These tests check imports (deterministic), not seconds; scripts/bench_cli.py measures the time.
 """
@@ -17,9 +17,7 @@ import typer
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from gpuwise.cli import options
 from gpuwise.cli.plain_help import PlainHelpGroup
-from gpuwise.workload import schema, table
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -49,43 +47,29 @@ def modules_after(args: list[str], cache_home) -> set[str]:
     return set(json.loads(modules))
 
 
-def test_cached_field_table_equals_the_schema(tmp_path, monkeypatch):
-    """The CLI's options and the light validator read one cached table; it equals the live schema."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("GPUWISE_NO_CACHE", raising=False)
-    table._table.cache_clear()
-    try:
-        for section in schema.SECTIONS:
-            assert options.fields(section) == schema.fields(section)
-        assert (tmp_path / "gpuwise" / "workload-fields.pickle").is_file()
-        table._table.cache_clear()  # a second read comes from the file, equal again
-        for section in schema.SECTIONS:
-            assert options.fields(section) == schema.fields(section)
-            assert [f.flag for f in options.fields(section)] == [f.flag for f in schema.fields(section)]
-    finally:
-        table._table.cache_clear()
-
-
 @pytest.mark.parametrize(
     ("args", "absent"),
     [
+        # the list of commands: no rich help renderer, no schema, no catalog, no pydantic model
         (
             ["--help"],
             {"typer.rich_utils", "rich.markdown", "pydantic.main", "gpuwise.catalog", "gpuwise.workload.schema"},
         ),
+        # the values are validated by the schema's pydantic models; no I/O library, no rich for JSON
         (
             ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--micro-batch", "2", "--json"],
-            {"rich.console", "sqlalchemy", "torch", "typer._adapters", "pydantic.main", "gpuwise.workload.schema"},
+            {"rich.console", "sqlalchemy", "torch", "fastapi", "typer._adapters"},
         ),
-        # issue 11's start-up case: neither the catalog's nor the workload's pydantic models are built
         (
             ["estimate", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm:1", "--method", "lora"],
-            {"pydantic.main", "gpuwise.workload.schema", "typer._adapters", "torch"},
+            {"sqlalchemy", "torch", "fastapi", "typer._adapters", "typer.rich_utils"},
         ),
         (
             ["plan", "-f", str(EXAMPLES / "chat-7b-serving.yaml"), "--json"],
-            {"typer._adapters", "torch", "pydantic.main", "gpuwise.workload.schema"},
+            {"rich.console", "sqlalchemy", "torch", "fastapi", "typer._adapters"},
         ),
+        # an ops command builds neither the schema's models nor the other commands' options
+        (["fleet", "--help"], {"pydantic.main", "gpuwise.workload.schema", "sqlalchemy", "torch"}),
     ],
 )
 def test_a_warm_start_leaves_heavy_modules_unloaded(tmp_path, args, absent):
@@ -138,12 +122,12 @@ def test_direct_coercion_gives_what_typer_gives(args):
 
 
 def test_a_plain_command_runs_in_a_group_of_its_own(capsys):
-    """main builds only the command it runs; that group prints what the whole group prints."""
+    """main builds only the command (or group) it runs; that group prints what the whole group prints."""
     from gpuwise.cli import app as cli
 
     args = ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--task", "inference", "--json"]
     assert list(cli._command_for(args).commands) == ["estimate"]
-    assert {"estimate", "plan", "fleet", "deploy"} <= set(cli._command_for(["fleet", "list"]).commands)
+    assert list(cli._command_for(["fleet", "list"]).commands) == ["fleet"]
     assert {"estimate", "plan", "fleet"} <= set(cli._command_for(["--help"]).commands)
     outs = []
     for command in (cli._command_for(args), typer.main.get_command(cli.app)):
@@ -151,6 +135,21 @@ def test_a_plain_command_runs_in_a_group_of_its_own(capsys):
             command.main(args=args, prog_name="gpuwise", standalone_mode=False)
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and json.loads(outs[0])["hardware"]["gpu"] == "a10"
+
+
+def test_the_list_of_commands_leaves_the_schemas_options_out():
+    """`gpuwise --help` lists `estimate` and `plan` by name and help only; running one (or typer's
+    own whole group, as CliRunner builds it) gives it every option of the schema."""
+    from gpuwise.cli import app as cli
+
+    def options(group: typer.core.TyperGroup, name: str) -> set[str]:
+        return {o for p in group.commands[name].params for o in p.opts}
+
+    listed = cli._command_for(["--help"])
+    assert "--micro-batch" not in options(listed, "estimate") and "--budget" not in options(listed, "plan")
+    assert listed.commands["estimate"].help == cli.estimate.__doc__
+    assert {"--micro-batch", "--gpu", "--qps", "--file"} <= options(cli._command_for(["estimate"]), "estimate")
+    assert {"--micro-batch", "--budget", "--file"} <= options(typer.main.get_command(cli.app), "plan")
 
 
 CATALOG_PROBE = """
@@ -162,8 +161,8 @@ sys.stdout.write(json.dumps({"gpus": len(cat.gpus), "pydantic.main": "pydantic.m
 
 
 def test_a_warm_catalog_load_imports_no_pydantic_model(tmp_path):
-    """The cached catalog unpickles into plain records (gpuwise.catalog.record): pydantic's models
-    are derived and imported only to validate the YAML, which the cold start does once."""
+    """The cached catalog unpickles into frozen dataclasses (gpuwise.catalog.schema): pydantic
+    validates the YAML, which the cold start does once, and a warm start builds no validator."""
     env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     runs = []
     for _ in range(2):

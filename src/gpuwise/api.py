@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING, Any
 from gpuwise import clock
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import Offer
-from gpuwise.errors import UsageError
+from gpuwise.errors import UsageError, check_unknown
 from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, rent_quote
 from gpuwise.estimate.offers import STALE_MONTHS, Market, flip_note, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
-from gpuwise.workload.fast import check
 from gpuwise.workload.requirements import build_requirements, latency_goals
-from gpuwise.workload.table import check_unknown, layout_names, names
+from gpuwise.workload.schema import TargetFields, layout_names, names, validate
 
 if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
     from gpuwise.plan import PlanResult
@@ -188,7 +187,7 @@ def make_estimate(
 def latency_target(options: Mapping[str, Any]) -> LatencyTarget | None:
     """`qps` with `ttft_ms`, `tpot_ms` and/or `e2e_ms` at `percentile` (default 99; `p95_ms`/`p99_ms`
     are end-to-end aliases) -> a LatencyTarget; no target -> None. The same rules as a plan's."""
-    t = check("target", {k: v for k, v in options.items() if v is not None})
+    t = validate(TargetFields, {k: v for k, v in options.items() if v is not None})
     goals = latency_goals(t)
     if goals is None:
         if t.qps is not None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 class GpuwiseError(Exception):
@@ -56,3 +57,15 @@ def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     containing = sorted((k for k in known if low and low in k), key=lambda k: (not k.startswith(low), -ratio(k)))
     close = [k for k in difflib.get_close_matches(low, known, n=n, cutoff=0.5) if k not in containing]
     return (containing + close)[:n]
+
+
+def check_unknown(opts: Mapping[str, Any], known: Iterable[str], what: str) -> None:
+    """Unknown keys are a usage error with the nearest known names."""
+    known = frozenset(known)
+    unknown = sorted(set(opts) - known)
+    if unknown:
+        hints = []
+        for u in unknown:
+            near = suggest(u, known)
+            hints.append(f"{u!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        raise UsageError(f"unknown {what} field(s): {', '.join(hints)}")

@@ -1,6 +1,6 @@
 """Plan and workload files: the YAML a person writes, split into workload, hardware + requirements
 and cost overrides. An edge adapter over gpuwise.files (its own module so that the catalog can read
-files without importing the workload schema; the field names come from its cached table)."""
+files without importing the workload schema)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from gpuwise.errors import ConfigError
 from gpuwise.files import read_yaml
+from gpuwise.workload.schema import names
 
 _SECTIONS = ("name", "description", "requirements", "costs")
 
@@ -19,8 +20,6 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], di
     The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node` and
     `network` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
     """
-    from gpuwise.workload.table import names
-
     doc = {str(k).replace("-", "_"): v for k, v in read_yaml(path).items()}
     hardware = names("hardware")
     section = doc.get("workload", {k: v for k, v in doc.items() if k not in (*_SECTIONS, *hardware)})

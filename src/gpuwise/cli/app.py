@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+import inspect
 import os
 import sys
+import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,15 +83,26 @@ def models(
 
 # ------------------------------------------------------------------------------------------
 # Workload, hardware and requirement options come from the one schema (gpuwise.workload.schema).
-def _with_options(*sections: str) -> Any:
-    """Give a `**opts` command the typed options of the schema's `sections` (typer reads __signature__)."""
-    import inspect
+class _SchemaOptions:
+    """A `**opts` command whose signature, as typer reads it (`__signature__`), adds the typed
+    options of the schema's `sections`. They are derived when typer builds the command, not when
+    this module is imported: listing the commands (`gpuwise --help`) builds no pydantic model."""
 
-    from gpuwise.cli.options import fields  # the schema's fields, cached: no pydantic at start-up
+    __wrapped__: Callable[..., Any]
+    __name__: str
 
-    def attach(fn: Any) -> Any:
-        import typing
+    def __init__(self, fn: Callable[..., Any], sections: tuple[str, ...]) -> None:
+        functools.update_wrapper(self, fn)  # name, docstring, annotations, __wrapped__
+        self._sections = sections
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        from gpuwise.workload.schema import fields
+
+        fn = self.__wrapped__
         sig = inspect.signature(fn)
         hints = typing.get_type_hints(fn, include_extras=True)  # resolve the postponed annotations
         own = [
@@ -96,13 +112,15 @@ def _with_options(*sections: str) -> Any:
         ]
         extra = [
             inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_option(f))
-            for section in sections
+            for section in self._sections
             for f in fields(section)
         ]
-        fn.__signature__ = sig.replace(parameters=[*own, *extra])
-        return fn
+        return sig.replace(parameters=[*own, *extra])
 
-    return attach
+
+def _with_options(*sections: str) -> Callable[[Callable[..., Any]], Any]:
+    """Give a `**opts` command the typed options of the schema's `sections` (see _SchemaOptions)."""
+    return lambda fn: _SchemaOptions(fn, sections)
 
 
 def _option(f: Any) -> Any:
@@ -123,7 +141,7 @@ def _split(opts: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict
 
     `file` is text (a `str` option: typer converts no path, see gpuwise.cli.coercion)."""
     from gpuwise.planfile import read_plan_file
-    from gpuwise.workload.table import names  # the schema's cached field table: no pydantic
+    from gpuwise.workload.schema import names
 
     work, reqs, costs = read_plan_file(Path(file)) if file is not None else ({}, {}, {})
     workload_names = names("workload")
@@ -390,18 +408,35 @@ def _command_name(info: Any) -> str:
 
 
 def _command_for(args: list[str]) -> Any:
-    """The click group to run `args` with: typer builds the options of every command a group holds
-    (about 20 ms for all of gpuwise's), so `gpuwise NAME ...` for a plain command NAME gets a group
-    holding only that command (the same command, usage line and errors); anything else the whole one."""
-    import copy
-
+    """The click group to run `args` with. typer builds the options of every command a group holds
+    (about 20 ms for all of gpuwise's, and the schema's models for `estimate` and `plan`), so
+    `gpuwise NAME ...` for a command or group NAME gets a group holding only that one (the same
+    command, usage line and errors). Anything else (the list of commands, a usage error) gets every
+    command without the schema's options, which only the commands' own help and runs need."""
     name = args[0] if args else None
-    chosen = [c for c in app.registered_commands if _command_name(c) == name]
-    if len(chosen) != 1:
-        return typer.main.get_command(app)
-    one = copy.copy(app)  # shares app's settings; only the command list differs
-    one.registered_commands, one.registered_groups = chosen, []
+    one = copy.copy(app)  # shares app's settings; only the command lists differ
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if len(commands) + len(groups) == 1:
+        one.registered_commands, one.registered_groups = commands, groups
+    else:
+        one.registered_commands = [_listed(c) for c in app.registered_commands]
     return typer.main.get_group(one)
+
+
+def _listed(info: Any) -> Any:
+    """A registered command as the list of commands shows it: its name and help, without the
+    schema's options (a stand-in that is listed, never run)."""
+    if not isinstance(info.callback, _SchemaOptions):
+        return info
+
+    def listed() -> None:
+        raise AssertionError("a listed command is never run")  # pragma: no cover
+
+    listed.__name__, listed.__doc__ = info.callback.__name__, info.callback.__doc__
+    out = copy.copy(info)
+    out.callback = listed
+    return out
 
 
 def main() -> None:
@@ -441,6 +476,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from gpuwise.cli.entry import run
-
-    run()
+    main()

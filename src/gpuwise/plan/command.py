@@ -17,7 +17,7 @@ from typing import Any
 
 from gpuwise.estimate.run import describe_workload
 from gpuwise.workload import Hardware, TrainingJob, Workload
-from gpuwise.workload.table import FieldInfo, fields
+from gpuwise.workload.schema import FieldInfo, fields
 
 __all__ = ["estimate_command"]
 

@@ -7,30 +7,13 @@ and gets a usage error, not an ImportError, when it is missing.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.errors import UsageError
+from gpuwise.store.errors import SchemaTooNewError, mask_password
 
 if TYPE_CHECKING:
     from gpuwise.store.db import Store
-
-
-class SchemaTooNewError(GpuwiseError):
-    """The database was migrated by a newer gpuwise than this one: refused, never opened silently
-    (exit code 2). Defined here so that callers can catch it without importing SQLAlchemy."""
-
-
-# scheme://user:PASSWORD@ (greedy to the token's last @: a password may hold an unescaped @)
-_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s'\"]*:)[^\s'\"]*@")
-_KEY_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)[^\s&;'\"]+", re.IGNORECASE)
-
-
-def mask_password(text: str) -> str:
-    """`text` with the password of every store URL (user:PASSWORD@host, password=...) replaced by ***.
-    Every message that names a store goes through here, whichever part of it failed."""
-    text = _URL_PASSWORD.sub(lambda m: m.group("head") + "***@", text)
-    return _KEY_PASSWORD.sub(lambda m: m.group("head") + "***", text)
 
 
 def open_store(url: str | None = None) -> Store:

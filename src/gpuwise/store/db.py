@@ -20,7 +20,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from gpuwise import __version__
 from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
-from gpuwise.store import mask_password, migrations
+from gpuwise.store import migrations
+from gpuwise.store.errors import mask_password
 from gpuwise.store.schema import hosts, metadata, results, runs
 
 T = TypeVar("T")

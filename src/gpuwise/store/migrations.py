@@ -43,7 +43,7 @@ from sqlalchemy.schema import CreateColumn
 
 from gpuwise import __version__
 from gpuwise.errors import UsageError
-from gpuwise.store import SchemaTooNewError
+from gpuwise.store.errors import SchemaTooNewError
 
 # The version table is the runner's own and never changes; each migration adds one row.
 VERSION_TABLE = Table(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from gpuwise.web.data import MAX_CONFIG_BYTES
@@ -43,6 +43,8 @@ class RequirementsIn(RequirementFields):
 class PlanIn(StrictFields):
     """A plan request: the workload, its requirements, and how many candidates to return."""
 
+    model_config = ConfigDict(defer_build=False)  # a request body: FastAPI needs its schema at once
+
     workload: WorkloadIn
     requirements: RequirementsIn = Field(default_factory=RequirementsIn)
     top: int = Field(default=5, ge=1, le=50)
@@ -53,6 +55,8 @@ class PlanIn(StrictFields):
 
 class EstimateIn(HardwareFields, TargetFields):
     """An estimate request: the workload, the hardware (`gpu` is required) and an optional target."""
+
+    model_config = ConfigDict(defer_build=False)  # a request body: FastAPI needs its schema at once
 
     workload: WorkloadIn
     gpu: str = Field(min_length=1, max_length=128, description=HardwareFields.model_fields["gpu"].description)

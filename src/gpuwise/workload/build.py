@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
-from gpuwise.errors import LayoutError, UsageError
-from gpuwise.workload.fast import check
-from gpuwise.workload.loose import MAX_DEGREE
+from gpuwise.errors import LayoutError, UsageError, check_unknown
+from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
     DEFAULT_ADAPTER_RANK,
     DataPipeline,
@@ -22,11 +21,9 @@ from gpuwise.workload.specs import (
     TrainingJob,
     Workload,
 )
-from gpuwise.workload.table import applying, check_unknown, names
 
-if TYPE_CHECKING:  # the values come from gpuwise.workload.fast, which builds the model only when it must
+if TYPE_CHECKING:
     from gpuwise.catalog.schema import Framework
-    from gpuwise.workload.schema import WorkloadFields
 
 # Defaults a user can always override; each is echoed in the estimate's `workload` section.
 DEFAULT_TRAIN_SEQ = 2048
@@ -68,7 +65,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         raise UsageError(
             "a workload needs a model: --model NAME or --model PATH/config.json (`gpuwise models` lists them)"
         )
-    f = check("workload", opts)
+    f = validate(WorkloadFields, opts)
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
     task = infer_task(given)
@@ -330,7 +327,7 @@ def build_hardware(
 
     Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works).
     A board of several devices counts boards: 'mi250x:4' (and `gpus_per_node` 4) is 8 mi250x-gcd."""
-    hw = check("hardware", {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
+    hw = validate(HardwareFields, {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
     name, _, count_text = str(hw.gpu).partition(":")
     count_text = count_text.strip()
     # a multi-die board (mi250x) is planned as the devices software sees: N boards = N x k devices

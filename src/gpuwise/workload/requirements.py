@@ -15,15 +15,13 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, ModelArch
-from gpuwise.errors import UsageError
+from gpuwise.errors import UsageError, check_unknown
 from gpuwise.units import parse_duration
-from gpuwise.workload.fast import check
+from gpuwise.workload.schema import RequirementFields, TargetFields, fields, validate
 from gpuwise.workload.specs import Objective, Pricing
-from gpuwise.workload.table import check_unknown, fields
 
-if TYPE_CHECKING:  # annotations only: the values come from gpuwise.workload.fast
+if TYPE_CHECKING:
     from gpuwise.catalog.schema import FxRate
-    from gpuwise.workload.schema import TargetFields
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +171,7 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
             if key in growth_block:
                 opts[f"growth_{key}"] = growth_block[key]
     check_unknown(opts, frozenset(REQUIREMENT_KEYS), "requirement")
-    r = check("requirements", opts)
+    r = validate(RequirementFields, opts)
     deadline = None
     if r.deadline is not None:
         try:

@@ -1,14 +1,10 @@
-"""The one declaration of every workload, hardware and requirement field.
+"""The one declaration of every workload, hardware and requirement field, and their one validator.
 
 The CLI options, the YAML keys, the JSON API's request models and the web forms are all derived
 from the pydantic models below: a field's type, bounds, choices, help text, unit and example are
-written here once. `build_workload`/`build_requirements` then apply the rules that need several
-fields together (and the catalog).
-
-These models are the reference validator (the web API, JSON schema, every error message). The CLI
-and YAML doors read a plain copy of the fields and of their rules, cached across processes
-(gpuwise.workload.table), and check values with gpuwise.workload.fast, which hands anything it does
-not handle, or would refuse, to `validate` below: a warm start builds none of these models.
+written here once, and `validate` checks every door's values with them (flags, YAML, JSON, forms),
+its errors said the way the CLI names fields. `build_workload`/`build_requirements` then apply the
+rules that need several fields together (and the catalog).
 """
 
 from __future__ import annotations
@@ -17,13 +13,13 @@ import functools
 import math
 import typing
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from gpuwise.errors import UsageError, shorten, suggest
-from gpuwise.workload import loose
-from gpuwise.workload.loose import MAX_BATCH, MAX_COUNT, MAX_DEGREE, MAX_MS, MAX_QPS, MAX_SEQ
+from gpuwise.errors import UsageError, check_unknown, shorten, suggest
+from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
     Engine,
@@ -41,23 +37,79 @@ from gpuwise.workload.specs import (
     WeightsDtype,
 )
 
-# The plain field records and the helpers over them need no pydantic: they live in
-# gpuwise.workload.table (which keeps a cached copy of `fields`) and are re-exported here.
-from gpuwise.workload.table import Applies, FieldInfo, applying, check_unknown, layout_names, names
-
-# The coercions live in gpuwise.workload.loose, beside the bounds, so that the light validator
-# (gpuwise.workload.fast) runs the very functions these BeforeValidators run.
-Choice = BeforeValidator(loose.lower)
-Upper = BeforeValidator(loose.upper)
-PercentileIn = BeforeValidator(loose.percentile)
-Percentile = Literal["50", "90", "95", "99"]
-Names = BeforeValidator(loose.names_list)
-CountIn = BeforeValidator(loose.count)
-BytesIn = BeforeValidator(loose.size)
-NumberIn = BeforeValidator(loose.number)
+Applies = Literal["any", "training", "inference"]
+# Input bounds: far beyond any real job, small enough that no arithmetic overflows.
+MAX_COUNT = 10**15  # tokens or samples in one training run
+MAX_BATCH = 1 << 20
+MAX_SEQ = 1 << 24
+MAX_DEGREE = 1 << 16  # tp, pp, GPUs per node, GPU count
+MAX_QPS = 1e7
+MAX_MS = 1e9
 # A sanity bound on --capacity-factor: published runs use 1 to 2 (GShard, Switch Transformer), and
 # experts / top_k already holds every token.
 MAX_CAPACITY_FACTOR = 64
+
+
+# ----- how loose values (flag text, YAML scalars) are read, before the type check ---------------
+def _lower(value: Any) -> Any:
+    """Choices are matched without case or surrounding blanks ('LoRA ' is lora)."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _upper(value: Any) -> Any:
+    """Currency codes are upper case however they are typed."""
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+def _names(value: Any) -> Any:
+    """'a,b' or ['a', 'b'] -> ['a', 'b'] (lower-cased, blanks dropped); anything else for the type check."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if isinstance(value, list | tuple):
+        return [str(x).strip().lower() for x in value if str(x).strip()]
+    return value
+
+
+def _count(value: Any) -> Any:
+    """'2T', '300B', '1.5M' -> a number; numbers pass to the bound checks."""
+    return parse_count(value) if isinstance(value, str) else value
+
+
+def _bytes(value: Any) -> Any:
+    """'2GB/s', '120KB', 2e9 -> bytes (per second for bandwidths)."""
+    if isinstance(value, str):
+        return float(parse_bytes(value.strip().removesuffix("/s").removesuffix("ps")))
+    return value
+
+
+def _number(value: Any) -> Any:
+    """'$50,000', '2x', '1.5' -> a number (money and factors are typed by people)."""
+    if isinstance(value, str):
+        text = value.strip().lower().replace(",", "").replace("$", "").removesuffix("usd").removesuffix("x")
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise ValueError(f"not a number: {value!r}") from None
+    return value
+
+
+def _percentile(value: Any) -> Any:
+    """99, 99.0, 'p99', 'P99' -> '99' (a percentile is one of a few names, typed many ways)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value.strip().lower().removeprefix("p").removesuffix(".0")
+    return value
+
+
+Choice = BeforeValidator(_lower)
+Upper = BeforeValidator(_upper)
+PercentileIn = BeforeValidator(_percentile)
+Percentile = Literal["50", "90", "95", "99"]
+Names = BeforeValidator(_names)
+CountIn = BeforeValidator(_count)
+BytesIn = BeforeValidator(_bytes)
+NumberIn = BeforeValidator(_number)
 
 
 def _f(
@@ -86,7 +138,9 @@ def _f(
 
 
 class StrictFields(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, str_max_length=4096)
+    # defer_build: a model's validator is built when it first validates, so `estimate` builds the
+    # three it uses and never the plan's (pydantic's own switch; the fields are collected at once).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, str_max_length=4096, defer_build=True)
 
 
 class WorkloadFields(StrictFields):
@@ -582,6 +636,26 @@ SECTIONS: dict[str, type[StrictFields]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class FieldInfo:
+    """One field as every door sees it (an option, a YAML key, a form input)."""
+
+    name: str
+    section: str  # workload | hardware | target | plan
+    kind: type  # what a flag parses: str, int, float or bool
+    help: str
+    applies: Applies
+    example: Any
+    choices: tuple[str, ...] | None
+    metavar: str | None
+    default_doc: str | None
+    layout: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
 def _kind_and_choices(annotation: Any) -> tuple[type, tuple[str, ...] | None]:
     """The scalar a flag parses, and the Literal choices if any, from a field's annotation."""
     args = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
@@ -632,6 +706,20 @@ def fields(section: str) -> tuple[FieldInfo, ...]:
 def all_fields() -> Iterator[FieldInfo]:
     for section in SECTIONS:
         yield from fields(section)
+
+
+def names(*sections: str) -> frozenset[str]:
+    return frozenset(f.name for s in sections for f in fields(s))
+
+
+def layout_names() -> frozenset[str]:
+    """The parallel-layout fields a plan chooses itself."""
+    return frozenset(f.name for f in fields("workload") if f.layout)
+
+
+def applying(applies: Applies, *sections: str) -> tuple[str, ...]:
+    """Names of the fields that apply only to training (or only to inference)."""
+    return tuple(f.name for s in sections for f in fields(s) if f.applies == applies)
 
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -698,7 +786,6 @@ __all__ = [
     "WorkloadFields",
     "all_fields",
     "applying",
-    "check_unknown",
     "describe_error",
     "fields",
     "layout_names",
