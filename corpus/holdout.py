@@ -21,7 +21,7 @@ import yaml
 
 from gpuwise.api import make_estimate
 from gpuwise.errors import GpuwiseError
-from gpuwise.workload.table import names
+from gpuwise.workload.schema import names
 
 DATA = Path(__file__).parent / "data" / "holdout.yaml"
 FIRST_READ = "2026-12-01"  # the holdout's date: every case was first read on or after it
