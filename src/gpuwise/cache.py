@@ -7,6 +7,8 @@ BLAKE2b digest of every source file it was built from and of the gpuwise and Pyt
 any library whose objects it holds). A different key, or any trouble reading the file, means the
 value is built again and the file rewritten (atomically: a temporary file renamed over it);
 trouble writing is ignored, the cache being only a saving. GPUWISE_NO_CACHE=1 turns it off.
+Unpickling runs code, so a file or folder that another user owns or can write is never read (the
+value is rebuilt; `--debug` says why), and the folder is made readable by its owner only.
 Standard library only: the core uses it.
 """
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 NO_CACHE_ENV = "GPUWISE_NO_CACHE"
+DEBUG_ENV = "GPUWISE_DEBUG"
 _T = TypeVar("_T")
 
 
@@ -74,13 +77,38 @@ def version_file(package: str) -> list[tuple[str, Path]]:
     return [(f"{package}/version.py", Path(spec.origin).parent / "version.py")]
 
 
+def debugging() -> bool:
+    """`--debug` on the command line or GPUWISE_DEBUG set: read from argv, because the CLI's options
+    come from a cached table, read before the command line is parsed."""
+    return bool(os.environ.get(DEBUG_ENV)) or "--debug" in sys.argv[1:]
+
+
+def _distrusted(path: Path, fh: Any) -> str | None:
+    """Why the open cache file `fh` (at `path`) or its folder may hold someone else's pickle, or None."""
+    if not hasattr(os, "getuid"):  # no POSIX owners (Windows): the user's profile folder is private
+        return None
+    me = os.getuid()
+    for what, st in (("file", os.fstat(fh.fileno())), ("folder", os.stat(path.parent))):
+        if st.st_uid != me:
+            return f"the cache {what} belongs to user id {st.st_uid}, not to you ({me})"
+        if st.st_mode & 0o022:
+            return f"the cache {what} is writable by others than you (mode {st.st_mode & 0o777:o})"
+    return None
+
+
 def read(path: Path, key: str) -> Any | None:
-    """The value stored under exactly `key`, or None (missing, stale, truncated, corrupt, unreadable)."""
+    """The value stored under exactly `key`, or None (missing, stale, truncated, corrupt, unreadable,
+    or a file someone else could have written)."""
     try:
         with path.open("rb") as fh:
+            distrust = _distrusted(path, fh)
+            if distrust is not None:
+                if debugging():
+                    sys.stderr.write(f"debug: not reading the cache {path}: {distrust}; rebuilding the value\n")
+                return None
             if fh.readline().rstrip(b"\n") != key.encode():
                 return None  # stale: not even unpickled, the classes it names may have changed
-            return pickle.load(fh)  # our own file, in the user's own cache directory
+            return pickle.load(fh)  # the user's own file, in a folder only the user can write
     except Exception:
         return None
 
@@ -91,7 +119,8 @@ def write(path: Path, key: str, value: Any) -> None:
 
     tmp: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, exist_ok=True)  # the user's own: `read` refuses a folder others can write
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(key.encode() + b"\n")
@@ -125,9 +154,11 @@ def cached(path: Path, key: Callable[[], str], build: Callable[[], _T], valid: C
 
 
 __all__ = [
+    "DEBUG_ENV",
     "NO_CACHE_ENV",
     "cache_file",
     "cached",
+    "debugging",
     "enabled",
     "python_files",
     "read",

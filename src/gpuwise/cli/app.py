@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuwise import cache
 from gpuwise.cli.plain_help import PlainHelpGroup
 from gpuwise.errors import GpuwiseError, UsageError
 
@@ -446,7 +447,7 @@ def main() -> None:
     # about 10 ms) when it builds its first validator; gpuwise uses none. A user's own setting wins
     # (PYDANTIC_DISABLE_PLUGINS= , empty, loads them all again).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    debug = "--debug" in sys.argv[1:] or bool(os.environ.get("GPUWISE_DEBUG"))
+    debug = cache.debugging()
     args = [a for a in sys.argv[1:] if a != "--debug"]
     try:
         command = _readable_metavars(_command_for(args))
