@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,19 +27,26 @@ from .conftest import missing, run_process
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 ALLOWED = (skypilot_gpus(), "SkyPilot")
-# what SkyPilot makes of a task: nodes, accelerators, cloud, region, spot, disk, ports, service
+# what SkyPilot makes of each task file named on stdin: nodes, accelerators, cloud, region, spot, disk,
+# ports, service; one interpreter for the session (importing sky takes seconds)
 PARSE = """
 import json, sys
 import sky
-task = sky.Task.from_yaml(sys.argv[1])
-[r] = list(task.resources)
-svc = task.service
-print(json.dumps({
-    "num_nodes": task.num_nodes, "accelerators": r.accelerators, "cloud": str(r.cloud) if r.cloud else None,
-    "region": r.region, "use_spot": r.use_spot, "disk_size": r.disk_size, "ports": r.ports, "envs": task.envs,
-    "min_replicas": svc.min_replicas if svc else None, "max_replicas": svc.max_replicas if svc else None,
-    "readiness": svc.readiness_path if svc else None, "run": task.run,
-}))
+for line in sys.stdin:
+    try:
+        task = sky.Task.from_yaml(line.strip())
+        [r] = list(task.resources)
+        svc = task.service
+        out = {
+            "num_nodes": task.num_nodes, "accelerators": r.accelerators, "cloud": str(r.cloud) if r.cloud else None,
+            "region": r.region, "use_spot": r.use_spot, "disk_size": r.disk_size, "ports": r.ports,
+            "envs": task.envs, "min_replicas": svc.min_replicas if svc else None,
+            "max_replicas": svc.max_replicas if svc else None, "readiness": svc.readiness_path if svc else None,
+            "run": task.run,
+        }
+    except Exception as exc:
+        out = {"error": f"{type(exc).__name__}: {exc}"}
+    print(json.dumps(out), flush=True)
 """
 
 
@@ -53,18 +61,34 @@ def _sky_python() -> str:
     raise AssertionError  # unreachable: missing() fails or skips
 
 
-def sky_parse(path: Path, home: Path) -> dict:
-    """SkyPilot's reading of a task file, in a fresh interpreter with a throw-away HOME (~/.sky)."""
-    home.mkdir(exist_ok=True)
-    proc = subprocess.run(
-        [_sky_python(), "-c", PARSE, str(path)],
+@pytest.fixture(scope="module")
+def sky_parse(tmp_path_factory) -> Iterator[Callable[[Path], dict]]:
+    """SkyPilot's reading of a task file: `sky.Task.from_yaml` in SkyPilot's own interpreter, with a
+    throw-away HOME (its ~/.sky) and no cloud credentials."""
+    home = tmp_path_factory.mktemp("sky-home")
+    proc = subprocess.Popen(
+        [_sky_python(), "-c", PARSE],
         env={**os.environ, "HOME": str(home)},
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-        timeout=300,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def parse(path: Path) -> dict:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(f"{path}\n")
+        proc.stdin.flush()
+        out = json.loads(proc.stdout.readline())
+        assert "error" not in out, out["error"]
+        return out
+
+    try:
+        yield parse
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
 
 
 @functools.cache
@@ -81,7 +105,7 @@ def test_every_name_in_the_table_is_a_catalog_gpu_and_cloud():
     assert accelerator("h100-sxm", "aws")[0] == "H100" and accelerator("h100-sxm", "runpod")[0] == "H100-SXM"
 
 
-def test_readme_training_example_parses_with_the_plans_nodes_and_gpus(tmp_path):
+def test_readme_training_example_parses_with_the_plans_nodes_and_gpus(tmp_path, sky_parse):
     cat = load_catalog()
     c = _plan("train-13b-multi-gpu-plan.yaml", ("h100-sxm",))
     c = c.chosen
@@ -89,7 +113,7 @@ def test_readme_training_example_parses_with_the_plans_nodes_and_gpus(tmp_path):
     rendered = skypilot_files(c, DeployOptions(), cat)
     path = tmp_path / "train.yaml"
     path.write_text(rendered.files["train.yaml"])
-    task = sky_parse(path, tmp_path / "home")
+    task = sky_parse(path)
     assert task["num_nodes"] == hw.nodes
     assert task["accelerators"] == {accelerator(hw.gpu.id, None)[0]: hw.gpus_per_node}
     launch = train_launch(c, DeployOptions(), cat)
@@ -104,27 +128,27 @@ def test_readme_training_example_parses_with_the_plans_nodes_and_gpus(tmp_path):
     assert task["use_spot"] is False and task["disk_size"] >= 256
 
 
-def test_readme_serving_example_parses_as_a_service(tmp_path):
+def test_readme_serving_example_parses_as_a_service(tmp_path, sky_parse):
     cat = load_catalog()
     c = _plan("chat-7b-p99.yaml").chosen
     rendered = skypilot_files(c, DeployOptions(), cat)
     path = tmp_path / "serve.yaml"
     path.write_text(rendered.files["serve.yaml"])
-    task = sky_parse(path, tmp_path / "home")
+    task = sky_parse(path)
     assert task["num_nodes"] == 1 and task["accelerators"] == {accelerator(c.est.hardware.gpu.id, None)[0]: 1}
     assert task["min_replicas"] == c.replicas and task["max_replicas"] >= 2 * c.replicas
     assert task["readiness"] == "/health" and task["ports"] == ["8000"]
     assert "--max-num-seqs=" in task["run"] and "--tensor-parallel-size=1" in task["run"]
 
 
-def test_spot_pricing_asks_for_spot(tmp_path):
+def test_spot_pricing_asks_for_spot(tmp_path, sky_parse):
     """gpuwise prices spot for checkpointed training only; the task then asks SkyPilot for spot."""
     cat = load_catalog()
     c = _plan("train-13b-multi-gpu-plan.yaml", ("h100-sxm",), "spot").chosen
     path = tmp_path / "train.yaml"
     path.write_text(skypilot_files(c, DeployOptions(), cat).files["train.yaml"])
     assert c.pricing == "spot" and yaml.safe_load(path.read_text())["resources"]["use_spot"] is True
-    assert sky_parse(path, tmp_path / "home")["use_spot"] is True
+    assert sky_parse(path)["use_spot"] is True
 
 
 def test_plan_values_stay_data_in_the_task(tmp_path):
