@@ -78,8 +78,8 @@ def version_file(package: str) -> list[tuple[str, Path]]:
 
 
 def debugging() -> bool:
-    """`--debug` on the command line or GPUWISE_DEBUG set: read from argv, because the CLI's options
-    come from a cached table, read before the command line is parsed."""
+    """`--debug` on the command line or GPUWISE_DEBUG set (read from argv: a cache may be read
+    before the command line is parsed, and the Python API has no command line to parse)."""
     return bool(os.environ.get(DEBUG_ENV)) or "--debug" in sys.argv[1:]
 
 
