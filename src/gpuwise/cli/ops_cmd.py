@@ -21,6 +21,7 @@ from gpuwise.cli.bounds import bounded
 from gpuwise.cli.output import print_json
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.ops import EXPORTER_PORT
+from gpuwise.terminal import shown
 
 MAX_INTERVAL_S = 3600.0  # seconds between two readings: an hour is already far past any rate worth measuring
 MAX_SAMPLES = 1000  # readings per inspection (the hottest temperature is kept)
@@ -200,7 +201,7 @@ def _store(db: str | None) -> Any:
 
 def _scan_view(result: Any, what: str) -> None:
     out = sys.stdout
-    out.write(f"{what} {result.host} at {result.time}: ")
+    out.write(f"{what} {shown(result.host)} at {result.time}: ")
     parts = []
     if result.added:
         parts.append(f"{len(result.added)} new card(s)")
@@ -209,9 +210,9 @@ def _scan_view(result: Any, what: str) -> None:
     parts.append(f"{len(result.inspected)} inspection(s) stored")
     out.write(", ".join(parts) + "\n")
     for uuid in result.added:
-        out.write(f"  + {uuid}\n")
+        out.write(f"  + {shown(uuid)}\n")
     for line in result.skipped:
-        out.write(f"  skipped {line}\n")
+        out.write(f"  skipped {shown(line)}\n")
 
 
 def _hardware_command(fn_name: str, label: str) -> Callable[..., None]:
@@ -271,22 +272,16 @@ def fleet_list(
             print_json([c.as_dict() for c in cards])
             return
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(show_header=True, header_style="bold")
         for col in ("host", "gpu", "uuid", "model", "vbios", "driver", "status", "last seen"):
             table.add_column(col, overflow="fold")
         for c in cards:
             status_text = c.status + (f" ({c.retired_reason})" if c.retired_reason else "")
-            table.add_row(
-                c.host or "",
-                "" if c.gpu_index is None else str(c.gpu_index),
-                c.uuid,
-                c.model or "",
-                c.vbios or "",
-                c.driver or "",
-                status_text,
-                f"{c.last_seen:%Y-%m-%d %H:%M}",
-            )
+            cells = (c.host, c.gpu_index, c.uuid, c.model, c.vbios, c.driver, status_text)
+            # stored texts as Text: escapes shown escaped, rich markup ([bold]) printed as it is
+            table.add_row(*(Text(shown("" if v is None else v)) for v in cells), f"{c.last_seen:%Y-%m-%d %H:%M}")
         console = _console()
         console.print(table)
         console.print(f"{len(cards)} card(s)")
@@ -308,9 +303,8 @@ def fleet_retire(
         if as_json:
             print_json(card.as_dict())
         else:
-            sys.stdout.write(
-                f"retired {card.uuid} ({card.model}, {card.host} GPU {card.gpu_index}): {card.retired_reason}\n"
-            )
+            what = f"retired {card.uuid} ({card.model}, {card.host} GPU {card.gpu_index}): {card.retired_reason}"
+            sys.stdout.write(shown(what) + "\n")
 
 
 @fleet_app.command("evaluate")
@@ -343,9 +337,9 @@ def fleet_evaluate(
             return
         for v in verdicts:
             c = v.card
-            out.write(f"{v.verdict.upper():6} {c.uuid} ({c.model}, {c.host} GPU {c.gpu_index})\n")
+            out.write(shown(f"{v.verdict.upper():6} {c.uuid} ({c.model}, {c.host} GPU {c.gpu_index})") + "\n")
             for r in v.reasons:
-                out.write(f"       {r.rule}: {r.evidence}\n         why: {r.why}\n")
+                out.write(f"       {r.rule}: {shown(r.evidence)}\n         why: {r.why}\n")
         if changed:
             out.write(f"{len(changed)} card(s) set to watch\n")
 

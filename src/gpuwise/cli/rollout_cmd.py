@@ -16,6 +16,7 @@ from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
 from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _store, fleet_app
 from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
+from gpuwise.terminal import shown
 
 rollout_app = typer.Typer(
     name="rollout",
@@ -90,14 +91,19 @@ def _absolute(url: str) -> str:
     return url
 
 
+def _line(text: str) -> None:
+    """One line of a view that holds stored values (`shown`: no escape reaches the terminal)."""
+    sys.stdout.write(shown(text) + "\n")
+
+
 def _plan_view(rollout_id: int, the_plan: Any, out: Path, local: bool) -> None:
     w = sys.stdout.write
     w(f"roll-out {rollout_id}: {the_plan.target.label} on {len(the_plan.hosts)} host(s)\n")
     for host in the_plan.order:
         p = the_plan.hosts[host]
-        w(f"  {the_plan.stage_of(host):8} {host}  {p.model}, pool {p.pool}, {len(p.gpus)} GPU(s), now {p.previous}\n")
+        _line(f"  {the_plan.stage_of(host):8} {host}  {p.model}, pool {p.pool}, {len(p.gpus)} GPU(s), now {p.previous}")
     for note in the_plan.notes:
-        w(f"  note: {note}\n")
+        _line(f"  note: {note}")
     check = " --check" if local else ""
     w(f"wrote {out}; rehearse, then run:\n  cd {out} && ansible-playbook -i inventory.yml rollout.yml{check}\n")
     w(f"follow it with: gpuwise rollout status --rollout {rollout_id}\n")
@@ -139,14 +145,13 @@ def status(
         if as_json:
             print_json(st.as_dict())
             return
-        w = sys.stdout.write
-        w(st.headline + "\n")
+        _line(st.headline)
         for h in st.hosts:
             steps = ", ".join(f"{e.step} {e.outcome}" for e in h.events) or "-"
-            w(f"  {h.stage:8} {h.host:24} {h.state:12} {steps}\n")
+            _line(f"  {h.stage:8} {shown(h.host):24} {h.state:12} {steps}")
             last = h.events[-1] if h.events else None
             if last is not None and last.outcome == "fail" and last.detail:
-                w(f"           {last.detail}\n")
+                _line(f"           {last.detail}")
 
 
 def fleet_view_cmd(

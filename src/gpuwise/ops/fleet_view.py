@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuwise.ops.fleet import list_cards
 from gpuwise.ops.rollout import DEFAULT_POOL, Rollout, events_of, list_rollouts, summarize
+from gpuwise.terminal import shown
 
 
 def _pools(found: list[Rollout]) -> dict[str, str]:
@@ -131,7 +132,7 @@ def render_text(view: dict[str, Any]) -> str:
     if not view["groups"]:
         lines.append("no card in the fleet store: gpuwise fleet scan on each host")
     lines += [r["headline"] for r in view["rollouts"]]
-    return "\n".join(lines) + "\n"
+    return "\n".join(shown(line) for line in lines) + "\n"  # stored names and versions: no escape printed raw
 
 
 __all__ = ["fleet_view", "render_text"]
