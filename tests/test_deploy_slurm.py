@@ -283,3 +283,35 @@ def test_slurm_accepts_the_pools_config(slurm_cluster, munge_socket, tmp_path):
     finally:
         cluster.stop()
     subprocess.run(["sh", "-n"], input=files["qos.sh"], text=True, check=True)
+
+
+def test_one_node_needs_no_rendezvous_and_an_image_runs_through_pyxis():
+    cat = load_catalog()
+    c = _plan("finetune-7b-qlora.yaml", None).chosen
+    assert c.est.hardware.nodes == 1
+    text = slurm_files(c, DeployOptions(image="nvcr.io/nvidia/pytorch:25.01-py3"), cat).files["train.sbatch"]
+    assert "--standalone" in text and "head_node" not in text and "--rdzv" not in text
+    assert "srun --ntasks-per-node=1" in text and "--container-image=nvcr.io/nvidia/pytorch:25.01-py3 torchrun" in text
+    subprocess.run(["bash", "-n"], input=text, text=True, check=True)
+
+
+def test_dev_pool_shares_gpus_as_mig_slices_or_shards(tmp_path):
+    cat = load_catalog()
+    files = slurm_pool_files(plan_pools_file(EXAMPLES / "pools.yaml"), cat).files
+    # the example's dev pool: H100 in MIG 2g.20gb slices; Slurm types a slice <type before its first '-'>_<profile>
+    assert "Gres=gpu:nvidia_h100_80gb_hbm3_2g.20gb:" in files["slurm.conf"]
+    assert "NodeName=dev-h100-sxm-01 AutoDetect=nvml" in files["gres.conf"]
+    # a GPU without MIG: whole GPUs, each shared as Slurm shards
+    pools = tmp_path / "pools.yaml"
+    pools.write_text(
+        "team: {engineers: 12, gpu: l40s}\n"
+        "workloads:\n"
+        "  - {pool: dev, name: notebook, workload: {model: llama-2-7b, task: inference}, requirements: {max_gpus: 1}}\n"
+    )
+    plan = plan_pools_file(pools)
+    files = slurm_pool_files(plan, cat).files
+    dev = plan.pools["dev"]
+    shards = dev.share.per_gpu * dev.gpus
+    assert "GresTypes=gpu,shard" in files["slurm.conf"] and f",shard:{shards} " in files["slurm.conf"]
+    assert f"Name=shard Count={shards}" in files["gres.conf"]
+    assert f"GrpTRES=gres/gpu={sum(dev.quota.values())}" in files["qos.sh"]

@@ -67,8 +67,11 @@ def _directives(rows: list[tuple[str, str | None]]) -> list[str]:
     return out
 
 
-def _site(options: DeployOptions, partition: str | None, account: str | None) -> list[tuple[str, str | None]]:
-    rows: list[tuple[str, str | None]] = []
+Directives = list[tuple[str, str | None]]  # (#SBATCH option, the reason for it)
+
+
+def _site(partition: str | None, account: str | None) -> Directives:
+    rows: Directives = []
     if partition:
         rows.append((f"--partition={slurm_name(partition, '--partition')}", "as given (--partition)"))
     if account:
@@ -92,17 +95,17 @@ def _program(variable: str, default: list[str], what: str) -> list[str]:
     ]
 
 
-def _container(image: str | None) -> list[str]:
-    if not image:
-        return []
-    return [f"--container-image={word(image)}"]
+def _srun(options: str, image: str | None) -> str:
+    """`srun OPTIONS `, in the image through NVIDIA pyxis/enroot when --image names one."""
+    container = f" --container-image={word(image)}" if image else ""
+    return f"srun{(' ' + options) if options else ''}{container} "
 
 
 # ------------------------------------------------------------------------------------------
-def training_script(launch: TrainLaunch, options: DeployOptions, gres: tuple[str, str], site: list) -> str:
+def training_script(launch: TrainLaunch, options: DeployOptions, gres: tuple[str, str], site: Directives) -> str:
     """The batch script of a training plan."""
     c, work = launch.c, launch.work
-    rows: list[tuple[str, str | None]] = [
+    rows: Directives = [
         (f"--job-name={launch.name}", None),
         (f"--nodes={launch.nodes}", f"the plan's {launch.nodes} node(s) of {launch.per_node} {c.est.hardware.gpu.id}"),
         ("--ntasks-per-node=1", "one task per node: its torchrun starts one process per GPU"),
@@ -153,16 +156,14 @@ def training_script(launch: TrainLaunch, options: DeployOptions, gres: tuple[str
         *array("stack_args", [why(a.value, a.why) for a in launch.stack_args]),
         "",
         *comment("srun starts one torchrun per node, with every core of the node; a failed node ends the job"),
-        'srun --ntasks-per-node=1 --cpus-per-task="${SLURM_CPUS_ON_NODE}" --kill-on-bad-exit=1 '
-        + " ".join(_container(options.image))
-        + (" " if options.image else "")
+        _srun('--ntasks-per-node=1 --cpus-per-task="${SLURM_CPUS_ON_NODE}" --kill-on-bad-exit=1', options.image)
         + 'torchrun "${launcher[@]}" "${trainer[@]}" "${stack_args[@]}"',
     ]
     return "\n".join(lines) + "\n"
 
 
 def serving_script(
-    c: Candidate, options: DeployOptions, catalog: Catalog, gres: tuple[str, str], site: list
+    c: Candidate, options: DeployOptions, catalog: Catalog, gres: tuple[str, str], site: Directives
 ) -> tuple[str, tuple[str, ...]]:
     """(the batch script of a serving plan: a job array, one job per replica; the engine's notes)."""
     work = c.est.workload
@@ -180,7 +181,7 @@ def serving_script(
     tp = work.parallel.tp
     cpus = hw.count + SERVER_EXTRA_PROCESSES
     name = options.name or slug(work.model.name)
-    rows: list[tuple[str, str | None]] = [
+    rows: Directives = [
         (f"--job-name={name}", None),
         (f"--array=0-{c.replicas - 1}", f"one job per replica: the plan's {c.replicas} replica(s)"),
         ("--nodes=1", "a replica runs on one node"),
@@ -219,10 +220,7 @@ def serving_script(
         *_program("server", list(server.program), f"{engine}'s OpenAI-compatible server"),
         *array("engine_args", server.args),
         "",
-        "srun "
-        + " ".join(_container(options.image))
-        + (" " if options.image else "")
-        + '"${server[@]}" "${engine_args[@]}"',
+        _srun("", options.image) + '"${server[@]}" "${engine_args[@]}"',
     ]
     return "\n".join(lines) + "\n", server.notes
 
@@ -240,7 +238,7 @@ def slurm_files(
     gres_override: str | None = None,
 ) -> Rendered:
     """The batch script for a plan's chosen candidate, with a summary."""
-    site = _site(options, partition, account)
+    site = _site(partition, account)
     gres = gres_type(c.est.hardware.gpu, gres_override)
     work = c.est.workload
     notes: list[str] = []
