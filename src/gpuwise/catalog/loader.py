@@ -36,6 +36,7 @@ from gpuwise.catalog.schema import (
     Offer,
     OfferSource,
     PcieLayout,
+    RuntimeProfile,
     ServerPrice,
     Source,
     validate,
@@ -79,6 +80,7 @@ class Catalog:
     no_p2p_gpus: frozenset[str] = frozenset()  # GPUs whose rings go through host memory
     pcie_layout: tuple[PcieLayout, ...] = ()  # PCIe path by GPUs per node (collectives.yaml)
     engines: Mapping[str, EngineProfile] = field(default_factory=dict)  # serving engines (engines.yaml)
+    runtimes: Mapping[str, RuntimeProfile] = field(default_factory=dict)  # non-LLM runtimes (engines.yaml)
     offers: tuple[Offer, ...] = ()  # offers.yaml: what providers rent (gpuwise.estimate.offers picks)
     offer_sources: Mapping[str, OfferSource] = field(default_factory=dict)
     fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
@@ -128,6 +130,11 @@ class Catalog:
         if engine_id not in self.engines:
             raise UnknownNameError("engine", engine_id, self.engines)
         return self.engines[engine_id]
+
+    def runtime(self, runtime_id: str) -> RuntimeProfile:
+        if runtime_id not in self.runtimes:
+            raise UnknownNameError("runtime", runtime_id, self.runtimes)
+        return self.runtimes[runtime_id]
 
     def default_network(self, gpu: GPU) -> DefaultNetwork:
         """The first matching rule; the file ends with a catch-all."""
@@ -277,6 +284,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
         servers=_entries(docs["costs.yaml"], "servers", ServerPrice, "costs.yaml", keyed=True),
         engines=_entries(docs["engines.yaml"], "engines", EngineProfile, "engines.yaml", keyed=True),
+        runtimes=_entries(docs["engines.yaml"], "runtimes", RuntimeProfile, "engines.yaml", keyed=True),
         reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
     )
@@ -296,7 +304,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         missing = e.source_ids() - sources.keys()
         if missing:
             raise ConfigError(f"catalog entry {e.id!r} cites unknown source(s) {sorted(missing)}")
-    for key, eng in cat.engines.items():
+    for key, eng in [*cat.engines.items(), *cat.runtimes.items()]:
         if eng.source_ids() - sources.keys():
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"

@@ -344,6 +344,9 @@ class EngineProfile(_Sourced):
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
     small_gpu_token_budget: Annotated[int, Ge(1)]
     small_gpu_max_seqs: Annotated[int, Ge(1)] | None = None
+    # running requests at most by GPU, where the engine picks it from the device name (LMDeploy's
+    # get_max_batch_size): a substring of the GPU id -> the cap; others keep `max_seqs`
+    max_seqs_by_gpu: dict[str, Annotated[int, Ge(1)]] = field(default_factory=dict)
     # fitted to published measurements at load (the source says which): what the roofline of the
     # operations leaves out — the share of the large-GEMM rate a serving step's GEMMs reach, a fixed
     # cost per engine step (scheduling, sampling, launches) and per request (front end, tokenizer)
@@ -352,11 +355,27 @@ class EngineProfile(_Sourced):
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
 
-    def budget(self, memory_bytes: int) -> tuple[int, int | None]:
-        """(tokens per step, running requests at most) on a GPU with `memory_bytes`."""
+    def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
+        """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""
+        by_name = next((cap for name, cap in self.max_seqs_by_gpu.items() if name in gpu_id), None)
         if memory_bytes < self.small_gpu_bytes:
-            return self.small_gpu_token_budget, self.small_gpu_max_seqs
-        return self.token_budget, self.max_seqs
+            return self.small_gpu_token_budget, by_name or self.small_gpu_max_seqs
+        return self.token_budget, by_name or self.max_seqs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeProfile(_Sourced):
+    """How a runtime runs a model described operator by operator (catalog engines.yaml `runtimes`):
+    which kernels it launches (`kernels`, gpuwise.estimate.operators.Runtime: eager PyTorch with a
+    host dispatch per kernel, the same kernels issued without Python, batch norms folded into the
+    convolutions, or conv/GEMM epilogues fused), whether a 16-bit run casts weights per call under
+    torch.autocast, and whether a server (Triton) adds its per-request terms around the GPU."""
+
+    name: str
+    kernels: Literal["eager", "graph", "folded", "compiled"]
+    autocast: bool = False
+    server: bool = False
+    triton_backend: str | None = None  # the Triton backend that runs this form of the model, if any
 
 
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------

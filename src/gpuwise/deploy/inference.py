@@ -517,6 +517,7 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
     limit = _gpu_limit(c, share)
     pod_spec, place_notes = _pod_spec(c, options, share, _container(engine, server, image, limit), server)
     bundle = Bundle(notes=([scale.note] if scale.note else []) + server.notes + place_notes)
+    bundle.notes += _runtime_notes(work, engine, catalog)
     header = [f"gpuwise deploy: {c.label} ({work.model.name} serving)"]
     res, units = limit[0], limit[1]
     deployment = _deployment(c, name, ns, pod_spec, scale, server.metrics_port)
@@ -541,6 +542,29 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
         bundle.extend(sharing_layout(gpu, share, options, nodes=f"nodes for {name}", purpose=f"{name} serving"))
     bundle.summary = _summary(c, engine, engine_why, image[0], share, scale)
     return bundle
+
+
+def _runtime_notes(work: InferenceJob, engine: str, catalog: Catalog) -> list[str]:
+    """The runtime the plan timed, where the manifests need it named (Triton's backend for the model
+    repository) or run another engine than the plan's."""
+    if work.engine in catalog.runtimes:
+        rt = catalog.runtime(work.engine)
+        if engine != "triton" or rt.triton_backend is None:
+            return []
+        note = (
+            f"the plan timed {rt.name} (--engine {work.engine}): put {work.model.name} in the model repository in "
+            f'the form Triton\'s {rt.triton_backend} backend runs (config.pbtxt backend: "{rt.triton_backend}")'
+        )
+        if not rt.server:
+            note += "; Triton adds its request floor, RPC and queue delay, which the plan's figures leave out"
+        return [note]
+    if engine != work.engine:
+        planned = catalog.engine(work.engine).name
+        return [
+            f"the plan timed {planned} (--engine {work.engine}); these manifests run {engine}, whose step times "
+            f"differ: re-plan with --engine {engine} for figures that match"
+        ]
+    return []
 
 
 def _summary(c: Candidate, engine: str, engine_why: str, image: str, share: Sharing, scale: _Scale) -> dict[str, Any]:

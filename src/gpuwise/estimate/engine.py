@@ -103,7 +103,7 @@ def engine_setup(
     rounded = math.ceil(ctx / block) * block
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
-    budget, engine_cap = profile.budget(cap)
+    budget, engine_cap = profile.budget(cap, hw.gpu.id)
     pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
@@ -133,7 +133,7 @@ def _setup_notes(job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: i
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
     block = profile.kv_block_tokens
-    budget, engine_cap = profile.budget(cap)
+    budget, engine_cap = profile.budget(cap, hw.gpu.id)
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)

@@ -27,11 +27,15 @@ from typing import Literal
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.rates import Rates
-from gpuwise.workload.specs import DTYPE_BYTES
+from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
-Runtime = Literal["eager", "graph", "compiled"]
+Runtime = Literal["eager", "graph", "folded", "compiled"]
 # eager: PyTorch from Python, one host dispatch per kernel; graph: the same kernels issued without
-# Python (TorchScript, CUDA graphs); compiled: TensorRT-style, epilogues fused into conv/GEMM
+# Python (TorchScript, CUDA graphs); folded: ONNX Runtime's CUDA provider, batch norms folded into the
+# convolution and Relu (with a residual Add before it) fused into it (FusedConv), other activations on
+# their own; compiled: TensorRT-style, every epilogue fused into its conv/GEMM. Which runtime a named
+# engine uses is catalog data (engines.yaml `runtimes`).
+FOLDED_OPS = ("relu", "add")  # ONNX Runtime's CUDA FusedConv: cuDNN conv-bias-activation, Relu and an Add input
 DESCRIBED_ELEMENT_BYTES = 2  # package data and `gpuwise describe` trace at bf16
 _MEMORY_CLASSES = ("normalization", "elementwise", "pooling", "embedding", "data-movement", "attention")
 
@@ -150,8 +154,8 @@ def operator_seconds(
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
     timer = _Timer(rates, p, "eager" if eager else runtime, scale)
-    fused = runtime == "compiled" and not training
-    kernels = tuple(op for op in model.operators if op.fused_into is None) if fused else model.operators
+    fused = runtime in ("compiled", "folded") and not training
+    kernels = launched(model.operators, runtime) if fused else model.operators
     casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
     forward = backward = 0.0
     for op in kernels:
@@ -165,13 +169,34 @@ def operator_seconds(
             backward += _backward(timer, p, op, batch, moved)
     notes = (
         f"{model.name}: {timer.kernels} kernels per batch of {batch} "
-        f"({'compiled engine, conv/GEMM epilogues fused' if fused else 'unfused'}"
+        f"({_FUSION[runtime] if fused else 'unfused'}"
         f"{', eager PyTorch' if eager else ''}); "
         f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
         f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
         f"[{', '.join(p.sources)}]",
     )
     return OperatorTime(forward, backward, timer.kernels, timer.by_class, timer.floor, notes)
+
+
+_FUSION = {
+    "compiled": "compiled engine, conv/GEMM epilogues fused",
+    "folded": "batch norms folded, Relu and residual adds fused into the convolutions",
+}
+
+
+def launched(operators: tuple[Operator, ...], runtime: Runtime) -> tuple[Operator, ...]:
+    """The kernels a runtime launches for inference: a compiled engine drops every operator fused into
+    a convolution or GEMM; ONNX Runtime's CUDA provider only the folded batch norms and the fused Relu
+    and residual Add (FOLDED_OPS); eager PyTorch and TorchScript launch them all."""
+    if runtime == "compiled":
+        return tuple(op for op in operators if op.fused_into is None)
+    if runtime == "folded":
+        return tuple(
+            op
+            for op in operators
+            if op.fused_into is None or not (op.cls == "normalization" or op.name.rsplit(".", 1)[-1] in FOLDED_OPS)
+        )
+    return operators
 
 
 def _backward(timer: _Timer, p: OperatorParams, op: Operator, batch: int, moved: float) -> float:
@@ -238,16 +263,42 @@ class ServedBatch:
     bottleneck: str = "compute"  # the GPU side: compute (conv, GEMM, attention) or memory-bandwidth
 
 
-def served_batch(model: GenericArch, requests: int, items: int, rates: Rates, catalog: Catalog) -> ServedBatch:
-    """A batch of `requests` requests of `items` samples each through a compiled engine (TensorRT
-    under Triton, what `gpuwise deploy` writes), with the per-request terms around it."""
+def served_batch(
+    model: GenericArch, requests: int, items: int, rates: Rates, catalog: Catalog, engine: str = DEFAULT_RUNTIME
+) -> ServedBatch:
+    """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
+    engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
+    writes), the input copy and the per-request terms around them. A runtime without a server is
+    timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU."""
+    profile = catalog.runtime(engine)
     samples = requests * items
-    kernels = operator_seconds(model, samples, rates, catalog, training=False, runtime="compiled")
+    kernels = operator_seconds(
+        model, samples, rates, catalog, training=False, runtime=profile.kernels, autocast=profile.autocast
+    )
+    runs = (
+        f"{model.name} runs on {profile.name} (--engine {engine}"
+        + (", the default" if engine == DEFAULT_RUNTIME else "")
+        + f") [{catalog.sources[profile.source].title.split(':')[0]}]"
+    )
+    casts = profile.autocast and rates.dtype in ("fp16", "bf16")
+    if casts:
+        runs += f"; {rates.dtype} under torch.autocast: each convolution and GEMM weight is cast on every call"
+    math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
+    side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
+    if not profile.server:
+        notes = (
+            *kernels.notes,
+            runs,
+            f"{model.name}: no server around it: a batch of {samples} sample(s) takes the runtime's kernels only, "
+            "inputs already on the GPU (a server adds its request floor, RPC and queue delay: --engine triton)",
+        )
+        return ServedBatch(kernels.total, 0.0, {"gpu": kernels.total}, notes, side)
     around = request_terms(model, items, rates.gpu, catalog)
     copy = around.pop("input_copy") * requests  # every request's input crosses PCIe in the batch
     terms = {"gpu": kernels.total, "input_copy": copy, **around}
     notes = (
         *kernels.notes,
+        runs,
         f"{model.name}: a request is {items} sample(s); the batch of {requests} request(s) is {samples} samples; "
         f"around the GPU: framework floor, the input over the RPC, the batcher's queue delay"
         + (" and the feature fetch" if "feature_fetch" in around else "")
@@ -256,8 +307,6 @@ def served_batch(model: GenericArch, requests: int, items: int, rates: Rates, ca
     )
     parts = " + ".join(f"{k.replace('_', ' ')} {v * 1e3:.2f}" for k, v in terms.items())
     notes += (f"{model.name}: request latency {sum(terms.values()) * 1e3:.2f} ms = {parts} (ms)",)
-    math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
-    side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
     return ServedBatch(kernels.total + copy, sum(around.values()), terms, notes, side)
 
 

@@ -223,7 +223,7 @@ def inference_time(
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
         from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
-        served = served_batch(model, b, job.items_per_request, rates, catalog)
+        served = served_batch(model, b, job.items_per_request, rates, catalog, job.engine)
         notes += served.notes
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
@@ -408,7 +408,7 @@ def replica(
     if isinstance(model, GenericArch) and model.operators:
         from gpuwise.estimate.operators import served_batch
 
-        outside = served_batch(model, 1, job.items_per_request, rates, catalog).outside_seconds
+        outside = served_batch(model, 1, job.items_per_request, rates, catalog, job.engine).outside_seconds
 
     def dynamic(rate: float) -> SimResult:
         lat, busy = simulate_batches(service, rate, max_batch, n)
@@ -460,7 +460,7 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
         if model.operators:
             from gpuwise.estimate.operators import served_batch
 
-            return served_batch(model, batch, job.items_per_request, rates, catalog).gpu_seconds
+            return served_batch(model, batch, job.items_per_request, rates, catalog, job.engine).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 
     return service

@@ -14,7 +14,12 @@ from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
     DEFAULT_ADAPTER_RANK,
+    DEFAULT_LLM_ENGINE,
+    DEFAULT_RUNTIME,
+    LLM_ENGINES,
+    RUNTIMES,
     DataPipeline,
+    Engine,
     Hardware,
     InferenceJob,
     Parallelism,
@@ -115,12 +120,41 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
         concurrency=f.concurrency or 1,
         parallel=parallel,
-        engine=f.engine or "vllm",
+        engine=_engine(f, model),
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _engine(f: WorkloadFields, model: ModelArch) -> Engine:
+    """The serving engine of a decoder LLM, or the runtime of any other model; one named for the
+    other kind is refused with the choices that apply."""
+    llm = isinstance(model, TransformerArch) and model.decoder
+    if f.engine is None:
+        return DEFAULT_LLM_ENGINE if llm else DEFAULT_RUNTIME
+    if llm and f.engine not in LLM_ENGINES:
+        raise UsageError(
+            f"--engine {f.engine} is a runtime of models described operator by operator; {model.name} is an LLM: "
+            f"use one of {', '.join(LLM_ENGINES)}"
+        )
+    if not llm and f.engine in LLM_ENGINES:
+        raise UsageError(
+            f"--engine {f.engine} serves generative LLMs; {model.name} is not one: use one of {', '.join(RUNTIMES)}"
+        )
+    described = isinstance(model, GenericArch) and bool(model.operators)
+    if not llm and f.engine != DEFAULT_RUNTIME and not described:
+        raise UsageError(
+            f"--engine {f.engine} changes which kernels run, which needs a model described operator by operator "
+            f"(resnet-50, efficientnet-b0, dlrm-criteo-1tb, deepfm-ecommerce, or `gpuwise describe`); {model.name} "
+            f"is timed by its layer totals: drop --engine (the default is {DEFAULT_RUNTIME})"
+        )
+    if f.engine == "lmdeploy" and f.lora_adapters:
+        raise UsageError(
+            "--lora-adapters: LMDeploy's TurboMind engine serves no LoRA adapters (its PyTorch engine does)"
+        )
+    return f.engine
 
 
 def _bf16_defaults(**fields: tuple[str, bool]) -> frozenset[str]:

@@ -271,10 +271,11 @@ class WorkloadFields(StrictFields):
         le=MAX_BATCH,
     )
     engine: Annotated[Engine | None, Choice] = _f(
-        "Serving engine whose scheduler and memory rules apply (catalog engines.yaml).",
+        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy (scheduler and memory rules); for models "
+        "described operator by operator eager|torchscript|onnxruntime|tensorrt|triton (the runtime).",
         example="sglang",
         applies="inference",
-        default="vllm",
+        default="vllm for LLMs, triton (TensorRT under Triton) for other models",
     )
     prefix_hit_rate: Annotated[float | None, NumberIn] = _f(
         "Serving: share of prompt tokens found in the prefix cache (not prefilled again).",

@@ -30,7 +30,13 @@ FrameworkName = Literal[
 # What a training job keeps in CPU memory: optimizer states (ZeRO-Offload, FSDP CPU offload of the
 # optimizer), parameters and gradients too (ZeRO-Infinity, FSDP cpu_offload), or saved activations.
 Offload = Literal["optimizer", "params", "activations"]
-Engine = Literal["vllm", "sglang", "trtllm"]  # serving engines with a profile in catalog engines.yaml
+# LLM serving engines with a profile in catalog engines.yaml `engines`; runtimes of models described
+# operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
+LLMEngine = Literal["vllm", "sglang", "trtllm", "lmdeploy"]
+Runtime = Literal["eager", "torchscript", "onnxruntime", "tensorrt", "triton"]
+Engine = Literal[LLMEngine, Runtime]
+DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
+DEFAULT_RUNTIME: Runtime = "triton"  # TensorRT under Triton: what `gpuwise deploy` writes for these models
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
@@ -47,6 +53,8 @@ ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
 FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
 OFFLOADS: tuple[Offload, ...] = get_args(Offload)
 ENGINES: tuple[Engine, ...] = get_args(Engine)
+LLM_ENGINES: tuple[LLMEngine, ...] = get_args(LLMEngine)
+RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 PRICINGS: tuple[Pricing, ...] = get_args(Pricing)
 

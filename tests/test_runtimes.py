@@ -1,0 +1,166 @@
+"""`--engine` as the runtime of models described operator by operator (eager PyTorch, TorchScript,
+ONNX Runtime, TensorRT, TensorRT under Triton) and LMDeploy beside the LLM engines: the kernels each
+launches on hand-computed cases, the catalog's two lists kept equal to the schema's, the choices
+refused for the other kind of model, and the project's own published eager table end to end."""
+
+from __future__ import annotations
+
+import json
+import typing
+from pathlib import Path
+
+import pytest
+import yaml
+
+from corpus.operators_accuracy import with_values
+from gpuwise.catalog import GenericArch, Operator, load_catalog
+from gpuwise.errors import UsageError
+from gpuwise.estimate import estimate
+from gpuwise.estimate.operators import operator_seconds, served_batch
+from gpuwise.estimate.rates import Rates
+from gpuwise.workload import build_hardware, build_workload
+from gpuwise.workload.specs import LLM_ENGINES, RUNTIMES
+
+from .conftest import run_process
+
+ROOT = Path(__file__).resolve().parents[1]
+CAT = load_catalog()
+PLAIN = with_values(
+    CAT,
+    {
+        "operator_conv_efficiency_turing_tensor16": 0.5,
+        "operator_memory_efficiency_normalization": 0.5,
+        "operator_memory_efficiency_elementwise": 1.0,
+        "operator_memory_efficiency_data_movement": 1.0,
+        "operator_host_seconds_eager": 0.0,
+        "operator_kernel_floor_seconds": 0.0,
+    },
+)
+T4 = CAT.gpu("t4")
+RATES = Rates(gpu=T4, dtype="fp16", peak=100e12, matmul=80e12, attention=60e12, bandwidth=1e12, notes=())
+# a conv with a folded batch norm, a residual add and relu fused into it (TensorRT, ONNX Runtime's
+# FusedConv) and a SiLU that only TensorRT fuses
+BLOCK = GenericArch(
+    name="block",
+    task="vision",
+    params=1000,
+    operators=(
+        Operator("0.convolution", "convolution", flops=1e9, act_bytes=1e6, param_bytes=2e6),
+        Operator("1.native_batch_norm", "normalization", flops=0.0, act_bytes=2e6, fused_into=0),
+        Operator("1.add", "elementwise", flops=0.0, act_bytes=3e6, fused_into=0),
+        Operator("2.relu", "elementwise", flops=0.0, act_bytes=2e6, fused_into=0),
+        Operator("3.silu", "elementwise", flops=0.0, act_bytes=2e6, fused_into=0),
+    ),
+)
+
+
+def test_the_schema_and_the_catalog_name_the_same_engines_and_runtimes():
+    assert set(LLM_ENGINES) == set(CAT.engines)
+    assert set(RUNTIMES) == set(CAT.runtimes)
+
+
+def test_each_runtime_launches_its_kernels_hand_computed():
+    """Batch 4: the conv is compute-bound at 4 GFLOP / 50 TFLOP/s = 80 us; each elementwise kernel
+    moves 4 x its bytes at 1 TB/s, the norm at half that."""
+    conv, bn, add, relu, silu = 80e-6, 8e6 / 0.5e12, 12e6 / 1e12, 8e6 / 1e12, 8e6 / 1e12
+    graph = operator_seconds(BLOCK, 4, RATES, PLAIN, training=False, runtime="graph")
+    assert graph.kernels == 5 and graph.total == pytest.approx(conv + bn + add + relu + silu)
+    folded = operator_seconds(BLOCK, 4, RATES, PLAIN, training=False, runtime="folded")
+    assert folded.kernels == 2 and folded.total == pytest.approx(conv + silu)  # only SiLU on its own
+    compiled = operator_seconds(BLOCK, 4, RATES, PLAIN, training=False, runtime="compiled")
+    assert compiled.kernels == 1 and compiled.total == pytest.approx(conv)
+
+
+def test_eager_at_16_bit_casts_each_weight_on_every_call():
+    """torch.autocast casts the conv's weight on each call: its 2 MB of 16-bit weights are read as
+    fp32 (4 MB) and written as 16-bit (2 MB), 6 MB at 1 TB/s = 6 us more than without the casts."""
+    with_casts = served_batch(BLOCK, 4, 1, RATES, PLAIN, "eager")
+    plain = operator_seconds(BLOCK, 4, RATES, PLAIN, training=False, runtime="eager", autocast=False)
+    assert with_casts.gpu_seconds == pytest.approx(plain.total + 2e6 * 3 / 1e12)
+    assert with_casts.outside_seconds == 0.0 and set(with_casts.terms) == {"gpu"}
+
+
+def test_only_triton_adds_the_servers_request_terms():
+    triton = served_batch(BLOCK, 4, 1, RATES, PLAIN, "triton")
+    tensorrt = served_batch(BLOCK, 4, 1, RATES, PLAIN, "tensorrt")
+    assert tensorrt.terms == {"gpu": pytest.approx(80e-6)} and tensorrt.outside_seconds == 0
+    assert triton.terms["gpu"] == tensorrt.terms["gpu"]
+    assert triton.outside_seconds == pytest.approx(
+        sum(v for k, v in triton.terms.items() if k not in ("gpu", "input_copy"))
+    )
+    assert triton.outside_seconds > 0 and "batching_delay" in triton.terms
+
+
+def _estimate(**opts: object) -> dict[str, typing.Any]:
+    gpu = str(opts.pop("gpu"))
+    work = build_workload(opts, CAT)
+    return estimate(work, build_hardware(gpu, CAT, default_count=1), CAT).as_dict()
+
+
+def test_eager_resnet50_on_a_t4_at_batch_1_is_the_projects_published_table():
+    """DeepLearningExamples' PyTorch ResNet-50 README, T4 mixed precision, batch 1: 12.96 ms average
+    latency (corpus/data/operators_accuracy.yaml, case pt-infer-t4-fp16-b1). In sample: the eager
+    host time and kernel floor were fitted with this table (scripts/fit_operators.py)."""
+    d = _estimate(model="resnet-50", engine="eager", gpu="t4")
+    assert d["workload"]["engine"] == "eager"
+    assert d["inference"]["latency_seconds"] == pytest.approx(12.96e-3, rel=0.05)
+    default = _estimate(model="resnet-50", gpu="t4")
+    assert default["workload"]["engine"] == "triton"
+    assert any("--engine triton, the default" in a for a in default["assumptions"])
+    assert default["inference"]["latency_seconds"] < d["inference"]["latency_seconds"] / 3
+
+
+@pytest.mark.parametrize(
+    ("model", "engine", "says"),
+    [
+        ("llama-2-7b", "eager", "is an LLM"),
+        ("resnet-50", "vllm", "serves generative LLMs"),
+        ("bert-base-uncased", "eager", "described operator by operator"),
+        ("bert-base-uncased", "lmdeploy", "serves generative LLMs"),
+    ],
+)
+def test_an_engine_of_the_other_kind_is_refused_with_the_choices(model: str, engine: str, says: str):
+    with pytest.raises(UsageError, match=says):
+        build_workload({"model": model, "engine": engine}, CAT)
+
+
+def test_lmdeploy_takes_its_own_scheduler_defaults_and_says_its_efficiencies_are_borrowed():
+    """TurboMind: 0.8 of the memory free after the weights for the KV cache, blocks of 64 tokens,
+    384 running requests at most on an A100 (LMDeploy's get_max_batch_size)."""
+    d = _estimate(model="llama-2-7b", engine="lmdeploy", gpu="a100-80gb-sxm", concurrency=1000)
+    text = " ".join(d["assumptions"])
+    assert "LMDeploy (TurboMind): 80% of 80 GiB (of the memory left after the weights)" in text
+    assert "KV blocks of 64 tokens" in text and "at most 384 running requests" in text
+    assert "borrowed from the TensorRT-LLM fit, not fitted to LMDeploy" in text
+    with pytest.raises(UsageError, match="TurboMind engine serves no LoRA"):
+        build_workload({"model": "llama-2-7b", "engine": "lmdeploy", "lora_adapters": 2}, CAT)
+
+
+def test_lmdeploy_request_cap_follows_the_device_name():
+    profile = CAT.engine("lmdeploy")
+    assert profile.budget(80 * 2**30, "h100-sxm") == (8192, 1024)
+    assert profile.budget(40 * 2**30, "a100-40gb-pcie") == (8192, 384)
+    assert profile.budget(24 * 2**30, "rtx-4090") == (8192, 128)
+
+
+def test_cli_engine_runtime_and_a_refusal_end_to_end():
+    proc = run_process("estimate", "--model", "resnet-50", "--gpu", "t4", "--engine", "onnxruntime", "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["workload"]["engine"] == "onnxruntime"
+    assert any("ONNX Runtime (CUDA execution provider)" in a for a in out["assumptions"])
+    bad = run_process("estimate", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--engine", "tensorrt")
+    assert bad.returncode == 2 and "is an LLM" in bad.stderr
+
+
+def test_deploy_names_the_triton_backend_of_the_planned_runtime(tmp_path: Path):
+    from gpuwise.deploy.common import DeployOptions
+    from gpuwise.deploy.manifests import plan_manifests
+    from gpuwise.deploy.pools import plan_from_file
+
+    doc = yaml.safe_load((ROOT / "examples" / "ecommerce-recsys-serving.yaml").read_text())
+    doc["workload"]["engine"] = "onnxruntime"
+    (tmp_path / "plan.yaml").write_text(yaml.safe_dump(doc))
+    result = plan_from_file(tmp_path / "plan.yaml", {"gpus": ["a10"]})[0]
+    notes = [n for n in plan_manifests(result, DeployOptions()).notes if "the plan timed" in n]
+    assert len(notes) == 1 and 'config.pbtxt backend: "onnxruntime"' in notes[0]
+    assert "Triton adds its request floor" in notes[0]  # the plan timed ONNX Runtime without a server
