@@ -4,11 +4,13 @@
 Absolute times swing with the machine's load (on a shared 2-core box the baseline took 70 ms idle
 and 176 ms busy), so each case is measured side by side with the baseline process: the runs are
 interleaved (baseline, case 1, case 2, ... then again), each ratio is median(case) /
-median(baseline), and the targets (issue 11) are ratios: `gpuwise --help` at most 1.3x, one
-`estimate` or `plan` process at most 2x. Both wall and CPU time (user + system) are shown; the
-targets are checked on CPU time, which other processes on the machine disturb far less than the
-wall clock (a busy neighbour stretches a long process's wall time more than the short baseline's).
-A missed target is printed; with --strict the script also exits 1.
+median(baseline), and the targets are ratios (docs/performance.md, "A fast start"): `gpuwise
+--help` at most 1.3x (the list of commands builds no pydantic model and imports no rich help
+renderer), one `estimate` or `plan` process at most 3x (its values are validated by the schema's
+pydantic models). Both wall and CPU time (user + system) are shown; the targets are checked on CPU
+time, which other processes on the machine disturb far less than the wall clock (a busy neighbour
+stretches a long process's wall time more than the short baseline's). A missed target is printed;
+with --strict the script also exits 1.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ CASES: dict[str, tuple[list[str], float]] = {
     "gpuwise --help": (["--help"], 1.3),
     "gpuwise estimate (llama-2-7b lora on a100-80gb-sxm:1)": (
         ["estimate", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm:1", "--method", "lora"],
-        2.0,
+        3.0,
     ),
-    "gpuwise plan -f examples/chat-7b-serving.yaml": (["plan", "-f", str(ROOT / "examples/chat-7b-serving.yaml")], 2.0),
+    "gpuwise plan -f examples/chat-7b-serving.yaml": (["plan", "-f", str(ROOT / "examples/chat-7b-serving.yaml")], 3.0),
 }
 
 

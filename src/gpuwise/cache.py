@@ -1,7 +1,7 @@
 """Values derived from gpuwise's own files, kept across processes in the user cache directory.
 
-Some start-up work costs more than the commands themselves: validating the catalog YAML, and
-building the command-line options from the pydantic schema. Its result is pickled to
+Some start-up work costs more than the commands themselves: reading and validating the catalog
+YAML. Its result is pickled to
 $XDG_CACHE_HOME/gpuwise/NAME.pickle (~/.cache/gpuwise without XDG_CACHE_HOME) under a key: a
 BLAKE2b digest of every source file it was built from and of the gpuwise and Python versions (and of
 any library whose objects it holds). A different key, or any trouble reading the file, means the
