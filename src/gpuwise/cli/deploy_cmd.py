@@ -63,7 +63,7 @@ def deploy(
     sharing: Annotated[
         str, typer.Option(help="Serving GPUs: none|auto|mig|time-slicing (MIG only where the GPU has it).")
     ] = "none",
-    network: Annotated[str | None, typer.Option(help="Inter-node network for NCCL, e.g. ib-ndr, roce-400g.")] = None,
+    network: Annotated[str | None, typer.Option(help="Inter-node network for NCCL, e.g. ib-ndr, 8x400g.")] = None,
     gpu_product: Annotated[
         str | None, typer.Option(help="Node label value of the GPU (nvidia.com/gpu.product).")
     ] = None,

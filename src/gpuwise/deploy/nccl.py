@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.network import default_network, parse_network
 from gpuwise.workload import Hardware
 
 RDMA_KINDS = ("infiniband", "roce")
@@ -51,9 +52,9 @@ def fabric(hw: Hardware, catalog: Catalog, network: str | None = None) -> Fabric
         intra = "none"
     if hw.nodes <= 1:
         return Fabric(intra, None, None, None)
-    net_id = network or hw.network or catalog.default_network(gpu).link
-    net = catalog.interconnect(net_id)
-    return Fabric(intra, net.kind, net_id, net.name)
+    given = network or hw.network
+    net = parse_network(given, catalog) if given else default_network(hw.gpus_per_node, gpu, catalog)
+    return Fabric(intra, net.link.kind, net.link_id, net.link.name)
 
 
 def nccl_env(

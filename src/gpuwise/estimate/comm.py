@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.catalog import GPU, Catalog, Interconnect
+from gpuwise.catalog.network import default_network, parse_network
 from gpuwise.catalog.schema import BusBandwidth
 from gpuwise.workload import Hardware
 
@@ -151,17 +152,20 @@ def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topo
         )
     inter = None
     if hw.nodes > 1:
-        rule = catalog.default_network(gpu)
-        net = catalog.interconnect(network or rule.link)
-        # a named network is one NIC per node; the reference node has its rule's NIC count
-        nics = 1 if network else rule.nics_per_node(hw.gpus_per_node)
-        per_gpu = net.achieved_bandwidth * (nics / hw.gpus_per_node)
-        inter = Link(net.name, per_gpu, net.latency_seconds)
-        why = "as given" if network else f"default for {gpu.architecture} nodes [{_cite(catalog, rule.source)}]"
+        # a fabric id is one NIC per node, NxRATEg or NxID says the node's NICs; the reference node
+        # has its rule's NIC count (gpuwise.catalog.network: the one parser)
+        net = parse_network(network, catalog) if network else default_network(hw.gpus_per_node, gpu, catalog)
+        per_gpu = net.per_gpu_bandwidth(hw.gpus_per_node)
+        link_ = net.link
+        inter = Link(link_.name, per_gpu, link_.latency_seconds)
+        if network:
+            why = f"--network {net.given}"
+        else:
+            why = f"default for {gpu.architecture} nodes [{_cite(catalog, catalog.default_network(gpu).source)}]"
         notes.append(
-            f"between nodes: {net.name} ({why}), {nics} NIC(s) per node at {net.achieved_bandwidth / 1e9:.0f} GB/s "
-            f"all-reduce busbw each [{_cite(catalog, net.source_of('achieved_bandwidth'))}]: "
-            f"{per_gpu / 1e9:.1f} GB/s per GPU"
+            f"between nodes: {link_.name} ({why}), {net.nics} NIC(s) per node at "
+            f"{link_.achieved_bandwidth / 1e9:.0f} GB/s all-reduce busbw each "
+            f"[{_cite(catalog, link_.source_of('achieved_bandwidth'))}]: {per_gpu / 1e9:.1f} GB/s per GPU"
         )
     base = catalog.convention("collective_base_latency")
     notes.append(f"each collective costs {base * 1e6:.1f} us before its per-hop latencies [NCCL tuning model]")

@@ -62,7 +62,11 @@ def compare(
 def _args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m gpuwise.ops.multinode", description=__doc__.splitlines()[0])
     p.add_argument("--gpu", required=True, help="catalog GPU id of the nodes, e.g. h100-sxm")
-    p.add_argument("--network", default=None, help="the plan's inter-node network (catalog id), e.g. ib-ndr")
+    p.add_argument(
+        "--network",
+        default=None,
+        help="the plan's inter-node network (catalog id or NICs x Gbit/s per node), e.g. ib-ndr, 8x400g",
+    )
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
     p.add_argument("--quick", action="store_true", help="small messages (tests)")
     p.add_argument("--db", default=None, help="store URL (default: GPUWISE_DB)")

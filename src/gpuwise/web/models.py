@@ -112,19 +112,19 @@ def constrain(openapi: dict[str, Any]) -> dict[str, Any]:
     inter-node networks, the GPU list's vendors and sort keys, a size's format. The server still
     checks each (an unknown id is a 400 with "did you mean")."""
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.network import network_pattern
     from gpuwise.catalog.query import SORT_CHOICES
     from gpuwise.units import SIZE_PATTERN
 
     cat = load_catalog()
     models, gpus = sorted(cat.models), sorted(cat.gpus)
     gpu_spec = "^(?:" + "|".join(g.replace(".", "\\.") for g in gpus) + ")(?::[0-9]*)?$"
-    networks = sorted(i for i, link in cat.interconnects.items() if link.scope == "inter-node")
     body = openapi["components"]["schemas"]
     _string(body["WorkloadIn"]["properties"]["model"])["enum"] = models
     _string(body["RequirementsIn"]["properties"]["growth_model"])["enum"] = models
     _string(body["RequirementsIn"]["properties"]["gpus"]["anyOf"][0]["items"])["enum"] = gpus
     _string(body["EstimateIn"]["properties"]["gpu"])["pattern"] = gpu_spec
-    _string(body["EstimateIn"]["properties"]["network"])["enum"] = networks
+    _string(body["EstimateIn"]["properties"]["network"])["pattern"] = network_pattern(cat)
     query = {p["name"]: p["schema"] for p in openapi["paths"]["/api/gpus"]["get"]["parameters"]}
     _string(query["vendor"])["enum"] = ["", *sorted({g.vendor for g in cat.gpus.values()})]  # "": any vendor
     _string(query["sort"])["enum"] = list(SORT_CHOICES)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
+from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
@@ -379,14 +380,8 @@ def build_hardware(
         raise LayoutError(
             f"{count} GPUs do not fill nodes of {per_node}: use a multiple of {per_node} or set --gpus-per-node"
         )
-    if hw.network is not None:
-        link = catalog.interconnect(hw.network)
-        if link.scope != "inter-node":
-            nets = sorted(i for i, c in catalog.interconnects.items() if c.scope == "inter-node")
-            raise UsageError(
-                f"--network {hw.network!r} is a link inside a node; between nodes use one of {', '.join(nets)}"
-            )
-    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count), network=hw.network)
+    network = None if hw.network is None else parse_network(hw.network, catalog).given
+    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count), network=network)
 
 
 def check_layout(work: Workload, hw: Hardware) -> None:

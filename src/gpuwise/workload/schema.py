@@ -471,9 +471,10 @@ class HardwareFields(StrictFields):
         "GPUs per node.", example=2, metavar="N", default="the usual node for that GPU", ge=1, le=MAX_DEGREE
     )
     network: Annotated[str | None, Choice] = _f(
-        "Inter-node network: ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g.",
+        "Inter-node network: a fabric (ib-hdr|ib-ndr|ib-xdr|roce-100g|roce-200g|roce-400g, one port per node), "
+        "N of them per node (8xib-ndr), or NICs x Gbit/s per node as clusters are described (4x400g).",
         example="ib-ndr",
-        metavar="ID",
+        metavar="ID|NxID|NxRATEg",
         default="the GPU family's usual network",
         max_length=64,
     )
