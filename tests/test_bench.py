@@ -19,8 +19,8 @@ import pytest
 
 from gpuwise.bench.collective import bus_bandwidth
 from gpuwise.bench.latency import arrival_offsets, percentile
-from gpuwise.bench.result import BENCHMARKS
 from gpuwise.errors import UsageError
+from gpuwise.store.results import BENCHMARKS
 
 torch = pytest.importorskip("torch")
 

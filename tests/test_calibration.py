@@ -5,10 +5,10 @@ import subprocess
 import sys
 
 from gpuwise.bench.calibrate import calibrations
-from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate import estimate
 from gpuwise.store import open_store
+from gpuwise.store.results import HostFacts, Measurement
 from gpuwise.workload import build_hardware, build_workload
 
 CAT = load_catalog()

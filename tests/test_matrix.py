@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from gpuwise.bench.matrix import matrix
-from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.catalog import load_catalog
 from gpuwise.store import open_store
+from gpuwise.store.results import HostFacts, Measurement
 
 CAT = load_catalog()
 

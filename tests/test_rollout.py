@@ -324,9 +324,9 @@ def test_cuda_by_host_takes_the_newest_inspection_of_any_card(tmp_path):
 def test_fleet_view_acceptance_spread_and_drift(tmp_path):
     """Three H100 hosts measured at 7.9, 7.8 and 6.0e14 FLOP/s (matmul best bf16): median 7.8e14,
     spread (7.9 - 6.0) / 7.8 = 24.4 %, and the third at 6.0 / 7.8 = 76.9 % drifts (tolerance 10 %)."""
-    from gpuwise.bench.result import HostFacts, Measurement
     from gpuwise.ops.fleet_view import fleet_view, render_text
     from gpuwise.store import open_store
+    from gpuwise.store.results import HostFacts, Measurement
     from gpuwise.store.schema import cards as cards_table
 
     with open_store(f"sqlite:///{tmp_path / 's.db'}") as s:
@@ -401,14 +401,14 @@ def test_a_hosts_file_with_mistakes_is_refused_clearly(tmp_path):
     bad_key = tmp_path / "k.yaml"
     bad_key.write_text("hosts:\n  h1: {pool: train, k8s-node: h1}\n")
     with pytest.raises(UsageError, match=r"host 'h1': k8s-node: Extra inputs"):
-        rollout.load_host_facts(bad_key)
+        rollout.load_rollout_hosts(bad_key)
     no_hosts = tmp_path / "n.yaml"
     no_hosts.write_text("h1: {pool: train}\n")
     with pytest.raises(UsageError, match="expected `hosts:`"):
-        rollout.load_host_facts(no_hosts)
+        rollout.load_rollout_hosts(no_hosts)
     typo = tmp_path / "t.yaml"
     typo.write_text("hosts:\n  h11: {pool: train, doctor_replay: rec.json}\n")
-    facts = rollout.load_host_facts(typo)
+    facts = rollout.load_rollout_hosts(typo)
     assert facts["h11"].doctor_replay == str(tmp_path / "rec.json")  # relative to the file
     with pytest.raises(UsageError, match="h11, not in the fleet store; did you mean h1"):
         plan_rollout(Target("driver", "1"), [card("h1", 0)], facts=facts)

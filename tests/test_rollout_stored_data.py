@@ -23,7 +23,7 @@ from gpuwise.cli.app import app
 from gpuwise.deploy.rollout_playbook import PlaybookSettings, files
 from gpuwise.deploy.writer import load_tree, write_texts
 from gpuwise.ops import rollout
-from gpuwise.ops.rollout import HostFacts, HostPlan, RolloutPlan, Target
+from gpuwise.ops.rollout import HostPlan, RolloutHost, RolloutPlan, Target
 
 from .conftest import missing
 
@@ -118,7 +118,7 @@ def _results(path: Path, value: float) -> Path:
 def _hostile_plan(tmp_path: Path, marks: Path) -> RolloutPlan:
     """One host whose every stored value is a template that would create a file under `marks`."""
     host = _jinja(marks / "host")
-    facts = HostFacts(
+    facts = RolloutHost(
         pool=_jinja(marks / "pool"),
         k8s_node=_jinja(marks / "k8s_node"),
         ansible_host=_jinja(marks / "ansible_host"),

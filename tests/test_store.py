@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, MetaData, String, Table, insert, inspect, select, text
 
-from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.store import SchemaTooNewError, migrations, open_store
 from gpuwise.store.db import create_store_engine
 from gpuwise.store.migrations import HEAD, MIGRATIONS, Migration, add_column, upgrade
+from gpuwise.store.results import HostFacts, Measurement
 from gpuwise.store.schema import metadata
 
 

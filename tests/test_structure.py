@@ -84,8 +84,14 @@ def test_no_import_cycle_between_packages():
 
 def test_the_core_imports_no_front_door():
     graph = import_graph()
+    edge = {"api", "cli", "web", "report", "store", "ops", "bench", "hw", "deploy"}
     for core in ("catalog", "workload", "estimate", "plan"):
-        assert not graph.get(core, set()) & {"cli", "web", "store", "ops", "bench", "deploy"}, core
+        assert not graph.get(core, set()) & edge, core
+
+
+def test_the_store_imports_nothing_of_bench_ops_or_deploy():
+    """The store keeps what others measure and decide: it depends on none of them (design.md's layers)."""
+    assert not import_graph().get("store", set()) & {"bench", "ops", "deploy", "hw"}
 
 
 def _module_name(path: str) -> str:

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, resolve_device, torch_module
-from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.store.results import Measurement
 from gpuwise.units import GiB, KiB, MiB
 
 _BUS_FACTOR = {

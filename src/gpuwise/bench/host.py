@@ -11,9 +11,9 @@ import platform
 import socket
 from typing import Any
 
-from gpuwise.bench.result import HostFacts
 from gpuwise.hw.host import cpu_model, device_tree_compatible, nvidia_driver_version, pci_vendor_device
 from gpuwise.hw.nvml import gpu_clocks
+from gpuwise.store.results import HostFacts
 
 
 def usable_cpus() -> int:

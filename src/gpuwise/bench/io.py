@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, resolve_device, torch_module
-from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.store.results import Measurement
 
 FORMATS = {
     ".npy": "npy",

@@ -25,8 +25,8 @@ from gpuwise.bench._common import (
     time_calls,
     torch_module,
 )
-from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.store.results import Measurement
 from gpuwise.units import MiB
 
 MATMUL_DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")

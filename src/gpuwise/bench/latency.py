@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, check_positive, is_cuda, on_device, resolve_device, torch_module
-from gpuwise.bench.result import Measurement
 from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.store.results import Measurement
 
 MAX_REQUESTS = 100_000
 MAX_THREADS = 256

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, on_device, resolve_device, synchronize, torch_module
-from gpuwise.bench.result import Measurement
 from gpuwise.errors import UsageError
+from gpuwise.store.results import Measurement
 from gpuwise.units import fmt_gib
 
 PARTS = ("data", "forward", "backward", "optimizer")

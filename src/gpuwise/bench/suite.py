@@ -12,9 +12,9 @@ from gpuwise.bench.host import host_facts
 from gpuwise.bench.io import io
 from gpuwise.bench.kernels import h2d, matmul, membw
 from gpuwise.bench.latency import latency
-from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.bench.step import step
 from gpuwise.errors import UsageError, suggest
+from gpuwise.store.results import HostFacts, Measurement
 
 BENCHES: dict[str, Callable[..., list[Measurement]]] = {
     "matmul": matmul,

@@ -377,7 +377,7 @@ def _register_more() -> None:
     deploy_cmd.register(app)
     describe_cmd.register(app)
     ops_cmd.register(app)
-    rollout_cmd.register(app)  # after ops_cmd: it adds `view` to the fleet group
+    rollout_cmd.register(app)
     prices_cmd.register(app)
 
 

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gpuwise.bench.result import ACCEPT_KEYS  # what the acceptance check compares
 from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
 from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
+from gpuwise.store.results import ACCEPT_KEYS  # what the acceptance check compares
 
 
 def run_bench(names: list[str], quick: bool, device: str | None, db: str | None, store: bool, as_json: bool) -> None:

@@ -344,6 +344,26 @@ def fleet_evaluate(
             out.write(f"{len(changed)} card(s) set to watch\n")
 
 
+@fleet_app.command("view")
+def fleet_view_cmd(
+    db: DbOpt = None,
+    tolerance: Annotated[float, typer.Option("--tolerance", help="Drift: below the model's median by more.")] = 0.1,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per pool and GPU model: acceptance spread, drifting hosts, driver/VBIOS versions, roll-out progress."""
+    with _errors():
+        from gpuwise.ops.fleet_view import fleet_view, render_text
+
+        if not 0 <= tolerance < 1:
+            raise UsageError("--tolerance must be between 0 and 1")
+        with _store(db) as store:
+            view = fleet_view(store, tolerance=tolerance)
+        if as_json:
+            print_json(view)
+        else:
+            sys.stdout.write(render_text(view))
+
+
 def register(app: typer.Typer) -> None:
     """Add `doctor`, `exporter` and the `fleet` group to `app`."""
     app.command("doctor")(doctor)

@@ -1,7 +1,6 @@
-"""`gpuwise rollout plan|record|status` and `gpuwise fleet view`: staged roll-outs and the fleet at a glance.
+"""`gpuwise rollout plan|record|status`: staged roll-outs of drivers, firmware and CUDA.
 
-`register(app)` adds the `rollout` group to the main app and `view` to the `fleet` group. SQLAlchemy
-and rich load inside the commands.
+`register(app)` adds the `rollout` group to the main app. SQLAlchemy and rich load inside the commands.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuwise.cli.bounds import MAX_TOLERANCE, bounded
-from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _store, fleet_app
+from gpuwise.cli.ops_cmd import DbOpt, JsonOpt, _errors, _store
 from gpuwise.cli.output import print_json
 from gpuwise.errors import UsageError
 from gpuwise.terminal import shown
@@ -63,7 +62,7 @@ def plan(
         if baseline != "db" and not Path(baseline).is_file():
             raise UsageError(f"--baseline {baseline!r}: not 'db' and no such file")
         baseline = baseline if baseline == "db" else str(Path(baseline).resolve())
-        facts = rollout.load_host_facts(hosts) if hosts else {}
+        facts = rollout.load_rollout_hosts(hosts) if hosts else {}
         if out.exists() and not out.is_dir():  # before the plan is stored
             raise UsageError(f"-o {str(out)!r} exists and is not a directory")
         with _store(db) as store:
@@ -154,28 +153,8 @@ def status(
                 _line(f"           {last.detail}")
 
 
-def fleet_view_cmd(
-    db: DbOpt = None,
-    tolerance: Annotated[float, typer.Option("--tolerance", help="Drift: below the model's median by more.")] = 0.1,
-    as_json: JsonOpt = False,
-) -> None:
-    """Per pool and GPU model: acceptance spread, drifting hosts, driver/VBIOS versions, roll-out progress."""
-    with _errors():
-        from gpuwise.ops.fleet_view import fleet_view, render_text
-
-        if not 0 <= tolerance < 1:
-            raise UsageError("--tolerance must be between 0 and 1")
-        with _store(db) as store:
-            view = fleet_view(store, tolerance=tolerance)
-        if as_json:
-            print_json(view)
-        else:
-            sys.stdout.write(render_text(view))
-
-
 def register(app: typer.Typer) -> None:
-    """Add the `rollout` group to `app` and `view` to the `fleet` group."""
-    fleet_app.command("view")(fleet_view_cmd)
+    """Add the `rollout` group to `app`."""
     app.add_typer(rollout_app, name="rollout")
 
 

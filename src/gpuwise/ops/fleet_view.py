@@ -25,7 +25,7 @@ def _pools(found: list[Rollout]) -> dict[str, str]:
 
 def _latest_per_host(store: Any, hosts: set[str]) -> dict[str, dict[str, float]]:
     """host -> acceptance check -> the value of its newest run that measured it (median of the run)."""
-    from gpuwise.bench.result import ACCEPT_KEYS
+    from gpuwise.store.results import ACCEPT_KEYS
 
     wanted = {(b, n): keys for b, n, keys in ACCEPT_KEYS}
     runs: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))

@@ -56,7 +56,7 @@ def parse_target(text: str) -> Target:
 
 # ---------------------------------------------------------------------------------------------
 # Per-host facts the fleet store does not hold (pool, Kubernetes node, address, recorded gates)
-class HostFacts(BaseModel):
+class RolloutHost(BaseModel):
     """One host's entry in a `--hosts FILE` (YAML: `hosts: {NAME: {...}}`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,7 +68,7 @@ class HostFacts(BaseModel):
     bench_results_after: str | None = None  # ... for the gate after the upgrade (default: bench_results)
 
 
-def load_host_facts(path: str | Path) -> dict[str, HostFacts]:
+def load_rollout_hosts(path: str | Path) -> dict[str, RolloutHost]:
     """The hosts file: relative paths in it are taken from the file's folder."""
     from gpuwise.files import read_yaml
 
@@ -77,10 +77,10 @@ def load_host_facts(path: str | Path) -> dict[str, HostFacts]:
     hosts = doc.get("hosts") if isinstance(doc, Mapping) else None
     if not isinstance(hosts, Mapping):
         raise UsageError(f"{src}: expected `hosts:` mapping host name -> pool, k8s_node, ansible_host, ...")
-    out: dict[str, HostFacts] = {}
+    out: dict[str, RolloutHost] = {}
     for name, entry in hosts.items():
         try:
-            facts = HostFacts.model_validate(entry or {})
+            facts = RolloutHost.model_validate(entry or {})
         except ValidationError as exc:
             raise UsageError(f"{src}: host {name!r}: {problems_of(exc)}") from None
         paths = {
@@ -102,7 +102,7 @@ class HostPlan:
     gpus: tuple[int, ...]  # GPU indices of the host's cards in service
     previous: str | None  # the version it runs now: what a failed gate rolls back to
     on_watch: int  # cards of the host on `watch`
-    facts: HostFacts = field(default_factory=HostFacts)
+    facts: RolloutHost = field(default_factory=RolloutHost)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -172,7 +172,7 @@ def _previous(kind: str, cards: list[Card], cuda: str | None) -> str | None:
 
 
 def _host_plans(
-    target: Target, cards: list[Card], facts: Mapping[str, HostFacts], cuda: Mapping[str, str]
+    target: Target, cards: list[Card], facts: Mapping[str, RolloutHost], cuda: Mapping[str, str]
 ) -> dict[str, HostPlan]:
     by_host: dict[str, list[Card]] = defaultdict(list)
     for c in cards:
@@ -190,12 +190,12 @@ def _host_plans(
     for host, mine in sorted(by_host.items()):
         plans[host] = HostPlan(
             host=host,
-            pool=facts.get(host, HostFacts()).pool,
+            pool=facts.get(host, RolloutHost()).pool,
             model=_most_common(c.catalog_id or c.model for c in mine) or "unknown",
             gpus=tuple(sorted(c.gpu_index for c in mine if c.gpu_index is not None)),
             previous=_previous(target.kind, mine, cuda.get(host)),
             on_watch=sum(c.status == "watch" for c in mine),
-            facts=facts.get(host, HostFacts()),
+            facts=facts.get(host, RolloutHost()),
         )
     return plans
 
@@ -218,7 +218,7 @@ def plan_rollout(
     *,
     wave_size: int = 1,
     canary: str | None = None,
-    facts: Mapping[str, HostFacts] | None = None,
+    facts: Mapping[str, RolloutHost] | None = None,
     cuda: Mapping[str, str] | None = None,
 ) -> RolloutPlan:
     """Canary first, then waves of `wave_size` hosts: the canary's GPU model first (its gate has
@@ -493,10 +493,10 @@ __all__ = [
     "OUTCOMES",
     "STEPS",
     "Event",
-    "HostFacts",
     "HostPlan",
     "HostStatus",
     "Rollout",
+    "RolloutHost",
     "RolloutPlan",
     "RolloutStatus",
     "Target",
@@ -505,7 +505,7 @@ __all__ = [
     "get_rollout",
     "host_state",
     "list_rollouts",
-    "load_host_facts",
+    "load_rollout_hosts",
     "parse_target",
     "plan_rollout",
     "record",

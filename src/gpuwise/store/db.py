@@ -18,10 +18,10 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from gpuwise import __version__
-from gpuwise.bench.result import HostFacts, Measurement
 from gpuwise.errors import UsageError
 from gpuwise.store import migrations
 from gpuwise.store.errors import mask_password
+from gpuwise.store.results import HostFacts, Measurement
 from gpuwise.store.schema import hosts, metadata, results, runs
 
 T = TypeVar("T")

@@ -1,6 +1,7 @@
 """What a benchmark returns: measurements with their units and parameters, and the host they ran on.
 
-Plain dataclasses (no torch, no SQL): the store persists them, the matrix and calibration read them.
+Plain dataclasses (no torch, no SQL) kept with the store that persists them, so that the store
+imports nothing of bench; bench, the matrix, calibration and the fleet view read them from here.
 """
 
 from __future__ import annotations
