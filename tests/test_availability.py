@@ -10,8 +10,10 @@ from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import DeployOptions
 from gpuwise.deploy.manifests import plan_manifests
+from gpuwise.i18n import reason_text
 from gpuwise.plan.availability import _daly_interval, interruptions_per_gpu_hour, training_reliability
 from gpuwise.planfile import read_plan_file
+from gpuwise.report.as_json import candidate_json
 
 CAT = load_catalog()
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -51,9 +53,9 @@ def test_a_deadline_on_thousands_of_gpus_includes_the_failures():
     for c in big:
         r = c.reliability
         assert r is not None and r.goodput < 1
-        assert c.meets["deadline"]["value"] == pytest.approx(r.expected_seconds)
+        assert c.meets["deadline"].value == pytest.approx(r.expected_seconds)
         assert r.expected_seconds > c.est.training.total_seconds
-        d = c.as_dict()
+        d = candidate_json(c)
         assert d["reliability"]["goodput"] == pytest.approx(r.goodput)
         assert d["cost"]["expected_total_usd"] > d["cost"]["total_usd"]
 
@@ -63,10 +65,11 @@ def test_redundancy_one_on_the_recommender_service_gives_two_replicas_on_two_nod
     plain = make_plan(work, reqs, costs).chosen
     result = make_plan(work, {**reqs, "redundancy": 1}, costs)
     c = result.chosen
-    assert c.replicas >= 2 and c.serving["nodes"] >= 2
-    assert c.serving["replicas_needed"] + 1 == c.replicas
+    assert c.replicas >= 2 and c.serving.nodes >= 2
+    assert c.serving.replicas_needed + 1 == c.replicas
     assert c.cost > plain.cost  # the spare replica is paid for
-    assert any("N+1" in w for w in c.why)
+    assert any(w.code == "serving.redundancy" and "N+1" in reason_text(w) for w in c.why)
+    assert c.meets["redundancy"].ok and c.meets["redundancy"].why.code == "serving.spares"
     body = plan_manifests(result, DeployOptions()).find("Deployment")[0].body
     spec = body["spec"]["template"]["spec"]
     spread = spec["topologySpreadConstraints"][0]

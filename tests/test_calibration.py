@@ -94,4 +94,8 @@ def test_plan_uses_measured_rates(tmp_path):
     slow = make_plan(work, {"gpus": "h100-sxm"}, calibrations=measured_calibrations(db))
     one = [next(c for c in r.candidates if c.est.hardware.count == 1) for r in (base, slow)]
     assert one[1].time > one[0].time * 1.5  # same configuration, slower measured matmul
-    assert any("measured rates" in n for n in slow.notes)
+    measured = [n for n in slow.notes if n.code == "note.measured"]
+    assert measured and measured[0].get("gpus") == ("h100-sxm",)
+    from gpuwise.i18n import reason_text
+
+    assert "measured rates" in reason_text(measured[0])

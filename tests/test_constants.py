@@ -166,7 +166,7 @@ def test_the_engines_memory_share_sizes_the_kv_cache_the_planner_searches():
         r = _plan(with_values(CAT, {"serving_memory_utilization": share}), work, req)
         (c,) = r.candidates
         assert c.serving is not None
-        batch[share] = c.serving["max_batch"]
+        batch[share] = c.serving.max_batch
     assert batch[0.5] < batch[0.9]
 
 

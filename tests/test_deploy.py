@@ -36,7 +36,7 @@ from gpuwise.deploy.validate import load_crds, validate
 from gpuwise.deploy.writer import dump, files, write
 from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.estimate import estimate
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.workload import build_hardware, build_workload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,7 +118,7 @@ def test_inference_manifest_follows_the_plan():
     assert container["resources"]["limits"]["nvidia.com/gpu"] == c.est.hardware.count
     args = container["args"]
     assert f"--tensor-parallel-size={c.est.workload.parallel.tp}" in args
-    assert f"--max-num-seqs={c.serving['max_batch']}" in args
+    assert f"--max-num-seqs={c.serving.max_batch}" in args
     assert any(a.startswith("--gpu-memory-utilization=") for a in args)
     assert container["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
     assert spec["nodeSelector"] == {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}
@@ -127,7 +127,7 @@ def test_inference_manifest_follows_the_plan():
     assert so["minReplicaCount"] == c.replicas
     trig = so["triggers"][0]
     assert trig["type"] == "prometheus"
-    assert float(trig["metadata"]["threshold"]) == pytest.approx(c.serving["capacity_rps_per_replica"], rel=1e-3)
+    assert float(trig["metadata"]["threshold"]) == pytest.approx(c.serving.capacity_rps_per_replica, rel=1e-3)
     assert so["maxReplicaCount"] == growth_replicas(c) > c.replicas  # what the growth check asks for (3x users)
     # every non-default value carries its reason into the written YAML
     text = dump(bundle.find("Deployment")[0])
@@ -158,7 +158,7 @@ def test_tensor_parallel_serving_gets_shm_and_tp():
 
     work = dataclasses.replace(c.est.workload, parallel=Parallelism(tp=2))
     hw = build_hardware("h100-sxm:2", load_catalog())
-    tp2 = Candidate(estimate(work, hw, load_catalog(), search_largest=False), 7.56, serving=dict(c.serving))
+    tp2 = Candidate(estimate(work, hw, load_catalog(), search_largest=False), 7.56, serving=c.serving)
     bundle = candidate_manifests(tp2, DeployOptions(engine="vllm"))
     _assert_valid(bundle)
     spec, container = _container(bundle, "Deployment")

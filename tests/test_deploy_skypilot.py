@@ -122,7 +122,7 @@ def test_readme_training_example_parses_with_the_plans_nodes_and_gpus(tmp_path, 
     assert '--nproc-per-node="${SKYPILOT_NUM_GPUS_PER_NODE}"' in task["run"]
     for arg in launch.stack_args:
         assert f"  {arg.value}\n" in task["run"]
-    offer = (c.price_detail or {}).get("offer") or {}
+    offer = {} if c.offer is None else c.offer.as_dict()
     cloud = table()["clouds"].get(offer.get("provider"))
     assert (task["cloud"] or "").lower() == (cloud or "")
     assert task["use_spot"] is False and task["disk_size"] >= 256

@@ -1,13 +1,18 @@
 """The one message catalog: every key in every language with the same placeholders, every key the
 code asks for exists, and numbers follow the locale (hand-checked values)."""
 
+import json
 import re
+import shlex
 import string
 from pathlib import Path
 
 import pytest
 
-from gpuwise.plan.messages import LANGS, MESSAGES, check_lang, fmt_count_l, fmt_duration, fmt_money, msg, rate_unit
+from gpuwise.i18n import LANGS, MESSAGES, check_lang, fmt_count_l, fmt_duration, fmt_money, msg, unit_label
+from gpuwise.i18n.reasons import FORMATS
+from gpuwise.plan.explain import rate_unit
+from gpuwise.plan.results import Code
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "gpuwise"
 
@@ -34,7 +39,8 @@ def test_every_key_the_code_asks_for_is_in_the_catalog():
 
 def test_the_chinese_text_is_chinese():
     cjk = re.compile(r"[\u4e00-\u9fff]")
-    words = [k for k, v in MESSAGES.items() if re.search(r"[a-z]{4,}", v["en"]) and not k.startswith("unit_")]
+    prose = {k: re.sub(r"\{[^}]*\}", "", v["en"]) for k, v in MESSAGES.items()}  # words, not placeholders
+    words = [k for k, v in prose.items() if re.search(r"[a-z]{4,}", v) and not k.startswith("unit_")]
     untranslated = [k for k in words if not cjk.search(MESSAGES[k]["zh"]) and MESSAGES[k]["zh"] == MESSAGES[k]["en"]]
     assert not untranslated, untranslated
 
@@ -46,10 +52,27 @@ def test_numbers_and_units_follow_the_locale():
     assert fmt_money(3344.8, "en") == "$3,345" and fmt_money(3344.8, "zh") == "3,345 美元"
     assert fmt_money(0.884, "en") == "$0.88"
     assert fmt_duration(2.3 * 86400, "zh") == "2.3 天" and fmt_duration(27.7 * 3600, "en") == "27.7 h"
-    assert rate_unit("generic", "vision", "en")[1] == "images/s"
-    assert rate_unit("generic", "recommender", "en")[1] == "samples/s"
-    assert rate_unit("transformer", None, "zh") == ("tokens_per_second", "tokens/秒")
+    assert unit_label(rate_unit("generic", "vision")[1], "en") == "images/s"
+    assert unit_label(rate_unit("generic", "recommender")[1], "en") == "samples/s"
+    assert rate_unit("transformer", None) == ("tokens_per_second", "tokens")
+    assert unit_label("tokens", "zh") == "tokens/秒"
     assert msg("misses", "zh", what="deadline") == "未满足 deadline"
+
+
+@pytest.mark.parametrize("code", list(Code))
+def test_every_reason_code_has_a_sentence_whose_placeholders_are_its_parameters(code):
+    """The core names a code; the edge has its sentence in every language, and formats only parameters
+    that the sentence shows."""
+    assert code.value in MESSAGES and code.value in FORMATS, code
+    assert set(FORMATS[code.value]) <= _fields(MESSAGES[code.value]["en"]), code
+
+
+def test_every_sentence_of_a_reason_belongs_to_a_code():
+    codes = {c.value for c in Code}
+    assert set(FORMATS) == codes
+    grouped = {k.removeprefix("ruled.") for k in MESSAGES if k.startswith("ruled.")}
+    assert grouped <= codes, grouped - codes
+    assert {k for k in MESSAGES if "." in k and not k.startswith("ruled.")} == codes
 
 
 def test_an_unknown_language_is_refused():
@@ -197,6 +220,52 @@ def test_the_chinese_plan_has_no_english_sentence(case, tmp_path, monkeypatch):
 
 def test_the_check_catches_an_untranslated_message(tmp_path, monkeypatch):
     """The check bites: one message left in English shows up in the Chinese summary."""
-    monkeypatch.setitem(MESSAGES["why_cheapest"], "zh", MESSAGES["why_cheapest"]["en"])
+    monkeypatch.setitem(MESSAGES["plan.cheapest"], "zh", MESSAGES["plan.cheapest"]["en"])
     summary, _, _ = _plan_zh(CASES["chat-7b-serving"], tmp_path, monkeypatch)
-    assert MESSAGES["why_cheapest"]["en"] in english_runs(_without_allowed(summary))
+    assert MESSAGES["plan.cheapest"]["en"] in english_runs(_without_allowed(summary))
+
+
+def _readme_plans() -> list[list[str]]:
+    """The `gpuwise plan ...` commands the README shows (the quick start's and each sample's)."""
+    readme = (SRC.parent.parent / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"(?:^\$ |&& )gpuwise (plan [^`#\n]*)", readme, flags=re.M)
+    return [[a for a in shlex.split(c) if a != "--lang" and a not in LANGS] for c in dict.fromkeys(found)]
+
+
+README_PLANS = _readme_plans()
+
+
+def _without_text(x: object) -> object:
+    """A reason's JSON (or a list of them, nested reasons too) less its words."""
+    if isinstance(x, dict):
+        return {k: _without_text(v) for k, v in x.items() if k != "text"}
+    return [_without_text(v) for v in x] if isinstance(x, list) else x
+
+
+def test_the_readme_shows_plans():
+    assert len(README_PLANS) >= 4, README_PLANS
+
+
+@pytest.mark.parametrize("args", README_PLANS, ids=[" ".join(a) for a in README_PLANS])
+def test_reason_codes_are_the_same_in_every_language(args):
+    """`rejected[].code` and each candidate's `why[].code` (and their parameters) do not depend on
+    --lang; only the text does, and it is translated."""
+    from typer.testing import CliRunner
+
+    from gpuwise.cli.app import app
+
+    out = {}
+    for lang in LANGS:
+        proc = CliRunner().invoke(app, [*args, "--json", "--lang", lang], env={"GPUWISE_TODAY": "2026-12-01"})
+        assert proc.exit_code in (0, 1), proc.output[-2000:]
+        out[lang] = json.loads(proc.stdout)
+
+    def data(d: dict) -> tuple:
+        return [_without_text(c["why"]) for c in d["candidates"]], _without_text(d["rejected"])
+
+    en, zh = data(out["en"]), data(out["zh"])
+    assert en == zh
+    assert any(en[0]), "the sample plans give reasons"
+    assert out["en"]["candidates"][0]["why"][0]["text"] != out["zh"]["candidates"][0]["why"][0]["text"]
+    if en[1]:
+        assert out["en"]["rejected"][0]["text"] != out["zh"]["rejected"][0]["text"]

@@ -185,7 +185,7 @@ def test_ecommerce_example_plausible_latency_capacity_and_keda():
     assert set(inf.terms) == {"gpu", "input_copy", "framework_floor", "rpc_transfer", "batching_delay", "feature_fetch"}
     assert 1e-3 < inf.latency_seconds < 0.3  # milliseconds: the GPU plus the stages around it
     assert inf.latency_seconds == pytest.approx(sum(inf.terms.values()))
-    capacity = c.serving["capacity_rps_per_replica"]
+    capacity = c.serving.capacity_rps_per_replica
     assert 1e3 < capacity < 1e6  # requests of 200 candidates each; not the 53M requests/s of a totals roofline
     so = plan_manifests(result, DeployOptions()).find("ScaledObject")[0].body["spec"]
     assert float(so["triggers"][0]["metadata"]["threshold"]) == pytest.approx(capacity, rel=1e-3)

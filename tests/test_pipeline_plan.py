@@ -8,6 +8,7 @@ import pytest
 from gpuwise.api import make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.pipeline import pipeline_rate
+from gpuwise.i18n import reason_text
 from gpuwise.plan.layouts import hardware
 from gpuwise.plan.pipeline_search import designs
 from gpuwise.planfile import read_plan_file
@@ -40,19 +41,20 @@ def test_ecommerce_retrain_chooses_a_pipeline_upgrade_on_at_most_four_gpus():
     result = _plan()
     c = result.chosen
     assert c is not None and c.gpus <= 4, c.label
-    assert c.pipeline is not None and (c.pipeline["format"] != "as-is" or c.pipeline["storage"] != "current")
-    assert c.meets["deadline"]["ok"]
-    alt = c.pipeline["gpu_only"]
-    assert alt is not None and alt["gpus"] > c.gpus and alt["cost"] > c.cost
-    assert any("GPU-only" in w for w in c.why)
+    assert c.pipeline is not None and (c.pipeline.format != "as-is" or c.pipeline.storage != "current")
+    assert c.meets["deadline"].ok
+    alt = c.pipeline.gpu_only
+    assert alt is not None and alt.gpus > c.gpus and alt.cost > c.cost
+    upgrade = next(w for w in c.why if w.code == "pipeline.upgrade")
+    assert "GPU-only" in reason_text(upgrade) and upgrade.get("gpu_only_label") == alt.label
 
 
 def test_the_report_shows_the_gpu_only_alternative_and_its_cost(tmp_path):
-    from gpuwise.plan.messages import fmt_money
+    from gpuwise.i18n import fmt_money
     from gpuwise.report import render_markdown
 
     result = _plan()
     text = render_markdown(result, {})
-    alt = result.chosen.pipeline["gpu_only"]
-    assert "GPU-only" in text and fmt_money(alt["cost"]) in text
-    assert alt["label"].split()[0] in text
+    alt = result.chosen.pipeline.gpu_only
+    assert "GPU-only" in text and fmt_money(alt.cost) in text
+    assert alt.label.split()[0] in text

@@ -9,6 +9,8 @@ import sys
 import pytest
 
 from gpuwise.api import make_plan
+from gpuwise.i18n import reason_text
+from gpuwise.report.as_json import plan_json
 from gpuwise.units import GiB
 
 FLAGSHIPS = {"h100-sxm", "h100-pcie", "h100-nvl", "h200", "b200", "a100-80gb-sxm", "a100-80gb-pcie", "mi300x"}
@@ -41,7 +43,8 @@ def test_methods_are_compared_and_the_why_says_so():
     )
     methods = {c.est.workload.method for c in r.candidates}
     assert methods == {"full", "lora", "qlora"}
-    assert r.chosen.why[0].startswith("the cheapest configuration")
+    assert r.chosen.why[0].code == "plan.cheapest"
+    assert reason_text(r.chosen.why[0]).startswith("the cheapest configuration")
     costs = [c.cost for c in r.candidates if c.ok]
     # ranked by cost among those that meet every requirement (equal within the tie tolerance: fewer GPUs first)
     assert all(a <= b * (1 + 1e-4) for a, b in itertools.pairwise(costs))
@@ -73,7 +76,8 @@ def test_impossible_deadline_exits_1_and_names_the_factor():
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     d = json.loads(proc.stdout)
     assert d["chosen"] is None
-    assert any("deadline" in r["reason"] for r in d["rejected"])
+    assert any(r["code"] == "requirements.missed" and "deadline" in r["params"]["missed"] for r in d["rejected"])
+    assert any("deadline" in r["text"] for r in d["rejected"])
     assert all(not c["meets"]["deadline"]["ok"] for c in d["candidates"])
 
 
@@ -96,10 +100,12 @@ def test_growth_changes_the_choice_when_it_should(tmp_path):
     today = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "prices": flat})
     grown = make_plan(work, {"deadline": "6h", "gpus": "h100-sxm", "growth_data": 4, "prices": flat})
     assert today.chosen.est.hardware.count < grown.chosen.est.hardware.count
-    assert grown.chosen.growth["holds"]
+    assert grown.chosen.growth.holds
     # today's choice, checked against the growth, names its upgrade path
     small = next(c for c in grown.candidates if c.est.hardware.count == today.chosen.est.hardware.count)
-    assert not small.growth["holds"] and "scale out" in small.growth["upgrade_path"]
+    path = small.growth.upgrade_path
+    assert not small.growth.holds and path.code == "growth.scale_out" and "scale out" in reason_text(path)
+    assert path.get("gpus") > small.gpus  # the path names the larger configuration
 
 
 def test_serving_plan_meets_the_latency_target_by_simulation():
@@ -108,8 +114,8 @@ def test_serving_plan_meets_the_latency_target_by_simulation():
         {"qps": 10, "p99_ms": 3000},
     )
     c = r.chosen
-    assert c.confirmed and c.serving["p99_seconds"] <= 3.0 and c.meets["p99_latency"]["ok"]
-    assert c.meets["qps"]["ok"]
+    assert c.confirmed and c.serving.percentile_seconds(99) <= 3.0 and c.meets["p99_latency"].ok
+    assert c.meets["qps"].ok
 
 
 def test_pareto_front_is_not_dominated():
@@ -124,12 +130,18 @@ def test_pareto_front_is_not_dominated():
 
 
 def test_plan_json_contract():
-    r = make_plan({"model": "llama-2-7b", "method": "lora", "tokens": "10M"}, {"deadline": "1d"}).as_dict()
+    r_typed = make_plan({"model": "llama-2-7b", "method": "lora", "tokens": "10M"}, {"deadline": "1d"})
+    r = plan_json(r_typed)
     assert set(r) >= {"candidates", "chosen", "rejected", "requirements"}
     c = r["chosen"]
     for key in ("workload", "hardware", "memory", "training", "cost", "meets", "why", "bottleneck", "assumptions"):
         assert key in c
     assert c["meets"]["deadline"]["ok"] and c["meets"]["deadline"]["margin"] > 0
+    for m in c["meets"].values():  # design.md: each requirement with the figure, its limit and the margin
+        assert {"ok", "value", "limit", "margin"} <= set(m)
+    assert c["why"] and all(set(w) == {"code", "params", "text"} for w in c["why"])
+    assert c["why"][0] == {"code": "plan.cheapest", "params": {}, "text": reason_text(r_typed.chosen.why[0])}
+    assert all({"gpu", "method", "code", "params", "text"} == set(x) for x in r["rejected"])
     json.dumps(r)
 
 
@@ -162,7 +174,8 @@ def test_cost_parameters_are_overridden_from_the_plan_file(tmp_path):
 def test_equal_costs_go_to_fewer_gpus_then_fewer_nodes():
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate import estimate
-    from gpuwise.plan.search import Candidate, _rank_key
+    from gpuwise.plan.results import Candidate
+    from gpuwise.plan.search import _rank_key
     from gpuwise.workload import build_hardware, build_workload
     from gpuwise.workload.requirements import Requirements
 
@@ -181,7 +194,8 @@ def test_the_cost_shown_is_the_whole_fleet():
     r = make_plan(
         {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128},
         {"qps": 20, "p99_ms": 20000, "gpus": "l4"},
-    ).as_dict()
+    )
+    r = plan_json(r)
     c = r["chosen"]
     cost = c["cost"]
     assert cost["usd_per_hour"] == pytest.approx(cost["usd_per_replica_hour"] * c["replicas"])
@@ -195,7 +209,7 @@ def test_owned_pricing_labels_the_amortised_month_and_the_horizon_total():
         {"model": "llama-2-7b", "task": "inference"}, {"qps": 1, "pricing": "owned", "gpus": "b200", "years": 3}
     )
     c = r.chosen
-    owned = c.as_dict()["cost"]["owned"]
+    owned = c.cost_dict()["owned"]
     assert owned["horizon_years"] == 3 and owned["horizon_total_usd"] == pytest.approx(c.owned_usd * c.replicas)
     assert owned["amortised_usd_per_month"] == pytest.approx(c.usd_per_hour * c.replicas * 8766 / 12)
     assert owned["amortised_usd_per_month"] < owned["horizon_total_usd"] / 12  # a month, not the horizon

@@ -166,7 +166,7 @@ def test_every_request_is_served_and_busy_time_is_below_one():
 # the serving search
 def test_no_concurrency_is_never_batch_one():
     r = make_plan({"model": "llama-2-7b", "task": "inference"}, {"qps": 10, "gpus": "h100-sxm"})
-    assert r.chosen is not None and r.chosen.serving is not None and r.chosen.serving["max_batch"] > 1
+    assert r.chosen is not None and r.chosen.serving is not None and r.chosen.serving.max_batch > 1
 
 
 def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
@@ -175,13 +175,13 @@ def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
     r = make_plan(work, req)
     c = r.chosen
     assert c is not None and c.confirmed and c.serving is not None
-    tp, batch = c.serving["options"]
+    tp, batch = c.serving.tp, c.serving.batch
     e = make_estimate(
         {**work, "tp": tp, "concurrency": batch},
         {"gpu": f"h100-sxm:{tp}", "qps": 20, "ttft_ms": 800, "tpot_ms": 100},
     )
     assert e.serving is not None and e.serving.replicas == c.replicas
-    assert e.serving.percentiles == c.serving["percentiles"]
+    assert e.serving.percentiles == c.serving.simulated.percentiles
 
 
 def test_the_chosen_serving_layout_is_never_worse_than_another_tp_or_batch_estimate():

@@ -11,16 +11,18 @@ from gpuwise import clock
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import Offer
 from gpuwise.errors import UsageError, check_unknown
-from gpuwise.estimate.cost import HOURS_PER_MONTH, CostParams, rent_quote
-from gpuwise.estimate.offers import STALE_MONTHS, Market, flip_note, market_from_catalog, money
+from gpuwise.estimate.cost import CostParams
+from gpuwise.estimate.offers import Market, market_from_catalog
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
-from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
+from gpuwise.workload import TrainingJob, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements, latency_goals
 from gpuwise.workload.schema import TargetFields, layout_names, names, validate
 
 if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
     from gpuwise.plan import PlanResult
+
+UPLOADED_CONFIG = "config.json"  # how a command names a model given as an architecture (a web upload)
 
 
 def make_plan(
@@ -32,7 +34,8 @@ def make_plan(
 ) -> PlanResult:
     """Plan a workload against requirements; the hardware is what the plan chooses. `calibrations`
     (GPU id -> measured rates, see `measured_calibrations`) replace the cited efficiencies.
-    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
+    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory.
+    The result is complete and frozen: prices, offers, each candidate's command, every reason."""
     cat = load_catalog()
     work_opts = dict(workload)
     for key in layout_names():  # the search chooses the layout
@@ -60,10 +63,27 @@ def make_plan(
     params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, req.providers, req.exclude_providers))
     from gpuwise.plan import plan
 
-    result = plan([w for w, _ in variants], req, cat, params, calibrations)
-    _attach_commands(result, variants, requirements)
-    attach_offers(result, params)
-    return result
+    options = [_command_options(o) for _, o in variants]
+    return plan([w for w, _ in variants], req, cat, params, calibrations, options, _targets(requirements))
+
+
+def _command_options(opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a candidate's `gpuwise estimate` line repeats: a model given as an architecture
+    (an uploaded config.json) is named as the file `estimate --model` reads, UPLOADED_CONFIG."""
+    model = opts.get("model")
+    return {**opts, "model": UPLOADED_CONFIG} if model is not None and not isinstance(model, str) else dict(opts)
+
+
+def _targets(requirements: Mapping[str, Any]) -> dict[str, Any]:
+    """The serving-target options each candidate's command repeats; none for a bare --qps (estimate
+    sizes replicas only for a latency target: without one, the load is the plan's alone)."""
+    targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    target_keys = names("target")
+    try:
+        latency_target({k: v for k, v in targets.items() if k in target_keys})
+    except UsageError:
+        return {}
+    return targets
 
 
 # ----- prices: the offers behind every rental price ---------------------------------------------
@@ -104,55 +124,6 @@ def plan_market(
 ) -> Market:
     """The catalog's offers with the team's own, restricted to the providers asked for, as of today."""
     return market_from_catalog(cat, clock.today(), own_offers(prices), providers, exclude)
-
-
-def attach_offers(result: PlanResult, params: CostParams) -> None:
-    """Name the offer behind each candidate's price and give its costs in --currency; note when the
-    ranking of the two best GPU types could flip within the spread of current offers."""
-    req = result.requirements
-    quotes = {}
-    for c in result.candidates:
-        q = None if req.pricing == "owned" else rent_quote(c.est.hardware, req.pricing, params)
-        quotes[id(c)] = q
-        hourly = None if c.usd_per_hour is None else c.usd_per_hour * c.replicas
-        run = c.cost if c.est.training is not None and c.hours is not None and c.owned_usd is None else None
-        c.price_detail = {
-            "offer": None if q is None else q.as_dict(),
-            "currency": money(
-                req.fx, per_hour=hourly, per_month=None if hourly is None else hourly * HOURS_PER_MONTH, run=run
-            ),
-        }
-    flip = flip_note([(c, quotes[id(c)]) for c in result.candidates if c.ok and c.cost is not None])
-    if flip:
-        result.notes.append(flip)
-    stale = sorted({q.offer.instance for q in quotes.values() if q is not None and q.stale})
-    if stale:
-        result.notes.append(f"prices older than {STALE_MONTHS} months or undated (re-check): {', '.join(stale)}")
-
-
-def _attach_commands(
-    result: PlanResult, variants: list[tuple[Workload, dict[str, Any]]], requirements: Mapping[str, Any]
-) -> None:
-    """Each candidate's `gpuwise estimate ...` line, from the options of the variant it was planned for."""
-    from gpuwise.plan.command import estimate_command
-
-    targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
-    target_keys = names("target")
-    try:  # estimate sizes replicas only for a latency target; a bare --qps is the plan's alone
-        latency_target({k: v for k, v in targets.items() if k in target_keys})
-    except UsageError:
-        targets = {}
-    for c in result.candidates:
-        w = c.est.workload
-        planned, opts = next(
-            (
-                (v, o)
-                for v, o in variants
-                if type(v) is type(w) and getattr(v, "method", None) == getattr(w, "method", None)
-            ),
-            variants[0],
-        )
-        c.command = estimate_command(w, c.est.hardware, opts, targets, planned)
 
 
 def make_estimate(

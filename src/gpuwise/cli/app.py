@@ -218,6 +218,9 @@ def plan(
         bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
     ] = False,
     db: DbOpt = None,
+    verbose: Annotated[
+        bool, typer.Option("-v", "--verbose", help="Every ruled-out GPU type with its reasons, one per line.")
+    ] = False,
     as_json: JsonOpt = False,
     **opts: Any,
 ) -> None:
@@ -233,11 +236,13 @@ def plan(
 
         write_report(result, report)
     if as_json:
-        _print_json(result.as_dict())
+        from gpuwise.report.as_json import plan_json
+
+        _print_json(plan_json(result))
     else:
         from gpuwise.cli.render import plan_view
 
-        plan_view(result, top)
+        plan_view(result, top, verbose)
         if report is not None:
             sys.stderr.write(f"report written to {report}\n")
     if result.chosen is None:

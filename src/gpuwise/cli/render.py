@@ -11,7 +11,7 @@ from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
-from gpuwise.plan.messages import (
+from gpuwise.i18n import (
     Lang,
     check_lang,
     cost_text,
@@ -21,8 +21,11 @@ from gpuwise.plan.messages import (
     fmt_money,
     localize,
     msg,
-    rate_unit,
+    reason_text,
+    ruled_out_lines,
     term,
+    unit_label,
+    years_text,
 )
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
@@ -301,18 +304,21 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
     """(time or latency, throughput) of one candidate as the plan table shows them, in the unit the
     model is measured in (tokens/s for LLMs, images/s or samples/s for the others)."""
     if training:
+        from gpuwise.plan.explain import rate_unit
+
         tr = c.est.training
-        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
-        tput = f"{fmt_count_l(getattr(tr, key), lang)} {unit}" if tr else "—"
+        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
+        tput = f"{fmt_count_l(getattr(tr, key), lang)} {unit_label(unit, lang)}" if tr else "—"
         when = (
             fmt_duration(c.hours * 3600 if c.hours else tr.total_seconds, lang)  # expected: start-up, failures
             if tr and tr.total_seconds
             else (msg("per_step", lang, t=fmt_duration(tr.step_seconds, lang)) if tr else "—")
         )
         return when, tput
-    cap = c.serving["capacity_rps_per_replica"] * c.replicas if c.serving else 0
+    s = c.serving
+    cap = s.capacity_rps_per_replica * c.replicas if s else 0
     rate = f"{cap:,.1f} {msg('unit_requests', lang)}"
-    pcts = (c.serving or {}).get("percentiles")
+    pcts = s.simulated.percentiles if s and s.simulated else None
     if pcts and req.percentile:  # simulated: the percentiles the targets are stated in
         key = f"p{req.percentile:g}"
         if not pcts["tpot"][key]:  # one forward pass per request: its latency is the request's
@@ -321,11 +327,10 @@ def _candidate_speed(c: Any, w: Any, req: Any, training: bool, lang: Lang = "en"
         return shown, rate
     inf = c.est.inference
     if req.has_latency and inf is not None and inf.decode_seconds_per_token:  # not simulated: the analytic floor
-        batch = (c.serving or {}).get("max_batch")
+        batch = s.max_batch if s else None
         ttft, tpot = fmt_seconds(inf.time_to_first_token_seconds), fmt_seconds(inf.decode_seconds_per_token)
         return msg("not_simulated", lang, batch=batch, ttft=ttft, tpot=tpot), rate
-    p = c.serving.get(f"p{req.percentile:g}_seconds") if (c.serving and req.percentile) else None
-    return fmt_duration(p if p else c.time, lang), rate
+    return fmt_duration(c.time, lang), rate
 
 
 def _cost_cells(cost: dict[str, Any], training: bool, lang: Lang) -> tuple[str, str]:
@@ -367,14 +372,14 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
         t.add_column(col, justify="left" if i in (1, 7) else "right")
     for i, c in enumerate(shown, 1):
         when, tput = _candidate_speed(c, w, req, training, lang)
-        bad = [k for k, v in c.meets.items() if not v["ok"]]
+        bad = c.meets.missed()
         meets = (
             msg("meets_all", lang)
             if not bad
             else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad))
         )
         if c.growth is not None:
-            verdict = msg("growth_cell_holds" if c.growth["holds"] else "growth_cell_breaks", lang)
+            verdict = msg("growth_cell_holds" if c.growth.holds else "growth_cell_breaks", lang)
             meets += msg("growth_cell", lang, verdict=verdict)
         style = "bold green" if i == 1 and c.ok else ("" if c.ok else "dim")
         first, second = _cost_cells(c.cost_dict(), training, lang)
@@ -384,9 +389,9 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
     return t
 
 
-def plan_view(result: Any, top: int) -> None:
-    """The chosen plan, runners-up, Pareto front and why; rejected GPU types with their reason; in
-    the language the requirements name (--lang)."""
+def plan_view(result: Any, top: int, verbose: bool = False) -> None:
+    """The chosen plan, runners-up, Pareto front and why; the GPU types ruled out, grouped by reason
+    (each with its own with `verbose`); in the language the requirements name (--lang)."""
     req = result.requirements
     lang = check_lang(getattr(req, "lang", "en"))
     w = result.workload
@@ -397,40 +402,50 @@ def plan_view(result: Any, top: int) -> None:
     console.print(_candidates_table(result, top, lang))
     chosen = result.chosen
     if chosen is not None:
-        console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
-        for reason in chosen.why:
-            console.print(f"  • {reason}")
-        console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
-        for line in offer_lines(chosen.price_detail or {}, lang):
-            console.print(Text(f"  {line}", style="cyan"))
-        if chosen.command:
-            console.print(Text(f"{msg('command', lang)}: {chosen.command}", style="dim"))
-        if chosen.growth and not chosen.growth["holds"]:
-            console.print(Text(f"  ! {msg('upgrade_path', lang)}: {chosen.growth['upgrade_path']}", style="yellow"))
+        _chosen_view(chosen, lang)
     else:
         console.print(Text(msg("nothing_meets", lang), style="bold red"))
     runners = [c for c in result.candidates[1 : max(top, 1)] if c.why]
     if chosen is not None and runners:
         console.print(Text(msg("runners_up", lang) + ":", style="bold"))
         for c in runners:
-            console.print(Text(f"  {c.label}: {c.why[-1]}", style="dim"))
+            console.print(Text(f"  {c.label}: {reason_text(c.why[-1], lang)}", style="dim"))
     if result.rejected:
         console.print(Text(msg("ruled_out", lang) + ":", style="bold"))
-        for r in result.rejected:
-            console.print(Text(f"  {r.gpu}: {r.reason}", style="dim"))
+        lines = ruled_out_lines(result.rejected, lang, grouped=not verbose)
+        for line in lines:
+            console.print(Text(f"  {line}", style="dim"))
+        if len(lines) < len({r.gpu for r in result.rejected}):
+            console.print(Text(f"  {msg('ruled_full', lang)}", style="dim"))
     for note in result.notes:
-        console.print(Text(localize(note, lang), style="dim"))
+        console.print(Text(reason_text(note, lang), style="dim"))
 
 
-def offer_lines(d: dict[str, Any], lang: Lang = "en") -> list[str]:
+def _chosen_view(chosen: Any, lang: Lang) -> None:
+    """The chosen plan: its reasons, the fleet's cost and the offer behind it, the command that
+    reproduces it, and the upgrade path when growth will not hold."""
+    console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
+    for reason in chosen.why:
+        console.print(f"  • {reason_text(reason, lang)}")
+    console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
+    for line in offer_lines(chosen, lang):
+        console.print(Text(f"  {line}", style="cyan"))
+    if chosen.command:
+        console.print(Text(f"{msg('command', lang)}: {chosen.command}", style="dim"))
+    if chosen.growth and not chosen.growth.holds and chosen.growth.upgrade_path is not None:
+        path = reason_text(chosen.growth.upgrade_path, lang)
+        console.print(Text(f"  ! {msg('upgrade_path', lang)}: {path}", style="yellow"))
+
+
+def offer_lines(c: Any, lang: Lang = "en") -> list[str]:
     """The offer behind a candidate's price and its costs in --currency (with the rate and date);
     the offer itself is a source citation and stays as the price list writes it."""
-    from gpuwise.estimate.offers import describe_money, describe_offer
+    from gpuwise.estimate.offers import describe_money
 
     lines = []
-    if d.get("offer"):
-        lines.append(msg("priced_from", lang, offer=localize(describe_offer(d["offer"]), lang)))
-    money = describe_money(d.get("currency") or {})
+    if c.offer is not None:
+        lines.append(msg("priced_from", lang, offer=localize(c.offer.describe(), lang)))
+    money = describe_money(c.money())
     if money:
         lines.append(money)
     return lines
@@ -448,7 +463,7 @@ def _amount(value: float | None, fx: Any) -> str:
 def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
     """Buy against rent (on-demand, 1- and 3-year commitments) with the offer behind each rent total."""
     code = "USD" if fx is None else fx.currency
-    t = Table(title=f"Buy vs rent over {rows[0]['years']:g} years ({code})", header_style="bold", show_edge=False)
+    t = Table(title=f"Buy vs rent over {years_text(rows[0]['years'])} ({code})", header_style="bold", show_edge=False)
     cols = (
         "configuration",
         "capex",
@@ -487,7 +502,7 @@ def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
     console.print(
         Text(
             f"Power {params.electricity_usd_per_kwh:g} $/kWh x PUE {params.pue:g}, GPUs at {params.gpu_utilization:.0%} of TDP, "
-            f"depreciation {params.depreciation_years:g} years, maintenance {params.maintenance_fraction_per_year:.0%}/year; "
+            f"depreciation {years_text(params.depreciation_years)}, maintenance {params.maintenance_fraction_per_year:.0%}/year; "
             f"rent at {rows[0]['busy_fraction']:.0%} busy. Sources: `gpuwise tco --json` and costs.yaml.",
             style="dim",
         )

@@ -23,7 +23,7 @@ from gpuwise.deploy.common import DeployConventions, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
 

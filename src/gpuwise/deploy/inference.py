@@ -29,8 +29,10 @@ from gpuwise.deploy.engines import PORT, PROGRAMS, model_source, vllm_args, vllm
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.sharing import Sharing, serving_sharing, sharing_layout
 from gpuwise.errors import UsageError
+from gpuwise.estimate.cost import HOURS_PER_MONTH
 from gpuwise.estimate.operators import input_bytes_per_sample
-from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
+from gpuwise.i18n import reason_text
+from gpuwise.plan.results import Candidate, Code
 from gpuwise.units import fmt_bytes
 from gpuwise.workload import InferenceJob
 from gpuwise.workload.requirements import Requirements
@@ -106,13 +108,12 @@ def _triton_old(image: str) -> bool:
 
 def growth_replicas(c: Candidate) -> int | None:
     """Replicas the growth check asks for when the plan does not hold, else None."""
-    g = c.growth or {}
-    if g.get("holds"):
+    g = c.growth
+    if g is None or g.holds or g.upgrade_path is None or g.upgrade_path.code != Code.GROWTH_PATH_REPLICAS:
         return None
-    m = re.match(r"(\d+) replica\(s\) of (\d+)x", str(g.get("upgrade_path", "")))
-    if m and int(m.group(2)) == c.est.hardware.count:
-        return int(m.group(1))
-    return None
+    replicas = g.upgrade_path.get("replicas")
+    same_size = g.upgrade_path.get("count") == c.est.hardware.count
+    return replicas if isinstance(replicas, int) and same_size else None
 
 
 # ------------------------------------------------------------------------------------------
@@ -130,7 +131,7 @@ class _Scale:
 
 def _scale(c: Candidate, share: Sharing, req: Requirements, batch: int) -> _Scale:
     """The plan's replicas, more of them when replicas share GPUs, and the autoscaler's ceiling."""
-    capacity = (c.serving or {}).get("capacity_rps_per_replica")
+    capacity = None if c.serving is None else c.serving.capacity_rps_per_replica
     replicas = c.replicas
     rep_why = f"the plan's {c.replicas} replica(s) of {c.est.hardware.count}x {c.est.hardware.gpu.id}"
     if capacity is not None:
@@ -153,7 +154,7 @@ def _scale(c: Candidate, share: Sharing, req: Requirements, batch: int) -> _Scal
         grown = math.ceil(grown / share.fraction)
     max_replicas = max(grown or 0, 2 * replicas)
     if grown and grown >= 2 * replicas:
-        max_why = f"the growth check: {c.growth['summary'] if c.growth else ''}"
+        max_why = f"the growth check: {reason_text(c.growth.summary) if c.growth else ''}"
     else:
         max_why = "ASSUMPTION: room for twice the planned load" + (
             f" (the growth check asks for {grown})" if grown else " (the plan has no growth target)"
@@ -434,8 +435,9 @@ def _pod_spec(
 ) -> tuple[dict[str, Any], list[str]]:
     """(pod spec, placement notes): the container, its volumes, node placement and grace period."""
     place, notes = placement(c.est.hardware.gpu, options, share.mig, share.mode == "time-slicing")
-    serving = c.serving or {}
-    latency = float(serving.get("latency_seconds") or (c.est.inference.latency_seconds if c.est.inference else 0.0))
+    serving = c.serving
+    planned = serving.latency_seconds if serving is not None else None
+    latency = float(planned or (c.est.inference.latency_seconds if c.est.inference else 0.0))
     grace = max(30, math.ceil(2 * latency))
     spec = {
         "terminationGracePeriodSeconds": why(
@@ -449,7 +451,7 @@ def _pod_spec(
     if spread:
         spec.update(spread)
         notes.append(
-            f"redundancy N+{serving.get('redundancy')}: one replica per node, so losing a node loses one replica"
+            f"redundancy N+{serving.redundancy if serving else None}: one replica per node, so losing a node loses one replica"
         )
     return spec, notes
 
@@ -458,7 +460,7 @@ def _spread(c: Candidate, options: DeployOptions) -> dict[str, Any]:
     """With --redundancy N (N >= 1) the plan sized N spare replicas on the promise that one node's
     loss costs one replica: replicas are spread one per node (required anti-affinity on the node's
     hostname, and an even spread that refuses to schedule rather than stack them)."""
-    n = int((c.serving or {}).get("redundancy") or 0)
+    n = c.serving.redundancy if c.serving is not None else 0
     if n < 1:
         return {}
     name = options.name or slug(c.est.workload.model.name)
@@ -506,7 +508,7 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
     name = options.name or slug(work.model.name)
     engine, engine_why = choose_engine(work, gpu, options)
     image = _image(engine, gpu, options)
-    batch = int((c.serving or {}).get("max_batch", work.concurrency))
+    batch = c.serving.max_batch if c.serving is not None else work.concurrency
     share = serving_sharing(c, options, conv)
     scale = _scale(c, share, req, batch)
     if engine == "triton":

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from gpuwise.catalog import Catalog
 from gpuwise.deploy.common import DeployOptions, Why, slug, why
 from gpuwise.deploy.nccl import EnvVar, Fabric, nccl_env
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import TrainingJob
 

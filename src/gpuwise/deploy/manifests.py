@@ -17,7 +17,7 @@ from gpuwise.deploy.inference import inference_manifests
 from gpuwise.deploy.training import training_manifests
 from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.plan import PlanResult
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.workload import TrainingJob
 from gpuwise.workload.requirements import Requirements
 

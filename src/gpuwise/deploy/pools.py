@@ -17,7 +17,6 @@ idle-GPU reclaimer.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
@@ -43,8 +42,10 @@ from gpuwise.deploy.inference import growth_replicas, inference_manifests
 from gpuwise.deploy.sharing import Sharing, sharing_layout
 from gpuwise.deploy.training import training_manifests
 from gpuwise.errors import ConfigError, UsageError
+from gpuwise.estimate.cost import HOURS_PER_MONTH
+from gpuwise.i18n import reason_text
 from gpuwise.plan import PlanResult
-from gpuwise.plan.search import HOURS_PER_MONTH, Candidate
+from gpuwise.plan.results import Candidate, Code
 from gpuwise.units import fmt_gib
 from gpuwise.workload import TrainingJob
 
@@ -347,14 +348,11 @@ def _train_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
         g = w.chosen.growth
         if g is None:
             continue
-        if g.get("holds"):
-            why_parts.append(f"{w.name}: {g['summary']}")
-            continue
-        m = re.search(r"scale out to (?:(\d+) x \()?(\d+)x", str(g.get("upgrade_path", "")))
-        if m:
-            later = int(m.group(2)) * int(m.group(1) or 1)
+        path = g.upgrade_path
+        later = path.get("gpus") if not g.holds and path is not None and path.code == Code.GROWTH_SCALE_OUT else None
+        if isinstance(later, int):
             headroom += max(0, later - w.chosen.gpus)
-        why_parts.append(f"{w.name}: {g['summary']}")
+        why_parts.append(f"{w.name}: {reason_text(g.summary)}")
     rate = _total([w.chosen.usd_per_hour for w in ws])
     cost = None if rate is None else rate * HOURS_PER_MONTH
     runs = [
@@ -396,7 +394,7 @@ def _inference_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
         top = max(grown or 0, 2 * c.replicas)  # the ScaledObject's maxReplicaCount
         quota[gpuinfo.resource_name(c.est.hardware.gpu)] += top * c.est.hardware.count
         if c.growth is not None:
-            why_parts.append(f"{w.name}: {c.growth['summary']}")
+            why_parts.append(f"{w.name}: {reason_text(c.growth.summary)}")
             if grown:
                 headroom += (grown - c.replicas) * c.est.hardware.count
     rate = _total([None if w.chosen.usd_per_hour is None else w.chosen.usd_per_hour * w.chosen.replicas for w in ws])

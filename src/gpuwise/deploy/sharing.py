@@ -22,7 +22,7 @@ from gpuwise.deploy.common import (
     yaml_text,
 )
 from gpuwise.errors import UsageError
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 
 

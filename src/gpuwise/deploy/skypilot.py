@@ -26,7 +26,7 @@ from gpuwise.deploy.launch import TrainLaunch, layout_text, torchrun_args, train
 from gpuwise.deploy.nccl import nccl_env
 from gpuwise.deploy.shell import Rendered, ShellText, array, comment, word
 from gpuwise.errors import UsageError
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.workload import InferenceJob, TrainingJob
 
 TRAIN_FILE = "train.yaml"
@@ -72,7 +72,7 @@ def _resources(
     c: Candidate, per_node: int, disk: tuple[int, str], ports: int | None
 ) -> tuple[dict[str, Any], list[str]]:
     """`resources` and the reasons for it: the accelerators, the offer's cloud and region, spot, disk."""
-    offer = (c.price_detail or {}).get("offer") or {}
+    offer = {} if c.offer is None else c.offer.as_dict()
     provider = offer.get("provider")
     cloud = table()["clouds"].get(provider) if provider else None
     gpu = c.est.hardware.gpu
@@ -180,13 +180,13 @@ def serving_task(c: Candidate, options: DeployOptions, catalog: Catalog) -> tupl
     if hw.nodes > 1:
         raise UsageError(f"a replica of this plan spans {hw.nodes} nodes: the SkyPilot target serves one-node replicas")
     engine, engine_why = engine_for(work, options.engine)
-    batch = int((c.serving or {}).get("max_batch", work.concurrency))
+    batch = c.serving.max_batch if c.serving is not None else work.concurrency
     server = server_command(engine, c, catalog, options.model_source, batch)
     conv = DeployConventions.from_catalog(catalog)
     weights = c.est.memory.per_gpu.weights * max(work.parallel.tp, 1)
     cache = max(conv.model_cache_min_bytes, weights * (1 + conv.model_cache_headroom))
     res, why = _resources(c, hw.count, _disk(cache, "the downloaded weights and the engine's cache"), PORT)
-    capacity = (c.serving or {}).get("capacity_rps_per_replica")
+    capacity = None if c.serving is None else c.serving.capacity_rps_per_replica
     service: dict[str, Any] = {"readiness_probe": server.health}
     if capacity:
         grown = growth_replicas(c)

@@ -22,7 +22,7 @@ from gpuwise.deploy.launch import Rendezvous, TrainLaunch, layout_text, torchrun
 from gpuwise.deploy.nccl import EnvVar, nccl_env
 from gpuwise.deploy.shell import Rendered, ShellText, array, comment, export, word
 from gpuwise.errors import UsageError
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.workload import InferenceJob, TrainingJob
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -175,7 +175,7 @@ def serving_script(
             "(plan with --gpus-per-node to keep a replica on one node)"
         )
     engine, engine_why = engine_for(work, options.engine)
-    batch = int((c.serving or {}).get("max_batch", work.concurrency))
+    batch = c.serving.max_batch if c.serving is not None else work.concurrency
     port = ShellText("${port}")
     server = server_command(engine, c, catalog, options.model_source, batch, port)
     tp = work.parallel.tp

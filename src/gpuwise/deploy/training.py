@@ -25,7 +25,7 @@ from gpuwise.deploy.common import (
 )
 from gpuwise.deploy.launch import TORCHRUN_PORT, Rendezvous, layout_text, torchrun_args
 from gpuwise.deploy.nccl import Fabric, nccl_env
-from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate
 from gpuwise.workload import TrainingJob
 
 PYTORCH_IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"

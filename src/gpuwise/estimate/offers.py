@@ -364,30 +364,6 @@ def rate_line(fx: FxRate | None) -> str | None:
     return f"costs in {fx.currency} at {fx.per_usd:g} {fx.currency} per USD ({fx.date}, source {fx.source})"
 
 
-def flip_note(ranked: Sequence[tuple[Any, Quote | None]]) -> str | None:
-    """When the best candidate, priced at the dearest of its current offers, costs more than the
-    best candidate of another GPU type at its cheapest: the ranking depends on which offer you get.
-    `ranked`: (candidate with .cost, .label and .est.hardware.gpu.id, its quote), best first."""
-    if not ranked:
-        return None
-    first, q1 = ranked[0]
-    if q1 is None:
-        return None
-    gpu = first.est.hardware.gpu.id
-    other = next(((c, q) for c, q in ranked[1:] if c.est.hardware.gpu.id != gpu), None)
-    if other is None:
-        return None
-    paid = q1.usd_per_hour / q1.gpus_paid
-    dearest = first.cost * q1.high_usd_per_gpu_hour / paid
-    if dearest <= other[0].cost:
-        return None
-    return (
-        f"the ranking can flip within the spread of current offers: {first.label} ranges "
-        f"{q1.low_usd_per_gpu_hour:.2f}-{q1.high_usd_per_gpu_hour:.2f} USD/GPU-hour over {q1.compared} offers; "
-        f"at its dearest it costs more than {other[0].label} at its cheapest"
-    )
-
-
 _DEFAULT: dict[int, tuple[Any, Market]] = {}
 
 

@@ -17,52 +17,13 @@ so that losing N replicas or nodes still leaves enough (N+1 sizing).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
 
 from gpuwise.catalog import Catalog
 from gpuwise.estimate.run import Estimate
-
-if TYPE_CHECKING:
-    from gpuwise.plan.search import Candidate
+from gpuwise.plan.results import Candidate, Code, Meet, Reason, Reliability
 
 __all__ = ["Reliability", "add_redundancy", "interruptions_per_gpu_hour", "training_reliability"]
-
-
-@dataclass(frozen=True, slots=True)
-class Reliability:
-    """A training run's expected losses to failures (seconds unless named otherwise)."""
-
-    interruptions_per_gpu_hour: float
-    mtbf_seconds: float  # of the whole job
-    checkpoint_bytes: float
-    write_seconds: float
-    restore_seconds: float
-    interval_seconds: float  # Daly's first-order optimum
-    goodput: float  # useful training time / wall time
-    failure_free_seconds: float
-    start_seconds: float  # scheduling, start-up and loading, once per run (as after an interruption)
-    expected_seconds: float
-
-    @property
-    def expected_interruptions(self) -> float:
-        return self.expected_seconds / self.mtbf_seconds
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "interruptions_per_gpu_hour": self.interruptions_per_gpu_hour,
-            "mtbf_seconds": self.mtbf_seconds,
-            "expected_interruptions": self.expected_interruptions,
-            "checkpoint_bytes": self.checkpoint_bytes,
-            "checkpoint_write_seconds": self.write_seconds,
-            "checkpoint_restore_seconds": self.restore_seconds,
-            "checkpoint_interval_seconds": self.interval_seconds,
-            "goodput": self.goodput,
-            "failure_free_seconds": self.failure_free_seconds,
-            "start_seconds": self.start_seconds,
-            "expected_seconds": self.expected_seconds,
-            "basis": "Llama 3 interruption rate (reliability.yaml); Young/Daly checkpoint interval",
-        }
 
 
 def interruptions_per_gpu_hour(cat: Catalog) -> float:
@@ -121,21 +82,15 @@ def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
     )
 
 
-def add_redundancy(c: Candidate, n: int) -> None:
+def add_redundancy(c: Candidate, n: int) -> Candidate:
     """N+1 sizing of a serving candidate: N spare replicas beyond those the target needs, one
     replica per node, so that losing N replicas or nodes leaves the target met."""
     if n <= 0 or c.serving is None:
-        return
+        return c
     needed = c.replicas
-    c.replicas = needed + n
-    nodes = c.replicas * c.est.hardware.nodes
-    c.serving.update(
-        redundancy=n, replicas_needed=needed, replicas=c.replicas, nodes=nodes, spread="one replica per node"
-    )
-    c.meets["redundancy"] = {
-        "ok": True,
-        "value": n,
-        "limit": n,
-        "margin": 0,
-        "why": f"{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
-    }
+    replicas = needed + n
+    nodes = replicas * c.est.hardware.nodes
+    serving = replace(c.serving, redundancy=n, replicas_needed=needed, replicas=replicas, nodes=nodes)
+    why = Reason.of(Code.SPARES, needed=needed, n=n, nodes=nodes)
+    meets = c.meets.put("redundancy", Meet(True, value=n, limit=n, margin=0, why=why))
+    return replace(c, replicas=replicas, serving=serving, meets=meets)

@@ -1,5 +1,5 @@
-"""Reasons a person can read, in the reader's language: why the chosen plan, and for each runner-up the
-requirement it misses or the cost term that makes it lose against the chosen plan.
+"""Reasons a person can read, as data: why the chosen plan, and for each runner-up the requirement
+it misses or the cost term that makes it lose against the chosen plan (gpuwise.i18n words them).
 
 A training run costs price per GPU-hour x GPUs x hours = price per GPU-hour / (rate per GPU), so a
 costlier runner-up loses on the GPU-hour price or on the work one GPU does per hour, whichever ratio
@@ -8,37 +8,39 @@ is larger; a serving fleet costs price per GPU-hour x GPUs, so it loses on price
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from gpuwise.plan.messages import Lang, fmt_count_l, fmt_duration, fmt_money, msg, rate_unit, term
-from gpuwise.units import fmt_bytes
+from gpuwise.plan.results import Candidate, Code, Reason
 from gpuwise.workload import TrainingJob
 
-if TYPE_CHECKING:
-    from gpuwise.plan.search import Candidate
-
-__all__ = ["explain", "headline", "layout_text"]
+__all__ = ["explain", "headline", "layout_reason", "rate_unit"]
 
 
-def headline(objective: str, lang: Lang) -> str:
-    return msg("why_cheapest" if objective == "cost" else "why_fastest", lang)
+def headline(objective: str) -> Reason:
+    return Reason.of(Code.CHEAPEST if objective == "cost" else Code.FASTEST)
 
 
-def layout_text(w: TrainingJob, count: int, lang: Lang = "en") -> str:
-    """The parallel layout in the words of the frameworks: degrees, ZeRO stage, recomputation, batch."""
+def rate_unit(kind: str, task: str | None) -> tuple[str, str]:
+    """Which training rate a model is measured in, and the unit's name: tokens/s for transformers,
+    images/s for vision models, samples/s for the rest (recommenders, tabular)."""
+    if kind == "transformer":
+        return "tokens_per_second", "tokens"
+    return "samples_per_second", "images" if task == "vision" else "samples"
+
+
+def layout_reason(w: TrainingJob, count: int, gpu: str) -> Reason:
+    """The parallel layout in the frameworks' terms: degrees, ZeRO stage, recomputation, batch."""
     par = w.parallel
-    sp = " +SP" if par.sequence_parallel and par.tp > 1 else ""
-    return msg(
-        "layout",
-        lang,
+    return Reason.of(
+        Code.LAYOUT,
         tp=par.tp,
-        sp=sp,
+        sequence_parallel=bool(par.sequence_parallel and par.tp > 1),
         pp=par.pp,
         dp=par.dp(count),
         zero=par.zero,
         recompute=w.recompute,
-        mb=w.micro_batch,
-        acc=w.grad_accumulation(count),
+        micro_batch=w.micro_batch,
+        accumulation=w.grad_accumulation(count),
+        count=count,
+        gpu=gpu,
     )
 
 
@@ -59,96 +61,84 @@ def _gpu_hour(c: Candidate) -> float | None:
     return None if c.usd_per_hour is None else c.usd_per_hour / c.est.hardware.count
 
 
-def _loss_term(c: Candidate, chosen: Candidate, lang: Lang) -> str:
+def _loss_term(c: Candidate, chosen: Candidate) -> Reason:
     """The cost term that makes `c` dearer than `chosen`: the GPU-hour price, the work per GPU, or
     (serving) the fleet's size."""
     p, p0 = _gpu_hour(c), _gpu_hour(chosen)
     price_ratio = p / p0 if p and p0 else 1.0
+    price = Reason.of(Code.TERM_PRICE, price_usd=p, chosen_usd=p0)
     if c.est.training is not None and chosen.est.training is not None:
         r, r0 = _per_gpu_rate(c), _per_gpu_rate(chosen)
         slow_ratio = r0 / r if r and r0 else 1.0
         lost, lost0 = _overhead(c), _overhead(chosen)
         if lost / lost0 > max(slow_ratio, price_ratio):
-            return msg("term_overhead", lang, share=1 - 1 / lost, chosen=1 - 1 / lost0)
+            return Reason.of(Code.TERM_OVERHEAD, share=1 - 1 / lost, chosen=1 - 1 / lost0)
         if slow_ratio > price_ratio:
             w = c.est.workload
-            key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
+            key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
             tokens = c.est.training.tokens_per_second / c.est.training.samples_per_second
             scale = tokens if key == "tokens_per_second" else 1.0
-            return msg(
-                "term_speed",
-                lang,
-                rate=fmt_count_l((r or 0) * scale, lang),
-                chosen=fmt_count_l((r0 or 0) * scale, lang),
-                unit=unit,
-            )
-        return msg("term_price", lang, price=fmt_money(p, lang), chosen=fmt_money(p0, lang))
+            return Reason.of(Code.TERM_SPEED, rate=(r or 0) * scale, chosen=(r0 or 0) * scale, unit=unit)
+        return price
     if c.gpus / max(chosen.gpus, 1) > price_ratio:
-        return msg("term_size", lang, gpus=c.gpus, chosen=chosen.gpus)
-    return msg("term_price", lang, price=fmt_money(p, lang), chosen=fmt_money(p0, lang))
+        return Reason.of(Code.TERM_SIZE, gpus=c.gpus, chosen=chosen.gpus)
+    return price
 
 
-def _what_it_is(c: Candidate, lang: Lang) -> list[str]:
-    """Method and memory, rate and bottleneck (training), replicas and capacity (serving)."""
-    est, w, out = c.est, c.est.workload, []
-    if isinstance(w, TrainingJob):
-        t = est.training
-        if w.method != "full":
-            need, cap = fmt_bytes(est.memory.per_gpu.total), fmt_bytes(est.memory.capacity)
-            out.append(msg("why_adapter", lang, method=w.method.upper(), dtype=w.weights_dtype, need=need, cap=cap))
-        count = est.hardware.count
-        out.append(msg("why_layout", lang, layout=layout_text(w, count, lang), count=count, gpu=est.hardware.gpu.id))
-        if t:
-            key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
-            rate = fmt_count_l(getattr(t, key), lang)
-            out.append(
-                msg(
-                    "why_speed",
-                    lang,
-                    rate=rate,
-                    unit=unit,
-                    mfu=t.mfu,
-                    bottleneck=term("bottleneck", est.bottleneck, lang),
-                )
+def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
+    """Method and memory, layout, rate and bottleneck, failures at this scale."""
+    est, out = c.est, []
+    t = est.training
+    if w.method != "full":
+        need, cap = est.memory.per_gpu.total, est.memory.capacity
+        out.append(Reason.of(Code.ADAPTER, method=w.method, dtype=w.weights_dtype, need_bytes=need, capacity_bytes=cap))
+    out.append(layout_reason(w, est.hardware.count, est.hardware.gpu.id))
+    if t:
+        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
+        out.append(Reason.of(Code.SPEED, rate=getattr(t, key), unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
+        if est.bottleneck == "data-pipeline" and c.pipeline is None:
+            out.append(Reason.of(Code.DATA_WAIT))
+    r = c.reliability
+    if r is not None:
+        out.append(
+            Reason.of(
+                Code.GOODPUT,
+                mtbf_seconds=r.mtbf_seconds,
+                interval_seconds=r.interval_seconds,
+                write_seconds=r.write_seconds,
+                goodput=r.goodput,
             )
-            if est.bottleneck == "data-pipeline" and c.pipeline is None:
-                out.append(msg("why_data_wait", lang))
-        r = c.reliability
-        if r is not None:
-            out.append(
-                msg(
-                    "why_goodput",
-                    lang,
-                    mtbf=fmt_duration(r.mtbf_seconds, lang),
-                    interval=fmt_duration(r.interval_seconds, lang),
-                    write=fmt_duration(r.write_seconds, lang),
-                    goodput=r.goodput,
-                )
-            )
-    elif c.serving:
-        capacity = f"{c.serving['capacity_rps_per_replica'] * c.replicas:,.1f}"
-        out.append(msg("why_replicas", lang, replicas=c.replicas, batch=c.serving["max_batch"], capacity=capacity))
-        n = int(c.serving.get("redundancy") or 0)
-        if n:
-            out.append(msg("why_redundancy", lang, n=n, replicas=c.replicas, nodes=c.serving["nodes"]))
+        )
     return out
 
 
-def explain(c: Candidate, chosen: Candidate | None, tie: float, lang: Lang = "en") -> None:
-    """Append to `c.why`: what it is, what it misses, growth, and last why it loses to `chosen` (a
-    cost ratio within `tie` of 1 is a tie, lost on size)."""
-    why = c.why
-    why += _what_it_is(c, lang)
+def _what_it_is(c: Candidate) -> list[Reason]:
+    """Method and memory, rate and bottleneck (training), replicas and capacity (serving)."""
+    w = c.est.workload
+    if isinstance(w, TrainingJob):
+        return _training_reasons(c, w)
+    out = []
+    s = c.serving
+    if s is not None:
+        capacity = s.capacity_rps_per_replica * c.replicas
+        out.append(Reason.of(Code.REPLICAS, replicas=c.replicas, batch=s.max_batch, capacity=capacity))
+        if s.redundancy:
+            out.append(Reason.of(Code.REDUNDANCY, n=s.redundancy, replicas=c.replicas, nodes=s.nodes))
+    return out
+
+
+def explain(c: Candidate, chosen: Candidate | None, tie: float) -> tuple[Reason, ...]:
+    """What `c` is, what it misses, growth, and last why it loses to `chosen` (a cost ratio within
+    `tie` of 1 is a tie, lost on size): the reasons after those it already has."""
+    why = [*c.why, *_what_it_is(c)]
     for key, m in c.meets.items():
-        if key not in ("memory", "growth") and not m["ok"]:
-            why.append(
-                msg("why_misses", lang, what=term("meet", key, lang).replace("_", " "))
-                + (f": {m['why']}" if m.get("why") else "")
-            )
+        if key not in ("memory", "growth") and not m.ok:
+            why.append(Reason.of(Code.MISSES_ONE, requirement=key, why=m.why))
     if c.growth is not None:
-        why.append(c.growth["summary"])
+        why.append(c.growth.summary)
     if chosen is not None and c is not chosen and c.ok and c.cost is not None and chosen.cost:
         if c.cost > chosen.cost * (1 + tie):
-            why.append(msg("why_costlier", lang, ratio=c.cost / chosen.cost, term=_loss_term(c, chosen, lang)))
+            why.append(Reason.of(Code.COSTLIER, ratio=c.cost / chosen.cost, term=_loss_term(c, chosen)))
         elif c.gpus > chosen.gpus:
-            why.append(msg("why_more_gpus", lang, gpus=c.gpus, chosen=chosen.gpus))
+            why.append(Reason.of(Code.MORE_GPUS, gpus=c.gpus, chosen=chosen.gpus))
+    return tuple(why)

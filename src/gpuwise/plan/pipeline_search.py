@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.estimate.comm import topology
@@ -22,7 +21,7 @@ from gpuwise.estimate.cost import HOURS_PER_MONTH
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
 from gpuwise.plan.layouts import best_layout, hardware
-from gpuwise.plan.messages import msg
+from gpuwise.plan.results import PipelineUpgrade
 from gpuwise.workload import DataPipeline, Hardware, TrainingJob
 
 __all__ = ["PipelineDesign", "best_pipeline", "designs"]
@@ -44,22 +43,18 @@ class PipelineDesign:
     usd_per_hour: float  # extra cores on all nodes + the storage tier, per hour of the run
     staging_seconds: float  # copying the data set onto local NVMe before the run
 
-    @property
-    def label(self) -> str:
-        return msg("pipeline_label", cores=self.cores, storage=self.storage, fmt=self.fmt)
-
-    def as_dict(self, nodes: int) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "loader_cores_per_node": self.cores,
-            "storage": self.storage,
-            "format": self.fmt,
-            "read_bandwidth_per_node": self.data.read_bandwidth,
-            "decode_seconds": self.data.decode_seconds,
-            "extra_usd_per_hour": self.usd_per_hour,
-            "staging_seconds": self.staging_seconds,
-            "nodes": nodes,
-        }
+    def upgrade(self, nodes: int) -> PipelineUpgrade:
+        """This design as the upgrade a candidate on `nodes` nodes carries."""
+        return PipelineUpgrade(
+            loader_cores_per_node=self.cores,
+            storage=self.storage,
+            format=self.fmt,
+            read_bandwidth_per_node=self.data.read_bandwidth,
+            decode_seconds=self.data.decode_seconds,
+            extra_usd_per_hour=self.usd_per_hour,
+            staging_seconds=self.staging_seconds,
+            nodes=nodes,
+        )
 
 
 def _storage(

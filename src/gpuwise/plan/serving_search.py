@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import estimate, memory
@@ -29,17 +29,13 @@ from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.layouts import TP_DEGREES, hardware
-from gpuwise.plan.limits import owned_horizon_usd, shared_limits
-from gpuwise.plan.messages import Lang, check_lang, msg
-from gpuwise.units import fmt_seconds
+from gpuwise.plan.limits import memory_meet, priced, shared_limits
+from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason, Serving
 from gpuwise.workload import InferenceJob, Parallelism
 from gpuwise.workload.precision import on_gpu
 from gpuwise.workload.requirements import LatencyGoals, Requirements
 
-if TYPE_CHECKING:
-    from gpuwise.plan.search import Candidate
-
-__all__ = ["confirm_cheapest", "grown_serving", "serving_candidates"]
+__all__ = ["Found", "Pending", "confirm_cheapest", "grown_serving", "serving_candidates"]
 
 CONFIRM_TOP = 1  # GPU types simulated at least (more while an unsimulated floor is cheaper)
 CONFIRM_OPTIONS = 2  # options simulated per GPU type beyond each TP degree's best (cheapest floors first)
@@ -62,11 +58,23 @@ class Option:
         return math.inf if self.usd_per_hour is None else self.floor * self.usd_per_hour
 
 
-def _candidate(est: Any, usd: float | None, **kw: Any) -> Candidate:
-    """A plan candidate (imported here: plan.search imports this module)."""
-    from gpuwise.plan.search import Candidate
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """What confirming an analytic serving candidate by simulation needs: the search it came from."""
 
-    return Candidate(est, usd, **kw)
+    work: InferenceJob
+    gpu: GPU
+    options: tuple[Option, ...]
+    params: CostParams
+
+
+@dataclass(slots=True)
+class Found:
+    """A candidate while the search runs (the search's own state, never part of the result): the
+    candidate so far and, for an analytic serving one, what its simulation needs."""
+
+    c: Candidate
+    pending: Pending | None = None
 
 
 def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int]:
@@ -90,10 +98,9 @@ def _batches(work: InferenceJob, largest: int) -> list[int]:
 
 def _options(
     work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
-) -> tuple[list[Option], str]:
+) -> tuple[list[Option], Reason]:
     """Every (tp, batch) that fits, with its floor; and why none does, when none does."""
-    lang = check_lang(req.lang)
-    reason = msg("why_weights_too_big", lang)
+    reason = Reason.of(Code.WEIGHTS_DO_NOT_FIT)
     goals = req.goals
     out: list[Option] = []
     for tp in _serving_layouts(work.model, gpu):
@@ -107,16 +114,16 @@ def _options(
         cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
         largest = setup.max_batch if setup is not None else serving_batch(job, hw, cat, cap)
         if largest < 1 or cap < 1:
-            reason = msg("why_no_kv", lang, tp=tp, gpu=gpu.id)
+            reason = Reason.of(Code.NO_KV_CACHE, tp=tp, gpu=gpu.id)
             continue
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
         topo = topology(hw, cat)
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)
-        blocked = _blocked(lone, goals, lang)
-        if blocked:
-            reason = msg("why_latency_blocked", lang, tp=tp, gpu=gpu.id, blocked=blocked)
+        blocked = _blocked(lone, goals, tp, gpu.id)
+        if blocked is not None:
+            reason = blocked
             continue  # an idle replica misses the target: no batch or replica count helps
         for b, peak in zip(batches, peaks, strict=True):
             floor = math.floor(req.qps / peak) + 1 if req.qps else 1
@@ -124,14 +131,21 @@ def _options(
     return out, reason
 
 
-def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, lang: Lang = "en") -> str | None:
-    """The target one request on an idle replica already misses, or None."""
+def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gpu: str) -> Reason | None:
+    """The target one request on an idle replica of `tp` x `gpu` already misses, or None."""
     if goals is None:
         return None
     for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
         if limit is not None and alone[metric] > limit:
-            value, target = fmt_seconds(alone[metric]), fmt_seconds(limit)
-            return msg("why_alone", lang, metric=metric.upper(), value=value, pct=f"{goals.percentile:g}", limit=target)
+            return Reason.of(
+                Code.IDLE_REPLICA_MISSES,
+                tp=tp,
+                gpu=gpu,
+                metric=metric,
+                value_seconds=alone[metric],
+                percentile=goals.percentile,
+                limit_seconds=limit,
+            )
     return None
 
 
@@ -157,35 +171,30 @@ def _estimate(
 def _build(
     est: Estimate, option: Option, req: Requirements, params: CostParams, replicas: int, basis: str, confirmed: bool
 ) -> Candidate:
+    """The candidate for `option` on `est`'s hardware with `replicas`, its requirements checked."""
     hw = est.hardware
-    c = _candidate(
-        est,
-        usd_per_hour(hw, req.pricing, params),
-        replicas=replicas,
-        confirmed=confirmed,
-        owned_usd=owned_horizon_usd(hw, req, params),
+    inf, sim = est.inference, est.serving
+    serving = Serving(
+        tp=option.tp,
+        batch=option.batch,
+        max_batch=option.batch if sim is None else sim.max_batch,
+        capacity_rps_per_replica=option.peak if sim is None else sim.capacity_rps,
+        latency_seconds=(inf.latency_seconds if inf else math.inf) if sim is None else sim.value("e2e"),
+        replicas=replicas if sim is None else sim.replicas,
+        basis=basis,
+        simulated=sim,
     )
-    inf = est.inference
-    c.serving = {
-        "max_batch": option.batch,
-        "capacity_rps_per_replica": option.peak,
-        "latency_seconds": inf.latency_seconds if inf else math.inf,
-        "replicas": replicas,
-        "basis": basis,
-    }
-    if est.serving is not None:
-        c.serving.update(est.serving.as_dict())
-        c.serving["latency_seconds"] = est.serving.value("e2e")
-    c.serving["options"] = [option.tp, option.batch]
-    _meets_serving(c, req)
-    return c
+    usd = usd_per_hour(hw, req.pricing, params)
+    c = Candidate(est, usd, replicas=replicas, serving=serving, confirmed=confirmed, **priced(hw, req, params))
+    return replace(c, meets=_meets_serving(c, req))
 
 
 def serving_candidates(
     work: InferenceJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None = None
-) -> tuple[list[Candidate], str | None]:
+) -> tuple[list[Found], Reason | None]:
     """The cheapest (tp, batch) option on this GPU type by its analytic replica count; with a
-    latency target it is marked unconfirmed until `confirm_cheapest` simulates it."""
+    latency target it is marked unconfirmed until `confirm_cheapest` simulates it (its `pending`
+    search says how)."""
     work = on_gpu(work, gpu)
     options, reason = _options(work, gpu, req, cat, params, cal)
     if not options:
@@ -195,13 +204,14 @@ def serving_candidates(
     est = _estimate(work, gpu, best, replace(req, qps=None, latency_seconds=None), cat, cal)
     basis = f"analytic: capacity at batch {best.batch} (the simulation confirms the cheapest)"
     c = _build(est, best, req, params, replicas, basis, confirmed=not req.has_latency)
-    assert c.serving is not None
-    c.serving["_search"] = (work, gpu, options, params)
-    return [c], None
+    pending = Pending(work, gpu, tuple(options), params) if req.has_latency else None
+    return [Found(c, pending)], None
 
 
-def _meets_serving(c: Candidate, req: Requirements) -> None:
-    c.meets["memory"] = {"ok": c.est.memory.fits, "margin": c.est.memory.headroom}
+def _meets_serving(c: Candidate, req: Requirements) -> Meets:
+    """Memory, each latency target (the analytic floor before simulation), the load, and the
+    checks every candidate gets."""
+    meets = Meets().put("memory", memory_meet(c))
     goals = req.goals
     sim = c.est.serving
     if goals is not None and c.serving is not None:
@@ -210,15 +220,15 @@ def _meets_serving(c: Candidate, req: Requirements) -> None:
                 continue
             key = _latency_key(req) if metric == "e2e" else f"p{goals.percentile:g}_{metric}"
             if sim is None:  # not simulated yet: the idle replica meets it, replicas are a floor
-                value = _steady(c, metric)
-                c.meets[key] = {"ok": True, "value": value, "limit": limit, "margin": None, "why": "analytic floor"}
+                floor = Reason.of(Code.ANALYTIC_FLOOR)
+                meets = meets.put(key, Meet(True, _steady(c, metric), limit, None, floor))
                 continue
             value = sim.value(metric)
-            c.meets[key] = {"ok": value <= limit, "value": value, "limit": limit, "margin": limit - value}
+            meets = meets.put(key, Meet(value <= limit, value, limit, limit - value))
     if req.qps is not None and c.serving is not None:
-        cap = c.serving["capacity_rps_per_replica"] * c.replicas
-        c.meets["qps"] = {"ok": cap >= req.qps, "value": cap, "limit": req.qps, "margin": cap - req.qps}
-    shared_limits(c, req, c.cost)
+        cap = c.serving.capacity_rps_per_replica * c.replicas
+        meets = meets.put("qps", Meet(cap >= req.qps, cap, req.qps, cap - req.qps))
+    return shared_limits(meets, c, req, c.cost)
 
 
 def _steady(c: Candidate, metric: str) -> float:
@@ -252,17 +262,17 @@ def _search_order(options: list[Option]) -> list[Option]:
     return first + [o for o in by_floor if o not in first]
 
 
-def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> Candidate:
+def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> tuple[Candidate, bool]:
     """Branch and bound over this GPU type's options, each simulated through the same estimate
     `gpuwise estimate` runs: every TP degree's best option, then the others while their floor
     costs less than the best found (at most CONFIRM_OPTIONS more); the cheapest that meets every
-    target replaces `c`."""
-    work, gpu, options, params = c.serving.pop("_search") if c.serving else (None, None, [], None)
-    if work is None or not (req.qps and req.has_latency):
-        return c
+    target replaces the analytic candidate. Returns (the candidate, whether it was replaced)."""
+    c, pending = found.c, found.pending
+    if pending is None or not (req.qps and req.has_latency):
+        return c, False
     best: Candidate | None = None
-    order = _search_order(options)
-    heads = len({o.tp for o in options})
+    order = _search_order(list(pending.options))
+    heads = len({o.tp for o in pending.options})
     tried = 0
     for i, option in enumerate(order):
         bound = best is not None and option.floor_cost >= _fleet_per_hour(best)
@@ -271,25 +281,27 @@ def _confirm(c: Candidate, req: Requirements, cat: Catalog, cal: Calibration | N
                 continue  # another TP degree's first option may still be cheaper
             break
         tried += 1
-        est = _estimate(work, gpu, option, req, cat, cal)
+        est = _estimate(pending.work, pending.gpu, option, req, cat, cal)
         sp = est.serving
         if sp is None or not sp.meets:
             continue
-        basis = f"simulated: {simulated_requests(work, cat)} requests per configuration, Poisson arrivals"
-        cand = _build(est, option, req, params, sp.replicas, basis, confirmed=True)
+        basis = f"simulated: {simulated_requests(pending.work, cat)} requests per configuration, Poisson arrivals"
+        cand = _build(est, option, req, pending.params, sp.replicas, basis, confirmed=True)
         if best is None or _fleet_per_hour(cand) < _fleet_per_hour(best):
             best = cand
     if best is None:  # no option meets the targets in simulation: the candidate misses them
-        c.confirmed = True
+        meets = c.meets
         for key, m in c.meets.items():
             if key.startswith("p"):
-                m["ok"] = False
-        c.why.append(msg("why_none_simulated", check_lang(req.lang), tried=tried))
-        return c
-    return best
+                meets = meets.put(key, replace(m, ok=False))
+        why = (*c.why, Reason.of(Code.NONE_SIMULATED, tried=tried))
+        return replace(c, confirmed=True, meets=meets, why=why), False
+    return best, True
 
 
-def _disaggregated_note(c: Candidate, req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]) -> str | None:
+def _disaggregated_note(
+    c: Candidate, req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]
+) -> Reason | None:
     """The chosen layout with prefill and decode on separate pools, for comparison: its GPUs and
     TPOT beside the colocated plan's (the plan keeps colocated serving, which deploy writes)."""
     job, goals = c.est.workload, req.goals
@@ -302,83 +314,69 @@ def _disaggregated_note(c: Candidate, req: Requirements, cat: Catalog, cals: Map
     from gpuwise.estimate.disagg import plan_disaggregated  # only a latency target compares it
 
     d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=goals)
-    lang = check_lang(req.lang)
     if not d.meets:
-        return msg("note_disagg_none", lang, count=hw.count, gpu=hw.gpu.id)
+        return Reason.of(Code.NOTE_DISAGG_NONE, count=hw.count, gpu=hw.gpu.id)
     key = f"p{goals.percentile:g}"
-    verdict = msg(
-        "disagg_fewer" if d.gpus < c.gpus else ("disagg_as_many" if d.gpus == c.gpus else "disagg_more"), lang
-    )
-    return msg(
-        "note_disagg",
-        lang,
+    return Reason.of(
+        Code.NOTE_DISAGG,
         count=hw.count,
         gpu=hw.gpu.id,
         prefill=d.prefill_replicas,
         decode=d.decode_replicas,
         gpus=d.gpus,
-        verdict=verdict,
+        verdict="fewer" if d.gpus < c.gpus else ("as_many" if d.gpus == c.gpus else "more"),
         colocated=c.gpus,
-        pct=key.upper(),
-        ttft=fmt_seconds(d.percentiles["ttft"][key]),
-        kv=fmt_seconds(d.kv_transfer_seconds),
-        tpot=fmt_seconds(d.percentiles["tpot"][key]),
-        tpot0=fmt_seconds(c.est.serving.value("tpot")),
+        percentile=goals.percentile,
+        ttft_seconds=d.percentiles["ttft"][key],
+        kv_seconds=d.kv_transfer_seconds,
+        tpot_seconds=d.percentiles["tpot"][key],
+        colocated_tpot_seconds=c.est.serving.value("tpot"),
     )
 
 
 def grown_serving(
     c: Candidate, grown: InferenceJob, greq: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
-) -> tuple[list[Candidate], str | None]:
+) -> tuple[list[Candidate], Reason | None]:
     """The serving candidate for the grown load on this GPU type: a simulated candidate is checked
     on its own layout by the same simulation (an analytic floor would flatter it), an analytic one
     by the analytic search."""
-    layout = (c.serving or {}).get("options")
-    if c.confirmed and layout and greq.qps and greq.has_latency:
-        tp, batch = layout
-        option = Option(tp, batch, c.serving["capacity_rps_per_replica"] if c.serving else 0.0, 1, c.usd_per_hour)
+    s = c.serving
+    if c.confirmed and s is not None and greq.qps and greq.has_latency:
+        option = Option(s.tp, s.batch, s.capacity_rps_per_replica, 1, c.usd_per_hour)
         gpu = c.est.hardware.gpu
         est = _estimate(on_gpu(grown, gpu), gpu, option, greq, cat, cal)
         if est.serving is not None and est.serving.meets:
             basis = "simulated: the grown load on today's layout"
             return [_build(est, option, greq, params, est.serving.replicas, basis, confirmed=True)], None
-    return serving_candidates(grown, c.est.hardware.gpu, greq, cat, params, cal)
+    found, reason = serving_candidates(grown, c.est.hardware.gpu, greq, cat, params, cal)
+    return [f.c for f in found], reason
 
 
 def confirm_cheapest(
-    candidates: list[Candidate],
+    found: list[Found],
     req: Requirements,
     cat: Catalog,
     cals: Mapping[str, Calibration],
     rank_key: Callable[[Candidate], Any],
-    regrow: Callable[[Candidate], None] | None = None,
-) -> list[str]:
+    regrow: Callable[[Candidate], Candidate] | None = None,
+) -> list[Reason]:
     """Simulate the cheapest serving candidates that meet a latency target, until the best is a
-    simulated one; `regrow` re-checks growth for a candidate the simulation replaced (the ranking
-    prefers configurations that last). Returns the note."""
-    for c in candidates:
-        if c.serving is not None and not req.has_latency:
-            c.serving.pop("_search", None)
+    simulated one (`found` is updated in place); `regrow` re-checks growth for a candidate the
+    simulation replaced (the ranking prefers configurations that last). Returns the notes."""
     if not req.has_latency:
         return []
     confirmed = 0
-    while confirmed < len(candidates):  # until the best that meets every target is a simulated one
-        candidates.sort(key=rank_key)
-        i = next((i for i, c in enumerate(candidates) if c.ok and not c.confirmed), None)
-        first_ok = next((c for c in candidates if c.ok), None)
+    while confirmed < len(found):  # until the best that meets every target is a simulated one
+        found.sort(key=lambda f: rank_key(f.c))
+        i = next((i for i, f in enumerate(found) if f.c.ok and not f.c.confirmed), None)
+        first_ok = next((f.c for f in found if f.c.ok), None)
         if i is None or (first_ok is not None and first_ok.confirmed and confirmed >= CONFIRM_TOP):
             break
-        c = candidates[i]
-        candidates[i] = _confirm(c, req, cat, cals.get(c.est.hardware.gpu.id))
-        if regrow is not None and candidates[i] is not c:
-            regrow(candidates[i])
+        new, replaced = _confirm(found[i], req, cat, cals.get(found[i].c.est.hardware.gpu.id))
+        if regrow is not None and replaced:
+            new = regrow(new)
+        found[i] = Found(new)
         confirmed += 1
-    for c in candidates:
-        if c.serving is not None:
-            c.serving.pop("_search", None)
-    best = next((c for c in sorted(candidates, key=rank_key) if c.ok and c.confirmed and c.serving), None)
+    best = next((c for c in sorted((f.c for f in found), key=rank_key) if c.ok and c.confirmed and c.serving), None)
     disagg = _disaggregated_note(best, req, cat, cals) if best is not None else None
-    return [
-        *([disagg] if disagg else []),
-        msg("note_searched", check_lang(req.lang), n=confirmed),
-    ]
+    return [*([disagg] if disagg else []), Reason.of(Code.NOTE_SIMULATED, n=confirmed)]

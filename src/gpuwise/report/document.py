@@ -8,8 +8,7 @@ from html import escape
 
 from gpuwise import clock
 from gpuwise.estimate.memory.breakdown import COMPONENTS
-from gpuwise.plan import Candidate, PlanResult
-from gpuwise.plan.messages import (
+from gpuwise.i18n import (
     MESSAGES,
     Lang,
     check_lang,
@@ -21,9 +20,13 @@ from gpuwise.plan.messages import (
     localize,
     msg,
     pipeline_text,
-    rate_unit,
+    reason_text,
+    ruled_out,
     term,
+    unit_label,
 )
+from gpuwise.plan.explain import rate_unit
+from gpuwise.plan.results import Candidate, Code, PlanResult
 from gpuwise.report.svg import hbars, stacked
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds
 from gpuwise.workload import TrainingJob
@@ -61,7 +64,7 @@ def _unlist(m: re.Match[str]) -> str:
 
 
 def _shown(result: PlanResult, n: int = 6) -> list[Candidate]:
-    return result.candidates[:n]
+    return list(result.candidates[:n])
 
 
 def charts(result: PlanResult) -> dict[str, str]:
@@ -145,29 +148,31 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
     rows.append((msg("row_memory", lang), msg("row_memory_value", lang, need=need, cap=cap)))
     if chosen.est.training:
         t, w = chosen.est.training, chosen.est.workload
-        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None), lang)
+        key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
+        rate = f"{fmt_count_l(getattr(t, key), lang)} {unit_label(unit, lang)}"
         rows += [
-            (msg("row_throughput", lang), f"{fmt_count_l(getattr(t, key), lang)} {unit}, MFU {t.mfu:.0%}"),
+            (msg("row_throughput", lang), f"{rate}, MFU {t.mfu:.0%}"),
             (msg("row_step", lang), fmt_duration(t.step_seconds, lang)),
         ]
         if t.total_seconds:
             whole = f"{fmt_duration(t.total_seconds, lang)}, {fmt_gpu_hours(t.gpu_hours, lang)}"
             rows.append((msg("row_whole_run", lang), whole))
-    if chosen.serving:
-        s = chosen.serving
+    s = chosen.serving
+    if s is not None:
         value = msg(
-            "row_replicas_value", lang, replicas=chosen.replicas, gpus=chosen.est.hardware.count, batch=s["max_batch"]
+            "row_replicas_value", lang, replicas=chosen.replicas, gpus=chosen.est.hardware.count, batch=s.max_batch
         )
         rows.append((msg("row_replicas", lang), value))
         for q in (50, 95, 99):
-            if f"p{q}_seconds" in s:
-                rows.append((f"P{q}", fmt_duration(s[f"p{q}_seconds"], lang)))
+            if s.simulated is not None:
+                rows.append((f"P{q}", fmt_duration(s.percentile_seconds(q), lang)))
     rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
     rows.append((msg("row_cost", lang), cost_text(chosen.cost_dict(), lang)))
     rows += _price_rows(chosen, lang)
     if chosen.command:
         rows.append((msg("command", lang), chosen.command))
-    return Section(msg("chosen_plan", lang), tuple(chosen.why), tuple(rows), bulleted=True)
+    why = tuple(reason_text(r, lang) for r in chosen.why)
+    return Section(msg("chosen_plan", lang), why, tuple(rows), bulleted=True)
 
 
 def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
@@ -185,7 +190,7 @@ def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
             ),
             (msg("row_goodput", lang), f"{r.goodput:.1%}"),
         ]
-    n = int((chosen.serving or {}).get("redundancy") or 0)
+    n = chosen.serving.redundancy if chosen.serving is not None else 0
     if n:
         rows.append((msg("req_redundancy", lang), msg("redundancy_value", lang, n=n)))
         rows.append((msg("row_spread", lang), msg("spread_per_node", lang)))
@@ -200,12 +205,12 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
     p = chosen.pipeline
     if p is None:
         return None
-    rows = [(msg("row_pipeline", lang), pipeline_text(p, lang))]
+    rows = [(msg("row_pipeline", lang), pipeline_text(p.loader_cores_per_node, p.storage, p.format, lang))]
     extra = chosen.cost_dict().get("pipeline_usd")
     rows.append((msg("row_pipeline_extra", lang), fmt_money(extra, lang)))
-    alt = p.get("gpu_only")
-    if alt:
-        value = msg("row_gpu_only_value", lang, label=alt["label"], cost=fmt_money(alt["cost"], lang))
+    alt = p.gpu_only
+    if alt is not None:
+        value = msg("row_gpu_only_value", lang, label=alt.label, cost=fmt_money(alt.cost, lang))
         rows.append((msg("row_gpu_only", lang), value))
     return Section(msg("data_pipeline", lang), (), ((msg("col_requirement", lang), msg("col_value", lang)), *rows))
 
@@ -213,11 +218,11 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
 def _price_rows(chosen: Candidate, lang: Lang = "en") -> list[tuple[str, str]]:
     """The offer behind the price (provider, instance, date, source) and the cost in --currency;
     the offer is a source citation and stays as the price list writes it."""
-    from gpuwise.estimate.offers import describe_money, describe_offer
+    from gpuwise.estimate.offers import describe_money
 
-    d = chosen.price_detail or {}  # "offer" and "currency", as `as_dict` adds them
-    rows = [(msg("row_priced_from", lang), localize(describe_offer(d["offer"]), lang))] if d.get("offer") else []
-    money = describe_money(d.get("currency") or {})
+    offer = chosen.offer
+    rows = [(msg("row_priced_from", lang), localize(offer.describe(), lang))] if offer is not None else []
+    money = describe_money(chosen.money())
     if money:
         rows.append((msg("row_currency", lang), money))
     return rows
@@ -229,7 +234,7 @@ def _alternatives_section(result: PlanResult, lang: Lang = "en") -> Section:
     alt = [(*head, msg("col_meets", lang), msg("col_why_loses", lang))]
     front = {id(c) for c in result.pareto()}
     for i, c in enumerate(_shown(result), 1):
-        bad = [k for k, v in c.meets.items() if not v["ok"]]
+        bad = c.meets.missed()
         alt.append(
             (
                 str(i) + (msg("pareto_mark", lang) if id(c) in front else ""),
@@ -240,7 +245,7 @@ def _alternatives_section(result: PlanResult, lang: Lang = "en") -> Section:
                 msg("meets_all", lang)
                 if not bad
                 else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad)),
-                "" if i == 1 and c.ok else (c.why[-1] if c.why else ""),
+                "" if i == 1 and c.ok else (reason_text(c.why[-1], lang) if c.why else ""),
             )
         )
     note = msg("alternatives_note", lang, objective=term("objective", result.requirements.objective, lang))
@@ -263,7 +268,7 @@ def sections(result: PlanResult) -> list[Section]:
     out.append(Section(msg("section_time", lang), chart="time"))
     if result.rejected:
         head = (msg("col_gpu", lang), msg("col_binding", lang))
-        rows = (head, *((r.gpu, r.reason) for r in result.rejected))
+        rows = (head, *ruled_out(result.rejected, lang))
         out.append(Section(msg("ruled_out", lang), (msg("ruled_out_note", lang),), rows))
     out.append(Section(msg("risks", lang), tuple(_risks(result, lang)), bulleted=True))
     if chosen is not None:  # the estimators' notes are data with their sources: listed as they are written
@@ -281,8 +286,8 @@ def _risks(result: PlanResult, lang: Lang = "en") -> list[str]:
     if c is None:
         return [msg("risk_nothing", lang)]
     if c.growth is not None:
-        holds, summary = c.growth["holds"], c.growth["summary"]
-        path = c.growth.get("upgrade_path")
+        holds, summary = c.growth.holds, reason_text(c.growth.summary, lang)
+        path = None if c.growth.upgrade_path is None else reason_text(c.growth.upgrade_path, lang)
         risks.append(
             msg("risk_growth_holds", lang, summary=summary)
             if holds
@@ -296,12 +301,14 @@ def _risks(result: PlanResult, lang: Lang = "en") -> list[str]:
         risks.append(msg("risk_one_node", lang))
     if req.pricing == "spot":
         risks.append(msg("risk_spot", lang))
-    risks += [localize(n, lang) for n in result.notes if n.startswith(("the ranking can flip", "prices older"))]
+    prices = (Code.RANKING_MAY_FLIP, Code.STALE_PRICES)
+    risks += [reason_text(n, lang) for n in result.notes if n.code in prices]
     headroom = c.est.memory.headroom / c.est.memory.capacity
     if headroom < 0.1:
         risks.append(msg("risk_headroom", lang, share=headroom))
-    if c.meets.get("deadline", {}).get("margin") is not None and req.deadline_seconds:
-        margin = c.meets["deadline"]["margin"] / req.deadline_seconds
+    deadline = c.meets.get("deadline")
+    if deadline is not None and deadline.margin is not None and req.deadline_seconds:
+        margin = deadline.margin / req.deadline_seconds
         if margin < 0.2:
             risks.append(msg("risk_deadline", lang, share=margin))
     if not c.confirmed:

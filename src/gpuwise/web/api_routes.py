@@ -59,7 +59,9 @@ def api_plan(body: PlanIn) -> dict[str, Any]:
     """The cheapest configuration meeting the requirements, runners-up and why (`gpuwise plan --json`)."""
     work = _work(body.workload, body.config_json)
     result = data.run_plan(work, body.requirements.model_dump(exclude_none=True), body.config_json or "")
-    d = dict(result.as_dict())
+    from gpuwise.report.as_json import plan_json
+
+    d = plan_json(result)
     d["candidates"] = d["candidates"][: body.top]
     return d
 

@@ -115,7 +115,7 @@ def _cached_plan(key: str) -> Any:
 
 def run_plan(work: dict[str, Any], reqs: dict[str, Any], config_json: str = "") -> Any:
     """`gpuwise.api.make_plan` over a catalog model or an uploaded config.json, cached by request.
-    The result is shared between identical requests: callers read it, never change it."""
+    The result is frozen (gpuwise.plan.results): identical requests share it safely."""
     return _cached_plan(_plan_key(work, reqs, config_json))
 
 

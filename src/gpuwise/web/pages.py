@@ -50,42 +50,47 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
     }
     if result is not None:
         from gpuwise.estimate.offers import rate_line
+        from gpuwise.i18n import check_lang, reason_text, ruled_out
         from gpuwise.report.document import charts
 
+        lang = check_lang(result.requirements.lang)
+        rows = result.candidates[:8]
         ctx.update(
             chosen=result.chosen,
-            rows=result.candidates[:8],
-            rejected=result.rejected,
+            why=[reason_text(r, lang) for r in result.chosen.why] if result.chosen else [],
+            rows=rows,
+            rejected=ruled_out(result.rejected, lang),
             charts=charts(result),
-            notes=result.notes,
+            notes=[reason_text(n, lang) for n in result.notes],
             rate=rate_line(result.requirements.fx),
-            offers=[_offer_lines(c.price_detail) for c in result.candidates[:8]],
-            chosen_offer=_offer_lines(result.chosen.price_detail if result.chosen else None),
+            offers=[_offer_lines(c) for c in rows],
+            chosen_offer=_offer_lines(result.chosen),
         )
     return ctx
 
 
-def _offer_lines(detail: dict[str, Any] | None) -> dict[str, str | None]:
-    """The offer behind a price and the cost in --currency, in the words the CLI and reports use."""
-    from gpuwise.estimate.offers import describe_money, describe_offer
+def _offer_lines(c: Any) -> dict[str, str | None]:
+    """The offer behind a candidate's price and the cost in --currency, in the words the CLI and
+    reports use (nothing for no candidate)."""
+    from gpuwise.estimate.offers import describe_money
 
-    offer = (detail or {}).get("offer")
-    money = (detail or {}).get("currency")
-    return {"offer": describe_offer(offer) if offer else None, "money": describe_money(money) if money else None}
+    if c is None:
+        return {"offer": None, "money": None}
+    return {"offer": None if c.offer is None else c.offer.describe(), "money": describe_money(c.money())}
 
 
 def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) -> dict[str, str | None]:
     """The on-demand offer behind an estimate's price and its cost in `currency` (the dated rate)."""
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate.cost import CostParams, rent_quote
-    from gpuwise.estimate.offers import default_market, fx_rate, money, rate_line
+    from gpuwise.estimate.offers import default_market, describe_money, fx_rate, money, rate_line
 
     cat = load_catalog()
     quote = rent_quote(hardware, "on-demand", CostParams.from_catalog(cat, market=default_market(cat)))
     fx = fx_rate(cat.fx, currency or "USD")
     amounts = money(fx, per_hour=(cost or {}).get("usd_per_hour"), per_month=(cost or {}).get("usd_per_month"))
-    lines = _offer_lines({"offer": quote.as_dict() if quote else None, "currency": amounts if cost else None})
-    return {**lines, "rate": rate_line(fx)}
+    offer = None if quote is None else quote.describe()
+    return {"offer": offer, "money": describe_money(amounts) if cost else None, "rate": rate_line(fx)}
 
 
 @router.get("/", response_class=HTMLResponse)

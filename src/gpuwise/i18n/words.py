@@ -1,0 +1,160 @@
+"""Words and numbers as the reader's locale writes them: messages by key, the ids the output names,
+counts, money, durations, years, and the sentences other modules write in English (`localize`)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Any
+
+from gpuwise.i18n.messages import LANGS, MESSAGES, Lang
+
+__all__ = [
+    "check_lang",
+    "cost_text",
+    "fmt_count_l",
+    "fmt_duration",
+    "fmt_gpu_hours",
+    "fmt_money",
+    "localize",
+    "msg",
+    "pipeline_text",
+    "term",
+    "unit_label",
+    "years_text",
+]
+
+WAN, YI = 10**4, 10**8  # Chinese counts group by ten thousand (万) and a hundred million (亿)
+
+
+_PERCENTILE_KEY = re.compile(r"^(p[\d.]+|batch)_(ttft|tpot|latency)$")
+
+
+def term(kind: str, value: object, lang: Lang = "en") -> str:
+    """An id the output names (a pricing model, an objective, a bottleneck, a requirement key) in
+    `lang`: English keeps the id itself; an id the catalog does not know stays as it is."""
+    text = str(value)
+    if lang == "en":
+        return text
+    if kind == "meet":
+        m = _PERCENTILE_KEY.match(text)
+        if m:  # p99_ttft -> P99 首字延迟 (TTFT)
+            head = m.group(1).upper() if m.group(1) != "batch" else msg("t_meet_batch", lang)
+            return f"{head} {msg(f't_meet_{m.group(2)}', lang)}"
+    entry = MESSAGES.get(f"t_{kind}_{text}")
+    return entry[lang] if entry else text
+
+
+def check_lang(lang: str | None) -> Lang:
+    """'en' (default) or 'zh'; anything else is a usage error at the edge, so here a ValueError."""
+    value = (lang or "en").strip().lower()
+    if value not in LANGS:
+        raise ValueError(f"--lang must be one of {', '.join(LANGS)}; got {lang!r}")
+    return "zh" if value == "zh" else "en"
+
+
+def msg(key: str, lang: Lang = "en", **values: Any) -> str:
+    """The message `key` in `lang`, filled with `values`."""
+    return MESSAGES[key][lang].format(**values)
+
+
+def fmt_count_l(value: float, lang: Lang = "en", digits: int = 0) -> str:
+    """A count as the locale writes it: 1,234,567 in English, 123.5万 / 1.2亿 in Chinese."""
+    if lang == "zh" and abs(value) >= WAN:
+        big, unit = (YI, "亿") if abs(value) >= YI else (WAN, "万")
+        return f"{value / big:,.1f}{unit}"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_money(value: float | None, lang: Lang = "en") -> str:
+    """USD as the locale writes it: $1,234 / $0.88 in English, 1,234 美元 in Chinese."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    return f"${text}" if lang == "en" else f"{text} 美元"
+
+
+def fmt_duration(seconds: float | None, lang: Lang = "en") -> str:
+    """Seconds in the largest unit that keeps the number readable, the unit in the locale's words."""
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    for key, size, limit in (("dur_d", 86400, 2 * 86400), ("dur_h", 3600, 2 * 3600), ("dur_min", 60, 120)):
+        if seconds >= limit:
+            return msg(key, lang, v=f"{seconds / size:,.1f}")
+    return msg("dur_s", lang, v=f"{seconds:,.3g}")
+
+
+def fmt_gpu_hours(value: float | None, lang: Lang = "en") -> str:
+    """GPU-hours with enough digits that a short job never reads as 0."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    text = f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+    return msg("gpu_hours", lang, v=text)
+
+
+def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
+    """The whole fleet's cost (replicas x GPUs per replica), never one GPU's: per hour, per month,
+    the run for training (with failures and the pipeline where the plan priced them); owned
+    pricing labels the amortised month and the horizon total. `c` is a candidate's JSON `cost`."""
+    replicas, gpus = c.get("replicas", 1), c.get("gpus", "?")
+    size = msg("fleet_size", lang, replicas=replicas, gpus=gpus) if replicas > 1 else msg("gpus_size", lang, gpus=gpus)
+    parts = [msg("per_hour", lang, v=fmt_money(c["usd_per_hour"], lang))]
+    parts.append(msg("per_month", lang, v=fmt_money(c["usd_per_month"], lang)))
+    run = c.get("expected_total_usd") or c.get("total_usd")
+    if run:
+        parts.append(msg("for_run", lang, v=fmt_money(run, lang)))
+    owned = c.get("owned")
+    if owned:
+        parts[1] = msg("amortised_month", lang, v=fmt_money(owned["amortised_usd_per_month"], lang))
+        years = years_text(owned["horizon_years"], lang)
+        parts.append(msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=years))
+    pricing = term("pricing", c.get("pricing", "on-demand"), lang)
+    return msg("cost_line", lang, pricing=pricing, size=size, parts=", ".join(parts))
+
+
+_FIELD = re.compile(r"\\\{(\w+)(?::[^}]*)?\\\}")
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """An English template as a regex: each placeholder captures text (the last one, to the end)."""
+    body = _FIELD.sub(lambda m: f"(?P<{m.group(1)}>.+?)", re.escape(template))
+    return re.compile(body[:-3] + "*)$" if body.endswith(".+?)") else body)
+
+
+@functools.cache
+def _external() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The `ext_*` sentences as patterns, compiled on the first translation (English output, the
+    common case, never needs them)."""
+    return tuple((k, _pattern(v["en"])) for k, v in MESSAGES.items() if k.startswith("ext_"))
+
+
+def localize(text: str, lang: Lang = "en") -> str:
+    """A sentence another module wrote in English (estimate.offers, estimate.cost), in `lang`:
+    each known `ext_*` sentence in it is replaced by its translation; anything else is left as it is."""
+    if lang == "en":
+        return text
+    for key, pattern in _external():
+        template = MESSAGES[key][lang]
+
+        def fill(m: re.Match[str], template: str = template) -> str:
+            return template.format(**m.groupdict())
+
+        text = pattern.sub(fill, text)
+    return text
+
+
+def unit_label(unit: str, lang: Lang = "en") -> str:
+    """A rate's unit ('tokens', 'images', 'samples', 'requests', as gpuwise.plan.explain.rate_unit
+    names them) per second, in `lang`."""
+    return msg(f"unit_{unit}", lang)
+
+
+def years_text(years: float, lang: Lang = "en") -> str:
+    """'1 year', '1.5 years', '3 years'; in Chinese '3 年' (no plural)."""
+    return msg("years_one" if years == 1 else "years", lang, n=f"{years:g}")
+
+
+def pipeline_text(cores: int, storage: str, fmt: str, lang: Lang = "en") -> str:
+    """A data-pipeline design in the reader's words; its ids (storage tier, sample format) stay as they are."""
+    return msg("pipeline_label", lang, cores=cores, storage=storage, fmt=fmt)

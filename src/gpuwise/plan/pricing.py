@@ -1,0 +1,85 @@
+"""What a plan's candidates carry once the search has ranked them: the offer behind each price, the
+`gpuwise estimate ...` line that reproduces each, and the notes about prices (the ranking could
+flip within the spread of current offers; offers older than a year)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from gpuwise.estimate.cost import CostParams, rent_quote
+from gpuwise.estimate.offers import STALE_MONTHS, Quote
+from gpuwise.plan.command import estimate_command
+from gpuwise.plan.results import Candidate, Code, Reason
+from gpuwise.workload import Workload
+from gpuwise.workload.requirements import Requirements
+
+__all__ = ["completed", "variant_of"]
+
+
+def variant_of(c: Candidate, workloads: Sequence[Workload]) -> int:
+    """The index of the workload variant (task and method) a candidate was planned for (0 when none
+    matches)."""
+    w = c.est.workload
+    return next(
+        (
+            i
+            for i, v in enumerate(workloads)
+            if type(v) is type(w) and getattr(v, "method", None) == getattr(w, "method", None)
+        ),
+        0,
+    )
+
+
+def _flip(ranked: Sequence[tuple[Candidate, Quote | None]]) -> Reason | None:
+    """When the best candidate, priced at the dearest of its current offers, costs more than the
+    best candidate of another GPU type at its cheapest: the ranking depends on which offer you get."""
+    if not ranked:
+        return None
+    first, q1 = ranked[0]
+    if q1 is None or first.cost is None:
+        return None
+    gpu = first.est.hardware.gpu.id
+    other = next((c for c, _ in ranked[1:] if c.est.hardware.gpu.id != gpu), None)
+    if other is None or other.cost is None:
+        return None
+    paid = q1.usd_per_hour / q1.gpus_paid
+    if first.cost * q1.high_usd_per_gpu_hour / paid <= other.cost:
+        return None
+    return Reason.of(
+        Code.RANKING_MAY_FLIP,
+        first=first.label,
+        low=q1.low_usd_per_gpu_hour,
+        high=q1.high_usd_per_gpu_hour,
+        offers=q1.compared,
+        other=other.label,
+    )
+
+
+def completed(
+    candidates: Sequence[Candidate],
+    workloads: Sequence[Workload],
+    req: Requirements,
+    params: CostParams,
+    options: Sequence[Mapping[str, Any]] = (),
+    targets: Mapping[str, Any] | None = None,
+) -> tuple[list[Candidate], list[Reason]]:
+    """The candidates with their offer, --currency rate and command; and the notes about prices.
+    `options[i]`: the options the user gave for `workloads[i]`; `targets`: the serving-target
+    options (written into each command)."""
+    out: list[Candidate] = []
+    for c in candidates:
+        q = None if req.pricing == "owned" else rent_quote(c.est.hardware, req.pricing, params)
+        i = variant_of(c, workloads)
+        opts = options[i] if i < len(options) else {}
+        command = estimate_command(c.est.workload, c.est.hardware, opts, targets, workloads[i])
+        out.append(replace(c, offer=q, fx=req.fx, command=command))
+    notes = []
+    flip = _flip([(c, c.offer) for c in out if c.ok and c.cost is not None])
+    if flip is not None:
+        notes.append(flip)
+    stale = sorted({c.offer.offer.instance for c in out if c.offer is not None and c.offer.stale})
+    if stale:
+        notes.append(Reason.of(Code.STALE_PRICES, months=STALE_MONTHS, instances=tuple(stale)))
+    return out, notes
