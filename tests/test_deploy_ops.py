@@ -51,9 +51,11 @@ def test_every_object_validates_against_kubernetes_and_the_prometheus_operator_c
     assert kinds == ["ConfigMap", "CronJob", "CronJob", "DaemonSet", "Job", "Namespace", "PrometheusRule",
                      "Service", "ServiceMonitor"]  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "00-namespace.yaml", "accept-job.yaml", "bench-cronjobs.yaml", "exporter.yaml", "gpuwise-deploy.json",
-        "monitoring.yaml",
+        ".gpuwise-written", "00-namespace.yaml", "accept-job.yaml", "bench-cronjobs.yaml", "exporter.yaml",
+        "gpuwise-deploy.json", "monitoring.yaml",
     ]  # fmt: skip
+    written = sorted(p.name for p in tmp_path.iterdir() if p.name != ".gpuwise-written")
+    assert (tmp_path / ".gpuwise-written").read_text().split() == written  # what a second run may rewrite
 
 
 def test_the_shipped_prometheus_operator_crds_are_loaded():
@@ -218,3 +220,44 @@ def test_the_allreduce_module_under_torchrun_stores_and_compares(tmp_path):
     with open_store(db) as store:
         rows = store.results(benchmark="allreduce")
     assert len(rows) == 7 and {r.params["ranks"] for r in rows} == {2}
+
+
+@pytest.mark.parametrize("name", ["a b", "gpu_01", "-gpu", "gpu-", "Gpu.01", "n" * 64, "gpu\n01", "{{ x }}"])
+def test_a_node_name_kubernetes_would_refuse_is_a_usage_error(tmp_path, name):
+    """`--node 'a b:8'` wrote `kubernetes.io/hostname: a b` (no label value can hold a space) and
+    reported the manifests valid: a node name is a Kubernetes node name and a label value, or exit 2."""
+    result = run("deploy", "ops", "-o", tmp_path / "out", "--node", f"{name}:8")
+    assert isinstance(result.exception, UsageError) and "--node" in str(result.exception), result.output
+    assert "not a Kubernetes node name" in str(result.exception) and not (tmp_path / "out").exists()
+
+
+def test_validation_checks_label_keys_and_values_the_schemas_leave_free():
+    bundle = ops_manifests(OpsOptions(nodes=(GpuNode("gpu-01", 8),)))
+    (cron,) = bundle.find("CronJob")
+    (ds,) = bundle.find("DaemonSet")
+    bad_value, bad_key, fine = copy.deepcopy(cron), copy.deepcopy(ds), copy.deepcopy(ds)
+    pod = bad_value.body["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    pod["nodeSelector"]["kubernetes.io/hostname"] = "a b"
+    bad_key.body["metadata"]["labels"]["bad key/x"] = "v"
+    fine.body["metadata"]["labels"]["example.com/Tier_2.a"] = "A-1_b.c"  # the rules' every character
+    report = validate([bad_value, bad_key, fine])
+    assert [c.status for c in report.checks] == ["invalid", "invalid", "ok"]
+    assert "nodeSelector" in report.checks[0].detail and "'a b' is not a label value" in report.checks[0].detail
+    assert "'bad key/x' is not a label key" in report.checks[1].detail
+
+
+def test_a_second_run_rewrites_its_own_files_and_never_clobbers_others(tmp_path, monkeypatch):
+    """`deploy ops -o ops` a second time: the folder `ops` then exists, and was taken for a plan file
+    named ops. Its own files are rewritten; a file gpuwise did not write is left alone (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        result = run("deploy", "ops", "-o", "ops", "--node", "gpu-01:8", "--json")
+        assert result.exit_code == 0, result.output
+    mine = tmp_path / "theirs"
+    mine.mkdir()
+    (mine / "exporter.yaml").write_text("# the team's own exporter\n")
+    result = run("deploy", "ops", "-o", mine, "--node", "gpu-01:8")
+    assert isinstance(result.exception, UsageError), result.output
+    assert "exporter.yaml" in str(result.exception) and "not written by gpuwise" in str(result.exception)
+    assert [p.name for p in mine.iterdir()] == ["exporter.yaml"]  # nothing written, the file untouched
+    assert (mine / "exporter.yaml").read_text() == "# the team's own exporter\n"

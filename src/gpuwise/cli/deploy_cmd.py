@@ -279,8 +279,9 @@ def _show_rendered(rendered: Rendered, written: list[Path], out: Path | None, dr
 
 
 def is_ops(plan_file: Path) -> bool:
-    """`gpuwise deploy ops`: the word `ops`, where no file of that name exists."""
-    return str(plan_file) == "ops" and not plan_file.exists()
+    """`gpuwise deploy ops`: the word `ops`, where no file of that name exists (a folder named ops,
+    such as the one `deploy ops -o ops` wrote, is no plan file)."""
+    return str(plan_file) == "ops" and not plan_file.is_file()
 
 
 def _ops_bundle(options: DeployOptions, prefix: str | None, db: str | None, nodes: list[str]) -> Bundle:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -54,7 +55,7 @@ def plan(
     """Ansible inventory and playbooks from the fleet store; the plan is stored for `rollout status`."""
     with _errors():
         from gpuwise.deploy.rollout_playbook import PlaybookSettings, files
-        from gpuwise.deploy.writer import write_texts
+        from gpuwise.deploy.writer import check_free, write_texts
         from gpuwise.ops import fleet, rollout
 
         goal = rollout.parse_target(target)
@@ -63,18 +64,16 @@ def plan(
             raise UsageError(f"--baseline {baseline!r}: not 'db' and no such file")
         baseline = baseline if baseline == "db" else str(Path(baseline).resolve())
         facts = rollout.load_rollout_hosts(hosts) if hosts else {}
-        if out.exists() and not out.is_dir():  # before the plan is stored
-            raise UsageError(f"-o {str(out)!r} exists and is not a directory")
         with _store(db) as store:
             cuda = rollout.cuda_by_host(store) if goal.kind == "cuda" else {}
             the_plan = rollout.plan_rollout(
                 goal, fleet.list_cards(store), wave_size=wave_size, canary=canary, facts=facts, cuda=cuda
             )
-            rollout_id = rollout.save_rollout(store, the_plan)
             url = _absolute(store.engine.url.render_as_string(hide_password=False))
-        settings = PlaybookSettings(
-            rollout_id, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command
-        )
+            settings = PlaybookSettings(0, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command)
+            check_free(files(the_plan, settings), out)  # before the plan is stored
+            settings = dataclasses.replace(settings, rollout_id=rollout.save_rollout(store, the_plan))
+        rollout_id = settings.rollout_id
         written = write_texts(files(the_plan, settings), out)
         if as_json:
             print_json({"id": rollout_id, **the_plan.as_dict(), "files": [str(p) for p in written]})

@@ -218,6 +218,33 @@ def dns_label(value: str, what: str, max_len: int = 63) -> str:
     return value
 
 
+# Kubernetes' own rules for labels and node names (k8s.io/apimachinery/pkg/util/validation): a label
+# value is empty or at most 63 letters, digits, '-', '_' and '.', a letter or digit at each end; a label
+# key is such a name (not empty), after an optional DNS-subdomain prefix and '/'; a node name is a DNS
+# subdomain (lower case, at most 253), and the kubernetes.io/hostname label holds it, so at most 63.
+LABEL_MAX = 63
+SUBDOMAIN_MAX = 253
+_LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+LABEL_VALUE_RULE = f"at most {LABEL_MAX} letters, digits, '-', '_' and '.', a letter or digit at each end"
+NODE_NAME_RULE = f"lower-case letters, digits, '-' and '.', a letter or digit at each end, at most {LABEL_MAX}"
+
+
+def is_label_value(value: str) -> bool:
+    return len(value) <= LABEL_MAX and _LABEL_NAME.fullmatch(value) is not None
+
+
+def is_label_key(key: str) -> bool:
+    prefix, slash, name = key.rpartition("/")
+    prefix_ok = not slash or (len(prefix) <= SUBDOMAIN_MAX and _SUBDOMAIN.fullmatch(prefix) is not None)
+    return prefix_ok and bool(name) and is_label_value(name)
+
+
+def is_node_name(name: str) -> bool:
+    """A name a node can have that the kubernetes.io/hostname label can hold."""
+    return len(name) <= LABEL_MAX and _SUBDOMAIN.fullmatch(name) is not None
+
+
 def slug(text: str, max_len: int = 40) -> str:
     """A Kubernetes-safe name from free text (a model id, a workload name)."""
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")

@@ -21,7 +21,19 @@ import yaml
 
 from gpuwise import __version__
 from gpuwise.catalog import load_catalog
-from gpuwise.deploy.common import Bundle, DeployConventions, Manifest, dns_label, make, meta, shm_volume, slug, why
+from gpuwise.deploy.common import (
+    NODE_NAME_RULE,
+    Bundle,
+    DeployConventions,
+    Manifest,
+    dns_label,
+    is_node_name,
+    make,
+    meta,
+    shm_volume,
+    slug,
+    why,
+)
 from gpuwise.deploy.launch import TORCHRUN_PORT
 from gpuwise.errors import UsageError
 from gpuwise.ops import EXPORTER_PORT, data_file
@@ -67,6 +79,8 @@ def parse_node(text: str) -> GpuNode:
         raise UsageError(f"--node {text!r}: 1 to 64 GPUs per node")
     if not name or len(name) > 253:
         raise UsageError(f"--node {text!r}: give the Kubernetes node name")
+    if not is_node_name(name):  # it is written as a label value (kubernetes.io/hostname)
+        raise UsageError(f"--node {text!r}: {name!r} is not a Kubernetes node name ({NODE_NAME_RULE})")
     if model:
         from gpuwise.errors import UnknownNameError
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpuwise.deploy.common import Manifest
+from gpuwise.deploy.common import LABEL_VALUE_RULE, Manifest, is_label_key, is_label_value
 from gpuwise.errors import ConfigError
 from gpuwise.files import parse_yaml_all, read_text
 
@@ -268,6 +268,41 @@ def _check_crd(m: Manifest, crd: CrdSchema) -> Check:
     return Check(m.kind, m.name, m.file, "ok", f"CRD {crd.kind}.{crd.group}/{crd.version} from {Path(crd.source).name}")
 
 
+# ------------------------------------------------------------------------------------------
+def _label_maps(body: Any, path: str = "") -> Iterable[tuple[str, dict[str, Any]]]:
+    """(where, labels) of the maps of Kubernetes labels in an object: metadata.labels, matchLabels and
+    nodeSelector (the schemas type them only as maps of strings)."""
+    if isinstance(body, list):
+        for i, v in enumerate(body):
+            yield from _label_maps(v, f"{path}.{i}")
+        return
+    if not isinstance(body, dict):
+        return
+    for k, v in body.items():
+        where = f"{path}.{k}".lstrip(".")
+        if k == "metadata" and isinstance(v, dict) and isinstance(v.get("labels"), dict):
+            yield f"{where}.labels", v["labels"]
+        elif k in ("matchLabels", "nodeSelector") and isinstance(v, dict):
+            yield where, v
+        yield from _label_maps(v, where)
+
+
+def label_problems(body: Any) -> list[str]:
+    """What Kubernetes would refuse in the object's label keys and values."""
+    out = []
+    maps = list(_label_maps(body))
+    spec = body.get("spec") if isinstance(body, dict) else None
+    if isinstance(spec, dict) and body.get("kind") == "Service" and isinstance(spec.get("selector"), dict):
+        maps.append(("spec.selector", spec["selector"]))
+    for where, labels in maps:
+        for key, value in labels.items():
+            if not is_label_key(str(key)):
+                out.append(f"{where}: {str(key)!r} is not a label key (an optional DNS prefix and '/', then a name)")
+            if isinstance(value, str) and not is_label_value(value):
+                out.append(f"{where}.{key}: {value!r} is not a label value ({LABEL_VALUE_RULE})")
+    return out
+
+
 # Volcano Job and KEDA ScaledObject CRDs shipped with the package (sources in data/CRDS.md).
 SHIPPED_CRDS = Path(__file__).parent / "data"
 
@@ -282,6 +317,11 @@ def validate(
     have_jsonschema = _have_jsonschema()
     checks: list[Check] = []
     for m in manifests:
+        labels = label_problems(m.body)
+        if labels:
+            more = f" (+{len(labels) - 1} more)" if len(labels) > 1 else ""
+            checks.append(Check(m.kind, m.name, m.file, "invalid", labels[0] + more))
+            continue
         if m.api_version in CORE_GROUPS:
             if version is None:
                 checks.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -193,11 +194,37 @@ def write(bundle: Bundle, directory: str | Path) -> list[Path]:
     return write_texts(files(bundle), directory)
 
 
-def write_texts(texts: dict[str, str], directory: str | Path) -> list[Path]:
-    """Write `relative path -> text` under `directory` (created if missing), with clear errors."""
+LEDGER = ".gpuwise-written"  # in an output folder: the files gpuwise wrote there, one relative path a line
+
+
+def _ledger(root: Path) -> set[str]:
+    try:
+        return set((root / LEDGER).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def check_free(names: Iterable[str], directory: str | Path) -> None:
+    """A UsageError when writing `names` under `directory` would replace a file gpuwise did not write
+    there (its ledger names what it did: those it rewrites, so a second run into a folder works)."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise UsageError(f"-o {str(root)!r} exists and is not a directory")
+    ours = _ledger(root)
+    theirs = sorted(n for n in names if n not in ours and (root / n).exists())
+    if theirs:
+        shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+        raise UsageError(
+            f"-o {str(root)!r}: {shown} exist(s) there, not written by gpuwise: move them away or choose another "
+            "folder (nothing was written)"
+        )
+
+
+def write_texts(texts: dict[str, str], directory: str | Path) -> list[Path]:
+    """Write `relative path -> text` under `directory` (created if missing), with clear errors; files
+    gpuwise did not write are never replaced (`check_free`)."""
+    root = Path(directory)
+    check_free(texts, root)
     written = []
     for rel, text in texts.items():
         target = root / rel
@@ -207,4 +234,8 @@ def write_texts(texts: dict[str, str], directory: str | Path) -> list[Path]:
         except OSError as exc:
             raise UsageError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
         written.append(target)
+    try:
+        (root / LEDGER).write_text("".join(f"{n}\n" for n in sorted(_ledger(root) | set(texts))), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {str(root / LEDGER)!r}: {exc.strerror or exc}") from None
     return written
