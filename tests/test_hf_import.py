@@ -198,20 +198,18 @@ def test_moe_experts_take_their_own_width():
     assert abs(a.params / 1e9 - 30.5) < 0.1 and abs(a.active_params / 1e9 - 3.3) < 0.1
 
 
-@pytest.mark.parametrize(
-    ("extra", "what"),
-    [
-        ({"n_shared_experts": 1}, "shared experts"),
-        ({"shared_expert_intermediate_size": 5632}, "shared experts"),
-        ({"first_k_dense_replace": 3}, "dense layers"),
-        ({"mlp_only_layers": [0, 1]}, "dense layers"),
-        ({"decoder_sparse_step": 2}, "dense layers"),
-    ],
-)
-def test_moe_shapes_gpuwise_cannot_describe_are_refused(extra, what):
-    """DeepSeek-style shared experts and dense layers among MoE ones: a clear error, not a wrong size."""
-    with pytest.raises(ConfigError, match=what):
-        arch_from_hf_config({**QWEN3_30B_A3B, **extra}, "moe")
+def test_dense_blocks_among_the_moe_ones_are_read():
+    """Qwen3-MoE's `mlp_only_layers` and `decoder_sparse_step` make some blocks dense MLPs of
+    `intermediate_size` (they were refused before shared experts and dense blocks were modelled)."""
+    uniform = arch_from_hf_config(QWEN3_30B_A3B, "moe")
+    for extra, dense in (({"mlp_only_layers": [0, 1]}, 2), ({"decoder_sparse_step": 2}, 24)):
+        a = arch_from_hf_config({**QWEN3_30B_A3B, **extra}, "moe")
+        assert (a.dense_layers, a.dense_ffn, a.moe_layers) == (dense, 6144, 48 - dense)
+        moe_block, dense_block = uniform.block_params(), a.block_params(dense=True)
+        assert dense_block == uniform.block_params() - 128 * 3 * 2048 * 768 - 128 * 2048 + 3 * 2048 * 6144
+        assert a.params == uniform.params - dense * (moe_block - dense_block)
+    with pytest.raises(ConfigError, match="mlp_only_layers"):
+        arch_from_hf_config({**QWEN3_30B_A3B, "mlp_only_layers": [48]}, "moe")
 
 
 # ----- each model_type read with its Hugging Face class's defaults ---------------------------------------

@@ -1,8 +1,14 @@
 """Model architectures as the estimators see them: typed, frozen, parameter-countable.
 
-`TransformerArch` covers decoder LLMs (dense and MoE, MHA/GQA/MQA, sliding windows), encoders
-(BERT) and vision transformers; `GenericArch` covers models described by totals (CNNs, UNets,
-recommenders with embedding tables).
+`TransformerArch` covers decoder LLMs (dense and MoE, MHA/GQA/MQA, multi-head latent attention,
+sliding windows), encoders (BERT) and vision transformers; `GenericArch` covers models described
+by totals (CNNs, UNets, recommenders with embedding tables).
+
+A mixture-of-experts stack is described by its MoE block (routed experts, an optional always-active
+shared expert, the router) and, where some blocks have a dense MLP instead (DeepSeek-V3's first
+three, every other block of Llama 4 Maverick), by their count and width. Per-layer figures the
+estimators multiply by a layer count (`layer_params`, `mlp_width`) are means over the blocks, so
+that totals over the stack are exact; parameter counts are summed block by block.
 """
 
 from __future__ import annotations
@@ -64,6 +70,21 @@ class TransformerArch:
     sliding_window_layers: int = 0
     experts: int = 1
     experts_per_token: int = 1
+    # MoE beyond identical routed blocks: an always-active shared expert in every MoE block (its
+    # width; Qwen2-MoE also gates it with a sigmoid of h -> 1), and blocks with a dense MLP among them
+    shared_ffn: int = 0
+    shared_expert_gate: bool = False
+    dense_layers: int = 0
+    dense_ffn: int = 0
+    # multi-head latent attention (DeepSeek-V2/V3): queries through a rank-q_lora_rank latent (0:
+    # projected directly), keys and values through a rank-kv_lora_rank latent the KV cache holds with
+    # the decoupled rotary key (qk_rope_head_dim); per head qk_nope + qk_rope query/key, v_head values
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    mtp_layers: int = 0  # multi-token prediction modules (DeepSeek-V3: 1): in checkpoints, not `params`
     causal: bool = True
     dropout: float = 0.0  # hidden/residual dropout in training
     attention_dropout: float = 0.0  # dropout on the attention probabilities
@@ -77,51 +98,134 @@ class TransformerArch:
 
     # ----- derived shapes -------------------------------------------------------------
     @property
-    def q_dim(self) -> int:
-        return self.heads * self.head_dim
+    def mla(self) -> bool:
+        """Multi-head latent attention: the KV cache holds a latent, not per-head keys and values."""
+        return self.kv_lora_rank > 0
 
     @property
-    def kv_dim(self) -> int:
-        return self.kv_heads * self.head_dim
+    def qk_head_dim(self) -> int:
+        return self.qk_nope_head_dim + self.qk_rope_head_dim if self.mla else self.head_dim
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the queries (and of each token's scores' dot products): heads x query head."""
+        return self.heads * self.qk_head_dim
+
+    @property
+    def k_dim(self) -> int:
+        """Width of the keys a token contributes (MLA: the per-head keys decompressed from the latent)."""
+        return self.heads * self.qk_head_dim if self.mla else self.kv_heads * self.head_dim
+
+    @property
+    def v_dim(self) -> int:
+        """Width of the values a token contributes (MLA: decompressed per head)."""
+        return self.heads * self.v_head_dim if self.mla else self.kv_heads * self.head_dim
+
+    @property
+    def o_dim(self) -> int:
+        """Width of the attention output (heads x value head), the input of o_proj."""
+        return self.heads * (self.v_head_dim if self.mla else self.head_dim)
+
+    @property
+    def kv_cache_width(self) -> int:
+        """Elements each token stores per layer in the KV cache: keys and values of every key/value
+        head, or for MLA the compressed latent plus the shared rotary key (kv_lora_rank + qk_rope)."""
+        return self.kv_lora_rank + self.qk_rope_head_dim if self.mla else 2 * self.kv_heads * self.head_dim
 
     @property
     def is_moe(self) -> bool:
         return self.experts > 1
 
     @property
+    def moe_layers(self) -> int:
+        """Blocks with routed experts (the others have a dense MLP of width `dense_ffn`)."""
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
     def decoder(self) -> bool:
         """Generates tokens autoregressively (has a KV cache at inference)."""
         return self.causal and self.lm_head
 
-    def linears(self) -> tuple[Linear, ...]:
-        """The weight matrices of one block (MoE experts as `count` copies)."""
-        h, f, e = self.hidden, self.ffn, self.experts
-        attn = (
-            Linear("q_proj", h, self.q_dim, self.qkv_bias),
-            Linear("k_proj", h, self.kv_dim, self.qkv_bias),
-            Linear("v_proj", h, self.kv_dim, self.qkv_bias),
-            Linear("o_proj", self.q_dim, h, self.o_bias),
-        )
-        mlp: tuple[Linear, ...]
-        if self.gated_ffn:
-            mlp = (
-                Linear("gate_proj", h, f, self.mlp_bias, e),
-                Linear("up_proj", h, f, self.mlp_bias, e),
-                Linear("down_proj", f, h, self.mlp_bias, e),
+    def attention_linears(self) -> tuple[Linear, ...]:
+        """The attention's weight matrices: q, k, v, o; for MLA the down projections to the latents
+        (q_a_proj, kv_a_proj_with_mqa: the KV latent and the rotary key) and the up projections
+        from them (q_b_proj, kv_b_proj: per-head nope keys and values), then o_proj."""
+        h = self.hidden
+        if not self.mla:
+            return (
+                Linear("q_proj", h, self.q_dim, self.qkv_bias),
+                Linear("k_proj", h, self.k_dim, self.qkv_bias),
+                Linear("v_proj", h, self.v_dim, self.qkv_bias),
+                Linear("o_proj", self.o_dim, h, self.o_bias),
+            )
+        if self.q_lora_rank:
+            q: tuple[Linear, ...] = (
+                Linear("q_a_proj", h, self.q_lora_rank, self.qkv_bias),
+                Linear("q_b_proj", self.q_lora_rank, self.q_dim),
             )
         else:
-            mlp = (Linear("up_proj", h, f, self.mlp_bias, e), Linear("down_proj", f, h, self.mlp_bias, e))
-        router = (Linear("router", h, e),) if self.is_moe else ()
-        return attn + mlp + router
+            q = (Linear("q_proj", h, self.q_dim),)
+        kv_b = self.heads * (self.qk_nope_head_dim + self.v_head_dim)
+        return (
+            *q,
+            Linear("kv_a_proj_with_mqa", h, self.kv_lora_rank + self.qk_rope_head_dim, self.qkv_bias),
+            Linear("kv_b_proj", self.kv_lora_rank, kv_b),
+            Linear("o_proj", self.o_dim, h, self.o_bias),
+        )
+
+    def _mlp(self, f: int, count: int, prefix: str = "") -> tuple[Linear, ...]:
+        h, b = self.hidden, self.mlp_bias
+        if self.gated_ffn:
+            return (
+                Linear(f"{prefix}gate_proj", h, f, b, count),
+                Linear(f"{prefix}up_proj", h, f, b, count),
+                Linear(f"{prefix}down_proj", f, h, b, count),
+            )
+        return (Linear(f"{prefix}up_proj", h, f, b, count), Linear(f"{prefix}down_proj", f, h, b, count))
+
+    def mlp_linears(self, dense: bool = False) -> tuple[Linear, ...]:
+        """The MLP's weight matrices: a MoE block's routed experts (`count` copies), its shared
+        expert and router; with `dense` (or in a dense model) a dense block's MLP."""
+        if not self.is_moe or dense:
+            return self._mlp(self.dense_ffn if self.is_moe else self.ffn, 1)
+        shared = self._mlp(self.shared_ffn, 1, "shared_") if self.shared_ffn else ()
+        gate = (Linear("shared_expert_gate", self.hidden, 1),) if self.shared_expert_gate else ()
+        return self._mlp(self.ffn, self.experts) + shared + (Linear("router", self.hidden, self.experts),) + gate
+
+    def linears(self, dense: bool = False) -> tuple[Linear, ...]:
+        """The weight matrices of one block: a MoE block (experts as `count` copies) unless `dense`."""
+        return self.attention_linears() + self.mlp_linears(dense)
+
+    def block_kinds(self) -> tuple[tuple[int, bool], ...]:
+        """(number of blocks, dense) for each kind of block in the stack."""
+        kinds = ((self.moe_layers, False), (self.layers - self.moe_layers, True))
+        return tuple(k for k in kinds if k[0])
 
     @property
     def norm_params(self) -> int:
         return self.hidden * (2 if self.norm == "layernorm" else 1)
 
+    def block_params(self, dense: bool = False) -> int:
+        """All parameters of one block: its linears, norms, query/key norms, MLA's latent norms."""
+        qk = 2 * self.qk_head_dim if self.qk_norm else 0  # one weight of head_dim for queries, one for keys
+        latent = (self.q_lora_rank + self.kv_lora_rank) if self.mla else 0  # q_a_layernorm, kv_a_layernorm
+        linears = sum(lin.params for lin in self.linears(dense))
+        return linears + self.norms_per_layer * self.norm_params + qk + latent
+
     @property
-    def layer_params(self) -> int:
-        qk = 2 * self.head_dim if self.qk_norm else 0  # one weight of head_dim for queries, one for keys
-        return sum(lin.params for lin in self.linears()) + self.norms_per_layer * self.norm_params + qk
+    def layer_params(self) -> float:
+        """Parameters of a block, the mean over the stack's blocks (exact for a uniform stack)."""
+        return sum(n * self.block_params(d) for n, d in self.block_kinds()) / self.layers
+
+    def mlp_width(self, load: float = 1.0) -> float:
+        """MLP columns one token passes through in a block, the mean over the stack: the routed
+        experts' (x `load`, tokens per expert over an even share) and the shared expert's in a MoE
+        block, the dense width in a dense one."""
+        routed = self.ffn * self.experts_per_token * load + self.shared_ffn
+        total = sum(
+            n * (self.dense_ffn if d and self.is_moe else self.ffn if d else routed) for n, d in self.block_kinds()
+        )
+        return total / self.layers
 
     @property
     def embedding_params(self) -> int:
@@ -145,16 +249,33 @@ class TransformerArch:
 
     @property
     def params(self) -> int:
-        return self.embedding_params + self.layers * self.layer_params + self.head_params
+        blocks = sum(n * self.block_params(d) for n, d in self.block_kinds())
+        return self.embedding_params + blocks + self.head_params
 
     @property
     def active_params(self) -> int:
-        """Parameters each token passes through (MoE: only `experts_per_token` experts)."""
+        """Parameters each token passes through (MoE blocks: only `experts_per_token` routed experts)."""
         if not self.is_moe:
             return self.params
-        expert_mlp = sum(lin.params for lin in self.linears() if lin.count == self.experts)
+        expert_mlp = sum(lin.params for lin in self.mlp_linears() if lin.count == self.experts)
         inactive = expert_mlp * (self.experts - self.experts_per_token) // self.experts
-        return self.params - self.layers * inactive
+        return self.params - self.moe_layers * inactive
+
+    @property
+    def mtp_params(self) -> int:
+        """Multi-token prediction modules as DeepSeek-V3's checkpoint stores them (model.layers.61):
+        a MoE block, the projection of [norm(h); norm(embedding)] back to h (2h x h), two norms,
+        and copies of the embedding, final norm and head. Trained with the model, dropped (or used
+        for speculative decoding) when serving: outside `params`."""
+        h = self.hidden
+        module = self.block_params() + 2 * h * h + 2 * self.norm_params
+        copies = 2 * self.vocab * h + self.norm_params
+        return self.mtp_layers * (module + copies)
+
+    @property
+    def checkpoint_params(self) -> int:
+        """What a full checkpoint of the model holds: `params` plus multi-token prediction modules."""
+        return self.params + self.mtp_params
 
     def tokens_per_sample(self, seq: int) -> int:
         return self.fixed_seq or seq

@@ -6,7 +6,7 @@ Reading a config faithfully therefore starts from the class's own defaults, per 
 The values are those of the configuration classes in huggingface/transformers
 (src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
 llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 001f85b38fb4 for mistral and
-deepseek_v3). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
+deepseek_v3; qwen2_moe from Qwen2MoeConfig's documented defaults). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
 one particular model and taking it would read a truncated file as another model.
 """
@@ -70,6 +70,43 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "num_experts": 128,
         "num_experts_per_tok": 8,
         "max_position_embeddings": 32768,
+    },
+    "qwen2_moe": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 16,
+        "use_sliding_window": False,
+        "sliding_window": 4096,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [],
+        "moe_intermediate_size": 1408,
+        "shared_expert_intermediate_size": 5632,
+        "num_experts": 60,
+        "num_experts_per_tok": 4,
+        "max_position_embeddings": 32768,
+    },
+    "deepseek_v3": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "n_shared_experts": 1,
+        "n_routed_experts": 256,
+        "num_experts_per_tok": 8,
+        "first_k_dense_replace": 3,
+        "max_position_embeddings": 4096,
+    },
+    "llama4_text": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "attention_bias": False,
+        "num_local_experts": 16,
+        "num_experts_per_tok": 1,
+        "interleave_moe_layer_step": 1,
+        "attention_chunk_size": 8192,
+        "no_rope_layer_interval": 4,
+        "max_position_embeddings": 4096 * 32,
     },
     "gemma": {
         "hidden_act": "gelu_pytorch_tanh",

@@ -19,7 +19,8 @@ from typing import Any
 from gpuwise.catalog import encoder_decoder
 from gpuwise.catalog.arch import TransformerArch
 from gpuwise.catalog.checkpoint_index import check_against_checkpoint
-from gpuwise.catalog.hf_defaults import ENCODER_DECODER, FFN_FROM_HIDDEN, with_class_defaults
+from gpuwise.catalog.hf_defaults import ENCODER_DECODER, FFN_FROM_HIDDEN, TEXT_CONFIG, with_class_defaults
+from gpuwise.catalog.hf_moe import mla_fields, moe_fields
 from gpuwise.errors import ConfigError, shorten
 from gpuwise.files import parse_json, read_text
 
@@ -37,6 +38,10 @@ _SUPPORTED = (
     "qwen2_moe",
     "qwen3",
     "qwen3_moe",
+    "deepseek_v2",
+    "deepseek_v3",
+    "llama4",
+    "llama4_text",
     "gemma",
     "gemma2",
     "phi3",
@@ -66,7 +71,7 @@ def load_hf_config(path: str | Path) -> TransformerArch:
     if not isinstance(cfg, dict):
         raise ConfigError(f"{p}: expected a JSON object with the model's configuration")
     arch = arch_from_hf_config(cfg, name=_model_name(cfg, p), where=str(p))
-    check_against_checkpoint(arch.params, p.parent, cfg, str(p))
+    check_against_checkpoint(arch.checkpoint_params, p.parent, cfg, str(p))
     return arch
 
 
@@ -169,18 +174,9 @@ def _activation(cfg: dict[str, Any]) -> str:
     return str(cfg.get("hidden_act") or cfg.get("hidden_activation") or cfg.get("activation_function") or "").lower()
 
 
-def _check_uniform_moe(cfg: dict[str, Any], where: str) -> None:
-    """gpuwise describes an MoE model as identical blocks of routed experts: a config with shared
-    experts or dense layers among the MoE ones (DeepSeek, Qwen2-MoE) would be estimated wrongly."""
-    shared = cfg.get("n_shared_experts") or cfg.get("shared_expert_intermediate_size")
-    step = cfg.get("decoder_sparse_step")
-    dense = cfg.get("first_k_dense_replace") or cfg.get("mlp_only_layers") or (isinstance(step, int) and step > 1)
-    if shared or dense:
-        what = "shared experts" if shared else "dense layers between the MoE layers"
-        raise ConfigError(
-            f"{where}: this MoE model has {what}, which gpuwise does not model yet (it describes every "
-            "block as the same routed experts, as Mixtral, Qwen3-MoE and OLMoE are)"
-        )
+def _wholes(cfg: dict[str, Any], where: str) -> Callable[[str, int], int | None]:
+    """A reader of optional whole numbers of `cfg`: (key, smallest allowed) -> value or None."""
+    return lambda key, low: None if cfg.get(key) is None else _whole(cfg[key], key, where, low)
 
 
 def _mlp_width(cfg: dict[str, Any], mt: str, hidden: int, where: str) -> int:
@@ -203,12 +199,7 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
     ffn = _mlp_width(cfg, mt, h, where)
     max_seq = _opt_int(cfg, ("max_position_embeddings", "n_positions", "n_ctx", "seq_length"), where) or 2048
     act = _activation(cfg)
-    experts = _opt_int(cfg, ("num_local_experts", "num_experts", "n_routed_experts"), where) or 1
-    top_k = _opt_int(cfg, ("num_experts_per_tok", "moe_top_k"), where) or (2 if experts > 1 else 1)
-    if experts > 1:
-        _check_uniform_moe(cfg, where)
-        # Qwen-MoE, DeepSeek, OLMoE: `intermediate_size` is a dense layer's width, the experts' is this
-        ffn = _opt_int(cfg, ("moe_intermediate_size",), where) or ffn
+    moe = moe_fields(cfg, mt, layers, ffn, _wholes(cfg, where), where)
     window = _opt_int(cfg, ("sliding_window",), where)
     if cfg.get("use_sliding_window") is False:
         window = None
@@ -216,7 +207,6 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         name=name,
         family=mt or "decoder",
         **shape,
-        ffn=ffn,
         max_seq=max_seq,
         gated_ffn=act in _GATED_ACTS or (act.startswith("gelu_pytorch_tanh") and mt.startswith("gemma")),
         tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
@@ -225,8 +215,7 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         mlp_bias=bool(cfg.get("mlp_bias", False)),
         sliding_window=window,
         sliding_window_layers=layers if window else 0,
-        experts=experts,
-        experts_per_token=top_k if experts > 1 else 1,
+        **{"ffn": ffn, **moe},
         dropout=_rate(cfg, ("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"), where),
         attention_dropout=_rate(cfg, ("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"), where),
     )
@@ -249,6 +238,26 @@ def _qwen2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 
 def _qwen3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["qk_norm"] = True  # q_norm and k_norm: an RMSNorm over each head's queries and keys
+
+
+def _deepseek(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """Multi-head latent attention and multi-token prediction modules (DeepSeek-V2/V3)."""
+    base.update(mla_fields(cfg, _wholes(cfg, where), where))
+
+
+def _llama4(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """Llama 4: the RoPE blocks attend within chunks of `attention_chunk_size` tokens (their KV cache
+    is capped like a sliding window's); every `no_rope_layer_interval`-th block (NoPE) attends to
+    the whole context. Its query/key norm is an L2 norm without weights."""
+    chunk = _opt_int(cfg, ("attention_chunk_size",), where)
+    layers = base["layers"]
+    flags = cfg.get("no_rope_layers")
+    if isinstance(flags, list) and flags:
+        chunked = sum(1 for f in flags[:layers] if f)
+    else:
+        interval = _opt_int(cfg, ("no_rope_layer_interval",), where) or 4
+        chunked = sum(1 for i in range(layers) if (i + 1) % interval)
+    base.update(sliding_window=chunk, sliding_window_layers=chunked if chunk else 0)
 
 
 def _phi3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
@@ -335,6 +344,9 @@ _FAMILIES: dict[str, _Family] = {
     "qwen2_moe": _qwen2,
     "qwen3": _qwen3,
     "qwen3_moe": _qwen3,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "llama4_text": _llama4,
     "phi3": _phi3,
     "gpt2": _gpt2,
     "gpt_neox": _gpt_neox,
@@ -368,6 +380,11 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     does a config that cannot be read faithfully (an unknown family, an encoder-decoder)."""
     mt = str(cfg.get("model_type", "")).lower()
     _refuse_unreadable(cfg, mt, name, where)
+    if mt in TEXT_CONFIG:  # a multimodal wrapper: the language model's config is nested
+        text = cfg.get("text_config")
+        if not isinstance(text, dict):
+            raise ConfigError(f"{where}: a {mt} config holds its language model under 'text_config' (an object)")
+        mt, cfg = TEXT_CONFIG[mt], {**text, "model_type": TEXT_CONFIG[mt]}
     cfg = with_class_defaults(cfg, mt)
     base = _common_fields(cfg, mt, name, where)
     if mt.startswith("gemma"):

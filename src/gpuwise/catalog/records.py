@@ -82,6 +82,12 @@ def model_record(entry: ModelEntry, catalog: Catalog) -> dict[str, Any]:
             "tied_embeddings": arch.tied_embeddings,
             "experts": arch.experts,
             "experts_per_token": arch.experts_per_token,
+            "shared_expert_ffn": arch.shared_ffn,
+            "dense_layers": arch.dense_layers,
+            "dense_ffn": arch.dense_ffn,
+            "kv_lora_rank": arch.kv_lora_rank,
+            "kv_cache_width": arch.kv_cache_width,  # elements a token stores per layer
+            "mtp_params": arch.mtp_params,
             "sliding_window": arch.sliding_window,
             "causal": arch.causal,
         }

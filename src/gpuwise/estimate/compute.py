@@ -51,14 +51,36 @@ def kv_heads_per_gpu(model: TransformerArch, tp: int) -> int:
     return math.ceil(model.kv_heads / tp) if tp <= model.kv_heads else 1
 
 
-def block_linear_params(model: TransformerArch) -> int:
-    """Weights of the linear layers of one transformer block (all of them, before tensor parallelism)."""
-    return sum(lin.count * lin.d_in * lin.d_out for lin in model.linears())
+def kv_width_per_gpu(model: TransformerArch, tp: int) -> float:
+    """Key plus value elements per token per layer on one GPU as attention reads them: whole
+    key/value heads (replicated when tp > kv_heads); MLA's per-head keys and values, split by heads."""
+    if model.mla:
+        return (model.k_dim + model.v_dim) / tp
+    return 2 * kv_heads_per_gpu(model, tp) * model.head_dim
 
 
-def expert_linear_params(model: TransformerArch) -> int:
-    """The MoE experts' share of `block_linear_params`: the linears a block holds more than one of."""
-    return sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+def kv_cache_width_per_gpu(model: TransformerArch, tp: int) -> float:
+    """KV-cache elements per token per layer on one GPU: MLA's latent and rotary key are one
+    vector all heads share, so every tensor-parallel rank holds it whole (as vLLM's MLA backends do)."""
+    return float(model.kv_cache_width) if model.mla else kv_width_per_gpu(model, tp)
+
+
+def block_linear_params(model: TransformerArch) -> float:
+    """Weights of the linear layers of one transformer block (all of them, before tensor
+    parallelism), the mean over the stack's blocks (MoE and dense ones)."""
+    total = sum(n * sum(lin.count * lin.d_in * lin.d_out for lin in model.linears(d)) for n, d in model.block_kinds())
+    return total / model.layers
+
+
+def replicated_linear_params(model: TransformerArch) -> float:
+    """The weights every tensor-parallel rank holds whole: MLA's down projections to its latents."""
+    return sum(lin.params for lin in model.attention_linears() if lin.name in REPLICATED_PROJECTIONS)
+
+
+def expert_linear_params(model: TransformerArch) -> float:
+    """The routed experts' share of `block_linear_params` (the linears a block holds more than one of)."""
+    per_moe = sum(lin.count * lin.d_in * lin.d_out for lin in model.linears() if lin.count > 1)
+    return per_moe * model.moe_layers / model.layers
 
 
 def gemm(name: str, m: float, k: float, n: float, s: Shape, copies: float = 1) -> Op:
@@ -77,41 +99,79 @@ def layer_ops(
     group: etp/tp of the replica's routed tokens, ffn/etp wide, the same FLOPs per GPU at any etp.
     `load`: tokens per expert over an even share (a padded capacity factor; 1: dropless)."""
     m, h, e = s.tokens, model.hidden, s.act_bytes
-    kv_heads = kv_heads_per_gpu(model, tp)
-    q_n, kv_n = model.q_dim / tp, kv_heads * model.head_dim
-    ops = [gemm("qkv", m, h, q_n + 2 * kv_n, s), gemm("attn_out", m, q_n, h, s)]
-    f = model.ffn / tp
-    up_width = (2 if model.gated_ffn else 1) * f
-    if model.is_moe:
-        etp_ = tp if etp is None else etp
-        routed = m * model.experts_per_token * load * etp_ / tp  # token-expert pairs on this GPU
-        active = min(model.experts / ep, routed)  # experts that receive tokens read their weights
-        per, f_e = routed / active, model.ffn / etp_
-        ops += [
-            gemm("mlp_up", per, h, (2 if model.gated_ffn else 1) * f_e, s, active),
-            gemm("mlp_down", per, f_e, h, s, active),
-            gemm("router", m, h, model.experts, s),
-        ]
-    else:
-        ops += [gemm("mlp_up", m, h, up_width, s), gemm("mlp_down", m, f, h, s)]
+    q_n, kv_n = model.q_dim / tp, kv_width_per_gpu(model, tp) / 2
+    ops = _projection_ops(model, s, tp)
+    ops += _mlp_ops(model, s, tp, ep, etp, load)
     ops += _attention_ops(model, s, q_n, kv_n)
     # memory-bound elementwise work per token: norms (read+write), two residual adds (2 reads,
     # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f) once per routed
     # expert, dropout; MoE also copies each token to its k experts and back (permute, unpermute:
     # a read and a write of h each way per routed copy)
     rows = h / tp if (sp and tp > 1) else h
-    k = model.experts_per_token * load if model.is_moe else 1
+    k = model.experts_per_token * load * model.moe_layers / model.layers if model.is_moe else 0.0
     eager = dict(s.eager_bytes)  # in 16-bit bytes; elem counts element passes of `e` bytes
     norm = eager["norm"] / 2 if "norm" in eager else 2
     rotary = eager["rotary"] / 2 if "rotary" in eager and not model.learned_positions else 2
     act = eager["gated_act"] / 2 if "gated_act" in eager and model.gated_ffn else (3 if model.gated_ffn else 2)
-    elem = model.norms_per_layer * norm * rows + 2 * 3 * rows + rotary * (q_n + kv_n) + act * f * k
-    if model.is_moe:
-        elem += 2 * 2 * h * k
+    elem = model.norms_per_layer * norm * rows + 2 * 3 * rows + rotary * (q_n + kv_n) + act * model.mlp_width(load) / tp
+    elem += 2 * 2 * h * k
     if model.dropout:
         elem += 2 * 2 * rows
     ops.append(Op("elementwise", 0.0, e * m * elem, "memory"))
     return ops
+
+
+# MLA's down projections (to the query and KV latents) are replicated on every tensor-parallel rank;
+# the up projections split by heads, o_proj by its input (Megatron, vLLM).
+REPLICATED_PROJECTIONS = ("q_a_proj", "kv_a_proj_with_mqa")
+
+
+def _projection_ops(model: TransformerArch, s: Shape, tp: int) -> list[Op]:
+    """The attention's projection GEMMs on one GPU: one fused q/k/v GEMM and the output projection;
+    MLA's latent down and up projections each its own GEMM."""
+    m, h = s.tokens, model.hidden
+    if not model.mla:
+        kv_n = kv_width_per_gpu(model, tp)
+        return [gemm("qkv", m, h, model.q_dim / tp + kv_n, s), gemm("attn_out", m, model.o_dim / tp, h, s)]
+    ops = []
+    for lin in model.attention_linears():
+        share = 1 if lin.name in REPLICATED_PROJECTIONS else tp
+        d_in, d_out = (lin.d_in / tp, lin.d_out) if lin.name == "o_proj" else (lin.d_in, lin.d_out / share)
+        ops.append(gemm("attn_out" if lin.name == "o_proj" else lin.name, m, d_in, d_out, s))
+    return ops
+
+
+def _scaled(ops: list[Op], share: float) -> list[Op]:
+    """Ops of one kind of block, weighted by its share of the stack's blocks."""
+    return [Op(o.name, o.flops * share, o.bytes * share, o.kind) for o in ops] if share != 1 else ops
+
+
+def _mlp_ops(model: TransformerArch, s: Shape, tp: int, ep: int, etp: int | None, load: float) -> list[Op]:
+    """The MLP GEMMs of a block on one GPU, the mean over the stack: a MoE block's routed experts
+    (with expert parallelism `ep`, each expert split over `etp` ranks), shared expert and router; a
+    dense block's MLP."""
+    m, h = s.tokens, model.hidden
+    up = 2 if model.gated_ffn else 1
+
+    def dense(width: int, name: str = "mlp") -> list[Op]:
+        f = width / tp
+        return [gemm(f"{name}_up", m, h, up * f, s), gemm(f"{name}_down", m, f, h, s)]
+
+    if not model.is_moe:
+        return dense(model.ffn)
+    etp_ = tp if etp is None else etp
+    routed = m * model.experts_per_token * load * etp_ / tp  # token-expert pairs on this GPU
+    active = min(model.experts / ep, routed)  # experts that receive tokens read their weights
+    per, f_e = routed / active, model.ffn / etp_
+    moe = [
+        gemm("mlp_up", per, h, up * f_e, s, active),
+        gemm("mlp_down", per, f_e, h, s, active),
+        gemm("router", m, h, model.experts, s),
+    ]
+    if model.shared_ffn:
+        moe += dense(model.shared_ffn, "shared_mlp")
+    share = model.moe_layers / model.layers
+    return _scaled(moe, share) + (_scaled(dense(model.dense_ffn), 1 - share) if share < 1 else [])
 
 
 def _attention_ops(model: TransformerArch, s: Shape, q_n: float, kv_n: float) -> list[Op]:
@@ -121,9 +181,18 @@ def _attention_ops(model: TransformerArch, s: Shape, q_n: float, kv_n: float) ->
     read back in between."""
     m, e = s.tokens, s.act_bytes
     if s.scores is None or s.kv_cached:
-        att_flops = 4 * m * s.context * q_n
+        tp = model.q_dim / q_n
+        if model.mla and s.kv_cached:
+            # absorbed MLA (decode): every head scores against the latent and rotary key
+            # (kv_lora_rank + qk_rope) and sums the latent (kv_lora_rank): one cached vector per key
+            heads = model.heads / tp
+            att_flops = 2 * m * s.context * heads * (2 * model.kv_lora_rank + model.qk_rope_head_dim)
+            kv_read = s.seqs * s.context * model.kv_cache_width * s.kv_bytes
+            return [Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention")]
+        o_n = model.o_dim / tp  # scores over the query width, values over the output width
+        att_flops = 2 * m * s.context * (q_n + o_n)
         kv_read = s.seqs * s.context * 2 * kv_n * s.kv_bytes if s.kv_cached else 2 * m * kv_n * e
-        return [Op("attention", att_flops, e * 2 * m * q_n + kv_read, "attention")]
+        return [Op("attention", att_flops, e * (m * q_n + m * o_n) + kv_read, "attention")]
     keys = m / s.seqs  # the whole sequence, causal mask applied after the GEMM
     heads = q_n / model.head_dim
     per_score = s.scores[0] + (s.scores[1] if model.attention_dropout else 0.0)
@@ -160,10 +229,11 @@ def mean_context(model: TransformerArch, tokens: int) -> float:
 
 def forward_flops(model: TransformerArch | GenericArch, tokens: int, context: float) -> float:
     """Model FLOPs of one forward pass (no recomputation): 2 per active parameter per token plus
-    attention (4 * context * q_dim per token per layer), excluding the embedding lookup."""
+    attention (2 * context * (q_dim + o_dim) per token per layer: scores and the weighted values;
+    4 * context * q_dim for standard heads), excluding the embedding lookup."""
     if isinstance(model, GenericArch):
         return (model.flops_per_sample or 0.0) * tokens
     dense = 2 * (model.active_params - model.embedding_params) * tokens
     if model.tied_embeddings and model.lm_head:
         dense += 2 * model.vocab * model.hidden * tokens  # the tied head still multiplies
-    return dense + 4 * tokens * context * model.q_dim * model.layers
+    return dense + 2 * tokens * context * (model.q_dim + model.o_dim) * model.layers

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.comm import Topology, collective, p2p
-from gpuwise.estimate.compute import Op, Shape, head_ops, kv_heads_per_gpu, layer_ops
+from gpuwise.estimate.compute import Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
@@ -253,14 +253,18 @@ class StepModel:
         self.layers = model.layers  # a request passes every stage in turn (pipelining not modelled)
         self.window = model.sliding_window if model.sliding_window else None
         self.win_layers = min(self.layers, model.sliding_window_layers) if self.window else 0
-        kv_n = kv_heads_per_gpu(model, tp) * model.head_dim
-        q_n = model.q_dim / tp
+        q_n, o_n = model.q_dim / tp, model.o_dim / tp
         rate = rates.attention
-        # decode: per key read, K and V of every KV head on this GPU (bandwidth) and 4 q_n FLOPs
-        per_key = max(2 * kv_n * self.kv_bytes / rates.bandwidth, 4 * q_n / rate)
+        # decode: per key read, its cached K and V on this GPU (bandwidth) and the FLOPs of one
+        # score and one weighted value per head (MLA, absorbed: against the latent itself)
+        if model.mla:
+            key_flops = 2 * model.heads / tp * (2 * model.kv_lora_rank + model.qk_rope_head_dim)
+        else:
+            key_flops = 2 * (q_n + o_n)
+        per_key = max(kv_cache_width_per_gpu(model, tp) * self.kv_bytes / rates.bandwidth, key_flops / rate)
         self.decode_per_key = per_key * self.verify
-        # prefill: per (query, key) pair 4 q_n FLOPs (FlashAttention keeps it compute-bound)
-        self.prefill_per_pair = 4 * q_n / rate
+        # prefill: per (query, key) pair 2 (q_n + o_n) FLOPs (FlashAttention keeps it compute-bound)
+        self.prefill_per_pair = 2 * (q_n + o_n) / rate
 
         # dense models: each operation's FLOPs and bytes are affine in the step's tokens (or logits),
         # so the linear term is a sum of rooflines over fixed coefficients (MoE: expert counts are not)

@@ -17,6 +17,7 @@ from gpuwise.estimate.compute import (
     block_linear_params,
     forward_flops,
     head_ops,
+    kv_width_per_gpu,
     layer_ops,
     mean_context,
 )
@@ -123,7 +124,7 @@ def _recompute_seconds(job: TrainingJob, layer: list[Op], rates: Rates, layer_fo
     if not op_level or not isinstance(job.model, TransformerArch):  # the attention core (eager: and its scores)
         return sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.name.startswith("attention"))
     m = job.model
-    share = (m.kv_dim + m.q_dim + m.ffn * m.experts_per_token) * m.hidden / max(block_linear_params(m), 1)
+    share = (m.k_dim + m.o_dim + m.mlp_width()) * m.hidden / max(block_linear_params(m), 1)
     matmul = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "matmul")
     elementwise = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "memory")
     return share * matmul + elementwise
@@ -176,7 +177,7 @@ def _context_parallel_comm(
     cp = job.parallel.cp
     if cp <= 1:
         return 0.0
-    kv_shard = tokens * 2 * model.kv_dim / job.parallel.tp * training_element_bytes(job)
+    kv_shard = tokens * kv_width_per_gpu(model, job.parallel.tp) * training_element_bytes(job)
     link = _link_between(hw, topo, job.parallel.tp * cp)
     moved = (cp - 1) * (p2p(kv_shard, link) + 2 * p2p(kv_shard, link))
     notes.append(f"context parallelism {cp}: ring attention passes K/V shards, overlapped with attention compute")

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import ATTENTION_LINEARS, MLP_LINEARS
 from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
@@ -294,18 +293,25 @@ def _default_input(model: Any) -> int:
 
 
 def _targets(raw: list[str] | None, model: ModelArch) -> tuple[str, ...]:
-    if raw is None:
-        return DEFAULT_LORA_TARGETS
     assert isinstance(model, TransformerArch)  # LoRA on a totals-only model is refused before this
+    linears = [lin.name for _, d in model.block_kinds() for lin in model.linears(d)]
+    own = tuple(dict.fromkeys(n for n in linears if n not in ("router", "shared_expert_gate")))
+    if raw is None:
+        if set(DEFAULT_LORA_TARGETS) <= set(own):
+            return DEFAULT_LORA_TARGETS
+        raise UsageError(  # PEFT's q_proj/v_proj default would adapt nothing (multi-head latent attention)
+            f"{model.name} has no {'/'.join(DEFAULT_LORA_TARGETS)}: name the LoRA targets with --lora-targets "
+            f"(its linears: {', '.join(own)}) or 'all-linear'"
+        )
     names = tuple(raw)
     if names in (("all-linear",), ("all",)):
-        return tuple(lin.name for lin in model.linears() if lin.name != "router")
-    valid = set(ATTENTION_LINEARS) | set(MLP_LINEARS) | ({"lm_head"} if model.lm_head else set())
+        return own
+    if not model.gated_ffn and "gate_proj" in names:
+        raise UsageError(f"--lora-targets: {model.name} has no gate_proj (its MLP is not gated)")
+    valid = set(own) | ({"lm_head"} if model.lm_head else set())
     bad = [n for n in names if n not in valid]
     if bad or not names:
         raise UsageError(f"--lora-targets: unknown module(s) {bad}; use names from {sorted(valid)} or 'all-linear'")
-    if not model.gated_ffn and "gate_proj" in names:
-        raise UsageError(f"--lora-targets: {model.name} has no gate_proj (its MLP is not gated)")
     return names
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from gpuwise.catalog import GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
-from gpuwise.estimate.compute import kv_heads_per_gpu
+from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.states import kbit_upcast
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
@@ -55,7 +55,7 @@ def layer_activation_bytes(
     probs = e if softmax_bytes is None else softmax_bytes
     mask_b = n.conv("dropout_mask_bytes") if (model.dropout or model.attention_dropout) else 0.0
     mask = mask_b if model.dropout else 0.0  # the two hidden-dropout masks of a block
-    kv_per_gpu = kv_heads_per_gpu(model, tp)
+    kv_n = kv_width_per_gpu(model, tp)  # keys and values of the attention's heads on this GPU
     attn_in = bool(saving & {"q_proj", "k_proj", "v_proj"})
     mlp_in = bool(saving & {"gate_proj", "up_proj"})
     # Replicated across tensor-parallel ranks unless sequence parallelism splits them: norm inputs
@@ -67,13 +67,13 @@ def layer_activation_bytes(
     # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
     # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
     # the input of the down projection when its weight trains.
-    q_and_out = 2 * e * s * b * model.q_dim / tp
+    q_and_out = e * s * b * (model.q_dim + model.o_dim) / tp
     if lin_e != e and "o_proj" in saving:  # the FP8 copy of the attention output, for o_proj's gradient
-        q_and_out += lin_e * s * b * model.q_dim / tp
-    kv = 2 * e * s * b * kv_per_gpu * model.head_dim
+        q_and_out += lin_e * s * b * model.o_dim / tp
+    kv = e * s * b * kv_n
     gated = (2 if fused_swiglu else 3) if model.gated_ffn else 1
-    mlp_width = (gated * e + lin_e * ("down_proj" in saving)) * s * b * model.ffn / tp
-    mlp = mlp_width * model.experts_per_token * expert_load  # MoE: the expert GEMMs' tokens (padded capacity)
+    # MoE: the expert GEMMs' tokens (padded capacity), the shared expert's, dense blocks' (a mean)
+    mlp = (gated * e + lin_e * ("down_proj" in saving)) * s * b * model.mlp_width(expert_load) / tp
     if attention == "eager" and recompute == "none":
         # softmax output; with attention dropout also its mask and the dropped-out probabilities
         scores = (probs + (mask_b + e if model.attention_dropout else 0)) * model.heads / tp * s * s * b
@@ -82,15 +82,14 @@ def layer_activation_bytes(
     else:
         scores = 0.0  # selective recomputation rebuilds the attention core in backward
     if model.is_moe:
-        mlp += 4 * s * b * model.experts  # fp32 router logits
+        mlp += 4 * s * b * model.experts * model.moe_layers / model.layers  # fp32 router logits
     split = q_and_out + kv + mlp + scores
     full_layer = (replicated / tp if (sp and tp > 1) else replicated) + split
     rows = h / (tp if sp and tp > 1 else 1)
     if recompute == "full":
         return e * s * b * rows  # the checkpointed layer input
     if recompute == "selective" and selective_op:
-        experts_f = model.ffn / tp * model.experts_per_token * expert_load
-        kept = 2 * rows + 2 * model.q_dim / tp + kv_per_gpu * model.head_dim + experts_f
+        kept = 2 * rows + (model.q_dim + model.o_dim) / tp + kv_n / 2 + model.mlp_width(expert_load) / tp
         return e * s * b * kept + 4 * s * b * model.heads / tp
     return full_layer
 
@@ -213,7 +212,7 @@ def _bnb_inputs_held(job: TrainingJob, prof: Framework, seq: int, e: float, laye
         return 0.0
     assert isinstance(model, TransformerArch)
     tp = job.parallel.tp
-    per_token = 2 * model.hidden + model.q_dim / tp + model.ffn / tp * model.experts_per_token
+    per_token = 2 * model.hidden + model.o_dim / tp + model.mlp_width() / tp
     n.add(
         f"{prof.name}: the previous micro-batch's `loss` is still bound during the next forward, and "
         "bitsandbytes' MatMul4Bit keeps its inputs on ctx (not save_for_backward): one micro-batch of "

@@ -6,26 +6,27 @@ from __future__ import annotations
 import math
 
 from gpuwise.catalog import Catalog, TransformerArch
-from gpuwise.estimate.compute import kv_heads_per_gpu
+from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob
 
 
 def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: float, tp: int = 1, pp: int = 1) -> float:
-    """2 * layers * kv_heads * head_dim * tokens * batch * bytes, on one GPU.
+    """2 * layers * kv_heads * head_dim * tokens * batch * bytes, on one GPU; for multi-head latent
+    attention layers * (kv_lora_rank + qk_rope_head_dim) * tokens * batch * bytes.
 
-    KV heads split over tensor-parallel ranks (replicated when tp > kv_heads); sliding-window
-    layers hold at most `window` tokens.
+    KV heads split over tensor-parallel ranks (replicated when tp > kv_heads; MLA's latent on every
+    rank); sliding-window (and chunked-attention) layers hold at most `window` tokens.
     """
     if not model.decoder:
         return 0.0
-    kv_per_gpu = kv_heads_per_gpu(model, tp)
+    width = kv_cache_width_per_gpu(model, tp)
     layers = math.ceil(model.layers / pp)
     windowed = min(layers, math.ceil(model.sliding_window_layers / pp)) if model.sliding_window else 0
     full_tokens = (layers - windowed) * tokens
     win_tokens = windowed * min(tokens, model.sliding_window or tokens)
-    return 2 * kv_per_gpu * model.head_dim * (full_tokens + win_tokens) * batch * kv_bytes
+    return width * (full_tokens + win_tokens) * batch * kv_bytes
 
 
 def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
@@ -79,11 +80,14 @@ def lora_adapter_bytes(model: TransformerArch, job: InferenceJob, dtype_bytes: f
     row-parallel layer the other way round; MoE experts each carry their own pair."""
     tp = job.parallel.tp
     per_layer = 0.0
-    for lin in model.linears():
-        if lin.name == "router":
-            continue
-        row = lin.name in ROW_PARALLEL
-        per_layer += lin.count * (lin.d_in / (tp if row else 1) + lin.d_out / (1 if row else tp))
+    for n_blocks, dense in model.block_kinds():
+        for lin in model.linears(dense):
+            if lin.name in ("router", "shared_expert_gate"):
+                continue
+            row = lin.name in ROW_PARALLEL or lin.name == "shared_down_proj"
+            per_layer += (
+                n_blocks / model.layers * lin.count * (lin.d_in / (tp if row else 1) + lin.d_out / (1 if row else tp))
+            )
     layers = math.ceil(model.layers / job.parallel.pp)
     return job.lora_adapters * job.lora_adapter_rank * per_layer * layers * dtype_bytes
 
@@ -97,8 +101,9 @@ def inference_workspace(model: TransformerArch, job: InferenceJob, n: Notes) -> 
     e = 2
     per_token = e * (
         2 * model.hidden
-        + (model.q_dim + 2 * model.kv_dim) / tp
-        + (3 if model.gated_ffn else 2) * model.ffn / tp * model.experts_per_token
+        + model.q_dim / tp
+        + kv_width_per_gpu(model, tp)
+        + (3 if model.gated_ffn else 2) * model.mlp_width() / tp
     )
     logits = job.concurrency * model.vocab / tp * 4 if model.lm_head else 0.0
     n.add(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
-from gpuwise.estimate.compute import block_linear_params, expert_linear_params
+from gpuwise.estimate.compute import block_linear_params, expert_linear_params, replicated_linear_params
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.units import fmt_bytes
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
@@ -53,7 +53,9 @@ def stage_params(
     layer_rest = model.layer_params - linear_w
     experts_w = expert_linear_params(model)
     # 1/ep of the expert matrices on each rank, each 1/etp of its expert; the rest split over tp
-    block = n_layers * ((linear_w - experts_w) / tp + experts_w / (ep * (tp if etp is None else etp)))
+    whole = replicated_linear_params(model)  # MLA's latent down projections: on every rank
+    split = linear_w - experts_w - whole
+    block = n_layers * (split / tp + whole + experts_w / (ep * (tp if etp is None else etp)))
     other = n_layers * layer_rest / tp
     first, last = stage in ("first", "only"), stage in ("last", "only")
     if first or pp == 1:
@@ -70,8 +72,11 @@ def lora_params(job: TrainingJob, layers: int, tp: int, head: bool = True) -> fl
     `lm_head` target adds r*(hidden + vocab) on the GPU that holds the head (`head`)."""
     model = job.model
     assert isinstance(model, TransformerArch)
-    per_layer = sum(
-        lin.count * job.lora_rank * (lin.d_in + lin.d_out) for lin in model.linears() if lin.name in job.lora_targets
+    per_layer = sum(  # the mean over the stack's kinds of block (MoE and dense)
+        n / model.layers * lin.count * job.lora_rank * (lin.d_in + lin.d_out)
+        for n, dense in model.block_kinds()
+        for lin in model.linears(dense)
+        if lin.name in job.lora_targets
     )
     on_head = job.lora_rank * (model.hidden + model.vocab) if head and "lm_head" in job.lora_targets else 0
     return (layers * per_layer + on_head) / tp
@@ -111,7 +116,9 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
     model = job.model
     per_value = conv("adafactor_state_bytes")
     if isinstance(model, TransformerArch):
-        mats = model.layers * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears())
+        mats = sum(
+            n * sum(lin.count * (lin.d_in + lin.d_out) for lin in model.linears(d)) for n, d in model.block_kinds()
+        )
         mats += model.vocab + model.hidden
         vectors = model.params - model.layers * block_linear_params(model)
         vectors -= model.vocab * model.hidden
@@ -223,7 +230,7 @@ def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes)
     if not isinstance(model, TransformerArch):
         return sp_.total * grad_bytes
     tp = job.parallel.tp
-    biggest: float = max(lin.d_in * lin.d_out for lin in model.linears()) / tp
+    biggest: float = max(lin.d_in * lin.d_out for _, d in model.block_kinds() for lin in model.linears(d)) / tp
     if model.embedding_params or model.lm_head:
         biggest = max(biggest, model.vocab * model.hidden / tp)
     return min(biggest, sp_.total) * grad_bytes
