@@ -28,6 +28,34 @@ def test_a_few_aliases_are_fine():
     assert doc["workload"] == {"seq": 2048}
 
 
+def test_a_big_file_without_aliases_is_read_and_only_what_aliases_add_is_counted(tmp_path, monkeypatch):
+    """A team's export of 12,000 offers (300,000 values, 2.9 MB) was refused as "aliases repeated too
+    often": the limit counted every value. It counts what aliases add, the one way a small file grows."""
+    from gpuwise.api import own_offers
+    from gpuwise.files import MAX_ALIAS_NODES
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))  # the export alone
+    line = ("- {{gpu: h100-sxm, provider: ourcloud, instance: team-{i}, gpus_per_instance: 8, link: nvswitch,"
+            " region: r{i}, price_model: on-demand, currency: USD, price_per_hour: {price}, date: '2026-11-01',"
+            " source: 'export row {i}', available: true}}")  # fmt: skip
+    export = tmp_path / "export.yaml"
+    export.write_text("offers:\n" + "\n".join(line.format(i=i, price=20 + i / 1000) for i in range(12_000)) + "\n")
+    assert export.stat().st_size < MAX_FILE_BYTES
+    offers = own_offers(export)
+    assert len(offers) == 12_000 and offers[-1].price_per_hour == pytest.approx(20 + 11_999 / 1000)
+    # aliases: one anchor used just within the limit is read; one more alias is refused
+    per_alias = 9  # what `*b` adds: the mapping, its 4 keys and 4 values
+    body = "{a: 1, b: 2, c: 3, d: 4}"
+    ok_count = MAX_ALIAS_NODES // per_alias
+
+    def uses(n: int) -> str:
+        return "base: &b " + body + "\nuses: [" + ", ".join(["*b"] * n) + "]\n"
+
+    assert len(parse_yaml(uses(ok_count), "ok.yaml")["uses"]) == ok_count
+    with pytest.raises(ConfigError, match="aliases repeated too often"):
+        parse_yaml(uses(ok_count + 1), "over.yaml")
+
+
 @pytest.mark.parametrize("depth", [65, 3000])
 def test_deep_yaml_is_refused(depth):
     with pytest.raises(ConfigError, match="nest"):

@@ -17,7 +17,9 @@ from gpuwise.errors import ConfigError
 
 MAX_FILE_BYTES = 4 * 2**20  # far beyond any workload, plan, price or replay file
 MAX_DEPTH = 64  # nesting levels of mappings and lists
-MAX_NODES = 200_000  # scalars and collections after alias expansion (a 397-byte bomb expands to 10^9)
+# scalars and collections that aliases add when expanded (a 397-byte bomb adds 10^9); what is written
+# out in the file is not counted: MAX_FILE_BYTES bounds it (a 12,000-offer price export holds 300,000)
+MAX_ALIAS_NODES = 200_000
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
@@ -43,10 +45,12 @@ def decode_text(data: bytes, where: str, what: str = "file", limit: int = MAX_FI
 
 
 def _check_shape(text: str, where: str) -> None:
-    """Depth and expanded size from the event stream, before anything is built (no recursion)."""
+    """Depth and what aliases add when expanded, from the event stream, before anything is built (no
+    recursion). Each alias adds its anchor's expanded size; their sum is the whole growth."""
     sizes: list[int] = []  # expanded node count of each open collection
     anchors: dict[str, int] = {}
     open_anchors: list[str | None] = []
+    added = 0  # nodes the aliases so far add
     for event in yaml.parse(text, Loader=_loader()):
         if isinstance(event, yaml.CollectionStartEvent):
             sizes.append(1)
@@ -60,14 +64,17 @@ def _check_shape(text: str, where: str) -> None:
             size, anchor = 1, event.anchor
         elif isinstance(event, yaml.AliasEvent):
             size, anchor = anchors.get(event.anchor or "", 1), None
+            added += size
+            if added > MAX_ALIAS_NODES:
+                raise ConfigError(
+                    f"{where}: its aliases expand to more than {MAX_ALIAS_NODES:,} values (aliases repeated too often)"
+                )
         else:
             continue
         if anchor:
             anchors[anchor] = size
         if sizes:
             sizes[-1] += size
-        if sum(sizes) + size > MAX_NODES:
-            raise ConfigError(f"{where}: expands to more than {MAX_NODES:,} values (aliases repeated too often)")
 
 
 def _loader() -> Any:
