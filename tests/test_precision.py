@@ -10,6 +10,8 @@ from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate import estimate
+from gpuwise.plan.results import Code, Reason
+from gpuwise.report.as_json import candidate_json
 from gpuwise.workload import TrainingJob, build_hardware, build_workload
 from gpuwise.workload.precision import NoBf16Error, lacks_bf16, on_gpu
 
@@ -86,11 +88,11 @@ def test_no_serving_plan_says_t4_bf16():
     assert {"t4", "v100-32gb-sxm"} <= set(seen)
     for gpu in ("t4", "v100-32gb-sxm"):
         c = seen[gpu]
-        echo = c.as_dict()["workload"]
+        echo = candidate_json(c)["workload"]
         assert (echo["weights_dtype"], echo["kv_dtype"]) == ("fp16", "fp16")
         assert "--weights-dtype fp16" in c.command  # the line reproduces the fp16 answer
-        assert any("cast to fp16" in a for a in c.as_dict()["assumptions"])
-    assert seen["l4"].as_dict()["workload"]["weights_dtype"] == "bf16"
+        assert any("cast to fp16" in a for a in candidate_json(c)["assumptions"])
+    assert candidate_json(seen["l4"])["workload"]["weights_dtype"] == "bf16"
 
 
 def test_a_training_plan_runs_the_default_as_fp16_and_refuses_bf16_named():
@@ -101,4 +103,4 @@ def test_a_training_plan_runs_the_default_as_fp16_and_refuses_bf16_named():
     assert t4 and all(c.est.workload.precision == "fp16" and "--precision fp16" in c.command for c in t4)
     named = make_plan({**work, "precision": "bf16"}, reqs)
     assert not [c for c in named.candidates if c.est.hardware.gpu.id == "t4"]
-    assert [r.reason for r in named.rejected if r.gpu == "t4"] == ["no bf16 tensor cores"]
+    assert [r.reason for r in named.rejected if r.gpu == "t4"] == [Reason.of(Code.NO_TENSOR_CORES, precision="bf16")]
