@@ -40,6 +40,8 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "speculative_tokens": {"speculative_acceptance": 0.6},
     "speculative_acceptance": {"speculative_tokens": 4},
     "lora_adapter_rank": {"lora_adapters": 4},
+    "sharding": {"framework": "fsdp", "zero": 3},
+    "zeropp": {"framework": "deepspeed", "zero": 3},
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -66,7 +68,9 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
         base = dict(TRAIN)
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
-    if f.section == "workload" and (f.name.startswith("speculative") or f.name == "lora_adapter_rank"):
+    if f.section == "workload" and (
+        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp")
+    ):
         base.update(PARTNERS[f.name])
     if f.section == "target":
         other.update(PARTNERS.get(f.name, {"p99_ms": 60000} if f.name == "qps" else {}))

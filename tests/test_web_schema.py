@@ -51,6 +51,8 @@ COMPANIONS = {
     "speculative_acceptance": {"speculative_tokens": "4"},
     "lora_adapter_rank": {"lora_adapters": "4"},
     "vpp": {"pp": "2"},  # interleaved stages need a pipeline
+    "sharding": {"framework": "fsdp", "zero": "3"},  # hybrid sharding is FSDP's (or torchtitan's)
+    "zeropp": {"framework": "deepspeed", "zero": "3"},  # ZeRO++ is DeepSpeed's, on ZeRO-3
 }
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
 REPLACES = {"samples": "tokens"}

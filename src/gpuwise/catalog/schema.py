@@ -304,6 +304,8 @@ class Framework(_Sourced):
     quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
+    hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)
+    zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0

@@ -133,6 +133,8 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             grad_accumulation=work.grad_accumulation(hw.count),
             seq=work.seq,
             zero=par.zero,
+            sharding=par.sharding,
+            zeropp=list(par.zeropp),
             sequence_parallel=par.sequence_parallel and par.tp > 1,
             recompute=work.recompute,
             attention=work.attention,

@@ -32,6 +32,7 @@ from gpuwise.estimate.memory.states import (
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.sharding import sharded_optimizer_comm, zero3_comm
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -435,23 +436,18 @@ def _data_parallel_comm(
     spans = hw.nodes > 1
     m = job.grad_accumulation(hw.count)
     if job.parallel.zero >= 3:
-        w_bytes = stage_total * (e if job.method == "full" else 2)
-        comm_mb = 2 * collective("all_gather", w_bytes, dp, topo, spans) + collective(
-            "reduce_scatter", grad_bytes, dp, topo, spans
-        )
-        one_layer = collective("all_gather", w_bytes / max(work.layers, 1), dp, topo, spans)
-        notes.append(
-            "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
-        )
-        return m * max(0.0, comm_mb - per_mb) + one_layer
+        w_elem = e if job.method == "full" else 2
+        g_elem = grad_bytes / n_train
+        z3 = zero3_comm(job, hw, topo, (stage_total * w_elem, w_elem), (grad_bytes, g_elem), work.layers)
+        notes.extend(z3.notes)
+        return m * max(0.0, z3.total - per_mb) + z3.first_layer
     bucket_bytes = prof.bucket_bytes
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
     backward = work.layers * layer_backward
     if job.parallel.zero in (1, 2) and prof.overlap_grad_reduce:
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
-        scatter = collective("reduce_scatter", grad_bytes, dp, topo, spans)
-        gather = collective("all_gather", stage_total * e, dp, topo, spans)
+        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, stage_total * e)
         notes.append(
             f"sharded optimizer: gradient reduce-scatter in {bucket_bytes / MiB:g} MiB buckets under the last "
             "backward, parameter all-gather under the first forward; the last bucket is exposed"

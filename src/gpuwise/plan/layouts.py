@@ -3,7 +3,8 @@ that fits.
 
 At a fixed GPU type and count the price per hour is fixed, so the cheapest layout is the fastest
 one: the search maximises samples per second among the layouts that fit in memory. The space is
-tensor parallelism inside a node x pipeline parallelism x ZeRO stage 0-3 x micro-batch (with the
+tensor parallelism inside a node x pipeline parallelism x ZeRO stage 0-3 (across nodes also hybrid
+sharding or ZeRO++ where the stack has them) x micro-batch (with the
 gradient accumulation that makes the global batch) x recomputation, with sequence parallelism on
 whenever tensor parallelism is (it shards activations for the same communication volume).
 
@@ -23,9 +24,10 @@ from dataclasses import dataclass, field, replace
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import memory
 from gpuwise.estimate.comm import topology
+from gpuwise.estimate.memory.states import framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
-from gpuwise.workload.specs import Recompute
+from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP
 
 __all__ = [
     "CostBound",
@@ -34,6 +36,7 @@ __all__ = [
     "cost_bound",
     "hardware",
     "micro_batches",
+    "shardings",
     "tp_pp",
     "zero_stages",
 ]
@@ -97,6 +100,21 @@ def zero_stages(dp: int, pp: int) -> tuple[int, ...]:
     if dp == 1:
         return (0,)
     return (1,) if pp > 1 else (2, 3)
+
+
+def shardings(work: TrainingJob, hw: Hardware, zero: int, cat: Catalog) -> list[tuple[Sharding, tuple[ZeroPP, ...]]]:
+    """Full sharding always; across nodes also what the stack offers there: hybrid sharding (shard
+    inside a node, replicate across; FSDP, torchtitan) for ZeRO-2/3 and ZeRO++ (DeepSpeed) for ZeRO-3.
+    Neither changes the compute, so only their memory and collectives decide."""
+    out: list[tuple[Sharding, tuple[ZeroPP, ...]]] = [("full", ())]
+    if hw.nodes <= 1:
+        return out
+    prof = framework_of(work, cat)
+    if prof.hybrid_sharding and zero >= 2:
+        out.append(("hybrid", ()))
+    if prof.zeropp and zero == 3:
+        out.append(("full", ZEROPP))
+    return out
 
 
 def _recomputes(work: TrainingJob) -> tuple[Recompute, ...]:
@@ -213,8 +231,9 @@ def _search(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> Layo
         if not micros:
             continue
         for zero in zero_stages(dp, pp):
-            par = Parallelism(tp=tp, pp=pp, zero=zero, sequence_parallel=tp > 1)
-            (_piped if pp > 1 else _flat)(s, par, micros)
+            for sharding, zeropp in shardings(work, hw, zero, cat):
+                par = Parallelism(tp=tp, pp=pp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp)
+                (_piped if pp > 1 else _flat)(s, par, micros)
     return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
 
 

@@ -85,11 +85,33 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         ep=f.ep or 1,
         etp=f.etp,  # None: tp, Megatron's default for --expert-tensor-parallel-size
         vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
+        sharding=f.sharding or "full",
+        zeropp=tuple(dict.fromkeys(f.zeropp or ())),
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
+    if profile is not None:
+        _check_sharding(parallel, profile)
     if profile is None:  # serving: no training stack
         return _inference_job(f, given, model, parallel)
     return _training_job(f, given, model, parallel, task, profile)
+
+
+def _check_sharding(par: Parallelism, profile: Framework) -> None:
+    """Hybrid sharding (FSDP, torchtitan) shards ZeRO-2/3 states inside a node; ZeRO++ (DeepSpeed)
+    changes ZeRO-3's collectives: each only where the stack has it."""
+    if par.sharding == "hybrid":
+        if not profile.hybrid_sharding:
+            raise UsageError(
+                f"--sharding hybrid: {profile.name} has no hybrid sharding (FSDP's HYBRID_SHARD, torchtitan's HSDP): "
+                "use --framework fsdp or torchtitan"
+            )
+        if par.zero < 2:
+            raise UsageError("--sharding hybrid shards ZeRO-2/3 states inside each node: give --zero 2 or 3")
+    if par.zeropp:
+        if not profile.zeropp:
+            raise UsageError(f"--zeropp is DeepSpeed's ZeRO++; {profile.name} has none: use --framework deepspeed")
+        if par.zero != 3:
+            raise UsageError("--zeropp changes ZeRO-3's collectives: give --zero 3")
 
 
 def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism) -> InferenceJob:

@@ -33,8 +33,10 @@ from gpuwise.workload.specs import (
     Precision,
     Pricing,
     Recompute,
+    Sharding,
     Task,
     WeightsDtype,
+    ZeroPP,
 )
 
 Applies = Literal["any", "training", "inference"]
@@ -213,6 +215,24 @@ class WorkloadFields(StrictFields):
     )
     sequence_parallel: bool | None = _f(
         "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
+    )
+    sharding: Annotated[Sharding | None, Choice] = _f(
+        "ZeRO-2/3 sharding group: every data-parallel rank (full), or the ranks of one node, replicated across "
+        "nodes (hybrid: FSDP HYBRID_SHARD, torchtitan HSDP).",
+        example="hybrid",
+        applies="training",
+        default="full",
+        layout=True,
+    )
+    zeropp: Annotated[list[ZeroPP] | None, Names] = _f(
+        "DeepSpeed ZeRO++ on ZeRO-3: hpz (a secondary weight shard per node), qwz (int8 weight all-gather), "
+        "qgz (int4 gradient reduce-scatter); a comma list.",
+        example="hpz,qwz,qgz",
+        applies="training",
+        metavar="LIST",
+        default="none",
+        max_length=3,
+        layout=True,
     )
     recompute: Annotated[Recompute | None, Choice] = _f(
         "Activation recomputation.", example="selective", applies="training", default="none", layout=True

@@ -30,6 +30,12 @@ FrameworkName = Literal[
 # What a training job keeps in CPU memory: optimizer states (ZeRO-Offload, FSDP CPU offload of the
 # optimizer), parameters and gradients too (ZeRO-Infinity, FSDP cpu_offload), or saved activations.
 Offload = Literal["optimizer", "params", "activations"]
+# ZeRO-3/FSDP sharding group: every data-parallel rank (full), or the ranks of a node with replicas
+# across nodes (hybrid: FSDP HYBRID_SHARD, torchtitan HSDP)
+Sharding = Literal["full", "hybrid"]
+# DeepSpeed ZeRO++ (Wang et al. 2023): hierarchical partitioning (a secondary weight shard per node),
+# quantized weights (int8 all-gather), quantized gradients (int4 reduce-scatter)
+ZeroPP = Literal["hpz", "qwz", "qgz"]
 # LLM serving engines with a profile in catalog engines.yaml `engines`; runtimes of models described
 # operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
 LLMEngine = Literal["vllm", "sglang", "trtllm", "lmdeploy"]
@@ -52,6 +58,8 @@ RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
 ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
 FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
 OFFLOADS: tuple[Offload, ...] = get_args(Offload)
+SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
+ZEROPP: tuple[ZeroPP, ...] = get_args(ZeroPP)
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 LLM_ENGINES: tuple[LLMEngine, ...] = get_args(LLMEngine)
 RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
@@ -89,6 +97,8 @@ class Parallelism:
     ep: int = 1
     vpp: int = 1  # virtual pipeline stages per GPU (Megatron's interleaved 1F1B schedule)
     etp: int | None = None  # expert-tensor parallel; None: tp (Megatron's --expert-tensor-parallel-size default)
+    sharding: Sharding = "full"  # ZeRO-2/3 over every data-parallel rank, or inside each node (hybrid)
+    zeropp: tuple[ZeroPP, ...] = ()  # DeepSpeed ZeRO++ components on a ZeRO-3 run
 
     @property
     def expert_tp(self) -> int:

@@ -25,6 +25,7 @@ from gpuwise.estimate.memory.states import (
     training_element_bytes,
     zero3_unsharded,
 )
+from gpuwise.estimate.sharding import node_ranks, secondary_weight_bytes, shard_ranks
 from gpuwise.workload.build import data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
 
@@ -34,7 +35,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     par = job.parallel
     # context-parallel ranks hold the same parameters: ZeRO/FSDP shard over data x context parallel
     # ranks (Megatron's distributed optimizer and torchtitan's FSDP use that group)
-    dp = data_parallel(job, hw) * par.cp
+    dp = shard_ranks(job, hw)  # every data x context rank, or a node's under hybrid sharding
     zero = par.zero
     sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
@@ -60,7 +61,14 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
     weights, grads = weights + gathered, grads + unreduced
     if zero:
-        n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks")
+        replicas = data_parallel(job, hw) * par.cp // dp
+        hybrid = f" inside each node, replicated on {replicas} nodes (hybrid sharding)" if replicas > 1 else ""
+        n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks{hybrid}")
+    secondary = secondary_weight_bytes(job, hw, sp_.total, DTYPE_BYTES["bf16"])
+    if secondary:
+        detail["zeropp_secondary_weights"] = secondary
+        weights += secondary
+        n.add(f"ZeRO++ hpZ: a secondary 16-bit weight shard over the node's {node_ranks(job, hw)} ranks")
     if job.optimizer_in_backward:
         grads = min(grads, step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
     if "main_gradients" in detail:
@@ -76,7 +84,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if fp8_cache:
         detail["fp8_weight_cache"] = fp8_cache
         weights += fp8_cache
-    if zero < 1 and dp > 1:
+    if zero < 1 and data_parallel(job, hw) * par.cp > 1:
         n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
     if job.paged_optimizer:
         detail["paged_optimizer_states"] = opt
