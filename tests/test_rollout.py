@@ -438,3 +438,98 @@ def test_plan_takes_no_tolerance_its_gates_would_refuse(fleet_dir, tmp_path):
     accept = run("bench", "accept", "--results", d / "good.json", "--baseline", d / "baseline.json",
                  "--tolerance", "0.995")  # fmt: skip
     assert isinstance(accept.exception, UsageError) and "--tolerance" in str(accept.exception)  # exit 2 in main
+
+
+# ----- the scheduler each host serves: cordon on Kubernetes, drain on Slurm ------------------------
+def test_the_stored_scheduler_picks_cordon_or_drain(tmp_path):
+    db = f"sqlite:///{tmp_path / 'fleet.db'}"
+    for host, scheduler, node in (("a", "slurm", "gpu-a"), ("b", "kubernetes", None), ("c", "none", None)):
+        cmd = ["fleet", "scheduler", host, scheduler, "--db", db, *(["--node", node] if node else [])]
+        assert run(*cmd).exit_code == 0
+    assert run("fleet", "scheduler", "d", "slrum", "--db", db).exit_code == 2
+    from gpuwise.ops.fleet import host_schedulers
+    from gpuwise.store import open_store
+
+    with open_store(db) as store:
+        stored = host_schedulers(store)
+    facts = {"c": rollout.RolloutHost(k8s_node="kube-c")}  # a hosts file's k8s_node stands
+    plan = plan_rollout(Target("driver", "555.42.06"), [card(h, 0) for h in "abcd"], facts=facts, schedulers=stored)
+    got = {h: (p.scheduler, p.node) for h, p in plan.hosts.items()}
+    assert got == {
+        "a": ("slurm", "gpu-a"),
+        "b": ("kubernetes", "b"),
+        "c": ("kubernetes", "kube-c"),
+        "d": ("none", None),
+    }
+
+
+def test_a_slurm_node_name_is_written_as_data_and_drained_around_the_upgrade(fleet_dir, tmp_path):
+    d, db = fleet_dir
+    assert run("fleet", "scheduler", "hgx-h100-07", "slurm", "--node", "gpu-07", "--db", db).exit_code == 0
+    try:
+        _plan(d, db, tmp_path, _hosts_file(d, "s.yaml"), "--canary", "hgx-h100-07")
+    finally:
+        assert run("fleet", "scheduler", "hgx-h100-07", "none", "--db", db).exit_code == 0
+    assert "slurm_node: !unsafe gpu-07\n" in (tmp_path / "inventory.yml").read_text()  # data, never a template
+    tasks = load_tree((tmp_path / "tasks" / "host.yml").read_text())
+    block = next(t for t in tasks if "block" in t)["block"]
+    names = [t["name"] for t in block]
+    drain, resume = names.index("Drain the Slurm node"), names.index("Resume the Slurm node")
+    assert drain < names.index("Wait for the Slurm node's running jobs to end") < names.index("Install the driver")
+    assert names.index("Gate after the upgrade") < resume
+    assert block[drain]["ansible.builtin.command"]["argv"][:4] == [
+        "scontrol",
+        "update",
+        "nodename={{ slurm_node }}",
+        "state=drain",
+    ]
+    assert block[resume]["when"] == "slurm_node is defined"
+
+
+def test_a_stored_node_name_that_is_no_host_name_is_refused(tmp_path):
+    """A store written past `fleet scheduler`'s check is refused by the plan, not turned into a playbook."""
+    from sqlalchemy import insert
+
+    from gpuwise.ops.fleet import host_schedulers
+    from gpuwise.store import open_store
+    from gpuwise.store.schema import fleet_hosts
+
+    db = f"sqlite:///{tmp_path / 'fleet.db'}"
+    with open_store(db) as store:
+        store.transaction(lambda conn: conn.execute(insert(fleet_hosts).values(
+            host="a", scheduler="slurm", node="x{{ lookup('pipe', 'id') }}", updated_at=T0)))  # fmt: skip
+        stored = host_schedulers(store)
+    with pytest.raises(UsageError, match="stored slurm node name"):
+        plan_rollout(Target("driver", "555.42.06"), [card("a", 0)], schedulers=stored)
+
+
+def test_a_real_roll_out_drains_and_resumes_the_slurm_node(slurm_cluster, tmp_path):
+    """Not a rehearsal: the playbook drains the host's node in a real Slurm (tests/slurm_cluster.py),
+    waits for its jobs, installs (`true`), passes both gates, and resumes the node."""
+    db = f"sqlite:///{tmp_path / 'fleet.db'}"
+    assert run("fleet", "scan", "--replay", HOSTS / "healthy-8x-h100-nvlink.json", "--db", db).exit_code == 0
+    _results(tmp_path / "baseline.json", 7.9e14)
+    _results(tmp_path / "good.json", 7.9e14)
+    node = slurm_cluster.nodes[0]
+    assert run("fleet", "scheduler", "hgx-h100-07", "slurm", "--node", node, "--db", db).exit_code == 0
+    hosts = tmp_path / "hosts.yaml"
+    replay = str(HOSTS / "healthy-8x-h100-nvlink.json")
+    hosts.write_text(
+        yaml.safe_dump({"hosts": {"hgx-h100-07": {"doctor_replay": replay, "bench_results": "good.json"}}})
+    )
+    plan = _plan(tmp_path, db, tmp_path / "out", hosts, "--install-command", "true")
+    try:
+        proc = subprocess.run(
+            [_ansible("ansible-playbook"), "-i", "inventory.yml", "rollout.yml"],
+            cwd=tmp_path / "out", capture_output=True, text=True, timeout=300,
+            env={**_env(), "SLURM_CONF": str(slurm_cluster.conf)},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+        state = slurm_cluster.scontrol("show", "node", node).stdout
+        assert "State=IDLE " in state and "DRAIN" not in state
+        log = slurm_cluster.log("slurmctld")
+        assert f"reason set to: gpuwise roll-out {plan['id']}: driver 550.127.05" in log
+    finally:
+        slurm_cluster.scontrol("update", f"nodename={node}", "state=resume", check=False)
+    status = json.loads(run("rollout", "status", "--db", db, "--rollout", str(plan["id"]), "--json").output)
+    assert status["checked"] is False and [h["state"] for h in status["hosts"]] == ["done"]

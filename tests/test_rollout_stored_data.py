@@ -126,7 +126,10 @@ def _hostile_plan(tmp_path: Path, marks: Path) -> RolloutPlan:
         bench_results=str(_results(tmp_path / "good.json", 7.9e14)),
         bench_results_after=str(_results(tmp_path / "slow.json", 6.0e14)),  # below the baseline: roll back
     )
-    plan = HostPlan(host, facts.pool, _jinja(marks / "model"), (0,), _jinja(marks / "previous"), 0, facts)
+    plan = HostPlan(
+        host, facts.pool, _jinja(marks / "model"), (0,), _jinja(marks / "previous"), 0, facts,
+        scheduler="slurm", node=_jinja(marks / "slurm_node"),
+    )  # fmt: skip
     return RolloutPlan(Target("driver", "560.35.03"), host, (), {host: plan}, 1)
 
 
@@ -166,6 +169,7 @@ def test_every_stored_value_is_written_unsafe_and_ansible_renders_none(tmp_path)
     hv = inv["children"]["rollout"]["children"]["canary"]["hosts"][host]
     assert hv["rollout_previous"] == plan.hosts[host].previous and hv["gpu_model"] == plan.hosts[host].model
     assert hv["pool"] == plan.hosts[host].pool and hv["k8s_node"] == plan.hosts[host].facts.k8s_node
+    assert hv["slurm_node"] == plan.hosts[host].node
     assert hv["ansible_host"] == plan.hosts[host].facts.ansible_host
     (play,) = load_tree(texts["rollout.yml"])
     assert host in play["name"]

@@ -165,10 +165,18 @@ def _write_v3(conn):
     conn.execute(insert(_table(conn, "rollout_events")).values({**EVENT_ROW, "rollout_id": rollout_id}))
 
 
-WRITERS = {1: _write_v1, 2: _write_v2, 3: _write_v3}  # what the gpuwise at each version stored: one per migration
+FLEET_HOST_ROW = {"host": "node-1", "scheduler": "slurm", "node": "gpu-node-1", "updated_at": T0}
+
+
+def _write_v4(conn):
+    conn.execute(insert(_table(conn, "fleet_hosts")).values(FLEET_HOST_ROW))
+
+
+WRITERS = {1: _write_v1, 2: _write_v2, 3: _write_v3, 4: _write_v4}  # what each version stored: one per migration
 EXPECTED = {1: {"hosts": HOST_ROW, "runs": RUN_ROW, "results": RESULT_ROW},
             2: {"cards": CARD_ROW, "inspections": INSPECTION_ROW},
-            3: {"rollouts": ROLLOUT_ROW, "rollout_events": EVENT_ROW}}  # fmt: skip
+            3: {"rollouts": ROLLOUT_ROW, "rollout_events": EVENT_ROW},
+            4: {"fleet_hosts": FLEET_HOST_ROW}}  # fmt: skip
 
 
 def test_every_migration_has_sample_data():

@@ -287,6 +287,27 @@ def fleet_list(
         console.print(f"{len(cards)} card(s)")
 
 
+@fleet_app.command("scheduler")
+def fleet_scheduler(
+    host: Annotated[str, typer.Argument(help="The host (as `fleet scan` recorded it).")],
+    scheduler: Annotated[str, typer.Argument(help="kubernetes|slurm|none: what places work on it.")],
+    node: Annotated[str | None, typer.Option("--node", help="Its node name there (default: the host name).")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record the scheduler a host serves: roll-outs cordon (Kubernetes) or drain (Slurm) it around the upgrade."""
+    with _errors():
+        from gpuwise.ops import fleet
+
+        with _store(db) as store:
+            record = fleet.set_scheduler(store, host, scheduler, node)
+        if as_json:
+            print_json(record.as_dict())
+        else:
+            where = f" node {record.node_name}" if record.scheduler != "none" else ""
+            sys.stdout.write(shown(f"{record.host}: {record.scheduler}{where}") + "\n")
+
+
 @fleet_app.command("retire")
 def fleet_retire(
     uuid: Annotated[str, typer.Argument(help="Card UUID (or a unique prefix).")],

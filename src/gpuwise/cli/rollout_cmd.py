@@ -67,7 +67,13 @@ def plan(
         with _store(db) as store:
             cuda = rollout.cuda_by_host(store) if goal.kind == "cuda" else {}
             the_plan = rollout.plan_rollout(
-                goal, fleet.list_cards(store), wave_size=wave_size, canary=canary, facts=facts, cuda=cuda
+                goal,
+                fleet.list_cards(store),
+                wave_size=wave_size,
+                canary=canary,
+                facts=facts,
+                cuda=cuda,
+                schedulers=fleet.host_schedulers(store),
             )
             url = _absolute(store.engine.url.render_as_string(hide_password=False))
             settings = PlaybookSettings(0, url, baseline, tolerance, gpuwise_bin, record_bin, local, install_command)

@@ -4,8 +4,9 @@ Layout of the folder `gpuwise rollout plan -o DIR` writes:
 
     inventory.yml        hosts in groups canary, wave_N (the stages), gpu_<model>, pool_<pool>
     rollout.yml          one play per stage, in order; any failed host stops everything after it
-    tasks/host.yml       gate before, cordon/drain, upgrade (firmware: one GPU at a time), gate after,
-                         uncordon; a failure after the gate before rolls the host back (block/rescue)
+    tasks/host.yml       gate before, cordon/drain (Kubernetes) or drain (Slurm, scontrol), upgrade
+                         (firmware: one GPU at a time), gate after, uncordon or resume; a failure after
+                         the gate before rolls the host back (block/rescue)
     tasks/gate.yml       `gpuwise doctor` and the benchmark suite on the host, `gpuwise bench accept`
                          against the fleet baseline on the controller, written back with
                          `gpuwise rollout record` (only the controller reaches the store)
@@ -35,7 +36,10 @@ INSTALL_COMMANDS = {
     "firmware": "nvflash --index={{ gpu }} /opt/nvidia/firmware/{{ version }}.rom",
 }
 REBOOT = {"driver": True, "firmware": True, "cuda": False}  # a new kernel module or VBIOS loads at boot
-DRAIN_TIMEOUT = "30m"
+DRAIN_TIMEOUT_S = 1800  # how long a drain may wait for the host's work to leave
+DRAIN_TIMEOUT = f"{DRAIN_TIMEOUT_S // 60}m"  # kubectl drain --timeout
+DRAIN_POLL_S = 10  # how often the Slurm drain looks at the node's jobs
+DRAIN_RETRIES = DRAIN_TIMEOUT_S // DRAIN_POLL_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,8 @@ def _host_vars(plan: RolloutPlan, host: str, settings: PlaybookSettings) -> dict
     f = p.facts
     extra = {
         "ansible_host": f.ansible_host,
-        "k8s_node": f.k8s_node,
+        "k8s_node": p.node if p.scheduler == "kubernetes" else f.k8s_node,
+        "slurm_node": p.node if p.scheduler == "slurm" else None,
         "gpuwise_doctor_replay": f.doctor_replay,
         "gpuwise_bench_results": f.bench_results,
         "gpuwise_bench_results_after": f.bench_results_after,
@@ -281,6 +286,35 @@ def _kubectl(name: str, args: list[str], reason: str) -> dict[str, Any]:
     }
 
 
+def _scontrol(name: str, state: str) -> dict[str, Any]:
+    """Drain or resume the host's Slurm node, on the host (a Slurm node has scontrol and the
+    cluster's config; changing a node's state needs the Slurm administrator: root)."""
+    argv = ["scontrol", "update", "nodename={{ slurm_node }}", f"state={state}"]
+    if state == "drain":
+        argv.append("reason=gpuwise roll-out {{ rollout_id }}: {{ rollout_kind }} {{ rollout_version }}")
+    return {
+        "name": name,
+        "ansible.builtin.command": {"argv": argv},
+        "become": "{{ rollout_become | bool }}",
+        "when": "slurm_node is defined",
+        "changed_when": True,
+    }
+
+
+def _slurm_jobs_gone() -> dict[str, Any]:
+    """A drained node takes no new job; the ones running finish first (as kubectl drain waits for pods)."""
+    return {
+        "name": "Wait for the Slurm node's running jobs to end",
+        "ansible.builtin.command": {"argv": ["squeue", "--noheader", "--nodelist={{ slurm_node }}", "--format=%A"]},
+        "register": "slurm_jobs",
+        "until": "slurm_jobs.stdout | trim | length == 0",
+        "retries": why(DRAIN_RETRIES, f"every {DRAIN_POLL_S} s for {DRAIN_TIMEOUT}, as long as kubectl drain waits"),
+        "delay": DRAIN_POLL_S,
+        "changed_when": False,
+        "when": "slurm_node is defined",
+    }
+
+
 def _reboot(when: str) -> dict[str, Any]:
     return {
         "name": "Reboot to load it",
@@ -300,6 +334,8 @@ def host_tasks(kind: str) -> list[dict[str, Any]]:
             ["drain", "{{ k8s_node }}", "--ignore-daemonsets", "--delete-emptydir-data", f"--timeout={DRAIN_TIMEOUT}"],
             kube,
         ),
+        _scontrol("Drain the Slurm node", "drain"),
+        _slurm_jobs_gone(),
         _install(kind, "rollout_version", f"Install the {kind}" + (" one GPU at a time" if kind == "firmware" else "")),
         _reboot("rollout_reboot | bool"),
         {
@@ -310,6 +346,7 @@ def host_tasks(kind: str) -> list[dict[str, Any]]:
         },
         {"name": "Gate after the upgrade", "ansible.builtin.import_tasks": "gate.yml", "vars": {"gate": "after"}},
         _kubectl("Uncordon the Kubernetes node", ["uncordon", "{{ k8s_node }}"], kube),
+        _scontrol("Resume the Slurm node", "resume"),
         {"name": "Record the host done", **_record("'done'", "'pass'", "rollout_kind + ' ' + rollout_version")},
     ]
     rollback = [
@@ -331,7 +368,7 @@ def host_tasks(kind: str) -> list[dict[str, Any]]:
             "name": "Stop the roll-out",
             "ansible.builtin.fail": {
                 "msg": "{{ inventory_hostname }}: the {{ rollout_kind }} upgrade failed and was rolled back; "
-                "a Kubernetes node stays cordoned until someone looks"
+                "its node stays cordoned or drained until someone looks"
             },
         },
     ]

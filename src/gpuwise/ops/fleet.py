@@ -830,3 +830,66 @@ __all__ = [
     "scan",
     "set_status",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The scheduler each host serves: a roll-out takes the host out of it first (cordon/drain on
+# Kubernetes, `scontrol update state=drain` on Slurm) and puts it back after the gate.
+SCHEDULERS = ("kubernetes", "slurm", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class HostScheduler:
+    host: str
+    scheduler: str  # kubernetes | slurm | none
+    node: str | None  # the host's node name there (None: the host name)
+    updated_at: dt.datetime
+
+    @property
+    def node_name(self) -> str:
+        return self.node or self.host
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "updated_at": self.updated_at.isoformat(), "node_name": self.node_name}
+
+
+def set_scheduler(
+    store: Any, host: str, scheduler: str, node: str | None = None, now: dt.datetime | None = None
+) -> HostScheduler:
+    """Record which scheduler places work on `host` (and its node name there); replaces the last record."""
+    from sqlalchemy import delete, insert
+
+    from gpuwise.store.schema import fleet_hosts
+
+    if scheduler not in SCHEDULERS:
+        hint = difflib.get_close_matches(scheduler, SCHEDULERS, n=1)
+        raise UsageError(
+            f"scheduler must be one of {', '.join(SCHEDULERS)}; got {scheduler!r}"
+            + (f" (did you mean {hint[0]}?)" if hint else "")
+        )
+    check_hostname(host, "the host")
+    if node is not None:
+        check_hostname(node, "--node")
+    when = now or dt.datetime.now(dt.UTC)
+    row = {"host": host, "scheduler": scheduler, "node": node, "updated_at": when}
+
+    def write(conn: Any) -> None:
+        conn.execute(delete(fleet_hosts).where(fleet_hosts.c.host == host))
+        conn.execute(insert(fleet_hosts).values(**row))
+
+    store.transaction(write)
+    return HostScheduler(host, scheduler, node, when)
+
+
+def host_schedulers(store: Any) -> dict[str, HostScheduler]:
+    """Every host's recorded scheduler (hosts never recorded are absent: they serve none)."""
+    from sqlalchemy import select
+
+    from gpuwise.store.schema import fleet_hosts
+
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(fleet_hosts).order_by(fleet_hosts.c.host)).mappings().all()
+    return {
+        r["host"]: HostScheduler(r["host"], r["scheduler"], r["node"], _utc(r["updated_at"]) or r["updated_at"])
+        for r in rows
+    }

@@ -15,7 +15,7 @@ import datetime as dt
 import difflib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuwise.errors import UsageError
 from gpuwise.ops import names
-from gpuwise.ops.fleet import Card, problems_of
+from gpuwise.ops.fleet import Card, HostScheduler, problems_of
 
 KINDS = ("driver", "firmware", "cuda")
 STEPS = ("gate-before", "upgrade", "gate-after", "rollback", "done")
@@ -103,6 +103,8 @@ class HostPlan:
     previous: str | None  # the version it runs now: what a failed gate rolls back to
     on_watch: int  # cards of the host on `watch`
     facts: RolloutHost = field(default_factory=RolloutHost)
+    scheduler: str = "none"  # what places work on it: kubernetes (cordon/drain) | slurm (scontrol drain) | none
+    node: str | None = None  # its node name there
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -171,8 +173,22 @@ def _previous(kind: str, cards: list[Card], cuda: str | None) -> str | None:
     return cuda
 
 
+def _scheduler(host: str, facts: RolloutHost, stored: HostScheduler | None) -> tuple[str, str | None]:
+    """(scheduler, node) of a host: the hosts file's k8s_node, else what `fleet scheduler` stored."""
+    if facts.k8s_node:
+        return "kubernetes", facts.k8s_node
+    if stored is None or stored.scheduler == "none":
+        return "none", None
+    names.check_hostname(stored.node_name, f"{host}: the stored {stored.scheduler} node name")
+    return stored.scheduler, stored.node_name
+
+
 def _host_plans(
-    target: Target, cards: list[Card], facts: Mapping[str, RolloutHost], cuda: Mapping[str, str]
+    target: Target,
+    cards: list[Card],
+    facts: Mapping[str, RolloutHost],
+    cuda: Mapping[str, str],
+    schedulers: Mapping[str, HostScheduler],
 ) -> dict[str, HostPlan]:
     by_host: dict[str, list[Card]] = defaultdict(list)
     for c in cards:
@@ -197,6 +213,8 @@ def _host_plans(
             on_watch=sum(c.status == "watch" for c in mine),
             facts=facts.get(host, RolloutHost()),
         )
+        scheduler, node = _scheduler(host, plans[host].facts, schedulers.get(host))
+        plans[host] = replace(plans[host], scheduler=scheduler, node=node)
     return plans
 
 
@@ -220,12 +238,13 @@ def plan_rollout(
     canary: str | None = None,
     facts: Mapping[str, RolloutHost] | None = None,
     cuda: Mapping[str, str] | None = None,
+    schedulers: Mapping[str, HostScheduler] | None = None,
 ) -> RolloutPlan:
     """Canary first, then waves of `wave_size` hosts: the canary's GPU model first (its gate has
     spoken for it), then by model, pool and name. `cuda` maps host -> CUDA version it runs."""
     if not 1 <= wave_size <= 1000:
         raise UsageError(f"--wave-size must be 1 to 1000 hosts; got {wave_size}")
-    plans = _host_plans(target, cards, facts or {}, cuda or {})
+    plans = _host_plans(target, cards, facts or {}, cuda or {}, schedulers or {})
     if not plans:
         raise UsageError("the fleet store has no card in service: run `gpuwise fleet scan` on each host first")
     if canary is not None and canary not in plans:

@@ -191,10 +191,27 @@ def _v3(conn: Connection) -> None:
     m.create_all(conn)
 
 
+# ----- v4: the scheduler each fleet host serves (roll-outs drain it there) -------------------
+def _v4(conn: Connection) -> None:
+    """fleet_hosts: per host, the scheduler that places work on it (kubernetes, slurm, none) and its
+    node name there, so that a roll-out cordons or drains the host where work would land."""
+    m = MetaData()
+    Table(
+        "fleet_hosts",
+        m,
+        Column("host", String(255), primary_key=True),
+        Column("scheduler", String(16), nullable=False),
+        Column("node", String(255)),
+        Column("updated_at", DateTime(timezone=True), nullable=False),
+    )
+    m.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "hosts, runs, results", _v1),
     Migration(2, "cards, inspections", _v2),
     Migration(3, "rollouts, rollout_events", _v3),
+    Migration(4, "fleet_hosts", _v4),
 )
 HEAD = len(MIGRATIONS)
 

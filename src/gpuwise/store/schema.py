@@ -144,11 +144,22 @@ rollout_events = Table(
     Index("ix_rollout_events_rollout_host", "rollout_id", "host"),
 )
 
+# ----- the scheduler each fleet host serves (gpuwise.ops.fleet; migration 4) -------------------
+fleet_hosts = Table(
+    "fleet_hosts",
+    metadata,
+    Column("host", String(255), primary_key=True),
+    Column("scheduler", String(16), nullable=False),  # kubernetes | slurm | none
+    Column("node", String(255)),  # the host's node name in that scheduler (NULL: the host name)
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
 
 __all__ = [
     "HEAD",
     "MIGRATIONS",
     "cards",
+    "fleet_hosts",
     "hosts",
     "inspections",
     "metadata",
