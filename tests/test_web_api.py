@@ -7,6 +7,8 @@ import pytest
 
 from corpus import HF_CONFIGS
 
+from .conftest import run_main
+
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
@@ -40,20 +42,18 @@ def test_estimate_and_plan_mirror_the_cli():
     assert len(t["configurations"]) == 2
 
 
-@pytest.mark.parametrize(
-    ("path", "body"),
-    [
-        ("/api/estimate", {"workload": {"model": "llama-2-7"}, "gpu": "a10"}),
-        ("/api/estimate", {"workload": {"model": "llama-2-7b"}, "gpu": "h100"}),
-        ("/api/estimate", {"workload": {"model": "llama-2-7b", "micro_batch": -1}, "gpu": "a10"}),
-        ("/api/plan", {"workload": {"model": "llama-2-7b"}, "requirements": {"deadline": "soon"}}),
-        ("/api/plan", {"workload": {"model": "llama-2-7b", "task": "inference"}, "requirements": {"p95_ms": 100}}),
-    ],
-)
-def test_bad_input_is_4xx_with_a_message(path, body):
-    r = CLIENT.post(path, json=body)
-    assert 400 <= r.status_code < 500
-    assert r.json()["detail"]
+def test_tco_is_the_same_answer_from_both_doors(tmp_path, monkeypatch, capsys):
+    """The web's buy-versus-rent is `gpuwise tco --json`'s, from the one API (parameters, currency,
+    the offer behind each rent total), not an assembly of its own."""
+    import json
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no user prices file on either door
+    web = CLIENT.get("/api/tco", params={"gpu": ["h100-sxm:8", "a100-80gb-sxm:8"], "years": 2, "busy": 0.5})
+    argv = ["tco", "--gpu", "h100-sxm:8", "--gpu", "a100-80gb-sxm:8", "--years", "2", "--busy", "0.5", "--json"]
+    code, out, _ = run_main(capsys, *argv)
+    assert code == 0 and web.status_code == 200
+    assert web.json() == json.loads(out)
+    assert web.json()["configurations"][0]["currency"]["code"] == "USD"
 
 
 def test_bad_form_input_is_a_4xx_page_not_a_500():

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuwise import clock
 from gpuwise.catalog import Catalog, load_catalog
-from gpuwise.catalog.schema import Offer
+from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError, check_unknown
-from gpuwise.estimate.cost import CostParams
-from gpuwise.estimate.offers import Market, market_from_catalog
+from gpuwise.estimate.cost import CostParams, TcoComparison
+from gpuwise.estimate.offers import Market, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.workload import TrainingJob, build_hardware, build_workload
@@ -124,6 +126,145 @@ def plan_market(
 ) -> Market:
     """The catalog's offers with the team's own, restricted to the providers asked for, as of today."""
     return market_from_catalog(cat, clock.today(), own_offers(prices), providers, exclude)
+
+
+# ----- the offers behind every price, and buying against renting --------------------------------
+_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|mo|months?|y|years?|d|days?)?\s*$", re.IGNORECASE)
+
+
+def parse_age(text: str) -> float:
+    """'12m', '1y', '90d', '6' (months) -> months."""
+    from gpuwise.estimate.offers import DAYS_PER_MONTH  # as offers count an offer's age
+    from gpuwise.units import MONTHS_PER_YEAR
+
+    m = _AGE.match(text)
+    if not m:
+        raise UsageError(f"--max-age {text!r}: give a number of months like 12m, or 1y, or 90d")
+    value, unit = float(m.group(1)), (m.group(2) or "m").lower()
+    if unit.startswith("y"):
+        return value * MONTHS_PER_YEAR
+    if unit.startswith("d"):
+        return value / DAYS_PER_MONTH
+    return value
+
+
+def _offer_row(o: Offer, market: Market, cat: Catalog) -> dict[str, Any]:
+    """One offer as `gpuwise prices --json` lists it: as written, its USD per hour and per GPU-hour,
+    and whether it is the team's own, undated or stale."""
+    usd = market.usd(o)
+    return {
+        **{k: v for k, v in asdict(o).items() if k not in ("price_per_hour", "note")},
+        "price": o.price_per_hour,
+        "usd_per_hour": round(usd, 6),
+        "usd_per_gpu_hour": round(usd / o.gpus_per_instance, 6),
+        "in_catalog": o.gpu in cat.gpus,
+        "own": (o.gpu, o.provider, o.instance) in market.own_keys,
+        "undated": o.source in market.undated_sources,
+        "stale": not market.fresh(o),  # older than 12 months or undated: the planner prefers a dated one
+        "note": o.note,
+    }
+
+
+def price_rows(
+    gpu: str | None = None,
+    provider: str | None = None,
+    price_model: str | None = None,
+    region: str | None = None,
+    max_age: str | None = None,
+    prices: Path | None = None,
+    include_unavailable: bool = True,
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
+    """(offers as JSON rows, the cheapest available offer per GPU model, the fx rates). Cheapest is
+    per GPU-hour in USD of the price model asked for (on-demand by default), a dated offer before a
+    stale or undated one, as the planner picks."""
+    from gpuwise.estimate.offers import PRICE_MODELS, age_months
+
+    cat = load_catalog()
+    if gpu is not None and gpu not in cat.gpus and gpu not in {o.gpu for o in cat.offers}:
+        cat.gpu(gpu)  # raises with "did you mean"
+    if price_model is not None and price_model not in PRICE_MODELS:
+        raise UsageError(f"--price-model must be one of {', '.join(PRICE_MODELS)}; got {price_model!r}")
+    market = plan_market(cat, prices, [provider or ""], [])
+    months = None if max_age is None else parse_age(max_age)
+    today = clock.today()
+    rows: list[dict[str, Any]] = []
+    for o in market.offers:
+        if (gpu and o.gpu != gpu) or (price_model and o.price_model != price_model):
+            continue
+        if not market.allowed(o) or (region and region.lower() not in o.region.lower()):
+            continue
+        if months is not None and (o.source in market.undated_sources or age_months(o, today) > months):
+            continue
+        if include_unavailable or o.available:
+            rows.append(_offer_row(o, market, cat))
+    cheapest: dict[str, dict[str, Any]] = {}
+    ranked = (r for r in rows if r["available"] and r["price_model"] == (price_model or "on-demand"))
+    for r in sorted(ranked, key=lambda r: (r["stale"], r["usd_per_gpu_hour"])):
+        cheapest.setdefault(r["gpu"], r)  # as the planner picks: a dated offer first, then the price
+    fx = {k: asdict(v) for k, v in cat.fx.items()}
+    return rows, cheapest, fx
+
+
+@dataclass(frozen=True, slots=True)
+class TcoTable:
+    """Buy against rent for each configuration over the same horizon, with the parameters and the
+    --currency rate they were priced at."""
+
+    comparisons: tuple[TcoComparison, ...]
+    params: CostParams
+    fx: FxRate | None
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Each comparison as `gpuwise tco --json` lists it, its totals also in --currency."""
+        out = []
+        for c in self.comparisons:
+            r = c.as_dict()
+            r["currency"] = money(self.fx, **{f"rent_{k}": v for k, v in r["rent_total_usd"].items()})
+            r["currency"]["own_total"] = money(self.fx, t=(r["owned"] or {}).get("total_usd"))["t"]
+            out.append(r)
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """`gpuwise tco --json` and `GET /api/tco`: the parameters, the currency and every row."""
+        p = self.params
+        parameters = {f.name: getattr(p, f.name) for f in fields(p) if f.name not in ("market", "servers")}
+        return {"parameters": parameters, "currency": money(self.fx), "configurations": self.rows()}
+
+
+def tco(
+    gpus: Iterable[str],
+    years: float = 3.0,
+    busy: float = 1.0,
+    costs: str | Path | None = None,
+    currency: str = "USD",
+    providers: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    prices: str | Path | None = None,
+) -> TcoTable:
+    """Buy versus rent of each `ID:N` over `years`, rented `busy` of the time; `costs` a YAML file
+    overriding costs.yaml, rentals from the catalog's and the team's offers (`prices`) of the
+    providers asked for."""
+    from gpuwise.estimate.cost import compare
+    from gpuwise.estimate.offers import fx_rate
+    from gpuwise.files import read_yaml
+
+    cat = load_catalog()
+    fx = fx_rate(cat.fx, currency)
+    overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
+    params = CostParams.from_catalog(cat, overrides, plan_market(cat, prices, providers, exclude))
+    return TcoTable(tuple(compare(build_hardware(g, cat), years, params, busy) for g in gpus), params, fx)
+
+
+def money_block(currency: str, cost: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An estimate's cost in `currency` at the catalog's dated rate (None for USD or no cost)."""
+    from gpuwise.estimate.offers import fx_rate
+
+    rate = fx_rate(load_catalog().fx, currency)
+    if rate is None or not cost:
+        return None
+    return money(
+        rate, per_hour=cost.get("usd_per_hour"), per_month=cost.get("usd_per_month"), run=cost.get("total_usd")
+    )
 
 
 def make_estimate(

@@ -56,7 +56,7 @@ def gpus(
     if as_json:
         _print_json([gpu_record(g, cat) for g in rows])
         return
-    from gpuwise.cli.prices_cmd import price_rows
+    from gpuwise.api import price_rows
     from gpuwise.cli.render import gpu_table
 
     gpu_table(rows, {g: r["usd_per_gpu_hour"] for g, r in price_rows()[1].items()})
@@ -179,8 +179,7 @@ def estimate(
     **opts: Any,
 ) -> None:
     """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
-    from gpuwise.api import make_estimate, measured_calibrations
-    from gpuwise.cli.prices_cmd import money_block
+    from gpuwise.api import make_estimate, measured_calibrations, money_block
 
     work_opts, other, _ = _split(opts, file)
     cals = measured_calibrations(db) if calibrated else None
@@ -264,29 +263,15 @@ def tco(
     as_json: JsonOpt = False,
 ) -> None:
     """Buy versus rent, side by side, over N years; every rent total names its offer."""
-    from gpuwise.api import plan_market
-    from gpuwise.catalog import load_catalog
-    from gpuwise.estimate.cost import CostParams, compare
-    from gpuwise.estimate.offers import fx_rate, money
-    from gpuwise.files import read_yaml
-    from gpuwise.workload import build_hardware
+    from gpuwise.api import tco as tco_table
 
-    cat = load_catalog()
-    fx = fx_rate(cat.fx, currency)
-    overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
-    market = plan_market(cat, prices, [providers or ""], [exclude_providers or ""])
-    params = CostParams.from_catalog(cat, overrides, market)
-    rows = [compare(build_hardware(g, cat), years, params, busy).as_dict() for g in gpu]
-    for r in rows:
-        r["currency"] = money(fx, **{f"rent_{k}": v for k, v in r["rent_total_usd"].items()})
-        r["currency"]["own_total"] = money(fx, t=(r["owned"] or {}).get("total_usd"))["t"]
+    table = tco_table(gpu, years, busy, costs, currency, [providers or ""], [exclude_providers or ""], prices)
     if as_json:
-        parameters = {k: getattr(params, k) for k in params.__dataclass_fields__ if k not in ("market", "servers")}
-        _print_json({"parameters": parameters, "currency": money(fx), "configurations": rows})
+        _print_json(table.as_dict())
         return
     from gpuwise.cli.render import tco_view
 
-    tco_view(rows, params, fx)
+    tco_view(table.rows(), table.params, table.fx)
 
 
 @app.command()

@@ -73,13 +73,9 @@ def api_tco(
     busy: float = Query(1.0, gt=0, le=1),
 ) -> dict[str, Any]:
     """Buy versus rent over `years` for each `gpu=ID:N` (as `gpuwise tco --json`)."""
-    from gpuwise.catalog import load_catalog
-    from gpuwise.estimate.cost import CostParams, compare
-    from gpuwise.workload import build_hardware
+    from gpuwise.api import tco
 
-    cat = load_catalog()
-    params = CostParams.from_catalog(cat)
-    return {"configurations": [compare(build_hardware(g, cat), years, params, busy).as_dict() for g in gpu]}
+    return tco(gpu, years, busy).as_dict()
 
 
 @router.get("/matrix", tags=["measure"])
