@@ -25,7 +25,7 @@ from gpuwise.deploy.shell import ShellText, word
 from gpuwise.deploy.slurm import gres_type, slurm_files, slurm_time
 from gpuwise.deploy.slurm_pools import slurm_pool_files
 from gpuwise.errors import UsageError
-from gpuwise.workload import build_workload
+from gpuwise.workload import build_hardware, build_workload
 
 from .conftest import missing, run_process
 
@@ -113,17 +113,30 @@ def test_stack_flags_follow_the_layout():
         },
         cat,
     )
-    args, notes = framework_args(work, 16, "megatron")
+    hw = build_hardware("h100-sxm:16", cat)
+    args, notes = framework_args(work, hw, "megatron")
     flags = [a.value for a in args]
     assert flags[:2] == ["--tensor-model-parallel-size=2", "--pipeline-model-parallel-size=2"]
     assert "--sequence-parallel" in flags and "--use-distributed-optimizer" in flags
     assert "--micro-batch-size=2" in flags and "--global-batch-size=64" in flags
     assert "--recompute-granularity=selective" in flags and not notes
-    hf, hf_notes = framework_args(work, 16, "hf-trainer")
+    hf, hf_notes = framework_args(work, hw, "hf-trainer")
     # 16 GPUs / (tp 2 x pp 2) = 4 data-parallel ranks; 64 / (2 x 4) = 8 micro-batches per step
     assert "--gradient_accumulation_steps=8" in [a.value for a in hf]
     assert any("tensor parallelism" in n for n in hf_notes) and any("ZeRO-1" in n for n in hf_notes)
-    assert framework_args(work, 16, "deepspeed")[0] == []
+    assert framework_args(work, hw, "deepspeed")[0] == []
+
+
+def test_hybrid_sharding_is_sharded_in_a_node_and_replicated_across_nodes():
+    cat = load_catalog()
+    spec = {"model": "llama-2-13b", "task": "pretrain", "zero": 3, "sharding": "hybrid", "framework": "torchtitan"}
+    work = build_workload(spec, cat)
+    hw = build_hardware("h100-sxm:32", cat)  # 4 nodes of 8: shards over a node's 8 ranks, 4 replicas
+    flags = [a.value for a in framework_args(work, hw, "torchtitan")[0]]
+    assert "--parallelism.data_parallel_replicate_degree=4" in flags
+    assert "--parallelism.data_parallel_shard_degree=8" in flags
+    assert "--fsdp=hybrid_shard auto_wrap" in [a.value for a in framework_args(work, hw, "hf-trainer")[0]]
+    assert any("hybrid sharding" in n for n in framework_args(work, hw, "megatron")[1])
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])

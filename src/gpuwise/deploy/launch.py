@@ -17,9 +17,10 @@ from typing import Any, Literal
 from gpuwise.catalog import Catalog
 from gpuwise.deploy.common import DeployOptions, Why, slug, why
 from gpuwise.deploy.nccl import EnvVar, Fabric, nccl_env
+from gpuwise.estimate.sharding import node_ranks
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_seconds
-from gpuwise.workload import TrainingJob
+from gpuwise.workload import Hardware, TrainingJob
 
 TORCHRUN_PORT = 29500  # torchrun's default master/rendezvous port
 
@@ -78,16 +79,25 @@ def _framework_table() -> dict[str, Any]:
 def layout_text(work: TrainingJob) -> str:
     """The plan's layout in one line (GPUWISE_LAYOUT in every target's environment)."""
     par = work.parallel
-    return f"tp={par.tp} pp={par.pp} zero={par.zero} micro_batch={work.micro_batch}"
+    text = f"tp={par.tp} pp={par.pp} zero={par.zero} micro_batch={work.micro_batch}"
+    if par.sharding != "full":
+        text += f" sharding={par.sharding}"
+    if par.zeropp:
+        text += f" zeropp={','.join(par.zeropp)}"
+    return text
 
 
-def _values(work: TrainingJob, gpus: int) -> dict[str, int]:
+def _values(work: TrainingJob, hw: Hardware) -> dict[str, int]:
     par = work.parallel
+    gpus = hw.count
+    group = node_ranks(work, hw)
     return {
         "tp": par.tp,
         "pp": par.pp,
         "cp": par.cp,
         "dp": par.dp(gpus),
+        "shard_group": group,
+        "replicas": max(1, par.dp(gpus) * par.cp // group),
         "micro_batch": work.micro_batch,
         "global_batch": work.global_batch or 0,
         "grad_accumulation": work.grad_accumulation(gpus),
@@ -95,7 +105,15 @@ def _values(work: TrainingJob, gpus: int) -> dict[str, int]:
     }
 
 
-def _chosen(work: TrainingJob, gpus: int) -> list[tuple[str, str | None, str]]:
+def _sharding_row(work: TrainingJob, hw: Hardware) -> tuple[str, str | None, str]:
+    par = work.parallel
+    if par.sharding == "hybrid":
+        where = f"inside each node's {node_ranks(work, hw)} ranks, replicated across nodes"
+        return "sharding", f"hybrid-{par.zero}", f"the plan's hybrid sharding: ZeRO-{par.zero} {where}"
+    return "zero", str(par.zero), f"the plan's sharding: ZeRO-{par.zero} over {par.dp(hw.count)} data-parallel ranks"
+
+
+def _chosen(work: TrainingJob, hw: Hardware) -> list[tuple[str, str | None, str]]:
     """(table key, sub-key or None, reason) of every layout value the plan sets."""
     par = work.parallel
     rows: list[tuple[str, str | None, str]] = [
@@ -106,20 +124,21 @@ def _chosen(work: TrainingJob, gpus: int) -> list[tuple[str, str | None, str]]:
         rows.append(("cp", None, f"the plan's context parallelism ({par.cp})"))
     if par.tp > 1 and par.sequence_parallel:
         rows.append(("sequence_parallel", None, "sequence parallelism beside tensor parallelism, as the plan assumes"))
-    rows.append(
-        ("zero", str(par.zero), f"the plan's sharding: ZeRO-{par.zero} over {par.dp(gpus)} data-parallel ranks")
-    )
+    rows.append(_sharding_row(work, hw))
+    if par.zeropp:
+        rows.append(("zeropp", None, f"the plan's ZeRO++ ({', '.join(par.zeropp)})"))
     rows.append(("micro_batch", None, f"the plan's micro-batch ({work.micro_batch}) per GPU"))
     if work.global_batch:
+        accumulation = work.grad_accumulation(hw.count)
         rows.append(("global_batch", None, f"the plan's global batch ({work.global_batch})"))
-        rows.append(("grad_accumulation", None, f"{work.grad_accumulation(gpus)} micro-batches per step make it"))
+        rows.append(("grad_accumulation", None, f"{accumulation} micro-batches per step make it"))
     rows.append(("seq", None, f"the plan's sequence length ({work.seq})"))
     rows.append(("recompute", work.recompute, f"the plan's activation recomputation ({work.recompute})"))
     rows.append(("precision", work.precision, f"the plan's training precision ({work.precision})"))
     return rows
 
 
-def framework_args(work: TrainingJob, gpus: int, framework: str) -> tuple[list[Why], list[str]]:
+def framework_args(work: TrainingJob, hw: Hardware, framework: str) -> tuple[list[Why], list[str]]:
     """The stack's own flags for the plan's layout, and notes for what its command line cannot say."""
     spec = _framework_table()["frameworks"].get(framework)
     if spec is None:
@@ -127,8 +146,8 @@ def framework_args(work: TrainingJob, gpus: int, framework: str) -> tuple[list[W
             f"{framework} takes its layout from its config file: set {layout_text(work)} there "
             "(GPUWISE_LAYOUT carries it into the job)"
         ]
-    values, args, notes = _values(work, gpus), [], []
-    for key, sub, reason in _chosen(work, gpus):
+    values, args, notes = _values(work, hw), [], []
+    for key, sub, reason in _chosen(work, hw):
         entry = spec.get(key)
         flags = entry.get(sub) if isinstance(entry, dict) and sub is not None else entry
         trivial = (key in ("tp", "pp") and values[key] == 1) or (key == "zero" and sub == "0")
@@ -190,7 +209,7 @@ def train_launch(c: Candidate, options: DeployOptions, catalog: Catalog) -> Trai
     fab, nccl = nccl_env(hw, catalog, options.network, options.socket_ifname, options.ib_hca)
     framework = work.framework or catalog.default_framework(work.task)
     fw_why = "the training stack the plan was estimated for (--framework; frameworks.yaml)"
-    stack_args, notes = framework_args(work, hw.count, framework)
+    stack_args, notes = framework_args(work, hw, framework)
     seconds, time_why = time_limit(c, catalog)
     loader = work.data.cpu_cores if work.data is not None else 0
     cpus = hw.gpus_per_node + loader
