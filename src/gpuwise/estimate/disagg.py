@@ -86,7 +86,7 @@ def plan_disaggregated(
     """Fewest prefill and decode replicas (each `hw`) that meet `goals` at `qps` (Poisson)."""
     setup = engine_setup(job, hw, catalog)
     step = StepModel(job, rates, topo, catalog)
-    n = simulated_requests(job, catalog)
+    n = simulated_requests(job)
     warm = n // 10
     unit = poisson_arrivals(1.0, n, 0)
     transfer = kv_transfer_seconds(job, hw, catalog)

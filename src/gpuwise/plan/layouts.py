@@ -44,6 +44,9 @@ __all__ = [
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 PP_DEGREES = (1, 2, 4, 8, 16)
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
+# the branch and bound lets a framework run up to 1/0.9 faster than the catalog's fastest fitted factor,
+# so that a stack fitted above it is never pruned wrongly (a margin of the search, not a measurement)
+BOUND_RATE_SLACK = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,4 +281,4 @@ def cost_bound(cat: Catalog, prune_cost: bool) -> CostBound:
     # the fastest framework profile (scripts/fit_efficiency.py fits one efficiency per stack)
     framework = max((p.efficiency for p in cat.frameworks.values()), default=1.0)
     # frameworks are fitted per stack: the bound allows one faster than the catalog's median factor
-    return CostBound(prune_cost, min(1.0, framework / cat.convention("plan_bound_rate_slack")))
+    return CostBound(prune_cost, min(1.0, framework / BOUND_RATE_SLACK))

@@ -36,6 +36,10 @@ from gpuwise.workload.requirements import Requirements
 __all__ = ["MAX_COUNT", "plan"]
 
 MAX_COUNT = 4096  # search bound on GPUs per configuration
+# explore twice the GPUs only while that cuts the cost by more than this share of the best so far: a
+# smaller saving does not justify a configuration twice the size (a stop rule of the search)
+DOUBLING_MIN_SAVING = 0.05
+COST_TIE_TOLERANCE = 1e-4  # within this share of the cheapest cost is as cheap (rounding): no cost ratio named
 
 
 # ------------------------------------------------------------------------------------------
@@ -97,7 +101,7 @@ def _training_candidates(
     met = 0
     best_cost = math.inf
     lasts = grown is None
-    worth_doubling = cat.convention("plan_doubling_min_saving")
+    worth_doubling = DOUBLING_MIN_SAVING
     for count in counts:
         ideal = bound.ideal_seconds(variant, rates, count)
         if req.deadline_seconds and ideal and ideal > req.deadline_seconds and count < counts[-1]:
@@ -437,7 +441,7 @@ def plan(
         more, rejections = _gpu_candidates(gpu, workloads, req, cat, params, cals.get(gpu.id), bound)
         found += more
         rejected += rejections
-    tie = cat.convention("plan_cost_tie_tolerance")
+    tie = COST_TIE_TOLERANCE
     grown = [_growth_workload(w, req) for w in workloads]
 
     def regrow(c: Candidate) -> Candidate:

@@ -285,7 +285,7 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
         sp = est.serving
         if sp is None or not sp.meets:
             continue
-        basis = f"simulated: {simulated_requests(pending.work, cat)} requests per configuration, Poisson arrivals"
+        basis = f"simulated: {simulated_requests(pending.work)} requests per configuration, Poisson arrivals"
         cand = _build(est, option, req, pending.params, sp.replicas, basis, confirmed=True)
         if best is None or _fleet_per_hour(cand) < _fleet_per_hour(best):
             best = cand
