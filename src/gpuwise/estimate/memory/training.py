@@ -30,6 +30,20 @@ from gpuwise.workload.build import data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
 
 
+def _zero_groups(job: TrainingJob, hw: Hardware, params: float, dp: int, n: Notes, detail: dict[str, float]) -> float:
+    """Names the group ZeRO shards over (a node's ranks under hybrid sharding) and returns the bytes of
+    ZeRO++'s secondary 16-bit weight shard (hpZ), 0 without one."""
+    if job.parallel.zero:
+        replicas = data_parallel(job, hw) * job.parallel.cp // dp
+        hybrid = f" inside each node, replicated on {replicas} nodes (hybrid sharding)" if replicas > 1 else ""
+        n.add(f"ZeRO stage {job.parallel.zero} over {dp} data-parallel ranks{hybrid}")
+    secondary = secondary_weight_bytes(job, hw, params, DTYPE_BYTES["bf16"])
+    if secondary:
+        detail["zeropp_secondary_weights"] = secondary
+        n.add(f"ZeRO++ hpZ: a secondary 16-bit weight shard over the node's {node_ranks(job, hw)} ranks")
+    return secondary
+
+
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
@@ -60,15 +74,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
     weights, grads = weights + gathered, grads + unreduced
-    if zero:
-        replicas = data_parallel(job, hw) * par.cp // dp
-        hybrid = f" inside each node, replicated on {replicas} nodes (hybrid sharding)" if replicas > 1 else ""
-        n.add(f"ZeRO stage {zero} over {dp} data-parallel ranks{hybrid}")
-    secondary = secondary_weight_bytes(job, hw, sp_.total, DTYPE_BYTES["bf16"])
-    if secondary:
-        detail["zeropp_secondary_weights"] = secondary
-        weights += secondary
-        n.add(f"ZeRO++ hpZ: a secondary 16-bit weight shard over the node's {node_ranks(job, hw)} ranks")
+    weights += _zero_groups(job, hw, sp_.total, dp, n, detail)
     if job.optimizer_in_backward:
         grads = min(grads, step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
     if "main_gradients" in detail:
