@@ -83,6 +83,19 @@ def test_estimate_not_fitting_exits_1():
     assert json.loads(d.stdout)["memory"]["fits"] is False
 
 
+def test_a_workload_that_does_not_fit_says_its_speed_is_hypothetical():
+    """The speed of a model that does not fit is what it would do if it fit: the summary says so
+    between the shortfall and the speed, and says nothing of the kind when it fits."""
+    out = run("estimate", "--model", "llama-2-70b", "--task", "inference", "--gpu", "l4:1", check_code=1).stdout
+    lines = out.split("\n")
+    short = next(i for i, line in enumerate(lines) if line.startswith("does NOT fit"))
+    hint = next(i for i, line in enumerate(lines) if line.startswith("The speed below assumes it fits"))
+    speed = next(i for i, line in enumerate(lines) if line.startswith("Serving: TTFT"))
+    assert short < hint < speed
+    fits = run("estimate", "--model", "mistral-7b-v0.1", "--gpu", "l4", check_code=0).stdout
+    assert "The speed below assumes it fits" not in fits
+
+
 def test_estimate_table_output():
     out = run("estimate", "--model", "mistral-7b-v0.1", "--gpu", "l4", "--concurrency", "4", check_code=0).stdout
     assert "kv cache" in out and "GiB" in out and "Assumptions" in out

@@ -180,3 +180,15 @@ def test_catalog_servers_as_bought_hand_checked():
     # one superchip per server: 4 GH200 buy 4 servers of 46,675 USD, the CPU included (no host share)
     gh = owned_cost(build_hardware("gh200:4", CAT), p)
     assert gh.servers_usd == 4 * 46_675 and gh.hosts_usd == 0
+
+
+def test_the_tco_table_says_one_year_not_one_years(tmp_path, capsys):
+    """`gpuwise tco --years 1` titled its table 'Buy vs rent over 1 years'."""
+    from .conftest import run_main
+
+    costs = tmp_path / "costs.yaml"
+    costs.write_text("costs:\n  depreciation_years: 1\n")
+    code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:8", "--years", "1", "--costs", str(costs))
+    assert code == 0 and "Buy vs rent over 1 year (USD)" in out and "depreciation 1 year," in out
+    code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:8", "--years", "3")
+    assert code == 0 and "over 3 years" in out and "1 years" not in out

@@ -75,6 +75,18 @@ def test_every_sentence_of_a_reason_belongs_to_a_code():
     assert {k for k in MESSAGES if "." in k and not k.startswith("ruled.")} == codes
 
 
+def test_a_horizon_of_one_year_is_one_year():
+    """'$9,120 over 1 years' was the owned-pricing cost line at --years 1."""
+    from gpuwise.i18n import cost_text, years_text
+
+    owned = {"amortised_usd_per_month": 760.0, "horizon_years": 1.0, "horizon_total_usd": 9120.0}
+    cost = {"usd_per_hour": 1.04, "usd_per_month": 760.0, "gpus": 1, "owned": owned}
+    assert "$9,120 over 1 year (buy + run)" in cost_text(cost, "en")
+    assert "1 年合计 9,120 美元" in cost_text(cost, "zh")
+    assert "over 2.5 years" in cost_text({**cost, "owned": {**owned, "horizon_years": 2.5}}, "en")
+    assert years_text(1, "en") == "1 year" and years_text(3, "en") == "3 years" and years_text(1, "zh") == "1 年"
+
+
 def test_an_unknown_language_is_refused():
     assert check_lang(None) == "en" and check_lang(" ZH ") == "zh"
     with pytest.raises(ValueError, match="--lang"):

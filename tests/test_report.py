@@ -165,3 +165,29 @@ def test_the_requirements_table_lists_ttft_and_tpot_targets():
     work = {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
     rows = dict(_requirements_table(make_plan(work, {"qps": 2, "ttft_ms": 800, "tpot_ms": 90, "gpus": "a10g,l4"})))
     assert rows["P99 TTFT"] == "≤ 800 ms" and rows["P99 TPOT"] == "≤ 90 ms"
+
+
+def test_the_memory_chart_marks_each_gpu_types_own_capacity():
+    """The chart's bars are GPUs of different sizes (mi300x 192 GiB, rtx-3090 24 GiB, ...): each bar
+    gets its own capacity mark and figure, not one line at the first GPU's capacity."""
+    from gpuwise.report.document import charts
+    from gpuwise.units import GiB
+
+    result = _plan()
+    shown = result.candidates[:6]
+    caps = {c.est.memory.capacity / GiB for c in shown}
+    assert len(caps) > 1, "the plan's top candidates are on GPUs of one size"
+    svg = charts(result)["memory"]
+    marks = re.findall(r'<line x1="([\d.]+)"[^>]*stroke="#c53030"', svg)
+    assert len(marks) == len(shown) and len(set(marks)) == len(caps)
+    for cap in caps:
+        assert f"(capacity {cap:.1f} GiB)" in svg
+
+
+def test_one_capacity_is_one_line_across_the_bars():
+    from gpuwise.report.svg import stacked
+
+    rows = [("a", {"weights": 10.0}), ("b", {"weights": 20.0})]
+    svg = stacked(rows, ["weights"], "t", lambda v: f"{v:.1f} GiB", limit=[24.0, 24.0])
+    assert svg == stacked(rows, ["weights"], "t", lambda v: f"{v:.1f} GiB", limit=24.0)
+    assert len(re.findall(r"<line ", svg)) == 1 and "capacity 24.0 GiB" in svg

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -93,6 +94,37 @@ def test_an_uploaded_config_is_parsed_in_memory_and_named_from_name_or_path():
     neither = CLIENT.post("/api/plan", json=body)
     # each field valid, the two together not: 422 (the schema cannot say "one of them" across levels)
     assert both.status_code == neither.status_code == 422 and "one of them" in neither.json()["detail"]
+
+
+def test_an_uploaded_models_command_is_a_line_that_runs(tmp_path, monkeypatch):
+    """The command of a plan for an uploaded config.json printed the architecture object's repr; it
+    names the file now (config.json), and run beside the upload it gives the candidate's memory."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from gpuwise.cli.app import app
+
+    body = {"workload": {"task": "finetune", "method": "lora", "tokens": 1e7}, "requirements": {"deadline": "24h"}}
+    r = CLIENT.post("/api/plan", json={**body, "config_json": GPT2})
+    chosen = r.json()["chosen"]
+    argv = shlex.split(chosen["command"])
+    assert argv[:2] == ["gpuwise", "estimate"] and argv[argv.index("--model") + 1] == "config.json"
+    assert "Arch" not in chosen["command"] and "(" not in chosen["command"]
+    (tmp_path / "config.json").write_text(GPT2)
+    monkeypatch.chdir(tmp_path)  # run beside the uploaded file
+    proc = CliRunner().invoke(app, [*argv[1:], "--json"])
+    assert proc.exit_code == 0, proc.output[-1000:]
+    assert json.loads(proc.stdout)["memory"]["per_gpu"] == chosen["memory"]["per_gpu"]
+
+
+def test_the_web_result_names_the_uploaded_model():
+    cfg = json.dumps({**json.loads(GPT2), "_name_or_path": "my-org/My-GPT"})
+    form = {"task": "finetune", "method": "lora", "tokens": "10M", "deadline": "24h"}
+    page = CLIENT.post("/plan", data=form, files={"config": ("config.json", cfg.encode(), "application/json")})
+    heading = re.search(r'<h2 id="plan-for">([^<]*)</h2>', page.text)
+    assert page.status_code == 200 and heading is not None and "my-gpt" in heading.group(1)
+    assert "config.json" in re.search(r'<p id="command"[^>]*>(.*?)</p>', page.text, re.S).group(1)
 
 
 @pytest.mark.parametrize(

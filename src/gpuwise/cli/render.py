@@ -161,18 +161,7 @@ def estimate_view(d: dict[str, Any]) -> None:
     )
     t.add_row("capacity", fmt_bytes(cap), "", _bar(cap, scale, 40, "bright_black"))
     console.print(t)
-    verdict = (
-        Text(f"fits, {fmt_bytes(mem['headroom'])} free", style="bold green")
-        if mem["fits"]
-        else Text(f"does NOT fit: {fmt_bytes(-mem['headroom'])} short", style="bold red")
-    )
-    console.print(verdict)
-    if mem.get("largest_fitting"):
-        parts = [
-            f"{k.replace('_', ' ')} {v:,}" if v else f"{k.replace('_', ' ')}: nothing fits"
-            for k, v in mem["largest_fitting"].items()
-        ]
-        console.print("Largest that fits (others unchanged): " + ", ".join(parts))
+    _memory_verdict(mem, timed=bool(d.get("training") or d.get("inference")))
     if d.get("training"):
         _training_view(d["training"], d["bottleneck"], llm="layers" in w)
     if d.get("inference"):
@@ -185,6 +174,23 @@ def estimate_view(d: dict[str, Any]) -> None:
     console.print(Text("Assumptions (full sources with --json):", style="bold"))
     for a in d["assumptions"]:
         console.print(Text(f"  • {_short_source(a)}", style="dim"))
+
+
+def _memory_verdict(mem: dict[str, Any], timed: bool) -> None:
+    """Fits (with the room left) or not (with the shortfall and what would fit); a workload that
+    does not fit says that the speed printed after it is hypothetical."""
+    if mem["fits"]:
+        console.print(Text(f"fits, {fmt_bytes(mem['headroom'])} free", style="bold green"))
+    else:
+        console.print(Text(f"does NOT fit: {fmt_bytes(-mem['headroom'])} short", style="bold red"))
+    if mem.get("largest_fitting"):
+        parts = [
+            f"{k.replace('_', ' ')} {v:,}" if v else f"{k.replace('_', ' ')}: nothing fits"
+            for k, v in mem["largest_fitting"].items()
+        ]
+        console.print("Largest that fits (others unchanged): " + ", ".join(parts))
+    if not mem["fits"] and timed:
+        console.print(Text(msg("no_fit_speed"), style="yellow"))
 
 
 def _training_view(t: dict[str, Any], bottleneck: str | None, llm: bool = True) -> None:

@@ -92,6 +92,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "years": {"en": "{n} years", "zh": "{n} 年"},
     "years_one": {"en": "{n} year", "zh": "{n} 年"},
     # --- report rows and sections
+    "no_fit_speed": {
+        "en": "The speed below assumes it fits; it does not, so it cannot run like this.",
+        "zh": "以下速度假定放得下；实际放不下，无法按此运行。",
+    },
     "row_memory": {"en": "memory per GPU", "zh": "每块 GPU 显存"},
     "row_memory_value": {"en": "{need} of {cap}", "zh": "{need} / {cap}"},
     "row_throughput": {"en": "throughput", "zh": "吞吐"},

@@ -74,11 +74,11 @@ def charts(result: PlanResult) -> dict[str, str]:
     out: dict[str, str] = {}
     if shown:
         rows = [(c.label, {k: getattr(c.est.memory.per_gpu, k) / GiB for k in COMPONENTS}) for c in shown]
-        cap = shown[0].est.memory.capacity / GiB
+        caps = [c.est.memory.capacity / GiB for c in shown]  # each GPU type its own capacity
         names = {k: msg(f"mem_{k}", lang) for k in COMPONENTS} if lang != "en" else None
         title, capacity = msg("chart_memory", lang), msg("chart_capacity", lang)
         out["memory"] = stacked(
-            rows, COMPONENTS, title, lambda v: f"{v:.1f} GiB", limit=cap, names=names, limit_label=capacity
+            rows, COMPONENTS, title, lambda v: f"{v:.1f} GiB", limit=caps, names=names, limit_label=capacity
         )
         priced = [(c.label, c.cost) for c in shown if c.cost is not None]
         if priced:

@@ -39,18 +39,22 @@ def stacked(
     parts: Sequence[str],
     title: str,
     fmt: Callable[[float], str],
-    limit: float | None = None,
+    limit: float | Sequence[float] | None = None,
     names: Mapping[str, str] | None = None,
     limit_label: str = "capacity",
 ) -> str:
-    """One stacked horizontal bar per row (e.g. memory components per GPU), with a legend and an
-    optional vertical line at `limit` (e.g. the GPU's capacity). `names`: each part as the legend
-    writes it (the report's language); by default the key with spaces."""
+    """One stacked horizontal bar per row (e.g. memory components per GPU), with a legend and a
+    vertical line at `limit` (e.g. the GPU's capacity): one across every bar, or, given one limit
+    per row that are not all equal (GPUs of different sizes), a mark on each bar at its own limit,
+    the limit written after its total. `names`: each part as the legend writes it (the report's
+    language); by default the key with spaces."""
+    limits = [limit] * len(rows) if limit is None or isinstance(limit, int | float) else list(limit)
+    shared = limits[0] if limits and all(x == limits[0] for x in limits) else None
     shown = {p: (names or {}).get(p) or p.replace("_", " ") for p in parts}
     tip = {p: (names or {}).get(p) or p for p in parts}
     width, left, row = 720, 260, 30
     height = 70 + row * len(rows)
-    top = max([sum(d.get(p, 0.0) for p in parts) for _, d in rows] + [limit or 0.0]) or 1.0
+    top = max([sum(d.get(p, 0.0) for p in parts) for _, d in rows] + [x or 0.0 for x in limits]) or 1.0
     scale = (width - left - 90) / top
     out = _open(width, height, title)
     for i, (label, d) in enumerate(rows):
@@ -65,13 +69,21 @@ def stacked(
                     f'fill="{PALETTE[j % len(PALETTE)]}"><title>{escape(tip[p])}: {escape(fmt(d[p]))}</title></rect>'
                 )
                 x += w
-        out.append(f'<text x="{x + 6:.1f}" y="{y + 17}">{escape(fmt(sum(d.get(p, 0.0) for p in parts)))}</text>')
-    if limit:
-        lx = left + limit * scale
+        total = escape(fmt(sum(d.get(p, 0.0) for p in parts)))
+        own = limits[i] if shared is None else None
+        if own:
+            lx = left + own * scale
+            out.append(
+                f'<line x1="{lx:.1f}" y1="{y + 1}" x2="{lx:.1f}" y2="{y + row - 3}" stroke="#c53030" stroke-width="2"/>'
+            )
+            total += f" ({escape(limit_label)} {escape(fmt(own))})"
+        out.append(f'<text x="{x + 6:.1f}" y="{y + 17}">{total}</text>')
+    if shared:
+        lx = left + shared * scale
         out.append(
             f'<line x1="{lx:.1f}" y1="26" x2="{lx:.1f}" y2="{30 + row * len(rows)}" stroke="#c53030" '
             f'stroke-dasharray="4 3"/><text x="{lx - 3:.1f}" y="{40 + row * len(rows)}" fill="#c53030" text-anchor="end">'
-            f"{escape(limit_label)} {escape(fmt(limit))}</text>"
+            f"{escape(limit_label)} {escape(fmt(shared))}</text>"
         )
     ly = height - 14
     for j, p in enumerate(parts):

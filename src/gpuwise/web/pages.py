@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
+from gpuwise.i18n import msg
 from gpuwise.web import data
 from gpuwise.web.forms import (
     ESTIMATE_DEFAULTS,
@@ -49,13 +50,17 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
         "notes": [],
     }
     if result is not None:
+        from gpuwise.api import UPLOADED_CONFIG
         from gpuwise.estimate.offers import rate_line
         from gpuwise.i18n import check_lang, reason_text, ruled_out
         from gpuwise.report.document import charts
 
         lang = check_lang(result.requirements.lang)
         rows = result.candidates[:8]
+        w = result.workload
         ctx.update(
+            plan_for=msg("plan_for", lang, what=f"{w.model.name} · {w.task}"),
+            uploaded_as=UPLOADED_CONFIG,
             chosen=result.chosen,
             why=[reason_text(r, lang) for r in result.chosen.why] if result.chosen else [],
             rows=rows,
@@ -147,6 +152,7 @@ def estimate_page(request: Request) -> Response:
         "result": result,
         "prices": prices,
         "chart": data.memory_chart(result) if result else None,
+        "no_fit_speed": msg("no_fit_speed"),
     }
     return templates.TemplateResponse(request, "estimate.html", ctx)
 
