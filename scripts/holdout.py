@@ -56,7 +56,7 @@ def _summary_rows(title: str, results: list[Scored]) -> list[str]:
         if s.median_abs is not None and s.within is not None:
             ok = (goal is None or s.median_abs <= goal) and s.within >= SHARE_GOAL
             meets = "yes" if ok else "no"
-        within = "—" if s.within is None else f"{s.within:.0%} ({round(s.within * s.scored)}/{s.scored})"
+        within = "—" if s.within is None else f"{s.within:.0%} ({round(s.within * s.cases)}/{s.cases})"
         goal_text = f"≤ {goal:.0%}, ≥ {SHARE_GOAL:.0%}" if goal else f"≥ {SHARE_GOAL:.0%} within"
         rows.append(
             f"| {title} | {kind} | {s.cases} | {_pct(s.median_abs)} | {_pct(s.bias, True)} | {within} | "
@@ -78,7 +78,12 @@ def render_summary(results: list[Scored], overlap: int) -> list[str]:
         "",
     ]
     if unscored:
-        lines += [f"Not estimable ({len(unscored)}, left out of the medians): {', '.join(r.id for r in unscored)}.", ""]
+        lines += [
+            f"Not estimable ({len(unscored)}: left out of the medians, counted outside ±20 %):",
+            "",
+            *(f"- {r.id}: {r.note}" for r in unscored),
+            "",
+        ]
     return lines
 
 

@@ -59,10 +59,16 @@ def test_case_ids_are_unique_and_model_files_are_described():
         assert (ROOT / f).is_file(), f
 
 
-def test_every_case_is_scored():
+def test_every_case_is_scored_or_refused_for_a_named_model_gap():
+    """gpuwise estimates every case, except a model it refuses to misread (an encoder-decoder), with the
+    reason; such a case is named in the document and counted outside ±20 %."""
     assert len(RESULTS) == len(CASES) == 60
-    missing = [r.id for r in RESULTS.values() if r.predicted is None]
-    assert not missing, missing
+    by_id = {c["id"]: c for c in CASES}
+    for r in RESULTS.values():
+        if r.predicted is None:
+            gaps = {n["id"] for n in by_id[r.id].get("needs") or ()}
+            assert gaps & {"model-encoder-decoder", "model-config"}, r.id
+            assert "encoder-decoder" in r.note or "refuse" in r.note, r.note
 
 
 def test_the_scored_figure_is_the_one_gpuwise_estimate_prints(monkeypatch):
