@@ -42,6 +42,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "lora_adapter_rank": {"lora_adapters": 4},
     "sharding": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
+    "checkpoint_impl": {"recompute": "full"},
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -69,7 +70,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
     if f.section == "workload" and (
-        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp")
+        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl")
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":
@@ -102,7 +103,8 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     assert code in (0, 1), err  # 1: a target not met is still an accepted input
     by_flags = json.loads(out)
 
-    doc = {"workload": work, **{k: v for k, v in other.items() if k in ("gpu", "gpus_per_node", "network")}}
+    hardware = {h.name for h in fields("hardware")}
+    doc = {"workload": work, **{k: v for k, v in other.items() if k in hardware}}
     targets = {
         k: v for k, v in other.items() if k in ("qps", "p95_ms", "p99_ms", "ttft_ms", "tpot_ms", "e2e_ms", "percentile")
     }

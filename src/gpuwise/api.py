@@ -291,6 +291,7 @@ def make_estimate(
         hw_opts.get("gpus_per_node"),
         hw_opts.get("network"),
         default_count=work.parallel.model_parallel,
+        power_cap=hw_opts.get("power_cap"),
     )
     calibration = (calibrations or {}).get(hw.gpu.id)
     return estimate(work, hw, cat, target=latency_target(target_opts), calibration=calibration)

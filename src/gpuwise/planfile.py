@@ -17,8 +17,8 @@ _SECTIONS = ("name", "description", "requirements", "costs")
 def read_plan_file(path: str | Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(workload, hardware + requirements, cost overrides) of a plan/workload YAML file.
 
-    The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node` and
-    `network` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
+    The workload sits under `workload:` (or at the top level); `gpu`, `gpus_per_node`, `network` and
+    `power_cap` name hardware for `estimate`; `requirements:` and `costs:` are optional sections.
     """
     doc = {str(k).replace("-", "_"): v for k, v in read_yaml(path).items()}
     hardware = names("hardware")

@@ -305,6 +305,10 @@ class Framework(_Sourced):
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
     hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)
+    # how the stack's activation checkpointing runs a checkpointed forward: without a graph
+    # (reentrant: torch.utils.checkpoint use_reentrant=True, Megatron's and DeepSpeed's CheckpointFunction)
+    # or building one under saved-tensor hooks (non-reentrant: checkpoint_wrapper's default)
+    checkpoint_impl: Literal["non-reentrant", "reentrant"]
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines

@@ -225,9 +225,10 @@ def plan(
 ) -> None:
     """The cheapest GPU configuration that meets the requirements, the runners-up, and why."""
     from gpuwise.api import make_plan, measured_calibrations
+    from gpuwise.workload.schema import names
 
     work_opts, req_opts, cost_opts = _split(opts, file)
-    for key in ("gpu", "gpus_per_node", "network"):
+    for key in names("hardware"):
         req_opts.pop(key, None)  # plan chooses the hardware
     result = make_plan(work_opts, req_opts, cost_opts, measured_calibrations(db) if calibrated else None)
     if report is not None:

@@ -118,7 +118,7 @@ class _Timer:
         """Seconds this kernel adds to the batch: its roofline time and the kernel floor, plus any
         wait for the host."""
         if cls == "convolution":
-            rate = self.rates.peak * self.p.conv_efficiency
+            rate = self.rates.peak * self.rates.clock * self.p.conv_efficiency
         elif cls in ("gemm", "attention"):
             rate = self.p.gemm_rate if cls == "gemm" else self.rates.attention
         else:

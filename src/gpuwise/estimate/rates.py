@@ -7,7 +7,7 @@ replaces them per GPU model. Every factor used is named in the estimate's assump
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import UsageError
@@ -36,6 +36,7 @@ class Rates:
     attention: float  # achievable FLOP/s for fused attention
     bandwidth: float  # achievable bytes/s
     notes: tuple[str, ...]
+    clock: float = 1.0  # share of its TDP clock the compute runs at (a power cap lowers it; peak stays nominal)
 
     def time(self, flops: float, bytes_moved: float, kind: str = "matmul") -> float:
         """Roofline: an operation takes as long as its slower side."""
@@ -99,4 +100,30 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
         attention=min(matmul, peak * att_eff),
         bandwidth=bandwidth,
         notes=tuple(notes),
+    )
+
+
+def power_capped(rates: Rates, watts: float | None, catalog: Catalog) -> Rates:
+    """`rates` on a GPU limited to `watts`: compute (matmul, attention, every kernel's FLOP rate) at
+    (watts / TDP)^k of its clock, k the catalog's power_cap_clock_exponent (DVFS: dynamic power grows as
+    the cube of the clock); memory bandwidth unchanged; `peak` stays the nominal dense peak, so MFU is
+    still measured against the datasheet. A cap at or above the TDP changes nothing."""
+    if watts is None:
+        return rates
+    tdp = rates.gpu.tdp_watts
+    if watts >= tdp:
+        note = f"--power-cap {watts:g} W is at or above the {tdp:g} W TDP of {rates.gpu.id}: no effect"
+        return replace(rates, notes=(*rates.notes, note))
+    conv = catalog.conventions["power_cap_clock_exponent"]
+    clock = (watts / tdp) ** conv.value
+    note = (
+        f"power cap {watts:g} W of the {tdp:g} W TDP: compute at {clock:.0%} of its clock ((cap/TDP)^{conv.value:.2g}, "
+        f"memory bandwidth unchanged) [power_cap_clock_exponent: {catalog.sources[conv.source].title.split(',')[0]}]"
+    )
+    return replace(
+        rates,
+        matmul=rates.matmul * clock,
+        attention=rates.attention * clock,
+        clock=rates.clock * clock,
+        notes=(*rates.notes, note),
     )

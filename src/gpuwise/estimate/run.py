@@ -13,7 +13,7 @@ from gpuwise.estimate.cost import fleet_cost
 from gpuwise.estimate.memory import largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import default_market
-from gpuwise.estimate.rates import Calibration, compute_rates
+from gpuwise.estimate.rates import Calibration, compute_rates, power_capped
 from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.precision import on_gpu, precision_notes
 from gpuwise.workload.requirements import LatencyGoals
@@ -88,6 +88,7 @@ class Estimate:
                 "nodes": self.hardware.nodes,
                 "gpus_per_node": self.hardware.gpus_per_node,
                 "interconnect": self.interconnect,
+                "power_cap_watts": self.hardware.power_cap,
             },
             "memory": {**self.memory.as_dict(), "largest_fitting": self.largest},
             "training": self.training.as_dict() if self.training else None,
@@ -137,6 +138,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             zeropp=list(par.zeropp),
             sequence_parallel=par.sequence_parallel and par.tp > 1,
             recompute=work.recompute,
+            checkpoint_impl=work.checkpoint_impl,  # None: the framework's own, named in the assumptions
             attention=work.attention,
             framework=work.framework,
             offload=list(work.offload),
@@ -232,13 +234,14 @@ def estimate(
         if isinstance(work, TrainingJob):
             from gpuwise.estimate.training import training_time  # serving estimates do not load it
 
-            rates = compute_rates(hw.gpu, work.precision, catalog, calibration)
+            rates = power_capped(compute_rates(hw.gpu, work.precision, catalog, calibration), hw.power_cap, catalog)
             training = training_time(work, hw, rates, topo, catalog)
             notes += training.notes
         else:
             from gpuwise.estimate.serving import compute_dtype, inference_time, plan_replicas, serving_batch
 
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
+            rates = power_capped(rates, hw.power_cap, catalog)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
             if target is not None:

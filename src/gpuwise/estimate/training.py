@@ -25,9 +25,11 @@ from gpuwise.estimate.memory.states import (
     framework_of,
     lora_params,
     optimizer_bytes_per_param,
+    qlora_base,
     stage_params,
     state_bytes,
     training_element_bytes,
+    weight_bytes_per_param,
 )
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
@@ -139,8 +141,9 @@ def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: li
         return 0.0
     linear_w = block_linear_params(model) / job.parallel.tp
     uses = 3 if job.recompute == "full" else 2
-    moved = catalog.convention("nf4_bytes") + DTYPE_BYTES["bf16"]
-    notes.append("QLoRA: 4-bit weights are dequantized to 16-bit before each use (memory-bound)")
+    base = qlora_base(job)
+    moved = weight_bytes_per_param(base, catalog.convention) + DTYPE_BYTES["bf16"]
+    notes.append(f"QLoRA: {base} weights are dequantized to 16-bit before each use (memory-bound)")
     return uses * rates.time(0.0, moved * linear_w, "memory")
 
 
@@ -530,7 +533,7 @@ def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: lis
         notes.append(
             f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {rates.gpu.architecture} [{eff_key}]"
         )
-    return replace(rates, attention=min(rates.matmul, peak * catalog.convention(eff_key)))
+    return replace(rates, attention=min(rates.matmul, peak * rates.clock * catalog.convention(eff_key)))
 
 
 def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 DEFAULT_TRAIN_SEQ = 2048
 DEFAULT_INPUT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 256
+# Power limits below this share of the TDP are refused: boards' minimum power limits lie at about a
+# third to a half of their TDP (nvidia-smi -q, Min Power Limit; A100 SXM 100 of 400 W), a sanity bound.
+MIN_POWER_CAP_SHARE = 0.25
+# the frozen bases adapters train on under --method qlora: bitsandbytes NF4, or a GPTQ/AWQ int4 checkpoint
+QLORA_BASES = ("nf4", "int4")
 # PEFT's LoraConfig defaults for Llama-family models: r=8 on q_proj and v_proj.
 DEFAULT_LORA_RANK = 8
 DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
@@ -229,8 +234,11 @@ def _training_job(
     if method == "full" and precision == "tf32":
         default_w = "fp32"
     wd = f.weights_dtype or default_w
-    if method == "qlora" and wd != "nf4":
-        raise UsageError(f"QLoRA keeps the frozen base in nf4; --weights-dtype {wd} contradicts --method qlora")
+    if method == "qlora" and wd not in QLORA_BASES:
+        raise UsageError(
+            f"QLoRA-style adapters train on a 4-bit frozen base: nf4 (bitsandbytes, the QLoRA paper) or int4 "
+            f"(a GPTQ or AWQ checkpoint); --weights-dtype {wd} contradicts --method qlora"
+        )
     if method == "full" and wd in ("int8", "int4", "nf4", "fp8"):
         raise UsageError(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
@@ -241,6 +249,12 @@ def _training_job(
     if f.tokens is not None and f.samples is not None:
         raise UsageError("give --tokens or --samples, not both")
     seq = f.seq or _default_seq(model)
+    recompute = f.recompute or profile.default_recompute
+    if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":  # a plan picks it
+        raise UsageError(
+            f"--checkpoint-impl says how full recomputation is implemented; this run recomputes {recompute!r}: "
+            "give --recompute full as well"
+        )
     if parallel.cp > 1 and seq % (2 * parallel.cp):
         raise LayoutError(
             f"--cp {parallel.cp} needs a sequence length divisible by 2 x cp = {2 * parallel.cp}; got --seq {seq}"
@@ -261,7 +275,8 @@ def _training_job(
         global_batch=f.global_batch,
         seq=seq,
         parallel=parallel,
-        recompute=f.recompute or profile.default_recompute,
+        recompute=recompute,
+        checkpoint_impl=f.checkpoint_impl,
         attention=f.attention or "flash",
         lora_rank=f.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=_targets(f.lora_targets, model) if method != "full" else DEFAULT_LORA_TARGETS,
@@ -385,12 +400,15 @@ def build_hardware(
     gpus_per_node: int | None = None,
     network: str | None = None,
     default_count: int = 1,
+    power_cap: float | None = None,
 ) -> Hardware:
     """'h100-sxm:8' -> 8 H100 SXM in total (SkyPilot convention), grouped per node.
 
     Without ':N' the count is `default_count` (the workload's tp x pp, so `--tp 2 --gpu h100-sxm` works).
     A board of several devices counts boards: 'mi250x:4' (and `gpus_per_node` 4) is 8 mi250x-gcd."""
-    hw = validate(HardwareFields, {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network})
+    hw = validate(
+        HardwareFields, {"gpu": spec, "gpus_per_node": gpus_per_node, "network": network, "power_cap": power_cap}
+    )
     name, _, count_text = str(hw.gpu).partition(":")
     count_text = count_text.strip()
     # a multi-die board (mi250x) is planned as the devices software sees: N boards = N x k devices
@@ -409,7 +427,13 @@ def build_hardware(
             f"{count} GPUs do not fill nodes of {per_node}: use a multiple of {per_node} or set --gpus-per-node"
         )
     network = None if hw.network is None else parse_network(hw.network, catalog).given
-    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count), network=network)
+    cap = hw.power_cap
+    if cap is not None and cap < gpu.tdp_watts * MIN_POWER_CAP_SHARE:
+        raise UsageError(
+            f"--power-cap {cap:g} W is under {MIN_POWER_CAP_SHARE:.0%} of the {gpu.tdp_watts:g} W TDP of {gpu.name}; "
+            "drivers refuse limits that low (nvidia-smi -q shows the Min Power Limit)"
+        )
+    return Hardware(gpu=gpu, count=count, gpus_per_node=min(per_node, count), network=network, power_cap=cap)
 
 
 def check_layout(work: Workload, hw: Hardware) -> None:

@@ -22,6 +22,7 @@ from gpuwise.errors import UsageError, check_unknown, shorten, suggest
 from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
+    CheckpointImpl,
     Engine,
     FrameworkName,
     KvDtype,
@@ -236,6 +237,13 @@ class WorkloadFields(StrictFields):
     )
     recompute: Annotated[Recompute | None, Choice] = _f(
         "Activation recomputation.", example="selective", applies="training", default="none", layout=True
+    )
+    checkpoint_impl: Annotated[CheckpointImpl | None, Choice] = _f(
+        "How --recompute full is implemented: non-reentrant (the checkpointed forward builds the graph under "
+        "saved-tensor hooks) or reentrant (it runs without a graph: HF Transformers, Megatron, DeepSpeed).",
+        example="reentrant",
+        applies="training",
+        default="the framework's (frameworks.yaml checkpoint_impl)",
     )
     attention: Annotated[Attention | None, Choice] = _f(
         "Attention kernel.", example="flash", applies="training", default="flash"
@@ -497,6 +505,14 @@ class HardwareFields(StrictFields):
         metavar="ID|NxID|NxRATEg",
         default="the GPU family's usual network",
         max_length=64,
+    )
+    power_cap: Annotated[float | None, NumberIn] = _f(
+        "GPU power limit in watts (nvidia-smi -pl) below the board's TDP: compute runs at lower clocks.",
+        example=300,
+        metavar="WATTS",
+        default="the board's TDP (no cap)",
+        gt=0,
+        le=10000,
     )
 
 

@@ -18,8 +18,10 @@ Method = Literal["full", "lora", "qlora"]
 Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
 WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"]
 KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
-Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
+Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor", "lamb", "lion"]
 Recompute = Literal["none", "selective", "full"]
+# how full recomputation is implemented: torch.utils.checkpoint with use_reentrant False or True
+CheckpointImpl = Literal["non-reentrant", "reentrant"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
 Loss = Literal["eager", "vocab_parallel", "chunked", "fused"]
@@ -55,6 +57,7 @@ WEIGHTS_DTYPES: tuple[WeightsDtype, ...] = get_args(WeightsDtype)
 KV_DTYPES: tuple[KvDtype, ...] = get_args(KvDtype)
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
 RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
+CHECKPOINT_IMPLS: tuple[CheckpointImpl, ...] = get_args(CheckpointImpl)
 ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
 FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
 OFFLOADS: tuple[Offload, ...] = get_args(Offload)
@@ -116,12 +119,14 @@ class Parallelism:
 @dataclass(frozen=True, slots=True)
 class Hardware:
     """`count` GPUs of one model in total, grouped `gpus_per_node` to a node; `network` names the
-    inter-node link (interconnect catalog id), or None for the GPU family's reference network."""
+    inter-node link (gpuwise.catalog.network spellings), or None for the GPU family's reference network;
+    `power_cap` a power limit below the board's TDP."""
 
     gpu: GPU
     count: int = 1
     gpus_per_node: int = 1
     network: str | None = None
+    power_cap: float | None = None  # watts each GPU is limited to (nvidia-smi -pl); None: its TDP
 
     @property
     def nodes(self) -> int:
@@ -157,6 +162,7 @@ class TrainingJob:
     seq: int = 2048
     parallel: Parallelism = field(default_factory=Parallelism)
     recompute: Recompute = "none"
+    checkpoint_impl: CheckpointImpl | None = None  # None: the framework's own (frameworks.yaml checkpoint_impl)
     attention: Attention = "flash"
     lora_rank: int = 8
     lora_targets: tuple[str, ...] = ("q_proj", "v_proj")

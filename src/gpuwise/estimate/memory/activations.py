@@ -10,7 +10,7 @@ from gpuwise.catalog import GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
-from gpuwise.estimate.memory.states import kbit_upcast
+from gpuwise.estimate.memory.states import kbit_upcast, qlora_base
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
 
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
@@ -97,8 +97,12 @@ def layer_activation_bytes(
 def saving_linears(job: TrainingJob, prof: Framework | None = None) -> frozenset[str]:
     """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`): all of them
     in full training and under bitsandbytes' 4-bit layers (MatMul4Bit keeps its input whenever the
-    input needs a gradient); LoRA's targets otherwise (torchao's LinearNF4 keeps only the weight)."""
+    input needs a gradient) and under a GPTQ/AWQ int4 base (AutoAWQ's WQLinearMMFunction saves its
+    input with save_for_backward; AutoGPTQ's triton QuantLinearFunction keeps only the packed weight:
+    the larger is counted); LoRA's targets otherwise (torchao's LinearNF4 keeps only the weight)."""
     if job.method == "full":
+        return ALL_LINEARS
+    if job.method == "qlora" and qlora_base(job) == "int4":
         return ALL_LINEARS
     if job.method == "qlora" and (prof is None or prof.quantized_linear == "bitsandbytes"):
         return ALL_LINEARS
@@ -158,6 +162,11 @@ def training_activations(
     saving = saving_linears(job, prof)
     if job.method == "lora":
         n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
+    elif job.method == "qlora" and qlora_base(job) == "int4":
+        n.add(
+            "GPTQ/AWQ int4 base: each 4-bit linear keeps its input for backward (AutoAWQ's autograd function "
+            "saves it; AutoGPTQ's triton kernel would not: the larger is counted)"
+        )
     elif job.method == "qlora" and prof.quantized_linear == "bitsandbytes":
         n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
     elif job.method == "qlora":
@@ -177,7 +186,13 @@ def training_activations(
     if job.recompute == "full":
         # backward recomputes one layer at a time: its full activations exist transiently
         detail["recompute_working_set"] = layer_activation_bytes(*args, "none", n, saving, **opts)
-        n.add("full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a time")
+        impl = checkpoint_impl(job, prof)
+        cite = n.cat.sources[prof.source_of("checkpoint_impl")].title.split(",")[0]
+        whose = "as given" if job.checkpoint_impl else f"{prof.name}'s default [{cite}]"
+        n.add(
+            "full recomputation: checkpoints keep each layer's input; one layer's activations are rebuilt at a "
+            f"time; checkpointing {impl} ({whose}; --checkpoint-impl reentrant|non-reentrant)"
+        )
     elif job.recompute == "selective":
         n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
     if job.attention == "flash" and job.recompute == "none":
@@ -201,21 +216,69 @@ def training_activations(
     return sum(detail.values()), detail
 
 
+def checkpoint_impl(job: TrainingJob, prof: Framework) -> str:
+    """How --recompute full runs: the job's --checkpoint-impl, else the stack's own."""
+    return job.checkpoint_impl or prof.checkpoint_impl
+
+
+def _bnb_micro_batches_held(job: TrainingJob, prof: Framework, n: Notes) -> int:
+    """Micro-batches whose 4-bit linear inputs stay allocated at the peak beyond what the layer
+    activations count, derived from what each autograd path keeps alive.
+
+    bitsandbytes' MatMul4Bit.forward stores its input as `ctx.tensors = (A, B)` whenever an input
+    needs a gradient: a plain attribute of the autograd node, not `ctx.save_for_backward`. Such an
+    attribute lives as long as the node lives, and the backward does not free it (only saved tensors
+    are released after use).
+
+    - No recomputation: the layer activations already count the current micro-batch's inputs (the
+      linears keep them); a loop that keeps `loss` bound until the next forward's loss exists keeps
+      the previous micro-batch's graph, with its nodes and their ctx inputs: one more micro-batch.
+    - Full recomputation, non-reentrant (torch.utils.checkpoint use_reentrant=False, checkpoint_wrapper):
+      the checkpointed forward runs with grad enabled under saved-tensor hooks that drop what
+      `save_for_backward` keeps (and rebuild it in backward), but the graph and its nodes are built, so
+      every 4-bit linear's ctx input of every layer stays until that layer's backward: one micro-batch,
+      plus the previous one where the loop keeps `loss` bound (its nodes outlive their backward).
+    - Full recomputation, reentrant (use_reentrant=True, Megatron's and DeepSpeed's CheckpointFunction,
+      Unsloth's offloaded checkpointer): the checkpointed forward runs under torch.no_grad(), so
+      `ctx.needs_input_grad` is all False, MatMul4Bit keeps `(None, None)` and no node outlives the
+      call; the outer graph holds one checkpoint node per layer, whose layer input is a saved tensor
+      (freed by its backward). The backward recomputes one layer with grad enabled and frees that local
+      graph on return. No micro-batch of 4-bit inputs is held: only the layer inputs (counted already).
+    """
+    if job.method != "qlora" or qlora_base(job) != "nf4" or prof.quantized_linear != "bitsandbytes":
+        return 0
+    held = 1 if prof.loss_held_between_steps else 0
+    if job.recompute != "full":
+        return held
+    if checkpoint_impl(job, prof) == "reentrant":
+        n.add(
+            "reentrant checkpointing: the checkpointed forward runs without a graph, so bitsandbytes' 4-bit "
+            "linears keep no input (their ctx holds (None, None)); only each layer's input is kept"
+        )
+        return 0
+    n.add(
+        "non-reentrant checkpointing: the checkpointed forward builds the graph, and bitsandbytes' MatMul4Bit "
+        "keeps its input on ctx (not save_for_backward, which the checkpoint drops): every 4-bit linear's input "
+        "stays until its layer's backward"
+    )
+    return 1 + held
+
+
 def _bnb_inputs_held(job: TrainingJob, prof: Framework, seq: int, e: float, layers: int, n: Notes) -> float:
-    """bitsandbytes keeps each 4-bit linear's input as a ctx attribute, which lives as long as the
-    graph node, not until that node's backward; a loop that keeps `loss` bound until the next
-    micro-batch's loss exists (LitGPT's) so holds the previous micro-batch's inputs of every 4-bit
-    linear through the next forward: the block input of q/k/v and of gate/up, the input of o_proj
-    and of down_proj, for each layer (a micro-batch of the same length)."""
+    """4-bit linear inputs held on autograd ctx beyond the layer activations (see
+    `_bnb_micro_batches_held` for which micro-batches): per layer the block input of q/k/v and of
+    gate/up (each one tensor shared by its linears), the input of o_proj and of down_proj."""
     model = job.model
-    if job.method != "qlora" or prof.quantized_linear != "bitsandbytes" or not prof.loss_held_between_steps:
+    micro_batches = _bnb_micro_batches_held(job, prof, n)
+    if not micro_batches:
         return 0.0
     assert isinstance(model, TransformerArch)
     tp = job.parallel.tp
-    per_token = 2 * model.hidden + model.o_dim / tp + model.mlp_width() / tp
-    n.add(
-        f"{prof.name}: the previous micro-batch's `loss` is still bound during the next forward, and "
-        "bitsandbytes' MatMul4Bit keeps its inputs on ctx (not save_for_backward): one micro-batch of "
-        "4-bit linear inputs per layer stays allocated at the peak"
-    )
-    return layers * seq * job.micro_batch * e * per_token
+    per_token = 2 * model.hidden + model.q_dim / tp + model.ffn / tp * model.experts_per_token
+    if prof.loss_held_between_steps:
+        n.add(
+            f"{prof.name}: the previous micro-batch's `loss` is still bound during the next forward, and "
+            "bitsandbytes' MatMul4Bit keeps its inputs on ctx (not save_for_backward): one micro-batch of "
+            "4-bit linear inputs per layer stays allocated at the peak"
+        )
+    return micro_batches * layers * seq * job.micro_batch * e * per_token

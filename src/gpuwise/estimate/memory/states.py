@@ -97,6 +97,12 @@ def weight_bytes_per_param(dtype: str, conv: Callable[[str], float]) -> float:
     return DTYPE_BYTES[dtype]
 
 
+def qlora_base(job: TrainingJob) -> str:
+    """The frozen base's storage under --method qlora: a GPTQ/AWQ int4 checkpoint when named, else
+    bitsandbytes NF4 (the QLoRA paper's, and the default)."""
+    return "int4" if job.weights_dtype == "int4" else "nf4"
+
+
 def quantized_linear_bytes(dtype: str, params: float, n: Notes) -> float:
     """Bytes of quantized block weights including their scales (cited conventions)."""
     return params * weight_bytes_per_param(dtype, n.conv)
@@ -112,6 +118,8 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
         return conv("adam8bit_state_bytes")
     if opt == "sgd":
         return conv("sgd_momentum_bytes")
+    if opt in ("lamb", "lion"):
+        return conv(f"{opt}_state_bytes")
     # Adafactor: one fp32 per row and per column of each matrix; vectors keep a full second moment.
     model = job.model
     per_value = conv("adafactor_state_bytes")
@@ -184,7 +192,7 @@ def _zero3_gathered(job: TrainingJob, sp_: StageParams, w_bytes: float, n: Notes
     assert isinstance(model, TransformerArch)
     tp = job.parallel.tp
     linear_w = block_linear_params(model)
-    linear_b = weight_bytes_per_param("nf4", n.conv) if job.method == "qlora" else w_bytes
+    linear_b = weight_bytes_per_param(qlora_base(job), n.conv) if job.method == "qlora" else w_bytes
     layer_bytes = (linear_w * linear_b + (model.layer_params - linear_w) * w_bytes) / tp
     head_bytes = model.vocab * model.hidden / tp * w_bytes if model.lm_head and sp_.layers else 0.0
     head = head_bytes * (2 if job.method == "full" else 1) + layer_bytes
@@ -306,8 +314,13 @@ def adapter_states(
     """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
     if job.method == "qlora":
         kept = "fp32" if kbit_upcast(job, n) else "bf16"
-        weights = quantized_linear_bytes("nf4", sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
-        if kept == "bf16":
+        weights = quantized_linear_bytes(qlora_base(job), sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
+        if qlora_base(job) == "int4":
+            n.add(
+                "QLoRA-style adapters on a GPTQ/AWQ int4 base: packed 4-bit weights plus one fp16 scale and one "
+                "packed 4-bit zero per group (GPTQ's act-order index, 4 B per input row, is under 0.3 % and not added)"
+            )
+        if kept == "bf16" and qlora_base(job) == "nf4":
             n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
     else:
         weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
