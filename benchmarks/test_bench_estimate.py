@@ -53,7 +53,7 @@ def test_serving_plan(benchmark):
 
 
 def test_one_training_estimate_under_2ms(benchmark):
-    """Issue 16: one estimate (memory and step time under a framework profile, no largest-fit
+    """One estimate (memory and step time under a framework profile, no largest-fit
     search) stays under 2 ms in-process."""
     work = build_workload(
         {"model": "llama-3.1-70b", "task": "pretrain", "framework": "nemo", "precision": "fp8", "tp": 4, "pp": 8},

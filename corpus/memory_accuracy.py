@@ -26,7 +26,7 @@ from gpuwise.workload import build_hardware, build_workload, check_layout
 DATA = Path(__file__).parent / "data" / "published_memory.yaml"
 RUNS = Path(__file__).parent / "data" / "published_memory_training.yaml"
 UNITS = {"bytes": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
-# Tolerances: analytic cases must agree to rounding; measured peaks within the issue's ±25 %.
+# Tolerances: analytic cases must agree to rounding; measured peaks within ±25 %.
 TOL_ANALYTIC = 0.02
 TOL_MEASURED = 0.25
 

@@ -23,7 +23,7 @@ from gpuwise.estimate.rates import compute_rates
 from gpuwise.workload import build_hardware, build_workload
 
 DATA = Path(__file__).parent / "data" / "operators_accuracy.yaml"
-GOAL = 0.20  # the median |error| target
+GOAL = 0.20  # the median |error| target
 # the runtime a case names -> how its kernels run (triton: TensorRT under Triton; triton-graph: TorchScript)
 RUNTIMES: dict[str, Runtime] = {"eager": "eager", "compiled": "compiled", "triton": "compiled", "triton-graph": "graph"}
 

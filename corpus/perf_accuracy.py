@@ -21,7 +21,7 @@ from gpuwise.workload import InferenceJob, build_hardware, build_workload
 
 DATA = Path(__file__).parent / "data" / "published_perf.yaml"
 RUNS = Path(__file__).parent / "data" / "published_training_runs.yaml"
-GOAL = 0.20  # the target; the document reports every real error
+GOAL = 0.20  # the target; the document reports every real error
 
 
 @dataclass(frozen=True)

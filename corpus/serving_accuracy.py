@@ -26,7 +26,7 @@ from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
 from gpuwise.workload import InferenceJob, build_hardware, build_workload
 
 DATA = Path(__file__).parent / "data" / "published_serving.yaml"
-GOAL_THROUGHPUT = 0.15  # the goals for the median |error|
+GOAL_THROUGHPUT = 0.15  # the goals for the median |error|
 GOAL_LATENCY = 0.25
 
 

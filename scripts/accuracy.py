@@ -50,7 +50,7 @@ def _median_abs(errors: list[float]) -> float:
     return statistics.median(abs(e) for e in errors) if errors else 0.0
 
 
-MEASURED_GOAL = 0.20  # issue 16: >= 85 % of measured peaks within ±20 %, median |error| <= 10 %
+MEASURED_GOAL = 0.20  # the goal: >= 85 % of measured peaks within ±20 %, median |error| <= 10 %
 
 
 def _measured_summary(kind: str, errs: list[float]) -> list[str]:
@@ -299,7 +299,7 @@ def _time_bullet(results: list[perf_accuracy.PerfResult], fits: dict[str, fit_ef
 
 
 def _serving_bullet(results: list[serving_accuracy.ServingResult]) -> str:
-    """Serving at load (corpus/serving_accuracy.py): the medians the issue's goals are held to."""
+    """Serving at load (corpus/serving_accuracy.py): the medians the goals are held to."""
     checked = [r for r in results if r.checked]
     med = {p: serving_accuracy.median_abs_error(results, p) for p in ("output", "mean_ttft", "mean_tpot")}
     return (

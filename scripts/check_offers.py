@@ -27,7 +27,7 @@ DATA = ROOT / "src" / "gpuwise" / "catalog" / "data"
 OFFERS = DATA / "offers.yaml"
 GPUS = DATA / "gpus.yaml"
 
-# GPUs the market rents that gpus.yaml does not describe yet (issue 13): their offers load and are
+# GPUs the market rents that gpus.yaml does not describe yet: their offers load and are
 # listed by `gpuwise prices`, but the planner cannot use them until gpus.yaml has their figures.
 NEW_GPU_IDS = frozenset({"rtx-a6000", "rtx-6000-ada", "rtx-pro-6000", "l20", "mi325x", "gh200", "b300"})
 LINKS = frozenset({"pcie", "nvlink-bridge", "nvswitch", "none"})

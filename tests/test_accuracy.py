@@ -42,14 +42,14 @@ def test_known_misses_stay_within_their_regression_bound(case_id):
 
 def test_measured_training_peaks_name_what_they_measured():
     """Every published training peak says which tool's peak it is (as_reported key), and the
-    issue's 18 torchtitan peaks are there."""
+    18 torchtitan peaks are there."""
     import yaml
 
     from corpus.memory_accuracy import RUNS, measured_as
 
     cases = yaml.safe_load(RUNS.read_text(encoding="utf-8"))["cases"]
     assert sum(c["kind"] == "training_peak" for c in cases) >= 18
-    assert len(cases) >= 30  # the issue's 30 new measured peaks
+    assert len(cases) >= 30  # the framework profiles' 30 measured peaks
     assert {measured_as(c) for c in cases} <= {"max_allocated", "max_reserved", "device_used"}
     assert all(c.get("measured_as") for c in cases if c["source"] != "torchtune-lora-tutorial")
 

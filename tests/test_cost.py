@@ -132,7 +132,7 @@ def test_buy_versus_rent_over_years():
 
 
 def test_catalog_tco_8x_a100_rents_for_less_than_8x_h100():
-    """The issue's inversion: after AWS's 2025 cut and with dated 8-GPU offers, A100 is cheaper."""
+    """After AWS's 2025 cut and with dated 8-GPU offers, A100 is cheaper."""
     p = CostParams.from_catalog(CAT)
     h100 = compare(build_hardware("h100-sxm:8", CAT), 3, p).as_dict()
     a100 = compare(build_hardware("a100-80gb-sxm:8", CAT), 3, p).as_dict()

@@ -264,7 +264,7 @@ def test_bench_tries_the_jetson_device_tree(monkeypatch, tmp_path):
     assert host.catalog_gpu_id("Orin", 30 * GiB) is None  # the 64 GB module id with 32 GB memory
 
 
-# ----- the GPUs the market rents (issue 13): names from NVIDIA's driver table --------------------
+# ----- the GPUs the market rents: names from NVIDIA's driver table --------------------------------
 @pytest.mark.parametrize(
     ("name", "pci", "memory_bytes", "gpu_id"),
     [

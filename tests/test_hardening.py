@@ -1,4 +1,4 @@
-"""Hostile input never crashes or hangs; concurrent writers lose nothing (issue 12, non-web parts).
+"""Hostile input never crashes or hangs; concurrent writers lose nothing (outside the web server).
 
 The malformed-file corpus is corpus/data/hostile/ (small files) plus big ones generated here by
 scripts/fuzz_cli.py's `make_big_files` (100,000-deep JSON, 3,000-deep YAML, files over 4 MiB).

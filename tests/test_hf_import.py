@@ -263,7 +263,7 @@ def test_qwen3_has_query_key_norms_and_its_published_size():
 @pytest.mark.parametrize(
     ("fixture", "published", "tol", "layers"),
     [
-        # T5 v1.1 large: 0.78B (the figure; Google's T5 v1.1 release lists ~800M for "large")
+        # T5 v1.1 large: 0.78B (Google's T5 v1.1 release lists ~800M for "large")
         ("t5-v1_1-large", 0.78e9, 0.01, "24 encoder + 24 decoder"),
         ("t5-base", 220e6, 0.02, "12 encoder + 12 decoder"),  # T5 paper (Raffel et al. 2020): 220 million
         ("bart-large", 406e6, 0.005, "12 encoder + 12 decoder"),  # facebook/bart-large model page: 406M

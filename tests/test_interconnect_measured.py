@@ -1,4 +1,4 @@
-"""Interconnects as measured (issue 16, item 4): PCIe rings cost the nccl-tests all-reduce busbw
+"""Interconnects as measured: PCIe rings cost the nccl-tests all-reduce busbw
 published for their path (collectives.yaml), not a single GPU's host-device copy rate. Every
 expected value below is read off the data file's cited run and computed by hand."""
 
@@ -66,7 +66,7 @@ def test_reduce_scatter_over_eight_pcie4_cards_by_hand():
 
 
 def test_zero3_13b_on_pcie_is_bound_by_its_ring():
-    """The issue's case: ZeRO-3 13B on 8x A100 PCIe was 6 % slower than on SXM. With the ring at the
+    """ZeRO-3 13B on 8x A100 PCIe was once estimated only 6 % slower than on SXM. With the ring at the
     21 GB/s measured across two sockets (against NVSwitch's 232 GB/s) the PCIe node is
     communication-bound and, in this full fine-tune, 1.55x slower (1.24x at the 26 GB/s copy rate)."""
     opts = {"model": "llama-2-13b", "task": "finetune", "zero": 3, "micro_batch": 1, "global_batch": 256}

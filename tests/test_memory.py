@@ -276,7 +276,7 @@ def test_framework_names_are_the_catalog_profiles():
 def test_torchtune_lora_on_a_4090_within_15_percent_of_its_published_peak():
     """torchtune README (2024-09): Llama 3.1 8B LoRA (r=8 on q, v), batch 2 x 2048 packed, one RTX
     4090, activation checkpointing: 16.2 GiB peak (torch allocated). The torchtune profile (pure bf16,
-    chunked cross-entropy) lands within 15 %; the issue measured +35 % before profiles."""
+    chunked cross-entropy) lands within 15 %; without the profiles the estimate was +35 %."""
     from gpuwise.workload import build_hardware, build_workload
 
     catalog = load_catalog()
@@ -301,7 +301,7 @@ def test_nvidia_70b_fp8_tp4_pp8_layout_fits_on_64_h100():
     assert est.fits, est.per_gpu.as_dict()
 
 
-# --- memory savers of fine-tuning stacks (issue 16), each against a hand count ----------------
+# --- memory savers of fine-tuning stacks, each against a hand count -------------------------
 def _llama7b_job(catalog, **kw):
     return TrainingJob(model=hf("llama-2-7b"), micro_batch=1, seq=1024, **kw)
 

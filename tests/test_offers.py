@@ -47,7 +47,7 @@ def test_every_offer_has_a_source_a_date_and_a_currency():
 
 
 def test_every_offered_gpu_is_in_the_catalog_so_its_offers_are_plannable():
-    # issue 13: rtx-6000-ada, rtx-pro-6000, l20, gh200 and b300 had offers but no gpus.yaml entry
+    # rtx-6000-ada, rtx-pro-6000, l20, gh200 and b300 once had offers but no gpus.yaml entry
     offered = {o.gpu for o in CAT.offers}
     assert offered <= set(CAT.gpus), sorted(offered - set(CAT.gpus))
     for gpu_id in ("rtx-6000-ada", "rtx-pro-6000", "l20", "gh200", "b300", "a10g"):
@@ -316,7 +316,7 @@ def test_estimate_gives_its_cost_in_cny_with_the_rate(capsys, tmp_path, monkeypa
 
 
 def test_the_methods_example_plans_the_cards_small_teams_rent(tmp_path, monkeypatch):
-    """Issue 13's must-show: RTX 4090 is a candidate; A10G is searched (it has compute figures now)
+    """The cards small teams rent: RTX 4090 is a candidate; A10G is searched (it has compute figures now)
     and, when it loses, loses on cost, not on missing figures; no candidate is listed without a price."""
     from gpuwise.api import make_plan
     from gpuwise.planfile import read_plan_file

@@ -1,5 +1,5 @@
 """The per-operator time model against published ResNet-50 speeds (corpus/data/operators_accuracy.yaml):
-every case within its regression bound, the median within the issue's goal, and the must-show
+every case within its regression bound, the median within its goal (20 %), and the must-show
 cases (training and inference on A100, V100 and T4, batch 1 included) within +-20 %."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Accuracy of the time model against published runs (corpus/data/published_perf.yaml).
 
 docs/accuracy-time.md shows every case with its real error; these tests keep the calibration
-honest, the coverage the issue asks for, and the document current.
+honest, the coverage complete (every profile with runs), and the document current.
 """
 
 import statistics
@@ -20,7 +20,7 @@ CHECKED = [r for r in RESULTS if r.checked]
 ERR = {r.id: r.error or 0.0 for r in CHECKED}  # a checked case always has an error
 
 
-def test_coverage_is_what_the_issue_asks():
+def test_enough_checked_cases_on_enough_gpus():
     training = [r for r in CHECKED if r.kind == "training"]
     inference = [r for r in CHECKED if r.kind == "inference"]
     assert len(training) >= 12 and len(inference) >= 8
@@ -78,7 +78,7 @@ def test_known_training_misses_are_still_misses(case_id):
 
 
 def test_enough_new_training_runs_of_the_framework_profiles():
-    """The issue's coverage: at least 60 training runs from the profiles' own published tables,
+    """Coverage: at least 60 training runs from the profiles' own published tables,
     LoRA and QLoRA throughput among them, every profile with runs fitted out of sample."""
     import yaml
 

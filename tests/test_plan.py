@@ -190,7 +190,7 @@ def test_equal_costs_go_to_fewer_gpus_then_fewer_nodes():
 
 
 def test_the_cost_shown_is_the_whole_fleet():
-    """The issue's case: '4 replica(s), 4 GPU(s) ... Cost: 1.86 USD/hour' priced one GPU."""
+    """A serving plan's cost is every replica's: '4 replica(s), 4 GPU(s) ... Cost: 1.86 USD/hour' priced one GPU."""
     r = make_plan(
         {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128},
         {"qps": 20, "p99_ms": 20000, "gpus": "l4"},
@@ -204,7 +204,7 @@ def test_the_cost_shown_is_the_whole_fleet():
 
 
 def test_owned_pricing_labels_the_amortised_month_and_the_horizon_total():
-    """The issue's case: the cost/month column printed the 3-year total."""
+    """The cost/month column once printed the 3-year total."""
     r = make_plan(
         {"model": "llama-2-7b", "task": "inference"}, {"qps": 1, "pricing": "owned", "gpus": "b200", "years": 3}
     )

@@ -86,10 +86,10 @@ def test_every_example_plans_to_commands_that_estimate_agrees_with(path):
 
 
 def test_the_13b_example_reproduces_the_cheaper_layout():
-    """The issue's case: ZeRO-2 without recomputation at ~$3,345, not ZeRO-1 + full recompute at $4,431."""
+    """ZeRO-2 without recomputation at ~$3,345, not ZeRO-1 + full recompute at $4,431."""
     work, reqs, _ = read_plan_file(Path(__file__).parent.parent / "examples/train-13b-multi-gpu-plan.yaml")
     chosen = plan_json(make_plan(work, {**reqs, "gpus": "h100-sxm"}))["chosen"]
-    assert chosen["cost"]["total_usd"] < 3500  # ~$3,345 in the issue; the fitted efficiency moves it a few per cent
+    assert chosen["cost"]["total_usd"] < 3500  # ~$3,345 when found; the fitted efficiency moves it a few per cent
     assert "--zero 2" in chosen["command"] and "--recompute none" in chosen["command"]
     assert _estimate(chosen["command"])["cost"]["total_usd"] == pytest.approx(chosen["cost"]["total_usd"], rel=REL)
 

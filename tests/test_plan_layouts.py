@@ -77,6 +77,6 @@ def test_the_13b_example_on_h100_is_zero2_without_recomputation_not_zero1_with_f
     w = chosen.est.workload
     assert isinstance(w, TrainingJob)
     assert (w.parallel.zero, w.recompute) == (2, "none"), chosen.label
-    # the estimate: $3,345 on 32 GPUs; the same run on 16 costs the same (within the few per cent the
+    # the 13B example's estimate: $3,345 on 32 GPUs; the same run on 16 costs the same (within the few per cent the
     # fitted Megatron efficiency moves when the catalog's measured network bandwidths do)
     assert chosen.cost is not None and chosen.cost < 3500

@@ -34,7 +34,7 @@ def test_each_case_within_its_regression_bound(case_id):
 
 
 def test_median_errors_meet_the_goals():
-    """The issue's goals: median |error| at most 15 % on throughput, 25 % on TTFT and TPOT."""
+    """The goals: median |error| at most 15 % on throughput, 25 % on TTFT and TPOT."""
     results = list(RESULTS.values())
     assert median_abs_error(results, "output") <= GOAL_THROUGHPUT
     assert median_abs_error(results, "mean_ttft") <= GOAL_LATENCY

@@ -152,7 +152,7 @@ def test_gpu_catalog_page_sorts(server, page):
     from gpuwise.catalog import load_catalog
 
     largest = max(load_catalog().gpus.values(), key=lambda g: g.memory_bytes)
-    assert first.startswith(largest.id)  # b300 (288 GiB) since issue 13's market GPUs
+    assert first.startswith(largest.id)  # b300 (288 GiB) since the market's GPUs joined the catalog
 
 
 @pytest.mark.parametrize("path", ["/", "/estimate?model=llama-2-7b&gpu=a10&method=qlora", "/gpus", "/docs", "/redoc"])

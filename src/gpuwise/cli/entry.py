@@ -9,7 +9,7 @@ commands such as `gpuwise serve` need, just less often) and freezes what is aliv
 (`gc.freeze`: atexit handlers, objects freed by reference counting and the standard streams are
 handled as usual; garbage in a reference cycle that is uncollected at exit is never finalized, so
 no `__del__` runs for it and a file reachable only from it is not flushed: gpuwise closes every
-file it opens, tests/test_review_entry.py). `gpuwise.cli.app.main`, which tests and other programs
+file it opens, tests/test_exit_gc_freeze.py). `gpuwise.cli.app.main`, which tests and other programs
 call in process, leaves the collector alone.
 """
 

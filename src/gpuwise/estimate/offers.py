@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 PRICE_MODELS = ("on-demand", "spot", "1y", "3y")
-STALE_MONTHS = 12  # the rule: an offer older than a year is stale
+STALE_MONTHS = 12  # an offer older than a year is stale
 DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR
 
 

@@ -3,7 +3,7 @@
 `pip install .` copies only the files `[tool.setuptools.package-data]` names. The catalog's
 per-operator descriptions (catalog/data/operators/*.json) were not named, so an installed gpuwise
 estimated resnet-50 without them: 0.085 ms a batch instead of 2.4 ms in a checkout (found by
-installing into a throw-away venv, docs/performance.md "A fast start" review).
+installing into a throw-away venv, as docs/performance.md "A fast start" describes).
 """
 
 from __future__ import annotations
