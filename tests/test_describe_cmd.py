@@ -169,3 +169,55 @@ def test_describe_says_it_runs_the_file_and_its_prints_stay_out_of_the_json(desc
     for bad in ("0", "nan", "-1", "1e9"):
         proc = run("describe", "chatty.py:ShopNet", "--input-shape", "8", "--timeout", bad, cwd=folder)
         assert proc.returncode == 2 and "--timeout" in proc.stderr, (bad, proc.stderr)
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_an_interrupted_describe_ends_the_users_process_too(tmp_path):
+    """The child runs in its own session, where the terminal's Ctrl-C does not reach it: when describe
+    is interrupted, it ends the child (a looping file would otherwise run on, orphaned)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    (tmp_path / "spin.py").write_text(
+        f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\nwhile True:\n    pass\n", encoding="utf-8"
+    )
+    log = (tmp_path / "stderr.txt").open("w")  # a file, not a pipe: an orphaned child would hold a pipe open
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "gpuwise.cli.app", "describe", "spin.py:X", "--input-shape", "8", "--timeout", "600"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log,
+    )  # fmt: skip
+    child = None
+    try:
+        for _ in range(1200):  # the child writes its pid once it runs the file (seconds on a busy machine)
+            if pid_file.is_file() and pid_file.read_text():
+                child = int(pid_file.read_text())
+                break
+            time.sleep(0.1)
+        assert child is not None, "the user's file never ran"
+        parent.send_signal(signal.SIGINT)
+        parent.wait(timeout=60)
+        for _ in range(300):  # gone (its zombie reaped by init: poll until it is)
+            if not _alive(child):
+                break
+            time.sleep(0.1)
+        assert not _alive(child), f"the child {child} still runs after describe was interrupted"
+    finally:
+        parent.kill()
+        log.close()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)
+    err = (tmp_path / "stderr.txt").read_text()
+    assert parent.returncode == 130 and "Traceback" not in err, err

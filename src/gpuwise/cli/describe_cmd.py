@@ -153,8 +153,10 @@ def describe(
         )  # fmt: skip
         try:
             proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except BaseException as exc:  # the time limit, or Ctrl-C (the child's own session never sees it)
             _end(proc)
+            if not isinstance(exc, subprocess.TimeoutExpired):
+                raise
             raise UsageError(
                 f"{path_text}: timed out after {timeout:g} s (--timeout) importing it, building the class and "
                 "tracing it; a file that loops never ends: fix it, or raise --timeout if it needs longer"
