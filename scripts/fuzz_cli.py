@@ -3,9 +3,12 @@
     python scripts/fuzz_cli.py [--count 2000] [--seed 12] [--db URL] [--timeout 20]
 
 Each invocation draws a command (gpus, models, estimate, plan, tco, fleet, doctor --replay,
-exporter --print-rules/--once, deploy --dry-run, bench accept, matrix, describe) and fills its
-options with plausible and hostile values, including the malformed files of corpus/data/hostile/
-and big ones made here (100,000-deep JSON, 3,000-deep YAML, files over the size limit). Then the
+exporter --print-rules/--once, deploy --dry-run, deploy ops, bench accept, matrix, prices --prices,
+rollout plan|status|record, describe) and fills its options with plausible and hostile values,
+including the malformed files of corpus/data/hostile/ and big ones made here (100,000-deep JSON,
+3,000-deep YAML, files over the size limit), prices files (a 500-offer export, prices no rental has),
+hosts files, and Python files for describe (a module, and files that loop, exit, fail to import).
+The store starts with the example hosts scanned, so that roll-outs can be planned. Then the
 edge-case corpus runs: every hostile file through every door that reads that kind of file.
 
 Counted: invocations, tracebacks (exit 70 or an exception escaping main), hangs (over --timeout
@@ -57,6 +60,75 @@ def make_big_files(folder: Path) -> dict[str, Path]:
         path.write_text(text, encoding="utf-8")
         out[name] = path
     return out
+
+
+PRICE_LINE = (
+    "- {{gpu: {gpu}, provider: ourcloud, instance: team-{i}, gpus_per_instance: {n}, link: {link},"
+    " region: r{i}, price_model: on-demand, currency: {cur}, price_per_hour: {price}, date: '2026-11-01',"
+    " source: 'row {i}', available: true}}"
+)
+
+DESCRIBE_FILES = {
+    "net.py": "from torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.fc = nn.Linear(8, 4)\n\n    def forward(self, x):\n        return self.fc(x)\n\n\n"
+    "class NeedsArgs(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n",
+    "loops.py": "while True:\n    pass\n",
+    "exits.py": "import sys\nsys.exit(3)\n",
+    "exits_hard.py": "import os\nos._exit(0)\n",
+    "raises.py": "raise RuntimeError('broken at import')\n",
+    "syntax.py": "def (:\n",
+    "plain.py": "class Net:\n    pass\n",
+}
+
+
+def make_user_files(folder: Path) -> dict[str, list[Path]]:
+    """Plausible and odd files of the kinds the newer doors read: prices, hosts, Python modules."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def offers(name: str, rows: list[dict[str, Any]]) -> Path:
+        base = {"gpu": "h100-sxm", "n": 8, "link": "nvswitch", "cur": "USD", "price": 31.5}
+        (folder / name).write_text("offers:\n" + "\n".join(PRICE_LINE.format(**{**base, **r}) for r in rows) + "\n")
+        return folder / name
+
+    prices = [
+        EXAMPLES / "prices" / "team-rates.yaml",
+        offers("export.yaml", [{"i": i, "price": 20 + i / 100} for i in range(500)]),
+        offers("cny.yaml", [{"i": 1, "cur": "CNY", "price": 180.0, "gpu": "a100-80gb-sxm"}]),
+        offers("denormal.yaml", [{"i": 1, "price": "5e-324"}]),
+        offers("zero.yaml", [{"i": 1, "price": 0}]),
+        offers("huge.yaml", [{"i": 1, "price": "1e308"}]),
+        offers("nan.yaml", [{"i": 1, "price": ".nan"}]),
+        offers("unknown-gpu.yaml", [{"i": 1, "gpu": "h1000"}]),
+        offers("odd-currency.yaml", [{"i": 1, "cur": "XYZ"}]),
+        offers("one-gpu.yaml", [{"i": 1, "n": 1, "link": "none", "price": 2.1}]),
+    ]
+    aliased = folder / "aliased.yaml"
+    aliased.write_text(
+        "base: &o {gpu: l4, provider: ourcloud, instance: l4-1x, gpus_per_instance: 1, link: none, region: any,"
+        " price_model: on-demand, currency: USD, price_per_hour: 0.7, date: '2026-11-01', source: x,"
+        " available: true}\noffers: [*o, *o, *o]\n"
+    )
+    prices.append(aliased)
+    replay = {"hgx-h100-07": "healthy-8x-h100-nvlink", "dgx-a100-12": "faulty-8x-a100",
+              "ws-rtx": "workstation-2x-rtx4090-pcie"}  # fmt: skip
+    hosts = folder / "hosts.yaml"
+    hosts.write_text(
+        "hosts:\n"
+        + "".join(
+            f"  {h}: {{pool: {'dev' if h == 'ws-rtx' else 'train'}, k8s_node: {h},"
+            f" doctor_replay: {HOSTS / (r + '.json')}}}\n"
+            for h, r in replay.items()
+        )
+    )
+    unknown = folder / "hosts-unknown.yaml"
+    unknown.write_text("hosts:\n  hgx-h100-7: {pool: train}\n")
+    extra = folder / "hosts-extra-key.yaml"
+    extra.write_text("hosts:\n  ws-rtx: {pool: dev, k8s-node: ws}\n")
+    python = []
+    for name, text in DESCRIBE_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        python.append(folder / name)
+    return {"prices": prices, "hosts": [hosts, unknown, extra], "python": python}
 
 
 def hostile_files(big: dict[str, Path]) -> list[Path]:
@@ -143,7 +215,7 @@ def invoke(args: list[str], timeout: float) -> tuple[int | None, str, str, bool]
 def record(tally: Tally, args: list[str], timeout: float) -> None:
     code, out, err, hung = invoke(args, timeout)
     tally.invocations += 1
-    grouped = args[:2] if args[:1] in (["fleet"], ["bench"]) else args[:1]
+    grouped = args[:2] if args[:1] in (["fleet"], ["bench"], ["rollout"]) or args[:2] == ["deploy", "ops"] else args[:1]
     tally.by_command[" ".join(grouped)[:20]] += 1
     tally.by_exit[f"{' '.join(grouped)[:20]} -> {code}"] += 1
     shown = " ".join(a if len(a) < 80 else a[:40] + "..." for a in args)
@@ -170,8 +242,11 @@ def record(tally: Tally, args: list[str], timeout: float) -> None:
 class Gen:
     """Draws one invocation per command, half plausible, half hostile."""
 
-    def __init__(self, rng: random.Random, db: str, files: list[Path], work: Path) -> None:
+    def __init__(
+        self, rng: random.Random, db: str, files: list[Path], work: Path, user: dict[str, list[Path]] | None = None
+    ) -> None:
         self.rng, self.db, self.files, self.work = rng, db, files, work
+        self.user = user or make_user_files(work / "user")
         self.calm = False  # True: this invocation draws plausible values only (the working paths)
         self.replays = sorted(HOSTS.glob("*.json"))  # the corpus's broken replays come as the hostile files
         self.plans = sorted(EXAMPLES.glob("*.yaml"))
@@ -258,7 +333,7 @@ class Gen:
         return [*args, *(["--json"] if self.maybe(0.7) else [])]
 
     def fleet(self) -> list[str]:
-        sub = self.pick("scan", "inspect", "list", "retire", "evaluate")
+        sub = self.pick("scan", "inspect", "list", "retire", "evaluate", "view")
         args = [
             "fleet",
             sub,
@@ -278,6 +353,9 @@ class Gen:
                 args += ["--status", self.pick("active", "watch", "retired", *TEXT)]
             if self.maybe():
                 args += ["--host", self.pick("hgx-h100-07", *TEXT)]
+        elif sub == "view":
+            if self.maybe():
+                args += ["--tolerance", self.number(["0.1", "0.05"])]
         elif sub == "retire":
             args = [
                 "fleet",
@@ -329,6 +407,79 @@ class Gen:
             args = [a for a in args if a != "--dry-run"] + ["-o", str(self.rng.choice(out))]
         return [*args, *(["--json"] if self.maybe(0.6) else [])]
 
+    def deploy_ops(self) -> list[str]:
+        args = ["deploy", "ops"]
+        if self.maybe(0.4):  # writes: only under the temporary folder, or where nothing can be written
+            out = [self.work / "ops", self.work / "ops", Path("/dev/null/ops"), self.work / "user" / "net.py"]
+            args += ["-o", str(self.rng.choice(out))]
+        else:
+            args.append("--dry-run")
+        nodes = ["gpu-01:8", "gpu-02:4:h100-sxm", "gpu-03:8:h100-sxm", "gpu-04:2:a100-80gb-sxm", "gpu-05"]
+        for _ in range(self.rng.randrange(4)):
+            args += ["--node", self.pick(*nodes, "a b:8", "n1:0", "n1:many", "Gpu_01:8", "n1:8:h1000", *TEXT)]
+        if self.maybe(0.2):
+            args += ["--db", self.db]
+        if self.maybe(0.2):
+            args += ["--namespace", self.pick("gpuwise-ops", "ops", *TEXT)]
+        if self.maybe(0.2):
+            args += ["--network", self.pick("ib-ndr", "roce-400g", "4x400g", *TEXT)]
+        if self.maybe(0.1):
+            args += ["--crds", str(self.rng.choice([HOSTILE / "crds-malformed", self.work]))]
+        return [*args, *(["--json"] if self.maybe(0.6) else [])]
+
+    def prices(self) -> list[str]:
+        args = ["prices"]
+        if self.maybe(0.8):
+            args += ["--prices", self.file(self.user["prices"])]
+        for flag, plausible in (
+            ("--gpu", ["h100-sxm", "a100-80gb-sxm", "l4"]),
+            ("--provider", ["aws", "ourcloud", "aws,lambda"]),
+            ("--price-model", ["on-demand", "spot", "1y", "3y"]),
+            ("--region", ["us", "r1"]),
+            ("--max-age", ["12m", "1y", "30d"]),
+        ):
+            if self.maybe(0.2):
+                args += [flag, self.pick(*plausible, *TEXT)]
+        if self.maybe(0.3):
+            args.append("--cheapest")
+        return [*args, *(["--json"] if self.maybe(0.6) else [])]
+
+    def rollout(self) -> list[str]:
+        sub = self.pick("plan", "plan", "status", "record")
+        db = self.db if self.maybe(0.95) else self.pick(*TEXT)
+        rid = self.pick("1", "2", "3", "99999999999999999999", "-1", "2147483648", *TEXT)
+        hosts = ["hgx-h100-07", "dgx-a100-12", "ws-rtx", "nosuch"]
+        if sub == "status":
+            args = ["rollout", "status", "--db", db]
+            if self.maybe(0.7):
+                args += ["--rollout", rid]
+            if self.maybe(0.3):
+                args.append(self.pick("--check", "--real"))
+            return [*args, *(["--json"] if self.maybe(0.6) else [])]
+        if sub == "record":
+            return ["rollout", "record", "--db", db, "--rollout", rid, "--host", self.pick(*hosts, *TEXT),
+                    "--step", self.pick("gate-before", "upgrade", "gate-after", "rollback", "done", *TEXT),
+                    "--outcome", self.pick("pass", "fail", *TEXT), "--detail", self.pick("ok", "doctor exit 1", *TEXT),
+                    *(["--check"] if self.maybe(0.3) else [])]  # fmt: skip
+        target = self.pick("driver=550.127.05", "firmware=96.00.A5.00.01", "cuda=12.8", "driver", "bios=1", *TEXT)
+        out = [self.work / "rollout", self.work / "rollout", Path("/dev/null/r"), self.work / "user" / "net.py"]
+        args = ["rollout", "plan", "--db", db, "--target", target, "-o", str(self.rng.choice(out))]
+        if self.maybe(0.5):
+            args += ["--hosts", self.file(self.user["hosts"])]
+        if self.maybe(0.3):
+            args += ["--canary", self.pick(*hosts, *TEXT)]
+        if self.maybe(0.3):
+            args += ["--wave-size", self.number(["1", "2", "3"])]
+        if self.maybe(0.2):
+            args += ["--tolerance", self.number(["0.1", "0.05"])]
+        if self.maybe(0.2):
+            args += ["--baseline", self.pick("db", str(HOSTILE / "results-good.json"), *TEXT)]
+        if self.maybe(0.2):
+            args += ["--install-command", self.pick("sh install.sh {{ version }}", *TEXT)]
+        if self.maybe(0.3):
+            args.append("--local")
+        return [*args, *(["--json"] if self.maybe(0.6) else [])]
+
     def bench(self) -> list[str]:
         results = [HOSTILE / "results-good.json"]
         if self.maybe(0.1):
@@ -348,12 +499,27 @@ class Gen:
         ]
 
     def describe(self) -> list[str]:
-        return [
-            "describe",
-            self.pick("nofile.py:Net", "x" * 5000, ":", *TEXT),
-            "--input-shape",
-            self.pick("1,3,224,224", *TEXT),
-        ]
+        """Mostly refused before the user's file runs (it runs in a child process that imports torch: a
+        few seconds each); --timeout always well below the fuzzer's own, so a looping file is no hang."""
+        files = {p.name: p for p in self.user["python"]}
+        target = self.pick(
+            f"{files['net.py']}:Net", f"{files['net.py']}:NeedsArgs", f"{files['net.py']}:Missing",
+            *(f"{files[n]}:X" for n in ("loops.py", "exits.py", "exits_hard.py", "raises.py", "syntax.py")),
+            f"{files['plain.py']}:Net", "nofile.py:Net", f"{files['net.py']}", "x" * 5000, ":", *TEXT,
+        )  # fmt: skip
+        ran = self.maybe(0.15)  # a valid shape: the file runs
+        shape = self.pick("8", "2,8") if ran else self.pick("0", "1,2,3,4,5,6,7,8,9", "8,x", "99999999", *TEXT)
+        limit = self.pick("2", "4", *TEXT)
+        if ran and self.calm:  # the module itself, with time to import torch in the child
+            target, limit = f"{files['net.py']}:Net", "15"
+        args = ["describe", target, "--input-shape", shape, "--timeout", limit]
+        if self.maybe(0.3):
+            args += ["--dtype", self.pick("fp32", "bf16", *TEXT)]
+        if self.maybe(0.2):
+            args += ["--batch", self.number(["1", "2"])]
+        if self.maybe(0.2):
+            args += ["-o", str(self.rng.choice([self.work / "described.json", Path("/dev/null/x")]))]
+        return [*args, *(["--json"] if self.maybe(0.5) else [])]
 
     def unknown(self) -> list[str]:
         return self.pick([self.pick(*TEXT)], ["--help"], ["fleet"], ["estimate"], ["tco"], ["deploy"])
@@ -369,19 +535,25 @@ WEIGHTS = {
     "doctor": 2,
     "exporter": 1,
     "deploy": 2,
+    "deploy_ops": 1.5,
     "bench": 2,
     "matrix": 1,
-    "describe": 0.5,
+    "prices": 1.5,
+    "rollout": 2,
+    "describe": 1,
     "unknown": 0.5,
 }
 
 
-def edge_cases(db: str, files: list[Path]) -> list[list[str]]:
+def edge_cases(db: str, files: list[Path], work: Path | None = None) -> list[list[str]]:
     """Every hostile file through every door that reads that kind of file, and the flag edge cases."""
     cases: list[list[str]] = []
+    out = str((work or Path(tempfile.gettempdir())) / "edge-rollout")
     for f in files:
         p = str(f)
         cases += [
+            ["prices", "--prices", p, "--json"],
+            ["rollout", "plan", "--db", db, "--target", "driver=550.127.05", "-o", out, "--hosts", p, "--json"],
             ["estimate", "-f", p, "--gpu", "a10", "--json"],
             ["plan", "-f", p, "--gpus", "a10", "--json"],
             ["estimate", "--model", p, "--gpu", "a10", "--json"],
@@ -415,12 +587,38 @@ def edge_cases(db: str, files: list[Path]) -> list[list[str]]:
         ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--micro-batch", "9" * 400, "--json"],
         ["estimate", "--model", "llama-2-7b", "--gpu", "a10", "--tokens", "1e400", "--json"],
         ["gpus", "--min-memory", "1e400GB", "--json"],
+        ["rollout", "status", "--db", db, "--rollout", "99999999999999999999"],
+        [
+            "rollout",
+            "record",
+            "--db",
+            db,
+            "--rollout",
+            "2147483648",
+            "--host",
+            "h",
+            "--step",
+            "done",
+            "--outcome",
+            "pass",
+        ],
+        ["deploy", "ops", "--dry-run", "--node", "a b:8", "--json"],
+        ["describe", "nofile.py:Net", "--input-shape", "8", "--timeout", "nan"],
     ]
     return cases
 
 
-def run(count: int, seed: int, db: str | None, timeout: float, quiet: bool = False, corpus: bool = True) -> Tally:
-    """`count` random invocations, then (with `corpus`) the edge-case corpus; a tally of what went wrong."""
+def run(
+    count: int,
+    seed: int,
+    db: str | None,
+    timeout: float,
+    quiet: bool = False,
+    corpus: bool = True,
+    only: tuple[str, ...] = (),
+) -> Tally:
+    """`count` random invocations (of the generators named in `only`, default all), then (with
+    `corpus`) the edge-case corpus; a tally of what went wrong."""
     rng = random.Random(seed)
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="gpuwise-fuzz-") as tmp:
@@ -428,14 +626,17 @@ def run(count: int, seed: int, db: str | None, timeout: float, quiet: bool = Fal
         url = db or f"sqlite:///{work / 'fuzz.db'}"
         files = hostile_files(make_big_files(work / "big"))
         gen = Gen(rng, url, files, work)
-        names, weights = list(WEIGHTS), list(WEIGHTS.values())
+        for host in sorted(HOSTS.glob("*.json")):  # cards in the store, so that roll-outs can be planned
+            invoke(["fleet", "scan", "--replay", str(host), "--db", url, "--interval", "0"], timeout)
+        names = [n for n in WEIGHTS if not only or n in only]
+        weights = [WEIGHTS[n] for n in names]
         start = time.monotonic()
         for i in range(count):
             gen.calm = rng.random() < 0.4
             record(tally, getattr(gen, rng.choices(names, weights)[0])(), timeout)
             if not quiet and (i + 1) % 250 == 0:
                 print(f"  {i + 1} invocations, {time.monotonic() - start:.0f} s", file=sys.__stderr__, flush=True)
-        for args in edge_cases(url, files) if corpus else []:
+        for args in edge_cases(url, files, work) if corpus else []:
             record(tally, args, timeout)
     return tally
 
@@ -457,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-__all__ = ["Tally", "edge_cases", "hostile_files", "invoke", "make_big_files", "run"]
+__all__ = ["Tally", "edge_cases", "hostile_files", "invoke", "make_big_files", "make_user_files", "run"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

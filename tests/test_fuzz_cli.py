@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from corpus.hostile import HOSTILE_TEXT, all_finite
 from gpuwise.workload.schema import FieldInfo, fields
 
-from .conftest import run_main
+from .conftest import load_script, run_main
 
 HOSTILE = st.sampled_from(
     [*HOSTILE_TEXT, "2T", "120KB", "2GB/s", "llama-2-7b", "h100-sxm:8", "full,lora,qlora", "30d", "1h30m"]
@@ -77,3 +77,16 @@ def test_fuzz_estimate(args, capsys):
 @given(args=_args("plan", ("workload", "target", "plan")))
 def test_fuzz_plan(args, capsys):
     _check(args, capsys)
+
+
+def test_the_fuzzer_reaches_rollout_deploy_ops_prices_and_describe_and_finds_nothing():
+    """scripts/fuzz_cli.py draws these doors too (roll-out plans of the scanned example hosts, ops
+    manifests with odd node names, prices files with prices no rental has, Python files that loop,
+    exit or fail to import): none gives a traceback, a hang or an exit code other than 0, 1, 2."""
+    fuzz_cli = load_script("fuzz_cli")
+    only = ("rollout", "deploy_ops", "prices", "describe")
+    tally = fuzz_cli.run(count=80, seed=20261203, db=None, timeout=20, quiet=True, corpus=False, only=only)
+    assert (tally.tracebacks, tally.hangs, tally.non_finite_json, tally.bad_exit) == (0, 0, 0, 0), tally.findings
+    reached = {k.split(" -> ")[0] for k in tally.by_exit}
+    assert {"rollout plan", "rollout status", "deploy ops", "prices", "describe"} <= reached, reached
+    assert tally.by_exit["rollout plan -> 0"] > 0 and tally.by_exit["prices -> 0"] > 0  # working ones too
