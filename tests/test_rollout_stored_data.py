@@ -115,12 +115,13 @@ def _results(path: Path, value: float) -> Path:
     return path
 
 
-def _hostile_plan(tmp_path: Path, marks: Path) -> RolloutPlan:
-    """One host whose every stored value is a template that would create a file under `marks`."""
+def _hostile_plan(tmp_path: Path, marks: Path, scheduled: bool = True) -> RolloutPlan:
+    """One host whose every stored value is a template that would create a file under `marks`
+    (`scheduled`: with a Kubernetes and a Slurm node name, whose commands only a check run may meet)."""
     host = _jinja(marks / "host")
     facts = RolloutHost(
         pool=_jinja(marks / "pool"),
-        k8s_node=_jinja(marks / "k8s_node"),
+        k8s_node=_jinja(marks / "k8s_node") if scheduled else None,
         ansible_host=_jinja(marks / "ansible_host"),
         doctor_replay=str(WORKSTATION),
         bench_results=str(_results(tmp_path / "good.json", 7.9e14)),
@@ -128,7 +129,7 @@ def _hostile_plan(tmp_path: Path, marks: Path) -> RolloutPlan:
     )
     plan = HostPlan(
         host, facts.pool, _jinja(marks / "model"), (0,), _jinja(marks / "previous"), 0, facts,
-        scheduler="slurm", node=_jinja(marks / "slurm_node"),
+        scheduler="slurm" if scheduled else "none", node=_jinja(marks / "slurm_node") if scheduled else None,
     )  # fmt: skip
     return RolloutPlan(Target("driver", "560.35.03"), host, (), {host: plan}, 1)
 
@@ -189,6 +190,34 @@ def test_every_stored_value_is_written_unsafe_and_ansible_renders_none(tmp_path)
     assert canary["state"] == "rolled back"
     assert [e["step"] for e in canary["events"]] == ["gate-before", "upgrade", "gate-after", "rollback"]
     assert f"back to {plan.hosts[host].previous}" in canary["events"][-1]["detail"]  # rendered as text
+
+
+def test_a_real_run_on_localhost_renders_no_stored_value(tmp_path):
+    """Not a rehearsal: the install step runs (`true {{ version }}`, with the target, then with the
+    stored previous version on the roll-back), and the host name, pool, model and versions reach
+    commands and records as text only."""
+    from gpuwise.store import open_store
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    plan = _hostile_plan(tmp_path, marks, scheduled=False)  # no kubectl or scontrol against a real cluster
+    db = f"sqlite:///{tmp_path / 'fleet.db'}"
+    with open_store(db) as s:
+        rid = rollout.save_rollout(s, plan, now=T0)
+    settings = PlaybookSettings(rid, db, str(_results(tmp_path / "baseline.json", 7.9e14)), 0.1,
+                                str(BIN / "gpuwise"), str(BIN / "gpuwise"), local=True,
+                                install_command="true {{ version }}")  # fmt: skip
+    write_texts(files(plan, settings), tmp_path / "out")
+    proc = _ansible(tmp_path / "out")
+    assert proc.returncode != 0, proc.stdout  # the gate after fails: rolled back, then stopped
+    assert list(marks.iterdir()) == [], proc.stdout
+    status = json.loads(run("rollout", "status", "--db", db, "--rollout", rid, "--real", "--json").output)
+    (host,) = status["hosts"]
+    assert status["checked"] is False and host["state"] == "rolled back"
+    steps = [(e["step"], e["outcome"]) for e in host["events"]]
+    assert steps == [("gate-before", "pass"), ("upgrade", "pass"), ("gate-after", "fail"), ("rollback", "pass")]
+    assert host["events"][1]["detail"] == "installed 560.35.03"
+    assert f"back to {plan.hosts[plan.canary].previous}" in host["events"][-1]["detail"]
 
 
 def test_the_writer_keeps_any_text_on_one_line_and_reads_it_back():
