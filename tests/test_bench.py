@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from gpuwise.bench.collective import bus_bandwidth
-from gpuwise.bench.latency import arrival_offsets, percentile
+from gpuwise.bench.latency import arrival_offsets
 from gpuwise.errors import UsageError
+from gpuwise.stats import percentile
 from gpuwise.store.results import BENCHMARKS
 
 torch = pytest.importorskip("torch")
@@ -334,9 +335,13 @@ def test_step_mlp_and_user_module():
 
 # ----- latency -----------------------------------------------------------------------------------------
 def test_percentile_and_arrivals_by_hand():
-    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
-    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
-    assert percentile([1.0, 2.0], 100) == 2.0 and percentile([5.0], 99) == 5.0
+    # nearest rank, as the serving model reads its simulation: the ceil(p/100 x n)-th smallest value
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0  # the 2nd of 3
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0  # the 2nd of 4, a latency some request had (not 2.5)
+    assert percentile([float(i) for i in range(1, 101)], 99) == 99.0 and percentile([1.0, 2.0], 100) == 2.0
+    assert percentile([5.0], 99) == 5.0 and percentile([1.0, 2.0], 0) == 1.0
+    with pytest.raises(ValueError):
+        percentile([], 50)
     assert arrival_offsets(4.0, 3, "fixed") == [0.0, 0.25, 0.5]
     gaps = arrival_offsets(100.0, 2001, "poisson", seed=1)
     assert gaps == sorted(gaps) and gaps[-1] / 2000 == pytest.approx(0.01, rel=0.1)
@@ -518,8 +523,8 @@ def test_latency_results_by_hand():
 
     ms = _results([4.0, 1.0, 3.0, 2.0], 2.0, {"rate": 2.0})
     got = {m.name: m.value for m in ms}
-    # positions (n-1)q/100 = 1.5, 2.85, 2.97 in [1, 2, 3, 4]
-    assert got == pytest.approx({"p50": 2.5, "p95": 3.85, "p99": 3.97, "achieved-rate": 2.0})
+    # nearest ranks ceil(4 q/100) = 2, 4, 4 of [1, 2, 3, 4]: latencies requests really had
+    assert got == pytest.approx({"p50": 2.0, "p95": 4.0, "p99": 4.0, "achieved-rate": 2.0})
     assert ms[0].samples == (4.0, 1.0, 3.0, 2.0) and ms[-1].samples == ()
     assert _results([1.0], 0.0, {})[-1].value == 1.0  # one request finishing at once: its count
 

@@ -3,7 +3,7 @@
 import math
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpuwise.catalog import load_catalog
@@ -107,8 +107,7 @@ def test_adapters_need_less_than_full_and_qlora_weights_least(model, optimizer, 
 @settings(max_examples=40, deadline=None)
 @given(models, st.sampled_from(["bf16", "fp8", "int8", "int4"]), st.integers(1, 32), st.sampled_from([1, 2, 4, 8]))
 def test_inference_tensor_parallel_reduces_per_gpu_memory(model, wd, conc, tp):
-    if model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads):
-        return
+    assume(not (model.heads % tp or model.ffn % tp or (model.kv_heads % tp and tp % model.kv_heads)))  # a valid split
     job = InferenceJob(model=model, weights_dtype=wd, concurrency=conc, input_tokens=512, output_tokens=128)
     one = memory(job, Hardware(GPU, 1, 1), CAT).per_gpu
     split = memory(replace(job, parallel=Parallelism(tp=tp)), Hardware(GPU, tp, tp), CAT).per_gpu

@@ -14,8 +14,9 @@ from gpuwise.estimate.compute import Shape, forward_flops, gemm
 from gpuwise.estimate.engine import StepModel, engine_setup
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import LatencyTarget
-from gpuwise.estimate.serving import LLMTimer, percentile, simulate_batches
+from gpuwise.estimate.serving import LLMTimer, simulate_batches
 from gpuwise.estimate.simulate import poisson_arrivals, simulate
+from gpuwise.stats import percentile
 from gpuwise.workload import InferenceJob, build_hardware, build_workload
 
 CAT = load_catalog()

@@ -1,7 +1,9 @@
 """gpuwise: which GPUs, how many, how connected, and what they cost for a workload.
 
-The public Python API is re-exported here lazily so that importing the package (and so
-`gpuwise --help`) stays cheap.
+The package holds the planner (catalog, workload, estimate, plan, report: no I/O library), the
+operating side (hw, bench, store, ops, deploy) and three front doors over them: the Python API
+(`gpuwise.api`), the command line (`gpuwise.cli`) and the web UI (`gpuwise.web`). Nothing is
+imported here, so that `import gpuwise` (and `gpuwise --help`) stays cheap.
 """
 
 from __future__ import annotations

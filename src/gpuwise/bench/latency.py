@@ -27,21 +27,11 @@ from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, check_positive, is_cuda, on_device, resolve_device, torch_module
 from gpuwise.errors import GpuwiseError, UsageError
+from gpuwise.stats import percentile
 from gpuwise.store.results import Measurement
 
 MAX_REQUESTS = 100_000
 MAX_THREADS = 256
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0..100) with linear interpolation between order statistics."""
-    if not values:
-        raise ValueError("percentile of no values")
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def arrival_offsets(rate: float, count: int, arrival: str = "poisson", seed: int = 0) -> list[float]:

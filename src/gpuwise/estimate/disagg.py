@@ -21,8 +21,9 @@ from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
 from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.serving import PERCENTILES, meets_goals, percentile, simulated_requests, steady_state
+from gpuwise.estimate.serving import PERCENTILES, meets_goals, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.stats import percentile
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES

@@ -23,6 +23,7 @@ from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
+from gpuwise.stats import percentile
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -340,13 +341,6 @@ def simulate_batches(
         busy += s
         latencies += [now - a for a in batch]
     return latencies, busy / now if now else 0.0
-
-
-def percentile(values: list[float], p: float) -> float:
-    """The nearest-rank `p`-th percentile (no interpolation: a latency some request really had)."""
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k]
 
 
 def _percentiles(result: SimResult) -> dict[str, dict[str, float]]:
