@@ -86,3 +86,23 @@ def test_no_redundancy_no_spread():
     spec = plan_manifests(result, DeployOptions()).find("Deployment")[0].body["spec"]["template"]["spec"]
     assert "topologySpreadConstraints" not in spec and "affinity" not in spec
     assert not math.isnan(result.chosen.cost)
+
+
+def test_states_offloaded_to_the_host_are_checkpointed_too():
+    """ZeRO-Offload / FSDP cpu_offload keep the optimizer states (and parameters) in host memory;
+    a checkpoint still saves them, so the write takes time and the interval is never 0 s (the
+    GPU-resident bytes alone were 0, and owned plans printed 'checkpoint every 0 s')."""
+    work = {"model": "llama-2-7b", "method": "lora", "tokens": "20M", "offload": ["optimizer", "params"]}
+    est = make_estimate(work, {"gpu": "rtx-a4000:1"})
+    per = est.memory.per_gpu
+    offloaded = per.detail["offloaded_to_cpu"]
+    assert offloaded > 0 and per.optimizer == 0
+    r = training_reliability(est, CAT)
+    # one GPU: nothing sharded, so the checkpoint is the GPU's weights plus what lives on the host
+    assert r.checkpoint_bytes == pytest.approx(per.weights + offloaded)
+    bandwidth = CAT.pipeline["parallel_fs_client_bytes_per_s"].value
+    assert r.write_seconds == pytest.approx(r.checkpoint_bytes / bandwidth)
+    assert r.interval_seconds > r.write_seconds > 0
+    owned = make_plan(work, {"gpus": "rtx-a4000", "max_gpus": 1, "pricing": "owned"}).chosen
+    text = reason_text(next(w for w in owned.why if w.code == "reliability.goodput"))
+    assert "checkpoint every 0 s" not in text and "(0 s to write)" not in text

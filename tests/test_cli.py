@@ -204,3 +204,17 @@ def test_gpu_counts_are_plain_ascii_digits(spec):
     with pytest.raises(UsageError, match="whole number"):
         build_hardware(spec, load_catalog())
     assert build_hardware("h100-sxm: 8 ", load_catalog()).count == 8
+
+
+def test_plan_owned_serving_prints_and_writes_its_report(tmp_path):
+    """Owned pricing for a serving workload (TTFT/TPOT targets) prints the plan with its amortised
+    month and horizon and writes the report (both were exit 70: the run cost of a service is None)."""
+    args = ["plan", "--model", "llama-3.1-8b", "--task", "inference", "--qps", "5", "--ttft-ms", "500"]
+    args += ["--tpot-ms", "50", "--pricing", "owned", "--gpus", "h100-sxm"]
+    out = run(*args, check_code=0).stdout
+    assert "Chosen:" in out and "amortised" in out and "over 5 years" in out
+    for name in ("plan.md", "plan.html"):
+        proc = run(*args, "--report", str(tmp_path / name), check_code=0)
+        assert "internal error" not in proc.stdout + proc.stderr
+        text = (tmp_path / name).read_text()
+        assert "TTFT" in text and "amortised" in text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from corpus import HF_CONFIGS
 from gpuwise.api import make_plan
+from gpuwise.i18n import fmt_duration
 from gpuwise.report import write_report
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -191,3 +192,20 @@ def test_one_capacity_is_one_line_across_the_bars():
     svg = stacked(rows, ["weights"], "t", lambda v: f"{v:.1f} GiB", limit=[24.0, 24.0])
     assert svg == stacked(rows, ["weights"], "t", lambda v: f"{v:.1f} GiB", limit=24.0)
     assert len(re.findall(r"<line ", svg)) == 1 and "capacity 24.0 GiB" in svg
+
+
+def test_the_chosen_plan_shows_ttft_and_tpot_beside_their_targets():
+    """A TTFT/TPOT plan's report shows the simulated TTFT and TPOT with the targets, not end-to-end
+    latency alone (which no target of this plan bounds)."""
+    from gpuwise.report.document import _chosen_section
+
+    work = {"model": "llama-2-7b", "task": "inference", "input_tokens": 512, "output_tokens": 128}
+    result = make_plan(work, {"qps": 2, "ttft_ms": 800, "tpot_ms": 90, "gpus": "a10g,l4"})
+    sim = result.chosen.serving.simulated
+    rows = dict(_chosen_section(result.chosen).table)
+    assert rows["TTFT"].endswith("(target P99 ≤ 800 ms)") and rows["TPOT"].endswith("(target P99 ≤ 90 ms)")
+    assert f"P99 {fmt_duration(sim.percentiles['ttft']['p99'])}" in rows["TTFT"]
+    assert f"P99 {fmt_duration(sim.percentiles['tpot']['p99'])}" in rows["TPOT"]
+    assert "target" not in rows["end-to-end"]  # shown, but no target of this plan bounds it
+    zh = dict(_chosen_section(result.chosen, "zh").table)
+    assert zh["TTFT"].endswith("（目标 P99 ≤ 800 ms）")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,9 +49,9 @@ def test_a_type_alone_in_its_group_keeps_its_whole_sentence():
     assert lines == [f"a10: {rejection_text(_above('a10', 5.11))}", "t4: no layout fits"]
 
 
-def _plan(*args: str) -> subprocess.CompletedProcess[str]:
+def _plan(*args: str, file: Path = METHODS) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "160", "TERM": "dumb", "NO_COLOR": "1", "GPUWISE_TODAY": "2026-12-01"}
-    cmd = [sys.executable, "-m", "gpuwise.cli.app", "plan", "-f", str(METHODS), *args]
+    cmd = [sys.executable, "-m", "gpuwise.cli.app", "plan", "-f", str(file), *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
 
 
@@ -86,3 +87,23 @@ def test_the_main_jobs_first_screen_groups_the_ruled_out_types():
     starts = [line.split(": ")[0].strip() for line in verbose.stdout.split("\n") if line.startswith("  ")]
     assert [s for s in starts if s in gpus] == gpus  # -v: every type on its own line, in order
     assert len(screen.stdout.split("\n")) < 40, screen.stdout
+
+
+# a non-finite number as Python or JSON prints it (not the name ZeRO-Infinity)
+NON_FINITE = re.compile(r"(?<!ZeRO-)(?<!\w)(inf|nan|infinity)\b", re.IGNORECASE)
+
+
+def test_types_the_cost_bound_pruned_say_cost_and_no_message_says_inf():
+    """`plan -f examples/train-13b-multi-gpu-plan.yaml`: H100, B200 and MI300X (a 13B model fits each
+    of them) are ruled out because the cost bound pruned every count, so their reason is cost, not
+    'memory: ... needs inf TiB per GPU'; no message of the plan, on the terminal or in --json,
+    prints a non-finite number."""
+    plan13 = ROOT / "examples" / "train-13b-multi-gpu-plan.yaml"
+    runs = [_plan(*extra, file=plan13) for extra in ((), ("-v",), ("--json",))]
+    for proc in runs:
+        assert proc.returncode == 0, proc.stderr
+        assert not NON_FINITE.findall(proc.stdout), NON_FINITE.findall(proc.stdout)
+    rejected = json.loads(runs[2].stdout)["rejected"]
+    for gpu in ("h100-sxm", "b200", "mi300x"):
+        codes = {r["code"] for r in rejected if r["gpu"] == gpu}
+        assert codes and all(code.startswith("cost.") for code in codes), (gpu, codes)

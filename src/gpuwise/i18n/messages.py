@@ -101,6 +101,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "row_throughput": {"en": "throughput", "zh": "吞吐"},
     "row_step": {"en": "step", "zh": "每步时间"},
     "row_whole_run": {"en": "whole run", "zh": "整次训练"},
+    "row_e2e": {"en": "end-to-end", "zh": "端到端"},
+    "row_latency_target": {
+        "en": "{value} (target P{percentile} {limit})",
+        "zh": "{value}（目标 P{percentile} {limit}）",
+    },
     "row_replicas": {"en": "replicas", "zh": "副本"},
     "row_bottleneck": {"en": "bottleneck", "zh": "瓶颈"},
     "row_cost": {"en": "cost", "zh": "成本"},

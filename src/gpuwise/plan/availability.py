@@ -35,13 +35,15 @@ def interruptions_per_gpu_hour(cat: Catalog) -> float:
 
 def _checkpoint_bytes(est: Estimate) -> float:
     """Weights and optimizer states, each once: sharded ones summed over every GPU, replicated ones
-    over one model-parallel group."""
+    over one model-parallel group. States offloaded to host memory (ZeRO-Offload, FSDP cpu_offload)
+    are saved too: a checkpoint holds them wherever they live."""
     w, hw = est.workload, est.hardware
     per = est.memory.per_gpu
     group = w.parallel.tp * w.parallel.pp
     zero = getattr(w.parallel, "zero", 0)
+    offloaded = per.detail.get("offloaded_to_cpu", 0.0)
     weights = per.weights * (hw.count if zero >= 3 else group)
-    states = per.optimizer * (hw.count if zero >= 1 else group)
+    states = (per.optimizer + offloaded) * (hw.count if zero >= 1 else group)
     return weights + states
 
 

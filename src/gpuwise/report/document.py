@@ -26,7 +26,7 @@ from gpuwise.i18n import (
     unit_label,
 )
 from gpuwise.plan.explain import rate_unit
-from gpuwise.plan.results import Candidate, Code, PlanResult
+from gpuwise.plan.results import Candidate, Code, PlanResult, Serving
 from gpuwise.report.svg import hbars, stacked
 from gpuwise.units import GiB, fmt_bytes, fmt_seconds
 from gpuwise.workload import TrainingJob
@@ -163,9 +163,7 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
             "row_replicas_value", lang, replicas=chosen.replicas, gpus=chosen.est.hardware.count, batch=s.max_batch
         )
         rows.append((msg("row_replicas", lang), value))
-        for q in (50, 95, 99):
-            if s.simulated is not None:
-                rows.append((f"P{q}", fmt_duration(s.percentile_seconds(q), lang)))
+        rows += _latency_rows(s, lang)
     rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
     rows.append((msg("row_cost", lang), cost_text(chosen.cost_dict(), lang)))
     rows += _price_rows(chosen, lang)
@@ -173,6 +171,29 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
         rows.append((msg("command", lang), chosen.command))
     why = tuple(reason_text(r, lang) for r in chosen.why)
     return Section(msg("chosen_plan", lang), why, tuple(rows), bulleted=True)
+
+
+def _latency_rows(s: Serving, lang: Lang) -> list[tuple[str, str]]:
+    """The simulated percentiles of each latency the service has (TTFT and TPOT for an LLM, then
+    end-to-end), each beside the target the requirements set for it."""
+    sim = s.simulated
+    if sim is None:
+        return []
+    goals = sim.goals
+    targets = {"ttft": goals.ttft_seconds, "tpot": goals.tpot_seconds, "e2e": goals.e2e_seconds}
+    names = {"ttft": "TTFT", "tpot": "TPOT", "e2e": msg("row_e2e", lang)}
+    rows = []
+    for metric, name in names.items():
+        pcts = sim.percentiles.get(metric, {})
+        if not any(pcts.values()):  # one pass and no tokens after it: no TPOT
+            continue
+        value = " · ".join(f"P{q} {fmt_duration(pcts[f'p{q}'], lang)}" for q in (50, 95, 99) if f"p{q}" in pcts)
+        target = targets[metric]
+        if target is not None:
+            limit = f"≤ {target * 1e3:,.0f} ms"
+            value = msg("row_latency_target", lang, value=value, percentile=f"{goals.percentile:g}", limit=limit)
+        rows.append((name, value))
+    return rows
 
 
 def _availability_section(chosen: Candidate, lang: Lang) -> Section | None:
