@@ -164,3 +164,20 @@ def test_deploy_names_the_triton_backend_of_the_planned_runtime(tmp_path: Path):
     notes = [n for n in plan_manifests(result, DeployOptions()).notes if "the plan timed" in n]
     assert len(notes) == 1 and 'config.pbtxt backend: "onnxruntime"' in notes[0]
     assert "Triton adds its request floor" in notes[0]  # the plan timed ONNX Runtime without a server
+
+
+def test_a_serving_plan_times_the_named_runtime_and_its_command_repeats_it():
+    from gpuwise.api import make_plan
+
+    reqs = {"qps": 200, "p99_ms": 100, "gpus": ["t4"]}
+    eager = make_plan({"model": "resnet-50", "engine": "eager"}, reqs)
+    default = make_plan({"model": "resnet-50"}, reqs)
+    assert eager.chosen is not None and default.chosen is not None
+    assert "--engine eager" in eager.chosen.command
+    assert eager.chosen.est.workload.engine == "eager" and default.chosen.est.workload.engine == "triton"
+    one = {c.est.hardware.count: c for c in eager.candidates}
+    base = {c.est.hardware.count: c for c in default.candidates}
+    same = sorted(set(one) & set(base))
+    assert same  # eager PyTorch at 16 bits dispatches ~230 kernels per batch: more time per sample
+    n = same[0]
+    assert one[n].est.inference.samples_per_second < base[n].est.inference.samples_per_second
