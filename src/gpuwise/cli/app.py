@@ -363,8 +363,9 @@ def serve(
 
 def _register_more() -> None:
     """Command groups that live in their own modules (lazy inside each command)."""
-    from gpuwise.cli import deploy_cmd, describe_cmd, ops_cmd, prices_cmd, rollout_cmd
+    from gpuwise.cli import calibrate_cmd, deploy_cmd, describe_cmd, ops_cmd, prices_cmd, rollout_cmd
 
+    calibrate_cmd.register(app)
     deploy_cmd.register(app)
     describe_cmd.register(app)
     ops_cmd.register(app)

@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     func,
     insert,
     inspect,
@@ -207,11 +208,41 @@ def _v4(conn: Connection) -> None:
     m.create_all(conn)
 
 
+# ----- v5: the team's own measurements, imported from the files their tools write ------------
+def _v5(conn: Connection) -> None:
+    """measurements: one row per measurement a file holds (`gpuwise calibrate import`), with the
+    file's SHA-256, so that importing the same file again adds nothing."""
+    m = MetaData()
+    Table(
+        "measurements",
+        m,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("sha256", String(64), nullable=False, index=True),
+        Column("part", Integer, nullable=False),
+        Column("format", String(32), nullable=False),
+        Column("kind", String(16), nullable=False),
+        Column("model", String(128), index=True),
+        Column("gpu_id", String(64), nullable=False, index=True),
+        Column("gpu_count", Integer, nullable=False),
+        Column("source", String(255), nullable=False),
+        Column("measured_at", String(32)),
+        Column("imported_at", DateTime(timezone=True), nullable=False),
+        Column("shape", JSON, nullable=False),
+        Column("figures", JSON, nullable=False),
+        Column("samples", JSON, nullable=False),
+        Column("facts", JSON, nullable=False),
+        Column("notes", JSON, nullable=False),
+        UniqueConstraint("sha256", "part", name="uq_measurements_sha256_part"),
+    )
+    m.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "hosts, runs, results", _v1),
     Migration(2, "cards, inspections", _v2),
     Migration(3, "rollouts, rollout_events", _v3),
     Migration(4, "fleet_hosts", _v4),
+    Migration(5, "measurements", _v5),
 )
 HEAD = len(MIGRATIONS)
 

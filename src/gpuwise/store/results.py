@@ -6,6 +6,7 @@ imports nothing of bench; bench, the matrix, calibration and the fleet view read
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -65,3 +66,39 @@ class HostFacts:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedMeasurement:
+    """One measurement the team imported (`gpuwise calibrate import`): what its file said, in SI
+    units, with the catalog model and GPU it is of. `shape` is the workload it was measured at,
+    in gpuwise's option names; `sha256` names the file it came from."""
+
+    id: int
+    sha256: str
+    part: int
+    format: str
+    kind: str
+    model: str | None
+    gpu_id: str
+    gpu_count: int
+    source: str
+    measured_at: str | None
+    imported_at: dt.datetime
+    shape: dict[str, Any]
+    figures: dict[str, float]
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """'#12 (sha256 3f2a9c1d0b7e, measured 2025-11-04)': how outputs name it."""
+        when = (self.measured_at or self.imported_at.date().isoformat())[:10]
+        return f"#{self.id} (sha256 {self.sha256[:12]}, {self.format}, measured {when})"
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["imported_at"] = self.imported_at.isoformat()
+        out["notes"] = list(self.notes)
+        return out

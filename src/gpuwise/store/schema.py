@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 
 from gpuwise.store.migrations import HEAD, MIGRATIONS
@@ -154,6 +155,29 @@ fleet_hosts = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
+# ----- the team's own measurements (gpuwise calibrate import; migration 5) ----------------------
+measurements = Table(
+    "measurements",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sha256", String(64), nullable=False, index=True),  # of the file imported
+    Column("part", Integer, nullable=False),  # which measurement of that file (0, 1, ...)
+    Column("format", String(32), nullable=False),  # vllm-bench | nccl-tests | torchtitan-log | ...
+    Column("kind", String(16), nullable=False),  # serving | collective | training | memory
+    Column("model", String(128), index=True),  # catalog model id (NULL for a collective)
+    Column("gpu_id", String(64), nullable=False, index=True),
+    Column("gpu_count", Integer, nullable=False),
+    Column("source", String(255), nullable=False),  # the file's name as imported
+    Column("measured_at", String(32)),  # as the file says (ISO 8601, no zone when the tool gives none)
+    Column("imported_at", DateTime(timezone=True), nullable=False),
+    Column("shape", JSON, nullable=False),  # the workload measured, in gpuwise's option names
+    Column("figures", JSON, nullable=False),  # name -> SI value
+    Column("samples", JSON, nullable=False),  # name -> repeated observations (log lines)
+    Column("facts", JSON, nullable=False),  # everything else the file said
+    Column("notes", JSON, nullable=False),
+    UniqueConstraint("sha256", "part", name="uq_measurements_sha256_part"),
+)
+
 
 __all__ = [
     "HEAD",
@@ -162,6 +186,7 @@ __all__ = [
     "fleet_hosts",
     "hosts",
     "inspections",
+    "measurements",
     "metadata",
     "results",
     "rollout_events",
