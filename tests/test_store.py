@@ -172,11 +172,24 @@ def _write_v4(conn):
     conn.execute(insert(_table(conn, "fleet_hosts")).values(FLEET_HOST_ROW))
 
 
-WRITERS = {1: _write_v1, 2: _write_v2, 3: _write_v3, 4: _write_v4}  # what each version stored: one per migration
+MEASUREMENT_ROW = {"sha256": "d01100da78ff" + "0" * 52, "part": 0, "format": "vllm-bench", "kind": "serving",
+                   "model": "llama-3.1-8b", "gpu_id": "h100-sxm", "gpu_count": 1, "source": "run.json",
+                   "measured_at": "2025-11-04T14:23:11", "imported_at": T0,
+                   "shape": {"input_tokens": 1024, "output_tokens": 256, "concurrency": 32},
+                   "figures": {"ttft.median": 0.0784, "tpot.median": 0.0129}, "samples": {},
+                   "facts": {"requests": 320}, "notes": []}  # fmt: skip
+
+
+def _write_v5(conn):
+    conn.execute(insert(_table(conn, "measurements")).values(MEASUREMENT_ROW))
+
+
+WRITERS = {1: _write_v1, 2: _write_v2, 3: _write_v3, 4: _write_v4, 5: _write_v5}  # one per migration
 EXPECTED = {1: {"hosts": HOST_ROW, "runs": RUN_ROW, "results": RESULT_ROW},
             2: {"cards": CARD_ROW, "inspections": INSPECTION_ROW},
             3: {"rollouts": ROLLOUT_ROW, "rollout_events": EVENT_ROW},
-            4: {"fleet_hosts": FLEET_HOST_ROW}}  # fmt: skip
+            4: {"fleet_hosts": FLEET_HOST_ROW},
+            5: {"measurements": MEASUREMENT_ROW}}  # fmt: skip
 
 
 def test_every_migration_has_sample_data():

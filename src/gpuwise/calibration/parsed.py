@@ -83,7 +83,9 @@ class Parsed:
 
 
 # ----- helpers every parser uses ---------------------------------------------------------------
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(  # CSI (colours, cursor), OSC (window title: ESC ] ... BEL), other ESC pairs, controls
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]"
+)
 MAX_NAME = 200  # characters kept of a name a file gives (model, GPU, host)
 
 

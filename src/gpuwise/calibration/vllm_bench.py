@@ -45,9 +45,9 @@ def parse(text: str) -> tuple[Parsed, ...]:
 def _one(doc: Any, at: str) -> Parsed:
     if not isinstance(doc, dict):
         raise ConfigError(f"{at}expected a JSON object (vLLM's --save-result output), got {type(doc).__name__}")
-    completed = whole(_need(doc, "completed", at), f"{at}key 'completed'")
-    inputs = whole(_need(doc, "total_input_tokens", at), f"{at}key 'total_input_tokens'")
-    outputs = whole(_need(doc, "total_output_tokens", at), f"{at}key 'total_output_tokens'")
+    completed = whole(_need(doc, "completed", at), f"{at}key 'completed'", positive=False)
+    inputs = whole(_need(doc, "total_input_tokens", at), f"{at}key 'total_input_tokens'", positive=False)
+    outputs = whole(_need(doc, "total_output_tokens", at), f"{at}key 'total_output_tokens'", positive=False)
     duration = number(_need(doc, "duration", at), f"{at}key 'duration'", positive=True)
     rate_key = next((k for k in _REQUEST_RATE if k in doc), _REQUEST_RATE[0])
     figures = {
