@@ -135,7 +135,7 @@ def published_bytes(case: dict[str, Any]) -> float:
     return float(case["published_value"]) * UNITS[case["published_unit"]]
 
 
-def _gpu_id(text: str | None) -> str:
+def gpu_id(text: str | None) -> str:
     t = (text or "").lower()
     for key, gid in (
         ("4090", "rtx-4090"),
@@ -410,7 +410,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
             )
             count = 1
         work = build_workload(opts, cat)
-        hw = build_hardware(f"{_gpu_id(inp.get('gpu'))}:{count}", cat)
+        hw = build_hardware(f"{gpu_id(inp.get('gpu'))}:{count}", cat)
         check_layout(work, hw)
         est = memory(work, hw, cat)
         ours, note = _measured_part(case, est)

@@ -161,7 +161,11 @@ def test_holdout_document_is_current():
 # Out-of-sample holdout bounds: the median |error| per kind at the first scoring (2026-12-01: memory
 # 23.1 %, training 15.7 %, inference 12.1 %) plus 2 points. Work that makes a kind worse on cases
 # nobody tuned to fails here; work that improves it should lower the bound.
-HOLDOUT_MEDIAN_BOUNDS = {"memory": 0.251, "training": 0.177, "inference": 0.141}
+# Inference: 14.3 % since serving estimates size replicas at --confidence (each latency at its band's
+# high end, the capacity at its low end): zhjunqin-rtx3090-llama3-8b-lmdeploy040-sharegpt-qps5-tpot
+# is scored on the percentiles of the fleet `estimate --qps 5` sizes, now two RTX 3090s where the
+# published run had one (lmdeploy has no validated decode case: the widest band), +4 % -> -18 %.
+HOLDOUT_MEDIAN_BOUNDS = {"memory": 0.251, "training": 0.177, "inference": 0.143}
 
 
 @pytest.mark.parametrize("kind", holdout.KINDS)

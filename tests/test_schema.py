@@ -106,7 +106,9 @@ def test_estimate_doors_agree(f, capsys, tmp_path):
     hardware = {h.name for h in fields("hardware")}
     doc = {"workload": work, **{k: v for k, v in other.items() if k in hardware}}
     targets = {
-        k: v for k, v in other.items() if k in ("qps", "p95_ms", "p99_ms", "ttft_ms", "tpot_ms", "e2e_ms", "percentile")
+        k: v
+        for k, v in other.items()
+        if k in ("qps", "p95_ms", "p99_ms", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "confidence")
     }
     if targets:
         doc["requirements"] = targets

@@ -13,13 +13,14 @@ from gpuwise import clock
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError, check_unknown
+from gpuwise.estimate.bands import DEFAULT_LEVEL
 from gpuwise.estimate.cost import CostParams, TcoComparison
 from gpuwise.estimate.offers import Market, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
-from gpuwise.workload import TrainingJob, build_hardware, build_workload
+from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements, latency_goals
-from gpuwise.workload.schema import TargetFields, layout_names, names, validate
+from gpuwise.workload.schema import PriceFields, TargetFields, layout_names, names, validate
 
 if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
     from gpuwise.plan import PlanResult
@@ -33,10 +34,12 @@ def make_plan(
     costs: Mapping[str, Any] | None = None,
     calibrations: Mapping[str, Calibration] | None = None,
     confine_files: bool = False,
+    show: int = 5,
 ) -> PlanResult:
     """Plan a workload against requirements; the hardware is what the plan chooses. `calibrations`
     (GPU id -> measured rates, see `measured_calibrations`) replace the cited efficiencies.
     `confine_files` (the web door): a `prices` file must be a YAML file below the working directory.
+    `show`: the rows a reader sees, each confirmed by the same model as the chosen one.
     The result is complete and frozen: prices, offers, each candidate's command, every reason."""
     cat = load_catalog()
     work_opts = dict(workload)
@@ -57,16 +60,13 @@ def make_plan(
         raise UsageError("--qps and latency targets apply to serving workloads (--task inference)")
     if isinstance(base, TrainingJob) and req.deadline_seconds and not (base.tokens or base.samples):
         raise UsageError("a deadline needs the amount of training: --tokens or --samples")
-    if req.pricing == "spot" and not isinstance(base, TrainingJob):
-        raise UsageError(
-            "--pricing spot: spot capacity can be reclaimed at any time; it prices checkpointed training, not serving"
-        )
+    check_pricing(req.pricing, base)
     prices = _confined(req.prices) if confine_files else req.prices
     params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, req.providers, req.exclude_providers))
     from gpuwise.plan import plan
 
     options = [_command_options(o) for _, o in variants]
-    return plan([w for w, _ in variants], req, cat, params, calibrations, options, _targets(requirements))
+    return plan([w for w, _ in variants], req, cat, params, calibrations, options, _targets(requirements), show)
 
 
 def _command_options(opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,15 +77,17 @@ def _command_options(opts: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _targets(requirements: Mapping[str, Any]) -> dict[str, Any]:
-    """The serving-target options each candidate's command repeats; none for a bare --qps (estimate
-    sizes replicas only for a latency target: without one, the load is the plan's alone)."""
-    targets = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    """The requirement options each candidate's command repeats: the prices always (so that it
+    reproduces the cost), the serving target unless it is a bare --qps (estimate sizes replicas only
+    for a latency target: without one, the load is the plan's alone)."""
+    given = {str(k).replace("-", "_"): v for k, v in requirements.items() if v is not None}
+    prices = {k: v for k, v in given.items() if k in names("prices")}
     target_keys = names("target")
     try:
-        latency_target({k: v for k, v in targets.items() if k in target_keys})
+        latency_target({k: v for k, v in given.items() if k in target_keys})
     except UsageError:
-        return {}
-    return targets
+        return prices
+    return given
 
 
 # ----- prices: the offers behind every rental price ---------------------------------------------
@@ -271,14 +273,19 @@ def make_estimate(
     workload: Mapping[str, Any],
     hardware: Mapping[str, Any],
     calibrations: Mapping[str, Calibration] | None = None,
+    costs: Mapping[str, Any] | None = None,
+    confine_files: bool = False,
 ) -> Estimate:
     """Estimate a workload on the hardware `hardware['gpu']` names; `hardware` may also carry
-    `gpus_per_node`, `network` and a serving target (`qps` with `ttft_ms`, `tpot_ms`, `e2e_ms` at
-    `percentile`, or the aliases `p95_ms`/`p99_ms`)."""
+    `gpus_per_node`, `network`, a serving target (`qps` with `ttft_ms`, `tpot_ms`, `e2e_ms` at
+    `percentile`, or the aliases `p95_ms`/`p99_ms`; `confidence`) and the prices (`pricing`, `years`,
+    `prices`, `providers`, `exclude_providers`), priced as a plan prices it with `costs` overrides.
+    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
     target_keys = names("target")
     target_opts = {k: hw_opts.pop(k) for k in list(hw_opts) if k in target_keys}
+    price = validate(PriceFields, {k: hw_opts.pop(k) for k in list(hw_opts) if k in names("prices")})
     for key in ("growth", *names("plan")):  # a plan file's own requirements: nothing to estimate
         hw_opts.pop(key, None)
     check_unknown(hw_opts, names("hardware"), "hardware")
@@ -294,7 +301,35 @@ def make_estimate(
         power_cap=hw_opts.get("power_cap"),
     )
     calibration = (calibrations or {}).get(hw.gpu.id)
-    return estimate(work, hw, cat, target=latency_target(target_opts), calibration=calibration)
+    target = latency_target(target_opts)  # validates every target option, --confidence's range too
+    level = validate(TargetFields, {"confidence": target_opts["confidence"]}) if "confidence" in target_opts else None
+    confidence = DEFAULT_LEVEL if level is None or level.confidence is None else level.confidence
+    pricing = price.pricing or "on-demand"
+    check_pricing(pricing, work)
+    params = None
+    if pricing != "on-demand" or costs or price.prices or price.providers or price.exclude_providers:
+        prices = _confined(price.prices) if confine_files else price.prices
+        market = plan_market(cat, prices, price.providers or (), price.exclude_providers or ())
+        params = CostParams.from_catalog(cat, costs, market)
+    return estimate(
+        work,
+        hw,
+        cat,
+        target=target,
+        calibration=calibration,
+        confidence=confidence,
+        pricing=pricing,
+        params=params,
+        years=price.years,
+    )
+
+
+def check_pricing(pricing: str, work: Workload) -> None:
+    """Spot capacity prices checkpointed training only (a plan and an estimate refuse it alike)."""
+    if pricing == "spot" and not isinstance(work, TrainingJob):
+        raise UsageError(
+            "--pricing spot: spot capacity can be reclaimed at any time; it prices checkpointed training, not serving"
+        )
 
 
 def latency_target(options: Mapping[str, Any]) -> LatencyTarget | None:

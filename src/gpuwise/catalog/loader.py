@@ -39,6 +39,7 @@ from gpuwise.catalog.schema import (
     RuntimeProfile,
     ServerPrice,
     Source,
+    UncertaintyTable,
     validate,
 )
 from gpuwise.errors import ConfigError, UnknownNameError
@@ -59,6 +60,7 @@ _FILES = (
     "pipeline.yaml",
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
+UNCERTAINTY_FILE = "uncertainty.yaml"  # written by scripts/fit_bands.py
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -87,6 +89,7 @@ class Catalog:
     servers: Mapping[str, ServerPrice] = field(default_factory=dict)  # GPU id -> a server as bought (costs.yaml)
     reliability: Mapping[str, Convention] = field(default_factory=dict)  # reliability.yaml: failure rates
     pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
+    uncertainty: UncertaintyTable | None = None  # uncertainty.yaml: the band of each figure's class
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -292,6 +295,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
     cat = replace(cat, default_networks=nets, **_frameworks(docs["frameworks.yaml"], data_dir))
     cat = replace(cat, **_collectives(docs["collectives.yaml"], sources))
     cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
+    cat = replace(cat, uncertainty=_uncertainty(data_dir))
     for net in cat.default_networks:
         if net.link not in cat.interconnects or net.source not in sources:
             raise ConfigError(
@@ -317,6 +321,15 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat
+
+
+def _uncertainty(data_dir: Path | None) -> UncertaintyTable | None:
+    """The bands scripts/fit_bands.py wrote; None before it has run (every estimate then says that
+    it has no band), so the script can build the catalog it fits them on."""
+    where = data_dir / UNCERTAINTY_FILE if data_dir is not None else _package_dir().joinpath("data", UNCERTAINTY_FILE)
+    if not where.is_file():
+        return None
+    return _validated(UncertaintyTable, _read(UNCERTAINTY_FILE, data_dir), UNCERTAINTY_FILE)
 
 
 def _check_boards(cat: Catalog) -> None:

@@ -501,3 +501,41 @@ class ServerPrice(_Strict):
     platform: Annotated[str, MinLen(1)]
     source: str
     why: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BandClass(_Strict):
+    """One class of published cases in uncertainty.yaml (scripts/fit_bands.py): how many, how many
+    predicted out of sample, the median bias, a flag when they lie on one side of the estimate, and per
+    level the multipliers [low, high] on an estimate of the class (`widened_from`: the class whose
+    band it took at a level where it has too few cases)."""
+
+    cases: Annotated[int, Ge(1)]
+    sources: Annotated[int, Ge(1)]
+    out_of_sample: Annotated[int, Ge(0)]
+    in_sample_note: str | None = None
+    bias: float
+    flag: str | None = None
+    bands: dict[str, tuple[Annotated[float, Gt(0), Le(1)], Annotated[float, Ge(1)]]]
+    widened_from: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UncertaintyTable(_Strict):
+    """uncertainty.yaml: the levels held, the fewest cases a class's own band needs at each, the
+    classes, and the widest band per figure (and figure/family) for what no case validates."""
+
+    levels: list[Annotated[float, Ge(0.5), Le(0.95)]]
+    min_cases: dict[str, Annotated[int, Ge(1)]]
+    classes: dict[str, BandClass]
+    widest: dict[str, dict[str, tuple[Annotated[float, Gt(0), Le(1)], Annotated[float, Ge(1)]]]]
+
+    def __post_init__(self) -> None:
+        levels = {f"{lv:g}" for lv in self.levels}
+        for name, c in self.classes.items():
+            if set(c.bands) != levels or not set(c.widened_from) <= levels:
+                raise ValueError(f"class {name}: a band for each level {sorted(levels)}")
+            if any(src not in self.classes for src in c.widened_from.values()):
+                raise ValueError(f"class {name}: widened from an unknown class")
+        if any(set(w) != levels for w in self.widest.values()):
+            raise ValueError(f"widest: a band for each level {sorted(levels)}")

@@ -132,7 +132,13 @@ def _option(f: Any) -> Any:
     decls = [f"{f.flag}/--no-{f.flag[2:]}"] if f.kind is bool else [f.flag]
     text = f.help + (f" (default: {f.default_doc})" if f.default_doc else "")
     metavar = None if f.kind is bool else ("|".join(f.choices) if f.choices and not f.metavar else f.metavar or "TEXT")
-    panel = {"workload": "Workload", "hardware": "Hardware", "target": "Serving target", "plan": "Requirements"}
+    panel = {
+        "workload": "Workload",
+        "hardware": "Hardware",
+        "target": "Serving target",
+        "plan": "Requirements",
+        "prices": "Prices",
+    }
     kind = bool if f.kind is bool else str
     return Annotated[kind | None, typer.Option(*decls, help=text, metavar=metavar, rich_help_panel=panel[f.section])]
 
@@ -163,7 +169,7 @@ DbOpt = Annotated[
 
 
 @app.command()
-@_with_options("hardware", "workload", "target")
+@_with_options("hardware", "workload", "target", "prices")
 def estimate(
     file: Annotated[
         str | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).", metavar="FILE")
@@ -181,9 +187,9 @@ def estimate(
     """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
     from gpuwise.api import make_estimate, measured_calibrations, money_block
 
-    work_opts, other, _ = _split(opts, file)
+    work_opts, other, costs = _split(opts, file)
     cals = measured_calibrations(db) if calibrated else None
-    est = make_estimate(work_opts, other, cals)
+    est = make_estimate(work_opts, other, cals, costs)
     if cals is not None and est.hardware.gpu.id not in cals:
         sys.stderr.write(
             f"no full (non --quick) measurements of {est.hardware.gpu.id} in the store: using the cited defaults\n"
@@ -206,7 +212,7 @@ def estimate(
 
 
 @app.command()
-@_with_options("workload", "target", "plan")
+@_with_options("workload", "target", "plan", "prices")
 def plan(
     file: Annotated[
         str | None, typer.Option("-f", "--file", help="Plan YAML: workload, requirements, costs.", metavar="FILE")
@@ -230,7 +236,7 @@ def plan(
     work_opts, req_opts, cost_opts = _split(opts, file)
     for key in names("hardware"):
         req_opts.pop(key, None)  # plan chooses the hardware
-    result = make_plan(work_opts, req_opts, cost_opts, measured_calibrations(db) if calibrated else None)
+    result = make_plan(work_opts, req_opts, cost_opts, measured_calibrations(db) if calibrated else None, show=top)
     if report is not None:
         from gpuwise.report import write_report
 

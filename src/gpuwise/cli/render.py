@@ -13,6 +13,7 @@ from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
 from gpuwise.i18n import (
     Lang,
+    band_line,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -115,6 +116,14 @@ def model_table(records: list[dict[str, Any]]) -> None:
     console.print(t)
 
 
+def band_text(d: dict[str, Any], path: str, fmt: Any) -> str:
+    """' (80 %: low–high)' for a figure of an estimate dict, from its `uncertainty`; '' without one."""
+    b = (d.get("uncertainty") or {}).get(path)
+    if not b:
+        return ""
+    return f" ({b['level']:.0%}: {fmt(b['low'])}–{fmt(b['high'])})"
+
+
 def _bar(value: float, scale: float, width: int, color: str) -> Text:
     n = 0 if scale <= 0 else round(width * value / scale)
     return Text("█" * max(n, 1 if value > 0 else 0), style=color)
@@ -161,11 +170,11 @@ def estimate_view(d: dict[str, Any]) -> None:
     )
     t.add_row("capacity", fmt_bytes(cap), "", _bar(cap, scale, 40, "bright_black"))
     console.print(t)
-    _memory_verdict(mem, timed=bool(d.get("training") or d.get("inference")))
+    _memory_verdict(d, timed=bool(d.get("training") or d.get("inference")))
     if d.get("training"):
-        _training_view(d["training"], d["bottleneck"], llm="layers" in w)
+        _training_view(d, llm="layers" in w)
     if d.get("inference"):
-        _inference_view(d["inference"], d["bottleneck"])
+        _inference_view(d)
     if d.get("cost"):
         console.print(cost_text(d["cost"]))
     if mem.get("detail"):
@@ -176,13 +185,20 @@ def estimate_view(d: dict[str, Any]) -> None:
         console.print(Text(f"  • {_short_source(a)}", style="dim"))
 
 
-def _memory_verdict(mem: dict[str, Any], timed: bool) -> None:
-    """Fits (with the room left) or not (with the shortfall and what would fit); a workload that
-    does not fit says that the speed printed after it is hypothetical."""
+def _memory_verdict(d: dict[str, Any], timed: bool) -> None:
+    """Fits (with the room left) or not (with the shortfall and what would fit), the peak with its
+    band and the out-of-memory risk it carries; a workload that does not fit says that the speed
+    printed after it is hypothetical."""
+    mem, per = d["memory"], d["memory"]["per_gpu"]
     if mem["fits"]:
-        console.print(Text(f"fits, {fmt_bytes(mem['headroom'])} free", style="bold green"))
+        verdict = Text(f"fits, {fmt_bytes(mem['headroom'])} free", style="bold green")
     else:
-        console.print(Text(f"does NOT fit: {fmt_bytes(-mem['headroom'])} short", style="bold red"))
+        verdict = Text(f"does NOT fit: {fmt_bytes(-mem['headroom'])} short", style="bold red")
+    verdict.append(f" · peak {fmt_bytes(per['total'])}{band_text(d, 'memory.per_gpu.total', fmt_bytes)}", style="")
+    console.print(verdict)
+    risk = _oom_risk(d)
+    if risk:
+        console.print(Text(risk, style="yellow"))
     if mem.get("largest_fitting"):
         parts = [
             f"{k.replace('_', ' ')} {v:,}" if v else f"{k.replace('_', ' ')}: nothing fits"
@@ -193,7 +209,22 @@ def _memory_verdict(mem: dict[str, Any], timed: bool) -> None:
         console.print(Text(msg("no_fit_speed"), style="yellow"))
 
 
-def _training_view(t: dict[str, Any], bottleneck: str | None, llm: bool = True) -> None:
+def _oom_risk(d: dict[str, Any]) -> str:
+    """The out-of-memory risk a fitting training estimate carries when its band's high end passes
+    capacity (fits are judged at the estimate: a layout that runs out of memory fails at its first
+    step and a lighter layout fixes it, where a missed deadline or latency costs the whole run)."""
+    mem = d["memory"]
+    b = (d.get("uncertainty") or {}).get("memory.per_gpu.total")
+    if not d.get("training") or not b or not mem["fits"] or b["high"] <= mem["capacity"]:
+        return ""  # a serving engine sizes its KV cache to the memory left: it runs fewer requests, not out
+    return (
+        f"out-of-memory risk: the peak may reach {fmt_bytes(b['high'])} at {b['level']:.0%} "
+        f"({fmt_bytes(mem['capacity'])} on the GPU)"
+    )
+
+
+def _training_view(d: dict[str, Any], llm: bool = True) -> None:
+    t, bottleneck = d["training"], d["bottleneck"]
     tab = Table(title="Training step", header_style="bold", show_edge=False)
     tab.add_column("term")
     tab.add_column("time", justify="right")
@@ -204,28 +235,46 @@ def _training_view(t: dict[str, Any], bottleneck: str | None, llm: bool = True) 
         tab.add_row(name.replace("_", " "), fmt_seconds(sec), f"{100 * sec / step:.0f}%", _bar(sec, step, 30, "cyan"))
     tab.add_row(Text("step", style="bold"), Text(fmt_seconds(step), style="bold"), "", "")
     console.print(tab)
-    line = (
-        f"{t['tokens_per_second']:,.0f} tokens/s · " if llm else ""
-    ) + f"{t['samples_per_second']:,.1f} samples/s · MFU {t['mfu']:.0%} · bottleneck: {bottleneck}"
-    console.print(Text(line, style="bold"))
+    count = lambda x: f"{x:,.0f}"  # noqa: E731
+    rate = (
+        f"{t['tokens_per_second']:,.0f} tokens/s{band_text(d, 'training.tokens_per_second', count)} · "
+        f"{t['samples_per_second']:,.1f} samples/s"
+        if llm
+        else f"{t['samples_per_second']:,.1f} samples/s{band_text(d, 'training.samples_per_second', count)}"
+    )
+    console.print(Text(f"{rate} · MFU {t['mfu']:.0%} · bottleneck: {bottleneck}", style="bold"))
     if t.get("total_seconds"):
-        console.print(f"Whole run: {fmt_seconds(t['total_seconds'])}, {fmt_gpu_hours(t['gpu_hours'])}")
-
-
-def _inference_view(i: dict[str, Any], bottleneck: str | None) -> None:
-    parts = [f"TTFT {fmt_seconds(i['time_to_first_token_seconds'])}"]
-    if i["decode_seconds_per_token"]:
-        parts.append(
-            f"{fmt_seconds(i['decode_seconds_per_token'])}/token "
-            f"({1 / i['decode_seconds_per_token']:,.0f} tokens/s per request)"
+        console.print(
+            f"Whole run: {fmt_seconds(t['total_seconds'])}{band_text(d, 'training.total_seconds', fmt_seconds)}, "
+            f"{fmt_gpu_hours(t['gpu_hours'])}{band_text(d, 'training.gpu_hours', _hours)}"
         )
-        parts.append(f"{i['tokens_per_second']:,.0f} output tokens/s")
-    parts += [
-        f"request latency {fmt_seconds(i['latency_seconds'])}",
-        f"{i['requests_per_second']:,.1f} requests/s",
-        f"bottleneck: {bottleneck}",
-    ]
-    console.print(Text("Serving: " + " · ".join(parts), style="bold"))
+
+
+def _hours(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def _inference_view(d: dict[str, Any]) -> None:
+    """Two lines: the latencies, each with its band; then the rates and the bottleneck."""
+    i, bottleneck = d["inference"], d["bottleneck"]
+    times = [f"TTFT {fmt_seconds(i['time_to_first_token_seconds'])}"]
+    times[0] += band_text(d, "inference.time_to_first_token_seconds", fmt_seconds)
+    rates = []
+    if i["decode_seconds_per_token"]:
+        times.append(
+            f"{fmt_seconds(i['decode_seconds_per_token'])}/token"
+            f"{band_text(d, 'inference.decode_seconds_per_token', fmt_seconds)}"
+        )
+        rates += [
+            f"{1 / i['decode_seconds_per_token']:,.0f} tokens/s per request",
+            f"{i['tokens_per_second']:,.0f} output tokens/s{band_text(d, 'inference.tokens_per_second', _hours)}",
+        ]
+    times.append(
+        f"request latency {fmt_seconds(i['latency_seconds'])}{band_text(d, 'inference.latency_seconds', fmt_seconds)}"
+    )
+    rates += [f"{i['requests_per_second']:,.1f} requests/s", f"bottleneck: {bottleneck}"]
+    console.print(Text("Serving: " + " · ".join(times), style="bold"))
+    console.print(Text("  " + " · ".join(rates), style="bold"))
     s = i.get("serving")
     if s:
         verdict = "meets" if s["meets"] else "does NOT meet"
@@ -384,6 +433,8 @@ def _candidates_table(result: Any, top: int, lang: Lang = "en") -> Table:
             if not bad
             else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad))
         )
+        if not c.confirmed:  # an analytic floor: it never says it meets
+            meets = msg("floor_not_confirmed", lang)
         if c.growth is not None:
             verdict = msg("growth_cell_holds" if c.growth.holds else "growth_cell_breaks", lang)
             meets += msg("growth_cell", lang, verdict=verdict)
@@ -433,6 +484,9 @@ def _chosen_view(chosen: Any, lang: Lang) -> None:
     console.print(Text(f"{msg('chosen', lang)}: {chosen.label}", style="bold green"))
     for reason in chosen.why:
         console.print(f"  • {reason_text(reason, lang)}")
+    line = band_line(chosen.meets, lang, memory=chosen.est.training is not None)
+    if line:
+        console.print(Text(f"  {line}", style="bold"))
     console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
     for line in offer_lines(chosen, lang):
         console.print(Text(f"  {line}", style="cyan"))

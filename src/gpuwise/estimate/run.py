@@ -8,17 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.errors import UsageError
-from gpuwise.estimate.comm import topology
-from gpuwise.estimate.cost import fleet_cost
+from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, as_json, figure_bands, serving_margins
+from gpuwise.estimate.comm import Topology, topology
+from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote, why_no_price
 from gpuwise.estimate.memory import largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import default_market
-from gpuwise.estimate.rates import Calibration, compute_rates, power_capped
-from gpuwise.workload import Hardware, TrainingJob, Workload, check_layout, data_parallel
+from gpuwise.estimate.rates import Calibration, Rates, compute_rates, power_capped
+from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.precision import on_gpu, precision_notes
 from gpuwise.workload.requirements import LatencyGoals
 
 if TYPE_CHECKING:  # each model is imported by its branch: a training estimate skips serving, and back
+    from gpuwise.catalog.schema import UncertaintyTable
     from gpuwise.estimate.serving import InferenceEstimate, ServingPlan
     from gpuwise.estimate.training import TrainingEstimate
 
@@ -57,6 +59,10 @@ class Estimate:
     serving: ServingPlan | None = None
     usd_per_hour: float | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    band_table: UncertaintyTable | None = None  # catalog uncertainty.yaml (None: no bands)
+    confidence: float = DEFAULT_LEVEL  # the level of every band
+    pricing: str = "on-demand"  # what usd_per_hour means (owned: the amortised cost of buying)
+    horizon: tuple[float, float] | None = None  # owned pricing: (years, one replica's total cost over them)
 
     @property
     def bottleneck(self) -> str | None:
@@ -93,15 +99,41 @@ class Estimate:
             "memory": {**self.memory.as_dict(), "largest_fitting": self.largest},
             "training": self.training.as_dict() if self.training else None,
             "inference": inference,
-            "cost": fleet_cost(
-                self.usd_per_hour,
-                self.serving.replicas if self.serving else 1,
-                self.hardware.count,
-                self.training.total_seconds if self.training else None,
-            ),
+            "cost": self.cost(),
             "bottleneck": self.bottleneck,
             "assumptions": list(dict.fromkeys([*self.memory.assumptions, *self.notes])),
+            "uncertainty": as_json(self.bands(), self.figures()),
         }
+
+    def cost(self) -> dict[str, object] | None:
+        """The fleet's cost as a plan's candidate states it (one formula): per hour, month and run at
+        the pricing, and for owned pricing the amortised month and the total over the horizon."""
+        replicas = self.serving.replicas if self.serving else 1
+        run = self.training.total_seconds if self.training else None
+        fleet = fleet_cost(self.usd_per_hour, replicas, self.hardware.count, run, self.pricing)
+        if fleet is None or self.horizon is None:
+            return fleet
+        years, total = self.horizon
+        owned = {"amortised_usd_per_month": fleet["usd_per_month"], "horizon_years": years}
+        return {**fleet, "owned": {**owned, "horizon_total_usd": total * replicas}}
+
+    def bands(self) -> dict[str, Band]:
+        """Each predicted figure's band (JSON path -> multipliers), looked up when asked: the plan
+        search makes many estimates and shows few."""
+        if self.band_table is None:
+            return {}
+        return figure_bands(self.figures(), self.workload, self.hardware.gpu, self.band_table, self.confidence)
+
+    def figures(self) -> dict[str, float | None]:
+        """The predicted figures that carry a band, by JSON path, as `as_dict` writes them."""
+        out: dict[str, float | None] = {"memory.per_gpu.total": round(self.memory.per_gpu.total)}
+        for section, part in (("training", self.training), ("inference", self.inference)):
+            if part is None:
+                continue
+            for key, value in part.as_dict().items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    out[f"{section}.{key}"] = float(value)
+        return out
 
 
 def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
@@ -202,8 +234,15 @@ def estimate(
     target: LatencyTarget | None = None,
     calibration: Calibration | None = None,
     search_largest: bool = True,
+    confidence: float = DEFAULT_LEVEL,
+    pricing: str = "on-demand",
+    params: CostParams | None = None,
+    years: float | None = None,
 ) -> Estimate:
-    """Check the layout, then memory, time (training or serving) and, with a target, replicas.
+    """Check the layout, then memory, time (training or serving) and, with a target, replicas;
+    each predicted figure with its band at `confidence` (catalog uncertainty.yaml); the cost at
+    `pricing` from `params`' offers and cost parameters (default: every catalog offer), as a plan
+    prices it (owned: over `years`, default the depreciation life).
     The workload is first taken as the GPU runs it (the bf16 default as fp16 where there is no bf16)."""
     work = on_gpu(work, hw.gpu)
     check_layout(work, hw)
@@ -238,7 +277,7 @@ def estimate(
             training = training_time(work, hw, rates, topo, catalog)
             notes += training.notes
         else:
-            from gpuwise.estimate.serving import compute_dtype, inference_time, plan_replicas, serving_batch
+            from gpuwise.estimate.serving import compute_dtype, inference_time
 
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
             rates = power_capped(rates, hw.power_cap, catalog)
@@ -250,24 +289,67 @@ def estimate(
                     if max_conc is not None
                     else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
                 )
-                batch = serving_batch(work, hw, catalog, cap) if cap >= 1 else 0
-                if batch < 1:
-                    notes.append("no request fits in memory (the engine's share of it): no serving plan")
-                else:
-                    serving = plan_replicas(
-                        work,
-                        hw,
-                        rates,
-                        topo,
-                        catalog,
-                        qps=target.qps,
-                        goals=target.goals,
-                        max_batch=batch,
-                    )
-                    notes += serving.notes
+                serving = _serving(work, hw, rates, topo, catalog, target, cap, inference, confidence, notes)
     notes += _board_notes(hw, catalog)
-    quote = default_market(catalog).quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
-    usd_per_hour = None if quote is None else quote.usd_per_hour
-    if quote is not None:
-        notes.append(f"cost: on demand, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
-    return Estimate(work, hw, mem, largest, _link(hw), training, inference, serving, usd_per_hour, tuple(notes))
+    usd, horizon = _price(hw, catalog, notes, pricing, params, years)
+    parts = (training, inference, serving, usd, tuple(notes), catalog.uncertainty, confidence, pricing, horizon)
+    return Estimate(work, hw, mem, largest, _link(hw), *parts)
+
+
+def _serving(
+    work: InferenceJob,
+    hw: Hardware,
+    rates: Rates,
+    topo: Topology,
+    catalog: Catalog,
+    target: LatencyTarget,
+    cap: int,
+    inference: InferenceEstimate,
+    confidence: float,
+    notes: list[str],
+) -> ServingPlan | None:
+    """Replicas for the target at `confidence` (each latency at its band's high end, the capacity
+    at its low end); None when no request fits beside the weights (said in `notes`)."""
+    from gpuwise.estimate.serving import plan_replicas, serving_batch
+
+    batch = serving_batch(work, hw, catalog, cap) if cap >= 1 else 0
+    if batch < 1:
+        notes.append("no request fits in memory (the engine's share of it): no serving plan")
+        return None
+    lat = inference.time_to_first_token_seconds, inference.latency_seconds
+    margins = serving_margins(work, hw.gpu, catalog.uncertainty, confidence, *lat)
+    plan = plan_replicas(
+        work, hw, rates, topo, catalog, qps=target.qps, goals=target.goals, max_batch=batch, margins=margins
+    )
+    notes += plan.notes
+    return plan
+
+
+def _price(
+    hw: Hardware, catalog: Catalog, notes: list[str], pricing: str, params: CostParams | None, years: float | None
+) -> tuple[float | None, tuple[float, float] | None]:
+    """USD per hour of the hardware at `pricing` (renting: the cheapest fitting offer; owned: the
+    amortised cost of buying it), named in `notes`; with owned pricing, (years, total over them)."""
+    if params is None and pricing == "on-demand":  # the common case: no cost parameters to build
+        quote = default_market(catalog).quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
+        if quote is not None:
+            notes.append(f"cost: on demand, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
+        return (None if quote is None else quote.usd_per_hour), None
+    p = params or CostParams.from_catalog(catalog, market=default_market(catalog))
+    if pricing == "owned":
+        own = owned_cost(hw, p)
+        if own is None:
+            notes.append(f"cost: {why_no_price(hw, pricing, p)}")
+            return None, None
+        horizon = years or p.depreciation_years
+        notes.append(
+            f"cost: owned, {own.usd_per_hour:.2f} USD/h (capex over {p.depreciation_years:g} years plus opex), "
+            f"{own.total(horizon):,.0f} USD over {horizon:g} years (gpuwise tco --gpu {hw.gpu.id}:{hw.count})"
+        )
+        return own.usd_per_hour, (horizon, own.total(horizon))
+    quote = rent_quote(hw, pricing, p)
+    if quote is None:
+        notes.append(f"cost: {why_no_price(hw, pricing, p)}")
+        return None, None
+    notes.append(f"cost: {pricing}, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
+    return quote.usd_per_hour, None

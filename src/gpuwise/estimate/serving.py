@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all_reduces
@@ -276,6 +277,7 @@ class ServingPlan:
     notes: tuple[str, ...]
     concurrency: float = 0.0  # requests in flight per replica (Little's law: rate x mean latency)
     capacity_rps: float = 0.0  # one replica's requests/s at max_batch (analytic)
+    margins: Margins | None = None  # the bands' pessimistic ends the targets are met at (None: at the estimate)
 
     @property
     def target_seconds(self) -> float:
@@ -298,6 +300,15 @@ class ServingPlan:
         """The simulated `metric` at the target's percentile."""
         return self.percentiles[metric][f"p{self.percentile:g}"]
 
+    def high(self, metric: str) -> float:
+        """`value(metric)` at the pessimistic end of its band (the figure a target is held to)."""
+        return self.value(metric) * (1.0 if self.margins is None else self.margins.of(metric))
+
+    @property
+    def capacity_low(self) -> float:
+        """The fleet's requests/s at the pessimistic end of its throughput band."""
+        return self.replicas * self.capacity_rps * (1.0 if self.margins is None else self.margins.rate)
+
     def as_dict(self) -> dict[str, object]:
         g = self.goals
         return {
@@ -316,6 +327,20 @@ class ServingPlan:
             "p99_seconds": self.p99,
             "percentiles": self.percentiles,
             "meets": self.meets,
+            "confidence": None if self.margins is None else self._at_confidence(),
+        }
+
+    def _at_confidence(self) -> dict[str, object]:
+        """What the targets were held to: each metric's percentile at its band's high end, the
+        fleet's capacity at the throughput band's low end, and the multipliers."""
+        m = self.margins
+        assert m is not None
+        key = f"p{self.percentile:g}"
+        return {
+            "level": m.level,
+            "multipliers": m.as_dict(),
+            "high_seconds": {metric: self.percentiles[metric][key] * m.of(metric) for metric in METRICS},
+            "capacity_rps_low": self.capacity_low,
         }
 
 
@@ -505,13 +530,16 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int) -> int:
     return good
 
 
-def _unreachable(rep: Replica, goals: LatencyGoals) -> str | None:
-    """The target an idle replica already misses (no replica count helps), said for a person."""
+def _unreachable(rep: Replica, goals: LatencyGoals, m: Margins) -> str | None:
+    """The target an idle replica already misses (no replica count helps), said for a person; with
+    margins below certainty, at its band's high end."""
     for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
-        if limit is not None and rep.alone[metric] > limit:
+        high = rep.alone[metric] * m.of(metric)
+        if limit is not None and high > limit:
             name = {"ttft": "its first token", "tpot": "each output token", "e2e": "one request alone"}[metric]
+            band = f" (up to {high * 1e3:.0f} ms at {m.level:.0%})" if m.of(metric) != 1.0 else ""
             return (
-                f"{name} takes {rep.alone[metric] * 1e3:.0f} ms on an idle replica: no replica count meets "
+                f"{name} takes {rep.alone[metric] * 1e3:.0f} ms{band} on an idle replica: no replica count meets "
                 f"a {limit * 1e3:.0f} ms P{goals.percentile:g} {metric.upper()} target (one request alone takes "
                 f"{rep.alone['e2e'] * 1e3:.0f} ms end to end)"
             )
@@ -530,31 +558,39 @@ def plan_replicas(
     max_batch: int,
     n: int | None = None,
     max_replicas: int = 4096,
+    margins: Margins | None = None,
 ) -> ServingPlan:
     """Fewest replicas whose simulated TTFT, TPOT and end-to-end percentiles meet `goals` at `qps`
-    (Poisson): the analytic capacity gives the floor, the simulation decides."""
+    (Poisson): the analytic capacity gives the floor, the simulation decides. With `margins`, each
+    percentile times its band's high end must meet its target and the capacity at the throughput
+    band's low end must carry the load (the targets at a confidence)."""
     n = n or simulated_requests(job)
     rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
         f"{rep.batching} batching up to {max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
     ]
-    blocked = _unreachable(rep, goals)
+    m = margins or Margins(1.0)
+    held = goals.tightened(m.ttft, m.tpot, m.e2e)  # what the simulated figures themselves must meet
+    peak = rep.peak * m.rate  # a replica's capacity at the pessimistic end
+    blocked = _unreachable(rep, goals, m)
     if blocked:
         notes.append(blocked)
-        pcts = {m: {f"p{p:g}": rep.alone[m] for p in PERCENTILES} for m in METRICS}
-        return ServingPlan(qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak)
+        pcts = {k: {f"p{p:g}": rep.alone[k] for p in PERCENTILES} for k in METRICS}
+        return ServingPlan(
+            qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak, margins
+        )
     warm = n // 10
     cache: dict[int, tuple[bool, SimResult | None]] = {}
 
     def ok(r: int) -> bool:
         """Stable (offered load below capacity) and every simulated percentile within its target."""
         if r not in cache:
-            res = rep.simulate(qps / r).warm(warm) if qps / (r * rep.peak) < 1 else None
-            cache[r] = (res is not None and meets_goals(_percentiles(res), goals), res)
+            res = rep.simulate(qps / r).warm(warm) if qps / (r * peak) < 1 else None
+            cache[r] = (res is not None and meets_goals(_percentiles(res), held), res)
         return cache[r][0]
 
-    floor = math.floor(qps / rep.peak) + 1  # fewer cannot carry the load
-    guess = math.ceil(qps / (rep.peak * SEARCH_START_UTILIZATION))
+    floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
+    guess = math.ceil(qps / (peak * SEARCH_START_UTILIZATION))
     r = _fewest(ok, floor, max_replicas, guess) if floor <= max_replicas else max_replicas
     met, res = cache.get(r, (False, None))
     pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
@@ -578,4 +614,5 @@ def plan_replicas(
         tuple(notes),
         in_flight,
         rep.peak,
+        margins,
     )

@@ -17,6 +17,8 @@ from gpuwise.i18n.reasons import (
     ruled_out_lines,
 )
 from gpuwise.i18n.words import (
+    band_line,
+    band_range,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -35,6 +37,8 @@ __all__ = [
     "LANGS",
     "MESSAGES",
     "Lang",
+    "band_line",
+    "band_range",
     "check_lang",
     "cost_text",
     "fmt_count_l",

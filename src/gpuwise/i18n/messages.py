@@ -24,6 +24,16 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "chosen": {"en": "Chosen", "zh": "推荐方案"},
     "nothing_meets": {"en": "Nothing meets the requirements.", "zh": "没有方案满足需求。"},
+    "floor_not_confirmed": {"en": "floor, not confirmed", "zh": "下限，未经确认"},
+    "row_latency_batch": {"en": "a request at batch {batch}", "zh": "批大小 {batch} 时的单个请求"},
+    "row_at_confidence": {"en": "targets at the confidence", "zh": "置信度下的目标"},
+    "at_confidence": {"en": "At {level:.0%} confidence: {items}", "zh": "在 {level:.0%} 置信度下：{items}"},
+    "band_item_high": {"en": "{what} {value} (up to {high}) ≤ {limit}", "zh": "{what} {value}（最高 {high}）≤ {limit}"},
+    "band_item_low": {"en": "{what} {value} (down to {low}) ≥ {limit}", "zh": "{what} {value}（最低 {low}）≥ {limit}"},
+    "band_item_memory": {
+        "en": "{what} {value} (up to {high}) of {limit}",
+        "zh": "{what} {value}（最高 {high}），共 {limit}",
+    },
     "ruled_out": {"en": "Ruled out (binding constraint)", "zh": "排除的 GPU 型号（约束条件）"},
     "runners_up": {"en": "Runners-up and why they lose", "zh": "备选方案及其落选原因"},
     "upgrade_path": {"en": "upgrade path", "zh": "升级路径"},
@@ -418,7 +428,19 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "no {pricing} offer rents nodes of this size",
         "zh": "没有 {pricing} 报价按这种节点规模出租",
     },
-    "serving.analytic_floor": {"en": "analytic floor", "zh": "解析下限"},
+    "serving.analytic_floor": {"en": "analytic floor, not confirmed", "zh": "解析下限，未经模拟确认"},
+    "band.misses_at_confidence": {
+        "en": "{value}, up to {high} at {level:.0%}: does not meet {limit} at {level:.0%}",
+        "zh": "{value}，在 {level:.0%} 置信度下可达 {high}：在 {level:.0%} 下达不到 {limit}",
+    },
+    "band.capacity_at_confidence": {
+        "en": "{value} requests/s, down to {low} at {level:.0%}: does not carry {limit} at {level:.0%}",
+        "zh": "{value} 请求/秒，在 {level:.0%} 置信度下可低至 {low}：在 {level:.0%} 下承载不了 {limit}",
+    },
+    "memory.oom_risk": {
+        "en": "out-of-memory risk: the peak may reach {high_bytes} at {level:.0%} ({capacity_bytes} on the GPU)",
+        "zh": "显存不足风险：在 {level:.0%} 置信度下峰值可达 {high_bytes}（GPU 有 {capacity_bytes}）",
+    },
     "serving.spares": {
         "en": "{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
         "zh": "{needed} 个副本满足目标，另有 {n} 个备用，分布在 {nodes} 个节点上",
@@ -461,9 +483,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "note.simulated_types": {
         "en": "{n} GPU type(s) searched by simulation (TP x batch x replicas, branch and bound on the analytic "
-        "replica floor, until the cheapest is a simulated one); the others show their analytic floor",
-        "zh": "{n} 种 GPU 型号经模拟搜索（张量并行 × 批大小 × 副本数，以解析副本下限做分支定界，直到最便宜的方案经过模拟）；"
-        "其余型号显示解析下限",
+        "replica floor, until every row shown is a simulated one); the others show their analytic floor, "
+        "not confirmed, and meet no latency target",
+        "zh": "{n} 种 GPU 型号经模拟搜索（张量并行 × 批大小 × 副本数，以解析副本下限做分支定界，直到显示的每一行都经过模拟）；"
+        "其余型号显示解析下限，未经确认，不算满足任何延迟目标",
     },
     "note.disaggregated_none": {
         "en": "disaggregated prefill/decode on {count}x {gpu}: no pool sizes meet the targets",

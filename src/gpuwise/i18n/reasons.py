@@ -61,6 +61,8 @@ SP: Fmt = lambda v, _: " +SP" if v else ""  # noqa: E731
 LOCALIZE: Fmt = lambda v, lang: localize(str(v), lang)  # noqa: E731
 VERDICT: Fmt = lambda v, lang: msg(f"disagg_{v}", lang)  # noqa: E731
 PERCENTILE: Fmt = lambda v, _: f"P{v:g}"  # noqa: E731
+TIME: Fmt = lambda v, lang: fmt_seconds(v) if v < 60 else fmt_duration(v, lang)  # noqa: E731
+RATE: Fmt = lambda v, _: f"{v:,.1f}"  # noqa: E731
 
 # How each code's parameters are written (a parameter not named here is written as it is, or by the
 # format spec its sentence gives it, e.g. {mfu:.0%}).
@@ -100,6 +102,9 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "deadline.needs_amount": {},
     "price.no_node_offer": {"pricing": PRICING},
     "serving.analytic_floor": {},
+    "band.misses_at_confidence": {"value": TIME, "high": TIME, "limit": TIME},
+    "band.capacity_at_confidence": {"value": RATE, "low": RATE, "limit": RATE},
+    "memory.oom_risk": {"high_bytes": BYTES, "capacity_bytes": BYTES},
     "serving.spares": {},
     "growth.holds": {},
     "growth.breaks": {"path": _reason},

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from gpuwise.i18n.messages import LANGS, MESSAGES, Lang
+from gpuwise.units import fmt_bytes, fmt_seconds
 
 __all__ = [
     "check_lang",
@@ -158,3 +159,48 @@ def years_text(years: float, lang: Lang = "en") -> str:
 def pipeline_text(cores: int, storage: str, fmt: str, lang: Lang = "en") -> str:
     """A data-pipeline design in the reader's words; its ids (storage tier, sample format) stay as they are."""
     return msg("pipeline_label", lang, cores=cores, storage=storage, fmt=fmt)
+
+
+def _figure(key: str, value: float, lang: Lang) -> str:
+    """A requirement's figure as people read it: bytes, requests/s, or a time."""
+    if key == "memory":
+        return fmt_bytes(value)
+    if key == "qps":
+        return f"{value:,.1f}/s"
+    return fmt_seconds(value) if value < 60 else fmt_duration(value, lang)
+
+
+def _meet_name(key: str, lang: Lang) -> str:
+    """'P99 TPOT' for p99_tpot in English (the locale's words otherwise, and for the other keys)."""
+    m = re.fullmatch(r"p(\d+)_(ttft|tpot|latency)", key)
+    if lang != "en" or m is None:
+        return term("meet", key, lang).replace("_", " ")
+    return f"P{m.group(1)} " + {"ttft": "TTFT", "tpot": "TPOT"}.get(m.group(2), "latency")
+
+
+def band_line(meets: Any, lang: Lang, memory: bool = True) -> str:
+    """Each requirement with a band at the pessimistic end it is judged at: 'At 80% confidence:
+    P99 TPOT 13.3 ms (up to 21.7 ms) ≤ 50.0 ms · ...' ('' when no requirement has a band); `memory`
+    False leaves memory out (a serving engine fills the memory it is given by design)."""
+    items, level = [], None
+    for key, m in meets.items():
+        if m.level is None or m.value is None or m.limit is None or (key == "memory" and not memory):
+            continue
+        level = m.level
+        what = _meet_name(key, lang)
+        value, limit = _figure(key, m.value, lang), _figure(key, m.limit, lang)
+        if m.low is not None:
+            items.append(msg("band_item_low", lang, what=what, value=value, low=_figure(key, m.low, lang), limit=limit))
+        elif m.high is not None:
+            kind = "band_item_memory" if key == "memory" else "band_item_high"
+            items.append(msg(kind, lang, what=what, value=value, high=_figure(key, m.high, lang), limit=limit))
+    return "" if level is None else msg("at_confidence", lang, level=level, items=" · ".join(items))
+
+
+def band_range(est: Any, path: str, fmt: Any) -> str:
+    """' (80%: low–high)' for one figure of an estimate (gpuwise.estimate.run.Estimate), '' without a band."""
+    b = est.bands().get(path)
+    value = est.figures().get(path)
+    if b is None or not value:
+        return ""
+    return f" ({b.level:.0%}: {fmt(value * b.low)}–{fmt(value * b.high)})"

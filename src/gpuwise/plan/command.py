@@ -86,10 +86,10 @@ def estimate_command(
     planned: Workload | None = None,
 ) -> str:
     """The shell line: `work` and `hw` as the candidate resolved them, `options` the workload options
-    the user gave, `targets` the requirement options (only serving-target fields are written),
+    the user gave, `targets` the requirement options (the serving-target and price fields are written),
     `planned` the workload the search started from (fields it changed are written)."""
     argv = ["gpuwise", "estimate", *_workload_flags(work, hw, options, planned), *_hardware_flags(hw)]
-    for f in fields("target"):
+    for f in (*fields("target"), *fields("prices")):
         value = (targets or {}).get(f.name)
         if value is not None:
             argv += _flag(f, value)

@@ -10,7 +10,7 @@ from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason
 from gpuwise.workload import Hardware
 from gpuwise.workload.requirements import Requirements
 
-__all__ = ["at_most", "memory_meet", "owned_horizon_usd", "priced", "shared_limits"]
+__all__ = ["at_least", "at_most", "band_high", "memory_meet", "owned_horizon_usd", "priced", "shared_limits"]
 
 
 def owned_horizon_usd(hw: Hardware, req: Requirements, params: CostParams) -> float | None:
@@ -32,16 +32,61 @@ def priced(hw: Hardware, req: Requirements, params: CostParams) -> dict[str, Any
     }
 
 
-def at_most(value: float | None, limit: float, why: Reason | None = None) -> Meet:
-    """A requirement of the form value <= limit: met or not, and by how much."""
-    margin = None if value is None else limit - value
-    return Meet(value is not None and value <= limit, value, limit, margin, why)
+def at_most(
+    value: float | None,
+    limit: float,
+    why: Reason | None = None,
+    *,
+    factor: float = 1.0,
+    level: float | None = None,
+) -> Meet:
+    """A requirement of the form value <= limit: met or not, and by how much; with a band (`factor`,
+    its high end over the value, at `level`), met and measured at the band's high end."""
+    if value is None:
+        return Meet(False, None, limit, None, why)
+    if level is None:
+        return Meet(value <= limit, value, limit, limit - value, why)
+    high = value * factor
+    risk = _missed_at(value, high, limit, level)
+    return Meet(high <= limit, value, limit, limit - high, risk or why, high, None, level)
+
+
+def at_least(value: float, limit: float, factor: float, level: float) -> Meet:
+    """A throughput requirement (value >= limit) met at the low end of its band (`factor` <= 1)."""
+    low = value * factor
+    why = None
+    if value >= limit > low:
+        why = Reason.of(Code.CAPACITY_AT_CONFIDENCE, value=value, low=low, limit=limit, level=level)
+    return Meet(low >= limit, value, limit, low - limit, why, None, low, level)
+
+
+def _missed_at(value: float, high: float, limit: float, level: float) -> Reason | None:
+    """Met at the estimate but not at the band's high end: the risk, named."""
+    if not value <= limit < high:
+        return None
+    return Reason.of(Code.AT_CONFIDENCE, value=value, high=high, limit=limit, level=level)
+
+
+def band_high(c: Candidate, path: str) -> float:
+    """The multiplier from a candidate's figure at `path` to the high end of its band (1 without one)."""
+    b = c.est.bands().get(path)
+    return 1.0 if b is None else b.high
 
 
 def memory_meet(c: Candidate) -> Meet:
-    """The most loaded GPU's memory against its capacity (the margin is the headroom)."""
+    """The most loaded GPU's memory against its capacity (the margin is the headroom). A fit is
+    judged at the estimate: a layout that runs out of memory fails at its first step and a lighter
+    one fixes it, where a missed deadline or latency costs the run; the band's high end is carried,
+    and named as an out-of-memory risk for training when it passes the capacity (a serving engine
+    sizes its KV cache to the memory left: it runs fewer requests at once, not out of memory)."""
     mem = c.est.memory
-    return Meet(mem.fits, mem.capacity - mem.headroom, mem.capacity, mem.headroom)
+    value = mem.capacity - mem.headroom
+    high = value * band_high(c, "memory.per_gpu.total")
+    level = c.est.confidence
+    risk = None
+    if c.est.training is not None and mem.fits and high > mem.capacity:
+        risk = Reason.of(Code.OOM_RISK, high_bytes=high, capacity_bytes=mem.capacity, level=level)
+    return Meet(mem.fits, value, mem.capacity, mem.headroom, risk, high, None, level)
 
 
 def shared_limits(meets: Meets, c: Candidate, req: Requirements, cost: float | None) -> Meets:

@@ -85,6 +85,9 @@ class Code(StrEnum):
     NEEDS_AMOUNT = "deadline.needs_amount"
     NO_NODE_OFFER = "price.no_node_offer"  # pricing
     ANALYTIC_FLOOR = "serving.analytic_floor"
+    AT_CONFIDENCE = "band.misses_at_confidence"  # value, high, limit, level (met at the estimate only)
+    CAPACITY_AT_CONFIDENCE = "band.capacity_at_confidence"  # value, low, limit, level (requests/s)
+    OOM_RISK = "memory.oom_risk"  # high_bytes, capacity_bytes, level
     SPARES = "serving.spares"  # needed, n, nodes
     # the growth check
     GROWTH_HOLDS = "growth.holds"  # describe
@@ -131,13 +134,18 @@ class Reason:
 @dataclass(frozen=True, slots=True)
 class Meet:
     """One requirement: met or not, the figure and its limit, by how much, and why (when the figure
-    alone does not say)."""
+    alone does not say). A figure with a band carries its pessimistic end at the plan's confidence
+    (`high` for a time or memory, `low` for a throughput): the requirement is met there, and the
+    margin is taken there."""
 
     ok: bool
     value: float | None = None
     limit: float | None = None
     margin: float | None = None
     why: Reason | None = None
+    high: float | None = None
+    low: float | None = None
+    level: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

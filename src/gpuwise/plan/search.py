@@ -18,13 +18,14 @@ from typing import Any
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
+from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.cost import CostParams, usd_per_hour, why_no_price
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
-from gpuwise.plan.limits import at_most, memory_meet, priced, shared_limits
+from gpuwise.plan.limits import at_most, band_high, memory_meet, priced, shared_limits
 from gpuwise.plan.pipeline_search import best_pipeline
 from gpuwise.plan.pricing import completed
 from gpuwise.plan.results import Candidate, Code, GpuOnly, Growth, Meets, PlanResult, Reason, Rejection
@@ -58,7 +59,9 @@ def _meets_training(c: Candidate, req: Requirements) -> Candidate:
     if req.deadline_seconds is not None:
         total = c.hours * 3600 if c.hours is not None else None
         why = Reason.of(Code.NEEDS_AMOUNT) if total is None else None
-        meets = meets.put("deadline", at_most(total, req.deadline_seconds, why))
+        factor = band_high(c, "training.total_seconds")  # the run's time at its band's high end
+        level = c.est.confidence
+        meets = meets.put("deadline", at_most(total, req.deadline_seconds, why, factor=factor, level=level))
     return replace(c, meets=shared_limits(meets, c, req, c.cost if c.hours is not None else None))
 
 
@@ -102,10 +105,11 @@ def _training_candidates(
     best_cost = math.inf
     lasts = grown is None
     worth_doubling = DOUBLING_MIN_SAVING
+    slow = _time_high(work, gpu, req, cat)
     for count in counts:
         ideal = bound.ideal_seconds(variant, rates, count)
-        if req.deadline_seconds and ideal and ideal > req.deadline_seconds and count < counts[-1]:
-            continue  # too few GPUs to meet the deadline even at the roofline
+        if req.deadline_seconds and ideal and ideal * slow > req.deadline_seconds and count < counts[-1]:
+            continue  # too few GPUs to meet the deadline at the band's high end even at the roofline
         hw = hardware(gpu, count)
         price = usd_per_hour(hw, req.pricing, params)
         if price is None:
@@ -118,7 +122,7 @@ def _training_candidates(
         job = choice.job
         if job is None:
             continue
-        est = estimate(job, hw, cat, search_largest=False, calibration=cal)
+        est = estimate(job, hw, cat, search_largest=False, calibration=cal, confidence=req.confidence)
         c = _trained(est, price, req, params, cat)
         out.append(c)
         bound.record(variant, _run_flops(est), c.cost, c.ok and c.growth_ok)
@@ -140,6 +144,14 @@ def _training_candidates(
     return out, None
 
 
+def _time_high(work: TrainingJob, gpu: GPU, req: Requirements, cat: Catalog) -> float:
+    """The training time band's high end over the estimate for this stack on this GPU (1 without
+    bands): a deadline is met there."""
+    if cat.uncertainty is None:
+        return 1.0
+    return band_for(cat.uncertainty, class_key("training", work, gpu), req.confidence).inverted().high
+
+
 def _pipeline_candidate(
     work: TrainingJob, gpu: GPU, req: Requirements, cat: Catalog, params: CostParams, cal: Calibration | None
 ) -> list[Candidate]:
@@ -150,11 +162,14 @@ def _pipeline_candidate(
     rates = compute_rates(gpu, work.precision, cat, cal)
     start = cat.reliability["restart_seconds_per_interruption"].value  # as plan.availability counts it
     price = lambda hw: usd_per_hour(hw, req.pricing, params)  # noqa: E731
-    found = best_pipeline(work, gpu, cat, rates, price, req.deadline_seconds, start)
+    deadline = req.deadline_seconds
+    if deadline is not None:  # met at the training time band's high end
+        deadline /= _time_high(work, gpu, req, cat)
+    found = best_pipeline(work, gpu, cat, rates, price, deadline, start)
     if found is None:
         return []
     job, hw, design = found
-    est = estimate(job, hw, cat, search_largest=False, calibration=cal)
+    est = estimate(job, hw, cat, search_largest=False, calibration=cal, confidence=req.confidence)
     return [_trained(est, usd_per_hour(hw, req.pricing, params), req, params, cat, pipeline=design.upgrade(hw.nodes))]
 
 
@@ -214,12 +229,15 @@ def _holds(
 ) -> bool:
     """Does the grown training workload fit and meet the deadline with today's layout?"""
     try:
-        est = estimate(_with_layout(grown, today), hw, cat, search_largest=False, calibration=cal)
+        job = _with_layout(grown, today)
+        est = estimate(job, hw, cat, search_largest=False, calibration=cal, confidence=req.confidence)
     except GpuwiseError:
         return False
     t = est.training
+    band = est.bands().get("training.total_seconds")
+    high = 1.0 if band is None else band.high  # the deadline is met at the band's high end
     in_time = req.deadline_seconds is None or (
-        t is not None and t.total_seconds is not None and t.total_seconds <= req.deadline_seconds
+        t is not None and t.total_seconds is not None and t.total_seconds * high <= req.deadline_seconds
     )
     return est.memory.fits and in_time
 
@@ -236,7 +254,14 @@ def _growth_training(
     """Does today's layout meet the grown requirements (None)? If not, the path: scale out on the
     same GPU type, or a larger GPU."""
     try:
-        est = estimate(_with_layout(grown, today), c.est.hardware, cat, search_largest=False, calibration=cal)
+        est = estimate(
+            _with_layout(grown, today),
+            c.est.hardware,
+            cat,
+            search_largest=False,
+            calibration=cal,
+            confidence=greq.confidence,
+        )
         if _meets_training(Candidate(est, c.usd_per_hour), greq).ok:
             return None
     except GpuwiseError:
@@ -424,12 +449,14 @@ def plan(
     calibrations: Mapping[str, Calibration] | None = None,
     options: Sequence[Mapping[str, Any]] = (),
     targets: Mapping[str, Any] | None = None,
+    show: int = 5,
 ) -> PlanResult:
     """Every method variant in `workloads` (e.g. full, LoRA, QLoRA of one job) on every GPU type;
     `calibrations` (GPU id -> measured rates) replace the cited efficiencies where they exist.
     `options[i]` (the options the user gave for `workloads[i]`) and `targets` (the serving-target
-    options) make each candidate's `command`. The result is complete: prices, offers, commands,
-    reasons."""
+    options) make each candidate's `command`; the first `show` rows are confirmed by simulation
+    where a serving target needs it (the rest stay floors that meet nothing). The result is
+    complete: prices, offers, commands, reasons."""
     cals = dict(calibrations or {})
     # a multi-die board (mi250x) is searched as the devices software sees (mi250x-gcd), once
     named = [cat.device(g)[0] for g in req.gpus] if req.gpus else [g for g in cat.gpus.values() if g.devices is None]
@@ -453,7 +480,7 @@ def plan(
         f.c = regrow(f.c)
     # serving: simulated until the best is a simulated candidate (growth re-checked on each)
     notes = confirm_cheapest(
-        found, req, cat, cals, lambda c: _rank_key(c, req, tie), regrow if req.growth is not None else None
+        found, req, cat, cals, lambda c: _rank_key(c, req, tie), regrow if req.growth is not None else None, show
     )
     candidates = [_with_spares(f.c, req) for f in found]
     candidates.sort(key=lambda c: _rank_key(c, req, tie))

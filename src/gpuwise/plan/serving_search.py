@@ -21,6 +21,7 @@ from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import estimate, memory
+from gpuwise.estimate.bands import Margins, serving_margins
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, usd_per_hour
 from gpuwise.estimate.engine import engine_setup
@@ -29,13 +30,13 @@ from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.layouts import TP_DEGREES, hardware
-from gpuwise.plan.limits import memory_meet, priced, shared_limits
+from gpuwise.plan.limits import at_least, at_most, memory_meet, priced, shared_limits
 from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason, Serving
 from gpuwise.workload import InferenceJob, Parallelism
 from gpuwise.workload.precision import on_gpu
 from gpuwise.workload.requirements import LatencyGoals, Requirements
 
-__all__ = ["Found", "Pending", "confirm_cheapest", "grown_serving", "serving_candidates"]
+__all__ = ["Found", "Pending", "confirm_cheapest", "grown_serving", "serving_candidates", "settle_floor"]
 
 CONFIRM_TOP = 1  # GPU types simulated at least (more while an unsimulated floor is cheaper)
 CONFIRM_OPTIONS = 2  # options simulated per GPU type beyond each TP degree's best (cheapest floors first)
@@ -50,8 +51,9 @@ class Option:
     tp: int
     batch: int
     peak: float  # requests/s of one replica at `batch`
-    floor: int  # replicas below which the load exceeds capacity
+    floor: int  # replicas below which the load exceeds capacity (at the throughput band's low end)
     usd_per_hour: float | None  # one replica
+    rate: float = 1.0  # the throughput band's low end over the estimate
 
     @property
     def floor_cost(self) -> float:
@@ -121,28 +123,30 @@ def _options(
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)
-        blocked = _blocked(lone, goals, tp, gpu.id)
+        m = serving_margins(job, gpu, cat.uncertainty, req.confidence, lone["ttft"], lone["e2e"])
+        blocked = _blocked(lone, goals, tp, gpu.id, m)
         if blocked is not None:
             reason = blocked
             continue  # an idle replica misses the target: no batch or replica count helps
         for b, peak in zip(batches, peaks, strict=True):
-            floor = math.floor(req.qps / peak) + 1 if req.qps else 1
-            out.append(Option(tp, b, peak, floor, price))
+            floor = math.floor(req.qps / (peak * m.rate)) + 1 if req.qps else 1  # at the throughput band's low end
+            out.append(Option(tp, b, peak, floor, price, m.rate))
     return out, reason
 
 
-def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gpu: str) -> Reason | None:
-    """The target one request on an idle replica of `tp` x `gpu` already misses, or None."""
+def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gpu: str, m: Margins) -> Reason | None:
+    """The target one request on an idle replica of `tp` x `gpu` already misses at the high end of
+    its band, or None."""
     if goals is None:
         return None
     for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
-        if limit is not None and alone[metric] > limit:
+        if limit is not None and alone[metric] * m.of(metric) > limit:
             return Reason.of(
                 Code.IDLE_REPLICA_MISSES,
                 tp=tp,
                 gpu=gpu,
                 metric=metric,
-                value_seconds=alone[metric],
+                value_seconds=alone[metric] * m.of(metric),
                 percentile=goals.percentile,
                 limit_seconds=limit,
             )
@@ -153,7 +157,7 @@ def _analytic(option: Option, req: Requirements) -> int:
     """Replicas by capacity alone: the floor for a load without a latency target (at most full)."""
     if not req.qps:
         return 1
-    return max(1, math.ceil(req.qps / option.peak))
+    return max(1, math.ceil(req.qps / (option.peak * option.rate)))
 
 
 def _estimate(
@@ -165,7 +169,8 @@ def _estimate(
     target = None
     if req.qps and goals is not None:
         target = LatencyTarget(req.qps, goals.percentile, goals.e2e_seconds, goals.ttft_seconds, goals.tpot_seconds)
-    return estimate(job, hardware(gpu, option.tp), cat, target=target, search_largest=False, calibration=cal)
+    hw = hardware(gpu, option.tp)
+    return estimate(job, hw, cat, target=target, search_largest=False, calibration=cal, confidence=req.confidence)
 
 
 def _build(
@@ -210,25 +215,42 @@ def serving_candidates(
 
 def _meets_serving(c: Candidate, req: Requirements) -> Meets:
     """Memory, each latency target (the analytic floor before simulation), the load, and the
-    checks every candidate gets."""
+    checks every candidate gets; each latency at its band's high end and the load at the
+    throughput band's low end (the plan's confidence)."""
     meets = Meets().put("memory", memory_meet(c))
     goals = req.goals
     sim = c.est.serving
+    m = _margins(c, req)
     if goals is not None and c.serving is not None:
         for metric, limit in (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds)):
             if limit is None:
                 continue
             key = _latency_key(req) if metric == "e2e" else f"p{goals.percentile:g}_{metric}"
             if sim is None:  # not simulated yet: the idle replica meets it, replicas are a floor
+                value = _steady(c, metric)
                 floor = Reason.of(Code.ANALYTIC_FLOOR)
-                meets = meets.put(key, Meet(True, _steady(c, metric), limit, None, floor))
+                meets = meets.put(key, Meet(True, value, limit, None, floor, value * m.of(metric), None, m.level))
                 continue
-            value = sim.value(metric)
-            meets = meets.put(key, Meet(value <= limit, value, limit, limit - value))
+            factor, level = m.of(metric), m.level
+            meets = meets.put(key, at_most(sim.value(metric), limit, factor=factor, level=level))
     if req.qps is not None and c.serving is not None:
         cap = c.serving.capacity_rps_per_replica * c.replicas
-        meets = meets.put("qps", Meet(cap >= req.qps, cap, req.qps, cap - req.qps))
+        meets = meets.put("qps", at_least(cap, req.qps, m.rate, m.level))
     return shared_limits(meets, c, req, c.cost)
+
+
+def _margins(c: Candidate, req: Requirements) -> Margins:
+    """The candidate's margins: its simulation's, else its estimate's bands."""
+    sim = c.est.serving
+    if sim is not None and sim.margins is not None:
+        return sim.margins
+    inf = c.est.inference
+    if inf is None:
+        return Margins(req.confidence)
+    w, gpu = c.est.workload, c.est.hardware.gpu
+    return serving_margins(
+        w, gpu, c.est.band_table, req.confidence, inf.time_to_first_token_seconds, inf.latency_seconds
+    )
 
 
 def _steady(c: Candidate, metric: str) -> float:
@@ -273,30 +295,50 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
     best: Candidate | None = None
     order = _search_order(list(pending.options))
     heads = len({o.tp for o in pending.options})
-    tried = 0
+    simulated: dict[tuple[int, int], Estimate] = {}
+    basis = f"simulated: {simulated_requests(pending.work)} requests per configuration, Poisson arrivals"
     for i, option in enumerate(order):
         bound = best is not None and option.floor_cost >= _fleet_per_hour(best)
         if bound or i >= heads + CONFIRM_OPTIONS:
             if i < heads:
                 continue  # another TP degree's first option may still be cheaper
             break
-        tried += 1
-        est = _estimate(pending.work, pending.gpu, option, req, cat, cal)
+        est = simulated[(option.tp, option.batch)] = _estimate(pending.work, pending.gpu, option, req, cat, cal)
         sp = est.serving
         if sp is None or not sp.meets:
             continue
-        basis = f"simulated: {simulated_requests(pending.work)} requests per configuration, Poisson arrivals"
         cand = _build(est, option, req, pending.params, sp.replicas, basis, confirmed=True)
         if best is None or _fleet_per_hour(cand) < _fleet_per_hour(best):
             best = cand
-    if best is None:  # no option meets the targets in simulation: the candidate misses them
-        meets = c.meets
-        for key, m in c.meets.items():
-            if key.startswith("p"):
-                meets = meets.put(key, replace(m, ok=False))
-        why = (*c.why, Reason.of(Code.NONE_SIMULATED, tried=tried))
-        return replace(c, confirmed=True, meets=meets, why=why), False
+    if best is None:
+        return _missed(c, pending, simulated, req, cat, cal, basis), False
     return best, True
+
+
+def _missed(
+    c: Candidate,
+    pending: Pending,
+    simulated: Mapping[tuple[int, int], Estimate],
+    req: Requirements,
+    cat: Catalog,
+    cal: Calibration | None,
+    basis: str,
+) -> Candidate:
+    """No option meets the targets in simulation: the candidate's own option as simulated (what its
+    command gives), missing them; when no replica count can meet them, the analytic row, missing."""
+    why = (*c.why, Reason.of(Code.NONE_SIMULATED, tried=len(simulated)))
+    s = c.serving
+    assert s is not None
+    option = next(o for o in pending.options if (o.tp, o.batch) == (s.tp, s.batch))
+    est = simulated.get((s.tp, s.batch)) or _estimate(pending.work, pending.gpu, option, req, cat, cal)
+    sp = est.serving
+    if sp is not None and sp.replicas > 0:
+        return replace(_build(est, option, req, pending.params, sp.replicas, basis, confirmed=True), why=why)
+    meets = c.meets
+    for key, m in c.meets.items():
+        if key.startswith("p"):
+            meets = meets.put(key, replace(m, ok=False))
+    return replace(c, confirmed=True, meets=meets, why=why)
 
 
 def _disaggregated_note(
@@ -359,24 +401,40 @@ def confirm_cheapest(
     cals: Mapping[str, Calibration],
     rank_key: Callable[[Candidate], Any],
     regrow: Callable[[Candidate], Candidate] | None = None,
+    show: int = CONFIRM_TOP,
 ) -> list[Reason]:
-    """Simulate the cheapest serving candidates that meet a latency target, until the best is a
-    simulated one (`found` is updated in place); `regrow` re-checks growth for a candidate the
-    simulation replaced (the ranking prefers configurations that last). Returns the notes."""
+    """Simulate the serving candidates that would be among the first `show` rows (and at least the
+    best) while they meet a latency target on their analytic floor, until every one of those rows
+    is a simulated one (`found` is updated in place): a row shown is confirmed by the same model as
+    the chosen one. `regrow` re-checks growth for a candidate the simulation replaced. What stays
+    unconfirmed is settled as a floor that meets nothing (`settle_floors`). Returns the notes."""
     if not req.has_latency:
         return []
     confirmed = 0
-    while confirmed < len(found):  # until the best that meets every target is a simulated one
+    rows = max(show, CONFIRM_TOP)
+    while confirmed < len(found):  # until the first rows that meet every target are simulated ones
         found.sort(key=lambda f: rank_key(f.c))
-        i = next((i for i, f in enumerate(found) if f.c.ok and not f.c.confirmed), None)
-        first_ok = next((f.c for f in found if f.c.ok), None)
-        if i is None or (first_ok is not None and first_ok.confirmed and confirmed >= CONFIRM_TOP):
+        i = next((i for i, f in enumerate(found[:rows]) if f.c.ok and not f.c.confirmed), None)
+        if i is None:
             break
         new, replaced = _confirm(found[i], req, cat, cals.get(found[i].c.est.hardware.gpu.id))
         if regrow is not None and replaced:
             new = regrow(new)
         found[i] = Found(new)
         confirmed += 1
+    for f in found:
+        f.c = settle_floor(f.c)
     best = next((c for c in sorted((f.c for f in found), key=rank_key) if c.ok and c.confirmed and c.serving), None)
     disagg = _disaggregated_note(best, req, cat, cals) if best is not None else None
     return [*([disagg] if disagg else []), Reason.of(Code.NOTE_SIMULATED, n=confirmed)]
+
+
+def settle_floor(c: Candidate) -> Candidate:
+    """A candidate left on its analytic floor meets no latency target: it is a floor, not confirmed."""
+    if c.confirmed:
+        return c
+    meets = c.meets
+    for key, m in c.meets.items():
+        if m.why is not None and m.why.code == Code.ANALYTIC_FLOOR:
+            meets = meets.put(key, replace(m, ok=False))
+    return replace(c, meets=meets)

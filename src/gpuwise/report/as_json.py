@@ -13,6 +13,8 @@ __all__ = ["candidate_json", "plan_json"]
 
 def _meet(m: Meet, lang: Lang) -> dict[str, Any]:
     d: dict[str, Any] = {"ok": m.ok, "value": m.value, "limit": m.limit, "margin": m.margin}
+    if m.level is not None:  # the pessimistic end of the figure's band, where the requirement is judged
+        d.update({"high" if m.low is None else "low": m.high if m.low is None else m.low, "level": m.level})
     if m.why is not None:
         d["why"] = reason_text(m.why, lang)
     return d

@@ -11,6 +11,8 @@ from gpuwise.estimate.memory.breakdown import COMPONENTS
 from gpuwise.i18n import (
     MESSAGES,
     Lang,
+    band_line,
+    band_range,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -145,18 +147,35 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
     rows = [("", chosen.label)]
     mem = chosen.est.memory
     need, cap = fmt_bytes(mem.per_gpu.total), fmt_bytes(mem.capacity)
-    rows.append((msg("row_memory", lang), msg("row_memory_value", lang, need=need, cap=cap)))
+    est = chosen.est
+    memory = msg("row_memory_value", lang, need=need, cap=cap) + band_range(est, "memory.per_gpu.total", fmt_bytes)
+    rows.append((msg("row_memory", lang), memory))
     if chosen.est.training:
         t, w = chosen.est.training, chosen.est.workload
         key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
-        rate = f"{fmt_count_l(getattr(t, key), lang)} {unit_label(unit, lang)}"
+        count = lambda x: fmt_count_l(x, lang)  # noqa: E731
+        rate = f"{count(getattr(t, key))}{band_range(est, f'training.{key}', count)} {unit_label(unit, lang)}"
+        step = fmt_duration(t.step_seconds, lang)
         rows += [
             (msg("row_throughput", lang), f"{rate}, MFU {t.mfu:.0%}"),
-            (msg("row_step", lang), fmt_duration(t.step_seconds, lang)),
+            (msg("row_step", lang), step + band_range(est, "training.step_seconds", lambda x: fmt_duration(x, lang))),
         ]
         if t.total_seconds:
-            whole = f"{fmt_duration(t.total_seconds, lang)}, {fmt_gpu_hours(t.gpu_hours, lang)}"
+            run = band_range(est, "training.total_seconds", lambda x: fmt_duration(x, lang))
+            whole = f"{fmt_duration(t.total_seconds, lang)}{run}, {fmt_gpu_hours(t.gpu_hours, lang)}"
             rows.append((msg("row_whole_run", lang), whole))
+    elif est.inference is not None:
+        i = est.inference
+        fmt = lambda x: fmt_seconds(x) if x < 60 else fmt_duration(x, lang)  # noqa: E731
+        parts = [
+            f"TTFT {fmt(i.time_to_first_token_seconds)}{band_range(est, 'inference.time_to_first_token_seconds', fmt)}"
+        ]
+        if i.decode_seconds_per_token:
+            parts.append(
+                f"TPOT {fmt(i.decode_seconds_per_token)}{band_range(est, 'inference.decode_seconds_per_token', fmt)}"
+            )
+        batch = getattr(est.workload, "concurrency", 1)
+        rows.append((msg("row_latency_batch", lang, batch=batch), ", ".join(parts)))
     s = chosen.serving
     if s is not None:
         value = msg(
@@ -164,6 +183,9 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
         )
         rows.append((msg("row_replicas", lang), value))
         rows += _latency_rows(s, lang)
+    confident = band_line(chosen.meets, lang, memory=chosen.est.training is not None)
+    if confident:
+        rows.append((msg("row_at_confidence", lang), confident))
     rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
     rows.append((msg("row_cost", lang), cost_text(chosen.cost_dict(), lang)))
     rows += _price_rows(chosen, lang)
@@ -263,7 +285,9 @@ def _alternatives_section(result: PlanResult, lang: Lang = "en") -> Section:
                 str(c.gpus),
                 fmt_duration(c.time, lang),
                 fmt_money(c.cost, lang),
-                msg("meets_all", lang)
+                msg("floor_not_confirmed", lang)
+                if not c.confirmed
+                else msg("meets_all", lang)
                 if not bad
                 else msg("misses", lang, what=", ".join(term("meet", k, lang) for k in bad)),
                 "" if i == 1 and c.ok else (reason_text(c.why[-1], lang) if c.why else ""),

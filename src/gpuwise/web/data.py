@@ -128,7 +128,7 @@ def run_estimate(work: dict[str, Any], hardware: dict[str, Any], config_json: st
     from gpuwise.api import make_estimate
 
     work, _ = resolve_models(work, None, config_json)
-    return make_estimate(work, hardware)
+    return make_estimate(work, hardware, confine_files=True)  # a request may not name any file on the server
 
 
 def matrix() -> dict[str, Any]:

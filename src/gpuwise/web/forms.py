@@ -11,12 +11,12 @@ from typing import Annotated, Any
 
 from gpuwise.workload.schema import SECTIONS, FieldInfo, HardwareFields, applying, fields, names, validate
 
-PLAN_SECTIONS = ("workload", "target", "plan")
+PLAN_SECTIONS = ("workload", "target", "plan", "prices")
 ESTIMATE_SECTIONS = ("workload", "hardware", "target")
 WORKLOAD_FIELDS = names("workload")
 HARDWARE_FIELDS = names("hardware")
 TARGET_FIELDS = names("target")
-REQUIREMENT_FIELDS = names("target", "plan")
+REQUIREMENT_FIELDS = names("target", "plan", "prices")
 # the latency-target shorthand both pages show: one percentile select and one number of ms
 SHORTHAND = ("percentile", "target_ms")
 PERCENTILES = ("50", "90", "95", "99")

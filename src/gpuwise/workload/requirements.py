@@ -57,8 +57,18 @@ class LatencyGoals:
     def any(self) -> bool:
         return any(v is not None for v in (self.e2e_seconds, self.ttft_seconds, self.tpot_seconds))
 
+    def tightened(self, ttft: float, tpot: float, e2e: float) -> LatencyGoals:
+        """The limits a figure must meet for that figure times its multiplier to meet these."""
+        return LatencyGoals(
+            self.percentile,
+            None if self.e2e_seconds is None else self.e2e_seconds / e2e,
+            None if self.ttft_seconds is None else self.ttft_seconds / ttft,
+            None if self.tpot_seconds is None else self.tpot_seconds / tpot,
+        )
+
 
 DEFAULT_PERCENTILE = 99.0
+DEFAULT_CONFIDENCE = 0.8  # the level of every figure's band unless --confidence says otherwise
 
 
 def latency_goals(t: TargetFields) -> LatencyGoals | None:
@@ -112,6 +122,7 @@ class Requirements:
     providers: tuple[str, ...] = ()  # rent only from these
     exclude_providers: tuple[str, ...] = ()
     vendor: str | None = None
+    confidence: float = DEFAULT_CONFIDENCE  # targets are met at the pessimistic end of each figure's band at this level
 
     @property
     def has_latency(self) -> bool:
@@ -156,10 +167,11 @@ class Requirements:
             "providers": list(self.providers) or None,
             "exclude_providers": list(self.exclude_providers) or None,
             "vendor": self.vendor,
+            "confidence": self.confidence,
         }
 
 
-REQUIREMENT_KEYS = tuple(f.name for s in ("target", "plan") for f in fields(s))
+REQUIREMENT_KEYS = tuple(f.name for s in ("target", "plan", "prices") for f in fields(s))
 
 
 def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirements:
@@ -215,6 +227,7 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
         providers=tuple(r.providers or ()),
         exclude_providers=tuple(r.exclude_providers or ()),
         vendor=r.vendor,
+        confidence=DEFAULT_CONFIDENCE if r.confidence is None else r.confidence,
     )
 
 

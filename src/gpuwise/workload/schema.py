@@ -568,6 +568,15 @@ class TargetFields(StrictFields):
         gt=0,
         le=MAX_MS,
     )
+    confidence: Annotated[float | None, NumberIn] = _f(
+        "The level of every figure's uncertainty band (0.5-0.95); a plan meets its targets at the band's "
+        "pessimistic end.",
+        example=0.9,
+        metavar="LEVEL",
+        default="0.8",
+        ge=0.5,
+        le=0.95,
+    )
 
 
 class PlanFields(StrictFields):
@@ -608,14 +617,6 @@ class PlanFields(StrictFields):
         le=1e6,
     )
     objective: Annotated[Objective | None, Choice] = _f("Rank by cost or time.", example="time", default="cost")
-    pricing: Annotated[Pricing | None, Choice] = _f(
-        "Pay per use (on-demand, reserved, spot) or buy (owned: total cost over --years).",
-        example="reserved",
-        default="on-demand",
-    )
-    years: Annotated[float | None, NumberIn] = _f(
-        "Owned pricing: horizon in years.", example=3, metavar="YEARS", default="the depreciation life", gt=0, le=30
-    )
     gpus: Annotated[list[str] | None, Names] = _f(
         "Only these GPU ids, comma separated.", example="a100-80gb-sxm,h100-sxm", metavar="LIST", max_length=256
     )
@@ -644,6 +645,21 @@ class PlanFields(StrictFields):
         default="USD",
         pattern=r"^[A-Z]{3}$",
     )
+    vendor: Annotated[Literal["nvidia", "amd"] | None, Choice] = _f("Only GPUs of this vendor.", example="nvidia")
+
+
+class PriceFields(StrictFields):
+    """How the hardware is paid for and which offers price it: a plan's and an estimate's alike, so
+    that a candidate's `gpuwise estimate` line reproduces its cost."""
+
+    pricing: Annotated[Pricing | None, Choice] = _f(
+        "Pay per use (on-demand, reserved, spot) or buy (owned: total cost over --years).",
+        example="reserved",
+        default="on-demand",
+    )
+    years: Annotated[float | None, NumberIn] = _f(
+        "Owned pricing: horizon in years.", example=3, metavar="YEARS", default="the depreciation life", gt=0, le=30
+    )
     prices: str | None = _f(
         "A team's own offers (YAML `offers:` list, as in offers.yaml): they add to or replace the catalog's.",
         example="examples/prices/team-rates.yaml",
@@ -659,11 +675,10 @@ class PlanFields(StrictFields):
     exclude_providers: Annotated[list[str] | None, Names] = _f(
         "Never rent from these providers, comma separated.", example="vast", metavar="LIST", max_length=64
     )
-    vendor: Annotated[Literal["nvidia", "amd"] | None, Choice] = _f("Only GPUs of this vendor.", example="nvidia")
 
 
-class RequirementFields(TargetFields, PlanFields):
-    """Every requirement a plan takes: the serving target and the plan's own fields."""
+class RequirementFields(TargetFields, PlanFields, PriceFields):
+    """Every requirement a plan takes: the serving target, the plan's own fields and the prices."""
 
 
 SECTIONS: dict[str, type[StrictFields]] = {
@@ -671,6 +686,7 @@ SECTIONS: dict[str, type[StrictFields]] = {
     "hardware": HardwareFields,
     "target": TargetFields,
     "plan": PlanFields,
+    "prices": PriceFields,
 }
 
 
@@ -679,7 +695,7 @@ class FieldInfo:
     """One field as every door sees it (an option, a YAML key, a form input)."""
 
     name: str
-    section: str  # workload | hardware | target | plan
+    section: str  # workload | hardware | target | plan | prices
     kind: type  # what a flag parses: str, int, float or bool
     help: str
     applies: Applies

@@ -1,0 +1,327 @@
+"""The uncertainty band of each predicted figure, from the published cases most like this one.
+
+The bands are data (catalog uncertainty.yaml, written by scripts/fit_bands.py from the corpus'
+out-of-sample errors); this module only finds a figure's class and reads its band: a pure lookup.
+
+A class is figure x model family x GPU vendor x stack (training framework or serving engine, for
+LLMs) x GPU architecture. The most specific class the file holds gives the band; a vendor and stack
+with no validated case get the widest band of the figure and family, and the basis says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.workload.requirements import DEFAULT_CONFIDENCE
+
+if TYPE_CHECKING:
+    from gpuwise.catalog.schema import GPU, BandClass, UncertaintyTable
+    from gpuwise.workload import Workload
+
+ANY = "*"
+LEVELS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+DEFAULT_LEVEL = DEFAULT_CONFIDENCE
+Sense = Literal["speed", "time", "memory"]
+# figure -> (what its ratio measures, words for people)
+FIGURES: dict[str, tuple[Sense, str]] = {
+    "memory": ("memory", "peak memory"),
+    "training": ("speed", "training throughput"),
+    "prefill": ("time", "time to first token"),
+    "decode": ("speed", "decode rate"),
+    "onepass": ("speed", "one-pass inference throughput"),
+}
+FAMILIES = {"llm": "LLMs (decoders)", "encoder": "encoders", "operators": "models described by operators"}
+# figure families: the rank of each field in a class key, most general first
+_FIELDS = ("figure", "family", "vendor", "stack", "arch")
+
+
+@dataclass(frozen=True, slots=True)
+class ClassKey:
+    """A class of published cases; ANY in a field means every value (a parent class)."""
+
+    figure: str
+    family: str = ANY
+    vendor: str = ANY
+    stack: str = ANY
+    arch: str = ANY
+
+    @property
+    def text(self) -> str:
+        return "/".join((self.figure, self.family, self.vendor, self.stack, self.arch))
+
+    @classmethod
+    def parse(cls, text: str) -> ClassKey:
+        parts = text.split("/")
+        if len(parts) != len(_FIELDS) or not parts[0]:
+            raise ValueError(f"a band class is {'/'.join(_FIELDS)}, got {text!r}")
+        return cls(*parts)
+
+    def describe(self) -> str:
+        """'decode rate of LLMs (decoders) on AMD cdna3 under vllm' for the basis text."""
+        bits = [FIGURES[self.figure][1] if self.figure in FIGURES else self.figure]
+        if self.family != ANY:
+            bits.append(f"of {FAMILIES.get(self.family, self.family)}")
+        if self.vendor != ANY:
+            bits.append(f"on {self.vendor.upper() if self.vendor == 'amd' else self.vendor.capitalize()}")
+            if self.arch != ANY:
+                bits.append(self.arch)
+        if self.stack != ANY:
+            bits.append(f"under {self.stack}")
+        return " ".join(bits)
+
+
+def lineage(key: ClassKey) -> list[ClassKey]:
+    """The class and its parents, most specific first: architecture, stack, vendor, family dropped
+    in turn (duplicates left out where a field is already ANY)."""
+    chain = [
+        key,
+        ClassKey(key.figure, key.family, key.vendor, key.stack),
+        ClassKey(key.figure, key.family, key.vendor),
+        ClassKey(key.figure, key.family),
+        ClassKey(key.figure),
+    ]
+    return list(dict.fromkeys(chain))
+
+
+def validated_key(key: ClassKey) -> ClassKey:
+    """The class that must hold a case for a figure to count as validated: vendor and stack."""
+    return ClassKey(key.figure, key.family, key.vendor, key.stack)
+
+
+def family_of(model: object) -> str:
+    """llm (decoder transformers), encoder (BERT-like), operators (models described operator by
+    operator or by totals: the per-operator time model)."""
+    if isinstance(model, TransformerArch):
+        return "llm" if model.decoder else "encoder"
+    if isinstance(model, GenericArch):
+        return "operators"
+    raise TypeError(f"no model family for {type(model).__name__}")
+
+
+def class_key(figure: str, work: Workload, gpu: GPU) -> ClassKey:
+    """The class of one estimate's figure: its model family, GPU vendor and architecture, and for
+    LLMs the stack (training framework, or serving engine)."""
+    fam = family_of(work.model)
+    stack = ANY
+    if fam == "llm":
+        stack = str(getattr(work, "framework", None) or getattr(work, "engine", None) or ANY)
+    return ClassKey(figure, fam, gpu.vendor, stack, gpu.architecture)
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """Multipliers on a figure's own value: the measured figure lies in [value*low, value*high]
+    with probability `level`, as far as the `cases` behind it tell (`basis` says which)."""
+
+    low: float
+    high: float
+    level: float
+    cases: int
+    basis: str
+
+    def inverted(self) -> Band:
+        """The band of the reciprocal figure (a time from a rate, and back)."""
+        return Band(1 / self.high, 1 / self.low, self.level, self.cases, self.basis)
+
+    def around(self, value: float) -> dict[str, object]:
+        """The JSON of the band around `value`: low <= value <= high."""
+        return {
+            "low": value * self.low,
+            "high": value * self.high,
+            "level": self.level,
+            "cases": self.cases,
+            "basis": self.basis,
+        }
+
+
+def stored_level(table: UncertaintyTable, level: float) -> float:
+    """The level the file holds at or above `level` (the next wider band), or its widest."""
+    above = [lv for lv in table.levels if lv >= level - 1e-9]
+    return min(above) if above else max(table.levels)
+
+
+def _sample_words(c: BandClass) -> str:
+    if c.out_of_sample == c.cases:
+        return "out of sample"
+    if c.out_of_sample == 0:
+        return c.in_sample_note or "in sample"
+    return f"{c.out_of_sample} out of sample, {c.cases - c.out_of_sample} {c.in_sample_note or 'in sample'}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -> tuple[str, int]:
+    """Words for the basis of a class's band at `level`, and the cases it rests on."""
+    own = (
+        f"{_count(c.cases, 'published case')} from {_count(c.sources, 'source')} of {key.describe()} "
+        f"({_sample_words(c)})"
+    )
+    lv = f"{level:g}"
+    src = c.widened_from.get(lv)
+    cases = c.cases
+    if src is not None:
+        parent = table.classes[src]
+        need = table.min_cases.get(lv, 0)
+        own += (
+            f"; fewer than {need} for a {level:.0%} band: the band of {ClassKey.parse(src).describe()} "
+            f"({parent.cases} cases), widened to reach these"
+        )
+        cases = parent.cases
+    if c.flag:
+        own += f"; {c.flag}"
+    return own, cases
+
+
+_CACHE: dict[tuple[int, ClassKey, float], tuple[UncertaintyTable, Band]] = {}
+_CACHE_SIZE = 4096  # classes x levels seen in one process; the plan search asks for the same few often
+
+
+def band_for(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
+    """The band of one class at `level` (pure: a lookup in the catalog's table, remembered per
+    table; the entry holds the table, so its id cannot be reused while it is remembered)."""
+    hit = _CACHE.get((id(table), key, level))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    band = _lookup(table, key, level)
+    _CACHE[(id(table), key, level)] = (table, band)
+    return band
+
+
+def _lookup(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
+    lv = stored_level(table, level)
+    if validated_key(key).text not in table.classes:
+        fam = f"{key.figure}/{key.family}"
+        widest = table.widest.get(fam) or table.widest[key.figure]
+        low, high = widest[f"{lv:g}"]
+        what = ClassKey(key.figure, key.family, key.vendor, key.stack).describe()
+        basis = (
+            f"no validated case of {what}: the widest {lv:.0%} band of {ClassKey(key.figure, key.family).describe()}"
+        )
+        return Band(low, high, lv, 0, basis)
+    for k in lineage(key):
+        c = table.classes.get(k.text)
+        if c is not None:
+            low, high = c.bands[f"{lv:g}"]
+            basis, cases = _basis(k, c, table, lv)
+            return Band(low, high, lv, cases, basis)
+    raise AssertionError(f"{key.text}: its validated class is in the table")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# which band each JSON figure takes
+# --------------------------------------------------------------------------------------------
+TRAINING_RATES = ("training.tokens_per_second", "training.samples_per_second")
+TRAINING_TIMES = ("training.step_seconds", "training.total_seconds", "training.gpu_hours")
+INFERENCE_RATES = ("inference.tokens_per_second", "inference.samples_per_second", "inference.requests_per_second")
+
+
+def figure_bands(
+    values: Mapping[str, float | None],
+    work: Workload,
+    gpu: GPU,
+    table: UncertaintyTable,
+    level: float,
+) -> dict[str, Band]:
+    """The band of each predicted figure present in `values` (JSON path -> value), as multipliers
+    on the figure: rates and times of one class are reciprocal, an LLM request's latency is its
+    TTFT and its decode weighted by their shares."""
+
+    def get(figure: str) -> Band:
+        return band_for(table, class_key(figure, work, gpu), level)
+
+    def has(path: str) -> bool:
+        v = values.get(path)
+        return v is not None and v > 0
+
+    out: dict[str, Band] = {}
+    if has("memory.per_gpu.total"):
+        out["memory.per_gpu.total"] = get("memory")
+    if any(has(p) for p in (*TRAINING_RATES, *TRAINING_TIMES)):
+        b = get("training")
+        out.update({p: b for p in TRAINING_RATES if has(p)})
+        out.update({p: b.inverted() for p in TRAINING_TIMES if has(p)})
+    if not has("inference.latency_seconds"):
+        return out
+    if family_of(work.model) != "llm":
+        b = get("onepass")
+        out.update({p: b for p in INFERENCE_RATES if has(p)})
+        for p in ("inference.time_to_first_token_seconds", "inference.latency_seconds"):
+            if has(p):
+                out[p] = b.inverted()
+        return out
+    prefill, decode = get("prefill"), get("decode")
+    out["inference.time_to_first_token_seconds"] = prefill
+    out.update({p: decode for p in INFERENCE_RATES if has(p)})
+    if has("inference.decode_seconds_per_token"):
+        out["inference.decode_seconds_per_token"] = decode.inverted()
+    share = min(
+        1.0, (values.get("inference.time_to_first_token_seconds") or 0.0) / (values["inference.latency_seconds"] or 1.0)
+    )
+    per_token = decode.inverted()
+    out["inference.latency_seconds"] = Band(
+        share * prefill.low + (1 - share) * per_token.low,
+        share * prefill.high + (1 - share) * per_token.high,
+        prefill.level,
+        min(prefill.cases, decode.cases),
+        f"time to first token ({share:.0%} of it): {prefill.basis}; decode ({1 - share:.0%}): {decode.basis}",
+    )
+    return out
+
+
+def as_json(bands: Mapping[str, Band], values: Mapping[str, float | None]) -> dict[str, dict[str, object]]:
+    """`uncertainty` of the JSON contract: each path's band around its value."""
+    return {p: b.around(float(values[p] or 0.0)) for p, b in bands.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# the pessimistic end, for targets
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Margins:
+    """Multipliers from a serving estimate to the pessimistic end of its bands at `level`: each
+    latency's high end (>= 1) and the throughput's low end (<= 1). A target is met at `level` when
+    the figure times its multiplier meets it."""
+
+    level: float
+    ttft: float = 1.0
+    tpot: float = 1.0
+    e2e: float = 1.0
+    rate: float = 1.0
+
+    def of(self, metric: str) -> float:
+        """The multiplier of a latency metric (ttft, tpot, e2e)."""
+        return {"ttft": self.ttft, "tpot": self.tpot, "e2e": self.e2e}[metric]
+
+    def as_dict(self) -> dict[str, float]:
+        return {"level": self.level, "ttft": self.ttft, "tpot": self.tpot, "e2e": self.e2e, "rate": self.rate}
+
+
+def serving_margins(
+    work: Workload, gpu: GPU, table: UncertaintyTable | None, level: float, ttft: float, latency: float
+) -> Margins:
+    """The margins of a serving layout whose request takes `latency` seconds, `ttft` of them to
+    its first token (the end-to-end band weighs the two parts as `figure_bands` does)."""
+    if table is None:
+        return Margins(level)
+    values = {
+        "inference.time_to_first_token_seconds": ttft,
+        "inference.decode_seconds_per_token": 1.0 if latency > ttft else None,
+        "inference.latency_seconds": latency,
+        "inference.requests_per_second": 1.0,
+    }
+    b = figure_bands(values, work, gpu, table, level)
+    tpot = b.get("inference.decode_seconds_per_token")
+    return Margins(
+        b["inference.latency_seconds"].level,
+        ttft=b["inference.time_to_first_token_seconds"].high,
+        tpot=tpot.high if tpot is not None else 1.0,
+        e2e=b["inference.latency_seconds"].high,
+        rate=b["inference.requests_per_second"].low,
+    )
