@@ -174,15 +174,19 @@ def test_serving_plan_meets_its_target_in_an_independent_simulation():
     hw = build_hardware("l40s", CAT)
     plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=4.0)).serving
     assert plan is not None
-    assert plan.meets and plan.replicas >= 1 and plan.p95 <= 4.0
+    m = plan.margins  # the target holds at the pessimistic end of the 80 % bands (the default confidence)
+    assert m is not None and m.e2e > 1 and m.rate < 1
+    assert plan.meets and plan.replicas >= 1 and plan.high("e2e") <= 4.0
     r = compute_rates(hw.gpu, "bf16", CAT)
     step = StepModel(w, r, topology(hw, CAT), CAT)
     setup = dataclasses.replace(engine_setup(w, hw, CAT), max_batch=plan.max_batch)
     e2e = simulate(step, setup, poisson_arrivals(6 / plan.replicas, 4000, 7), w.input_tokens).e2e
-    assert percentile(e2e[400:], 95) <= 4.0 * 1.1
-    if plan.replicas > 1:  # one fewer replica misses the target (or cannot carry the load)
-        fewer = simulate(step, setup, poisson_arrivals(6 / (plan.replicas - 1), 4000, 7), w.input_tokens).e2e
-        assert percentile(fewer[400:], 95) > 4.0 * 0.9
+    assert percentile(e2e[400:], 95) * m.e2e <= 4.0 * 1.1
+    if plan.replicas > 1:  # one fewer replica misses the target at the band's end (or cannot carry the load there)
+        load = 6 / (plan.replicas - 1)
+        if load < plan.capacity_rps * m.rate:
+            fewer = simulate(step, setup, poisson_arrivals(load, 4000, 7), w.input_tokens).e2e
+            assert percentile(fewer[400:], 95) * m.e2e > 4.0 * 0.9
 
 
 def test_impossible_latency_target_is_reported():
