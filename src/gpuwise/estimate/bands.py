@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from gpuwise.workload import Workload
 
 ANY = "*"
-LEVELS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+LEVELS = tuple(pct / 100 for pct in range(50, 100, 5))  # the levels the file holds: 0.5, 0.55, ..., 0.95
+LEVEL_SLACK = 1e-9  # a level asked for equals a stored one within float rounding (0.8 from "0.8" or 80 / 100)
 DEFAULT_LEVEL = DEFAULT_CONFIDENCE
 Sense = Literal["speed", "time", "memory"]
 # figure -> (what its ratio measures, words for people)
@@ -139,7 +140,7 @@ class Band:
 
 def stored_level(table: UncertaintyTable, level: float) -> float:
     """The level the file holds at or above `level` (the next wider band), or its widest."""
-    above = [lv for lv in table.levels if lv >= level - 1e-9]
+    above = [lv for lv in table.levels if lv >= level - LEVEL_SLACK]
     return min(above) if above else max(table.levels)
 
 
