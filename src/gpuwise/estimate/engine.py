@@ -325,6 +325,25 @@ class StepModel:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
 
+    def chunk_run(self, steps: int, chunk: int, decodes: int, context: float, growth: float, start: int) -> float:
+        """Seconds of `steps` steps in a row, each carrying the next `chunk` tokens of one prompt (the
+        first from token `start`) beside `decodes` running requests whose mean context is `context`
+        at the first step and grows by `growth` a step: the sum of `step` over them, in closed form
+        (the attention terms are arithmetic progressions, capped where a window caps them)."""
+        fixed = self.step(chunk, decodes, 0.0, 0.0)  # the linear work, overheads and pipeline hops
+        keys = _progression(context, growth, steps)  # a decode's context summed over the steps (see keys)
+        if self.window is None:
+            keys *= self.layers
+        else:
+            keys = (self.layers - self.win_layers) * keys
+            keys += self.win_layers * _progression(context, growth, steps, self.window)
+        mid = start + (chunk + 1) / 2  # a chunk's mean query position (see prefill_pairs)
+        pairs = chunk * _progression(mid, chunk, steps)
+        if self.window is not None:
+            w = self.win_layers / self.layers
+            pairs = (1 - w) * pairs + w * chunk * _progression(mid, chunk, steps, self.window)
+        return steps * fixed + self.decode_per_key * keys * decodes + self.prefill_per_pair * pairs * self.layers
+
     def prefill_pairs(self, start: int, chunk: int) -> float:
         """(query, key) pairs of a chunk of `chunk` prompt tokens after `start` tokens (causal),
         per layer, windowed layers capped."""
@@ -340,3 +359,11 @@ class StepModel:
         kv = self.decode_per_key * batch * self.keys(context)
         out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + kv
         return out
+
+
+def _progression(first: float, step: float, terms: int, cap: float = math.inf) -> float:
+    """first + (first + step) + ... over `terms` terms, each at most `cap` (`step` >= 0)."""
+    if first + (terms - 1) * step <= cap:
+        return terms * first + step * terms * (terms - 1) / 2
+    below = max(0, min(terms, math.ceil((cap - first) / step))) if step > 0 else 0  # terms under the cap
+    return below * first + step * below * (below - 1) / 2 + (terms - below) * cap

@@ -23,8 +23,8 @@ from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all_reduces
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
-from gpuwise.stats import percentile
+from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
+from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -409,7 +409,7 @@ class Replica:
 
     alone: dict[str, float]  # metric -> seconds on an idle replica
     peak: float  # requests/s at max_batch
-    simulate: Callable[[float], SimResult]
+    simulate: Callable[[float, Targets | None], SimResult]  # at a request rate; may stop once a target is missed
     batching: str
     max_batch: int
 
@@ -427,8 +427,8 @@ def replica(
 
         unit = poisson_arrivals(1.0, n, 0)  # one arrival pattern, scaled to each rate
 
-        def run(rate: float) -> SimResult:
-            return simulate(step, setup, [t * pipes / rate for t in unit], job.input_tokens)
+        def run(rate: float, targets: Targets | None = None) -> SimResult:
+            return simulate(step, setup, [t * pipes / rate for t in unit], job.input_tokens, targets=targets)
 
         return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch)
     service = batch_seconds_fn(job, rates, topo, catalog)
@@ -439,7 +439,7 @@ def replica(
 
         outside = served_batch(model, 1, job.items_per_request, rates, catalog, job.engine).outside_seconds
 
-    def dynamic(rate: float) -> SimResult:
+    def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # short: always run in full
         lat, busy = simulate_batches(service, rate, max_batch, n)
         lat = [t + outside for t in lat]
         return SimResult(lat, [0.0] * len(lat), lat, busy)
@@ -581,12 +581,19 @@ def plan_replicas(
         )
     warm = n // 10
     cache: dict[int, tuple[bool, SimResult | None]] = {}
+    limits = (held.ttft_seconds, held.tpot_seconds, held.e2e_seconds)
+    targets = Targets(warm, tolerated(n - warm, held.percentile), *(math.inf if v is None else v for v in limits))
 
     def ok(r: int) -> bool:
-        """Stable (offered load below capacity) and every simulated percentile within its target."""
+        """Stable (offered load below capacity) and every simulated percentile within its target. A
+        count that misses may stop its simulation early: only the answer's figures are reported, and
+        the answer either meets or is `max_replicas`, which always runs in full."""
         if r not in cache:
-            res = rep.simulate(qps / r).warm(warm) if qps / (r * peak) < 1 else None
-            cache[r] = (res is not None and meets_goals(_percentiles(res), held), res)
+            res = None
+            if qps / (r * peak) < 1:
+                res = rep.simulate(qps / r, targets if r < max_replicas else None).warm(warm)
+            met = res is not None and not res.missed and meets_goals(_percentiles(res), held)
+            cache[r] = (met, None if res is None or res.missed else res)
         return cache[r][0]
 
     floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
