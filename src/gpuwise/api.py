@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +18,12 @@ from gpuwise.estimate.cost import CostParams, TcoComparison
 from gpuwise.estimate.offers import Market, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
-from gpuwise.workload import TrainingJob, Workload, build_hardware, build_workload
+from gpuwise.workload import Hardware, TrainingJob, Workload, build_hardware, build_workload
 from gpuwise.workload.requirements import build_requirements, latency_goals
 from gpuwise.workload.schema import PriceFields, TargetFields, layout_names, names, validate
 
 if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
+    from gpuwise.calibration.fit import Match
     from gpuwise.plan import PlanResult
 
 UPLOADED_CONFIG = "config.json"  # how a command names a model given as an architecture (a web upload)
@@ -66,7 +67,8 @@ def make_plan(
     from gpuwise.plan import plan
 
     options = [_command_options(o) for _, o in variants]
-    return plan([w for w, _ in variants], req, cat, params, calibrations, options, _targets(requirements), show)
+    targets = {**_targets(requirements), **({"calibrated": True} if calibrations else {})}
+    return plan([w for w, _ in variants], req, cat, params, calibrations, options, targets, show)
 
 
 def _command_options(opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,18 +271,14 @@ def money_block(currency: str, cost: Mapping[str, Any] | None) -> dict[str, Any]
     )
 
 
-def make_estimate(
+def _estimate_inputs(
     workload: Mapping[str, Any],
     hardware: Mapping[str, Any],
-    calibrations: Mapping[str, Calibration] | None = None,
     costs: Mapping[str, Any] | None = None,
     confine_files: bool = False,
-) -> Estimate:
-    """Estimate a workload on the hardware `hardware['gpu']` names; `hardware` may also carry
-    `gpus_per_node`, `network`, a serving target (`qps` with `ttft_ms`, `tpot_ms`, `e2e_ms` at
-    `percentile`, or the aliases `p95_ms`/`p99_ms`; `confidence`) and the prices (`pricing`, `years`,
-    `prices`, `providers`, `exclude_providers`), priced as a plan prices it with `costs` overrides.
-    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
+) -> tuple[Workload, Hardware, Catalog, dict[str, Any]]:
+    """The workload, hardware and catalog of an estimate, from loose options, and the rest of
+    `estimate`'s arguments (serving target, confidence, pricing)."""
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
     target_keys = names("target")
@@ -300,7 +298,6 @@ def make_estimate(
         default_count=work.parallel.model_parallel,
         power_cap=hw_opts.get("power_cap"),
     )
-    calibration = (calibrations or {}).get(hw.gpu.id)
     target = latency_target(target_opts)  # validates every target option, --confidence's range too
     level = validate(TargetFields, {"confidence": target_opts["confidence"]}) if "confidence" in target_opts else None
     confidence = DEFAULT_LEVEL if level is None or level.confidence is None else level.confidence
@@ -311,17 +308,77 @@ def make_estimate(
         prices = _confined(price.prices) if confine_files else price.prices
         market = plan_market(cat, prices, price.providers or (), price.exclude_providers or ())
         params = CostParams.from_catalog(cat, costs, market)
-    return estimate(
-        work,
-        hw,
-        cat,
-        target=target,
-        calibration=calibration,
-        confidence=confidence,
-        pricing=pricing,
-        params=params,
-        years=price.years,
-    )
+    rest = {"target": target, "confidence": confidence, "pricing": pricing, "params": params, "years": price.years}
+    return work, hw, cat, rest
+
+
+def make_estimate(
+    workload: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    calibrations: Mapping[str, Calibration] | None = None,
+    costs: Mapping[str, Any] | None = None,
+    confine_files: bool = False,
+) -> Estimate:
+    """Estimate a workload on the hardware `hardware['gpu']` names; `hardware` may also carry
+    `gpus_per_node`, `network`, a serving target (`qps` with `ttft_ms`, `tpot_ms`, `e2e_ms` at
+    `percentile`, or the aliases `p95_ms`/`p99_ms`; `confidence`) and the prices (`pricing`, `years`,
+    `prices`, `providers`, `exclude_providers`), priced as a plan prices it with `costs` overrides.
+    `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
+    work, hw, cat, rest = _estimate_inputs(workload, hardware, costs, confine_files)
+    return estimate(work, hw, cat, calibration=(calibrations or {}).get(hw.gpu.id), **rest)
+
+
+def calibrated_estimate(
+    workload: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    calibrations: Mapping[str, Calibration] | None,
+    measurements: Sequence[Any],
+    costs: Mapping[str, Any] | None = None,
+) -> tuple[Estimate, Match]:
+    """`make_estimate` calibrated on the team's imported `measurements` (see `team_measurements`):
+    the nearest run of this model on this GPU, and the nccl-tests run of a node of this size, on
+    top of the bench rates in `calibrations`; the bands of the figures it calibrates narrow to
+    the measured spread. The match says what was used, or why nothing was."""
+    from gpuwise.calibration.fit import calibration_of, for_workload
+    from gpuwise.calibration.report import calibration_notes
+
+    work, hw, cat, rest = _estimate_inputs(workload, hardware, costs)
+    base = (calibrations or {}).get(hw.gpu.id)
+    match = for_workload(measurements, work, hw.gpu.id, hw.gpus_per_node, cat, base)
+    est = estimate(work, hw, cat, calibration=calibration_of(match) or base, **rest)
+    return replace(est, notes=(*est.notes, *calibration_notes(match))), match
+
+
+def team_calibrations(
+    workload: Mapping[str, Any],
+    measurements: Sequence[Any],
+    calibrations: Mapping[str, Calibration] | None = None,
+) -> tuple[dict[str, Calibration], dict[str, Match]]:
+    """Per GPU the team measured this model on: the calibration a plan takes (rates fitted to the
+    run nearest this workload; the link of a node of the GPU's usual size), on top of the bench
+    rates. A candidate's `command` repeats --calibrated, which finds the same run."""
+    from gpuwise.calibration.fit import calibration_of, for_workload
+
+    cat = load_catalog()
+    work = build_workload({k: v for k, v in workload.items() if k not in layout_names()}, cat)
+    cals = dict(calibrations or {})
+    matches: dict[str, Match] = {}
+    for gpu_id in sorted({m.gpu_id for m in measurements if m.gpu_id in cat.gpus}):
+        gpu = cat.gpus[gpu_id]
+        match = for_workload(measurements, work, gpu_id, gpu.node_gpus, cat, cals.get(gpu_id))
+        found = calibration_of(match)
+        if found is not None:
+            cals[gpu_id], matches[gpu_id] = found, match
+    return cals, matches
+
+
+def team_measurements(db: str | None = None) -> list[Any]:
+    """The team's imported measurements (`gpuwise calibrate import`) in the store."""
+    from gpuwise.store import open_store
+    from gpuwise.store.imported import load
+
+    with open_store(db) as store:
+        return load(store)
 
 
 def check_pricing(pricing: str, work: Workload) -> None:

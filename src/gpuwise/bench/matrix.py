@@ -1,5 +1,7 @@
 """The capability matrix: GPU model x scenario, from the team's own measurements, with gpuwise's
-spec-based estimate beside each measured cell and the ratio (measured / estimated).
+spec-based estimate beside each measured cell and the ratio (measured / estimated); and each
+measurement the team imported (`gpuwise calibrate import`) beside gpuwise's prediction of its
+own workload.
 
 Scenarios: large matmul (the compute a GPU really delivers), memory bandwidth, all-reduce bus
 bandwidth, LLM training step (fine-tuning), LLM/model serving latency, data loading. Hosts without
@@ -165,5 +167,50 @@ def _step_cell(total: list[Any], gpu: Any, catalog: Catalog) -> Cell:
     return Cell(statistics.median(vals), est, "seconds", len(vals), detail)
 
 
-def matrix_dict(m: dict[str, dict[str, Cell]]) -> dict[str, Any]:
-    return {"scenarios": SCENARIOS, "rows": {g: {k: c.as_dict() for k, c in cells.items()} for g, cells in m.items()}}
+def matrix_dict(m: dict[str, dict[str, Cell]], imported: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`gpuwise matrix --json`: the bench cells by GPU and scenario, and the imported measurements."""
+    rows = {g: {k: c.as_dict() for k, c in cells.items()} for g, cells in m.items()}
+    return {"scenarios": SCENARIOS, "rows": rows, "imported": imported or []}
+
+
+# ----- the team's imported measurements beside gpuwise's prediction ------------------------------
+def imported_rows(measurements: Iterable[Any], catalog: Catalog) -> list[dict[str, Any]]:
+    """Each imported measurement (the store's ImportedMeasurement) with every figure gpuwise
+    predicts for its own workload: measured, predicted, their ratio, and the prediction's
+    uncertainty band where the estimate gives one."""
+    from gpuwise.calibration.describe import shape_text
+    from gpuwise.calibration.parsed import unit_of
+    from gpuwise.calibration.predict import PER_GPU, predict
+
+    out = []
+    for m in measurements:
+        p = predict(m, catalog)
+        bands = (p.estimate or {}).get("uncertainty") or {}
+        figures = {}
+        for name, predicted in p.values.items():
+            measured = m.figures[name]
+            band = bands.get(p.paths.get(name, ""))
+            scale = 1 / m.gpu_count if name in PER_GPU else 1.0
+            figures[name] = {
+                "measured": measured,
+                "predicted": predicted,
+                "ratio": measured / predicted if predicted else None,
+                "unit": unit_of(name),
+                "path": p.paths.get(name) or None,
+                "band": None if band is None else {**band, "low": band["low"] * scale, "high": band["high"] * scale},
+            }
+        out.append(
+            {
+                "id": m.id,
+                "label": m.label,
+                "format": m.format,
+                "kind": m.kind,
+                "model": m.model,
+                "gpu": m.gpu_id,
+                "count": m.gpu_count,
+                "workload": shape_text(m.kind, m.shape),
+                "figures": figures,
+                "why": p.why,
+            }
+        )
+    return out

@@ -17,15 +17,32 @@ HEADLINE = {
     "memory": ("peak_allocated_bytes", "peak_reserved_bytes"),
 }
 _LABEL = {
-    "ttft.median": "TTFT median",
-    "tpot.median": "TPOT median",
+    "ttft": "TTFT",
+    "tpot": "TPOT",
+    "itl": "ITL",
+    "e2e": "end-to-end",
     "output_tokens_per_second": "output",
+    "total_tokens_per_second": "prompt + output",
+    "requests_per_second": "requests",
     "busbw": "bus bandwidth",
+    "busbw_in_place": "bus bandwidth in place",
+    "algbw": "algorithm bandwidth",
+    "avg_busbw": "average bus bandwidth",
+    "collective_seconds": "time",
     "tokens_per_second_per_gpu": "per GPU",
+    "flops_per_gpu": "per GPU",
     "mfu": "MFU",
+    "step_seconds": "step",
     "peak_reserved_bytes": "peak reserved",
     "peak_allocated_bytes": "peak allocated",
+    "peak_active_bytes": "peak active",
 }
+
+
+def label(name: str) -> str:
+    """'ttft.median' -> 'TTFT median', 'tokens_per_second_per_gpu' -> 'per GPU'."""
+    head, _, stat = name.partition(".")
+    return f"{_LABEL.get(head, head)} {stat}".strip()
 
 
 def fmt_figure(name: str, value: float) -> str:
@@ -42,7 +59,7 @@ def fmt_figure(name: str, value: float) -> str:
 
 def headline(kind: str, figures: Mapping[str, float]) -> str:
     """'TTFT median 78.4 ms, TPOT median 12.9 ms, output 2,403 tokens/s'."""
-    return ", ".join(f"{_LABEL[k]} {fmt_figure(k, figures[k])}" for k in HEADLINE.get(kind, ()) if k in figures)
+    return ", ".join(f"{label(k)} {fmt_figure(k, figures[k])}" for k in HEADLINE.get(kind, ()) if k in figures)
 
 
 def shape_text(kind: str, shape: Mapping[str, Any]) -> str:
@@ -62,4 +79,4 @@ def shape_text(kind: str, shape: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in shape.items()) or "no workload shape"
 
 
-__all__ = ["HEADLINE", "fmt_figure", "headline", "shape_text"]
+__all__ = ["HEADLINE", "fmt_figure", "headline", "label", "shape_text"]

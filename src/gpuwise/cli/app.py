@@ -159,6 +159,9 @@ def _split(opts: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict
     return work, reqs, costs
 
 
+CALIBRATED_HELP = (
+    "Use the team's measurements in the store: gpuwise bench rates, and runs imported with gpuwise calibrate import."
+)
 DbOpt = Annotated[
     str | None,
     typer.Option(
@@ -174,9 +177,7 @@ def estimate(
     file: Annotated[
         str | None, typer.Option("-f", "--file", help="Workload YAML (same names as the flags).", metavar="FILE")
     ] = None,
-    calibrated: Annotated[
-        bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
-    ] = False,
+    calibrated: Annotated[bool, typer.Option("--calibrated", help=CALIBRATED_HELP)] = False,
     db: DbOpt = None,
     currency: Annotated[
         str, typer.Option(help="Also give the cost in CNY or EUR (dated rate in offers.yaml).")
@@ -185,19 +186,29 @@ def estimate(
     **opts: Any,
 ) -> None:
     """Memory, time and cost of one workload on one GPU configuration (and replicas for a target)."""
-    from gpuwise.api import make_estimate, measured_calibrations, money_block
+    from gpuwise.api import calibrated_estimate, make_estimate, measured_calibrations, money_block, team_measurements
 
     work_opts, other, costs = _split(opts, file)
-    cals = measured_calibrations(db) if calibrated else None
-    est = make_estimate(work_opts, other, cals, costs)
-    if cals is not None and est.hardware.gpu.id not in cals:
-        sys.stderr.write(
-            f"no full (non --quick) measurements of {est.hardware.gpu.id} in the store: using the cited defaults\n"
-        )
+    block = None
+    if calibrated:
+        cals = measured_calibrations(db)
+        est, match = calibrated_estimate(work_opts, other, cals, team_measurements(db), costs)
+        from gpuwise.calibration.report import calibration_json
+
+        block = calibration_json(match)
+        if est.hardware.gpu.id not in cals and match.fitted is None and match.link is None:
+            sys.stderr.write(
+                f"no measurements of {est.hardware.gpu.id} in the store for this workload (gpuwise bench, "
+                "gpuwise calibrate import): the model's own figures\n"
+            )
+    else:
+        est = make_estimate(work_opts, other, None, costs)
     d = est.as_dict()
-    block = money_block(currency, d.get("cost"))
     if block is not None:
-        d["currency"] = block
+        d["calibration"] = block
+    money = money_block(currency, d.get("cost"))
+    if money is not None:
+        d["currency"] = money
     if as_json:
         _print_json(d)
     else:
@@ -205,8 +216,8 @@ def estimate(
         from gpuwise.estimate.offers import describe_money
 
         estimate_view(d)
-        if block is not None:
-            print("Cost " + (describe_money(block) or ""))
+        if money is not None:
+            print("Cost " + (describe_money(money) or ""))
     if not est.memory.fits or (est.serving is not None and not est.serving.meets):
         raise typer.Exit(1)
 
@@ -219,9 +230,7 @@ def plan(
     ] = None,
     top: Annotated[int, typer.Option(help="Runners-up to show.")] = 5,
     report: Annotated[Path | None, typer.Option(help="Write a report: FILE.md or FILE.html.")] = None,
-    calibrated: Annotated[
-        bool, typer.Option("--calibrated", help="Use measured rates from the store (gpuwise bench).")
-    ] = False,
+    calibrated: Annotated[bool, typer.Option("--calibrated", help=CALIBRATED_HELP)] = False,
     db: DbOpt = None,
     verbose: Annotated[
         bool, typer.Option("-v", "--verbose", help="Every ruled-out GPU type with its reasons, one per line.")
@@ -230,13 +239,17 @@ def plan(
     **opts: Any,
 ) -> None:
     """The cheapest GPU configuration that meets the requirements, the runners-up, and why."""
-    from gpuwise.api import make_plan, measured_calibrations
+    from gpuwise.api import make_plan, measured_calibrations, team_calibrations, team_measurements
     from gpuwise.workload.schema import names
 
     work_opts, req_opts, cost_opts = _split(opts, file)
     for key in names("hardware"):
         req_opts.pop(key, None)  # plan chooses the hardware
-    result = make_plan(work_opts, req_opts, cost_opts, measured_calibrations(db) if calibrated else None, show=top)
+    cals: dict[str, Any] | None = None
+    matches: dict[str, Any] = {}
+    if calibrated:
+        cals, matches = team_calibrations(work_opts, team_measurements(db), measured_calibrations(db))
+    result = make_plan(work_opts, req_opts, cost_opts, cals, show=top)
     if report is not None:
         from gpuwise.report import write_report
 
@@ -244,7 +257,12 @@ def plan(
     if as_json:
         from gpuwise.report.as_json import plan_json
 
-        _print_json(plan_json(result))
+        d = plan_json(result)
+        if calibrated:
+            from gpuwise.calibration.report import calibration_json
+
+            d["calibration"] = {gpu: calibration_json(m) for gpu, m in matches.items()}
+        _print_json(d)
     else:
         from gpuwise.cli.render import plan_view
 
@@ -314,24 +332,31 @@ def bench(
 
 @app.command()
 def matrix(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Capability matrix from measured results, each cell beside gpuwise's estimate."""
-    from gpuwise.bench.matrix import SCENARIOS, matrix_dict
+    """Capability matrix from measured results, each cell beside gpuwise's estimate; and each imported
+    measurement beside gpuwise's prediction of its workload."""
+    from gpuwise.bench.matrix import SCENARIOS, imported_rows, matrix_dict
     from gpuwise.bench.matrix import matrix as build
     from gpuwise.catalog import load_catalog
     from gpuwise.store import open_store
+    from gpuwise.store.imported import load
 
+    cat = load_catalog()
     with open_store(db) as s:
         rows = s.results(include_quick=True)
-    m = build(rows, load_catalog())
+        imported = imported_rows(load(s), cat)
+    m = build(rows, cat)
     if as_json:
-        _print_json(matrix_dict(m))
+        _print_json(matrix_dict(m, imported))
         return
-    if not m:
-        sys.stderr.write("no measurements in the store yet: run `gpuwise bench`\n")
+    if not m and not imported:
+        sys.stderr.write("no measurements in the store yet: run `gpuwise bench` or `gpuwise calibrate import`\n")
         raise typer.Exit(1)
-    from gpuwise.cli.render import matrix_view
+    from gpuwise.cli.render import imported_view, matrix_view
 
-    matrix_view(m, SCENARIOS)
+    if m:
+        matrix_view(m, SCENARIOS)
+    if imported:
+        imported_view(imported)
 
 
 @app.command()

@@ -619,3 +619,34 @@ def matrix_view(m: dict[str, Any], scenarios: dict[str, str]) -> None:
                 row.append(fmt_measure(c.measured, c.unit) + est)
         t.add_row(*row)
     console.print(t)
+
+
+def imported_view(rows: list[dict[str, Any]]) -> None:
+    """The team's imported measurements beside gpuwise's prediction: one line per figure."""
+    from gpuwise.calibration.describe import fmt_figure, label
+    from gpuwise.terminal import shown
+
+    t = Table(
+        title="Imported measurements beside gpuwise's prediction of the same workload",
+        header_style="bold",
+        show_edge=False,
+    )
+    for col, just in (("id", "left"), ("measured on", "left"), ("workload", "left"), ("figure", "left"),
+                      ("measured", "right"), ("predicted", "right"), ("measured/predicted", "right"),
+                      ("predicted band", "right")):  # fmt: skip
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in rows:
+        who = f"{r['model'] + ' on ' if r['model'] else ''}{r['count']} x {r['gpu']}"
+        head = [Text(shown(x)) for x in (f"#{r['id']}", who, r["workload"])]
+        if not r["figures"]:
+            t.add_row(*head, Text(shown(r["why"] or "—")), "", "", "", "")
+            continue
+        for name, f in r["figures"].items():
+            band = f["band"]
+            spread = f"{fmt_figure(name, band['low'])} – {fmt_figure(name, band['high'])}" if band else "—"
+            ratio = f"{f['ratio']:.0%}" if f["ratio"] is not None else "—"
+            t.add_row(
+                *head, label(name), fmt_figure(name, f["measured"]), fmt_figure(name, f["predicted"]), ratio, spread
+            )
+            head = [Text(""), Text(""), Text("")]
+    console.print(t)

@@ -6,11 +6,12 @@ convention): all-reduce moves 2(n-1)/n of the buffer per rank, all-gather and re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import GPU, Catalog, Interconnect
 from gpuwise.catalog.network import default_network, parse_network
 from gpuwise.catalog.schema import BusBandwidth
+from gpuwise.estimate.rates import Calibration
 from gpuwise.workload import Hardware
 
 
@@ -110,7 +111,26 @@ def _pcie_measured(hw: Hardware, catalog: Catalog) -> tuple[str, float, str] | N
     return path, rate, how
 
 
-def topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topology:
+def topology(
+    hw: Hardware, catalog: Catalog, network: str | None = None, calibration: Calibration | None = None
+) -> Topology:
+    """The links a job's collectives run over: inside a node (the team's nccl-tests run of a node
+    this size when `calibration` holds one, else the catalog's link), and between nodes."""
+    topo = _catalog_topology(hw, catalog, network)
+    if calibration is None or calibration.intra_busbw is None or hw.gpus_per_node < 2:
+        return topo
+    if calibration.intra_gpus != hw.gpus_per_node:
+        return topo
+    intra = Link(f"{topo.intra.name} (measured)", calibration.intra_busbw, topo.intra.latency)
+    note = (
+        f"inside a node: {intra.bandwidth / 1e9:.0f} GB/s per GPU, from the team's nccl-tests run on "
+        f"{calibration.intra_gpus} {hw.gpu.id} ({calibration.intra_source}; the catalog's link: "
+        f"{topo.intra.bandwidth / 1e9:.0f} GB/s)"
+    )
+    return replace(topo, intra=intra, notes=(note, *topo.notes[1:]))
+
+
+def _catalog_topology(hw: Hardware, catalog: Catalog, network: str | None = None) -> Topology:
     gpu = hw.gpu
     notes: list[str] = []
     link = gpu.interconnect

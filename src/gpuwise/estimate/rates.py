@@ -7,7 +7,7 @@ replaces them per GPU model. Every factor used is named in the estimate's assump
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import UsageError
@@ -18,11 +18,21 @@ PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """Measured rates for one GPU model (from `gpuwise bench`); any field may be missing."""
+    """Measured rates for one GPU model; any field may be missing. From `gpuwise bench`: the
+    achieved matmul rates and copy bandwidth. From the team's imported measurements
+    (gpuwise.calibration.fit): factors on the compute and memory rates that make gpuwise's own
+    model reproduce a measured run of this workload, and the all-reduce bus bandwidth nccl-tests
+    measured inside a node."""
 
-    matmul_flops: Mapping[str, float]  # dtype -> achieved FLOP/s of the best large matmul
+    matmul_flops: Mapping[str, float] = field(default_factory=dict)  # dtype -> FLOP/s of the best large matmul
     memory_bandwidth: float | None = None  # achieved device copy bandwidth, bytes/s
     source: str = "gpuwise bench"
+    compute_factor: float = 1.0  # on matmul and attention rates, fitted to a measured run
+    bandwidth_factor: float = 1.0  # on the memory bandwidth, fitted to a measured run
+    fitted_to: str | None = None  # the measurement the factors reproduce
+    intra_busbw: float | None = None  # all-reduce bandwidth per GPU inside a node (the link's, bytes/s)
+    intra_gpus: int | None = None  # ... of a node of this many GPUs
+    intra_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +102,7 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
             f"[memory_bandwidth_efficiency: {catalog.sources[conv['memory_bandwidth_efficiency'].source].title.split(',')[0]}]"
         )
     notes.append(f"fused attention at {att_eff:.0%} of peak [attention_efficiency: FlashAttention-2 paper]")
-    return Rates(
+    rates = Rates(
         gpu=gpu,
         dtype=key,
         peak=peak,
@@ -100,6 +110,26 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
         attention=min(matmul, peak * att_eff),
         bandwidth=bandwidth,
         notes=tuple(notes),
+    )
+    return fitted(rates, calibration)
+
+
+def fitted(rates: Rates, calibration: Calibration | None) -> Rates:
+    """`rates` with the factors fitted to the team's measured run (compute: matmul and attention;
+    memory bandwidth), named in the notes; unchanged without them."""
+    if calibration is None or (calibration.compute_factor == 1.0 and calibration.bandwidth_factor == 1.0):
+        return rates
+    c, b = calibration.compute_factor, calibration.bandwidth_factor
+    note = (
+        f"{rates.gpu.id} rates x{c:.2f} compute, x{b:.2f} memory bandwidth: fitted so that this model reproduces "
+        f"{calibration.fitted_to or 'a measured run'}"
+    )
+    return replace(
+        rates,
+        matmul=rates.matmul * c,
+        attention=rates.attention * c,
+        bandwidth=rates.bandwidth * b,
+        notes=(*rates.notes, note),
     )
 
 

@@ -269,7 +269,7 @@ def estimate(
     if not hw.gpu.peak_flops:
         notes.append(f"{hw.gpu.name}: no published compute figures, so no time estimate (measure with gpuwise bench)")
     else:
-        topo = topology(hw, catalog, hw.network)
+        topo = topology(hw, catalog, hw.network, calibration)
         if isinstance(work, TrainingJob):
             from gpuwise.estimate.training import training_time  # serving estimates do not load it
 

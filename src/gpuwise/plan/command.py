@@ -87,10 +87,13 @@ def estimate_command(
 ) -> str:
     """The shell line: `work` and `hw` as the candidate resolved them, `options` the workload options
     the user gave, `targets` the requirement options (the serving-target and price fields are written),
-    `planned` the workload the search started from (fields it changed are written)."""
+    `planned` the workload the search started from (fields it changed are written); a plan made
+    with the team's measurements (`calibrated` in `targets`) is reproduced with --calibrated."""
     argv = ["gpuwise", "estimate", *_workload_flags(work, hw, options, planned), *_hardware_flags(hw)]
     for f in (*fields("target"), *fields("prices")):
         value = (targets or {}).get(f.name)
         if value is not None:
             argv += _flag(f, value)
+    if (targets or {}).get("calibrated"):
+        argv.append("--calibrated")
     return shlex.join(argv)

@@ -119,7 +119,7 @@ def _options(
             reason = Reason.of(Code.NO_KV_CACHE, tp=tp, gpu=gpu.id)
             continue
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
-        topo = topology(hw, cat)
+        topo = topology(hw, cat, None, cal)
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)

@@ -93,9 +93,10 @@ class ImportedMeasurement:
 
     @property
     def label(self) -> str:
-        """'#12 (sha256 3f2a9c1d0b7e, measured 2025-11-04)': how outputs name it."""
-        when = (self.measured_at or self.imported_at.date().isoformat())[:10]
-        return f"#{self.id} (sha256 {self.sha256[:12]}, {self.format}, measured {when})"
+        """'#12 (sha256 3f2a9c1d0b7e, vllm-bench, measured 2025-11-04)': how outputs name it (the
+        import date where the file gives no date of its own)."""
+        when = f"measured {self.measured_at[:10]}" if self.measured_at else f"imported {self.imported_at.date()}"
+        return f"#{self.id} (sha256 {self.sha256[:12]}, {self.format}, {when})"
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -132,15 +132,18 @@ def run_estimate(work: dict[str, Any], hardware: dict[str, Any], config_json: st
 
 
 def matrix() -> dict[str, Any]:
-    """The capability matrix from the result store, or an empty one that says why."""
+    """The capability matrix from the result store (bench cells, and the imported measurements
+    beside their predictions), or an empty one that says why."""
     try:
+        from gpuwise.bench.matrix import imported_rows, matrix_dict
         from gpuwise.bench.matrix import matrix as build
-        from gpuwise.bench.matrix import matrix_dict
         from gpuwise.catalog import load_catalog
         from gpuwise.store import open_store
+        from gpuwise.store.imported import load
 
+        cat = load_catalog()
         with open_store() as s:
-            return matrix_dict(build(s.results(), load_catalog()))
+            return matrix_dict(build(s.results(), cat), imported_rows(load(s), cat))
     except (ImportError, GpuwiseError) as exc:
         return {"scenarios": {}, "rows": {}, "note": f"no store available: {exc}"}
 
