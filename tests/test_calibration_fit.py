@@ -199,3 +199,42 @@ def test_a_calibrated_plan_names_its_runs_and_its_commands_reproduce_them(capsys
     again = json.loads(run_main(capsys, *chosen["command"].split()[1:], "--db", url, "--json")[1])
     assert again["inference"]["time_to_first_token_seconds"] == chosen["inference"]["time_to_first_token_seconds"]
     assert again["cost"]["usd_per_hour"] == chosen["cost"]["usd_per_hour"]
+
+
+# ----- the bands narrow to the measured spread ----------------------------------------------------------------
+def _band(d, path):
+    b, value = d["uncertainty"][path], json_value(d, path)
+    return b["low"] / value, b["high"] / value
+
+
+def json_value(d, path):
+    node = d
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+def test_the_band_narrows_to_the_measured_spread_and_widens_away_from_it(vllm):
+    from gpuwise.api import calibrated_estimate, make_estimate
+
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
+    ttft = "inference.time_to_first_token_seconds"
+    at = {}
+    for c in (32, 64, 128):
+        est, match = calibrated_estimate({**work, "concurrency": c}, {"gpu": "h100-sxm:1"}, None, [vllm])
+        at[c] = (est.as_dict(), make_estimate({**work, "concurrency": c}, {"gpu": "h100-sxm:1"}).as_dict(), match)
+    d, plain, match = at[32]
+    measured, _, calibrated = match.fitted.figures["ttft.median"]
+    w = measured_spread([vllm], "ttft.median", 0.8) + abs(calibrated / measured - 1)
+    assert _band(d, ttft) == pytest.approx((1 - w, 1 + w))  # at the measured workload: its own spread
+    assert w < 0.05 < _band(plain, ttft)[1] - 1  # far narrower than the published cases' band
+    assert "the team's measurement #1 (sha256 0101010101" in d["uncertainty"][ttft]["basis"]
+    # concurrency 128 is two doublings away = log2(NEAR): the published band, around the measured spread
+    d, plain, _ = at[128]
+    low, high = _band(plain, ttft)
+    assert _band(d, ttft) == pytest.approx(((1 - w) * low, (1 + w) * high))
+    # one doubling: halfway, in log terms
+    d, plain, _ = at[64]
+    low, high = _band(plain, ttft)
+    assert _band(d, ttft) == pytest.approx(((1 - w) * low**0.5, (1 + w) * high**0.5))
+    assert "widened 50% of the way" in d["uncertainty"][ttft]["basis"]

@@ -344,7 +344,7 @@ def calibrated_estimate(
 
     work, hw, cat, rest = _estimate_inputs(workload, hardware, costs)
     base = (calibrations or {}).get(hw.gpu.id)
-    match = for_workload(measurements, work, hw.gpu.id, hw.gpus_per_node, cat, base)
+    match = for_workload(measurements, work, hw.gpu.id, hw.gpus_per_node, cat, base, rest["confidence"])
     est = estimate(work, hw, cat, calibration=calibration_of(match) or base, **rest)
     return replace(est, notes=(*est.notes, *calibration_notes(match))), match
 
@@ -353,19 +353,22 @@ def team_calibrations(
     workload: Mapping[str, Any],
     measurements: Sequence[Any],
     calibrations: Mapping[str, Calibration] | None = None,
+    requirements: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Calibration], dict[str, Match]]:
     """Per GPU the team measured this model on: the calibration a plan takes (rates fitted to the
-    run nearest this workload; the link of a node of the GPU's usual size), on top of the bench
-    rates. A candidate's `command` repeats --calibrated, which finds the same run."""
+    run nearest this workload; the link of a node of the GPU's usual size; bands at the plan's
+    --confidence), on top of the bench rates. A candidate's `command` repeats --calibrated, which
+    finds the same run."""
     from gpuwise.calibration.fit import calibration_of, for_workload
 
     cat = load_catalog()
     work = build_workload({k: v for k, v in workload.items() if k not in layout_names()}, cat)
+    level = build_requirements(requirements or {}, cat).confidence
     cals = dict(calibrations or {})
     matches: dict[str, Match] = {}
     for gpu_id in sorted({m.gpu_id for m in measurements if m.gpu_id in cat.gpus}):
         gpu = cat.gpus[gpu_id]
-        match = for_workload(measurements, work, gpu_id, gpu.node_gpus, cat, cals.get(gpu_id))
+        match = for_workload(measurements, work, gpu_id, gpu.node_gpus, cat, cals.get(gpu_id), level)
         found = calibration_of(match)
         if found is not None:
             cals[gpu_id], matches[gpu_id] = found, match

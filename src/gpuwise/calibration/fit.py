@@ -20,9 +20,10 @@ from typing import Any
 
 from gpuwise.calibration.predict import BUSBW_FACTOR, Prediction, predict
 from gpuwise.catalog import Catalog
+from gpuwise.estimate.bands import DEFAULT_LEVEL, MEASURED_NEAR, MeasuredSpread, size_distance, workload_sizes
 from gpuwise.estimate.rates import Calibration
 
-NEAR = 4.0  # a measurement applies within this factor of its prompt, output and sequence lengths
+NEAR = MEASURED_NEAR  # a measurement applies within this factor of its prompt, output and sequence lengths
 MAX_STEPS = 16  # estimator runs one fit may take
 TOLERANCE = 0.005  # a fit stops when every matched figure is within 0.5 % of its measurement
 FACTOR_RANGE = (0.05, 20.0)  # rates are never scaled beyond this: a measurement that needs more is not modelled
@@ -65,16 +66,10 @@ class Match:
 def distance(asked: Mapping[str, Any], measured: Mapping[str, Any], keys: Sequence[str]) -> float | None:
     """Sum of |log2(asked/measured)| over the sizes both have; None when a length is more than
     NEAR away (another prompt or sequence length is other work, not the measured one scaled)."""
-    total = 0.0
-    for k in keys:
-        a, m = asked.get(k), measured.get(k)
-        if not isinstance(a, int | float) or not isinstance(m, int | float) or a <= 0 or m <= 0:
-            continue
-        step = abs(math.log2(a / m))
-        if k in LENGTHS and step > math.log2(NEAR) + 1e-9:
+    for k in LENGTHS:
+        if k in keys and size_distance(asked, measured, (k,)) > math.log2(NEAR) + 1e-9:
             return None
-        total += step
-    return total
+    return size_distance(asked, measured, keys)
 
 
 def select(records: Iterable[Any], kind: str, model: str, gpu: str, asked: Mapping[str, Any]) -> tuple[list[Any], str]:
@@ -95,7 +90,7 @@ def select(records: Iterable[Any], kind: str, model: str, gpu: str, asked: Mappi
 
 def _away(asked: Mapping[str, Any], measured: Mapping[str, Any], keys: Sequence[str]) -> str:
     diffs = [
-        f"{k} {measured[k]} (asked {asked[k]})"
+        f"{k} {measured[k]:g} (asked {asked[k]:g})"
         for k in keys
         if k in asked and k in measured and asked[k] != measured[k]
     ]
@@ -261,13 +256,50 @@ def combined(fits: Sequence[Fitted]) -> Fitted:
     return replace(head, calibration=cal, residual=max(f.residual for f in fits))
 
 
+# JSON path of a calibrated figure -> the measured figures whose spread it takes (first found)
+BAND_SOURCES = {
+    "inference.time_to_first_token_seconds": ("ttft.median",),
+    "inference.decode_seconds_per_token": ("tpot.median",),
+    "inference.latency_seconds": ("e2e.median", "tpot.median"),
+    "inference.tokens_per_second": ("output_tokens_per_second", "e2e.median", "tpot.median"),
+    "inference.requests_per_second": ("requests_per_second", "e2e.median", "tpot.median"),
+    "inference.samples_per_second": ("requests_per_second", "e2e.median", "tpot.median"),
+    **{
+        f"training.{k}": ("tokens_per_second_per_gpu",)
+        for k in ("tokens_per_second", "samples_per_second", "step_seconds", "total_seconds", "gpu_hours")
+    },
+}
+
+
+def with_spread(f: Fitted, records: Sequence[Any], level: float) -> Fitted:
+    """`f` whose calibration carries the bands of the figures it fits: each the measured spread
+    of its figure (or the nearest one measured with a spread) plus what the calibrated model still
+    misses at the measured workload."""
+    widths: dict[str, float] = {}
+    for path, sources in BAND_SOURCES.items():
+        spread = next((w for src in sources if (w := measured_spread(records, src, level)) is not None), None)
+        if spread is None:
+            continue
+        own = f.figures.get(sources[0])
+        miss = abs(own[2] / own[0] - 1) if own is not None and own[0] else f.residual
+        widths[path] = spread + miss
+    if not widths:
+        return f
+    m = f.measurement
+    sizes = {k: float(v) for k, v in m.shape.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    ids = ", ".join(f"#{r.id}" for r in records)
+    basis = (
+        f"the team's measurement {m.label if len(records) == 1 else ids}: its spread at the {level:.0%} level "
+        f"and what the calibrated model misses there"
+    )
+    bands = MeasuredSpread(widths, sizes, len(records), basis)
+    return replace(f, calibration=replace(f.calibration, spread=bands))
+
+
 # ----- the whole answer for one workload on one GPU --------------------------------------------------
-def shape_of(work: Any) -> tuple[str, dict[str, Any]]:
+def shape_of(work: Any) -> tuple[str, dict[str, float]]:
     """(kind, sizes) of a workload, in the names measurements record."""
-    if hasattr(work, "concurrency"):
-        return "serving", {k: getattr(work, k) for k in SERVING_SIZES}
-    gb = getattr(work, "global_batch", None)
-    return "training", {"micro_batch": work.micro_batch, "seq": work.seq, **({"global_batch": gb} if gb else {})}
+    return ("serving" if hasattr(work, "concurrency") else "training"), workload_sizes(work)
 
 
 def for_workload(
@@ -277,15 +309,16 @@ def for_workload(
     gpus_per_node: int,
     catalog: Catalog,
     base: Calibration | None = None,
+    level: float = DEFAULT_LEVEL,
 ) -> Match:
     """The calibration of `work` on `gpu` from the team's `records`: the nearest measurement of this
     model on this GPU (repeats at the same workload combined), and the nccl-tests run of a node of
-    `gpus_per_node` such GPUs."""
+    `gpus_per_node` such GPUs; the calibrated figures' bands are the run's spread at `level`."""
     kind, asked = shape_of(work)
     chosen, away = select(records, kind, work.model.name, gpu, asked)
     link = _link(records, gpu, gpus_per_node, catalog, base)  # first: the rates are fitted over this link
     fits = [f for r in chosen if (f := fit(r, catalog, link.calibration if link else base)) is not None]
-    rate = replace(combined(fits), away=away) if fits else None
+    rate = with_spread(replace(combined(fits), away=away), chosen, level) if fits else None
     why = None if rate else (away if not chosen else f"gpuwise cannot reproduce {chosen[0].label}")
     return Match(gpu, rate, link, why, tuple(chosen[1:]))
 

@@ -248,7 +248,7 @@ def plan(
     cals: dict[str, Any] | None = None
     matches: dict[str, Any] = {}
     if calibrated:
-        cals, matches = team_calibrations(work_opts, team_measurements(db), measured_calibrations(db))
+        cals, matches = team_calibrations(work_opts, team_measurements(db), measured_calibrations(db), req_opts)
     result = make_plan(work_opts, req_opts, cost_opts, cals, show=top)
     if report is not None:
         from gpuwise.report import write_report

@@ -10,7 +10,8 @@ with no validated case get the widest band of the figure and family, and the bas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -216,6 +217,52 @@ def _lookup(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
 
 
 # --------------------------------------------------------------------------------------------
+# a figure calibrated on the team's own run: its measured spread
+# --------------------------------------------------------------------------------------------
+MEASURED_NEAR = 4.0  # a measured run's ratio is carried this far (x) in each size; beyond, the published bands
+SIZE_KEYS = ("concurrency", "input_tokens", "output_tokens", "micro_batch", "seq", "global_batch")
+
+
+def workload_sizes(work: Workload) -> dict[str, float]:
+    """The sizes of a workload a measured run is compared by (concurrency and lengths for serving;
+    micro-batch, sequence and global batch for training)."""
+    out = {k: getattr(work, k, None) for k in SIZE_KEYS}
+    return {k: float(v) for k, v in out.items() if isinstance(v, int | float) and not isinstance(v, bool) and v > 0}
+
+
+def size_distance(asked: Mapping[str, float], measured: Mapping[str, float], keys: Sequence[str] = SIZE_KEYS) -> float:
+    """Sum over the sizes both have of |log2(asked / measured)|: 1 for each doubling away."""
+    total = 0.0
+    for k in keys:
+        a, m = asked.get(k), measured.get(k)
+        if isinstance(a, int | float) and isinstance(m, int | float) and a > 0 and m > 0:
+            total += abs(math.log2(a / m))
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredSpread:
+    """The bands of figures calibrated on the team's measured run: at its workload, its own spread
+    (relative half-widths, what the calibrated model still misses included); away from it, widened
+    toward the published cases' band, all the way at MEASURED_NEAR x in the sizes combined."""
+
+    halfwidths: Mapping[str, float]  # JSON path -> relative half-width at the measured workload
+    shape: Mapping[str, float]  # the measured workload's sizes (workload_sizes' names)
+    cases: int  # measurements behind it
+    basis: str
+
+    def band(self, path: str, model: Band, asked: Mapping[str, float]) -> Band | None:
+        """The band of `path` (None: not calibrated); `model` is the published cases' band there."""
+        w = self.halfwidths.get(path)
+        if w is None:
+            return None
+        t = min(1.0, size_distance(asked, self.shape) / math.log2(MEASURED_NEAR))
+        low, high = max(1 - w, 1e-3) * model.low**t, (1 + w) * model.high**t
+        where = "" if t == 0 else f", widened {t:.0%} of the way to the published cases' band with the distance from it"
+        return Band(min(low, 1.0), max(high, 1.0), model.level, self.cases, f"{self.basis}{where}")
+
+
+# --------------------------------------------------------------------------------------------
 # which band each JSON figure takes
 # --------------------------------------------------------------------------------------------
 TRAINING_RATES = ("training.tokens_per_second", "training.samples_per_second")
@@ -229,10 +276,27 @@ def figure_bands(
     gpu: GPU,
     table: UncertaintyTable,
     level: float,
+    measured: MeasuredSpread | None = None,
 ) -> dict[str, Band]:
     """The band of each predicted figure present in `values` (JSON path -> value), as multipliers
     on the figure: rates and times of one class are reciprocal, an LLM request's latency is its
-    TTFT and its decode weighted by their shares."""
+    TTFT and its decode weighted by their shares. Figures calibrated on the team's own run
+    (`measured`) take its spread instead, widened toward these bands with the distance from it."""
+    bands = _model_bands(values, work, gpu, table, level)
+    if measured is None:
+        return bands
+    asked = workload_sizes(work)
+    return {p: measured.band(p, b, asked) or b for p, b in bands.items()}
+
+
+def _model_bands(
+    values: Mapping[str, float | None],
+    work: Workload,
+    gpu: GPU,
+    table: UncertaintyTable,
+    level: float,
+) -> dict[str, Band]:
+    """figure_bands from the published cases alone."""
 
     def get(figure: str) -> Band:
         return band_for(table, class_key(figure, work, gpu), level)
@@ -305,10 +369,17 @@ class Margins:
 
 
 def serving_margins(
-    work: Workload, gpu: GPU, table: UncertaintyTable | None, level: float, ttft: float, latency: float
+    work: Workload,
+    gpu: GPU,
+    table: UncertaintyTable | None,
+    level: float,
+    ttft: float,
+    latency: float,
+    measured: MeasuredSpread | None = None,
 ) -> Margins:
     """The margins of a serving layout whose request takes `latency` seconds, `ttft` of them to
-    its first token (the end-to-end band weighs the two parts as `figure_bands` does)."""
+    its first token (the end-to-end band weighs the two parts as `figure_bands` does; a run the
+    team measured narrows them to its spread)."""
     if table is None:
         return Margins(level)
     values = {
@@ -317,7 +388,7 @@ def serving_margins(
         "inference.latency_seconds": latency,
         "inference.requests_per_second": 1.0,
     }
-    b = figure_bands(values, work, gpu, table, level)
+    b = figure_bands(values, work, gpu, table, level, measured)
     tpot = b.get("inference.decode_seconds_per_token")
     return Margins(
         b["inference.latency_seconds"].level,

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import UsageError
+
+if TYPE_CHECKING:
+    from gpuwise.estimate.bands import MeasuredSpread
 
 # Which peak a compute dtype runs at; fp32 training without TF32 uses the CUDA-core fp32 rate.
 PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8"}
@@ -33,6 +37,7 @@ class Calibration:
     intra_busbw: float | None = None  # all-reduce bandwidth per GPU inside a node (the link's, bytes/s)
     intra_gpus: int | None = None  # ... of a node of this many GPUs
     intra_source: str | None = None
+    spread: MeasuredSpread | None = None  # the fitted figures' bands: the measured run's spread
 
 
 @dataclass(frozen=True, slots=True)

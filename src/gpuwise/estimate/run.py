@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.errors import UsageError
-from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, as_json, figure_bands, serving_margins
+from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, MeasuredSpread, as_json, figure_bands, serving_margins
 from gpuwise.estimate.comm import Topology, topology
 from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote, why_no_price
 from gpuwise.estimate.memory import largest_fitting, memory
@@ -63,6 +63,7 @@ class Estimate:
     confidence: float = DEFAULT_LEVEL  # the level of every band
     pricing: str = "on-demand"  # what usd_per_hour means (owned: the amortised cost of buying)
     horizon: tuple[float, float] | None = None  # owned pricing: (years, one replica's total cost over them)
+    measured: MeasuredSpread | None = None  # the bands of figures calibrated on the team's run
 
     @property
     def bottleneck(self) -> str | None:
@@ -122,7 +123,9 @@ class Estimate:
         search makes many estimates and shows few."""
         if self.band_table is None:
             return {}
-        return figure_bands(self.figures(), self.workload, self.hardware.gpu, self.band_table, self.confidence)
+        return figure_bands(
+            self.figures(), self.workload, self.hardware.gpu, self.band_table, self.confidence, self.measured
+        )
 
     def figures(self) -> dict[str, float | None]:
         """The predicted figures that carry a band, by JSON path, as `as_dict` writes them."""
@@ -266,6 +269,7 @@ def estimate(
                 limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
                 largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
     training = inference = serving = None
+    measured = calibration.spread if calibration is not None else None
     if not hw.gpu.peak_flops:
         notes.append(f"{hw.gpu.name}: no published compute figures, so no time estimate (measure with gpuwise bench)")
     else:
@@ -289,11 +293,13 @@ def estimate(
                     if max_conc is not None
                     else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
                 )
-                serving = _serving(work, hw, rates, topo, catalog, target, cap, inference, confidence, notes)
+                serving = _serving(
+                    work, hw, rates, topo, catalog, target, cap, inference, (confidence, measured), notes
+                )
     notes += _board_notes(hw, catalog)
     usd, horizon = _price(hw, catalog, notes, pricing, params, years)
     parts = (training, inference, serving, usd, tuple(notes), catalog.uncertainty, confidence, pricing, horizon)
-    return Estimate(work, hw, mem, largest, _link(hw), *parts)
+    return Estimate(work, hw, mem, largest, _link(hw), *parts, measured)
 
 
 def _serving(
@@ -305,10 +311,11 @@ def _serving(
     target: LatencyTarget,
     cap: int,
     inference: InferenceEstimate,
-    confidence: float,
+    level: tuple[float, MeasuredSpread | None],
     notes: list[str],
 ) -> ServingPlan | None:
-    """Replicas for the target at `confidence` (each latency at its band's high end, the capacity
+    """Replicas for the target at `level` = (confidence, the spread of a run the team measured, if
+    the rates were fitted to one): each latency at its band's high end, the capacity
     at its low end); None when no request fits beside the weights (said in `notes`)."""
     from gpuwise.estimate.serving import plan_replicas, serving_batch
 
@@ -317,7 +324,7 @@ def _serving(
         notes.append("no request fits in memory (the engine's share of it): no serving plan")
         return None
     lat = inference.time_to_first_token_seconds, inference.latency_seconds
-    margins = serving_margins(work, hw.gpu, catalog.uncertainty, confidence, *lat)
+    margins = serving_margins(work, hw.gpu, catalog.uncertainty, level[0], *lat, level[1])
     plan = plan_replicas(
         work, hw, rates, topo, catalog, qps=target.qps, goals=target.goals, max_batch=batch, margins=margins
     )

@@ -123,7 +123,8 @@ def _options(
         price = usd_per_hour(hw, req.pricing, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)
-        m = serving_margins(job, gpu, cat.uncertainty, req.confidence, lone["ttft"], lone["e2e"])
+        spread = cal.spread if cal is not None else None
+        m = serving_margins(job, gpu, cat.uncertainty, req.confidence, lone["ttft"], lone["e2e"], spread)
         blocked = _blocked(lone, goals, tp, gpu.id, m)
         if blocked is not None:
             reason = blocked
@@ -249,7 +250,7 @@ def _margins(c: Candidate, req: Requirements) -> Margins:
         return Margins(req.confidence)
     w, gpu = c.est.workload, c.est.hardware.gpu
     return serving_margins(
-        w, gpu, c.est.band_table, req.confidence, inf.time_to_first_token_seconds, inf.latency_seconds
+        w, gpu, c.est.band_table, req.confidence, inf.time_to_first_token_seconds, inf.latency_seconds, c.est.measured
     )
 
 
