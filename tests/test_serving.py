@@ -270,6 +270,66 @@ def test_the_replica_search_finds_what_full_simulations_find(monkeypatch):
     assert judged == full and judged.meets
 
 
+def test_a_replica_search_bounded_by_a_cheaper_plan_stops_early_or_finds_the_same_answer(monkeypatch):
+    """`useful` at the full search's answer: the same plan. Half of it: the search stops once a count
+    at or above it misses (no figures, fewer simulations), and says the targets are not met."""
+    from gpuwise.estimate import serving
+
+    w, _, setup = _long_prompts()
+    hw = build_hardware("h100-sxm", CAT)
+    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
+    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
+    kw = {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
+    runs = []
+    counted = serving.simulate
+
+    def counting(*a, **k):
+        runs.append(1)
+        return counted(*a, **k)
+
+    monkeypatch.setattr(serving, "simulate", counting)
+    full = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    every = len(runs)
+    assert serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas) == full and full.meets
+    before = len(runs)
+    short = serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas // 2)
+    assert not short.meets and math.isinf(short.value("ttft")) and len(runs) - before < every
+
+
+@pytest.mark.parametrize(("fleet", "usd", "most"), [(10.0, 2.5, 3), (10.0001, 2.5, 4), (0.3, 0.1, 2), (2.0, 3.0, 0)])
+def test_the_most_replicas_cheaper_than_a_plan_by_hand(fleet, usd, most):
+    """r x usd < fleet: 3 x 2.5 = 7.5 < 10 <= 4 x 2.5; 4 x 2.5 < 10.0001; 3 x 0.1 = 0.30000000000000004 >= 0.3
+    (the comparison the search makes decides, not the division); one replica already costs more."""
+    from gpuwise.plan.serving_search import Option, _cheaper_than
+
+    assert _cheaper_than(fleet, Option(1, 8, 1.0, 1, usd)) == most
+
+
+def test_the_cost_bound_on_the_serving_search_changes_no_row(monkeypatch):
+    """The plan with the bound (counts dearer than the best layout found on a GPU type are not
+    simulated) against the plan without it: the same candidates, on fewer simulations. Older GPUs
+    at 50 QPS: their single-GPU layouts meet the 8B's targets only at hundreds of replicas."""
+    from gpuwise.estimate import serving
+    from gpuwise.plan import serving_search
+
+    work = {"model": "llama-3.1-8b", "task": "inference"}
+    req = {"qps": 50, "ttft_ms": 500, "tpot_ms": 50, "gpus": "rtx-3090,rtx-a6000,rtx-5090"}
+    runs = []
+    counted = serving.simulate
+
+    def counting(*a, **k):
+        runs.append(1)
+        return counted(*a, **k)
+
+    monkeypatch.setattr(serving, "simulate", counting)
+    bounded = make_plan(work, req)
+    with_bound = len(runs)
+    monkeypatch.setattr(serving_search, "_cheaper_than", lambda fleet, option: None)
+    unbounded = make_plan(work, req)
+    assert bounded.candidates == unbounded.candidates and bounded.chosen == unbounded.chosen
+    assert with_bound < len(runs) - with_bound
+
+
 # ------------------------------------------------------------------------------------------
 # the serving search
 def test_no_concurrency_is_never_batch_one():

@@ -241,11 +241,13 @@ def estimate(
     pricing: str = "on-demand",
     params: CostParams | None = None,
     years: float | None = None,
+    useful_replicas: int | None = None,
 ) -> Estimate:
     """Check the layout, then memory, time (training or serving) and, with a target, replicas;
     each predicted figure with its band at `confidence` (catalog uncertainty.yaml); the cost at
     `pricing` from `params`' offers and cost parameters (default: every catalog offer), as a plan
-    prices it (owned: over `years`, default the depreciation life).
+    prices it (owned: over `years`, default the depreciation life). `useful_replicas`: a search
+    that has a cheaper plan already needs no replica count above it (see plan_replicas).
     The workload is first taken as the GPU runs it (the bf16 default as fp16 where there is no bf16)."""
     work = on_gpu(work, hw.gpu)
     check_layout(work, hw)
@@ -294,7 +296,17 @@ def estimate(
                     else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
                 )
                 serving = _serving(
-                    work, hw, rates, topo, catalog, target, cap, inference, (confidence, measured), notes
+                    work,
+                    hw,
+                    rates,
+                    topo,
+                    catalog,
+                    target,
+                    cap,
+                    inference,
+                    (confidence, measured),
+                    notes,
+                    useful_replicas,
                 )
     notes += _board_notes(hw, catalog)
     usd, horizon = _price(hw, catalog, notes, pricing, params, years)
@@ -313,6 +325,7 @@ def _serving(
     inference: InferenceEstimate,
     level: tuple[float, MeasuredSpread | None],
     notes: list[str],
+    useful: int | None = None,
 ) -> ServingPlan | None:
     """Replicas for the target at `level` = (confidence, the spread of a run the team measured, if
     the rates were fitted to one): each latency at its band's high end, the capacity
@@ -326,7 +339,16 @@ def _serving(
     lat = inference.time_to_first_token_seconds, inference.latency_seconds
     margins = serving_margins(work, hw.gpu, catalog.uncertainty, level[0], *lat, level[1])
     plan = plan_replicas(
-        work, hw, rates, topo, catalog, qps=target.qps, goals=target.goals, max_batch=batch, margins=margins
+        work,
+        hw,
+        rates,
+        topo,
+        catalog,
+        qps=target.qps,
+        goals=target.goals,
+        max_batch=batch,
+        margins=margins,
+        useful=useful,
     )
     notes += plan.notes
     return plan

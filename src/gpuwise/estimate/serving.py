@@ -506,10 +506,13 @@ def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap:
     return min(memory_cap, job.concurrency) if job.concurrency > 1 else memory_cap
 
 
-def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int) -> int:
+def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int, beyond: int | None = None) -> int | None:
     """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
     from `guess` (down while ok, else up) in steps that start at 1/16 of it, then bisecting until
-    the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets)."""
+    the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets).
+    `beyond`: None as soon as the answer is certain to be above it (a count at or above it missed);
+    until then the search takes the same steps as without it."""
+    far = beyond if beyond is not None else most + 1
     g = max(lo, min(most, guess))
     first = max(1, g // 16)
     if ok(g):  # gallop down: the bracket (bad, good] holds the answer
@@ -519,15 +522,17 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int) -> int:
         bad = max(lo - 1, good - step)
     else:
         bad, step = g, first
-        while bad < most and not ok(min(most, bad + step)):
+        while bad < most and bad < far and not ok(min(most, bad + step)):
             bad, step = min(most, bad + step), step * 2
+        if bad >= far:
+            return None
         if bad >= most:
             return most
         good = min(most, bad + step)
-    while good - bad > max(1, good // 128):
+    while good - bad > max(1, good // 128) and bad < far:
         mid = (good + bad) // 2
         good, bad = (mid, bad) if ok(mid) else (good, mid)
-    return good
+    return None if bad >= far else good
 
 
 def _unreachable(rep: Replica, goals: LatencyGoals, m: Margins) -> str | None:
@@ -559,11 +564,17 @@ def plan_replicas(
     n: int | None = None,
     max_replicas: int = 4096,
     margins: Margins | None = None,
+    useful: int | None = None,
 ) -> ServingPlan:
     """Fewest replicas whose simulated TTFT, TPOT and end-to-end percentiles meet `goals` at `qps`
     (Poisson): the analytic capacity gives the floor, the simulation decides. With `margins`, each
     percentile times its band's high end must meet its target and the capacity at the throughput
-    band's low end must carry the load (the targets at a confidence)."""
+    band's low end must carry the load (the targets at a confidence).
+
+    `useful`: a caller that has a cheaper plan needs no count above it: the search stops once its
+    answer is certain to be above (a count at or above `useful` missed), and the plan then says it
+    does not meet, with no figures. Until then it takes the same steps, so an answer at or below
+    `useful` is the one the full search finds."""
     n = n or simulated_requests(job)
     rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
@@ -598,8 +609,13 @@ def plan_replicas(
 
     floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
     guess = math.ceil(qps / (peak * SEARCH_START_UTILIZATION))
-    r = _fewest(ok, floor, max_replicas, guess) if floor <= max_replicas else max_replicas
-    met, res = cache.get(r, (False, None))
+    found = _fewest(ok, floor, max_replicas, guess, useful) if floor <= max_replicas else max_replicas
+    if found is None:  # the answer is above `useful`: not searched further
+        notes.append(
+            f"no count up to {useful} replicas meets the targets; more were not searched (a cheaper plan is known)"
+        )
+    r = max_replicas if found is None else found
+    met, res = cache.get(r, (False, None)) if found is not None else (False, None)
     pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
     util = qps / (r * rep.peak)
     mean_e2e = sum(res.e2e) / len(res.e2e) if res is not None and res.e2e else math.inf

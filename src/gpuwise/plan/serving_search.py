@@ -162,16 +162,32 @@ def _analytic(option: Option, req: Requirements) -> int:
 
 
 def _estimate(
-    work: InferenceJob, gpu: GPU, option: Option, req: Requirements, cat: Catalog, cal: Calibration | None
+    work: InferenceJob,
+    gpu: GPU,
+    option: Option,
+    req: Requirements,
+    cat: Catalog,
+    cal: Calibration | None,
+    useful: int | None = None,
 ) -> Estimate:
-    """What `gpuwise estimate --gpu G:tp --tp tp --concurrency b [target]` gives for this option."""
+    """What `gpuwise estimate --gpu G:tp --tp tp --concurrency b [target]` gives for this option
+    (`useful`: replica counts above it cost more than a plan found already; see plan_replicas)."""
     job = replace(work, parallel=Parallelism(tp=option.tp), concurrency=option.batch)
     goals = req.goals
     target = None
     if req.qps and goals is not None:
         target = LatencyTarget(req.qps, goals.percentile, goals.e2e_seconds, goals.ttft_seconds, goals.tpot_seconds)
     hw = hardware(gpu, option.tp)
-    return estimate(job, hw, cat, target=target, search_largest=False, calibration=cal, confidence=req.confidence)
+    return estimate(
+        job,
+        hw,
+        cat,
+        target=target,
+        search_largest=False,
+        calibration=cal,
+        confidence=req.confidence,
+        useful_replicas=useful,
+    )
 
 
 def _build(
@@ -304,7 +320,8 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
             if i < heads:
                 continue  # another TP degree's first option may still be cheaper
             break
-        est = simulated[(option.tp, option.batch)] = _estimate(pending.work, pending.gpu, option, req, cat, cal)
+        useful = None if best is None else _cheaper_than(_fleet_per_hour(best), option)
+        est = simulated[(option.tp, option.batch)] = _estimate(pending.work, pending.gpu, option, req, cat, cal, useful)
         sp = est.serving
         if sp is None or not sp.meets:
             continue
@@ -314,6 +331,20 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
     if best is None:
         return _missed(c, pending, simulated, req, cat, cal, basis), False
     return best, True
+
+
+def _cheaper_than(fleet_per_hour: float, option: Option) -> int | None:
+    """The most replicas of `option` whose fleet costs less an hour than `fleet_per_hour` (more cannot
+    replace the best found: the search keeps the first of equal costs); None when unbounded."""
+    usd = option.usd_per_hour
+    if usd is None or usd <= 0 or not math.isfinite(fleet_per_hour):
+        return None
+    r = max(0, math.ceil(fleet_per_hour / usd) - 1)
+    while (r + 1) * usd < fleet_per_hour:  # the division rounds; the comparison the search makes decides
+        r += 1
+    while r > 0 and r * usd >= fleet_per_hour:
+        r -= 1
+    return r
 
 
 def _missed(
