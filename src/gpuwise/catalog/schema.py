@@ -289,7 +289,7 @@ class Framework(_Sourced):
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
     selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
     # the loss implementation; its bytes per logit are conventions (logits_bytes_<kind>)
-    loss_kind: Literal["eager", "vocab_parallel", "chunked", "fused"]
+    loss_kind: Literal["eager", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
     bucket_bytes: Annotated[float, Gt(0)]

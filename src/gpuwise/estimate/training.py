@@ -34,7 +34,7 @@ from gpuwise.estimate.memory.states import (
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.sharding import sharded_optimizer_comm, zero3_comm
+from gpuwise.estimate.sharding import Zero3Comm, sharded_optimizer_comm, zero3_comm
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -438,16 +438,21 @@ def _data_parallel_comm(
         return None
     spans = hw.nodes > 1
     m = job.grad_accumulation(hw.count)
+    overlap = prof.overlap_grad_reduce if job.overlap_grad_reduce is None else job.overlap_grad_reduce
     if job.parallel.zero >= 3:
         w_elem = e if job.method == "full" else 2
         g_elem = grad_bytes / n_train
         z3 = zero3_comm(job, hw, topo, (stage_total * w_elem, w_elem), (grad_bytes, g_elem), work.layers)
         notes.extend(z3.notes)
+        if not overlap:
+            return _zero3_unoverlapped(z3, m, per_mb, notes)
         return m * max(0.0, z3.total - per_mb) + z3.first_layer
+    if not overlap:
+        return _reduction_after_backward(job, hw, topo, (grad_bytes, stage_total * e), notes)
     bucket_bytes = prof.bucket_bytes
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
     backward = work.layers * layer_backward
-    if job.parallel.zero in (1, 2) and prof.overlap_grad_reduce:
+    if job.parallel.zero in (1, 2):
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
         scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, stage_total * e)
@@ -461,6 +466,37 @@ def _data_parallel_comm(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
     )
     return max(0.0, total - backward) + last
+
+
+def _zero3_unoverlapped(z3: Zero3Comm, m: int, per_mb: float, notes: list[str]) -> float:
+    """ZeRO-3/FSDP with the gradient reduction not overlapped (--no-overlap-grad-reduce): the parameter
+    gathers still prefetch under compute, each micro-batch's gradient collectives wait after it."""
+    gathers = sum(v for k, v in z3.terms.items() if not k.startswith("grad_"))
+    reduces = z3.total - gathers
+    notes.append(
+        "gradient reduction not overlapped (--no-overlap-grad-reduce): each micro-batch's reduce-scatter is exposed"
+    )
+    return m * (max(0.0, gathers - per_mb) + reduces) + z3.first_layer
+
+
+def _reduction_after_backward(
+    job: TrainingJob, hw: Hardware, topo: Topology, sizes: tuple[float, float], notes: list[str]
+) -> float:
+    """Gradient synchronisation that waits for the step's last backward (Megatron Core without
+    --overlap-grad-reduce: finalize_model_grads reduces the whole gradient buffer; with the distributed
+    optimizer the updated parameters are all-gathered after the step, without --overlap-param-gather).
+    `sizes`: (gradient bytes as reduced, 16-bit parameter bytes as gathered)."""
+    grad_bytes, param_bytes = sizes
+    dp, spans = data_parallel(job, hw), hw.nodes > 1
+    notes.append(
+        "gradient reduction not overlapped (--no-overlap-grad-reduce; Megatron Core's default): it runs after the "
+        "last backward"
+        + (", and the updated parameters' all-gather after the step" if job.parallel.zero in (1, 2) else "")
+    )
+    if job.parallel.zero in (1, 2):
+        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, param_bytes)
+        return scatter + gather
+    return collective("all_reduce", grad_bytes, dp, topo, spans)
 
 
 def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:

@@ -286,6 +286,7 @@ def _training_job(
         framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
         offload=tuple(dict.fromkeys(f.offload or ())),
         compile=profile.compile if f.compile is None else f.compile,
+        overlap_grad_reduce=f.overlap_grad_reduce,
         optimizer_in_backward=bool(f.optimizer_in_backward),
         paged_optimizer=bool(f.paged_optimizer),
         kbit_fp32_upcast=bool(f.kbit_fp32_upcast),

@@ -403,6 +403,14 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="the framework's (torchtitan, torchtune: on)",
     )
+    overlap_grad_reduce: bool | None = _f(
+        "Data-parallel gradient reduction (and a sharded optimizer's parameter all-gather) overlapped with compute; "
+        "off: after the backward, exposed (Megatron Core's --overlap-grad-reduce and --overlap-param-gather are off "
+        "by default).",
+        example=False,
+        applies="training",
+        default="the framework's (frameworks.yaml overlap_grad_reduce)",
+    )
     optimizer_in_backward: bool | None = _f(
         "Optimizer step fused into backward (torchtune optimizer_in_bwd): no full gradient buffer.",
         example=False,
@@ -422,7 +430,8 @@ class WorkloadFields(StrictFields):
         default="off",
     )
     loss: Annotated[Loss | None, Choice] = _f(
-        "Cross-entropy: eager (fp32 upcast), vocab_parallel (Megatron's), chunked (torchtune's), fused (Liger, Unsloth).",
+        "Cross-entropy: eager (fp32 upcast), vocab_parallel (Megatron's), vocab_parallel_copy (Megatron Core before 0.8: "
+        "an extra fp32 copy), chunked (torchtune's), fused (Liger, Unsloth).",
         example="chunked",
         applies="training",
         default="the framework's",

@@ -24,7 +24,7 @@ Recompute = Literal["none", "selective", "full"]
 CheckpointImpl = Literal["non-reentrant", "reentrant"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
-Loss = Literal["eager", "vocab_parallel", "chunked", "fused"]
+Loss = Literal["eager", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
@@ -172,6 +172,7 @@ class TrainingJob:
     framework: FrameworkName | None = None  # None: the catalog's default for the task
     offload: tuple[Offload, ...] = ()
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
+    overlap_grad_reduce: bool | None = None  # None: the framework's (frameworks.yaml overlap_grad_reduce)
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
     kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream

@@ -33,6 +33,7 @@ def layer_activation_bytes(
     selective_op: bool = False,
     expert_load: float = 1.0,
     softmax_bytes: float | None = None,
+    norm_weight_bytes: float = 0.0,
 ) -> float:
     """Bytes saved for backward by one transformer block on one GPU (Korthikanti et al. §4).
 
@@ -48,7 +49,8 @@ def layer_activation_bytes(
     op-level selective checkpointing, which keeps the layer input, the outputs of every other matmul
     (q, v, w1, w2 of q, k, v, o, w1, w3, w2), the attention output and its log-sum-exp.
     `softmax_bytes`: the eager softmax output kept for its backward (4 under torch.autocast, which runs
-    softmax in fp32; default the activation size).
+    softmax in fp32; default the activation size). `norm_weight_bytes`: the normalized tensor an eager
+    RMSNorm keeps for its weight's gradient (`weight * x_normed` is a separate multiply), per norm.
     """
     s, b, h = seq, batch, model.hidden
     e = act_bytes
@@ -63,7 +65,8 @@ def layer_activation_bytes(
     if norm_bytes is None:
         norm_bytes = max(e, n.conv("norm_saved_bytes"))
     lin_e = e if linear_in_bytes is None else linear_in_bytes
-    replicated = s * b * h * (norm_bytes * model.norms_per_layer + lin_e * (attn_in + mlp_in) + 2 * mask)
+    norms = (norm_bytes + norm_weight_bytes) * model.norms_per_layer
+    replicated = s * b * h * (norms + lin_e * (attn_in + mlp_in) + 2 * mask)
     # Split across tensor-parallel ranks by heads / FFN columns: Q, K, V and the attention output
     # (kept by the attention backward), MLP intermediates (kept by the activation's backward), and
     # the input of the down projection when its weight trains.
@@ -126,6 +129,7 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: Notes) -> dic
         n.add(f"{prof.name}: fused SwiGLU keeps gate and up only")
     if job.recompute == "selective" and prof.selective_policy == "op":
         n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
+    norm_weight = _eager_norm_weight_bytes(job, prof, e, n)
     autocast = prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16")
     if autocast and job.attention == "eager":
         n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
@@ -136,7 +140,26 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: Notes) -> dic
         "fused_swiglu": fused_swiglu,
         "selective_op": prof.selective_policy == "op",
         "expert_load": job.expert_load if isinstance(job.model, TransformerArch) and job.model.is_moe else 1.0,
+        "norm_weight_bytes": norm_weight,
     }
+
+
+def _eager_norm_weight_bytes(job: TrainingJob, prof: Framework, e: float, n: Notes) -> float:
+    """Bytes per element an eager RMSNorm keeps for its weight's gradient. Written out in PyTorch ops
+    (Transformers' LlamaRMSNorm: `self.weight * hidden_states.to(input_dtype)`; torchtune's and torchtitan's
+    RMSNorm: `x_normed * self.scale`), the weight multiply is its own op, and when the weight trains autograd
+    keeps its other operand, the normalized tensor in the activation dtype, beside the fp32 input the
+    normalization keeps. Frozen norms (LoRA, QLoRA) keep only the weight; fused kernels (Megatron's, Transformer
+    Engine's, Unsloth's, torch.compile's) derive the weight gradient from the input they keep."""
+    model = job.model
+    eager = prof.norm_saved_bytes > 2 and not job.compile  # the stack's norms run as separate eager ops
+    if job.method != "full" or not isinstance(model, TransformerArch) or model.norm != "rmsnorm" or not eager:
+        return 0.0
+    n.add(
+        "eager RMSNorm with a trained weight: `weight * x_normed` keeps the normalized tensor for the weight's "
+        "gradient beside the fp32 input (Transformers LlamaRMSNorm, torchtune and torchtitan RMSNorm)"
+    )
+    return e
 
 
 def training_activations(
