@@ -178,14 +178,16 @@ def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] 
     ]
     first = "this is that record." if frozen else f"that record is [{FROZEN.name}]({FROZEN.name}), never regenerated."
     lines = [
-        "# Accuracy on the dated holdout (out of sample)",
+        f"# Accuracy on the dated holdout ({_status(doc, bool(frozen))})",
         "",
         *header,
         "",
-        f"**Out of sample.** {len(cases)} published measurements from {sources} sources the project had not used,",
+        f"**{'The cases' if doc.get('diagnostic_since') and not frozen else 'Out of sample'}.** {len(cases)} published "
+        f"measurements from {sources} sources the project had not used,",
         f"first read on or after {doc['first_read']}: nothing in gpuwise was fitted or tuned to them. Each is",
         "predicted as `gpuwise estimate` predicts it (the command in its row reproduces the figure). They were",
         f"scored first before any mechanism changed for them; {first}",
+        *_diagnostic_note(doc, bool(frozen)),
         "",
         "`error` = predicted / published − 1 on the figure as the source printed it; `bias` = median signed",
         "error with one sign for every figure: positive when gpuwise predicts more memory or a faster run (for",
@@ -200,6 +202,25 @@ def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] 
         *render_cases(cases, results),
     ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _status(doc: Mapping[str, Any], frozen: bool) -> str:
+    """Out of sample for the frozen first scoring; diagnostic once the cases' misses were read."""
+    since = doc.get("diagnostic_since")
+    return "out of sample" if frozen or not since else f"diagnostic since {since}, not out of sample"
+
+
+def _diagnostic_note(doc: Mapping[str, Any], frozen: bool) -> list[str]:
+    since, diagnosis = doc.get("diagnostic_since"), doc.get("diagnosis")
+    if frozen or not since:
+        return []
+    return [
+        "",
+        f"**Diagnostic since {since}, not out of sample.** The misses of this first holdout were read to find",
+        f"their causes ([{Path(str(diagnosis)).name}]({Path(str(diagnosis)).name})); mechanisms changed for causes found in the runs'",
+        "own sources, never constants fitted to these rows, but the figures below are no longer out of sample:",
+        "the frozen record is. A second holdout, gathered apart, judges the changes.",
+    ]
 
 
 def _commit() -> str:
