@@ -112,6 +112,8 @@ def test_nccl_tests_2_18_all_reduce_on_one_node():
     assert m.figures["busbw_in_place"] == pytest.approx(477.24e9)
     assert m.figures["avg_busbw"] == pytest.approx(151.31e9)
     assert m.facts["version"] == "2.18.5" and m.facts["iterations"] == 20 and len(m.facts["table"]) == 31
+    assert (m.facts["threads"], m.facts["gpus_per_thread"]) == (1, 8)  # '# nThread 1 nGpus 8'
+    assert m.facts["devices"][7] == {"rank": 7, "host": "dgx-h100-017", "device": 7, "name": "NVIDIA H100 80GB HBM3"}
     # the busbw column is algbw x 2(n-1)/n for an all-reduce of 8 ranks, row by row
     for row in m.facts["table"]:
         half = row["out_of_place"]

@@ -170,7 +170,7 @@ def _measurement(head: dict[str, Any], ranks: list[dict[str, Any]], rows: list[d
     }
     samples = {"busbw": tuple(h["busbw"] for h in (top["out_of_place"], top["in_place"]) if h)}
     hosts = sorted({r["host"] for r in ranks})
-    facts = {**head, "dtype": top["type"], "redop": top["redop"], "hosts": hosts, "table": rows}
+    facts = {**head, "dtype": top["type"], "redop": top["redop"], "hosts": hosts, "devices": ranks, "table": rows}
     return Parsed(
         format=FORMAT,
         figures=figures,
