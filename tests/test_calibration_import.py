@@ -67,6 +67,15 @@ def test_a_bad_file_is_a_clear_error_and_stores_nothing(capsys, url, tmp_path):
     assert code == 2 and "cannot read" in err
     code, _, err = run_main(capsys, "calibrate", "import", str(VLLM_NEW), "--format", "vllm", "--db", url)
     assert code == 2 and "did you mean 'vllm-bench'" in err
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"# nThread 1 nGpus 8 \xe9")
+    code, _, err = run_main(capsys, "calibrate", "import", str(latin), "--format", "nccl-tests", "--db", url)
+    assert code == 2 and err.count("latin.txt") == 1 and "not UTF-8 text (byte 20)" in err
+    doc = json.loads(VLLM_NEW.read_text())
+    nan = tmp_path / "nan.json"
+    nan.write_text(json.dumps({**doc, "mean_itl_ms": float("nan")}))  # what vLLM writes for no ITL samples
+    code, _, err = run_main(capsys, "calibrate", "import", str(nan), "--format", "vllm-bench", "--db", url)
+    assert code == 2 and "nan.json: the file: key 'mean_itl_ms': NaN is not a number JSON allows" in err
     assert listed(capsys, url) == []
 
 

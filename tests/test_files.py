@@ -84,6 +84,22 @@ def test_json_depth_and_constants():
     assert parse_json('{"a": "[[[\\"{{{", "b": [1]}', "ok.json") == {"a": '[[["{{{', "b": [1]}
 
 
+def test_a_non_finite_number_names_its_key():
+    """Python's json.dump writes NaN for the mean of no samples: the error says which value it is."""
+    with pytest.raises(ConfigError, match=r"c.json: key 'mean_itl_ms': NaN is not a number JSON allows"):
+        parse_json('{"completed": 3, "mean_itl_ms": NaN, "std_itl_ms": NaN}', "c.json")
+    with pytest.raises(ConfigError, match=r"key 'runs\[1\]\.tflops': 1e400 is not a number JSON allows"):
+        parse_json('{"runs": [{"tflops": 1}, {"tflops": 1e400}]}', "c.json")
+    with pytest.raises(ConfigError, match=r"c.json: item 2: -Infinity is not"):
+        parse_json("[1, 2, -Infinity]", "c.json")
+    with pytest.raises(ConfigError, match=r"c.json: key '\[0\]\.x': Infinity is not"):
+        parse_json('[{"x": Infinity}]', "c.json")
+    with pytest.raises(ConfigError, match=r"c.json: item 0: NaN is not"):
+        parse_json("[NaN]", "c.json")
+    with pytest.raises(ConfigError, match=r"c.json: the whole document: NaN is not"):
+        parse_json("NaN", "c.json")
+
+
 def test_read_json_file(tmp_path):
     p = tmp_path / "c.json"
     p.write_text('{"x": 1}', encoding="utf-8")

@@ -135,19 +135,52 @@ def parse_json(text: str, where: str) -> Any:
     if deepest > MAX_DEPTH:
         raise ConfigError(f"{where}: nested more than {MAX_DEPTH} levels deep")
 
-    def no_constant(name: str) -> Any:
-        raise ConfigError(f"{where}: {name} is not a number JSON allows")
+    seen: list[_NotFinite] = []  # found while parsing; their place is looked up after (none: no walk)
 
-    def finite(number: str) -> float:  # 1e400 would be read as infinity
+    def no_constant(name: str) -> Any:
+        seen.append(_NotFinite(name))
+        return seen[-1]
+
+    def finite(number: str) -> Any:  # 1e400 would be read as infinity
         value = float(number)
         return value if math.isfinite(value) else no_constant(number[:40])
 
     try:
-        return json.loads(text, parse_constant=no_constant, parse_float=finite)
+        doc = json.loads(text, parse_constant=no_constant, parse_float=finite)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise ConfigError(f"{where}: {str(exc)[:100]}") from None
+    if seen and (found := _first_not_finite(doc)):
+        path, bad = found
+        raise ConfigError(f"{where}: {path}: {bad.text} is not a number JSON allows")
+    return doc
+
+
+class _NotFinite:
+    """Stands in for NaN, Infinity or an overflowing number while parsing, so the error can name its key."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _first_not_finite(doc: Any) -> tuple[str, _NotFinite] | None:
+    """The path ('key 'a.b[2]'', 'item 3') of the first non-finite value, depth first; None when all are finite."""
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:  # a loop, not recursion: keys come from the file, shown through repr and cut short
+        path, value = stack.pop()
+        if isinstance(value, _NotFinite):
+            if not path:
+                return "the whole document", value
+            top = path[1:-1] if path.startswith("[") and path.endswith("]") and path[1:-1].isdigit() else None
+            return (f"item {top}" if top is not None else f"key {path[:120]!r}"), value
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 def read_json(path: str | Path, what: str = "JSON file") -> Any:

@@ -66,8 +66,9 @@ def import_(
 
         check_format(fmt)
         data, where = _read(file)
+        text = _text(data, where)  # its errors name the file already
         try:
-            parsed = parse(_text(data, where), fmt)
+            parsed = parse(text, fmt)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         cat = load_catalog()
