@@ -210,15 +210,19 @@ def slurm_gres_types() -> list[str]:
     return sorted({gres_type(g)[0] for g in load_catalog().gpus.values()})
 
 
+SLURM_NODES = 4
+
+
 @pytest.fixture(scope="session")
 def slurm_cluster(munge_socket: str) -> Iterator[SlurmCluster]:
-    """Two Slurm nodes on this machine (slurmctld and two slurmd), with 8 GPUs of every catalog type
-    each, until the end of the session."""
+    """Four Slurm nodes on this machine (slurmctld and four slurmd: the README's training plan runs on
+    up to four nodes of 8), with 8 GPUs of every catalog type each, until the end of the session."""
     from .slurm_cluster import SlurmCluster
 
     root = Path(tempfile.mkdtemp(prefix="gpuwise-slurm-"))
-    ports = [free_port() for _ in range(3)]
-    cluster = SlurmCluster(root, munge_socket, ["gpuwise-node1", "gpuwise-node2"], slurm_gres_types(), ports)
+    names = [f"gpuwise-node{i}" for i in range(1, SLURM_NODES + 1)]
+    ports = [free_port() for _ in range(len(names) + 1)]
+    cluster = SlurmCluster(root, munge_socket, names, slurm_gres_types(), ports)
     try:
         cluster.start()
         cluster.wait_idle(cluster.nodes)

@@ -207,12 +207,12 @@ def _job_env(standin: Path) -> dict[str, str]:
 
 
 def test_slurm_runs_the_readme_training_example(slurm_cluster, tmp_path):
-    """2 nodes x 8 H100 (the README's plan), with a CPU stand-in for train.py: srun starts a torchrun
-    on each node, they meet at the first node, and 16 ranks each get the stack's flags and NCCL."""
+    """The README's plan (nodes of 8 H100), with a CPU stand-in for train.py: srun starts a torchrun
+    on each node, they meet at the first node, and every rank gets the stack's flags and NCCL."""
     cat = load_catalog()
     c = _plan(*TRAIN).chosen
     hw = c.est.hardware
-    assert hw.nodes == len(slurm_cluster.nodes) == 2
+    assert 2 <= hw.nodes <= len(slurm_cluster.nodes)  # multi-node, and this cluster can hold it
     rendered = slurm_files(c, DeployOptions(), cat)
     script = tmp_path / "train.sbatch"
     script.write_text(rendered.files["train.sbatch"])
@@ -221,7 +221,7 @@ def test_slurm_runs_the_readme_training_example(slurm_cluster, tmp_path):
     [state] = slurm_cluster.wait_job(job)
     log = "\n".join(p.read_text() for p in tmp_path.glob("*.out"))
     assert state["JobState"] == "COMPLETED" and state["ExitCode"] == "0:0", log
-    assert state["NumNodes"] == "2"
+    assert state["NumNodes"] == str(hw.nodes)
     ranks = [json.loads(p.read_text()) for p in sorted(out.glob("rank-*.json"))]
     assert sorted(int(r["env"]["RANK"]) for r in ranks) == list(range(hw.count))
     launch = train_launch(c, DeployOptions(), cat)

@@ -25,7 +25,7 @@ from gpuwise.estimate.rates import Calibration
 
 NEAR = MEASURED_NEAR  # a measurement applies within this factor of its prompt, output and sequence lengths
 MAX_STEPS = 16  # estimator runs one fit may take
-TOLERANCE = 0.005  # a fit stops when every matched figure is within 0.5 % of its measurement
+TOLERANCE = 0.001  # a fit stops when every matched figure is within 0.1 % of its measurement
 FACTOR_RANGE = (0.05, 20.0)  # rates are never scaled beyond this: a measurement that needs more is not modelled
 SERVING_TARGETS = (("ttft.median", "compute"), ("tpot.median", "bandwidth"))
 TRAINING_TARGET = "tokens_per_second_per_gpu"

@@ -219,6 +219,7 @@ def _lookup(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
 # --------------------------------------------------------------------------------------------
 # a figure calibrated on the team's own run: its measured spread
 # --------------------------------------------------------------------------------------------
+MEASURED_LOW_FLOOR = 1e-3  # a measured spread of 100 % or more still leaves a positive low end (a ratio, not 0)
 MEASURED_NEAR = 4.0  # a measured run's ratio is carried this far (x) in each size; beyond, the published bands
 SIZE_KEYS = ("concurrency", "input_tokens", "output_tokens", "micro_batch", "seq", "global_batch")
 
@@ -257,7 +258,7 @@ class MeasuredSpread:
         if w is None:
             return None
         t = min(1.0, size_distance(asked, self.shape) / math.log2(MEASURED_NEAR))
-        low, high = max(1 - w, 1e-3) * model.low**t, (1 + w) * model.high**t
+        low, high = max(1 - w, MEASURED_LOW_FLOOR) * model.low**t, (1 + w) * model.high**t
         where = "" if t == 0 else f", widened {t:.0%} of the way to the published cases' band with the distance from it"
         return Band(min(low, 1.0), max(high, 1.0), model.level, self.cases, f"{self.basis}{where}")
 

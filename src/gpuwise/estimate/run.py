@@ -229,6 +229,29 @@ def _board_notes(hw: Hardware, catalog: Catalog) -> list[str]:
     ]
 
 
+CONCURRENCY_LIMIT = 1 << 20  # search bound for concurrency, not a modelling constant
+
+
+def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -> tuple[dict[str, int], int | None]:
+    """The largest micro-batch and sequence (training), or concurrency and prompt (serving), that
+    fit; and the largest concurrency, searched once here so that the replica search reuses it."""
+    largest: dict[str, int] = {}
+    if isinstance(work, TrainingJob):
+        largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
+        if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
+            largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
+        return largest, None
+    max_conc = largest_fitting(work, hw, catalog, "concurrency", limit=CONCURRENCY_LIMIT)
+    if max_conc >= CONCURRENCY_LIMIT:  # memory does not bound it: say so instead of a search limit
+        notes.append(f"memory does not limit concurrency below {CONCURRENCY_LIMIT:,}")
+    else:
+        largest["concurrency"] = max_conc
+    if isinstance(work.model, TransformerArch) and work.model.decoder:
+        limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
+        largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
+    return largest, max_conc
+
+
 def estimate(
     work: Workload,
     hw: Hardware,
@@ -253,23 +276,7 @@ def estimate(
     check_layout(work, hw)
     mem = memory(work, hw, catalog)
     notes: list[str] = precision_notes(work, hw.gpu)
-    largest: dict[str, int] = {}
-    conc_limit = 1 << 20  # search bound for concurrency, not a modelling constant
-    max_conc: int | None = None  # largest concurrency that fits, searched at most once
-    if search_largest:
-        if isinstance(work, TrainingJob):
-            largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
-            if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
-                largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
-        else:
-            max_conc = largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
-            if max_conc >= conc_limit:  # memory does not bound it: say so instead of a search limit
-                notes.append(f"memory does not limit concurrency below {conc_limit:,}")
-            else:
-                largest["concurrency"] = max_conc
-            if isinstance(work.model, TransformerArch) and work.model.decoder:
-                limit = max(1, work.model.max_seq - work.output_tokens)  # the context the model was trained for
-                largest["input_tokens"] = largest_fitting(work, hw, catalog, "input_tokens", limit=limit)
+    largest, max_conc = _largest(work, hw, catalog, notes) if search_largest else ({}, None)
     training = inference = serving = None
     measured = calibration.spread if calibration is not None else None
     if not hw.gpu.peak_flops:
@@ -293,7 +300,7 @@ def estimate(
                 cap = (
                     max_conc
                     if max_conc is not None
-                    else largest_fitting(work, hw, catalog, "concurrency", limit=conc_limit)
+                    else largest_fitting(work, hw, catalog, "concurrency", limit=CONCURRENCY_LIMIT)
                 )
                 serving = _serving(
                     work,

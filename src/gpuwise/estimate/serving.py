@@ -624,18 +624,5 @@ def plan_replicas(
         f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch}); "
         f"{in_flight:.1f} requests in flight per replica (Little's law: {qps / r:.2f}/s x mean latency)"
     )
-    return ServingPlan(
-        qps,
-        goals.percentile,
-        goals,
-        r,
-        r * hw.count,
-        max_batch,
-        util,
-        pcts,
-        met,
-        tuple(notes),
-        in_flight,
-        rep.peak,
-        margins,
-    )
+    fields = (r, r * hw.count, max_batch, util, pcts, met, tuple(notes), in_flight, rep.peak, margins)
+    return ServingPlan(qps, goals.percentile, goals, *fields)
