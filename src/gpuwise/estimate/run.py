@@ -182,6 +182,14 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             vpp=par.vpp,
             tokens=work.tokens,
             samples=work.samples,
+            compile=work.compile,
+            loss=work.loss,  # None: the framework's own, named in the assumptions
+            overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
+            optimizer_in_backward=work.optimizer_in_backward,
+            paged_optimizer=work.paged_optimizer,
+            kbit_fp32_upcast=work.kbit_fp32_upcast,
+            capacity_factor=work.capacity_factor,
+            pad_to_capacity=work.pad_to_capacity,
         )
         if work.method != "full":
             out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
@@ -203,9 +211,10 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             prefix_hit_rate=work.prefix_hit_rate,
             speculative_tokens=work.speculative_tokens,
             speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
+            items_per_request=work.items_per_request,
+            lora_adapters=work.lora_adapters,
+            lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
         )
-        if work.lora_adapters:
-            out.update(lora_adapters=work.lora_adapters, lora_adapter_rank=work.lora_adapter_rank)
     return out
 
 

@@ -1,0 +1,28 @@
+"""The estimate's `workload` echoes every resolved input, so that a reader can reproduce it."""
+
+from dataclasses import fields
+
+import pytest
+
+from gpuwise.estimate.run import describe_workload
+from gpuwise.workload import build_workload
+from gpuwise.workload.specs import Hardware, InferenceJob, TrainingJob
+
+# fields echoed under another shape: the model by name and size, the layout as tp/pp/dp/zero...,
+# the data pipeline by its four figures; the dtype defaults and kind are how the spec is held
+NOT_ECHOED_AS_IS = {"model", "parallel", "data", "dtype_defaults", "kind"}
+
+
+@pytest.mark.parametrize(
+    ("opts", "spec"),
+    [
+        ({"model": "llama-3.1-8b", "task": "finetune", "method": "lora", "gpu": "a100-80gb-sxm:8"}, TrainingJob),
+        ({"model": "llama-3.1-8b", "task": "inference", "gpu": "h100-sxm:1"}, InferenceJob),
+    ],
+)
+def test_every_input_of_the_workload_is_echoed(catalog, opts, spec):
+    work = build_workload({k: v for k, v in opts.items() if k != "gpu"}, catalog)
+    gpu, count = opts["gpu"].split(":")
+    echo = describe_workload(work, Hardware(catalog.gpu(gpu), int(count), gpus_per_node=int(count)))
+    missing = {f.name for f in fields(spec)} - NOT_ECHOED_AS_IS - set(echo)
+    assert not missing, f"inputs the estimate does not echo: {sorted(missing)}"
