@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Check src/gpuwise/catalog/data/offers.yaml without importing gpuwise (stdlib and PyYAML only).
 
-Every offer must name a known GPU, a lower-case provider, an instance, a GPU count, a link, a
-region, a price model, a currency with a sourced exchange rate, a positive instance price, a
-date (YYYY-MM or YYYY-MM-DD) and a source key that exists in the file's `sources`. Sources and
-exchange rates are checked the same way. The script prints counts per provider, GPU, price model
+Every offer must name a known GPU, a lower-case provider, an instance, a GPU count, a link, the
+fabric between instances (or null) and whether it is rented as a cluster (or null), an offer
+class, whether the price is indicative, a region, a price model, a currency with a sourced exchange
+rate, a positive instance price, a date (YYYY-MM or YYYY-MM-DD; null exactly when its source is
+undated) and a source key that exists in the file's `sources`. One instance states one fabric,
+cluster and class in all its offers. Sources and exchange rates are checked the same way. The script prints counts per provider, GPU, price model
 and currency, and exits 1 when anything is wrong (2 when the file cannot be read at all), so a
 bad edit is caught before the planner prices a cluster with it.
 
@@ -32,6 +34,9 @@ GPUS = DATA / "gpus.yaml"
 NEW_GPU_IDS = frozenset({"rtx-a6000", "rtx-6000-ada", "rtx-pro-6000", "l20", "mi325x", "gh200", "b300"})
 LINKS = frozenset({"pcie", "nvlink-bridge", "nvswitch", "none"})
 PRICE_MODELS = frozenset({"on-demand", "spot", "1y", "3y"})
+FABRIC_KINDS = frozenset({"infiniband", "roce", "efa", "ethernet", "none"})
+OFFER_CLASSES = frozenset({"hyperscaler", "neocloud", "marketplace", "own"})
+MAX_GBPS_PER_GPU = 10_000  # as the loader bounds it (gpuwise.catalog.schema.Fabric)
 DATE_BASES = frozenset({"published", "collected", "bound", "accessed"})
 OFFER_FIELDS = (
     "gpu",
@@ -39,6 +44,10 @@ OFFER_FIELDS = (
     "instance",
     "gpus_per_instance",
     "link",
+    "fabric",
+    "cluster",
+    "offer_class",
+    "indicative",
     "region",
     "price_model",
     "currency",
@@ -163,12 +172,88 @@ def check_offer(
         problems.append(f"{where}: currency {cur!r} has no rate in 'fx'")
     if "price_per_hour" in offer and not is_positive_number(offer["price_per_hour"]):
         problems.append(f"{where}: price_per_hour {offer['price_per_hour']!r} must be a positive number")
-    if "date" in offer and not is_date(offer["date"]):
-        problems.append(f"{where}: date {offer['date']!r} is not a quoted YYYY-MM[-DD]")
+    problems += check_date(offer, where, sources)
     if "source" in offer and offer["source"] not in sources:
         problems.append(f"{where}: source {offer['source']!r} is not in 'sources'")
-    if "available" in offer and not isinstance(offer["available"], bool):
-        problems.append(f"{where}: available must be true or false")
+    for flag in ("available", "indicative"):
+        if flag in offer and not isinstance(offer[flag], bool):
+            problems.append(f"{where}: {flag} must be true or false")
+    if "offer_class" in offer and offer["offer_class"] is not None and offer["offer_class"] not in OFFER_CLASSES:
+        problems.append(f"{where}: offer_class {offer['offer_class']!r} not one of {sorted(OFFER_CLASSES)} or null")
+    problems += check_fabric(offer.get("fabric"), where, sources)
+    problems += check_cluster(offer.get("cluster"), where, sources, offer.get("fabric"))
+    return problems
+
+
+def check_date(offer: Mapping[str, Any], where: str, sources: Mapping[str, Any]) -> list[str]:
+    """A quoted date, or null exactly when the offer's source is undated (date_basis accessed)."""
+    if "date" not in offer:
+        return []
+    src = sources.get(offer.get("source")) if isinstance(offer.get("source"), str) else None
+    undated = isinstance(src, Mapping) and src.get("date_basis") == "accessed"
+    if offer["date"] is None:
+        return [] if undated else [f"{where}: date is null but its source is dated (give the date)"]
+    if undated:
+        return [f"{where}: its source is undated (date_basis accessed): date must be null, not {offer['date']!r}"]
+    return [] if is_date(offer["date"]) else [f"{where}: date {offer['date']!r} is not a quoted YYYY-MM[-DD]"]
+
+
+def _cited(entry: Mapping[str, Any], where: str, sources: Mapping[str, Any]) -> list[str]:
+    src = entry.get("source")
+    return [] if src in sources else [f"{where}: source {src!r} is not in 'sources'"]
+
+
+def check_fabric(fabric: Any, where: str, sources: Mapping[str, Any]) -> list[str]:
+    """null (unknown) or {kind, gbps_per_gpu (null when unpublished; null for none), source}."""
+    if fabric is None:
+        return []
+    where = f"{where}: fabric"
+    if not isinstance(fabric, Mapping):
+        return [f"{where} must be a mapping or null"]
+    problems = [f"{where}: unknown field {k!r}" for k in sorted(set(fabric) - {"kind", "gbps_per_gpu", "source"})]
+    if fabric.get("kind") not in FABRIC_KINDS:
+        problems.append(f"{where}: kind {fabric.get('kind')!r} not one of {sorted(FABRIC_KINDS)}")
+    rate = fabric.get("gbps_per_gpu")
+    if rate is not None and not (is_positive_number(rate) and rate <= MAX_GBPS_PER_GPU):
+        problems.append(f"{where}: gbps_per_gpu {rate!r} must be a positive number up to {MAX_GBPS_PER_GPU} or null")
+    if fabric.get("kind") == "none" and rate is not None:
+        problems.append(f"{where}: kind none has no rate (gbps_per_gpu null)")
+    return problems + _cited(fabric, where, sources)
+
+
+def check_cluster(cluster: Any, where: str, sources: Mapping[str, Any], fabric: Any) -> list[str]:
+    """null, or {max_gpus, source} for an instance with a fabric (a cluster needs one)."""
+    if cluster is None:
+        return []
+    where = f"{where}: cluster"
+    if not isinstance(cluster, Mapping):
+        return [f"{where} must be a mapping or null"]
+    problems = [f"{where}: unknown field {k!r}" for k in sorted(set(cluster) - {"max_gpus", "source"})]
+    size = cluster.get("max_gpus")
+    if size is not None and not (isinstance(size, int) and not isinstance(size, bool) and size >= 2):
+        problems.append(f"{where}: max_gpus {size!r} must be a whole number of at least 2, or null")
+    if not isinstance(fabric, Mapping) or fabric.get("kind") in (None, "none"):
+        problems.append(f"{where}: a cluster needs a fabric between its instances (fabric is null or none)")
+    return problems + _cited(cluster, where, sources)
+
+
+INSTANCE_FACTS = ("gpus_per_instance", "link", "fabric", "cluster", "offer_class")
+
+
+def check_instances(offers: list[Any]) -> list[str]:
+    """One instance (provider, instance, GPU) states the same fabric, cluster and class everywhere."""
+    first: dict[tuple[Any, ...], tuple[int, tuple[Any, ...]]] = {}
+    problems: list[str] = []
+    for i, o in enumerate(offers):
+        if not isinstance(o, Mapping):
+            continue
+        key = (o.get("provider"), o.get("instance"), o.get("gpu"))
+        facts = tuple(repr(o.get(f)) for f in INSTANCE_FACTS)
+        j, seen = first.setdefault(key, (i, facts))
+        if seen != facts:
+            problems.append(
+                f"offers[{i}]: {key[1]!r} from {key[0]} states other {', '.join(INSTANCE_FACTS)} than offers[{j}]"
+            )
     return problems
 
 
@@ -199,7 +284,15 @@ def check_document(doc: Any, gpu_ids: set[str]) -> list[str]:
             if key in seen:
                 problems.append(f"{where}: repeats offers[{seen[key]}]")
             seen.setdefault(key, i)
+    problems += check_instances(offers)
     used = {o.get("source") for o in offers if isinstance(o, Mapping)}
+    used |= {
+        o[f].get("source")
+        for o in offers
+        if isinstance(o, Mapping)
+        for f in ("fabric", "cluster")
+        if isinstance(o.get(f), Mapping)
+    }
     used |= {r.get("source") for r in doc.get("fx") or [] if isinstance(r, Mapping)}
     problems += [f"source {key!r} is never used" for key in sources if key not in used]
     return problems
@@ -221,6 +314,7 @@ def summary(offers: list[Mapping[str, Any]]) -> str:
         ("gpu", "GPU models"),
         ("price_model", "price models"),
         ("currency", "currencies"),
+        ("offer_class", "offer classes"),
     ):
         parts.append(format_counts(title, Counter(str(o.get(field)) for o in offers).items()))
     return "\n".join(parts)

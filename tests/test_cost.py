@@ -6,11 +6,11 @@ from datetime import date
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.schema import Offer, PriceModel
+from gpuwise.catalog.schema import Cluster, Fabric, Offer, PriceModel
 from gpuwise.errors import UsageError
 from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, OwnedCost, compare, rent_quote, usd_per_hour
 from gpuwise.estimate.cost import owned_cost as _owned_cost
-from gpuwise.estimate.offers import Market
+from gpuwise.estimate.offers import Market, networks_of
 from gpuwise.workload import Hardware, build_hardware
 
 CAT = load_catalog()
@@ -30,7 +30,11 @@ P = CostParams(
 
 
 def _offer(gpu: str, n: int, price: float, model: PriceModel = "on-demand", provider: str = "acme") -> Offer:
+    cluster = n == 8 and gpu == "h100-sxm"  # the 8-GPU H100 instances are rented as clusters over InfiniBand
     return Offer(
+        fabric=Fabric(kind="infiniband", gbps_per_gpu=400) if cluster else None,
+        cluster=Cluster(max_gpus=64) if cluster else None,
+        offer_class="neocloud",
         gpu=gpu,
         provider=provider,
         instance=f"{provider}-{gpu}-{n}x-{model}",
@@ -70,7 +74,7 @@ def list_price(gpu: str) -> float:
     return price
 
 
-PM = P.with_market(Market.build(OFFERS, {}, date(2026, 12, 1)))
+PM = P.with_market(Market.build(OFFERS, {}, date(2026, 12, 1), networks=networks_of(OFFERS, CAT)))
 
 
 def test_owned_single_node_hand_computed():
@@ -107,6 +111,10 @@ def test_rent_is_priced_in_instances_of_the_node_size_without_discount_fallbacks
     # 16x H100 in 8-GPU nodes: two $24 instances
     q = rent_quote(build_hardware("h100-sxm:16", CAT), "on-demand", PM)
     assert q is not None and q.instances == 2 and q.usd_per_hour == pytest.approx(48.0)
+    assert q.spelling == "8xib-ndr"  # the offer's fabric: 400 Gbit/s InfiniBand per GPU, 8 ports a node
+    # 128 GPUs: more than the provider rents as one cluster (64), and the 1-GPU offer has no fabric
+    assert rent_quote(build_hardware("h100-sxm:128", CAT), "on-demand", PM) is None
+    assert rent_quote(build_hardware("a10:8", CAT, 4), "on-demand", PM) is None  # 4-GPU hosts, no fabric
     # no spot offer: no spot price (no discount off on-demand)
     assert usd_per_hour(build_hardware("h100-sxm:8", CAT), "spot", PM) is None
     # reserved is the 1-year commitment

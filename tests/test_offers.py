@@ -39,8 +39,11 @@ def _o(n: int, price: float, **kw: object) -> Offer:
 def test_every_offer_has_a_source_a_date_and_a_currency():
     assert len(CAT.offers) >= 120
     for o in CAT.offers:
-        assert o.source in CAT.offer_sources and CAT.offer_sources[o.source].url, o
-        assert o.date[:4].isdigit() and o.date >= "2024", o
+        src = CAT.offer_sources[o.source]
+        assert src.url, o
+        # undated exactly when the source is an undated snapshot: never shown as the day it was read
+        assert (o.date is None) == (src.date_basis == "accessed"), o
+        assert o.date is None or (o.date[:4].isdigit() and o.date >= "2024"), o
         assert o.currency == "USD" or o.currency in CAT.fx, o
     for rate in CAT.fx.values():
         assert rate.source in CAT.offer_sources and rate.date
@@ -71,6 +74,9 @@ def test_instances_hold_whole_nodes():
     assert instances_for(_o(1, 2), 8, 8) is None  # a 1-GPU price never prices an 8-GPU node
     assert instances_for(_o(1, 2), 3, 1) == 3  # nodes of one GPU: one rental each
     assert instances_for(_o(8, 24), 12, 6) is None  # 8-GPU instances do not hold 6-GPU nodes
+    # one node per instance: 16 GPUs of 8-GPU instances are 2 nodes of 8, never 4 nodes of 4
+    assert instances_for(_o(8, 24), 16, 4) is None
+    assert instances_for(_o(8, 24), 8, 4) is None  # nor one instance split into two nodes
 
 
 def test_cheapest_fitting_offer_wins_and_is_named():
@@ -97,10 +103,15 @@ def test_unavailable_offers_are_never_used_and_stale_ones_only_with_a_flag():
     assert q2 is not None and q2.offer.instance == "acme-8x"
     q3 = Market.build([old_cheap], {}, TODAY).quote("h100-sxm", 8, 8, "on-demand")
     assert q3 is not None and q3.stale and "STALE" in q3.describe()
-    # an undated snapshot's offer counts as stale
-    snap = Market.build([_o(8, 9.0, source="snap"), _o(8, 30.0)], {}, TODAY, undated_sources=["snap"])
-    q4 = snap.quote("h100-sxm", 8, 8, "on-demand")
+    # an undated offer never decides a price unless asked; asked, it counts as stale and loses to a dated one
+    undated = [_o(8, 9.0, date=None, instance="snap"), _o(8, 30.0)]
+    q4 = Market.build(undated, {}, TODAY).quote("h100-sxm", 8, 8, "on-demand")
     assert q4 is not None and q4.usd_per_hour == pytest.approx(30.0)
+    alone = Market.build(undated[:1], {}, TODAY)
+    assert alone.quote("h100-sxm", 8, 8, "on-demand") is None
+    assert "--allow-indicative" in alone.why_none("h100-sxm", 8, 8, "on-demand")
+    q5 = Market.build(undated[:1], {}, TODAY, allow_indicative=True).quote("h100-sxm", 8, 8, "on-demand")
+    assert q5 is not None and q5.stale and q5.age_months is None and "UNDATED" in q5.describe()
 
 
 def test_provider_filters_and_typos():
@@ -110,7 +121,7 @@ def test_provider_filters_and_typos():
     assert q is not None and q.offer.provider == "acme"
     drop = Market.build(offers, {}, TODAY, exclude=["acme,beta"])
     assert drop.quote("h100-sxm", 8, 8, "on-demand") is None
-    assert "allowed providers" in drop.why_none("h100-sxm", 8, 8, "on-demand")
+    assert "providers, regions and classes allowed" in drop.why_none("h100-sxm", 8, 8, "on-demand")
     with pytest.raises(UsageError, match="unknown provider"):
         Market.build(offers, {}, TODAY, providers=["acmee"])
 
@@ -257,7 +268,7 @@ def test_prices_json_lists_every_offer_with_its_fields(capsys, tmp_path, monkeyp
     keys = {"gpu", "provider", "instance", "gpus_per_instance", "price_model", "price", "currency", "date"}
     for o in offers:
         assert keys | {"source", "available"} <= o.keys()
-        assert o["source"] and o["date"] and o["currency"]
+        assert o["source"] and o["currency"] and (o["date"] is not None or o["undated"])
     code, out, _ = _cli(
         capsys, "prices", "--gpu", "h100-sxm", "--provider", "lambda", "--price-model", "on-demand", "--json"
     )

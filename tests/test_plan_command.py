@@ -86,10 +86,15 @@ def test_every_example_plans_to_commands_that_estimate_agrees_with(path):
 
 
 def test_the_13b_example_reproduces_the_cheaper_layout():
-    """ZeRO-2 without recomputation at ~$3,345, not ZeRO-1 + full recompute at $4,431."""
+    """ZeRO-2 without recomputation, not ZeRO-1 + full recompute (33 % dearer when found).
+    The run was ~$3,345 from Lambda's on-demand 8x H100 instances, which Lambda does not join into a
+    cluster; the 2-node run is now rented where the instances are a cluster (an InfiniBand offer)."""
     work, reqs, _ = read_plan_file(Path(__file__).parent.parent / "examples/train-13b-multi-gpu-plan.yaml")
     chosen = plan_json(make_plan(work, {**reqs, "gpus": "h100-sxm"}))["chosen"]
-    assert chosen["cost"]["total_usd"] < 3500  # ~$3,345 when found; the fitted efficiency moves it a few per cent
+    offer = chosen["offer"]
+    assert chosen["hardware"]["nodes"] == offer["instances"] > 1 and offer["fabric"]["kind"] == "infiniband"
+    hours = chosen["cost"]["total_usd"] / chosen["cost"]["usd_per_hour"]
+    assert chosen["cost"]["usd_per_hour"] == pytest.approx(offer["usd_per_hour"]) and hours < 72
     assert "--zero 2" in chosen["command"] and "--recompute none" in chosen["command"]
     assert _estimate(chosen["command"])["cost"]["total_usd"] == pytest.approx(chosen["cost"]["total_usd"], rel=REL)
 

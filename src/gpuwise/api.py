@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -19,7 +18,7 @@ from gpuwise.estimate.offers import Market, market_from_catalog, money
 from gpuwise.estimate.rates import Calibration
 from gpuwise.estimate.run import Estimate, LatencyTarget, estimate
 from gpuwise.workload import Hardware, TrainingJob, Workload, build_hardware, build_workload
-from gpuwise.workload.requirements import build_requirements, latency_goals
+from gpuwise.workload.requirements import build_requirements, latency_goals, price_filters
 from gpuwise.workload.schema import PriceFields, TargetFields, layout_names, names, validate
 
 if TYPE_CHECKING:  # the planner is imported when a plan is made: `estimate` does not pay for it
@@ -63,7 +62,7 @@ def make_plan(
         raise UsageError("a deadline needs the amount of training: --tokens or --samples")
     check_pricing(req.pricing, base)
     prices = _confined(req.prices) if confine_files else req.prices
-    params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, req.providers, req.exclude_providers))
+    params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, **req.price_filters()))
     from gpuwise.plan import plan
 
     options = [_command_options(o) for _, o in variants]
@@ -125,84 +124,71 @@ def own_offers(path: str | Path | None = None) -> tuple[Offer, ...]:
     return found
 
 
-def plan_market(
-    cat: Catalog, prices: str | Path | None = None, providers: Iterable[str] = (), exclude: Iterable[str] = ()
-) -> Market:
-    """The catalog's offers with the team's own, restricted to the providers asked for, as of today."""
-    return market_from_catalog(cat, clock.today(), own_offers(prices), providers, exclude)
+def plan_market(cat: Catalog, prices: str | Path | None = None, **filters: Any) -> Market:
+    """The catalog's offers with the team's own, restricted as the user asked (providers, exclude,
+    regions, max_age_months, offer_classes, allow_indicative: gpuwise.estimate.offer_filter), as of today."""
+    return market_from_catalog(cat, clock.today(), own_offers(prices), **filters)
 
 
 # ----- the offers behind every price, and buying against renting --------------------------------
-_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|mo|months?|y|years?|d|days?)?\s*$", re.IGNORECASE)
-
-
-def parse_age(text: str) -> float:
-    """'12m', '1y', '90d', '6' (months) -> months."""
-    from gpuwise.estimate.offers import DAYS_PER_MONTH  # as offers count an offer's age
-    from gpuwise.units import MONTHS_PER_YEAR
-
-    m = _AGE.match(text)
-    if not m:
-        raise UsageError(f"--max-age {text!r}: give a number of months like 12m, or 1y, or 90d")
-    value, unit = float(m.group(1)), (m.group(2) or "m").lower()
-    if unit.startswith("y"):
-        return value * MONTHS_PER_YEAR
-    if unit.startswith("d"):
-        return value / DAYS_PER_MONTH
-    return value
-
-
-def _offer_row(o: Offer, market: Market, cat: Catalog) -> dict[str, Any]:
+def _offer_row(o: Offer, market: Market, cat: Catalog, current: bool = True) -> dict[str, Any]:
     """One offer as `gpuwise prices --json` lists it: as written, its USD per hour and per GPU-hour,
-    and whether it is the team's own, undated or stale."""
+    and whether it is the team's own, undated, stale, indicative, superseded or usable by a plan."""
+    from gpuwise.estimate.offers import age_months, fabric_dict, instance_key
+
     usd = market.usd(o)
+    age = age_months(o, market.today)
+    row = {k: v for k, v in asdict(o).items() if k not in ("price_per_hour", "note", "fabric", "cluster")}
     return {
-        **{k: v for k, v in asdict(o).items() if k not in ("price_per_hour", "note")},
+        **row,
+        "fabric": fabric_dict(o),
+        "cluster_max_gpus": None if o.cluster is None else o.cluster.max_gpus,
         "price": o.price_per_hour,
         "usd_per_hour": round(usd, 6),
         "usd_per_gpu_hour": round(usd / o.gpus_per_instance, 6),
         "in_catalog": o.gpu in cat.gpus,
-        "own": (o.gpu, o.provider, o.instance) in market.own_keys,
-        "undated": o.source in market.undated_sources,
+        "own": instance_key(o) in market.own_keys,
+        "undated": o.date is None,
+        "age_months": None if age is None else round(age, 1),
         "stale": not market.fresh(o),  # older than 12 months or undated: the planner prefers a dated one
+        "superseded": not current,  # a newer price of the same instance replaces it
+        "usable": current and market.admits(o),  # may decide a plan under these filters
         "note": o.note,
     }
 
 
 def price_rows(
     gpu: str | None = None,
-    provider: str | None = None,
     price_model: str | None = None,
-    region: str | None = None,
-    max_age: str | None = None,
     prices: Path | None = None,
     include_unavailable: bool = True,
+    include_superseded: bool = True,
+    **filters: Any,
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
-    """(offers as JSON rows, the cheapest available offer per GPU model, the fx rates). Cheapest is
-    per GPU-hour in USD of the price model asked for (on-demand by default), a dated offer before a
-    stale or undated one, as the planner picks."""
-    from gpuwise.estimate.offers import PRICE_MODELS, age_months
+    """(offers as JSON rows, the cheapest usable offer per GPU model, the fx rates). `filters` as a
+    plan takes them (providers, exclude, regions, max_age_months, offer_classes, allow_indicative):
+    the same filter decides what is listed and what a plan may use. Cheapest is per GPU-hour in USD of
+    the price model asked for (on-demand by default), a dated offer before a stale one, as the
+    planner picks; indicative and undated prices are listed but never cheapest unless allowed."""
+    from gpuwise.estimate.offers import PRICE_MODELS
 
     cat = load_catalog()
     if gpu is not None and gpu not in cat.gpus and gpu not in {o.gpu for o in cat.offers}:
         cat.gpu(gpu)  # raises with "did you mean"
     if price_model is not None and price_model not in PRICE_MODELS:
         raise UsageError(f"--price-model must be one of {', '.join(PRICE_MODELS)}; got {price_model!r}")
-    market = plan_market(cat, prices, [provider or ""], [])
-    months = None if max_age is None else parse_age(max_age)
-    today = clock.today()
+    market = plan_market(cat, prices, **filters)
+    listed = [(o, True) for o in market.offers] + [(o, False) for o in market.superseded if include_superseded]
     rows: list[dict[str, Any]] = []
-    for o in market.offers:
+    for o, current in listed:
         if (gpu and o.gpu != gpu) or (price_model and o.price_model != price_model):
             continue
-        if not market.allowed(o) or (region and region.lower() not in o.region.lower()):
-            continue
-        if months is not None and (o.source in market.undated_sources or age_months(o, today) > months):
+        if not (market.filter.place(o) and market.filter.recent(o, market.today)):
             continue
         if include_unavailable or o.available:
-            rows.append(_offer_row(o, market, cat))
+            rows.append(_offer_row(o, market, cat, current))
     cheapest: dict[str, dict[str, Any]] = {}
-    ranked = (r for r in rows if r["available"] and r["price_model"] == (price_model or "on-demand"))
+    ranked = (r for r in rows if r["usable"] and r["price_model"] == (price_model or "on-demand"))
     for r in sorted(ranked, key=lambda r: (r["stale"], r["usd_per_gpu_hour"])):
         cheapest.setdefault(r["gpu"], r)  # as the planner picks: a dated offer first, then the price
     fx = {k: asdict(v) for k, v in cat.fx.items()}
@@ -241,13 +227,13 @@ def tco(
     busy: float = 1.0,
     costs: str | Path | None = None,
     currency: str = "USD",
-    providers: Iterable[str] = (),
-    exclude: Iterable[str] = (),
     prices: str | Path | None = None,
+    **filters: Any,
 ) -> TcoTable:
     """Buy versus rent of each `ID:N` over `years`, rented `busy` of the time; `costs` a YAML file
-    overriding costs.yaml, rentals from the catalog's and the team's offers (`prices`) of the
-    providers asked for."""
+    overriding costs.yaml, rentals from the catalog's and the team's offers (`prices`) that pass
+    `filters` (as a plan takes them: providers, exclude, regions, max_age_months, offer_classes,
+    allow_indicative)."""
     from gpuwise.estimate.cost import compare
     from gpuwise.estimate.offers import fx_rate
     from gpuwise.files import read_yaml
@@ -255,7 +241,7 @@ def tco(
     cat = load_catalog()
     fx = fx_rate(cat.fx, currency)
     overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
-    params = CostParams.from_catalog(cat, overrides, plan_market(cat, prices, providers, exclude))
+    params = CostParams.from_catalog(cat, overrides, plan_market(cat, prices, **filters))
     return TcoTable(tuple(compare(build_hardware(g, cat), years, params, busy) for g in gpus), params, fx)
 
 
@@ -304,9 +290,10 @@ def _estimate_inputs(
     pricing = price.pricing or "on-demand"
     check_pricing(pricing, work)
     params = None
-    if pricing != "on-demand" or costs or price.prices or price.providers or price.exclude_providers:
+    filters = price_filters(price)
+    if pricing != "on-demand" or costs or price.prices or any(filters.values()):
         prices = _confined(price.prices) if confine_files else price.prices
-        market = plan_market(cat, prices, price.providers or (), price.exclude_providers or ())
+        market = plan_market(cat, prices, **filters)
         params = CostParams.from_catalog(cat, costs, market)
     rest = {"target": target, "confidence": confidence, "pricing": pricing, "params": params, "years": price.years}
     return work, hw, cat, rest

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import re
 
+from gpuwise.errors import UsageError
+
 KiB = 2**10
 MiB = 2**20
 GiB = 2**30
@@ -18,6 +20,8 @@ GB = 10**9
 TB = 10**12
 DAYS_PER_YEAR = 365.25  # the Julian year: calendars average to it
 MONTHS_PER_YEAR = 12
+DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR
+_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|mo|months?|y|years?|d|days?)?\s*$", re.IGNORECASE)
 MAX_QUANTITY = 1e18  # the largest size, count or duration a person may type
 
 _SIZE_UNITS = {
@@ -74,6 +78,19 @@ def parse_count(text: str | int | float) -> float:
     except ValueError:
         raise ValueError(f"not a count: {text[:40]!r} (examples: 2T, 300B, 1.5M, 1e9)") from None
     return _finite(number * _COUNT_UNITS[m.group(2).lower()], text, "count")
+
+
+def parse_age(text: str) -> float:
+    """An age as a price's is counted, in months: '12m', '1y', '90d', '6' (months)."""
+    m = _AGE.match(str(text))
+    if not m:
+        raise UsageError(f"--max-age {str(text)[:40]!r}: give a number of months like 12m, or 1y, or 90d")
+    value, unit = float(m.group(1)), (m.group(2) or "m").lower()
+    if unit.startswith("y"):
+        return value * MONTHS_PER_YEAR
+    if unit.startswith("d"):
+        return value / DAYS_PER_MONTH
+    return value
 
 
 def parse_duration(text: str | int | float) -> float:

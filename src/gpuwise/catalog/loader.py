@@ -389,8 +389,9 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
             f" ({item.get('gpu')}, {item.get('provider')})" if isinstance(item, dict) else ""
         )
         offer = _validated(Offer, item, where, whole="offer")
-        if known is not None and offer.source not in known:
-            raise ConfigError(f"{where}: source {offer.source!r} is not in the file's 'sources'")
+        cited = [offer.source, *(f.source for f in (offer.fabric, offer.cluster) if f is not None and f.source)]
+        if known is not None and not known.issuperset(cited):
+            raise ConfigError(f"{where}: source {sorted(set(cited) - known)} is not in the file's 'sources'")
         out.append(offer)
     return tuple(out)
 

@@ -387,6 +387,8 @@ class RuntimeProfile(_Sourced):
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------
 PriceModel = Literal["on-demand", "spot", "1y", "3y"]
 OfferLink = Literal["pcie", "nvlink-bridge", "nvswitch", "none"]
+FabricKind = Literal["infiniband", "roce", "efa", "ethernet", "none"]
+OfferClass = Literal["hyperscaler", "neocloud", "marketplace", "own"]
 _OFFER_DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
 _PROVIDER = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -415,6 +417,29 @@ MAX_PRICE_PER_HOUR = 1e9
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Fabric(_Strict):
+    """The network between a provider's instances: its kind and line rate per GPU (Gbit/s, None when
+    the provider does not publish it); `none` where the provider says instances are not joined."""
+
+    kind: FabricKind
+    gbps_per_gpu: Annotated[float, Gt(0), Le(10_000)] | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "none" and self.gbps_per_gpu is not None:
+            raise ValueError("a fabric of kind none has no rate")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cluster(_Strict):
+    """The provider rents the instance as a multi-node cluster of up to `max_gpus` GPUs (None: rented
+    as a cluster, no size published, so no multi-node plan can count on it)."""
+
+    max_gpus: Annotated[int, Ge(2), Le(1_000_000)] | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Offer(_Strict):
     """One thing a provider rents: `price_per_hour` is the WHOLE instance's price in `currency`,
     for `gpus_per_instance` GPUs, so a cluster is priced in instances of a size the provider sells."""
@@ -428,13 +453,18 @@ class Offer(_Strict):
     price_model: PriceModel
     currency: str
     price_per_hour: Annotated[float, Ge(MIN_PRICE_PER_HOUR), Le(MAX_PRICE_PER_HOUR)]
-    date: str
+    date: str | None  # None: the source is undated (the price's date is unknown, never today's)
     source: Annotated[str, MinLen(1)]
     available: bool
     note: str | None = None
+    fabric: Fabric | None = None  # between instances; None: unknown
+    cluster: Cluster | None = None  # rented as a multi-node cluster; None: not, or not known
+    offer_class: OfferClass | None = None
+    indicative: bool = False  # a 'starting at' / lowest-listing price, not what a cluster rents at
 
     def __post_init__(self) -> None:
-        _check_date(self.date)
+        if self.date is not None:
+            _check_date(self.date)
         if not _PROVIDER.match(self.provider):
             raise ValueError(f"provider {self.provider!r} must be a lower-case id like aws or runpod-secure")
         if not _CURRENCY.match(self.currency):

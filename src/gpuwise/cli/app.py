@@ -16,6 +16,7 @@ import typer
 
 from gpuwise import cache
 from gpuwise.cli.plain_help import PlainHelpGroup
+from gpuwise.cli.prices_cmd import ClassOpt, ExcludeOpt, IndicativeOpt, MaxAgeOpt, ProvidersOpt, RegionOpt
 from gpuwise.errors import GpuwiseError, UsageError
 
 app = typer.Typer(
@@ -129,7 +130,7 @@ def _option(f: Any) -> Any:
 
     Values arrive as text (flags as bools): the schema converts and bounds them (schema.validate) with
     its own messages, and typer needs no conversion for them (gpuwise.cli.coercion)."""
-    decls = [f"{f.flag}/--no-{f.flag[2:]}"] if f.kind is bool else [f.flag]
+    decls = [f"{f.flag}/--no-{f.flag[2:]}"] if f.negatable else [f.flag]
     text = f.help + (f" (default: {f.default_doc})" if f.default_doc else "")
     metavar = None if f.kind is bool else ("|".join(f.choices) if f.choices and not f.metavar else f.metavar or "TEXT")
     panel = {
@@ -282,15 +283,21 @@ def tco(
     busy: Annotated[float, typer.Option(help="Fraction of the time the GPUs would be rented (0-1].")] = 1.0,
     costs: Annotated[Path | None, typer.Option(help="YAML overriding cost parameters (see costs.yaml).")] = None,
     currency: Annotated[str, typer.Option(help="USD, or CNY/EUR at the dated rate in offers.yaml.")] = "USD",
-    providers: Annotated[str | None, typer.Option(help="Rent only from these providers, e.g. aws,lambda.")] = None,
-    exclude_providers: Annotated[str | None, typer.Option(help="Never rent from these providers.")] = None,
+    providers: ProvidersOpt = None,
+    exclude_providers: ExcludeOpt = None,
+    region: RegionOpt = None,
+    max_age: MaxAgeOpt = None,
+    offer_class: ClassOpt = None,
+    allow_indicative: IndicativeOpt = False,
     prices: Annotated[Path | None, typer.Option(help="A team's own offers (YAML `offers:` list).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Buy versus rent, side by side, over N years; every rent total names its offer."""
     from gpuwise.api import tco as tco_table
+    from gpuwise.cli.prices_cmd import price_filters
 
-    table = tco_table(gpu, years, busy, costs, currency, [providers or ""], [exclude_providers or ""], prices)
+    filters = price_filters(providers, exclude_providers, region, max_age, offer_class, allow_indicative)
+    table = tco_table(gpu, years, busy, costs, currency, prices, **filters)
     if as_json:
         _print_json(table.as_dict())
         return

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gpuwise import clock
-from gpuwise.catalog import Catalog
+from gpuwise.catalog import GPU, Catalog
 from gpuwise.catalog.schema import ServerPrice
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, Quote, holding_totals, market_from_catalog, price_model_of
@@ -181,6 +181,18 @@ def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = 
     return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
 
 
+def rented_hardware(gpu: GPU, count: int, pricing: str, p: CostParams) -> Hardware | None:
+    """`count` GPUs as a plan gets them: renting, one node per instance of the cheapest offer that
+    delivers them, its fabric the network between the nodes (None: no offer delivers them); owned,
+    nodes of the GPU's usual size on its family's reference network."""
+    if pricing == "owned" or p.market is None:
+        return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
+    q = p.market.best(gpu.id, count, price_model_of(pricing))
+    if q is None:
+        return None
+    return Hardware(gpu=gpu, count=count, gpus_per_node=q.gpus_per_node, network=q.spelling)
+
+
 def fleet_cost(
     usd_per_replica_hour: float | None,
     replicas: int,
@@ -211,6 +223,13 @@ def why_no_price(hw: Hardware, pricing: str, p: CostParams) -> str:
     if p.market is None:
         return f"no {pricing} price"
     return p.market.why_none(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing))
+
+
+def why_not_rented(gpu: GPU, count: int, pricing: str, p: CostParams) -> str:
+    """Why no offer delivers `count` GPUs of `gpu` in any nodes (rented_hardware returned None)."""
+    if p.market is None:
+        return f"no {pricing} price"
+    return p.market.why_none(gpu.id, count, None, price_model_of(pricing))
 
 
 def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:

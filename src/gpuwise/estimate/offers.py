@@ -1,25 +1,24 @@
 """Which offer prices a cluster, and what it costs: the one place rental prices are chosen.
 
 An offer (catalog offers.yaml, or a team's own file) is one instance a provider rents, priced per
-hour for the whole instance. A cluster of N GPUs laid out in nodes of G GPUs is priced as
-ceil(N / K) instances of an offer with K GPUs per instance, where K equals G or is a multiple of it
-(a bigger instance holds whole nodes; the GPUs it leaves idle are paid for). A K-GPU price never
-prices a node of more than K GPUs: eight 1-GPU rentals are not an 8-GPU node with NVLink, so a
-provider that rents single GPUs prices only 1-GPU nodes (`--gpus-per-node 1` in `estimate`).
+hour for the whole instance. A cluster is rented one node per instance: `count` GPUs of an offer
+with K GPUs per instance are one instance when count <= K (the GPUs it leaves idle are paid for),
+else count / K instances of K GPUs each, and then only from an offer the provider rents as a
+multi-node cluster of at least `count` GPUs over a fabric between its instances (its network is
+that fabric, gpuwise.estimate.offer_network). Eight 1-GPU rentals are not an 8-GPU node, and
+hosts without a fabric are not a cluster.
 
-Of the offers that fit, are available and pass the user's provider and region filters, the
-cheapest fresh one (dated within `stale_months`) wins; when only stale ones fit, the cheapest
-stale one is used and the quote says it is stale. An offer read from an undated snapshot (its
-source's date basis is `accessed`: the date is when it was read, not when the price held) has no
-known age, so it counts as stale: a dated price beats it. Offers listed as unavailable at collection are
-never used. Spot capacity can be reclaimed: it prices work that can be preempted (checkpointed
-training), never serving or a multi-year holding. Prices in other currencies are compared in USD
-at the catalog's dated exchange rates.
+Of the offers that fit, are available and pass the user's filters (gpuwise.estimate.offer_filter:
+providers, region, age, offer class; indicative and undated prices only when asked), the newest
+price of each instance counts, and the cheapest fresh one (dated within `stale_months`) wins; when
+only stale ones fit, the cheapest stale one is used and the quote says it is stale. Offers listed
+as unavailable at collection are never used. Spot capacity can be reclaimed: it prices work that
+can be preempted (checkpointed training), never serving or a multi-year holding. Prices in other
+currencies are compared in USD at the catalog's dated exchange rates.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,11 +27,14 @@ from typing import Any
 
 from gpuwise import clock
 from gpuwise.catalog.schema import FxRate, Offer
-from gpuwise.errors import UsageError, suggest
-from gpuwise.units import DAYS_PER_YEAR, MONTHS_PER_YEAR
+from gpuwise.errors import UsageError
+from gpuwise.estimate.offer_filter import DAYS_PER_MONTH, OfferFilter, age_months, offer_date, superseded
+from gpuwise.estimate.offer_network import OfferNetwork, offer_network
 
 __all__ = [
+    "DAYS_PER_MONTH",
     "PRICE_MODELS",
+    "STALE_MONTHS",
     "Market",
     "Quote",
     "age_months",
@@ -45,7 +47,6 @@ __all__ = [
 
 PRICE_MODELS = ("on-demand", "spot", "1y", "3y")
 STALE_MONTHS = 12  # an offer older than a year is stale
-DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR
 
 
 def price_model_of(pricing: str, years: float | None = None) -> str:
@@ -58,25 +59,17 @@ def price_model_of(pricing: str, years: float | None = None) -> str:
     raise UsageError(f"pricing must be one of on-demand, reserved, spot, 1y, 3y; got {pricing!r}")
 
 
-@functools.lru_cache(maxsize=4096)
-def _as_date(text: str) -> date:
-    """'2026-11' -> the first of the month (the oldest the price can be); '2026-11-09' as is."""
-    parts = [int(p) for p in text.split("-")]
-    return date(parts[0], parts[1], parts[2] if len(parts) > 2 else 1)
-
-
-def age_months(offer: Offer, today: date) -> float:
-    """Months between the offer's date and `today` (never negative)."""
-    return max(0.0, (today - _as_date(offer.date)).days / DAYS_PER_MONTH)
-
-
 def instances_for(offer: Offer, count: int, gpus_per_node: int) -> int | None:
-    """Instances of `offer` a cluster of `count` GPUs in nodes of `gpus_per_node` needs; None when
-    the instance is smaller than a node or does not hold whole nodes."""
+    """Instances of `offer` that hold `count` GPUs in nodes of `gpus_per_node`, one node per
+    instance: one when the cluster is one node within the instance, else count / K nodes of all K
+    GPUs (None: the shape does not match the instance). Whether the provider joins the instances
+    into a cluster is the market's question (Market.cluster_fits)."""
     k = offer.gpus_per_instance
-    if count < 1 or gpus_per_node < 1 or k < gpus_per_node or k % gpus_per_node:
+    if count < 1 or gpus_per_node < 1:
         return None
-    return math.ceil(count / k)
+    if count <= k:
+        return 1 if gpus_per_node == count else None
+    return count // k if gpus_per_node == k and count % k == 0 else None
 
 
 def fx_rate(fx: Mapping[str, FxRate], currency: str) -> FxRate | None:
@@ -108,6 +101,11 @@ def merge_offers(base: Iterable[Offer], own: Iterable[Offer]) -> tuple[Offer, ..
     return (*(o for o in base if key(o) not in replaced), *mine)
 
 
+def fabric_dict(o: Offer) -> dict[str, Any] | None:
+    """{kind, gbps_per_gpu} between the offer's instances, or None when unknown."""
+    return None if o.fabric is None else {"kind": o.fabric.kind, "gbps_per_gpu": o.fabric.gbps_per_gpu}
+
+
 @dataclass(frozen=True, slots=True)
 class Quote:
     """The offer behind a price: what is rented, how many, and how far the market spreads."""
@@ -115,16 +113,23 @@ class Quote:
     offer: Offer
     instances: int
     usd_per_hour: float  # the whole cluster
-    age_months: float
+    age_months: float | None  # None: undated
     stale: bool
     low_usd_per_gpu_hour: float  # the spread of the fitting offers considered (USD per paid GPU-hour)
     high_usd_per_gpu_hour: float
     compared: int  # offers that fit and were compared
     own: bool = False  # from the team's own prices
+    gpus_per_node: int = 1  # one node per instance
+    network: OfferNetwork | None = None  # the offer's fabric, when the cluster spans instances
 
     @property
     def gpus_paid(self) -> int:
         return self.instances * self.offer.gpus_per_instance
+
+    @property
+    def spelling(self) -> str | None:
+        """The --network the cluster runs on (None: one node, or no fabric named)."""
+        return self.network.spelling if self.network is not None and self.instances > 1 else None
 
     def describe(self) -> str:
         return describe_offer(self.as_dict())
@@ -137,15 +142,23 @@ class Quote:
             "instance": o.instance,
             "gpus_per_instance": o.gpus_per_instance,
             "instances": self.instances,
+            "gpus_per_node": self.gpus_per_node,
+            "fabric": fabric_dict(o),
+            "cluster_max_gpus": None if o.cluster is None else o.cluster.max_gpus,
+            "network": self.spelling,
+            "network_text": None if self.spelling is None or self.network is None else self.network.text,
             "region": o.region,
+            "offer_class": o.offer_class,
             "price_model": o.price_model,
             "price": o.price_per_hour,
             "currency": o.currency,
             "date": o.date,
+            "undated": o.date is None,
+            "indicative": o.indicative,
             "source": o.source,
             "own": self.own,
             "stale": self.stale,
-            "age_months": round(self.age_months, 1),
+            "age_months": None if self.age_months is None else round(self.age_months, 1),
             "usd_per_hour": self.usd_per_hour,
             "spread_usd_per_gpu_hour": [self.low_usd_per_gpu_hour, self.high_usd_per_gpu_hour],
             "offers_compared": self.compared,
@@ -155,11 +168,15 @@ class Quote:
 def describe_offer(q: Mapping[str, Any]) -> str:
     """'2 x p5.48xlarge (8 GPU) from aws, us-east-1, on-demand, 55.04 USD/h on 2026-11-09, source ...'
     from a quote's dict (what JSON, the CLI and reports share)."""
-    tail = f" · STALE or undated: no offer dated within {STALE_MONTHS} months fits, re-check" if q.get("stale") else ""
+    tail = f" · STALE: no offer dated within {STALE_MONTHS} months fits, re-check" if q.get("stale") else ""
+    if q.get("indicative"):
+        tail += " · INDICATIVE ('starting at' or lowest listing), used because you asked (--allow-indicative)"
     who = "your prices" if q.get("own") else f"source {q['source']}"
+    when = f"on {q['date']}" if q.get("date") else "UNDATED"
+    over = f" over {q['network']}" if q.get("network") else ""
     return (
-        f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}, {q['region']}, "
-        f"{q['price_model']}, {q['price']:,.2f} {q['currency']}/h on {q['date']}, {who}{tail}"
+        f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}{over}, {q['region']}, "
+        f"{q['price_model']}, {q['price']:,.2f} {q['currency']}/h {when}, {who}{tail}"
     )
 
 
@@ -176,19 +193,25 @@ def describe_money(m: Mapping[str, Any]) -> str | None:
     return f"in {m['code']}: {shown} ({m['per_usd']:g} {m['code']} per USD on {m['date']}, source {m['source']})"
 
 
+Key = tuple[str, str, str]  # (gpu, provider, instance): what a fabric and a cluster belong to
+
+
+def instance_key(o: Offer) -> Key:
+    return (o.gpu, o.provider, o.instance)
+
+
 @dataclass(frozen=True, slots=True)
 class Market:
     """The offers a plan may rent, with the user's restrictions; passed in, never global."""
 
-    offers: tuple[Offer, ...]
+    offers: tuple[Offer, ...]  # the newest price of each instance
     fx: Mapping[str, FxRate]
     today: date
-    providers: frozenset[str] = frozenset()
-    exclude: frozenset[str] = frozenset()
-    regions: frozenset[str] = frozenset()
+    filter: OfferFilter = field(default_factory=OfferFilter)
     stale_months: float = STALE_MONTHS
-    own_keys: frozenset[tuple[str, str, str]] = frozenset()  # (gpu, provider, instance) of own offers
-    undated_sources: frozenset[str] = frozenset()  # sources whose date is not when the price held
+    own_keys: frozenset[Key] = frozenset()
+    networks: Mapping[Key, OfferNetwork] = field(default_factory=dict)  # each fabric as a --network
+    superseded: tuple[Offer, ...] = ()  # older prices of the same instances (listed, never used)
     _memo: dict[tuple[Any, ...], Quote | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -201,29 +224,34 @@ class Market:
         providers: Iterable[str] = (),
         exclude: Iterable[str] = (),
         regions: Iterable[str] = (),
-        undated_sources: Iterable[str] = (),
+        max_age_months: float | None = None,
+        offer_classes: Iterable[str] = (),
+        allow_indicative: bool = False,
+        networks: Mapping[Key, OfferNetwork] | None = None,
     ) -> Market:
-        """Checks the provider names against the offers, so a typo is an error, not an empty plan."""
+        """The offers with the team's own on top, older prices of an instance set aside, and the
+        user's filters (checked against the offers, so a typo is an error, not an empty plan)."""
         for o in own:
             if o.currency != "USD" and o.currency not in fx:
                 raise UsageError(f"your prices: no exchange rate for {o.currency}; use USD or {', '.join(sorted(fx))}")
-        merged = merge_offers(offers, own)
-        known = {o.provider for o in merged}
-        want, drop = _names(providers), _names(exclude)
-        unknown = sorted((want | drop) - known)
-        if unknown:
-            hints = [h for u in unknown for h in suggest(u, known)]
-            hint = f"; did you mean {' or '.join(map(repr, hints))}?" if hints else ""
-            raise UsageError(f"unknown provider(s) {unknown}{hint} (`gpuwise prices` lists them)")
-        own_keys = frozenset((o.gpu, o.provider, o.instance) for o in own)
-        regions_ = frozenset(r.strip().lower() for r in regions if r.strip())
-        return cls(
-            merged, fx, today, want, drop, regions_, own_keys=own_keys, undated_sources=frozenset(undated_sources)
-        )
+        mine = tuple(o if o.offer_class else replace(o, offer_class="own") for o in own)
+        merged = merge_offers(offers, mine)
+        old = superseded(merged)
+        flt = OfferFilter.of(merged, providers, exclude, regions, max_age_months, offer_classes, allow_indicative)
+        current = tuple(o for i, o in enumerate(merged) if i not in old)
+        past = tuple(o for i, o in enumerate(merged) if i in old)
+        own_keys = frozenset(instance_key(o) for o in mine)
+        return cls(current, fx, today, flt, own_keys=own_keys, networks=dict(networks or {}), superseded=past)
+
+    @property
+    def undated_sources(self) -> frozenset[str]:
+        """Sources whose offers carry no date (kept for the listing's 'undated' flag)."""
+        return frozenset(o.source for o in self.offers if o.date is None)
 
     def fresh(self, offer: Offer) -> bool:
-        """Dated within `stale_months` of today (an undated snapshot's offer never is)."""
-        return offer.source not in self.undated_sources and age_months(offer, self.today) <= self.stale_months
+        """Dated within `stale_months` of today (an undated offer never is)."""
+        age = age_months(offer, self.today)
+        return age is not None and age <= self.stale_months
 
     def usd(self, offer: Offer) -> float:
         """The instance's hourly price in USD."""
@@ -231,36 +259,67 @@ class Market:
         return offer.price_per_hour if rate is None else offer.price_per_hour / rate.per_usd
 
     def allowed(self, offer: Offer) -> bool:
-        """Passes the provider and region filters (availability and staleness are judged apart)."""
-        if self.providers and offer.provider not in self.providers:
-            return False
-        if offer.provider in self.exclude:
-            return False
-        return not self.regions or offer.region.lower() in self.regions
+        """Passes the provider, region and class filters (age, availability and indicative prices
+        are judged apart)."""
+        return self.filter.place(offer)
+
+    def admits(self, offer: Offer) -> bool:
+        """May price a cluster: available, and admitted by the user's filters."""
+        return offer.available and self.filter.admits(offer, self.today, own=instance_key(offer) in self.own_keys)
 
     def restricted(self, **changes: Any) -> Market:
         return replace(self, _memo={}, **changes)
 
+    def network_of(self, offer: Offer) -> OfferNetwork | None:
+        return self.networks.get(instance_key(offer))
+
+    def cluster_fits(self, offer: Offer, count: int) -> bool:
+        """The provider rents `count` GPUs of this offer as one cluster over a fabric we can model."""
+        net = self.network_of(offer)
+        size = None if offer.cluster is None else offer.cluster.max_gpus
+        return net is not None and net.spelling is not None and size is not None and size >= count
+
+    def _fits(self, offer: Offer, count: int, gpus_per_node: int) -> int | None:
+        n = instances_for(offer, count, gpus_per_node)
+        if n is None or (n > 1 and not self.cluster_fits(offer, count)):
+            return None
+        return n
+
     def quote(self, gpu: str, count: int, gpus_per_node: int, price_model: str) -> Quote | None:
-        """The cheapest fitting offer for `count` GPUs of `gpu` in nodes of `gpus_per_node`."""
+        """The cheapest offer that delivers `count` GPUs of `gpu` in nodes of `gpus_per_node`."""
         key = (gpu, count, gpus_per_node, price_model)
         if key not in self._memo:
-            self._memo[key] = self._quote(gpu, count, gpus_per_node, price_model)
+            fits = [
+                (o, n)
+                for o in self._admitted(gpu, price_model)
+                if (n := self._fits(o, count, gpus_per_node)) is not None
+            ]
+            self._memo[key] = self._pick(fits, count)
         return self._memo[key]
 
-    def _quote(self, gpu: str, count: int, gpus_per_node: int, price_model: str) -> Quote | None:
-        fits = [
-            (o, n)
-            for o in self.offers
-            if o.gpu == gpu and o.price_model == price_model and o.available and self.allowed(o)
-            if (n := instances_for(o, count, gpus_per_node)) is not None
-        ]
+    def best(self, gpu: str, count: int, price_model: str) -> Quote | None:
+        """The cheapest offer that delivers `count` GPUs of `gpu` in whatever nodes it rents (one per
+        instance): what a plan rents, the hardware following the offer (Quote.gpus_per_node, .spelling)."""
+        key = (gpu, count, None, price_model)
+        if key not in self._memo:
+            fits = [
+                (o, n)
+                for o in self._admitted(gpu, price_model)
+                if (n := self._fits(o, count, min(count, o.gpus_per_instance))) is not None
+            ]
+            self._memo[key] = self._pick(fits, count)
+        return self._memo[key]
+
+    def _admitted(self, gpu: str, price_model: str) -> list[Offer]:
+        return [o for o in self.offers if o.gpu == gpu and o.price_model == price_model and self.admits(o)]
+
+    def _pick(self, fits: list[tuple[Offer, int]], count: int) -> Quote | None:
         if not fits:
             return None
         fresh = [(o, n) for o, n in fits if self.fresh(o)]
         pool = fresh or fits
         per_gpu = [self.usd(o) / o.gpus_per_instance for o, _ in pool]
-        best, n = min(pool, key=lambda on: (self.usd(on[0]) * on[1], -_as_date(on[0].date).toordinal(), on[0].provider))
+        best, n = min(pool, key=lambda on: (self.usd(on[0]) * on[1], -_newness(on[0]), on[0].provider, on[0].instance))
         return Quote(
             offer=best,
             instances=n,
@@ -270,11 +329,36 @@ class Market:
             low_usd_per_gpu_hour=min(per_gpu),
             high_usd_per_gpu_hour=max(per_gpu),
             compared=len(pool),
-            own=(best.gpu, best.provider, best.instance) in self.own_keys,
+            own=instance_key(best) in self.own_keys,
+            gpus_per_node=min(count, best.gpus_per_instance),
+            network=self.network_of(best) if n > 1 else None,
         )
 
-    def why_none(self, gpu: str, count: int, gpus_per_node: int, price_model: str) -> str:
-        """Why no offer prices this cluster, in the words a user can act on."""
+    def largest(self, gpu: str, price_model: str) -> int:
+        """The most GPUs of `gpu` one admitted offer delivers: one instance, or its cluster's size."""
+        sizes = [o.gpus_per_instance for o in self._admitted(gpu, price_model)]
+        sizes += [
+            o.cluster.max_gpus
+            for o in self._admitted(gpu, price_model)
+            if self.cluster_fits(o, 2) and o.cluster and o.cluster.max_gpus
+        ]
+        return max(sizes, default=0)
+
+    def set_aside(self, gpu: str, price_model: str) -> int:
+        """Offers of `gpu` that pass every filter but are indicative or undated, when none other does
+        (so only --allow-indicative would price it); 0 otherwise."""
+        placed = [
+            o
+            for o in self.offers
+            if o.gpu == gpu and o.price_model == price_model and o.available and self.filter.place(o)
+            if self.filter.recent(o, self.today)
+        ]
+        if not placed or any(self.admits(o) for o in placed):
+            return 0
+        return len(placed)
+
+    def why_none(self, gpu: str, count: int, gpus_per_node: int | None, price_model: str) -> str:
+        """Why no offer prices this cluster (`gpus_per_node` None: in any nodes), in words a user can act on."""
         mine = [o for o in self.offers if o.gpu == gpu]
         if not mine:
             return "no rental offer in the catalog (add one with --prices FILE)"
@@ -282,28 +366,95 @@ class Market:
         if not of_model:
             have = ", ".join(sorted({o.price_model for o in mine}))
             return f"no {price_model} offer (offers: {have})"
-        allowed = [o for o in of_model if self.allowed(o)]
-        if not allowed:
-            return f"no {price_model} offer from the allowed providers (offered by {', '.join(sorted({o.provider for o in of_model}))})"
-        if not any(o.available for o in allowed):
+        placed = [o for o in of_model if self.allowed(o)]
+        if not placed:
+            return f"no {price_model} offer from the providers, regions and classes allowed (offered by {', '.join(sorted({o.provider for o in of_model}))})"
+        if not any(o.available for o in placed):
             return f"the {price_model} offers are listed as unavailable at collection"
-        sizes = sorted({o.gpus_per_instance for o in allowed if o.available})
+        recent = [o for o in placed if o.available and self.filter.recent(o, self.today)]
+        if not recent:
+            return f"no {price_model} offer dated within --max-age"
+        usable = [o for o in recent if self.admits(o)]
+        if not usable:
+            return (
+                f"only indicative ('starting at') or undated {price_model} prices ({len(recent)}): "
+                "--allow-indicative uses them"
+            )
+        return self._why_no_shape(usable, count, gpus_per_node)
+
+    def _why_no_shape(self, usable: list[Offer], count: int, gpus_per_node: int | None) -> str:
+        sizes = sorted({o.gpus_per_instance for o in usable})
+        if gpus_per_node is not None and count <= max(sizes) and gpus_per_node != count:
+            return f"{count} GPUs fit one instance: they are one node of {count}, not nodes of {gpus_per_node}"
+        if gpus_per_node is not None and gpus_per_node not in sizes and count > gpus_per_node:
+            return (
+                f"no instance of {gpus_per_node} GPUs (instances offered: {', '.join(map(str, sizes))} GPU); "
+                "one node is one instance"
+            )
+        multi = [o for o in usable if o.gpus_per_instance < count and count % o.gpus_per_instance == 0]
         return (
-            f"no instance holds nodes of {gpus_per_node} GPUs (instances offered: {', '.join(map(str, sizes))} GPU); "
-            "a smaller instance's price never prices a bigger node"
+            "no offer rents "
+            + f"{count} GPUs as a cluster: "
+            + "; ".join(
+                sorted({self._why_not_cluster(o, count) for o in multi}) or ["no instance size divides the count"]
+            )
         )
 
+    def _why_not_cluster(self, o: Offer, count: int) -> str:
+        net = self.network_of(o)
+        if net is None or net.spelling is None:
+            return (
+                net.text
+                if net is not None
+                else f"{o.provider} {o.instance}: the network between its instances is not known"
+            )
+        if o.cluster is None or o.cluster.max_gpus is None:
+            return f"{o.provider} {o.instance}: not rented as a multi-node cluster of a published size"
+        return f"{o.provider} {o.instance}: clusters of up to {o.cluster.max_gpus} GPUs"
 
-def _names(values: Iterable[str]) -> frozenset[str]:
-    """'aws,lambda' or ['aws', 'Lambda'] -> {'aws', 'lambda'}."""
-    out: set[str] = set()
-    for v in values:
-        out |= {p.strip().lower() for p in str(v).split(",") if p.strip()}
-    return frozenset(out)
+
+def _newness(o: Offer) -> int:
+    return -1 if o.date is None else offer_date(o.date).toordinal()
 
 
 TERM_YEARS = {"1y": 1, "3y": 3}
 SPOT_HOLDING = "spot capacity can be reclaimed at any time: it prices preemptible work, not a multi-year holding"
+
+
+def _commitment(
+    market: Market, gpu: str, count: int, gpn: int, model: str, on_demand: Quote | None
+) -> tuple[Quote | None, str | None]:
+    """A 1y/3y commitment's quote, or why there is none: it must be dated within a year, of the same
+    offer class as the on-demand price it is compared with, and not dearer than it per GPU-hour."""
+    q = market.quote(gpu, count, gpn, model)
+    if q is None:
+        return None, market.why_none(gpu, count, gpn, model)
+    if q.stale or q.age_months is None:
+        when = "undated" if q.age_months is None else f"{q.age_months:.0f} months old"
+        return None, (
+            f"no {model} commitment dated within {STALE_MONTHS} months (the only one that fits, "
+            f"{q.offer.provider} {q.offer.instance}, is {when}: re-check it with the provider)"
+        )
+    if on_demand is None:
+        return q, None
+    if q.offer.offer_class != on_demand.offer.offer_class:
+        same = market.restricted(
+            filter=replace(market.filter, offer_classes=frozenset({on_demand.offer.offer_class or ""}))
+        )
+        q2 = same.quote(gpu, count, gpn, model)
+        if q2 is None or q2.stale:
+            return None, (
+                f"no fresh {model} commitment from a {on_demand.offer.offer_class} provider like the on-demand "
+                f"price's ({on_demand.offer.provider}); the {q.offer.offer_class} one ({q.offer.provider}) is "
+                "not comparable"
+            )
+        q = q2
+    if q.usd_per_hour / q.gpus_paid > on_demand.usd_per_hour / on_demand.gpus_paid:
+        return None, (
+            f"the {model} offer ({q.offer.provider} {q.offer.instance}, {q.usd_per_hour / q.gpus_paid:.2f} USD/GPU-h) "
+            f"costs more than on-demand ({on_demand.usd_per_hour / on_demand.gpus_paid:.2f}): not a commitment worth taking"
+        )
+    return q, None
 
 
 def holding_totals(
@@ -315,12 +466,16 @@ def holding_totals(
     totals: dict[str, float | None] = {}
     quotes: dict[str, Quote | None] = {}
     why: dict[str, str] = {}
+    on_demand = market.quote(gpu, count, gpus_per_node, "on-demand")
     for model in ("on-demand", "1y", "3y"):
-        q = market.quote(gpu, count, gpus_per_node, model)
+        if model == "on-demand":
+            q, reason = on_demand, None if on_demand else market.why_none(gpu, count, gpus_per_node, model)
+        else:
+            q, reason = _commitment(market, gpu, count, gpus_per_node, model, on_demand)
         quotes[model] = q
         if q is None:
             totals[model] = None
-            why[model] = market.why_none(gpu, count, gpus_per_node, model)
+            why[model] = reason or f"no {model} price"
             continue
         term = TERM_YEARS.get(model)
         hours = (
@@ -332,17 +487,17 @@ def holding_totals(
     return totals, quotes, why
 
 
-def market_from_catalog(
-    catalog: Any,
-    today: date,
-    own: Sequence[Offer] = (),
-    providers: Iterable[str] = (),
-    exclude: Iterable[str] = (),
-    regions: Iterable[str] = (),
-) -> Market:
-    """The catalog's offers (with a team's own), its exchange rates and the sources of unknown date."""
-    undated = {sid for sid, src in catalog.offer_sources.items() if src.date_basis == "accessed"}
-    return Market.build(catalog.offers, catalog.fx, today, own, providers, exclude, regions, undated)
+def networks_of(offers: Iterable[Offer], catalog: Any) -> dict[Key, OfferNetwork]:
+    """Each offered fabric as the network a multi-node plan runs on (gpuwise.estimate.offer_network)."""
+    return {instance_key(o): offer_network(o, catalog) for o in offers if o.fabric is not None}
+
+
+def market_from_catalog(catalog: Any, today: date, own: Sequence[Offer] = (), **filters: Any) -> Market:
+    """The catalog's offers (with a team's own), its exchange rates and each fabric as a network;
+    `filters` as Market.build takes them (providers, exclude, regions, max_age_months,
+    offer_classes, allow_indicative)."""
+    networks = networks_of((*catalog.offers, *own), catalog)
+    return Market.build(catalog.offers, catalog.fx, today, own, networks=networks, **filters)
 
 
 def money(fx: FxRate | None, **usd: float | None) -> dict[str, Any]:

@@ -314,8 +314,16 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "compute.no_tensor_cores": {"en": "no {precision} tensor cores", "zh": "没有 {precision} Tensor Core"},
     "price.no_offer": {"en": "{detail}", "zh": "{detail}"},
     "price.no_node_size": {
-        "en": "price: no {pricing} offer rents {gpu} in the sizes that fit (up to {limit} GPUs)",
-        "zh": "价格：没有 {pricing} 报价能按放得下的规模租用 {gpu}（最多 {limit} 块 GPU）",
+        "en": "price: no {pricing} offer rents {gpu} in the sizes that fit (up to {limit} GPUs); the most one offer "
+        "delivers is {largest} (one instance, or a cluster over the fabric its provider rents)",
+        "zh": "价格：没有 {pricing} 报价能按放得下的规模租用 {gpu}（最多 {limit} 块 GPU）；单个报价最多只能提供 {largest} 块"
+        "（一台实例，或服务商以其实例间网络出租的集群）",
+    },
+    "price.indicative_only": {
+        "en": "price: only indicative ('starting at', lowest-listing) or undated {pricing} prices for {gpu} ({offers}); "
+        "--allow-indicative lets them decide",
+        "zh": "价格：{gpu} 只有参考价（“起价”、最低挂牌价）或未注明日期的 {pricing} 价格（{offers} 个）；"
+        "加 --allow-indicative 才会采用",
     },
     "cost.above_best": {
         "en": "cost: at least {bound_usd} even at its large-matmul rate, more than the {best_usd} of the cheapest plan that meets every requirement",
@@ -525,8 +533,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{n} 种型号最多 {limit} 块 GPU 也放不下",
     },
     "ruled.price.no_node_size": {
-        "en": "{n} types: no {pricing} offer rents them in the sizes that fit",
-        "zh": "{n} 种型号：没有 {pricing} 报价按放得下的规模出租",
+        "en": "{n} types: no {pricing} offer rents them in the sizes that fit (as one instance, or as a cluster over a fabric)",
+        "zh": "{n} 种型号：没有 {pricing} 报价按放得下的规模出租（单台实例，或带实例间网络的集群）",
+    },
+    "ruled.price.indicative_only": {
+        "en": "{n} types: only indicative or undated {pricing} prices (--allow-indicative)",
+        "zh": "{n} 种型号：只有参考价或未注明日期的 {pricing} 价格（--allow-indicative）",
     },
     "ruled.memory.no_kv_cache": {
         "en": "{n} types have no KV cache left for a request in the engine's memory share",

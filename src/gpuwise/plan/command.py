@@ -53,7 +53,9 @@ def _text(value: Any) -> str:
 
 def _flag(f: FieldInfo, value: Any) -> list[str]:
     if f.kind is bool:
-        return [f.flag if value else f"--no-{f.flag[2:]}"]
+        if not value:
+            return [f"--no-{f.flag[2:]}"] if f.negatable else []
+        return [f.flag]
     return [f.flag, _text(value)]
 
 

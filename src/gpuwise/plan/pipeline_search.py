@@ -119,19 +119,24 @@ def best_pipeline(
     price: Callable[[Hardware], float | None],
     deadline: float | None,
     start_seconds: float = 0.0,
+    shape: Callable[[int], Hardware | None] | None = None,
 ) -> tuple[TrainingJob, Hardware, PipelineDesign] | None:
     """The cheapest (GPUs + pipeline) run on up to MAX_NODES nodes of `gpu` that meets the deadline
     with an upgraded pipeline (None: no upgrade helps, or the user's pipeline is already the best).
-    `start_seconds`: what every run spends starting (held GPUs, no progress)."""
+    `start_seconds`: what every run spends starting (held GPUs, no progress); `shape`: the nodes a
+    count of GPUs comes in (default: the GPU's usual node; None: not available)."""
     if work.data is None or not work.samples:
         return None
     best: tuple[float, TrainingJob, Hardware, PipelineDesign] | None = None
     count = 1
     while count <= gpu.node_gpus * MAX_NODES:
-        hw = hardware(gpu, count)
+        shaped = hardware(gpu, count) if shape is None else shape(count)
+        count *= 2
+        if shaped is None:
+            continue
+        hw = shaped
         job, gpu_rate = _gpu_rate(work, hw, cat, rates)
         usd = price(hw)
-        count *= 2
         if job is None or usd is None:
             continue
         for d in designs(work, cat, hw.nodes):

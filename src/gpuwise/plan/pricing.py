@@ -57,6 +57,14 @@ def _flip(ranked: Sequence[tuple[Candidate, Quote | None]]) -> Reason | None:
     )
 
 
+def _offer_notes(notes: Sequence[str], q: Quote, pricing: str) -> tuple[str, ...]:
+    """The estimate's assumptions with the plan's own offer as the cost line (the estimate prices
+    on-demand from the whole market) and, across instances, the fabric it pays for."""
+    kept = tuple(n for n in notes if not n.startswith("cost: "))
+    fabric = (q.network.text,) if q.spelling is not None and q.network is not None else ()
+    return (*kept, *fabric, f"cost: {pricing}, {q.describe()}")
+
+
 def completed(
     candidates: Sequence[Candidate],
     workloads: Sequence[Workload],
@@ -74,7 +82,8 @@ def completed(
         i = variant_of(c, workloads)
         opts = options[i] if i < len(options) else {}
         command = estimate_command(c.est.workload, c.est.hardware, opts, targets, workloads[i])
-        out.append(replace(c, offer=q, fx=req.fx, command=command))
+        est = c.est if q is None else replace(c.est, notes=_offer_notes(c.est.notes, q, req.pricing))
+        out.append(replace(c, est=est, offer=q, fx=req.fx, command=command))
     notes = []
     flip = _flip([(c, c.offer) for c in out if c.ok and c.cost is not None])
     if flip is not None:

@@ -49,7 +49,8 @@ class Code(StrEnum):
     NO_COMPUTE_FIGURES = "compute.no_figures"
     NO_TENSOR_CORES = "compute.no_tensor_cores"  # precision
     NO_PRICE = "price.no_offer"  # gpu, pricing, detail (the offers module's sentence)
-    NO_PRICED_SIZE = "price.no_node_size"  # pricing, gpu, limit
+    NO_PRICED_SIZE = "price.no_node_size"  # pricing, gpu, limit, largest (the most GPUs one offer delivers)
+    INDICATIVE_ONLY = "price.indicative_only"  # gpu, pricing, offers (indicative or undated offers set aside)
     ABOVE_BEST = "cost.above_best"  # bound_usd, best_usd
     COUNTS_PRUNED = "cost.counts_pruned"  # limit (every count misses the deadline or costs more, at its roofline)
     DOES_NOT_FIT = "memory.does_not_fit"  # limit, need_bytes, capacity_bytes

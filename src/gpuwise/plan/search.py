@@ -19,7 +19,8 @@ from gpuwise.catalog import GPU, Catalog
 from gpuwise.errors import GpuwiseError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
-from gpuwise.estimate.cost import CostParams, usd_per_hour, why_no_price
+from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why_no_price
+from gpuwise.estimate.offers import price_model_of
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.plan.availability import add_redundancy, training_reliability
@@ -110,11 +111,12 @@ def _training_candidates(
         ideal = bound.ideal_seconds(variant, rates, count)
         if req.deadline_seconds and ideal and ideal * slow > req.deadline_seconds and count < counts[-1]:
             continue  # too few GPUs to meet the deadline at the band's high end even at the roofline
-        hw = hardware(gpu, count)
-        price = usd_per_hour(hw, req.pricing, params)
-        if price is None:
+        rented = rented_hardware(gpu, count, req.pricing, params)
+        price = None if rented is None else usd_per_hour(rented, req.pricing, params)
+        if rented is None or price is None:
             unpriced += 1
-            continue  # no offer rents nodes of this size: nothing to rank it by
+            continue  # no offer delivers this many GPUs (one instance, or a cluster): nothing to rank it by
+        hw = rented
         if ideal and price and bound.prune_cost and price * ideal / 3600 >= bound.best.get(variant, math.inf):
             continue  # even at the roofline this count costs more than the best plan so far
         choice = best_layout(work, hw, cat, rates)
@@ -135,7 +137,8 @@ def _training_candidates(
         if met >= 2 and lasts and not cheaper:
             break
     if not out and unpriced:
-        return [], Reason.of(Code.NO_PRICED_SIZE, pricing=req.pricing, gpu=gpu.id, limit=limit)
+        largest = _largest_rented(gpu, req, params)
+        return [], Reason.of(Code.NO_PRICED_SIZE, pricing=req.pricing, gpu=gpu.id, limit=limit, largest=largest)
     if not out and not math.isfinite(smallest_need):  # no count got as far as a layout: each was pruned
         return [], Reason.of(Code.COUNTS_PRUNED, limit=limit)
     if not out:
@@ -165,7 +168,8 @@ def _pipeline_candidate(
     deadline = req.deadline_seconds
     if deadline is not None:  # met at the training time band's high end
         deadline /= _time_high(work, gpu, req, cat)
-    found = best_pipeline(work, gpu, cat, rates, price, deadline, start)
+    shape = lambda n: rented_hardware(gpu, n, req.pricing, params)  # noqa: E731
+    found = best_pipeline(work, gpu, cat, rates, price, deadline, start, shape)
     if found is None:
         return []
     job, hw, design = found
@@ -384,8 +388,7 @@ def _gpu_candidates(
         return [], [Rejection(gpu.id, Reason.of(Code.NO_COMPUTE_FIGURES))]
     one = hardware(gpu, 1)
     if usd_per_hour(one, req.pricing, params) is None:
-        detail = why_no_price(one, req.pricing, params)
-        return [], [Rejection(gpu.id, Reason.of(Code.NO_PRICE, gpu=gpu.id, pricing=req.pricing, detail=detail))]
+        return [], [Rejection(gpu.id, _no_price(one, req, params))]
     found: list[Found] = []
     reasons: list[Rejection] = []
     for work in workloads:
@@ -400,11 +403,30 @@ def _gpu_candidates(
     return found, ([] if any(f.c.ok for f in found) else [_misses(gpu, [f.c for f in found])])
 
 
+def _no_price(one: Hardware, req: Requirements, params: CostParams) -> Reason:
+    """Why one GPU of the type has no price: only indicative or undated offers, or the offers' words."""
+    gpu = one.gpu.id
+    n = (
+        0
+        if req.pricing == "owned" or params.market is None
+        else params.market.set_aside(gpu, price_model_of(req.pricing))
+    )
+    if n:
+        return Reason.of(Code.INDICATIVE_ONLY, gpu=gpu, pricing=req.pricing, offers=n)
+    return Reason.of(Code.NO_PRICE, gpu=gpu, pricing=req.pricing, detail=why_no_price(one, req.pricing, params))
+
+
+def _largest_rented(gpu: GPU, req: Requirements, params: CostParams) -> int | None:
+    """The most GPUs of the type one offer delivers (None: owned, or no market)."""
+    if req.pricing == "owned" or params.market is None:
+        return None
+    return params.market.largest(gpu.id, price_model_of(req.pricing))
+
+
 def _cheapest_gpu_hour(gpu: GPU, req: Requirements, params: CostParams) -> float | None:
     """The lowest price per GPU-hour of one GPU or a whole node (offers rent whole instances)."""
-    prices = [
-        p / n for n in {1, gpu.node_gpus} if (p := usd_per_hour(hardware(gpu, n), req.pricing, params)) is not None
-    ]
+    shapes = [hw for n in {1, gpu.node_gpus} if (hw := rented_hardware(gpu, n, req.pricing, params)) is not None]
+    prices = [p / hw.count for hw in shapes if (p := usd_per_hour(hw, req.pricing, params)) is not None]
     return min(prices, default=None)
 
 

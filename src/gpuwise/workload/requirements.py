@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, ModelArch
 from gpuwise.errors import UsageError, check_unknown
-from gpuwise.units import parse_duration
-from gpuwise.workload.schema import RequirementFields, TargetFields, fields, validate
+from gpuwise.units import parse_age, parse_duration
+from gpuwise.workload.schema import PriceFields, RequirementFields, TargetFields, fields, validate
 from gpuwise.workload.specs import Objective, Pricing
 
 if TYPE_CHECKING:
@@ -121,8 +121,23 @@ class Requirements:
     prices: str | None = None  # a team's own offers file (read by gpuwise.api, not here)
     providers: tuple[str, ...] = ()  # rent only from these
     exclude_providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()  # rent only in regions containing one of these
+    max_age_months: float | None = None  # rent only at prices dated within this
+    offer_classes: tuple[str, ...] = ()  # rent only from these kinds of provider
+    allow_indicative: bool = False  # let 'starting at' and undated prices decide
     vendor: str | None = None
     confidence: float = DEFAULT_CONFIDENCE  # targets are met at the pessimistic end of each figure's band at this level
+
+    def price_filters(self) -> dict[str, Any]:
+        """The restrictions on where prices come from, as gpuwise.estimate.offers.Market takes them."""
+        return {
+            "providers": self.providers,
+            "exclude": self.exclude_providers,
+            "regions": self.regions,
+            "max_age_months": self.max_age_months,
+            "offer_classes": self.offer_classes,
+            "allow_indicative": self.allow_indicative,
+        }
 
     @property
     def has_latency(self) -> bool:
@@ -166,9 +181,25 @@ class Requirements:
             "prices": self.prices,
             "providers": list(self.providers) or None,
             "exclude_providers": list(self.exclude_providers) or None,
+            "regions": list(self.regions) or None,
+            "max_age_months": self.max_age_months,
+            "offer_classes": list(self.offer_classes) or None,
+            "allow_indicative": self.allow_indicative,
             "vendor": self.vendor,
             "confidence": self.confidence,
         }
+
+
+def price_filters(p: PriceFields) -> dict[str, Any]:
+    """The price options (plan's and estimate's alike) as Requirements.price_filters gives them."""
+    return {
+        "providers": tuple(p.providers or ()),
+        "exclude": tuple(p.exclude_providers or ()),
+        "regions": tuple(p.region or ()),
+        "max_age_months": None if p.max_age is None else parse_age(p.max_age),
+        "offer_classes": tuple(p.offer_class or ()),
+        "allow_indicative": bool(p.allow_indicative),
+    }
 
 
 REQUIREMENT_KEYS = tuple(f.name for s in ("target", "plan", "prices") for f in fields(s))
@@ -184,6 +215,7 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
                 opts[f"growth_{key}"] = growth_block[key]
     check_unknown(opts, frozenset(REQUIREMENT_KEYS), "requirement")
     r = validate(RequirementFields, opts)
+    filters = price_filters(r)
     deadline = None
     if r.deadline is not None:
         try:
@@ -226,6 +258,10 @@ def build_requirements(options: Mapping[str, Any], catalog: Catalog) -> Requirem
         prices=r.prices,
         providers=tuple(r.providers or ()),
         exclude_providers=tuple(r.exclude_providers or ()),
+        regions=filters["regions"],
+        max_age_months=filters["max_age_months"],
+        offer_classes=filters["offer_classes"],
+        allow_indicative=filters["allow_indicative"],
         vendor=r.vendor,
         confidence=DEFAULT_CONFIDENCE if r.confidence is None else r.confidence,
     )

@@ -109,6 +109,7 @@ Choice = BeforeValidator(_lower)
 Upper = BeforeValidator(_upper)
 PercentileIn = BeforeValidator(_percentile)
 Percentile = Literal["50", "90", "95", "99"]
+OfferClassName = Literal["hyperscaler", "neocloud", "marketplace", "own"]  # as catalog.schema.OfferClass
 Names = BeforeValidator(_names)
 CountIn = BeforeValidator(_count)
 BytesIn = BeforeValidator(_bytes)
@@ -684,6 +685,30 @@ class PriceFields(StrictFields):
     exclude_providers: Annotated[list[str] | None, Names] = _f(
         "Never rent from these providers, comma separated.", example="vast", metavar="LIST", max_length=64
     )
+    region: Annotated[list[str] | None, Names] = _f(
+        "Rent only in these regions, comma separated: a part of the provider's region id (us matches us-east-1); "
+        "offers whose source names no region match none.",
+        example="us",
+        metavar="LIST",
+        max_length=16,
+    )
+    max_age: str | None = _f(
+        "Rent only at prices dated within this, e.g. 12m, 1y, 90d (an undated price never is).",
+        example="12m",
+        metavar="AGE",
+        max_length=16,
+    )
+    offer_class: Annotated[list[OfferClassName] | None, Names] = _f(
+        "Rent only from these kinds of provider, comma separated.",
+        example="hyperscaler,neocloud",
+        metavar="LIST",
+        max_length=4,
+    )
+    allow_indicative: bool | None = _f(
+        "Let indicative prices ('starting at', lowest marketplace listings) and undated ones decide the price.",
+        example=True,
+        default="false: they are listed by gpuwise prices, never used",
+    )
 
 
 class RequirementFields(TargetFields, PlanFields, PriceFields):
@@ -717,6 +742,12 @@ class FieldInfo:
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    @property
+    def negatable(self) -> bool:
+        """A workload or hardware switch has a --no- form (it overrides the stack's default); a
+        requirement's or price switch is off unless given, and has none."""
+        return self.kind is bool and self.section not in ("plan", "prices")
 
 
 def _kind_and_choices(annotation: Any) -> tuple[type, tuple[str, ...] | None]:
