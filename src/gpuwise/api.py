@@ -195,6 +195,26 @@ def price_rows(
     return rows, cheapest, fx
 
 
+def gpu_records(
+    vendor: str | None = None,
+    architecture: str | None = None,
+    min_memory: str | int | None = None,
+    sort: str = "name",
+    descending: bool = False,
+) -> list[dict[str, Any]]:
+    """The GPU catalog as `gpus --json`, `GET /api/gpus` and the web GPUs page list it: each entry's
+    rental price is the cheapest usable on-demand offer of offers.yaml, the one `prices` marks and
+    a plan would rent (one source of prices for every door)."""
+    from gpuwise.catalog.query import filter_gpus
+    from gpuwise.catalog.records import gpu_record
+
+    cat = load_catalog()
+    cheapest = price_rows(include_superseded=False)[1]
+    rates = {g: r["usd_per_gpu_hour"] for g, r in cheapest.items()}
+    rows = filter_gpus(cat, vendor, architecture, min_memory, sort, descending, cloud=rates)
+    return [gpu_record(g, cat, cheapest.get(g.id)) for g in rows]
+
+
 @dataclass(frozen=True, slots=True)
 class TcoTable:
     """Buy against rent for each configuration over the same horizon, with the parameters and the
@@ -236,13 +256,30 @@ def tco(
     allow_indicative)."""
     from gpuwise.estimate.cost import compare
     from gpuwise.estimate.offers import fx_rate
-    from gpuwise.files import read_yaml
 
     cat = load_catalog()
     fx = fx_rate(cat.fx, currency)
-    overrides = (read_yaml(costs).get("costs", read_yaml(costs)) if costs else {}) or {}
-    params = CostParams.from_catalog(cat, overrides, plan_market(cat, prices, **filters))
+    overrides, servers = _costs_file(costs, cat) if costs else ({}, {})
+    params = CostParams.from_catalog(cat, overrides, plan_market(cat, prices, **filters), servers)
     return TcoTable(tuple(compare(build_hardware(g, cat), years, params, busy) for g in gpus), params, fx)
+
+
+COSTS_FILE_KEYS = ("costs", "servers")
+
+
+def _costs_file(path: str | Path, cat: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `tco --costs` file: `costs:` (parameter overrides, as in costs.yaml) and `servers:` (the
+    team's server quotes, gpuwise.catalog.loader.parse_server_quotes); a bare mapping is overrides."""
+    from gpuwise.catalog.loader import parse_server_quotes
+    from gpuwise.files import read_yaml
+
+    doc = read_yaml(path) or {}
+    if not isinstance(doc, dict):
+        raise UsageError(f"{path}: a costs file is a mapping with {' and/or '.join(COSTS_FILE_KEYS)}")
+    if not any(k in doc for k in COSTS_FILE_KEYS):
+        return doc, {}
+    check_unknown(doc, frozenset(COSTS_FILE_KEYS), "costs file section")
+    return doc.get("costs") or {}, parse_server_quotes(doc.get("servers") or {}, str(path), cat)
 
 
 def money_block(currency: str, cost: Mapping[str, Any] | None) -> dict[str, Any] | None:

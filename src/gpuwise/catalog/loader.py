@@ -396,6 +396,33 @@ def parse_offers(doc: Mapping[str, Any], fname: str, sources: Iterable[str] | No
     return tuple(out)
 
 
+SERVER_QUOTE_KEYS = ("usd", "gpus", "platform", "source", "power_watts", "date", "why")
+
+
+def parse_server_quotes(raw: Any, fname: str, catalog: Catalog) -> dict[str, ServerPrice]:
+    """A team's server quotes (`servers:` of a `tco --costs` file), by GPU id: each a whole server's
+    price with the GPUs in it, what it is, where the quote came from and, optionally, its maximum
+    power draw and date. Checked as the catalog's own `servers` are: a bad one is a clear error."""
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"{fname}: 'servers' must map GPU ids to quotes, e.g. h100-sxm: {{usd: 310000, gpus: 8, ...}}"
+        )
+    out: dict[str, ServerPrice] = {}
+    for gid, item in raw.items():
+        gpu = catalog.gpu(str(gid))  # an unknown id: "did you mean"
+        where = f"{fname}: server quote {gpu.id!r}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where} must be a mapping with {', '.join(SERVER_QUOTE_KEYS[:4])}")
+        quote = _validated(ServerPrice, {"why": "the team's quote", **item}, where)
+        if quote.power_watts is not None and quote.power_watts < quote.gpus * gpu.tdp_watts:
+            raise ConfigError(
+                f"{where}: power_watts {quote.power_watts:g} is below its {quote.gpus} GPUs' TDP "
+                f"({quote.gpus * gpu.tdp_watts:g} W): give the whole server's maximum draw"
+            )
+        out[gpu.id] = quote
+    return out
+
+
 def parse_fx(doc: Mapping[str, Any], fname: str, sources: Iterable[str]) -> dict[str, FxRate]:
     """Exchange rates by currency, each citing a known source; a currency listed twice is an error."""
     known = set(sources)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gpuwise.catalog.loader import Catalog
@@ -18,7 +19,7 @@ _SORT_KEYS: dict[str, Callable[[GPU], Any]] = {
     "fp8": lambda g: g.peak_flops.get("fp8", 0),
     "tdp": lambda g: g.tdp_watts,
     "price": lambda g: g.price.list_usd or float("inf"),
-    "cloud": lambda g: g.price.cloud_usd_per_gpu_hour or float("inf"),
+    "cloud": lambda g: 0,  # by the offers' price: filter_gpus(cloud=...) (prices live in offers.yaml)
     "release": lambda g: g.release or "",
 }
 
@@ -55,8 +56,10 @@ def filter_gpus(
     min_memory: str | int | None = None,
     sort: str = "name",
     descending: bool = False,
+    cloud: Mapping[str, float] | None = None,
 ) -> list[GPU]:
-    """The catalog's GPUs that pass every filter, sorted. A vendor or architecture the catalog lacks
+    """The catalog's GPUs that pass every filter, sorted (`cloud`: USD per GPU-hour by GPU id, what
+    --sort cloud orders by; GPUs without one last). A vendor or architecture the catalog lacks
     is a usage error (exit 2, with "did you mean"); valid filters that match nothing together say so
     (RequirementNotMet, exit 1) rather than print an empty table."""
     if sort not in _SORT_KEYS:
@@ -77,6 +80,9 @@ def filter_gpus(
     ]
     if not rows:
         raise RequirementNotMet(_no_match(gpus, vendor, architecture, min_memory))
+    if sort == "cloud":
+        rates = cloud or {}
+        return sorted(rows, key=lambda g: rates.get(g.id, math.inf), reverse=descending)
     return sorted(rows, key=_SORT_KEYS[sort], reverse=descending)
 
 

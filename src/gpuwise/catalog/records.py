@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -17,7 +18,9 @@ def _sources(entry: GPU | ModelEntry, catalog: Catalog) -> dict[str, Any]:
     return out
 
 
-def gpu_record(gpu: GPU, catalog: Catalog) -> dict[str, Any]:
+def gpu_record(gpu: GPU, catalog: Catalog, cloud: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The `gpus --json` entry; `cloud` is the offer behind its rental price (gpuwise.api.gpu_records
+    passes the cheapest usable on-demand offer, as `prices` and `plan` pick it; None: no offer)."""
     link = gpu.interconnect
     return {
         "id": gpu.id,
@@ -48,7 +51,8 @@ def gpu_record(gpu: GPU, catalog: Catalog) -> dict[str, Any]:
         "price": {
             **asdict(gpu.price),
             "list_source": asdict(catalog.sources[gpu.source_of("price.list_usd")]),
-            "cloud_source": asdict(catalog.sources[gpu.source_of("price.cloud_usd_per_gpu_hour")]),
+            "cloud_usd_per_gpu_hour": None if cloud is None else cloud["usd_per_gpu_hour"],
+            "cloud": None if cloud is None else dict(cloud),  # the offer: provider, instance, date, source
         },
         "notes": gpu.notes,
         "sources": _sources(gpu, catalog),

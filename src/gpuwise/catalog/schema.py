@@ -88,11 +88,9 @@ class Pcie(_Strict):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Price(_Strict):
+    """What the GPU costs to buy; renting it is priced from offers.yaml (gpuwise.estimate.offers)."""
+
     list_usd: Annotated[float, Ge(0)] | None = None
-    cloud_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
-    cloud_provider: str | None = None
-    cloud_spot_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
-    cloud_reserved_usd_per_gpu_hour: Annotated[float, Ge(0)] | None = None
 
 
 _PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
@@ -526,11 +524,17 @@ class ServerPrice(_Strict):
     """A whole server as bought (costs.yaml `servers`): its price with the GPUs, how many it holds and
     what it ships with, so owning is priced per server, not as chip prices plus a generic host."""
 
-    usd: Annotated[float, Gt(0)]
+    usd: Annotated[float, Gt(0), Le(1e9)]
     gpus: Annotated[int, Ge(1), Le(64)]
     platform: Annotated[str, MinLen(1)]
     source: str
     why: str
+    power_watts: Annotated[float, Gt(0), Le(1e6)] | None = None  # one server's maximum draw, GPUs included
+    date: str | None = None  # when the price was quoted
+
+    def __post_init__(self) -> None:
+        if self.date is not None:
+            _check_date(self.date)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

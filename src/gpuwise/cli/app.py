@@ -48,19 +48,18 @@ def gpus(
     desc: Annotated[bool, typer.Option("--desc", help="Sort descending.")] = False,
 ) -> None:
     """Catalog of accelerators: a spec sheet with prices, every value sourced."""
-    from gpuwise.catalog import load_catalog
-    from gpuwise.catalog.query import filter_gpus
-    from gpuwise.catalog.records import gpu_record
+    from gpuwise.api import gpu_records
 
-    cat = load_catalog()
-    rows = filter_gpus(cat, vendor=vendor, architecture=arch, min_memory=min_memory, sort=sort, descending=desc)
+    records = gpu_records(vendor, arch, min_memory, sort, desc)
     if as_json:
-        _print_json([gpu_record(g, cat) for g in rows])
+        _print_json(records)
         return
-    from gpuwise.api import price_rows
+    from gpuwise.catalog import load_catalog
     from gpuwise.cli.render import gpu_table
 
-    gpu_table(rows, {g: r["usd_per_gpu_hour"] for g, r in price_rows()[1].items()})
+    cat = load_catalog()
+    cloud = {r["id"]: r["price"]["cloud_usd_per_gpu_hour"] for r in records if r["price"]["cloud"] is not None}
+    gpu_table([cat.gpus[r["id"]] for r in records], cloud)
 
 
 @app.command()

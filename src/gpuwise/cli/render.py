@@ -543,12 +543,16 @@ def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
         t.add_row(
             f"{r['count']}x {r['gpu']}",
             *(_amount(own and own[k], fx) for k in ("capex_usd", "opex_usd_per_year", "total_usd")),
-            "—" if not own else (f"{own['usd_per_hour'] * (fx.per_usd if fx else 1):,.2f}"),
+            "—" if not own else (f"{own['horizon_usd_per_hour'] * (fx.per_usd if fx else 1):,.2f}"),
             *(_amount(rent.get(k), fx) for k in ("on-demand", "1y", "3y")),
             str(r["cheapest"]),
         )
     console.print(t)
     for r in rows:
+        own = r["owned"]
+        if own and own.get("platform"):
+            line = f"{own['servers']} x {own['platform']}, {own['usd_per_hour'] * (fx.per_usd if fx else 1):,.2f}/h amortised over {years_text(params.depreciation_years)} (source {own['server_source']})"
+            console.print(Text(f"  {r['count']}x {r['gpu']} owned: {line}", style="dim"))
         for model, q in (r.get("offers") or {}).items():
             from gpuwise.estimate.offers import describe_offer
 
@@ -563,7 +567,8 @@ def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
         Text(
             f"Power {params.electricity_usd_per_kwh:g} $/kWh x PUE {params.pue:g}, GPUs at {params.gpu_utilization:.0%} of TDP, "
             f"depreciation {years_text(params.depreciation_years)}, maintenance {params.maintenance_fraction_per_year:.0%}/year; "
-            f"rent at {rows[0]['busy_fraction']:.0%} busy. Sources: `gpuwise tco --json` and costs.yaml.",
+            f"rent at {rows[0]['busy_fraction']:.0%} busy. own /h: the own total per hour of the same "
+            f"{years_text(rows[0]['years'])} as the rent totals. Sources: `gpuwise tco --json` and costs.yaml.",
             style="dim",
         )
     )

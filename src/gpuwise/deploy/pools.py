@@ -43,6 +43,7 @@ from gpuwise.deploy.sharing import Sharing, sharing_layout
 from gpuwise.deploy.training import training_manifests
 from gpuwise.errors import ConfigError, UsageError
 from gpuwise.estimate.cost import HOURS_PER_MONTH
+from gpuwise.estimate.offers import default_market
 from gpuwise.i18n import reason_text
 from gpuwise.plan import PlanResult
 from gpuwise.plan.results import Candidate, Code
@@ -524,12 +525,14 @@ def _dev_pool(
 
 
 def _gpu_rate(gpu: GPU, planned: list[PoolWorkload]) -> float | None:
-    """USD per GPU-hour: from a plan on this GPU (its candidate's cost), else the catalog's cloud price."""
+    """USD per GPU-hour: from a plan on this GPU (its candidate's cost), else one GPU rented on demand
+    from the catalog's offers (gpuwise.estimate.offers)."""
     for w in planned:
         c = w.chosen
         if c.est.hardware.gpu.id == gpu.id and c.usd_per_hour is not None:
             return c.usd_per_hour / c.est.hardware.count
-    return gpu.price.cloud_usd_per_gpu_hour
+    q = default_market(load_catalog()).quote(gpu.id, 1, 1, "on-demand")
+    return None if q is None else q.usd_per_hour / q.gpus_paid
 
 
 # ------------------------------------------------------------------------------------------

@@ -65,9 +65,14 @@ class CostParams:
 
     @classmethod
     def from_catalog(
-        cls, catalog: Catalog, overrides: Mapping[str, float] | None = None, market: Market | None = None
+        cls,
+        catalog: Catalog,
+        overrides: Mapping[str, float] | None = None,
+        market: Market | None = None,
+        servers: Mapping[str, ServerPrice] | None = None,
     ) -> CostParams:
-        """costs.yaml with `overrides`; rentals priced from `market` (default: every catalog offer)."""
+        """costs.yaml with `overrides`; rentals priced from `market` (default: every catalog offer);
+        `servers` (a team's quotes) replace the catalog's server prices for their GPUs."""
         values = {f.name: catalog.costs[f.name].value for f in fields(cls) if f.name not in ("market", "servers")}
         if overrides is not None and not isinstance(overrides, Mapping):
             raise UsageError(
@@ -82,7 +87,7 @@ class CostParams:
             raise UsageError("depreciation_years must be positive")
         if market is None:
             market = market_from_catalog(catalog, clock.today())
-        return cls(**values, market=market, servers=dict(catalog.servers))
+        return cls(**values, market=market, servers={**catalog.servers, **(servers or {})})
 
     def with_market(self, market: Market) -> CostParams:
         return replace(self, market=market)
@@ -103,6 +108,8 @@ class OwnedCost:
     contracted_kw: float = 0.0  # peak draw (what colocation is contracted and charged on)
     servers_usd: float = 0.0  # whole servers as bought (GPUs and host together), where costs.yaml has one
     platform: str | None = None  # what those servers are
+    server_count: int = 0
+    server_source: str | None = None  # where their price comes from (a costs.yaml source, or a team's quote)
 
     @property
     def capex(self) -> float:
@@ -123,6 +130,8 @@ class OwnedCost:
     def as_dict(self) -> dict[str, Any]:
         return {
             "platform": self.platform,
+            "servers": self.server_count,
+            "server_source": self.server_source,
             "gpus_usd": self.gpus_usd,
             "hosts_usd": self.hosts_usd,
             "servers_usd": self.servers_usd,
@@ -149,9 +158,12 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
     multi = nodes > 1
     # the host parameters describe an 8-GPU server; a configuration pays its GPUs' share of one
     share = hw.count / REFERENCE_NODE_GPUS
-    it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + p.host_power_watts_per_node * share) / 1000
+    host_watts = p.host_power_watts_per_node * share
+    if server is not None and server.power_watts is not None:  # a quote's server: its own draw beyond the GPUs
+        host_watts = (server.power_watts - server.gpus * hw.gpu.tdp_watts) * math.ceil(hw.count / server.gpus)
+    it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + host_watts) / 1000
     # colocation is contracted (and billed) on peak power: GPUs at full TDP, not the average draw
-    contracted_kw = (hw.gpu.tdp_watts * hw.count + p.host_power_watts_per_node * share) / 1000
+    contracted_kw = (hw.gpu.tdp_watts * hw.count + host_watts) / 1000
     servers = server.usd * math.ceil(hw.count / server.gpus) if server else 0.0
     gpus = 0.0 if server or price is None else price * hw.count
     hosts = 0.0 if server else p.host_usd_per_node * share
@@ -161,6 +173,8 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
         hosts_usd=hosts,
         servers_usd=servers,
         platform=server.platform if server else None,
+        server_count=math.ceil(hw.count / server.gpus) if server else 0,
+        server_source=server.source if server else None,
         network_usd=network,
         power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
         facility_usd_per_year=contracted_kw * p.facility_usd_per_kw_year,
@@ -256,13 +270,21 @@ class TcoComparison:
 
     def as_dict(self) -> dict[str, Any]:
         own_total = self.owned.total(self.years) if self.owned else None
+        owned = None
+        if self.owned is not None and own_total is not None:
+            owned = {
+                **self.owned.as_dict(),
+                "amortized_usd_per_hour": self.owned.usd_per_hour,  # over the depreciation life
+                "total_usd": own_total,  # over `years`: capex once, opex each year
+                "horizon_usd_per_hour": own_total / (self.years * HOURS_PER_YEAR),  # the total per hour of `years`
+            }
         return {
             "gpu": self.hardware.gpu.id,
             "count": self.hardware.count,
             "nodes": self.hardware.nodes,
             "years": self.years,
             "busy_fraction": self.busy_fraction,
-            "owned": None if self.owned is None else {**self.owned.as_dict(), "total_usd": own_total},
+            "owned": owned,
             "rent_total_usd": self.rent,
             "offers": {k: None if q is None else q.as_dict() for k, q in self.quotes.items()},
             "why_no_rent": self.why_none,

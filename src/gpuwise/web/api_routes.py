@@ -27,13 +27,10 @@ def api_gpus(
     min_memory: str | None = Query(None, max_length=32),
     sort: str = Query("name", max_length=16),
 ) -> list[dict[str, Any]]:
-    """The GPU catalog, each value with its source (as `gpuwise gpus --json`)."""
-    from gpuwise.catalog import load_catalog
-    from gpuwise.catalog.query import filter_gpus
-    from gpuwise.catalog.records import gpu_record
+    """The GPU catalog, each value with its source (as `gpuwise gpus --json`: the same offers price it)."""
+    from gpuwise.api import gpu_records
 
-    cat = load_catalog()
-    return [gpu_record(g, cat) for g in filter_gpus(cat, vendor=vendor, min_memory=min_memory, sort=sort)]
+    return gpu_records(vendor, None, min_memory, sort)
 
 
 @router.get("/models", tags=["catalog"])

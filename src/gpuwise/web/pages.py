@@ -161,10 +161,9 @@ def estimate_page(request: Request) -> Response:
 def gpus_page(
     request: Request, vendor: str | None = None, min_memory: str | None = None, sort: str = "name", desc: bool = False
 ) -> Response:
-    from gpuwise.catalog import load_catalog
-    from gpuwise.catalog.query import filter_gpus
+    from gpuwise.api import gpu_records  # the CLI's records and prices (the offers a plan rents)
 
-    rows = filter_gpus(load_catalog(), vendor=vendor or None, min_memory=min_memory or None, sort=sort, descending=desc)
+    rows = gpu_records(vendor or None, None, min_memory or None, sort, desc)
     ctx = {"rows": rows, "vendor": vendor or "", "min_memory": min_memory or "", "sort": sort, "desc": desc}
     return templates.TemplateResponse(request, "gpus.html", ctx)
 

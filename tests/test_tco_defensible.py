@@ -1,0 +1,160 @@
+"""TCO you can defend: a commitment column is a fresh commitment of the on-demand price's provider
+class and no dearer than it, or says why there is none; owning is per hour over the same horizon as
+renting; a team's server quote prices owning. Hand-computed."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.schema import Offer, PriceModel, validate
+from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, compare, owned_cost
+from gpuwise.estimate.offers import Market, networks_of
+from gpuwise.workload import build_hardware
+
+from .conftest import run_main
+
+CAT = load_catalog()
+TODAY = date(2026, 12, 1)
+IB = {"kind": "infiniband", "gbps_per_gpu": 400}
+
+
+def _o(price: float, model: PriceModel = "on-demand", **kw: Any) -> Offer:
+    base: dict[str, Any] = {
+        "gpu": "h100-sxm",
+        "provider": "neo",
+        "instance": f"neo-8x-{model}",
+        "gpus_per_instance": 8,
+        "link": "nvswitch",
+        "region": "us",
+        "price_model": model,
+        "currency": "USD",
+        "price_per_hour": price,
+        "date": "2026-10-01",
+        "source": "test",
+        "available": True,
+        "offer_class": "neocloud",
+        "fabric": IB,
+        "cluster": {"max_gpus": 64},
+    }
+    return validate(Offer, {**base, **kw})
+
+
+def _tco(offers: list[Offer], years: float = 3) -> dict[str, Any]:
+    market = Market.build(offers, {}, TODAY, networks=networks_of(offers, CAT))
+    return compare(build_hardware("h100-sxm:16", CAT), years, CostParams.from_catalog(CAT, market=market)).as_dict()
+
+
+ON_DEMAND = _o(40.0)  # 5 USD per GPU-hour, two instances for 16 GPUs
+
+
+def test_a_stale_commitment_dearer_than_on_demand_is_absent_with_the_reason():
+    """tco --gpu h100-sxm:16 --years 3 priced the 1-year commitment at twice on-demand from a
+    21-month-old offer."""
+    stale = _o(80.0, "1y", provider="gcp", instance="a3", offer_class="hyperscaler", date="2025-03-06")
+    t = _tco([ON_DEMAND, stale])
+    assert t["rent_total_usd"]["1y"] is None and t["offers"]["1y"] is None
+    assert "21 months old" in t["why_no_rent"]["1y"] and "gcp a3" in t["why_no_rent"]["1y"]
+
+
+def test_a_commitment_of_another_provider_class_is_not_compared():
+    other = _o(30.0, "1y", provider="cloud", instance="c8", offer_class="hyperscaler")
+    t = _tco([ON_DEMAND, other])
+    assert t["rent_total_usd"]["1y"] is None and "not comparable" in t["why_no_rent"]["1y"]
+
+
+def test_a_commitment_dearer_than_on_demand_is_refused():
+    t = _tco([ON_DEMAND, _o(44.0, "1y")])
+    assert t["rent_total_usd"]["1y"] is None and "costs more than on-demand" in t["why_no_rent"]["1y"]
+
+
+def test_a_fresh_commitment_of_the_same_class_is_priced_for_every_hour_of_its_terms():
+    t = _tco([ON_DEMAND, _o(28.0, "1y"), _o(20.0, "3y")])
+    # 16 GPUs = 2 instances; 3 one-year terms / 1 three-year term, every hour of them
+    assert t["rent_total_usd"]["on-demand"] == pytest.approx(2 * 40.0 * 3 * HOURS_PER_YEAR)
+    assert t["rent_total_usd"]["1y"] == pytest.approx(2 * 28.0 * 3 * HOURS_PER_YEAR)
+    assert t["rent_total_usd"]["3y"] == pytest.approx(2 * 20.0 * 3 * HOURS_PER_YEAR)
+
+
+def test_owning_per_hour_is_over_the_same_horizon_as_renting():
+    t = _tco([ON_DEMAND], years=3)
+    own = t["owned"]
+    p = CostParams.from_catalog(CAT)
+    o = owned_cost(build_hardware("h100-sxm:16", CAT), p)
+    assert o is not None
+    assert own["total_usd"] == pytest.approx(o.capex + o.opex_per_year * 3)
+    assert own["horizon_usd_per_hour"] == pytest.approx(own["total_usd"] / (3 * HOURS_PER_YEAR))
+    assert own["amortized_usd_per_hour"] == pytest.approx((o.capex / 5 + o.opex_per_year) / HOURS_PER_YEAR)
+
+
+def test_the_catalogs_h100_commitments_are_at_or_below_on_demand_or_absent(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3", "--json")
+    row = json.loads(out)["configurations"][0]
+    od = row["offers"]["on-demand"]
+    assert code == 0 and od is not None
+    for model in ("1y", "3y"):
+        q = row["offers"][model]
+        if q is None:
+            assert row["rent_total_usd"][model] is None and row["why_no_rent"][model]
+        else:
+            per_gpu = q["usd_per_hour"] / (q["instances"] * q["gpus_per_instance"])
+            assert per_gpu <= od["usd_per_hour"] / (od["instances"] * od["gpus_per_instance"])
+            assert not q["stale"] and q["offer_class"] == od["offer_class"]
+    code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3")
+    assert code == 0 and "months old" in out
+
+
+QUOTE = """costs:
+  electricity_usd_per_kwh: 0.12
+servers:
+  h100-sxm:
+    usd: 296644
+    gpus: 8
+    platform: "HGX H100 8-GPU server"
+    power_watts: 10200
+    date: "2024-03"
+    source: "a reseller's listing"
+"""
+
+
+def test_a_server_quote_prices_owning_hand_computed(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    f = tmp_path / "quote.yaml"
+    f.write_text(QUOTE)
+    code, out, err = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3", "--costs", str(f), "--json")
+    assert code == 0, err
+    own = json.loads(out)["configurations"][0]["owned"]
+    net = CAT.costs["network_usd_per_node"].value
+    assert own["servers_usd"] == 2 * 296_644 and own["servers"] == 2 and own["server_source"] == "a reseller's listing"
+    assert own["capex_usd"] == pytest.approx(2 * 296_644 + 2 * net)
+    # the quote's draw beyond its GPUs is the host's: 2 x (10,200 - 8 x 700) = 9,200 W
+    host_kw = 2 * (10_200 - 8 * 700) / 1000
+    assert own["contracted_kw"] == pytest.approx(16 * 0.7 + host_kw)
+    util = CAT.costs["gpu_utilization"].value
+    assert own["it_kw"] == pytest.approx(16 * 0.7 * util + host_kw)
+    pue = CAT.costs["pue"].value
+    assert own["power_usd_per_year"] == pytest.approx(own["it_kw"] * pue * HOURS_PER_YEAR * 0.12)
+
+
+@pytest.mark.parametrize(
+    ("servers", "says"),
+    [
+        ("  h100sxm: {usd: 1, gpus: 8, platform: x, source: y}", "did you mean 'h100-sxm'"),
+        ("  h100-sxm: {usd: 100, gpus: 8, platform: x, source: y, power_watts: 100}", "below its 8 GPUs' TDP"),
+        ("  h100-sxm: {usd: 100, gpus: 8, platform: x}", "'source'"),
+        ("  h100-sxm: {usd: -5, gpus: 8, platform: x, source: y}", "'usd'"),
+        ("  h100-sxm: {usd: 5, gpus: 8, platform: x, source: y, date: soon}", "date"),
+    ],
+)
+def test_a_bad_server_quote_is_a_clear_error(servers: str, says: str, tmp_path: Path, capsys):
+    f = tmp_path / "quote.yaml"
+    f.write_text("servers:\n" + servers + "\n")
+    code, _, err = run_main(capsys, "tco", "--gpu", "h100-sxm:8", "--costs", str(f))
+    assert code == 2 and says in err and "Traceback" not in err
