@@ -205,6 +205,8 @@ def _delivers(c: dict[str, Any]) -> None:
     hw, o = c["hardware"], c["offer"]
     assert hw["nodes"] == o["instances"] and hw["gpus_per_node"] == min(hw["count"], o["gpus_per_instance"])
     assert o["provider"] and o["instance"] and o["offer_class"] and o["date"]
+    if hw["nodes"] == 1 and hw["count"] > 1:  # one instance: it says no network between instances is paid for
+        assert any(a.startswith("network: none rented between instances") for a in c["assumptions"])
     if hw["nodes"] > 1:
         assert o["fabric"] is not None and o["fabric"]["kind"] not in (None, "none")
         assert o["cluster_max_gpus"] >= hw["count"]

@@ -241,9 +241,13 @@ def test_numbers_are_written_as_the_cli_writes_them():
     assert FILTERS["seconds"](0.4672) == "467.2 ms"
     assert FILTERS["usd"](5.1207) == "$5.12" and FILTERS["usd"](12345.6) == "$12,346"
     assert FILTERS["measure"](2.039e12, "bytes/s") == "2.04 TB/s"
-    # the A100 80GB row (catalog: 80 GiB, 2039 GB/s, 312 TFLOP/s bf16, no fp8 unit, $10,000 list, $5.1207/h)
+    # the A100 80GB row (catalog: 80 GiB, 2039 GB/s, 312 TFLOP/s bf16, no fp8 unit, $10,000 list, and the
+    # cheapest usable on-demand offer's $/GPU-h, as `gpuwise prices --cheapest` and a plan price it)
+    from gpuwise.api import price_rows
+
+    cloud = price_rows()[1]["a100-80gb-sxm"]["usd_per_gpu_hour"]
     page = CLIENT.get("/gpus").text
     row = re.search(r"<tr><td>a100-80gb-sxm</td>.*?</tr>", page, re.S)
     assert row
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(0), re.S)]
-    assert cells[2:] == ["80 GiB", "HBM2e", "2.04 TB/s", "312.0 TFLOP/s", "—", "400 W", "7", "$10,000", "$5.12"]
+    assert cells[2:] == ["80 GiB", "HBM2e", "2.04 TB/s", "312.0 TFLOP/s", "—", "400 W", "7", "$10,000", f"${cloud:.2f}"]

@@ -551,7 +551,9 @@ def tco_view(rows: list[dict[str, Any]], params: Any, fx: Any = None) -> None:
     for r in rows:
         own = r["owned"]
         if own and own.get("platform"):
-            line = f"{own['servers']} x {own['platform']}, {own['usd_per_hour'] * (fx.per_usd if fx else 1):,.2f}/h amortised over {years_text(params.depreciation_years)} (source {own['server_source']})"
+            name = own["platform"].split(": ")[0]  # what the server is; the JSON has its whole description
+            rate = own["usd_per_hour"] * (fx.per_usd if fx else 1)
+            line = f"{own['servers']} x {name}, {rate:,.2f}/h amortised over {years_text(params.depreciation_years)} (source {own['server_source']})"
             console.print(Text(f"  {r['count']}x {r['gpu']} owned: {line}", style="dim"))
         for model, q in (r.get("offers") or {}).items():
             from gpuwise.estimate.offers import describe_offer

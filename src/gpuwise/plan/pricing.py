@@ -61,7 +61,15 @@ def _offer_notes(notes: Sequence[str], q: Quote, pricing: str) -> tuple[str, ...
     """The estimate's assumptions with the plan's own offer as the cost line (the estimate prices
     on-demand from the whole market) and, across instances, the fabric it pays for."""
     kept = tuple(n for n in notes if not n.startswith("cost: "))
-    fabric = (q.network.text,) if q.spelling is not None and q.network is not None else ()
+    o = q.offer
+    if q.spelling is not None and q.network is not None:
+        fabric: tuple[str, ...] = (q.network.text,)
+    elif q.gpus_per_node > 1:
+        fabric = (
+            f"network: none rented between instances: the {q.gpus_per_node} GPUs are one {o.provider} {o.instance}",
+        )
+    else:
+        fabric = ()
     return (*kept, *fabric, f"cost: {pricing}, {q.describe()}")
 
 
