@@ -104,6 +104,10 @@ def test_types_the_cost_bound_pruned_say_cost_and_no_message_says_inf():
         assert proc.returncode == 0, proc.stderr
         assert not NON_FINITE.findall(proc.stdout), NON_FINITE.findall(proc.stdout)
     rejected = json.loads(runs[2].stdout)["rejected"]
-    for gpu in ("h100-sxm", "b200", "mi300x"):
+    # a 13B model fits each of these: whatever rules one out (the cost bound, or no offer that rents the
+    # cluster it would need), it is never memory
+    for gpu in ("h100-sxm", "b200", "mi300x", "h200", "a100-80gb-sxm"):
         codes = {r["code"] for r in rejected if r["gpu"] == gpu}
-        assert codes and all(code.startswith("cost.") for code in codes), (gpu, codes)
+        assert all(code.startswith(("cost.", "price.")) for code in codes), (gpu, codes)
+    pruned = {r["gpu"] for r in rejected if r["code"].startswith("cost.")}
+    assert {"h200", "a100-80gb-sxm"} <= pruned, pruned  # the types the cost bound pruned say cost

@@ -29,7 +29,7 @@ from gpuwise import clock
 from gpuwise.catalog.schema import FxRate, Offer
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offer_filter import DAYS_PER_MONTH, OfferFilter, age_months, offer_date, superseded
-from gpuwise.estimate.offer_network import OfferNetwork, offer_network
+from gpuwise.estimate.offer_network import KIND_WORDS, OfferNetwork, offer_network
 
 __all__ = [
     "DAYS_PER_MONTH",
@@ -173,7 +173,8 @@ def describe_offer(q: Mapping[str, Any]) -> str:
         tail += " · INDICATIVE ('starting at' or lowest listing), used because you asked (--allow-indicative)"
     who = "your prices" if q.get("own") else f"source {q['source']}"
     when = f"on {q['date']}" if q.get("date") else "UNDATED"
-    over = f" over {q['network']}" if q.get("network") else ""
+    kind = KIND_WORDS.get((q.get("fabric") or {}).get("kind", ""), "")
+    over = f" over {kind} {q['network']}".replace("  ", " ") if q.get("network") else ""
     return (
         f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}{over}, {q['region']}, "
         f"{q['price_model']}, {q['price']:,.2f} {q['currency']}/h {when}, {who}{tail}"
