@@ -296,6 +296,31 @@ def test_a_replica_search_bounded_by_a_cheaper_plan_stops_early_or_finds_the_sam
     assert not short.meets and math.isinf(short.value("ttft")) and len(runs) - before < every
 
 
+def test_a_replica_search_whose_bound_misses_simulates_only_the_bound(monkeypatch):
+    """`useful` one below the full search's answer (exact at this size: the fewest counts that meet):
+    that count misses, so no count up to it can meet, and one simulation, the bound's, says so."""
+    from gpuwise.estimate import serving
+
+    w, _, setup = _long_prompts()
+    hw = build_hardware("h100-sxm", CAT)
+    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
+    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
+    kw = {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
+    rates_run: list[float] = []
+    counted = serving.simulate
+
+    def counting(step, setup, arrivals, *a, **k):
+        rates_run.append(len(arrivals) / arrivals[-1])
+        return counted(step, setup, arrivals, *a, **k)
+
+    full = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    assert full.meets and 1 < full.replicas < 256
+    monkeypatch.setattr(serving, "simulate", counting)
+    short = serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas - 1)
+    assert not short.meets and math.isinf(short.value("ttft"))
+    assert len(rates_run) == 1 and rates_run[0] == pytest.approx(20.0 / (full.replicas - 1), rel=0.1)
+
+
 @pytest.mark.parametrize(("fleet", "usd", "most"), [(10.0, 2.5, 3), (10.0001, 2.5, 4), (0.3, 0.1, 2), (2.0, 3.0, 0)])
 def test_the_most_replicas_cheaper_than_a_plan_by_hand(fleet, usd, most):
     """r x usd < fleet: 3 x 2.5 = 7.5 < 10 <= 4 x 2.5; 4 x 2.5 < 10.0001; 3 x 0.1 = 0.30000000000000004 >= 0.3

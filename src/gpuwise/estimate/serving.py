@@ -510,9 +510,13 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int, beyond: i
     """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
     from `guess` (down while ok, else up) in steps that start at 1/16 of it, then bisecting until
     the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets).
-    `beyond`: None as soon as the answer is certain to be above it (a count at or above it missed);
-    until then the search takes the same steps as without it."""
+    `beyond`: None when the answer is certain to be above it: `beyond` itself is tried first, and a
+    miss there is a miss at every count below it (ok is monotone), as is a count at or above it
+    missing later; otherwise the search takes the same steps as without it, so an answer at or below
+    `beyond` is the one the full search finds."""
     far = beyond if beyond is not None else most + 1
+    if far < lo or (far < most and not ok(far)):
+        return None  # fewer than `lo` cannot carry the load; or the bound itself misses
     g = max(lo, min(most, guess))
     first = max(1, g // 16)
     if ok(g):  # gallop down: the bracket (bad, good] holds the answer
@@ -571,10 +575,10 @@ def plan_replicas(
     percentile times its band's high end must meet its target and the capacity at the throughput
     band's low end must carry the load (the targets at a confidence).
 
-    `useful`: a caller that has a cheaper plan needs no count above it: the search stops once its
-    answer is certain to be above (a count at or above `useful` missed), and the plan then says it
-    does not meet, with no figures. Until then it takes the same steps, so an answer at or below
-    `useful` is the one the full search finds."""
+    `useful`: a caller that has a cheaper plan needs no count above it: the search simulates `useful`
+    replicas first and stops if they miss (fewer miss too), or later once a count at or above it
+    missed, and the plan then says it does not meet, with no figures. Otherwise it takes the same
+    steps, so an answer at or below `useful` is the one the full search finds."""
     n = n or simulated_requests(job)
     rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
