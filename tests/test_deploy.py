@@ -510,6 +510,25 @@ def test_validation_catches_mistakes():
     assert [c.kind for c in validate(job.manifests, CRDS).invalid] == ["Job"]
 
 
+def test_the_validation_summary_counts_only_the_objects_it_checked():
+    """Objects left unchecked (no validator, no schema) are neither valid nor invalid: a run that
+    checked none says so instead of "0 of 3 objects valid"."""
+    from gpuwise.deploy.validate import Check, Report
+
+    ok, bad = Check("Service", "a", "a.yaml", "ok", ""), Check("Deployment", "b", "b.yaml", "invalid", "")
+    skip = Check("Deployment", "c", "c.yaml", "skipped", "kubernetes-validate is not installed")
+    nothing = Report([skip, skip, skip], None, None).summary()
+    assert nothing.startswith("none of the 3 object(s) checked") and "valid;" not in nothing
+    assert (
+        Report([ok, bad, skip], "1.30", "kubernetes-validate 1.30.0")
+        .summary()
+        .startswith("1 of 2 checked object(s) valid, 1 not checked;")
+    )
+    assert (
+        Report([ok, ok], "1.30", "kubernetes-validate 1.30.0").summary().startswith("2 of 2 checked object(s) valid;")
+    )
+
+
 @needs_kv
 def test_validation_needs_no_network(monkeypatch):
     def refuse(*args, **kwargs):

@@ -70,7 +70,14 @@ class Report:
 
     def summary(self) -> str:
         ok = sum(c.status == "ok" for c in self.checks)
-        parts = [f"{ok} of {len(self.checks)} objects valid"]
+        checked = len(self.checks) - len(self.skipped)  # a skipped object is neither valid nor invalid
+        if checked:
+            parts = [
+                f"{ok} of {checked} checked object(s) valid"
+                + (f", {len(self.skipped)} not checked" if self.skipped else "")
+            ]
+        else:
+            parts = [f"none of the {len(self.checks)} object(s) checked"]
         if self.kubernetes_version:
             parts.append(f"core kinds against Kubernetes {self.kubernetes_version} ({self.validator})")
         else:
