@@ -264,12 +264,19 @@ class ServedBatch:
 
 
 def served_batch(
-    model: GenericArch, requests: int, items: int, rates: Rates, catalog: Catalog, engine: str = DEFAULT_RUNTIME
+    model: GenericArch,
+    requests: int,
+    items: int,
+    rates: Rates,
+    catalog: Catalog,
+    engine: str = DEFAULT_RUNTIME,
+    input_from_host: bool = False,
 ) -> ServedBatch:
     """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
     engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
     writes), the input copy and the per-request terms around them. A runtime without a server is
-    timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU."""
+    timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU, or, with
+    `input_from_host`, after the batch's input is copied from host memory in the timed loop."""
     profile = catalog.runtime(engine)
     samples = requests * items
     kernels = operator_seconds(
@@ -286,6 +293,8 @@ def served_batch(
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
     side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
     if not profile.server:
+        if input_from_host:
+            return _copied_then_run(model, samples, kernels.total, rates.gpu, catalog, (*kernels.notes, runs), side)
         notes = (
             *kernels.notes,
             runs,
@@ -313,6 +322,22 @@ def served_batch(
 # ------------------------------------------------------------------------------------------
 # embedding tables larger than the GPUs: host memory with a cache of hot rows
 # ------------------------------------------------------------------------------------------
+def _copied_then_run(
+    model: GenericArch, samples: int, kernels: float, gpu: GPU, catalog: Catalog, notes: tuple[str, ...], side: str
+) -> ServedBatch:
+    """A benchmark loop that copies each batch's input from (pinned) host memory and then runs the
+    kernels, one after the other inside the timed region: FlagPerf's p_infer_core times `model([x])`,
+    whose engine wrapper calls `x.cuda()` first."""
+    link = pcie_link(gpu, catalog)
+    copy = samples * input_bytes_per_sample(model) / link.achieved_bandwidth
+    note = (
+        f"{model.name}: each batch of {samples} sample(s) is copied from host memory in the timed loop "
+        f"(--input-from-host): {samples * input_bytes_per_sample(model) / 1e6:.3g} MB at "
+        f"{link.achieved_bandwidth / 1e9:.1f} GB/s [{link.name}], then the kernels; no server around it"
+    )
+    return ServedBatch(kernels + copy, 0.0, {"input_copy": copy, "gpu": kernels}, (*notes, note), side)
+
+
 @dataclass(frozen=True, slots=True)
 class TablePlacement:
     """Where one GPU's share of a recommender's tables lives (TorchRec UVM caching when it is too

@@ -225,7 +225,7 @@ def inference_time(
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
         from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
-        served = served_batch(model, b, job.items_per_request, rates, catalog, job.engine)
+        served = served_batch(model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host)
         notes += served.notes
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
@@ -437,7 +437,9 @@ def replica(
     if isinstance(model, GenericArch) and model.operators:
         from gpuwise.estimate.operators import served_batch
 
-        outside = served_batch(model, 1, job.items_per_request, rates, catalog, job.engine).outside_seconds
+        outside = served_batch(
+            model, 1, job.items_per_request, rates, catalog, job.engine, job.input_from_host
+        ).outside_seconds
 
     def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # short: always run in full
         lat, busy = simulate_batches(service, rate, max_batch, n)
@@ -489,7 +491,9 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
         if model.operators:
             from gpuwise.estimate.operators import served_batch
 
-            return served_batch(model, batch, job.items_per_request, rates, catalog, job.engine).gpu_seconds
+            return served_batch(
+                model, batch, job.items_per_request, rates, catalog, job.engine, job.input_from_host
+            ).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 
     return service

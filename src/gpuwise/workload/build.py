@@ -150,9 +150,21 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         engine=_engine(f, model),
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
+        input_from_host=_input_from_host(f, model),
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _input_from_host(f: WorkloadFields, model: ModelArch) -> bool:
+    """--input-from-host times the host-to-device copy of each batch's input: a term of the models
+    described operator by operator (an LLM request's tokens are a few bytes)."""
+    if f.input_from_host and not (isinstance(model, GenericArch) and model.operators):
+        raise UsageError(
+            f"--input-from-host applies to models described operator by operator (CNNs, ViTs, recommenders); "
+            f"{model.name} is not one"
+        )
+    return bool(f.input_from_host)
 
 
 def _engine(f: WorkloadFields, model: ModelArch) -> Engine:

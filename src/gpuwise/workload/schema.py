@@ -290,6 +290,13 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_BATCH,
     )
+    input_from_host: bool | None = _f(
+        "Models described operator by operator on a runtime without a server: each batch's input is copied "
+        "from host memory inside the timed loop (a benchmark that calls .cuda() per batch, FlagPerf's p_infer_core).",
+        example=True,
+        applies="inference",
+        default="off: inputs already on the GPU (a server runtime always copies them)",
+    )
     items_per_request: int | None = _f(
         "Ranking models: candidates scored per request (each one sample through the model).",
         example=200,
