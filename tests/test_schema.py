@@ -43,6 +43,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "sharding": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
     "checkpoint_impl": {"recompute": "full"},
+    "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -70,7 +71,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
     if f.section == "workload" and (
-        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl")
+        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host")
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":
