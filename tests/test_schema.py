@@ -71,7 +71,8 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     other: dict = {"gpu": GPU}
     (base if f.section == "workload" else other)[f.name] = f.example
     if f.section == "workload" and (
-        f.name.startswith("speculative") or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host")
+        f.name.startswith("speculative")
+        or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host")
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":
