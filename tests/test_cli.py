@@ -22,6 +22,25 @@ def test_help_lists_the_commands():
         assert cmd in out
 
 
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        (["deploy"], "gpuwise deploy [OPTIONS] PLAN_FILE"),
+        (["describe"], "gpuwise describe [OPTIONS] TARGET"),
+        (["bench"], "gpuwise bench [OPTIONS] [NAMES...]"),
+        (["calibrate", "import"], "gpuwise calibrate import [OPTIONS] FILE"),
+        (["estimate"], "gpuwise estimate [OPTIONS]"),
+    ],
+)
+def test_help_names_what_each_option_and_argument_takes_in_words(command, usage):
+    """No typer type labels (<bool> beside --help, <path>, <list[str]>) and no {NAME} in the usage
+    line: an argument is NAME when required, [NAME] when not, as click writes them."""
+    out = run(*command, "--help", check_code=0).stdout
+    assert usage in " ".join(out.split())
+    for typer_label in ("<bool>", "<path>", "<list", "<text>", "<int>", "{"):
+        assert typer_label not in out, typer_label
+
+
 def test_gpus_json_contract():
     rows = json.loads(run("gpus", "--json", check_code=0).stdout)
     ids = {r["id"] for r in rows}

@@ -414,22 +414,40 @@ _register_more()
 
 
 def _readable_metavars(cmd: Any) -> Any:
-    """Name what an option takes (FILE, N, X, TEXT; nothing for a flag) instead of typer's <bool> or <list[str]>."""
+    """Name what an option takes (FILE, N, X, TEXT; nothing for a flag, --help included) instead of
+    typer's <bool> or <list[str]>; an argument by its name alone (typer 0.29 adds <path> beside it
+    and writes a required one as {NAME} in the usage line; click's usage says NAME, or [NAME])."""
     names = {"int": "N", "float": "X", "Path": "FILE", "str": "TEXT", "list[str]": "TEXT..."}
+    get_help = getattr(cmd, "get_help_option", None)
+    if callable(get_help) and hasattr(cmd, "context_class"):  # made once, kept for the real parse
+        help_option = get_help(cmd.context_class(cmd, **(cmd.context_settings or {})))
+        if help_option is not None and help_option.metavar is None:
+            help_option.metavar = ""
     for param in getattr(cmd, "params", []):
+        if param.param_type_name == "argument":
+            _readable_argument(param)
+            continue
         if getattr(param, "metavar", None) is not None:
             continue
         if getattr(param, "is_flag", False):
             param.metavar = ""
             continue
         bare = param.bare_type() if callable(getattr(param, "bare_type", None)) else "str"
-        label = names.get(str(bare), "TEXT")
-        if param.param_type_name == "argument":
-            label = (param.name or "arg").upper() + ("..." if str(bare).startswith("list") else "")
-        param.metavar = label
+        param.metavar = names.get(str(bare), "TEXT")
     for sub in getattr(cmd, "commands", {}).values():
         _readable_metavars(sub)
     return cmd
+
+
+def _readable_argument(param: Any) -> None:
+    """An argument shown by its name (its metavar, else NAME; NAME... for several) with no type
+    beside it, in the usage line as NAME when required and [NAME] when not."""
+    if param.metavar is None:
+        bare = param.bare_type() if callable(getattr(param, "bare_type", None)) else "str"
+        param.metavar = (param.name or "arg").upper() + ("..." if str(bare).startswith("list") else "")
+    usage = param.metavar if param.required else f"[{param.metavar}]"
+    param.get_usage_pieces = lambda ctx: [usage]
+    param.display_type_rich = lambda ctx: None
 
 
 def _command_name(info: Any) -> str:
