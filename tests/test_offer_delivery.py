@@ -242,6 +242,20 @@ def test_a_multi_node_candidates_command_reproduces_its_price(capsys, tmp_path, 
     assert est["training"]["step_seconds"] == pytest.approx(c["training"]["step_seconds"])
 
 
+def test_a_serving_type_no_offer_rents_in_its_replicas_node_size_says_so(capsys, tmp_path, monkeypatch):
+    """A 70B model needs at least two H100 PCIe in one node; the catalog rents H100 PCIe one GPU per
+    instance. The type was ruled out as 'misses price', which names no offer and no size."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = ("--model", "llama-3.1-70b", "--task", "inference", "--qps", "20", "--ttft-ms", "1000", "--tpot-ms", "100")
+    d = _plan(capsys, *args, "--gpus", "h100-pcie")
+    assert d["chosen"] is None and all(c["offer"] is None for c in d["candidates"])
+    (r,) = [r for r in d["rejected"] if r["gpu"] == "h100-pcie"]
+    largest = market_from_catalog(CAT, TODAY).largest("h100-pcie", "on-demand")
+    assert largest == 1 and r["code"] == "price.no_node_size", r
+    assert r["params"]["largest"] == largest and r["params"]["limit"] >= 2
+    assert "no on-demand offer rents h100-pcie in the sizes that fit" in r["text"]
+
+
 # ----- the GPU catalog's prices are the offers' -----------------------------------------------
 def test_gpus_json_the_api_and_the_web_page_show_the_offers_prices(capsys, tmp_path, monkeypatch):
     """The web GPUs page and /api/gpus showed gpus.yaml's older price set, the CLI table the offers'."""

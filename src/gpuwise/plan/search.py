@@ -335,8 +335,15 @@ def _rank_key(c: Candidate, req: Requirements, tie: float) -> tuple[Any, ...]:
     return (not c.ok, not c.growth_ok, primary is None, level, c.gpus, nodes, secondary or 0.0)
 
 
-def _misses(gpu: GPU, found: list[Candidate]) -> Rejection:
-    """Why no candidate on this GPU type meets the requirements, with the fastest one for a deadline."""
+def _misses(gpu: GPU, found: list[Candidate], req: Requirements, params: CostParams) -> Rejection:
+    """Why no candidate on this GPU type meets the requirements, with the fastest one for a deadline;
+    when no offer rents any of them (a serving replica's node is larger than any instance the type is
+    rented in), the sizes."""
+    largest = _largest_rented(gpu, req, params)
+    if largest is not None and all(c.usd_per_hour is None for c in found):
+        limit = max(c.est.hardware.count for c in found)
+        reason = Reason.of(Code.NO_PRICED_SIZE, pricing=req.pricing, gpu=gpu.id, limit=limit, largest=largest)
+        return Rejection(gpu.id, reason)
     misses = sorted({k for c in found for k in c.meets.missed()})
     best = min(found, key=lambda c: c.time)
     fastest = None
@@ -400,7 +407,7 @@ def _gpu_candidates(
             reasons.append(Rejection(gpu.id, reason, method))
     if not found:
         return [], list(dict.fromkeys(reasons)) or [Rejection(gpu.id, Reason.of(Code.NO_LAYOUT))]
-    return found, ([] if any(f.c.ok for f in found) else [_misses(gpu, [f.c for f in found])])
+    return found, ([] if any(f.c.ok for f in found) else [_misses(gpu, [f.c for f in found], req, params)])
 
 
 def _no_price(one: Hardware, req: Requirements, params: CostParams) -> Reason:
