@@ -13,8 +13,16 @@ import pytest
 
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.schema import Offer, PriceModel, validate
-from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, compare, owned_cost
-from gpuwise.estimate.offers import Market, networks_of
+from gpuwise.estimate.cost import (
+    HOURS_PER_YEAR,
+    CostParams,
+    compare,
+    owned_cost,
+    rent_quote,
+    rented_hardware,
+    why_no_price,
+)
+from gpuwise.estimate.offers import Market, Quote, networks_of
 from gpuwise.workload import build_hardware
 
 from .conftest import run_main
@@ -109,6 +117,52 @@ def test_the_catalogs_h100_commitments_are_at_or_below_on_demand_or_absent(capsy
             assert not q["stale"] and q["offer_class"] == od["offer_class"]
     code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3")
     assert code == 0 and "months old" in out
+
+
+# ----- a plan priced at --pricing reserved takes the same commitment, or none --------------------
+def _reserved(offers: list[Offer], own: list[Offer] | None = None) -> tuple[Quote | None, str]:
+    market = Market.build(offers, {}, TODAY, own=own or [], networks=networks_of([*offers, *(own or [])], CAT))
+    p = CostParams.from_catalog(CAT, market=market)
+    hw = build_hardware("h100-sxm:16", CAT)
+    rented = rented_hardware(hw.gpu, 16, "reserved", p)
+    assert (rented is None) == (rent_quote(hw, "reserved", p) is None)
+    return rent_quote(hw, "reserved", p), why_no_price(hw, "reserved", p)
+
+
+def test_a_reserved_plan_never_rents_a_stale_or_dearer_commitment():
+    """plan --pricing reserved priced the 13B example from GCP's 21-month-old 1-year commitment,
+    dearer per GPU-hour than the on-demand price the same plan rents at."""
+    stale = _o(80.0, "1y", provider="gcp", instance="a3", offer_class="hyperscaler", date="2025-03-06")
+    q, why = _reserved([ON_DEMAND, stale])
+    assert q is None and "21 months old" in why and "gcp a3" in why
+    q, why = _reserved([ON_DEMAND, _o(44.0, "1y")])
+    assert q is None and "costs more than on-demand" in why
+    q, _ = _reserved([ON_DEMAND, _o(28.0, "1y")])
+    assert q is not None and q.usd_per_hour == pytest.approx(2 * 28.0)
+
+
+def test_a_teams_own_undated_commitment_prices_a_reserved_plan():
+    """The team's own rate is its contract: undated and of class 'own', it still prices the plan (and tco)."""
+    mine = _o(26.0, "1y", provider="neo", instance="neo-8x-contract", date=None, offer_class=None)
+    q, _ = _reserved([ON_DEMAND], own=[mine])
+    assert q is not None and q.own and q.usd_per_hour == pytest.approx(2 * 26.0)
+    market = Market.build([ON_DEMAND], {}, TODAY, own=[mine], networks=networks_of([ON_DEMAND, mine], CAT))
+    t = compare(build_hardware("h100-sxm:16", CAT), 1, CostParams.from_catalog(CAT, market=market)).as_dict()
+    assert t["rent_total_usd"]["1y"] == pytest.approx(2 * 26.0 * HOURS_PER_YEAR)
+
+
+def test_the_13b_example_at_reserved_pricing_rents_no_stale_commitment(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    args = ("plan", "-f", "examples/train-13b-multi-gpu-plan.yaml", "--gpus", "h100-sxm", "--pricing", "reserved")
+    code, out, _ = run_main(capsys, *args, "--json")
+    d = json.loads(out)
+    assert code in (0, 1)
+    for c in d["candidates"]:
+        assert c["offer"] is None or not c["offer"]["stale"], c["offer"]
+    if d["chosen"] is None:
+        (r,) = [r for r in d["rejected"] if r["gpu"] == "h100-sxm"]
+        assert "months old" in r["text"] and "re-check it with the provider" in r["text"]
 
 
 QUOTE = """costs:

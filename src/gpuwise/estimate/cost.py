@@ -18,7 +18,14 @@ from gpuwise import clock
 from gpuwise.catalog import GPU, Catalog
 from gpuwise.catalog.schema import ServerPrice
 from gpuwise.errors import UsageError
-from gpuwise.estimate.offers import Market, Quote, holding_totals, market_from_catalog, price_model_of
+from gpuwise.estimate.offers import (
+    TERM_YEARS,
+    Market,
+    Quote,
+    holding_totals,
+    market_from_catalog,
+    price_model_of,
+)
 from gpuwise.workload import Hardware
 
 HOURS_PER_YEAR = 8766  # 365.25 days
@@ -192,7 +199,10 @@ def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = 
         raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
     if p.market is None:
         return None
-    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing, years))
+    model = price_model_of(pricing, years)
+    if model in TERM_YEARS:  # a commitment: fresh, of the on-demand price's class, not dearer (as tco's)
+        return p.market.commitment(hw.gpu.id, hw.count, hw.gpus_per_node, model)[0]
+    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, model)
 
 
 def rented_hardware(gpu: GPU, count: int, pricing: str, p: CostParams) -> Hardware | None:
@@ -201,7 +211,10 @@ def rented_hardware(gpu: GPU, count: int, pricing: str, p: CostParams) -> Hardwa
     nodes of the GPU's usual size on its family's reference network."""
     if pricing == "owned" or p.market is None:
         return Hardware(gpu=gpu, count=count, gpus_per_node=min(count, gpu.node_gpus))
-    q = p.market.best(gpu.id, count, price_model_of(pricing))
+    model = price_model_of(pricing)
+    q = p.market.best(gpu.id, count, model)
+    if q is not None and model in TERM_YEARS:
+        q = p.market.commitment(gpu.id, count, q.gpus_per_node, model)[0]
     if q is None:
         return None
     return Hardware(gpu=gpu, count=count, gpus_per_node=q.gpus_per_node, network=q.spelling)
@@ -236,14 +249,21 @@ def why_no_price(hw: Hardware, pricing: str, p: CostParams) -> str:
         return "no list price in the catalog (owned pricing)"
     if p.market is None:
         return f"no {pricing} price"
-    return p.market.why_none(hw.gpu.id, hw.count, hw.gpus_per_node, price_model_of(pricing))
+    model = price_model_of(pricing)
+    if model in TERM_YEARS:
+        return p.market.commitment(hw.gpu.id, hw.count, hw.gpus_per_node, model)[1] or f"no {model} price"
+    return p.market.why_none(hw.gpu.id, hw.count, hw.gpus_per_node, model)
 
 
 def why_not_rented(gpu: GPU, count: int, pricing: str, p: CostParams) -> str:
     """Why no offer delivers `count` GPUs of `gpu` in any nodes (rented_hardware returned None)."""
     if p.market is None:
         return f"no {pricing} price"
-    return p.market.why_none(gpu.id, count, None, price_model_of(pricing))
+    model = price_model_of(pricing)
+    q = p.market.best(gpu.id, count, model)
+    if q is not None and model in TERM_YEARS:  # an offer rents them, but no commitment worth taking
+        return p.market.commitment(gpu.id, count, q.gpus_per_node, model)[1] or f"no {model} price"
+    return p.market.why_none(gpu.id, count, None, model)
 
 
 def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:

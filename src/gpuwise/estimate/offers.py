@@ -298,6 +298,13 @@ class Market:
             self._memo[key] = self._pick(fits, count)
         return self._memo[key]
 
+    def commitment(self, gpu: str, count: int, gpus_per_node: int, model: str) -> tuple[Quote | None, str | None]:
+        """The 1y/3y commitment that prices `count` GPUs in nodes of `gpus_per_node` (tco's columns,
+        a plan at --pricing reserved), or why there is none: fresh, of the on-demand price's provider
+        class and not dearer than it (gpuwise.estimate.offers._commitment)."""
+        on_demand = self.quote(gpu, count, gpus_per_node, "on-demand")
+        return _commitment(self, gpu, count, gpus_per_node, model, on_demand)
+
     def best(self, gpu: str, count: int, price_model: str) -> Quote | None:
         """The cheapest offer that delivers `count` GPUs of `gpu` in whatever nodes it rents (one per
         instance): what a plan rents, the hardware following the offer (Quote.gpus_per_node, .spelling)."""
@@ -426,11 +433,12 @@ def _commitment(
     market: Market, gpu: str, count: int, gpn: int, model: str, on_demand: Quote | None
 ) -> tuple[Quote | None, str | None]:
     """A 1y/3y commitment's quote, or why there is none: it must be dated within a year, of the same
-    offer class as the on-demand price it is compared with, and not dearer than it per GPU-hour."""
+    offer class as the on-demand price it is compared with, and not dearer than it per GPU-hour. The
+    team's own rate (--prices) is its contract: neither its date nor its class is held against it."""
     q = market.quote(gpu, count, gpn, model)
     if q is None:
         return None, market.why_none(gpu, count, gpn, model)
-    if q.stale or q.age_months is None:
+    if not q.own and (q.stale or q.age_months is None):
         when = "undated" if q.age_months is None else f"{q.age_months:.0f} months old"
         return None, (
             f"no {model} commitment dated within {STALE_MONTHS} months (the only one that fits, "
@@ -438,7 +446,7 @@ def _commitment(
         )
     if on_demand is None:
         return q, None
-    if q.offer.offer_class != on_demand.offer.offer_class:
+    if not q.own and q.offer.offer_class != on_demand.offer.offer_class:
         same = market.restricted(
             filter=replace(market.filter, offer_classes=frozenset({on_demand.offer.offer_class or ""}))
         )
@@ -472,7 +480,7 @@ def holding_totals(
         if model == "on-demand":
             q, reason = on_demand, None if on_demand else market.why_none(gpu, count, gpus_per_node, model)
         else:
-            q, reason = _commitment(market, gpu, count, gpus_per_node, model, on_demand)
+            q, reason = market.commitment(gpu, count, gpus_per_node, model)
         quotes[model] = q
         if q is None:
             totals[model] = None
