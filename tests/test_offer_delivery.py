@@ -192,6 +192,26 @@ def test_plan_takes_the_price_filters(capsys, tmp_path, monkeypatch):
     assert code == 2 and "--max-age" in err
 
 
+def test_tco_takes_the_price_filters(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = ("tco", "--gpu", "h100-sxm:16", "--json")
+    filters = ("--offer-class", "hyperscaler", "--region", "us", "--max-age", "24m", "--exclude-providers", "gcp")
+    code, out, _ = run_main(capsys, *args, *filters)
+    row = json.loads(out)["configurations"][0]
+    o = row["offers"]["on-demand"]
+    assert code == 0 and o is not None
+    assert (
+        o["offer_class"] == "hyperscaler" and "us" in o["region"] and o["age_months"] <= 24 and o["provider"] != "gcp"
+    )
+    for model in ("1y", "3y"):  # every commitment left is gcp's (or vultr's): none passes, and each says so
+        assert row["offers"][model] is None and "allowed" in row["why_no_rent"][model]
+    code, out, _ = run_main(capsys, *args, "--providers", "coreweave")
+    assert code == 0 and json.loads(out)["configurations"][0]["offers"]["on-demand"]["provider"] == "coreweave"
+    for bad, says in (("--providers", "corewave"), ("--offer-class", "neoclod"), ("--max-age", "soon")):
+        code, _, err = run_main(capsys, *args, bad, says)
+        assert code == 2 and (bad in err or "did you mean" in err), err
+
+
 # ----- plans ------------------------------------------------------------------------------------
 def _plan(capsys, *args: str) -> dict[str, Any]:
     code, out, err = run_main(capsys, "plan", *args, "--json")
