@@ -296,6 +296,34 @@ def test_a_replica_search_bounded_by_a_cheaper_plan_stops_early_or_finds_the_sam
     assert not short.meets and math.isinf(short.value("ttft")) and len(runs) - before < every
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    fewest_meeting=st.integers(1, 6000),
+    lo=st.integers(1, 700),
+    guess=st.integers(1, 6000),
+    beyond=st.integers(0, 4095),
+)
+def test_a_bounded_replica_search_finds_the_full_searchs_answer_without_trying_a_count_above_the_bound(
+    fewest_meeting, lo, guess, beyond
+):
+    """Counts meet from `fewest_meeting` up (monotone, as the simulated targets are): bounded by
+    `beyond`, the search gives the full search's answer when it meets and is at most `beyond`,
+    else None, and it never tries a count above `beyond` (the bound itself meets or misses for all)."""
+    from gpuwise.estimate.serving import _fewest
+
+    most, tried = 4096, []
+
+    def ok(r: int) -> bool:
+        tried.append(r)
+        return r >= fewest_meeting
+
+    full = _fewest(ok, lo, most, guess)
+    tried.clear()
+    bounded = _fewest(ok, lo, most, guess, beyond)
+    assert bounded == (full if full is not None and full >= fewest_meeting and full <= beyond else None)
+    assert all(r <= beyond for r in tried)
+
+
 def test_a_replica_search_whose_bound_misses_simulates_only_the_bound(monkeypatch):
     """`useful` one below the full search's answer (exact at this size: the fewest counts that meet):
     that count misses, so no count up to it can meet, and one simulation, the bound's, says so."""

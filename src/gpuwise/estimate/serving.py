@@ -514,23 +514,27 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int, beyond: i
     """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
     from `guess` (down while ok, else up) in steps that start at 1/16 of it, then bisecting until
     the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets).
-    `beyond`: None when the answer is certain to be above it: `beyond` itself is tried first, and a
-    miss there is a miss at every count below it (ok is monotone), as is a count at or above it
-    missing later; otherwise the search takes the same steps as without it, so an answer at or below
-    `beyond` is the one the full search finds."""
+    `beyond`: None when the answer would be above it (the caller has no use for it). `beyond` is
+    tried first: a miss there is a miss at every count below it, and a count there that meets makes
+    every count above it meet, so the search takes the same steps as without it and simulates none
+    of the counts above it; an answer at or below `beyond` is the one the full search finds."""
     far = beyond if beyond is not None else most + 1
     if far < lo or (far < most and not ok(far)):
         return None  # fewer than `lo` cannot carry the load; or the bound itself misses
+
+    def meets(r: int) -> bool:
+        return r > far or ok(r)  # with `beyond`, ok(far) holds by now
+
     g = max(lo, min(most, guess))
     first = max(1, g // 16)
-    if ok(g):  # gallop down: the bracket (bad, good] holds the answer
+    if meets(g):  # gallop down: the bracket (bad, good] holds the answer
         good, step = g, first
-        while good - step >= lo and ok(good - step):
+        while good - step >= lo and meets(good - step):
             good, step = good - step, step * 2
         bad = max(lo - 1, good - step)
     else:
         bad, step = g, first
-        while bad < most and bad < far and not ok(min(most, bad + step)):
+        while bad < most and bad < far and not meets(min(most, bad + step)):
             bad, step = min(most, bad + step), step * 2
         if bad >= far:
             return None
@@ -539,8 +543,8 @@ def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int, beyond: i
         good = min(most, bad + step)
     while good - bad > max(1, good // 128) and bad < far:
         mid = (good + bad) // 2
-        good, bad = (mid, bad) if ok(mid) else (good, mid)
-    return None if bad >= far else good
+        good, bad = (mid, bad) if meets(mid) else (good, mid)
+    return None if bad >= far or good > far else good
 
 
 def _unreachable(rep: Replica, goals: LatencyGoals, m: Margins) -> str | None:
