@@ -26,6 +26,7 @@ from gpuwise.estimate.bands import (
     lineage,
     stored_level,
 )
+from gpuwise.units import fmt_seconds
 from gpuwise.workload import build_hardware, build_workload
 
 from .conftest import load_script, run_process
@@ -247,6 +248,39 @@ def test_the_terminal_shows_the_band_beside_each_headline_figure():
     assert "tokens/s (80%: " in out and "Whole run: " in out and "peak " in out
     serving = CliRunner().invoke(app, ["estimate", *ESTIMATES[3]]).output
     assert "TTFT " in serving and "/token (80%: " in serving
+
+
+def _range(b: dict, fmt) -> str:
+    return f"({b['level']:.0%}: {fmt(b['low'])}–{fmt(b['high'])})"
+
+
+def test_every_rate_and_time_the_terminal_prints_has_its_band_beside_it():
+    """Training: tokens/s, samples/s, the step, the whole run and its GPU-hours; serving: the
+    latencies, each rate (tokens/s per request is the decode band turned over) and, at a load, each
+    target at the pessimistic end of its band."""
+    training = CliRunner().invoke(app, ["estimate", *ESTIMATES[0]]).output
+    u = _estimate(ESTIMATES[0])["uncertainty"]
+    assert f"samples/s {_range(u['training.samples_per_second'], lambda x: f'{x:,.1f}')}" in training
+    step = next(line for line in training.splitlines() if line.strip().startswith("step "))
+    assert f"{_range(u['training.step_seconds'], fmt_seconds)}" in step
+    assert "GPU-hours (80%: " in training
+    serving = CliRunner().invoke(app, ["estimate", *ESTIMATES[3]]).output
+    d = _estimate(ESTIMATES[3])
+    u = d["uncertainty"]
+    assert f"requests/s {_range(u['inference.requests_per_second'], lambda x: f'{x:,.1f}')}" in serving
+    decode = u["inference.decode_seconds_per_token"]
+    per_request = {"level": decode["level"], "low": 1 / decode["high"], "high": 1 / decode["low"]}
+    assert f"tokens/s per request {_range(per_request, lambda x: f'{x:,.0f}')}" in serving
+    images = CliRunner().invoke(app, ["estimate", *ESTIMATES[5]]).output
+    u = _estimate(ESTIMATES[5])["uncertainty"]
+    assert f"requests/s {_range(u['inference.requests_per_second'], lambda x: f'{x:,.1f}')}" in images
+    load = [*ESTIMATES[3][:-2], "--qps", "5", "--ttft-ms", "500", "--tpot-ms", "50"]
+    at_load = CliRunner().invoke(app, ["estimate", *load]).output
+    s = _estimate(load)["inference"]["serving"]
+    high = s["confidence"]["high_seconds"]
+    assert f"P99 TTFT {s['percentiles']['ttft']['p99'] * 1e3:.1f} ms (up to {high['ttft'] * 1e3:.1f} ms)" in at_load
+    assert f"P99 TPOT {s['percentiles']['tpot']['p99'] * 1e3:.1f} ms (up to {high['tpot'] * 1e3:.1f} ms)" in at_load
+    assert "At 80% confidence: " in at_load
 
 
 def test_the_catalog_bands_are_the_scripts_output():

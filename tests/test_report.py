@@ -209,3 +209,36 @@ def test_the_chosen_plan_shows_ttft_and_tpot_beside_their_targets():
     assert "target" not in rows["end-to-end"]  # shown, but no target of this plan bounds it
     zh = dict(_chosen_section(result.chosen, "zh").table)
     assert zh["TTFT"].endswith("（目标 P99 ≤ 800 ms）")
+
+
+def _hours(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def test_every_headline_figure_of_the_chosen_plan_shows_its_range(tmp_path):
+    """The rate, the step, the whole run and its GPU-hours each with the 80 % band around it, in the
+    terminal's bullet and in every report (Markdown, HTML, Chinese)."""
+    from gpuwise.i18n import reason_text
+    from gpuwise.report.document import _chosen_section
+
+    result = _plan()
+    est = result.chosen.est
+    bands, figures = est.bands(), est.figures()
+
+    def around(path, fmt):
+        b, v = bands[path], figures[path]
+        return f"({b.level:.0%}: {fmt(v * b.low)}–{fmt(v * b.high)})"
+
+    hours = around("training.gpu_hours", _hours)
+    rate = f"{around('training.tokens_per_second', lambda x: f'{x:,.0f}')} tokens/s"
+    section = _chosen_section(result.chosen)
+    rows = dict(section.table)
+    assert rows["whole run"].endswith(f"GPU-hours {hours}")
+    assert any(p.startswith(f"{figures['training.tokens_per_second']:,.0f} {rate}, MFU") for p in section.paragraphs)
+    assert any(rate in reason_text(r) for r in result.chosen.why)  # the terminal prints these
+    zh = dict(_chosen_section(result.chosen, "zh").table)
+    assert zh["整次训练"].endswith(f"GPU 小时 {hours}")
+    for name in ("plan.md", "plan.html"):
+        write_report(result, tmp_path / name)
+        text = (tmp_path / name).read_text()
+        assert f"GPU-hours {hours}" in text and rate in text, name

@@ -20,6 +20,7 @@ from gpuwise.i18n import (
     fmt_duration,
     fmt_gpu_hours,
     fmt_money,
+    hours_number,
     localize,
     msg,
     reason_text,
@@ -233,25 +234,24 @@ def _training_view(d: dict[str, Any], llm: bool = True) -> None:
     step = t["step_seconds"]
     for name, sec in t["step_terms"].items():
         tab.add_row(name.replace("_", " "), fmt_seconds(sec), f"{100 * sec / step:.0f}%", _bar(sec, step, 30, "cyan"))
-    tab.add_row(Text("step", style="bold"), Text(fmt_seconds(step), style="bold"), "", "")
+    band = band_text(d, "training.step_seconds", fmt_seconds).strip()  # in the bars' column: the times stay aligned
+    tab.add_row(Text("step", style="bold"), Text(fmt_seconds(step), style="bold"), "", Text(band, style="bold"))
     console.print(tab)
     count = lambda x: f"{x:,.0f}"  # noqa: E731
+    samples = f"{t['samples_per_second']:,.1f} samples/s" + band_text(
+        d, "training.samples_per_second", (lambda x: f"{x:,.1f}") if llm else count
+    )
     rate = (
-        f"{t['tokens_per_second']:,.0f} tokens/s{band_text(d, 'training.tokens_per_second', count)} · "
-        f"{t['samples_per_second']:,.1f} samples/s"
+        f"{t['tokens_per_second']:,.0f} tokens/s{band_text(d, 'training.tokens_per_second', count)} · {samples}"
         if llm
-        else f"{t['samples_per_second']:,.1f} samples/s{band_text(d, 'training.samples_per_second', count)}"
+        else samples
     )
     console.print(Text(f"{rate} · MFU {t['mfu']:.0%} · bottleneck: {bottleneck}", style="bold"))
     if t.get("total_seconds"):
         console.print(
             f"Whole run: {fmt_seconds(t['total_seconds'])}{band_text(d, 'training.total_seconds', fmt_seconds)}, "
-            f"{fmt_gpu_hours(t['gpu_hours'])}{band_text(d, 'training.gpu_hours', _hours)}"
+            f"{fmt_gpu_hours(t['gpu_hours'])}{band_text(d, 'training.gpu_hours', hours_number)}"
         )
-
-
-def _hours(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _inference_view(d: dict[str, Any]) -> None:
@@ -266,13 +266,14 @@ def _inference_view(d: dict[str, Any]) -> None:
             f"{band_text(d, 'inference.decode_seconds_per_token', fmt_seconds)}"
         )
         rates += [
-            f"{1 / i['decode_seconds_per_token']:,.0f} tokens/s per request",
-            f"{i['tokens_per_second']:,.0f} output tokens/s{band_text(d, 'inference.tokens_per_second', _hours)}",
+            f"{1 / i['decode_seconds_per_token']:,.0f} tokens/s per request{_per_request_band(d)}",
+            f"{i['tokens_per_second']:,.0f} output tokens/s{band_text(d, 'inference.tokens_per_second', hours_number)}",
         ]
     times.append(
         f"request latency {fmt_seconds(i['latency_seconds'])}{band_text(d, 'inference.latency_seconds', fmt_seconds)}"
     )
-    rates += [f"{i['requests_per_second']:,.1f} requests/s", f"bottleneck: {bottleneck}"]
+    requests = band_text(d, "inference.requests_per_second", lambda x: f"{x:,.1f}")
+    rates += [f"{i['requests_per_second']:,.1f} requests/s{requests}", f"bottleneck: {bottleneck}"]
     console.print(Text("Serving: " + " · ".join(times), style="bold"))
     console.print(Text("  " + " · ".join(rates), style="bold"))
     s = i.get("serving")
@@ -285,8 +286,46 @@ def _inference_view(d: dict[str, Any]) -> None:
                 style="bold green" if s["meets"] else "bold red",
             )
         )
+        confident = _serving_at_confidence(s)
+        if confident:
+            console.print(Text(f"  {confident}", style="bold"))
         for line in _percentile_lines(s["percentiles"]):
             console.print(Text("  " + line))
+
+
+def _per_request_band(d: dict[str, Any]) -> str:
+    """A request's decode rate is one over its time per token: the band of that time, turned over."""
+    b = (d.get("uncertainty") or {}).get("inference.decode_seconds_per_token")
+    if not b or b["low"] <= 0:
+        return ""
+    return f" ({b['level']:.0%}: {1 / b['high']:,.0f}–{1 / b['low']:,.0f})"
+
+
+def _serving_at_confidence(s: dict[str, Any]) -> str:
+    """Each latency target at the pessimistic end of its band and the fleet's capacity at the low
+    end of its own, as the plan states them: 'At 80% confidence: P99 TTFT 76.3 ms (up to 102.5 ms) ≤ 500.0 ms ...'."""
+    c = s.get("confidence")
+    if not c:
+        return ""
+    pct = f"P{s['percentile']:g}"
+    items = [
+        msg(
+            "band_item_high",
+            "en",
+            what=f"{pct} {_METRIC_NAMES[m]}",
+            value=fmt_seconds(s["percentiles"][m][f"p{s['percentile']:g}"]),
+            high=fmt_seconds(c["high_seconds"][m]),
+            limit=fmt_seconds(s["targets"][f"{m}_seconds"]),
+        )
+        for m in ("ttft", "tpot", "e2e")
+        if s["targets"].get(f"{m}_seconds") is not None and m in c["high_seconds"]
+    ]
+    capacity = s["capacity_rps_per_replica"] * s["replicas"]
+    low, qps = c["capacity_rps_low"], s["qps"]
+    items.append(
+        msg("band_item_low", "en", what="qps", value=f"{capacity:,.1f}/s", low=f"{low:,.1f}/s", limit=f"{qps:,.1f}/s")
+    )
+    return msg("at_confidence", "en", level=c["level"], items=" · ".join(items))
 
 
 _METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "e2e": "end-to-end"}

@@ -371,8 +371,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "{micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
     "speed.rate": {
-        "en": "{rate} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
-        "zh": "{rate} {unit}，MFU {mfu:.0%}，瓶颈：{bottleneck}",
+        "en": "{rate}{band} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
+        "zh": "{rate}{band} {unit}，MFU {mfu:.0%}，瓶颈：{bottleneck}",
     },
     "pipeline.gpus_wait": {
         "en": "the GPUs wait for data: a faster pipeline meets the requirements with fewer GPUs",

@@ -142,7 +142,18 @@ def _filled(key: str, code: str, items: Iterable[tuple[str, Any]], lang: Lang, *
 def reason_text(reason: Reason, lang: Lang = "en") -> str:
     """A reason (gpuwise.plan.results.Reason) as a sentence in `lang`."""
     code = str(reason.code)
-    return _filled(code, code, reason.items, lang)
+    if "{band}" not in MESSAGES[code]["en"]:
+        return _filled(code, code, reason.items, lang)
+    return _filled(code, code, reason.items, lang, band=_band(reason, FORMATS[code]["rate"], lang))
+
+
+def _band(reason: Reason, fmt: Fmt, lang: Lang) -> str:
+    """' (80%: low–high)' of a figure whose reason carries its band (level, low, high), written as the
+    figure is; '' without one."""
+    level, low, high = reason.get("level"), reason.get("low"), reason.get("high")
+    if not isinstance(level, float) or not isinstance(low, int | float) or not isinstance(high, int | float):
+        return ""
+    return f" ({level:.0%}: {fmt(low, lang)}–{fmt(high, lang)})"
 
 
 def _param_json(value: Any, lang: Lang) -> Any:

@@ -90,8 +90,12 @@ def fmt_gpu_hours(value: float | None, lang: Lang = "en") -> str:
     """GPU-hours with enough digits that a short job never reads as 0."""
     if value is None or not math.isfinite(value):
         return "—"
-    text = f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-    return msg("gpu_hours", lang, v=text)
+    return msg("gpu_hours", lang, v=hours_number(value))
+
+
+def hours_number(value: float) -> str:
+    """The number of GPU-hours (or any amount read in thousands down to fractions): 1,234 / 42.7 / 0.707."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:

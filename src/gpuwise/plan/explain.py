@@ -95,7 +95,14 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
     out.append(layout_reason(w, est.hardware.count, est.hardware.gpu.id))
     if t:
         key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
-        out.append(Reason.of(Code.SPEED, rate=getattr(t, key), unit=unit, mfu=t.mfu, bottleneck=est.bottleneck))
+        rate, band = getattr(t, key), est.bands().get(f"training.{key}")
+        low, high = (None, None) if band is None else (rate * band.low, rate * band.high)
+        level = None if band is None else band.level
+        out.append(
+            Reason.of(
+                Code.SPEED, rate=rate, low=low, high=high, level=level, unit=unit, mfu=t.mfu, bottleneck=est.bottleneck
+            )
+        )
         if est.bottleneck == "data-pipeline" and c.pipeline is None:
             out.append(Reason.of(Code.DATA_WAIT))
     r = c.reliability

@@ -68,7 +68,7 @@ class Code(StrEnum):
     LAYOUT = (
         "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, zero, recompute, micro_batch, accumulation, count, gpu
     )
-    SPEED = "speed.rate"  # rate, unit, mfu, bottleneck
+    SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"
     GOODPUT = "reliability.goodput"  # mtbf_seconds, interval_seconds, write_seconds, goodput
     REPLICAS = "serving.replicas"  # replicas, batch, capacity

@@ -19,6 +19,7 @@ from gpuwise.i18n import (
     fmt_duration,
     fmt_gpu_hours,
     fmt_money,
+    hours_number,
     localize,
     msg,
     pipeline_text,
@@ -162,7 +163,8 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
         ]
         if t.total_seconds:
             run = band_range(est, "training.total_seconds", lambda x: fmt_duration(x, lang))
-            whole = f"{fmt_duration(t.total_seconds, lang)}{run}, {fmt_gpu_hours(t.gpu_hours, lang)}"
+            hours = fmt_gpu_hours(t.gpu_hours, lang) + band_range(est, "training.gpu_hours", hours_number)
+            whole = f"{fmt_duration(t.total_seconds, lang)}{run}, {hours}"
             rows.append((msg("row_whole_run", lang), whole))
     elif est.inference is not None:
         i = est.inference
