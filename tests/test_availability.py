@@ -11,7 +11,13 @@ from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import DeployOptions
 from gpuwise.deploy.manifests import plan_manifests
 from gpuwise.i18n import reason_text
-from gpuwise.plan.availability import _daly_interval, interruptions_per_gpu_hour, training_reliability
+from gpuwise.plan.availability import (
+    _daly_interval,
+    at_scale_ceiling,
+    interruptions_per_gpu_hour,
+    straggler_share,
+    training_reliability,
+)
 from gpuwise.planfile import read_plan_file
 from gpuwise.report.as_json import candidate_json
 
@@ -42,7 +48,9 @@ def test_goodput_at_llama3_scale_matches_the_reported_effective_training_time():
     assert r.mtbf_seconds / 3600 == pytest.approx(3.09, abs=0.01)  # "one failure every three hours"
     reported = CAT.reliability["reported_effective_training_time"].value
     assert reported - 0.02 <= r.goodput <= reported + 0.05
-    assert r.expected_seconds == pytest.approx(r.start_seconds + est.training.total_seconds / r.goodput)
+    useful = est.training.total_seconds + r.at_scale_seconds + r.straggler_seconds
+    assert r.expected_seconds == pytest.approx(r.start_seconds + useful / r.goodput)
+    assert r.failure_free_seconds + sum(r.losses.values()) == pytest.approx(r.expected_seconds)
 
 
 def test_a_deadline_on_thousands_of_gpus_includes_the_failures():
@@ -106,3 +114,38 @@ def test_states_offloaded_to_the_host_are_checkpointed_too():
     owned = make_plan(work, {"gpus": "rtx-a4000", "max_gpus": 1, "pricing": "owned"}).chosen
     text = reason_text(next(w for w in owned.why if w.code == "reliability.goodput"))
     assert "checkpoint every 0 s" not in text and "(0 s to write)" not in text
+
+
+def test_the_straggler_share_is_megascales_loss_times_the_chance_of_a_slow_host():
+    # 0.5 % of hosts slow (MegaScale 5.1); 0.7 of 55.2 MFU points lost while one is in the job (6.3)
+    assert straggler_share(CAT, 1) == pytest.approx(0.0127 * 0.005)
+    assert straggler_share(CAT, 2048) == pytest.approx(0.0127 * (1 - 0.995**2048))  # ~ 0.0127: one is always there
+    assert straggler_share(CAT, 32) == pytest.approx(0.0127 * (1 - 0.995**32))  # 15 % of the time on 32 hosts
+
+
+def test_the_at_scale_ceiling_is_the_best_published_mfu_at_that_count_or_beyond():
+    best = at_scale_ceiling(CAT, "ampere", 2048)
+    assert (best.id, best.mfu) == ("korthikanti-530b-2240", 0.542)  # 2,240 A100, 54.2 % (abstract)
+    assert at_scale_ceiling(CAT, "ampere", 4096).mfu == 0.488  # MegaScale's Megatron-LM, 530B on 4,480
+    assert at_scale_ceiling(CAT, "hopper", 16384).mfu == 0.41  # Llama 3 Table 4, row 2
+    assert at_scale_ceiling(CAT, "hopper", 32768).mfu == 0.41  # none larger: the largest count published
+    assert at_scale_ceiling(CAT, "hopper", 255) is None  # below 256 GPUs the time model stands alone
+    assert at_scale_ceiling(CAT, "blackwell", 4096) is None  # no published run at scale on it
+
+
+def test_a_layout_above_the_published_ceiling_is_stretched_to_it():
+    """Llama 2 7B on 2,048 A100 plans at about 68 % MFU; no run on 2,048+ A100s published more than
+    54.2 %: the expected time is the failure-free time x (modelled MFU / 54.2 %) before stragglers
+    and failures, and the plan says so."""
+    work = {"model": "llama-2-7b", "task": "pretrain", "tokens": "2T", "seq": 4096, "global_batch": 1024}
+    est = make_estimate(work | {"tp": 2, "zero": 3}, {"gpu": "a100-80gb-sxm:2048"})
+    t = est.training
+    mfu = t.flops_per_step / t.step_seconds / (2048 * est.hardware.gpu.peak_flops["bf16"])
+    assert mfu > 0.6
+    r = training_reliability(est, CAT)
+    assert r.at_scale_mfu == 0.542 and r.at_scale_run == "korthikanti-530b-2240"
+    assert r.at_scale_seconds == pytest.approx(t.total_seconds * (mfu / 0.542 - 1))
+    share = straggler_share(CAT, est.hardware.nodes)
+    assert r.straggler_seconds == pytest.approx((t.total_seconds + r.at_scale_seconds) * share)
+    small = training_reliability(make_estimate(work | {"zero": 3}, {"gpu": "a100-80gb-sxm:128"}), CAT)
+    assert small.at_scale_seconds == 0 and small.at_scale_mfu is None  # 128 GPUs: below the range

@@ -23,6 +23,7 @@ from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
 from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import (
     GPU,
+    AtScaleRun,
     BusBandwidth,
     Convention,
     DefaultNetwork,
@@ -88,6 +89,7 @@ class Catalog:
     fx: Mapping[str, FxRate] = field(default_factory=dict)  # currency -> units per USD, dated
     servers: Mapping[str, ServerPrice] = field(default_factory=dict)  # GPU id -> a server as bought (costs.yaml)
     reliability: Mapping[str, Convention] = field(default_factory=dict)  # reliability.yaml: failure rates
+    at_scale: tuple[AtScaleRun, ...] = ()  # reliability.yaml: published MFU of runs at their GPU count
     pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
     uncertainty: UncertaintyTable | None = None  # uncertainty.yaml: the band of each figure's class
 
@@ -292,7 +294,8 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
     )
     nets = _rows(docs["interconnects.yaml"].get("default_networks"), DefaultNetwork, "interconnects.yaml")
-    cat = replace(cat, default_networks=nets, **_frameworks(docs["frameworks.yaml"], data_dir))
+    at_scale = _rows(docs["reliability.yaml"].get("at_scale_mfu"), AtScaleRun, "reliability.yaml")
+    cat = replace(cat, default_networks=nets, at_scale=at_scale, **_frameworks(docs["frameworks.yaml"], data_dir))
     cat = replace(cat, **_collectives(docs["collectives.yaml"], sources))
     cat = replace(cat, **_offers(_read(OFFERS_FILE, data_dir)))
     cat = replace(cat, uncertainty=_uncertainty(data_dir))
@@ -317,6 +320,9 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
     for gid, srv in cat.servers.items():
         if gid not in cat.gpus or srv.source not in sources:
             raise ConfigError(f"costs.yaml: server {gid!r} names an unknown GPU or source {srv.source!r}")
+    for run in cat.at_scale:
+        if run.source not in sources or run.architecture not in {g.architecture for g in cat.gpus.values()}:
+            raise ConfigError(f"reliability.yaml: at_scale_mfu {run.id!r} cites an unknown source or architecture")
     for key, conv in [*cat.conventions.items(), *cat.costs.items(), *cat.reliability.items(), *cat.pipeline.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")

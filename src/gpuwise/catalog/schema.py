@@ -310,6 +310,7 @@ class Framework(_Sourced):
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
+    interleaved_pipeline: bool = False  # runs the interleaved 1F1B schedule (virtual pipeline stages)
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0
     efficiency_note: str = ""
 
@@ -489,6 +490,20 @@ class FxRate(_Strict):
 
 
 PciePath = Literal["host-staged", "pcie-switch", "pcie-root-complex", "pcie-cross-socket"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AtScaleRun(_Strict):
+    """One run's published model-FLOPs utilization (dense 16-bit peak, attention counted as PaLM
+    counts it) at its GPU count (reliability.yaml at_scale_mfu): what runs at that scale reached."""
+
+    id: str
+    run: str  # the training run it measured; rows of one run share it (leave-one-run-out drops them together)
+    architecture: str  # the GPU architecture it ran on (catalog gpus' architecture)
+    gpus: Annotated[int, Ge(1)]
+    mfu: Annotated[float, Gt(0), Le(1)]
+    source: str
+    where: str  # table, row and quote
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -200,18 +200,23 @@ def _ring(bytes_: float, n: int, link: Link, factor: float) -> float:
     return steps / n * bytes_ / link.bandwidth + steps * link.latency
 
 
-def collective(kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes: bool) -> float:
+def collective(
+    kind: str, bytes_: float, ranks: int, topo: Topology, spans_nodes: bool, per_node: int | None = None
+) -> float:
     """Seconds for one collective over `ranks` GPUs holding a `bytes_` buffer each.
 
     Across nodes the hierarchical algorithm runs the intra-node part over NVLink/PCIe and only a
-    1/g shard of the buffer over the network (g ranks per node).
+    1/g shard of the buffer over the network, g being the group's ranks in one node: `per_node`
+    where other parallelism takes part of the node (a data-parallel group beside tensor
+    parallelism has gpus_per_node / tp ranks in a node, one when tensor parallelism fills it),
+    else the whole node.
     """
     factor = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "all_to_all": 1}[kind]  # ring passes
     if ranks <= 1:
         return 0.0
     if not spans_nodes or topo.inter is None:
         return topo.base_latency + _ring(bytes_, ranks, topo.intra, factor)
-    g = max(1, min(ranks, topo.gpus_per_node))
+    g = max(1, min(ranks, per_node or topo.gpus_per_node))
     nodes = max(1, ranks // g)
     if kind == "all_to_all":  # (ranks-g)/ranks of each buffer crosses the network, the rest NVLink meanwhile
         off_node = (ranks - g) / ranks * bytes_ / topo.inter.bandwidth + (nodes - 1) * topo.inter.latency

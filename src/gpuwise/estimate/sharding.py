@@ -97,14 +97,15 @@ def zero3_comm(
         return Zero3Comm(terms, collective("all_gather", per_layer, g, topo, spans_nodes=False), (note,))
     if par.zeropp and spans:
         return _zeropp(job, hw, topo, (w, w_elem), (grads, g_elem), per_layer)
-    gather = collective("all_gather", w, dp, topo, spans)
+    g = node_ranks(job, hw)
+    gather = collective("all_gather", w, dp, topo, spans, g)
     terms = {
         "param_all_gather_forward": gather,
         "param_all_gather_backward": gather,
-        "grad_reduce_scatter": collective("reduce_scatter", grads, dp, topo, spans),
+        "grad_reduce_scatter": collective("reduce_scatter", grads, dp, topo, spans, g),
     }
     note = "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
-    return Zero3Comm(terms, collective("all_gather", per_layer, dp, topo, spans), (note,))
+    return Zero3Comm(terms, collective("all_gather", per_layer, dp, topo, spans, g), (note,))
 
 
 def _zeropp(
@@ -119,14 +120,14 @@ def _zeropp(
     on, dp = job.parallel.zeropp, data_parallel(job, hw)
     (w, w_elem), (grads, g_elem) = weight_bytes, grad_bytes
     qw = INT8_BYTES / w_elem if "qwz" in on else 1.0
-    forward = collective("all_gather", w * qw, dp, topo, spans_nodes=True)
     g = node_ranks(job, hw)
+    forward = collective("all_gather", w * qw, dp, topo, spans_nodes=True, per_node=g)
     backward = collective("all_gather", w, g, topo, spans_nodes=False) if "hpz" in on else forward
     qg = INT4_BYTES / g_elem if "qgz" in on else 1.0
     terms = {
         "param_all_gather_forward": forward,
         "param_all_gather_backward": backward,
-        "grad_reduce_scatter": collective("reduce_scatter", grads * qg, dp, topo, spans_nodes=True),
+        "grad_reduce_scatter": collective("reduce_scatter", grads * qg, dp, topo, spans_nodes=True, per_node=g),
     }
     parts = []
     if "qwz" in on:
@@ -140,7 +141,7 @@ def _zeropp(
         + "; ".join(parts)
         + " [Wang et al. 2023]; block scales and the quantization kernels are not timed"
     )
-    return Zero3Comm(terms, collective("all_gather", per_layer * qw, dp, topo, spans_nodes=True), (note,))
+    return Zero3Comm(terms, collective("all_gather", per_layer * qw, dp, topo, spans_nodes=True, per_node=g), (note,))
 
 
 def sharded_optimizer_comm(
@@ -155,5 +156,5 @@ def sharded_optimizer_comm(
         scatter = collective("reduce_scatter", grad_bytes, g, topo, spans_nodes=False)
         scatter += collective_across_nodes("all_reduce", grad_bytes / g, dp // g, topo)
         return scatter, collective("all_gather", param_bytes, g, topo, spans_nodes=False)
-    scatter = collective("reduce_scatter", grad_bytes, dp, topo, spans)
-    return scatter, collective("all_gather", param_bytes, dp, topo, spans)
+    scatter = collective("reduce_scatter", grad_bytes, dp, topo, spans, g)
+    return scatter, collective("all_gather", param_bytes, dp, topo, spans, g)

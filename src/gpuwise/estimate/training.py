@@ -34,7 +34,7 @@ from gpuwise.estimate.memory.states import (
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.sharding import Zero3Comm, sharded_optimizer_comm, zero3_comm
+from gpuwise.estimate.sharding import Zero3Comm, node_ranks, sharded_optimizer_comm, zero3_comm
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -448,20 +448,22 @@ def _data_parallel_comm(
             return _zero3_unoverlapped(z3, m, per_mb, notes)
         return m * max(0.0, z3.total - per_mb) + z3.first_layer
     if not overlap:
-        return _reduction_after_backward(job, hw, topo, (grad_bytes, stage_total * e), notes)
+        # the optimizer updates, and the all-gather returns, the trainable parameters only (not a LoRA base)
+        return _reduction_after_backward(job, hw, topo, (grad_bytes, n_train * e), notes)
     bucket_bytes = prof.bucket_bytes
-    last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans)
+    g = node_ranks(job, hw)  # the data-parallel group's ranks in one node: their NICs carry its traffic
+    last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans, g)
     backward = work.layers * layer_backward
     if job.parallel.zero in (1, 2):
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
-        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, stage_total * e)
+        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, n_train * e)
         notes.append(
             f"sharded optimizer: gradient reduce-scatter in {bucket_bytes / MiB:g} MiB buckets under the last "
             "backward, parameter all-gather under the first forward; the last bucket is exposed"
         )
         return max(0.0, scatter - backward) + max(0.0, gather - (per_mb - backward)) + last
-    total = collective("all_reduce", grad_bytes, dp, topo, spans)
+    total = collective("all_reduce", grad_bytes, dp, topo, spans, g)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
     )
@@ -485,7 +487,7 @@ def _reduction_after_backward(
     """Gradient synchronisation that waits for the step's last backward (Megatron Core without
     --overlap-grad-reduce: finalize_model_grads reduces the whole gradient buffer; with the distributed
     optimizer the updated parameters are all-gathered after the step, without --overlap-param-gather).
-    `sizes`: (gradient bytes as reduced, 16-bit parameter bytes as gathered)."""
+    `sizes`: (gradient bytes as reduced, trainable 16-bit parameter bytes as gathered)."""
     grad_bytes, param_bytes = sizes
     dp, spans = data_parallel(job, hw), hw.nodes > 1
     notes.append(
@@ -496,7 +498,7 @@ def _reduction_after_backward(
     if job.parallel.zero in (1, 2):
         scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, param_bytes)
         return scatter + gather
-    return collective("all_reduce", grad_bytes, dp, topo, spans)
+    return collective("all_reduce", grad_bytes, dp, topo, spans, node_ranks(job, hw))
 
 
 def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:

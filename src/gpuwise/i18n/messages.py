@@ -384,6 +384,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "该规模下的故障：平均 {mtbf_seconds} 中断一次，每 {interval_seconds} 保存一次检查点（写入 {write_seconds}），"
         "有效训练比例 {goodput:.1%}",
     },
+    "reliability.at_scale": {
+        "en": "at {gpus} GPUs no published run on {architecture} went past {ceiling:.1%} MFU ({run}): the expected "
+        "time assumes no more, {added:.0%} longer than this layout's modelled rate",
+        "zh": "在 {gpus} 块 GPU 的规模上，{architecture} 上公开的训练没有超过 {ceiling:.1%} 的 MFU（{run}）："
+        "预期时间按此估算，比该布局的模型速率长 {added:.0%}",
+    },
     "serving.replicas": {
         "en": "{replicas} replica(s) at batch {batch}: {capacity:,.1f} requests/s capacity",
         "zh": "{replicas} 个副本，批大小 {batch}：容量每秒 {capacity:,.1f} 个请求",

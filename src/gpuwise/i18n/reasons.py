@@ -89,6 +89,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "speed.rate": {"rate": COUNT, "unit": UNIT, "bottleneck": BOTTLENECK},
     "pipeline.gpus_wait": {},
     "reliability.goodput": {"mtbf_seconds": DURATION, "interval_seconds": DURATION, "write_seconds": DURATION},
+    "reliability.at_scale": {"gpus": COUNT},
     "serving.replicas": {},
     "serving.redundancy": {},
     "requirement.missed": {"requirement": MEET_SPACED, "why": _colon_reason},

@@ -116,6 +116,18 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
                 goodput=r.goodput,
             )
         )
+        if r.at_scale_seconds > 0 and r.at_scale_mfu is not None:
+            hw = est.hardware
+            out.append(
+                Reason.of(
+                    Code.AT_SCALE,
+                    gpus=hw.count,
+                    architecture=hw.gpu.architecture,
+                    ceiling=r.at_scale_mfu,
+                    run=r.at_scale_run,
+                    added=r.at_scale_seconds / r.failure_free_seconds,
+                )
+            )
     return out
 
 

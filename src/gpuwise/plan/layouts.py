@@ -43,6 +43,7 @@ __all__ = [
 
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
 PP_DEGREES = (1, 2, 4, 8, 16)
+VPP_DEGREES = (2, 4, 8)  # virtual stages per rank of the interleaved schedule, where the stack runs it
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
 # the branch and bound lets a framework run up to 1/0.9 faster than the catalog's fastest fitted factor,
 # so that a stack fitted above it is never pruned wrongly (a margin of the search, not a measurement)
@@ -193,18 +194,38 @@ def _flat(s: _Search, par: Parallelism, micros: list[int]) -> None:
             previous = micro
 
 
+def virtual_stages(work: TrainingJob, hw: Hardware, par: Parallelism, micro: int, cat: Catalog) -> tuple[int, ...]:
+    """Virtual stages per rank worth timing: 1 (1F1B), and where the stack runs the interleaved
+    schedule each of VPP_DEGREES that divides the stage's layers, when the micro-batches are a
+    multiple of the pipeline size (Megatron's schedule requires it). Interleaving divides the
+    bubble by vpp for vpp times the point-to-point sends and more activations held."""
+    model = work.model
+    if par.pp <= 1 or not isinstance(model, TransformerArch) or not framework_of(work, cat).interleaved_pipeline:
+        return (1,)
+    m = replace(work, parallel=par, micro_batch=micro).grad_accumulation(hw.count)
+    if m % par.pp:
+        return (1,)
+    layers = math.ceil(model.layers / par.pp)
+    return (1, *(v for v in VPP_DEGREES if layers % v == 0))
+
+
 def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:
     """Pipeline stages: a larger micro-batch also lengthens the bubble, so micro-batches are
-    walked upwards, each with the least recomputation that fits, until the rate stops rising."""
+    walked upwards, each with the least recomputation that fits and every number of virtual stages
+    (more of them hold more activations, so none fits where 1F1B does not), until the rate stops
+    rising."""
     last = 0.0
     for micro in micros:
-        job = next(
-            (j for rc in s.recomputes if s.fits(j := replace(s.work, parallel=par, recompute=rc, micro_batch=micro))),
-            None,
-        )
-        if job is None:
-            return
-        rate = s.time(job)
+        rate = 0.0
+        for vpp in virtual_stages(s.work, s.hw, par, micro, s.cat):
+            p = replace(par, vpp=vpp)
+            job = next(
+                (j for rc in s.recomputes if s.fits(j := replace(s.work, parallel=p, recompute=rc, micro_batch=micro))),
+                None,
+            )
+            if job is None:
+                break
+            rate = max(rate, s.time(job))
         if rate <= last:
             return
         last = rate
@@ -215,27 +236,36 @@ def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:
 OFFLOADS: tuple[tuple[str, ...], ...] = (("optimizer",), ("optimizer", "params"))
 
 
-def best_layout(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> LayoutChoice:
+def best_layout(
+    work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates, degrees: tuple[int, int, int] | None = None
+) -> LayoutChoice:
     """The layout with the most samples per second that fits on `hw` (see the module docstring);
-    where none fits and the job names no offload itself, the same search with CPU offload."""
-    choice = _search(work, hw, cat, rates)
+    where none fits and the job names no offload itself, the same search with CPU offload.
+    `degrees` (tensor, pipeline, context) fixes those three, as a published run states them; the
+    search then chooses the rest (ZeRO stage, micro-batch, recomputation, virtual stages)."""
+    choice = _search(work, hw, cat, rates, degrees)
     for offload in OFFLOADS if choice.job is None and not work.offload else ():
-        tried = _search(replace(work, offload=offload), hw, cat, rates)  # type: ignore[arg-type]
+        tried = _search(replace(work, offload=offload), hw, cat, rates, degrees)  # type: ignore[arg-type]
         if tried.job is not None:
             return tried
     return choice
 
 
-def _search(work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates) -> LayoutChoice:
+def _search(
+    work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates, degrees: tuple[int, int, int] | None
+) -> LayoutChoice:
     s = _Search(work, hw, cat, rates, _recomputes(work))
-    for tp, pp in _degrees(work, hw):
-        dp = hw.count // (tp * pp)
+    cp = degrees[2] if degrees else 1
+    for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw):
+        dp = hw.count // (tp * pp * cp)
         micros = micro_batches(work, dp)
         if not micros:
             continue
-        for zero in zero_stages(dp, pp):
+        for zero in zero_stages(dp * cp, pp):
             for sharding, zeropp in shardings(work, hw, zero, cat):
-                par = Parallelism(tp=tp, pp=pp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp)
+                par = Parallelism(
+                    tp=tp, pp=pp, cp=cp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
+                )
                 (_piped if pp > 1 else _flat)(s, par, micros)
     return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
 

@@ -71,6 +71,7 @@ class Code(StrEnum):
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"
     GOODPUT = "reliability.goodput"  # mtbf_seconds, interval_seconds, write_seconds, goodput
+    AT_SCALE = "reliability.at_scale"  # gpus, architecture, ceiling, mfu, run, added (fraction of the time)
     REPLICAS = "serving.replicas"  # replicas, batch, capacity
     REDUNDANCY = "serving.redundancy"  # n, replicas, nodes
     MISSES_ONE = "requirement.missed"  # requirement, why (a Reason or None)
@@ -212,7 +213,10 @@ class PipelineUpgrade:
 
 @dataclass(frozen=True, slots=True)
 class Reliability:
-    """A training run's expected losses to failures (seconds unless named otherwise)."""
+    """What a training run loses beyond its failure-free time at the layout's modelled rate
+    (seconds unless named otherwise): the efficiency runs at its scale reached, slow hosts, and
+    failures (checkpoints, rework, restarts), with the start-up once. `losses` names the terms;
+    they and the failure-free time add up to the expected time."""
 
     interruptions_per_gpu_hour: float
     mtbf_seconds: float  # of the whole job
@@ -224,10 +228,25 @@ class Reliability:
     failure_free_seconds: float
     start_seconds: float  # scheduling, start-up and loading, once per run (as after an interruption)
     expected_seconds: float
+    at_scale_seconds: float = 0.0  # added where the layout's MFU exceeds the best published at its scale
+    at_scale_mfu: float | None = None  # that published ceiling (None: none applies)
+    at_scale_run: str | None = None  # the run (at_scale_mfu id) that set it
+    straggler_seconds: float = 0.0  # slow hosts holding back the synchronous steps
 
     @property
     def expected_interruptions(self) -> float:
         return self.expected_seconds / self.mtbf_seconds
+
+    @property
+    def losses(self) -> dict[str, float]:
+        """Seconds by cause; with the failure-free time they add up to the expected time."""
+        useful = self.failure_free_seconds + self.at_scale_seconds + self.straggler_seconds
+        return {
+            "at_scale_efficiency": self.at_scale_seconds,
+            "stragglers": self.straggler_seconds,
+            "checkpoints_and_failures": self.expected_seconds - self.start_seconds - useful,
+            "start": self.start_seconds,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,7 @@ def _serving(s: Serving) -> dict[str, Any]:
     return d
 
 
-def _reliability(r: Reliability | None) -> dict[str, Any] | None:
+def _reliability(r: Reliability | None, gpus: int) -> dict[str, Any] | None:
     if r is None:
         return None
     return {
@@ -68,7 +68,12 @@ def _reliability(r: Reliability | None) -> dict[str, Any] | None:
         "failure_free_seconds": r.failure_free_seconds,
         "start_seconds": r.start_seconds,
         "expected_seconds": r.expected_seconds,
-        "basis": "Llama 3 interruption rate (reliability.yaml); Young/Daly checkpoint interval",
+        "expected_gpu_hours": r.expected_seconds * gpus / 3600,
+        "losses_seconds": r.losses,
+        "at_scale_mfu": r.at_scale_mfu,
+        "at_scale_run": r.at_scale_run,
+        "basis": "reliability.yaml: Llama 3 interruption rate, Young/Daly checkpoint interval, MegaScale's slow "
+        "hosts, the best MFU published at this scale (at_scale_mfu)",
     }
 
 
@@ -106,7 +111,7 @@ def candidate_json(c: Candidate, lang: Lang = "en") -> dict[str, Any]:
     d["growth"] = _growth(c.growth, lang)
     d["confirmed_by_simulation"] = c.confirmed
     d["command"] = c.command
-    d["reliability"] = _reliability(c.reliability)
+    d["reliability"] = _reliability(c.reliability, c.est.hardware.count)
     d["pipeline"] = _pipeline(c.pipeline)
     d["offer"] = None if c.offer is None else c.offer.as_dict()
     d["currency"] = c.money()

@@ -162,6 +162,24 @@ def _eager_norm_weight_bytes(job: TrainingJob, prof: Framework, e: float, n: Not
     return e
 
 
+def _in_flight(pp: int, vpp: int, m: int, n: Notes) -> float:
+    """Micro-batches of a whole stage whose activations the first pipeline stage holds at its peak.
+    1F1B: min(pp, m). Interleaved 1F1B with vpp chunks per rank (Megatron's schedule): the first
+    rank runs 2(pp - 1) + (vpp - 1)pp warm-up forward chunks before its first backward, so it holds
+    that many + 1 chunks of stage_layers / vpp layers each, at most all m x vpp of them."""
+    if pp <= 1:
+        return 1.0
+    if vpp <= 1:
+        n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
+        return float(min(pp, m))
+    chunks = min(2 * (pp - 1) + (vpp - 1) * pp + 1, m * vpp)
+    n.add(
+        f"interleaved 1F1B ({vpp} virtual stages): the first stage keeps {chunks} chunks of 1/{vpp} of its "
+        f"layers, {chunks / vpp:g} micro-batches' worth [Megatron-LM schedules.py warm-up count]"
+    )
+    return chunks / vpp
+
+
 def training_activations(
     job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes
 ) -> tuple[float, dict[str, float]]:
@@ -198,10 +216,7 @@ def training_activations(
     per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
     stage_layers = math.ceil(model.layers / pp)
     m = job.grad_accumulation(hw.count)
-    in_flight = min(pp, m) if stage == "first" else 1
-    if pp > 1:
-        n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
-    kept = stage_layers * in_flight
+    kept = stage_layers * _in_flight(pp, par.vpp, m, n) if stage == "first" else stage_layers
     if "activations" in job.offload:
         kept = min(kept, 2)
         n.add("activation offloading: saved activations go to CPU memory; two layers' worth (current + prefetch) stay")

@@ -1,0 +1,118 @@
+"""Whole large training runs: the published GPU-hours of Llama 2 7B/13B/70B (A100) and Llama 3.1
+8B/70B/405B (H100) against what `gpuwise plan` expects them to cost, judged leave-one-run-out
+(corpus/data/published_large_runs.yaml, scripts/large_runs.py, docs/accuracy-large-runs.md); and the
+planner's pieces the runs depend on, each hand-computed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corpus import large_runs
+from gpuwise.api import make_estimate
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate.comm import Link, Topology, collective
+from gpuwise.estimate.memory.activations import _in_flight
+from gpuwise.estimate.memory.breakdown import Notes
+from gpuwise.estimate.rates import compute_rates
+from gpuwise.plan.layouts import best_layout, virtual_stages
+from gpuwise.workload import Parallelism, TrainingJob, build_hardware, build_workload
+
+from .conftest import load_script
+
+ROOT = Path(__file__).resolve().parent.parent
+CAT = load_catalog()
+SCRIPT = load_script("large_runs")
+RESULTS = {run["id"]: (run, ins, oos) for run, ins, oos, _ in SCRIPT.evaluate(CAT)}
+
+
+@pytest.mark.parametrize("run_id", sorted(RESULTS))
+def test_each_large_run_within_25_percent_out_of_sample(run_id):
+    run, _, oos = RESULTS[run_id]
+    assert oos.sample == "out of sample"
+    assert abs(oos.error) <= large_runs.BOUND, f"{run_id}: {oos.error:+.1%} of {run['published_gpu_hours']:,} GPU-hours"
+
+
+def test_the_losses_add_up_to_the_prediction():
+    for run_id, (_, _, oos) in RESULTS.items():
+        assert oos.failure_free + sum(oos.losses().values()) == pytest.approx(oos.predicted), run_id
+        assert all(v >= 0 for v in oos.losses().values()), run_id
+
+
+def test_the_405b_out_of_sample_prediction_uses_nothing_from_its_own_run():
+    """The run gave the catalog its interruption count and restart time, three at-scale MFU rows and
+    part of the Megatron fit: its out-of-sample catalog has none of them."""
+    run = RESULTS["llama31-405b"][0]
+    held = large_runs.out_of_sample_catalog(run, CAT, efficiency=0.5)
+    assert not [r for r in held.at_scale if r.run == "llama3-405b"]
+    assert [r for r in CAT.at_scale if r.run == "llama3-405b"]
+    assert held.reliability["unexpected_interruptions"].value == 100  # MegaScale's restarts
+    assert held.reliability["restart_seconds_per_interruption"].value == 600
+    assert held.frameworks["megatron"].efficiency == 0.5
+    ins, oos = RESULTS["llama31-405b"][1:]
+    assert ins.sample == "in sample" and ins.predicted != oos.predicted
+
+
+def test_the_document_is_up_to_date():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "large_runs.py"), "--check"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_interleaved_warm_up_holds_megatrons_count_of_chunks():
+    """Megatron's interleaved schedule: the first rank runs 2(pp - 1) + (vpp - 1)pp warm-up chunks
+    before its first backward, each 1/vpp of the stage's layers."""
+    notes = Notes(CAT)
+    assert _in_flight(16, 1, 32, notes) == 16  # 1F1B: pp micro-batches
+    assert _in_flight(16, 1, 4, notes) == 4  # fewer micro-batches than stages
+    assert _in_flight(16, 4, 32, notes) == (2 * 15 + 3 * 16 + 1) / 4  # 79 chunks of a quarter stage
+    assert _in_flight(16, 4, 16, notes) == 64 / 4  # at most every chunk of every micro-batch
+    assert _in_flight(1, 4, 8, notes) == 1  # no pipeline
+
+
+def _job(**kw: object) -> TrainingJob:
+    base = {"model": "llama-3.1-405b", "task": "pretrain", "seq": 8192, "global_batch": 2048, "micro_batch": 1}
+    job = build_workload(base | kw, CAT)
+    assert isinstance(job, TrainingJob)
+    return job
+
+
+def test_the_search_interleaves_a_long_pipeline_where_the_stack_can():
+    """405B on Table 4's 16,384-GPU layout (TP 8, PP 16): 16 micro-batches per rank, 8 layers per
+    stage; virtual stages 2, 4 and 8 divide the stage and 16 micro-batches divide by 16, and the
+    search picks one, which divides the 1F1B bubble. DeepSpeed has no interleaved schedule."""
+    hw = build_hardware("h100-sxm:16384", CAT)
+    par = Parallelism(tp=8, pp=16, zero=1)
+    assert virtual_stages(_job(), hw, par, 1, CAT) == (1, 2, 4, 8)
+    assert virtual_stages(_job(global_batch=2040), hw, par, 1, CAT) == (1,)  # 15.9 micro-batches per rank
+    assert virtual_stages(_job(framework="deepspeed"), hw, par, 1, CAT) == (1,)
+    choice = best_layout(_job(), hw, CAT, compute_rates(hw.gpu, "bf16", CAT), (8, 16, 1))
+    assert choice.job is not None and choice.job.parallel.vpp > 1
+
+
+def test_a_data_parallel_group_beside_tensor_parallelism_sends_its_whole_buffer_over_the_network():
+    """16 ranks, one per node (tensor parallelism fills each node): the ring all-reduce moves
+    2 x 15/16 of the buffer over each GPU's NIC, 30 hops; as one group of 8 per node it moved 1/8 of it."""
+    intra, inter = Link("nvlink", 400e9, 1e-6), Link("net", 50e9, 3e-6)
+    topo = Topology(intra=intra, inter=inter, gpus_per_node=8, notes=(), base_latency=5e-6)
+    buf = 8e9
+    one_per_node = collective("all_reduce", buf, 16, topo, spans_nodes=True, per_node=1)
+    assert one_per_node == pytest.approx(5e-6 + 2 * 15 / 16 * buf / 50e9 + 2 * 15 * 3e-6)
+    whole_node = collective("all_reduce", buf * 8 / 8, 128, topo, spans_nodes=True)  # 8 per node, 16 nodes
+    assert whole_node == pytest.approx(
+        5e-6 + (2 * 7 / 8 * buf / 400e9 + 14e-6) + (2 * 15 / 16 * buf / 8 / 50e9 + 90e-6)
+    )
+
+
+def test_a_lora_run_with_a_sharded_optimizer_gathers_its_adapters_not_the_base():
+    """ZeRO-1 all-gathers the updated parameters after the step: under LoRA those are the adapters;
+    the frozen 70B base is never updated, so it is never gathered (MLPerf's LoRA layout on 64 H100,
+    TP 4 x CP 2: gathering the base was 0.14 s of a 0.65 s step)."""
+    work = {"model": "llama-2-70b", "task": "finetune", "method": "lora", "lora_rank": 16, "seq": 8192}
+    work |= {"tp": 4, "cp": 2, "zero": 1, "framework": "nemo", "precision": "fp8", "micro_batch": 1, "global_batch": 8}
+    t = make_estimate(work, {"gpu": "h100-sxm:64"}).training
+    assert t.terms["data_parallel_comm"] < 0.001 * t.step_seconds
