@@ -108,14 +108,14 @@ def test_a_distributed_optimizer_without_overlap_exposes_its_whole_reduce_scatte
     """Megatron Core without --overlap-grad-reduce / --overlap-param-gather: the fp32 gradient buffer is
     reduce-scattered after the last backward and the bf16 parameters all-gathered after the step, both
     on the critical path: the two collectives of the rank's 4.0e9 parameters over the 16 data-parallel
-    ranks of 4 nodes (tp 2), in full."""
+    ranks of 4 nodes (tp 2: 8 / 2 = 4 of them in each node share its NICs), in full."""
     job = _job(**MEGATRON, zero=1, overlap_grad_reduce=False)
     hw = build_hardware("h100-sxm:32", CAT)
     topo = topology(hw, CAT, hw.network)
     est = estimate(job, hw, CAT)
     params = est.memory.per_gpu.weights / 2  # bf16 weights of the rank
-    scatter = collective("reduce_scatter", params * 4, 16, topo, True)
-    gather = collective("all_gather", params * 2, 16, topo, True)
+    scatter = collective("reduce_scatter", params * 4, 16, topo, True, 8 // 2)
+    gather = collective("all_gather", params * 2, 16, topo, True, 8 // 2)
     assert est.training.terms["data_parallel_comm"] == scatter + gather  # type: ignore[union-attr]
     overlapped = _dp_seconds(_job(**MEGATRON, zero=1), "h100-sxm:32")
     assert overlapped < scatter + gather
@@ -127,7 +127,7 @@ def test_plain_data_parallel_without_overlap_exposes_the_whole_all_reduce():
     hw = build_hardware("h100-sxm:32", CAT)
     est = estimate(job, hw, CAT)
     grads = est.memory.per_gpu.weights / 2 * 4  # fp32 gradients of the rank's parameters
-    expected = collective("all_reduce", grads, 16, topology(hw, CAT, hw.network), True)
+    expected = collective("all_reduce", grads, 16, topology(hw, CAT, hw.network), True, 8 // 2)  # 4 ranks a node
     assert est.training.terms["data_parallel_comm"] == expected  # type: ignore[union-attr]
 
 
