@@ -358,6 +358,41 @@ def test_the_most_replicas_cheaper_than_a_plan_by_hand(fleet, usd, most):
     assert _cheaper_than(fleet, Option(1, 8, 1.0, 1, usd)) == most
 
 
+@pytest.mark.parametrize(("fleet", "usd", "most"), [(10.0, 2.5, 4), (9.9999, 2.5, 3), (0.3, 0.1, 2), (2.0, 3.0, 0)])
+def test_the_most_replicas_costing_no_more_than_a_plan_by_hand(fleet, usd, most):
+    """With ties (an option before the best in the search's order keeps an equal cost): r x usd <= fleet,
+    4 x 2.5 = 10 <= 10; 4 x 2.5 > 9.9999; 3 x 0.1 = 0.30000000000000004 > 0.3 still; one costs more."""
+    from gpuwise.plan.serving_search import Option, _cheaper_than
+
+    assert _cheaper_than(fleet, Option(1, 8, 1.0, 1, usd), ties=True) == most
+
+
+def test_trying_the_likeliest_tp_degree_first_changes_no_row(monkeypatch):
+    """32k-token prompts on B200: one GPU's prefill takes most of a 2 s TTFT target, so the search tries
+    the larger TP degrees first and bounds the others by them; against the order by floor cost (every
+    option's guess its floor): the same candidates, on fewer simulations."""
+    from gpuwise.estimate import serving
+    from gpuwise.plan import serving_search
+
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 32000, "output_tokens": 512}
+    req = {"qps": 20, "ttft_ms": 2000, "tpot_ms": 50, "gpus": "b200"}
+    runs = []
+    counted = serving.simulate
+
+    def counting(*a, **k):
+        runs.append(1)
+        return counted(*a, **k)
+
+    monkeypatch.setattr(serving, "simulate", counting)
+    likeliest = make_plan(work, req)
+    first = len(runs)
+    monkeypatch.setattr(serving_search.Option, "likely_cost", property(lambda o: o.floor_cost))
+    by_floor = make_plan(work, req)
+    assert likeliest.candidates == by_floor.candidates and likeliest.chosen == by_floor.chosen
+    assert likeliest.chosen is not None and likeliest.chosen.serving is not None
+    assert likeliest.chosen.serving.tp > 1 and first < len(runs) - first
+
+
 def test_the_cost_bound_on_the_serving_search_changes_no_row(monkeypatch):
     """The plan with the bound (counts dearer than the best layout found on a GPU type are not
     simulated) against the plan without it: the same candidates, on fewer simulations. Older GPUs
@@ -377,7 +412,7 @@ def test_the_cost_bound_on_the_serving_search_changes_no_row(monkeypatch):
     monkeypatch.setattr(serving, "simulate", counting)
     bounded = make_plan(work, req)
     with_bound = len(runs)
-    monkeypatch.setattr(serving_search, "_cheaper_than", lambda fleet, option: None)
+    monkeypatch.setattr(serving_search, "_cheaper_than", lambda fleet, option, ties=False: None)
     unbounded = make_plan(work, req)
     assert bounded.candidates == unbounded.candidates and bounded.chosen == unbounded.chosen
     assert with_bound < len(runs) - with_bound

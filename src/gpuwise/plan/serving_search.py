@@ -54,10 +54,17 @@ class Option:
     floor: int  # replicas below which the load exceeds capacity (at the throughput band's low end)
     usd_per_hour: float | None  # one replica
     rate: float = 1.0  # the throughput band's low end over the estimate
+    idle_share: float = 0.0  # the largest share of a latency target one request on an idle replica takes
 
     @property
     def floor_cost(self) -> float:
         return math.inf if self.usd_per_hour is None else self.floor * self.usd_per_hour
+
+    @property
+    def likely_cost(self) -> float:
+        """The floor cost over the share of the tightest target that queueing may still take: a
+        guess of what simulation will find (it orders the search, it bounds nothing)."""
+        return self.floor_cost / (1 - self.idle_share) if self.idle_share < 1 else math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +136,10 @@ def _options(
         if blocked is not None:
             reason = blocked
             continue  # an idle replica misses the target: no batch or replica count helps
+        share = _idle_share(lone, goals, m)
         for b, peak in zip(batches, peaks, strict=True):
             floor = math.floor(req.qps / (peak * m.rate)) + 1 if req.qps else 1  # at the throughput band's low end
-            out.append(Option(tp, b, peak, floor, price, m.rate))
+            out.append(Option(tp, b, peak, floor, price, m.rate, share))
     return out, reason
 
 
@@ -152,6 +160,15 @@ def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gp
                 limit_seconds=limit,
             )
     return None
+
+
+def _idle_share(alone: Mapping[str, float], goals: LatencyGoals | None, m: Margins) -> float:
+    """The largest share of a latency target that one request on an idle replica takes, at the high
+    end of its band (0 without targets)."""
+    if goals is None:
+        return 0.0
+    limits = (("ttft", goals.ttft_seconds), ("tpot", goals.tpot_seconds), ("e2e", goals.e2e_seconds))
+    return max((alone[k] * m.of(k) / v for k, v in limits if v), default=0.0)
 
 
 def _analytic(option: Option, req: Requirements) -> int:
@@ -305,44 +322,55 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
     """Branch and bound over this GPU type's options, each simulated through the same estimate
     `gpuwise estimate` runs: every TP degree's best option, then the others while their floor
     costs less than the best found (at most CONFIRM_OPTIONS more); the cheapest that meets every
-    target replaces the analytic candidate. Returns (the candidate, whether it was replaced)."""
+    target replaces the analytic candidate, the first in `_search_order` among equal costs. The TP
+    degrees' options are tried likeliest cheapest first (a tighter bound for the others), which
+    changes how many counts are simulated, not the answer. Returns (the candidate, whether it was
+    replaced)."""
     c, pending = found.c, found.pending
     if pending is None or not (req.qps and req.has_latency):
         return c, False
-    best: Candidate | None = None
+    best, best_rank = None, -1
     order = _search_order(list(pending.options))
     heads = len({o.tp for o in pending.options})
+    rank = {(o.tp, o.batch): i for i, o in enumerate(order)}
+    visit = sorted(order[:heads], key=lambda o: (o.likely_cost, rank[o.tp, o.batch])) + order[heads:]
     simulated: dict[tuple[int, int], Estimate] = {}
     basis = f"simulated: {simulated_requests(pending.work)} requests per configuration, Poisson arrivals"
-    for i, option in enumerate(order):
-        bound = best is not None and option.floor_cost >= _fleet_per_hour(best)
+    for i, option in enumerate(visit):
+        fleet, ties = math.inf if best is None else _fleet_per_hour(best), rank[option.tp, option.batch] < best_rank
+        bound = best is not None and (option.floor_cost > fleet if ties else option.floor_cost >= fleet)
         if bound or i >= heads + CONFIRM_OPTIONS:
             if i < heads:
                 continue  # another TP degree's first option may still be cheaper
             break
-        useful = None if best is None else _cheaper_than(_fleet_per_hour(best), option)
+        useful = None if best is None else _cheaper_than(fleet, option, ties)
         est = simulated[(option.tp, option.batch)] = _estimate(pending.work, pending.gpu, option, req, cat, cal, useful)
         sp = est.serving
         if sp is None or not sp.meets:
             continue
         cand = _build(est, option, req, pending.params, sp.replicas, basis, confirmed=True)
-        if best is None or _fleet_per_hour(cand) < _fleet_per_hour(best):
-            best = cand
+        if best is None or _fleet_per_hour(cand) < fleet or (ties and _fleet_per_hour(cand) == fleet):
+            best, best_rank = cand, rank[option.tp, option.batch]
     if best is None:
         return _missed(c, pending, simulated, req, cat, cal, basis), False
     return best, True
 
 
-def _cheaper_than(fleet_per_hour: float, option: Option) -> int | None:
+def _cheaper_than(fleet_per_hour: float, option: Option, ties: bool = False) -> int | None:
     """The most replicas of `option` whose fleet costs less an hour than `fleet_per_hour` (more cannot
-    replace the best found: the search keeps the first of equal costs); None when unbounded."""
+    replace the best found: the search keeps the first of equal costs), or as much with `ties` (an
+    option before the best in the search's order keeps an equal cost); None when unbounded."""
     usd = option.usd_per_hour
     if usd is None or usd <= 0 or not math.isfinite(fleet_per_hour):
         return None
+
+    def fits(r: int) -> bool:  # the comparison the search makes decides, not the division (it rounds)
+        return r * usd <= fleet_per_hour if ties else r * usd < fleet_per_hour
+
     r = max(0, math.ceil(fleet_per_hour / usd) - 1)
-    while (r + 1) * usd < fleet_per_hour:  # the division rounds; the comparison the search makes decides
+    while fits(r + 1):
         r += 1
-    while r > 0 and r * usd >= fleet_per_hour:
+    while r > 0 and not fits(r):
         r -= 1
     return r
 
