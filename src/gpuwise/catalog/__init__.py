@@ -5,7 +5,7 @@ Data live in YAML package files (`data/`); every value resolves to a source with
 
 from __future__ import annotations
 
-from gpuwise.catalog.arch import GenericArch, ModelArch, Operator, TransformerArch
+from gpuwise.catalog.arch import GenericArch, ModelArch, Operator, TransformerArch, embedding_sharded
 from gpuwise.catalog.identity import identify
 from gpuwise.catalog.loader import Catalog, load_catalog
 from gpuwise.catalog.schema import GPU, Convention, GpuIdentity, Interconnect, ModelEntry, Source
@@ -22,6 +22,7 @@ __all__ = [
     "Operator",
     "Source",
     "TransformerArch",
+    "embedding_sharded",
     "identify",
     "load_catalog",
 ]

@@ -350,6 +350,13 @@ class GenericArch:
 ModelArch = TransformerArch | GenericArch
 
 
+def embedding_sharded(model: ModelArch) -> bool:
+    """Trained as recommenders are (TorchRec's DistributedModelParallel, the DLRM reference): the
+    embedding tables sharded over the GPUs (model parallel), the dense part replicated and its
+    gradients all-reduced (data parallel, DDP). ZeRO applies to neither."""
+    return isinstance(model, GenericArch) and bool(model.embedding_tables)
+
+
 def _number(doc: dict[str, Any], key: str, where: str) -> float:
     value = doc.get(key, 0)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:

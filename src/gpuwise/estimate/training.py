@@ -406,8 +406,8 @@ def _trainable_params(job: TrainingJob, hw: Hardware) -> tuple[float, float]:
     """Trainable parameters on one GPU of the first stage, and all its parameters."""
     model, par = job.model, job.parallel
     stage = stage_params(model, par.tp, par.pp, "first" if par.pp > 1 else "only", hw.count)
-    if isinstance(model, GenericArch):
-        return (model.dense_params if model.embedding_tables else model.params), stage.total
+    if isinstance(model, GenericArch):  # sharded tables are updated in place, never gathered or reduced
+        return (model.dense_params, model.dense_params) if model.embedding_tables else (model.params, stage.total)
     if job.method == "full":
         return stage.total, stage.total
     return lora_params(job, stage.layers, par.tp), stage.total

@@ -370,9 +370,21 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "并行布局 TP{tp}{sequence_parallel} × PP{pp} × DP{dp}，ZeRO-{zero}，重计算 {recompute}，micro-batch "
         "{micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
+    "layout.embedding_sharded": {
+        "en": "layout: embedding tables sharded over the {count} GPUs ({table_params} parameters each, model parallel), "
+        "dense part ({dense_params} parameters) data-parallel, micro-batch {micro_batch} x {accumulation} "
+        "accumulation: the fastest that fits on {count}x {gpu}",
+        "zh": "并行布局：嵌入表切分到 {count} 块 GPU（每块 {table_params} 个参数，模型并行），稠密部分（{dense_params} 个参数）"
+        "数据并行，micro-batch {micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
+    },
     "speed.rate": {
         "en": "{rate}{band} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
         "zh": "{rate}{band} {unit}，MFU {mfu:.0%}，瓶颈：{bottleneck}",
+    },
+    "pipeline.hosts_for_data": {
+        "en": "{nodes} nodes bought for their hosts' data loaders, not for their GPUs: ranked after every plan "
+        "whose GPUs do the work",
+        "zh": "买下 {nodes} 个节点是为了主机上的数据加载，而不是 GPU：排在所有由 GPU 承担计算的方案之后",
     },
     "pipeline.gpus_wait": {
         "en": "the GPUs wait for data: a faster pipeline meets the requirements with fewer GPUs",

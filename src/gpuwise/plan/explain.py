@@ -8,6 +8,7 @@ is larger; a serving fleet costs price per GPU-hour x GPUs, so it loses on price
 
 from __future__ import annotations
 
+from gpuwise.catalog import GenericArch, embedding_sharded
 from gpuwise.plan.results import Candidate, Code, Reason
 from gpuwise.workload import TrainingJob
 
@@ -27,8 +28,19 @@ def rate_unit(kind: str, task: str | None) -> tuple[str, str]:
 
 
 def layout_reason(w: TrainingJob, count: int, gpu: str) -> Reason:
-    """The parallel layout in the frameworks' terms: degrees, ZeRO stage, recomputation, batch."""
-    par = w.parallel
+    """The parallel layout in the frameworks' terms: degrees, ZeRO stage, recomputation, batch; a
+    recommender's as its stack runs it: tables split over the GPUs, the dense part replicated."""
+    par, model = w.parallel, w.model
+    if count > 1 and isinstance(model, GenericArch) and embedding_sharded(model):
+        return Reason.of(
+            Code.TABLES_LAYOUT,
+            count=count,
+            gpu=gpu,
+            table_params=model.embedding_params / count,
+            dense_params=model.dense_params,
+            micro_batch=w.micro_batch,
+            accumulation=w.grad_accumulation(count),
+        )
     return Reason.of(
         Code.LAYOUT,
         tp=par.tp,
@@ -105,6 +117,8 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
         )
         if est.bottleneck == "data-pipeline" and c.pipeline is None:
             out.append(Reason.of(Code.DATA_WAIT))
+        if c.hosts_for_data:
+            out.append(Reason.of(Code.HOSTS_FOR_DATA, nodes=est.hardware.nodes))
     r = c.reliability
     if r is not None:
         out.append(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
+from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, embedding_sharded
 from gpuwise.estimate import memory
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory.states import framework_of
@@ -95,13 +95,14 @@ def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     return sorted(options)[: MAX_MICRO_OPTIONS + 1]
 
 
-def zero_stages(dp: int, pp: int) -> tuple[int, ...]:
+def zero_stages(dp: int, pp: int, tables_sharded: bool = False) -> tuple[int, ...]:
     """ZeRO stages worth timing. One data-parallel rank: nothing to shard. ZeRO-1 and -2 move the
     same bytes as plain data parallelism (reduce-scatter + all-gather = all-reduce; Rajbhandari
     et al., section 7) with a sharded optimizer and less memory, so stage 2 dominates 0 and 1;
     with pipeline stages the frameworks shard the optimizer only (Megatron's distributed
-    optimizer; DeepSpeed refuses ZeRO-2/3 with pipelines)."""
-    if dp == 1:
+    optimizer; DeepSpeed refuses ZeRO-2/3 with pipelines). A recommender trains embedding-sharded:
+    its tables are split over the GPUs already and its dense part runs under DDP (TorchRec)."""
+    if dp == 1 or tables_sharded:
         return (0,)
     return (1,) if pp > 1 else (2, 3)
 
@@ -261,7 +262,7 @@ def _search(
         micros = micro_batches(work, dp)
         if not micros:
             continue
-        for zero in zero_stages(dp * cp, pp):
+        for zero in zero_stages(dp * cp, pp, embedding_sharded(work.model)):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(
                     tp=tp, pp=pp, cp=cp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp

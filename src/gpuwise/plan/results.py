@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Union
 
+from gpuwise.catalog import embedding_sharded
 from gpuwise.estimate.cost import HOURS_PER_MONTH, fleet_cost
 from gpuwise.estimate.offers import money
 from gpuwise.workload import TrainingJob, Workload
@@ -68,8 +69,10 @@ class Code(StrEnum):
     LAYOUT = (
         "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, zero, recompute, micro_batch, accumulation, count, gpu
     )
+    TABLES_LAYOUT = "layout.embedding_sharded"  # count, gpu, table_params, dense_params, micro_batch, accumulation
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"
+    HOSTS_FOR_DATA = "pipeline.hosts_for_data"  # nodes: GPUs bought for their hosts' loaders, ranked last
     GOODPUT = "reliability.goodput"  # mtbf_seconds, interval_seconds, write_seconds, goodput
     AT_SCALE = "reliability.at_scale"  # gpus, architecture, ceiling, mfu, run, added (fraction of the time)
     REPLICAS = "serving.replicas"  # replicas, batch, capacity
@@ -306,6 +309,19 @@ class Candidate:
         return self.growth is None or self.growth.holds
 
     @property
+    def hosts_for_data(self) -> bool:
+        """Its GPUs wait for the user's data pipeline on more than one node: the nodes beyond the
+        first were bought for their hosts' loader cores and read bandwidth, which a pipeline design
+        buys directly (plan.pipeline_search). Such a plan ranks after every plan whose GPUs do the work."""
+        t = self.est.training
+        return (
+            t is not None
+            and self.pipeline is None
+            and self.est.bottleneck == "data-pipeline"
+            and self.est.hardware.nodes > 1
+        )
+
+    @property
     def pipeline_usd_per_hour(self) -> float:
         """What the upgraded data pipeline adds per hour of the run (0 without one)."""
         return 0.0 if self.pipeline is None else self.pipeline.extra_usd_per_hour
@@ -356,6 +372,7 @@ class Candidate:
         if isinstance(w, TrainingJob):
             layout += [
                 w.method,
+                "embedding-sharded" if hw.count > 1 and embedding_sharded(w.model) else "",
                 f"zero{par.zero}" if par.zero else "",
                 f"rc-{w.recompute}" if w.recompute != "none" else "",
                 f"offload-{'+'.join(w.offload)}" if w.offload else "",

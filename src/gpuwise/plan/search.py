@@ -180,7 +180,8 @@ def _pipeline_candidate(
 def _beside_gpu_only(chosen: Candidate, candidates: Sequence[Candidate]) -> Candidate:
     """The chosen plan upgrades the data pipeline: name the cheapest answer that buys GPUs instead."""
     assert chosen.pipeline is not None
-    alt = next((c for c in candidates if c.ok and c.pipeline is None and c.est.training is not None), None)
+    gpu_only = [c for c in candidates if c.ok and c.pipeline is None and c.est.training is not None and c.cost]
+    alt = min(gpu_only, key=lambda c: c.cost or 0.0, default=None)  # the cheapest, wherever it ranks
     p = replace(chosen.pipeline, gpu_only=None if alt is None else GpuOnly(alt.label, alt.gpus, alt.cost))
     why = Reason.of(
         Code.PIPELINE,
@@ -325,14 +326,15 @@ def _check_growth(
 
 
 def _rank_key(c: Candidate, req: Requirements, tie: float) -> tuple[Any, ...]:
-    """Requirements met first, then the objective; equal objectives (within `tie`, a fraction) go
-    to fewer GPUs, then fewer nodes, then the other objective."""
+    """Requirements met first, then plans whose GPUs do the work before those whose extra nodes
+    were bought for their hosts' data loaders, then the objective; equal objectives (within `tie`,
+    a fraction) go to fewer GPUs, then fewer nodes, then the other objective."""
     primary = c.cost if req.objective == "cost" else c.time
     secondary = c.time if req.objective == "cost" else c.cost
     finite = primary is not None and primary > 0 and math.isfinite(primary)
     level = round(math.log(primary) / math.log1p(tie)) if finite and primary else 0
     nodes = c.est.hardware.nodes * c.replicas
-    return (not c.ok, not c.growth_ok, primary is None, level, c.gpus, nodes, secondary or 0.0)
+    return (not c.ok, not c.growth_ok, c.hosts_for_data, primary is None, level, c.gpus, nodes, secondary or 0.0)
 
 
 def _misses(gpu: GPU, found: list[Candidate], req: Requirements, params: CostParams) -> Rejection:
