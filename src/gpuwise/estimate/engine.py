@@ -317,20 +317,26 @@ class StepModel:
         """One step: `prefill` prompt tokens and `decodes` running requests, whose decode reads
         `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs."""
         tokens = prefill + decodes * self.verify
-        logits = decodes * self.verify + (1 if prefill else 0)
         if not tokens:
             return 0.0
+        fixed = self.fixed(tokens, decodes * self.verify + (1 if prefill else 0))
+        return fixed + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
+
+    @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
+    def fixed(self, tokens: int, logits: int) -> float:
+        """A step's time besides attention (`tokens` > 0): its linear work, the step overhead and
+        the pipeline hops; a step carries few distinct token counts, and the simulator asks often."""
         t = self.linear(tokens, logits) + self.overhead
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
-        return t + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
+        return t
 
     def chunk_run(self, steps: int, chunk: int, decodes: int, context: float, growth: float, start: int) -> float:
-        """Seconds of `steps` steps in a row, each carrying the next `chunk` tokens of one prompt (the
-        first from token `start`) beside `decodes` running requests whose mean context is `context`
-        at the first step and grows by `growth` a step: the sum of `step` over them, in closed form
-        (the attention terms are arithmetic progressions, capped where a window caps them)."""
-        fixed = self.step(chunk, decodes, 0.0, 0.0)  # the linear work, overheads and pipeline hops
+        """Seconds of `steps` steps in a row, each carrying the next `chunk` (at least 1) tokens of one
+        prompt (the first from token `start`) beside `decodes` running requests whose mean context is
+        `context` at the first step and grows by `growth` a step: the sum of `step` over them, in
+        closed form (the attention terms are arithmetic progressions, capped where a window caps them)."""
+        fixed = self.fixed(chunk + decodes * self.verify, decodes * self.verify + 1)  # `step` less attention
         keys = _progression(context, growth, steps)  # a decode's context summed over the steps (see keys)
         if self.window is None:
             keys *= self.layers

@@ -213,15 +213,20 @@ def _mixed_step(
 
 
 def _pop(s: _State, setup: EngineSetup, running: list[tuple[int, int]], out: _Out) -> int:
-    """Retire the requests whose last decode step has run; returns how many."""
-    count = 0
+    """Retire the requests whose last decode step has run; returns how many (their KV cache freed
+    at once, and the same key_base term off for each: they all started decode steps ago)."""
+    step_no = s.step_no
+    if not running or running[0][0] > step_no:
+        return 0
+    count, now = 0, s.now
     tokens_after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)
-    while running and running[0][0] <= s.step_no:
+    started = s.start_context - (step_no - setup.decode_steps) * setup.tokens_per_step
+    while running and running[0][0] <= step_no:
         _, r = heapq.heappop(running)
-        out.finished(r, s.now, tokens_after_first)
-        s.kv_used -= setup.tokens_per_request
-        s.key_base -= s.start_context - (s.step_no - setup.decode_steps) * setup.tokens_per_step
+        out.finished(r, now, tokens_after_first)
+        s.key_base -= started
         count += 1
+    s.kv_used -= count * setup.tokens_per_request
     return count
 
 
