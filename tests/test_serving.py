@@ -442,17 +442,17 @@ def test_the_plan_is_what_estimate_gives_for_the_same_layout_and_target():
 
 def test_the_chosen_serving_layout_is_never_worse_than_another_tp_or_batch_estimate():
     """Every (tp, concurrency) that `estimate` says meets the target costs at least what the plan's
-    chosen candidate costs on that GPU type (the fleet's $/hour)."""
+    chosen candidate costs on that GPU type (the fleet's $/hour, replicas packed into instances)."""
     req = {"qps": 10, "ttft_ms": 2000, "tpot_ms": 60, "gpus": "h100-sxm"}
     work = {"model": "llama-3.1-70b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
     c = make_plan(work, req).chosen
-    assert c is not None and c.usd_per_hour is not None
-    chosen = c.usd_per_hour * c.replicas
+    assert c is not None and c.hourly is not None
     for tp in (4, 8):
         for batch in (32, 128, 512):
             e = make_estimate({**work, "tp": tp, "concurrency": batch}, {"gpu": f"h100-sxm:{tp}", **req})
-            if e.serving is not None and e.serving.meets and e.usd_per_hour is not None:
-                assert chosen <= e.usd_per_hour * e.serving.replicas * (1 + 1e-9), (tp, batch)
+            cost = e.cost()
+            if e.serving is not None and e.serving.meets and cost is not None:
+                assert c.hourly <= cost["usd_per_hour"] * (1 + 1e-9), (tp, batch)
 
 
 # ------------------------------------------------------------------------------------------

@@ -585,5 +585,5 @@ def _summary(c: Candidate, engine: str, engine_why: str, image: str, share: Shar
         "sharing": share.mode,
         "mig_profile": share.mig.name if share.mig else None,
         "physical_gpus": math.ceil(scale.replicas / share.per_gpu) * (hw.count if share.mode == "none" else 1),
-        "usd_per_month": None if c.usd_per_hour is None else c.usd_per_hour * c.replicas * HOURS_PER_MONTH,
+        "usd_per_month": None if c.hourly is None else c.hourly * HOURS_PER_MONTH,
     }

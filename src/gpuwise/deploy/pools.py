@@ -398,7 +398,7 @@ def _inference_pool(planned: list[PoolWorkload], namespace: str) -> Pool:
             why_parts.append(f"{w.name}: {reason_text(c.growth.summary)}")
             if grown:
                 headroom += (grown - c.replicas) * c.est.hardware.count
-    rate = _total([None if w.chosen.usd_per_hour is None else w.chosen.usd_per_hour * w.chosen.replicas for w in ws])
+    rate = _total([w.chosen.hourly for w in ws])
     cost = None if rate is None else rate * HOURS_PER_MONTH
     return Pool(
         name="inference",
@@ -529,8 +529,8 @@ def _gpu_rate(gpu: GPU, planned: list[PoolWorkload]) -> float | None:
     from the catalog's offers (gpuwise.estimate.offers)."""
     for w in planned:
         c = w.chosen
-        if c.est.hardware.gpu.id == gpu.id and c.usd_per_hour is not None:
-            return c.usd_per_hour / c.est.hardware.count
+        if c.est.hardware.gpu.id == gpu.id and c.hourly is not None:
+            return c.hourly / c.gpus
     q = default_market(load_catalog()).quote(gpu.id, 1, 1, "on-demand")
     return None if q is None else q.usd_per_hour / q.gpus_paid
 

@@ -186,6 +186,8 @@ def serving_task(c: Candidate, options: DeployOptions, catalog: Catalog) -> tupl
     weights = c.est.memory.per_gpu.weights * max(work.parallel.tp, 1)
     cache = max(conv.model_cache_min_bytes, weights * (1 + conv.model_cache_headroom))
     res, why = _resources(c, hw.count, _disk(cache, "the downloaded weights and the engine's cache"), PORT)
+    unpacked = _one_replica_per_instance(c)
+    why += [unpacked] if unpacked else []
     capacity = None if c.serving is None else c.serving.capacity_rps_per_replica
     service: dict[str, Any] = {"readiness_probe": server.health}
     if capacity:
@@ -226,7 +228,21 @@ def serving_task(c: Candidate, options: DeployOptions, catalog: Catalog) -> tupl
         *comment(f"launch: sky serve up {SERVE_FILE}"),
         *[line for w in why for line in comment(w)],
     ]
-    return _dump(header, tree), list(server.notes)
+    return _dump(header, tree), [*server.notes, *([unpacked] if unpacked else [])]
+
+
+def _one_replica_per_instance(c: Candidate) -> str | None:
+    """Where the plan packs several replicas into one instance: SkyServe gives each replica a
+    cluster of its own, so the fleet it rents is not the one the plan priced."""
+    q = c.offer
+    if q is None or q.per_instance < 2:
+        return None
+    return (
+        f"the plan packs up to {q.per_instance} replicas into each {q.offer.gpus_per_instance}-GPU "
+        f"{q.offer.instance} ({q.instances} instance(s) for {q.replicas} replicas); SkyServe launches every replica on "
+        f"its own cluster of {c.est.hardware.count} GPU(s), which can cost more than the plan "
+        "(the Kubernetes and Slurm targets pack replicas onto shared nodes)"
+    )
 
 
 def skypilot_files(c: Candidate, options: DeployOptions, catalog: Catalog) -> Rendered:

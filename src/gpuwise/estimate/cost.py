@@ -192,8 +192,11 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
     )
 
 
-def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = None) -> Quote | None:
-    """The offer that prices renting `hw` (gpuwise.estimate.offers picks it; None: no offer fits).
+def rent_quote(
+    hw: Hardware, pricing: str, p: CostParams, years: float | None = None, replicas: int = 1, packed: bool = True
+) -> Quote | None:
+    """The offer that prices renting `hw` (gpuwise.estimate.offers picks it; None: no offer fits);
+    `replicas` copies of it (a serving fleet), packed into instances unless `packed` is False.
     There is no discount fallback: a price model without an offer has no price."""
     if pricing not in PRICINGS and pricing not in ("1y", "3y"):
         raise UsageError(f"pricing must be one of {', '.join(PRICINGS)}; got {pricing!r}")
@@ -201,8 +204,8 @@ def rent_quote(hw: Hardware, pricing: str, p: CostParams, years: float | None = 
         return None
     model = price_model_of(pricing, years)
     if model in TERM_YEARS:  # a commitment: fresh, of the on-demand price's class, not dearer (as tco's)
-        return p.market.commitment(hw.gpu.id, hw.count, hw.gpus_per_node, model)[0]
-    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, model)
+        return p.market.commitment(hw.gpu.id, hw.count, hw.gpus_per_node, model, replicas, packed)[0]
+    return p.market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, model, replicas, packed)
 
 
 def rented_hardware(gpu: GPU, count: int, pricing: str, p: CostParams) -> Hardware | None:
@@ -226,17 +229,19 @@ def fleet_cost(
     gpus_per_replica: int,
     run_seconds: float | None = None,
     pricing: str = "on-demand",
+    fleet_usd_per_hour: float | None = None,
 ) -> dict[str, object] | None:
     """The whole fleet's cost: replicas x GPUs per replica, per hour and per month, and the run
-    (training) at that rate. One GPU's or one replica's price is never shown as the cost."""
+    (training) at that rate; `fleet_usd_per_hour` where the replicas share instances (each replica's
+    share of it is then its price). One GPU's or one replica's price is never shown as the cost."""
     if usd_per_replica_hour is None:
         return None
-    hourly = usd_per_replica_hour * replicas
+    hourly = usd_per_replica_hour * replicas if fleet_usd_per_hour is None else fleet_usd_per_hour
     return {
         "pricing": pricing,
         "replicas": replicas,
         "gpus": replicas * gpus_per_replica,
-        "usd_per_replica_hour": usd_per_replica_hour,
+        "usd_per_replica_hour": usd_per_replica_hour if fleet_usd_per_hour is None else hourly / max(replicas, 1),
         "usd_per_hour": hourly,
         "usd_per_month": hourly * HOURS_PER_MONTH,
         "total_usd": None if run_seconds is None else hourly * run_seconds / 3600,
@@ -273,6 +278,17 @@ def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:
         own = owned_cost(hw, p)
         return own.usd_per_hour if own else None
     q = rent_quote(hw, pricing, p)
+    return None if q is None else q.usd_per_hour
+
+
+def fleet_usd_per_hour(hw: Hardware, replicas: int, pricing: str, p: CostParams, packed: bool = True) -> float | None:
+    """What `replicas` copies of `hw` (a serving fleet) cost per hour: renting, the instances of the
+    cheapest offer that holds them, replicas packed into instances (one per instance unless `packed`);
+    owned, each replica's hardware (None: no price). Never falls as replicas are added."""
+    if pricing == "owned":
+        one = usd_per_hour(hw, pricing, p)
+        return None if one is None else one * replicas
+    q = rent_quote(hw, pricing, p, replicas=replicas, packed=packed)
     return None if q is None else q.usd_per_hour
 
 

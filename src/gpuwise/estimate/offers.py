@@ -6,7 +6,10 @@ with K GPUs per instance are one instance when count <= K (the GPUs it leaves id
 else count / K instances of K GPUs each, and then only from an offer the provider rents as a
 multi-node cluster of at least `count` GPUs over a fabric between its instances (its network is
 that fabric, gpuwise.estimate.offer_network). Eight 1-GPU rentals are not an 8-GPU node, and
-hosts without a fabric are not a cluster.
+hosts without a fabric are not a cluster. A serving fleet's replicas are independent copies: those
+that fit within one instance are packed into it, as many as it holds whole (28 replicas of 4 GPUs
+are 14 instances of 8), a replica never spanning instances unless it must; a replica larger than an
+instance takes its own instances. Kept one per instance only when asked (spread for --redundancy).
 
 Of the offers that fit, are available and pass the user's filters (gpuwise.estimate.offer_filter:
 providers, region, age, offer class; indicative and undated prices only when asked), the newest
@@ -59,17 +62,20 @@ def price_model_of(pricing: str, years: float | None = None) -> str:
     raise UsageError(f"pricing must be one of on-demand, reserved, spot, 1y, 3y; got {pricing!r}")
 
 
-def instances_for(offer: Offer, count: int, gpus_per_node: int) -> int | None:
-    """Instances of `offer` that hold `count` GPUs in nodes of `gpus_per_node`, one node per
-    instance: one when the cluster is one node within the instance, else count / K nodes of all K
-    GPUs (None: the shape does not match the instance). Whether the provider joins the instances
-    into a cluster is the market's question (Market.cluster_fits)."""
+def instances_for(offer: Offer, count: int, gpus_per_node: int, replicas: int = 1, packed: bool = True) -> int | None:
+    """Instances of `offer` that hold `replicas` copies of `count` GPUs in nodes of `gpus_per_node`,
+    one node per instance: a copy that is one node within the instance shares it with as many other
+    copies as fit whole (`packed`; else one copy per instance), a larger one takes count / K
+    instances of all K GPUs (None: the shape does not match the instance). Whether the provider joins
+    the instances of one copy into a cluster is the market's question (Market.cluster_fits)."""
     k = offer.gpus_per_instance
-    if count < 1 or gpus_per_node < 1:
+    if count < 1 or gpus_per_node < 1 or replicas < 1:
         return None
     if count <= k:
-        return 1 if gpus_per_node == count else None
-    return count // k if gpus_per_node == k and count % k == 0 else None
+        if gpus_per_node != count:
+            return None
+        return -(-replicas // (k // count if packed else 1))
+    return count // k * replicas if gpus_per_node == k and count % k == 0 else None
 
 
 def fx_rate(fx: Mapping[str, FxRate], currency: str) -> FxRate | None:
@@ -121,6 +127,8 @@ class Quote:
     own: bool = False  # from the team's own prices
     gpus_per_node: int = 1  # one node per instance
     network: OfferNetwork | None = None  # the offer's fabric, when the cluster spans instances
+    replicas: int = 1  # the copies of the cluster the instances hold (a serving fleet's replicas)
+    per_instance: int = 1  # the most copies one instance holds (1 also when a copy spans instances)
 
     @property
     def gpus_paid(self) -> int:
@@ -147,6 +155,8 @@ class Quote:
             "cluster_max_gpus": None if o.cluster is None else o.cluster.max_gpus,
             "network": self.spelling,
             "network_text": None if self.spelling is None or self.network is None else self.network.text,
+            "replicas": self.replicas,
+            "replicas_per_instance": self.per_instance,
             "region": o.region,
             "offer_class": o.offer_class,
             "price_model": o.price_model,
@@ -175,8 +185,11 @@ def describe_offer(q: Mapping[str, Any]) -> str:
     when = f"on {q['date']}" if q.get("date") else "UNDATED"
     kind = KIND_WORDS.get((q.get("fabric") or {}).get("kind", ""), "")
     over = f" over {kind} {q['network']}".replace("  ", " ") if q.get("network") else ""
+    packed = q.get("replicas_per_instance", 1)
+    shared = f", {q.get('replicas', 1)} replicas, up to {packed} per instance" if packed > 1 else ""
     return (
-        f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU) from {q['provider']}{over}, {q['region']}, "
+        f"{q['instances']} x {q['instance']} ({q['gpus_per_instance']} GPU{shared}) from {q['provider']}{over}, "
+        f"{q['region']}, "
         f"{q['price_model']}, {q['price']:,.2f} {q['currency']}/h {when}, {who}{tail}"
     )
 
@@ -280,30 +293,38 @@ class Market:
         size = None if offer.cluster is None else offer.cluster.max_gpus
         return net is not None and net.spelling is not None and size is not None and size >= count
 
-    def _fits(self, offer: Offer, count: int, gpus_per_node: int) -> int | None:
-        n = instances_for(offer, count, gpus_per_node)
-        if n is None or (n > 1 and not self.cluster_fits(offer, count)):
+    def _fits(self, offer: Offer, count: int, gpus_per_node: int, replicas: int = 1, packed: bool = True) -> int | None:
+        """Instances of `offer` for `replicas` copies of the cluster (None: it does not deliver one)."""
+        one = instances_for(offer, count, gpus_per_node)
+        if one is None or (one > 1 and not self.cluster_fits(offer, count)):
             return None
-        return n
+        return instances_for(offer, count, gpus_per_node, replicas, packed)
 
-    def quote(self, gpu: str, count: int, gpus_per_node: int, price_model: str) -> Quote | None:
-        """The cheapest offer that delivers `count` GPUs of `gpu` in nodes of `gpus_per_node`."""
-        key = (gpu, count, gpus_per_node, price_model)
+    def quote(
+        self, gpu: str, count: int, gpus_per_node: int, price_model: str, replicas: int = 1, packed: bool = True
+    ) -> Quote | None:
+        """The cheapest offer that delivers `count` GPUs of `gpu` in nodes of `gpus_per_node`;
+        `replicas` > 1: that many copies (a serving fleet), packed into instances unless `packed` is
+        False. The cheapest offer for one copy need not be the cheapest for many."""
+        key = (gpu, count, gpus_per_node, price_model, replicas, packed)
         if key not in self._memo:
             fits = [
                 (o, n)
                 for o in self._admitted(gpu, price_model)
-                if (n := self._fits(o, count, gpus_per_node)) is not None
+                if (n := self._fits(o, count, gpus_per_node, replicas, packed)) is not None
             ]
-            self._memo[key] = self._pick(fits, count)
+            self._memo[key] = self._pick(fits, count, replicas, packed)
         return self._memo[key]
 
-    def commitment(self, gpu: str, count: int, gpus_per_node: int, model: str) -> tuple[Quote | None, str | None]:
-        """The 1y/3y commitment that prices `count` GPUs in nodes of `gpus_per_node` (tco's columns,
-        a plan at --pricing reserved), or why there is none: fresh, of the on-demand price's provider
-        class and not dearer than it (gpuwise.estimate.offers._commitment)."""
-        on_demand = self.quote(gpu, count, gpus_per_node, "on-demand")
-        return _commitment(self, gpu, count, gpus_per_node, model, on_demand)
+    def commitment(
+        self, gpu: str, count: int, gpus_per_node: int, model: str, replicas: int = 1, packed: bool = True
+    ) -> tuple[Quote | None, str | None]:
+        """The 1y/3y commitment that prices `count` GPUs in nodes of `gpus_per_node` (`replicas`
+        copies of them, as Market.quote; tco's columns, a plan at --pricing reserved), or why there is
+        none: fresh, of the on-demand price's provider class and not dearer than it
+        (gpuwise.estimate.offers._commitment)."""
+        on_demand = self.quote(gpu, count, gpus_per_node, "on-demand", replicas, packed)
+        return _commitment(self, gpu, count, gpus_per_node, model, on_demand, replicas, packed)
 
     def best(self, gpu: str, count: int, price_model: str) -> Quote | None:
         """The cheapest offer that delivers `count` GPUs of `gpu` in whatever nodes it rents (one per
@@ -321,13 +342,14 @@ class Market:
     def _admitted(self, gpu: str, price_model: str) -> list[Offer]:
         return [o for o in self.offers if o.gpu == gpu and o.price_model == price_model and self.admits(o)]
 
-    def _pick(self, fits: list[tuple[Offer, int]], count: int) -> Quote | None:
+    def _pick(self, fits: list[tuple[Offer, int]], count: int, replicas: int = 1, packed: bool = True) -> Quote | None:
         if not fits:
             return None
         fresh = [(o, n) for o, n in fits if self.fresh(o)]
         pool = fresh or fits
         per_gpu = [self.usd(o) / o.gpus_per_instance for o, _ in pool]
         best, n = min(pool, key=lambda on: (self.usd(on[0]) * on[1], -_newness(on[0]), on[0].provider, on[0].instance))
+        spans = count > best.gpus_per_instance  # one copy spans instances: they are a cluster on its fabric
         return Quote(
             offer=best,
             instances=n,
@@ -339,7 +361,9 @@ class Market:
             compared=len(pool),
             own=instance_key(best) in self.own_keys,
             gpus_per_node=min(count, best.gpus_per_instance),
-            network=self.network_of(best) if n > 1 else None,
+            network=self.network_of(best) if spans else None,
+            replicas=replicas,
+            per_instance=min(replicas, best.gpus_per_instance // count) if packed and not spans else 1,
         )
 
     def largest(self, gpu: str, price_model: str) -> int:
@@ -430,12 +454,19 @@ SPOT_HOLDING = "spot capacity can be reclaimed at any time: it prices preemptibl
 
 
 def _commitment(
-    market: Market, gpu: str, count: int, gpn: int, model: str, on_demand: Quote | None
+    market: Market,
+    gpu: str,
+    count: int,
+    gpn: int,
+    model: str,
+    on_demand: Quote | None,
+    replicas: int = 1,
+    packed: bool = True,
 ) -> tuple[Quote | None, str | None]:
     """A 1y/3y commitment's quote, or why there is none: it must be dated within a year, of the same
     offer class as the on-demand price it is compared with, and not dearer than it per GPU-hour. The
     team's own rate (--prices) is its contract: neither its date nor its class is held against it."""
-    q = market.quote(gpu, count, gpn, model)
+    q = market.quote(gpu, count, gpn, model, replicas, packed)
     if q is None:
         return None, market.why_none(gpu, count, gpn, model)
     if not q.own and (q.stale or q.age_months is None):
@@ -450,7 +481,7 @@ def _commitment(
         same = market.restricted(
             filter=replace(market.filter, offer_classes=frozenset({on_demand.offer.offer_class or ""}))
         )
-        q2 = same.quote(gpu, count, gpn, model)
+        q2 = same.quote(gpu, count, gpn, model, replicas, packed)
         if q2 is None or q2.stale:
             return None, (
                 f"no fresh {model} commitment from a {on_demand.offer.offer_class} provider like the on-demand "

@@ -13,7 +13,7 @@ from gpuwise.estimate.comm import Topology, topology
 from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote, why_no_price
 from gpuwise.estimate.memory import largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
-from gpuwise.estimate.offers import default_market
+from gpuwise.estimate.offers import Quote, default_market
 from gpuwise.estimate.rates import Calibration, Rates, compute_rates, power_capped
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.precision import on_gpu, precision_notes
@@ -64,6 +64,8 @@ class Estimate:
     pricing: str = "on-demand"  # what usd_per_hour means (owned: the amortised cost of buying)
     horizon: tuple[float, float] | None = None  # owned pricing: (years, one replica's total cost over them)
     measured: MeasuredSpread | None = None  # the bands of figures calibrated on the team's run
+    # serving: the replicas together an hour, packed into instances (None: usd_per_hour x replicas)
+    fleet_usd_per_hour: float | None = None
 
     @property
     def bottleneck(self) -> str | None:
@@ -111,7 +113,7 @@ class Estimate:
         the pricing, and for owned pricing the amortised month and the total over the horizon."""
         replicas = self.serving.replicas if self.serving else 1
         run = self.training.total_seconds if self.training else None
-        fleet = fleet_cost(self.usd_per_hour, replicas, self.hardware.count, run, self.pricing)
+        fleet = fleet_cost(self.usd_per_hour, replicas, self.hardware.count, run, self.pricing, self.fleet_usd_per_hour)
         if fleet is None or self.horizon is None:
             return fleet
         years, total = self.horizon
@@ -326,9 +328,10 @@ def estimate(
                     useful_replicas,
                 )
     notes += _board_notes(hw, catalog)
-    usd, horizon = _price(hw, catalog, notes, pricing, params, years)
+    replicas = serving.replicas if serving is not None and serving.replicas > 1 else 1
+    usd, fleet, horizon = _price(hw, catalog, notes, pricing, params, years, replicas)
     parts = (training, inference, serving, usd, tuple(notes), catalog.uncertainty, confidence, pricing, horizon)
-    return Estimate(work, hw, mem, largest, _link(hw), *parts, measured)
+    return Estimate(work, hw, mem, largest, _link(hw), *parts, measured, fleet)
 
 
 def _serving(
@@ -372,30 +375,45 @@ def _serving(
 
 
 def _price(
-    hw: Hardware, catalog: Catalog, notes: list[str], pricing: str, params: CostParams | None, years: float | None
-) -> tuple[float | None, tuple[float, float] | None]:
-    """USD per hour of the hardware at `pricing` (renting: the cheapest fitting offer; owned: the
-    amortised cost of buying it), named in `notes`; with owned pricing, (years, total over them)."""
+    hw: Hardware,
+    catalog: Catalog,
+    notes: list[str],
+    pricing: str,
+    params: CostParams | None,
+    years: float | None,
+    replicas: int = 1,
+) -> tuple[float | None, float | None, tuple[float, float] | None]:
+    """USD per hour of one replica of the hardware at `pricing` (renting: the cheapest fitting offer;
+    owned: the amortised cost of buying it), and of `replicas` of them together when more than one
+    (renting: packed into the cheapest offer's instances), the offer named in `notes`; with owned
+    pricing, (years, one replica's total over them)."""
     if params is None and pricing == "on-demand":  # the common case: no cost parameters to build
-        quote = default_market(catalog).quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
+        market = default_market(catalog)
+        one = market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand")
+        quote = one if replicas == 1 else market.quote(hw.gpu.id, hw.count, hw.gpus_per_node, "on-demand", replicas)
         if quote is not None:
             notes.append(f"cost: on demand, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
-        return (None if quote is None else quote.usd_per_hour), None
+        return _usd(one), _usd(quote) if replicas > 1 else None, None
     p = params or CostParams.from_catalog(catalog, market=default_market(catalog))
     if pricing == "owned":
         own = owned_cost(hw, p)
         if own is None:
             notes.append(f"cost: {why_no_price(hw, pricing, p)}")
-            return None, None
+            return None, None, None
         horizon = years or p.depreciation_years
         notes.append(
             f"cost: owned, {own.usd_per_hour:.2f} USD/h (capex over {p.depreciation_years:g} years plus opex), "
             f"{own.total(horizon):,.0f} USD over {horizon:g} years (gpuwise tco --gpu {hw.gpu.id}:{hw.count})"
         )
-        return own.usd_per_hour, (horizon, own.total(horizon))
-    quote = rent_quote(hw, pricing, p)
+        return own.usd_per_hour, None, (horizon, own.total(horizon))
+    one = rent_quote(hw, pricing, p)
+    quote = one if replicas == 1 else rent_quote(hw, pricing, p, replicas=replicas)
     if quote is None:
         notes.append(f"cost: {why_no_price(hw, pricing, p)}")
-        return None, None
+        return None, None, None
     notes.append(f"cost: {pricing}, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
-    return quote.usd_per_hour, None
+    return _usd(one), _usd(quote) if replicas > 1 else None, None
+
+
+def _usd(quote: Quote | None) -> float | None:
+    return None if quote is None else quote.usd_per_hour

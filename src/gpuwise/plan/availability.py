@@ -163,4 +163,5 @@ def add_redundancy(c: Candidate, n: int) -> Candidate:
     serving = replace(c.serving, redundancy=n, replicas_needed=needed, replicas=replicas, nodes=nodes)
     why = Reason.of(Code.SPARES, needed=needed, n=n, nodes=nodes)
     meets = c.meets.put("redundancy", Meet(True, value=n, limit=n, margin=0, why=why))
-    return replace(c, replicas=replicas, serving=serving, meets=meets)
+    # one per node: no replica shares an instance, so the fleet is each replica's price (none packed)
+    return replace(c, replicas=replicas, serving=serving, meets=meets, fleet_usd_per_hour=None)

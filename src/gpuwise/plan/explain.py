@@ -70,7 +70,9 @@ def _overhead(c: Candidate) -> float:
 
 
 def _gpu_hour(c: Candidate) -> float | None:
-    return None if c.usd_per_hour is None else c.usd_per_hour / c.est.hardware.count
+    """What one GPU of the fleet costs an hour (its share of the instances, packed ones shared)."""
+    hourly = c.hourly
+    return None if hourly is None else hourly / c.gpus
 
 
 def _loss_term(c: Candidate, chosen: Candidate) -> Reason:

@@ -10,7 +10,22 @@ from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason
 from gpuwise.workload import Hardware
 from gpuwise.workload.requirements import Requirements
 
-__all__ = ["at_least", "at_most", "band_high", "memory_meet", "owned_horizon_usd", "priced", "shared_limits"]
+__all__ = [
+    "at_least",
+    "at_most",
+    "band_high",
+    "memory_meet",
+    "owned_horizon_usd",
+    "packs",
+    "priced",
+    "shared_limits",
+]
+
+
+def packs(req: Requirements) -> bool:
+    """Whether a serving fleet's replicas share instances: yes, unless --redundancy N asks that
+    losing a node lose one replica (plan.availability spreads them one per node)."""
+    return not req.redundancy
 
 
 def owned_horizon_usd(hw: Hardware, req: Requirements, params: CostParams) -> float | None:

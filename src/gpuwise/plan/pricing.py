@@ -11,6 +11,7 @@ from typing import Any
 from gpuwise.estimate.cost import CostParams, rent_quote
 from gpuwise.estimate.offers import STALE_MONTHS, Quote
 from gpuwise.plan.command import estimate_command
+from gpuwise.plan.limits import packs
 from gpuwise.plan.results import Candidate, Code, Reason
 from gpuwise.workload import Workload
 from gpuwise.workload.requirements import Requirements
@@ -65,12 +66,16 @@ def _offer_notes(notes: Sequence[str], q: Quote, pricing: str) -> tuple[str, ...
     if q.spelling is not None and q.network is not None:
         fabric: tuple[str, ...] = (q.network.text,)
     elif q.gpus_per_node > 1:
-        fabric = (
-            f"network: none rented between instances: the {q.gpus_per_node} GPUs are one {o.provider} {o.instance}",
-        )
+        whose = f"each replica's {q.gpus_per_node} GPUs are in" if q.replicas > 1 else f"the {q.gpus_per_node} GPUs are"
+        fabric = (f"network: none rented between instances: {whose} one {o.provider} {o.instance}",)
     else:
         fabric = ()
     return (*kept, *fabric, f"cost: {pricing}, {q.describe()}")
+
+
+def _fleet_of(c: Candidate, req: Requirements) -> dict[str, Any]:
+    """The replicas a candidate's offer holds, and whether they share instances (its fleet's price)."""
+    return {"replicas": c.replicas, "packed": packs(req)} if c.serving is not None else {}
 
 
 def completed(
@@ -86,7 +91,7 @@ def completed(
     options (written into each command)."""
     out: list[Candidate] = []
     for c in candidates:
-        q = None if req.pricing == "owned" else rent_quote(c.est.hardware, req.pricing, params)
+        q = None if req.pricing == "owned" else rent_quote(c.est.hardware, req.pricing, params, **_fleet_of(c, req))
         i = variant_of(c, workloads)
         opts = options[i] if i < len(options) else {}
         command = estimate_command(c.est.workload, c.est.hardware, opts, targets, workloads[i])

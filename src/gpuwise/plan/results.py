@@ -295,10 +295,19 @@ class Candidate:
     horizon_years: float | None = None  # owned pricing: the horizon `owned_usd` covers
     reliability: Reliability | None = None  # training: expected losses to failures at this scale
     pipeline: PipelineUpgrade | None = None  # training: the upgraded data pipeline
+    # serving: the whole fleet an hour, its replicas packed into instances (None: usd_per_hour x replicas)
+    fleet_usd_per_hour: float | None = None
 
     @property
     def gpus(self) -> int:
         return self.est.hardware.count * self.replicas
+
+    @property
+    def hourly(self) -> float | None:
+        """The whole fleet (or training configuration) an hour, without the data pipeline."""
+        if self.usd_per_hour is None:
+            return None
+        return self.usd_per_hour * self.replicas if self.fleet_usd_per_hour is None else self.fleet_usd_per_hour
 
     @property
     def ok(self) -> bool:
@@ -342,13 +351,14 @@ class Candidate:
         if self.owned_usd is not None:
             extra = self.pipeline_usd_per_hour * (self.hours or 0.0)
             return self.owned_usd * self.replicas + extra
-        if self.usd_per_hour is None:
+        hourly = self.hourly
+        if hourly is None:
             return None
         if self.est.training is not None:
             if self.hours is not None:
-                return (self.usd_per_hour + self.pipeline_usd_per_hour) * self.hours
+                return (hourly + self.pipeline_usd_per_hour) * self.hours
             return _per_million_tokens(self)
-        return self.usd_per_hour * self.replicas * HOURS_PER_MONTH
+        return hourly * HOURS_PER_MONTH
 
     @property
     def time(self) -> float:
@@ -386,13 +396,15 @@ class Candidate:
         priced in, per million tokens or thousand requests, and the horizon for owned pricing."""
         t = self.est.training
         run = t.total_seconds if t is not None else None  # failure-free, as `estimate` says
-        fleet = fleet_cost(self.usd_per_hour, self.replicas, self.est.hardware.count, run, self.pricing)
+        hw = self.est.hardware
+        fleet = fleet_cost(self.usd_per_hour, self.replicas, hw.count, run, self.pricing, self.fleet_usd_per_hour)
         expected = self.hours if self.reliability is not None else None
+        hourly = self.hourly
         return {
             **(fleet or {"usd_per_hour": None, "usd_per_month": None, "total_usd": None}),
             "expected_total_usd": None
-            if expected is None or self.usd_per_hour is None
-            else (self.usd_per_hour * self.replicas + self.pipeline_usd_per_hour) * expected,
+            if expected is None or hourly is None
+            else (hourly + self.pipeline_usd_per_hour) * expected,
             "pipeline_usd": None
             if self.pipeline is None or self.hours is None
             else self.pipeline.extra_usd_per_hour * self.hours,
@@ -409,28 +421,37 @@ class Candidate:
 
     def money(self) -> dict[str, Any]:
         """The fleet's hour, month and run in --currency, with the rate's date and source."""
-        hourly = None if self.usd_per_hour is None else self.usd_per_hour * self.replicas
+        hourly = self.hourly
         run = self.cost if self.est.training is not None and self.hours is not None and self.owned_usd is None else None
         month = None if hourly is None else hourly * HOURS_PER_MONTH
         return money(self.fx, per_hour=hourly, per_month=month, run=run)
 
 
+def _replica_share(c: Candidate) -> float | None:
+    """One replica's share of the fleet's hour (the whole configuration's for training)."""
+    if c.usd_per_hour is None or c.fleet_usd_per_hour is None:
+        return c.usd_per_hour
+    return c.fleet_usd_per_hour / max(c.replicas, 1)
+
+
 def _per_million_tokens(c: Candidate) -> float | None:
-    if c.usd_per_hour is None:
+    share = _replica_share(c)
+    if share is None:
         return None
     if c.est.training is not None:
-        return c.usd_per_hour / (c.est.training.tokens_per_second * 3600) * 1e6
+        return share / (c.est.training.tokens_per_second * 3600) * 1e6
     inf = c.est.inference
     if inf and inf.tokens_per_second:
-        return c.usd_per_hour / (inf.tokens_per_second * 3600) * 1e6
+        return share / (inf.tokens_per_second * 3600) * 1e6
     return None
 
 
 def _per_thousand_requests(c: Candidate) -> float | None:
     inf = c.est.inference
-    if c.usd_per_hour is None or inf is None or not inf.requests_per_second:
+    share = _replica_share(c)
+    if share is None or inf is None or not inf.requests_per_second:
         return None
-    return c.usd_per_hour / (inf.requests_per_second * 3600) * 1e3
+    return share / (inf.requests_per_second * 3600) * 1e3
 
 
 @dataclass(frozen=True, slots=True)

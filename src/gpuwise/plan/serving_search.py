@@ -2,7 +2,9 @@
 
 Every layout (TP degree that divides the heads, inside a node) and every batch up to what the
 engine's KV cache holds is an option. Its analytic capacity (estimate.serving.steady_state)
-gives a floor on the replicas: fewer cannot carry the load. Without a latency target that floor
+gives a floor on the replicas: fewer cannot carry the load. A fleet is priced whole, its
+replicas packed into the instances of the cheapest offer that holds them (estimate.offers): its
+price never falls as replicas are added, so the floor's price bounds every count above it. Without a latency target that floor
 is the answer (the largest batch is the cheapest: never batch 1). With one, the cheapest GPU
 types are confirmed by simulation, branch and bound over the options by their floor cost: an
 option whose floor already costs more than the best confirmed one cannot win. The confirmed
@@ -16,23 +18,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.bands import Margins, serving_margins
 from gpuwise.estimate.comm import topology
-from gpuwise.estimate.cost import CostParams, usd_per_hour
+from gpuwise.estimate.cost import CostParams, fleet_usd_per_hour, usd_per_hour
 from gpuwise.estimate.engine import engine_setup
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
 from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.layouts import TP_DEGREES, hardware
-from gpuwise.plan.limits import at_least, at_most, memory_meet, priced, shared_limits
+from gpuwise.plan.limits import at_least, at_most, memory_meet, packs, priced, shared_limits
 from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason, Serving
-from gpuwise.workload import InferenceJob, Parallelism
+from gpuwise.workload import Hardware, InferenceJob, Parallelism
 from gpuwise.workload.precision import on_gpu
 from gpuwise.workload.requirements import LatencyGoals, Requirements
 
@@ -55,10 +57,20 @@ class Option:
     usd_per_hour: float | None  # one replica
     rate: float = 1.0  # the throughput band's low end over the estimate
     idle_share: float = 0.0  # the largest share of a latency target one request on an idle replica takes
+    # n replicas together an hour, packed into instances (None: n x usd_per_hour, one per instance)
+    fleet: Callable[[int], float | None] | None = field(default=None, compare=False)
+
+    def fleet_usd(self, replicas: int) -> float | None:
+        """What `replicas` of this layout cost an hour together (None: no offer prices them)."""
+        if self.fleet is not None:
+            return self.fleet(replicas)
+        return None if self.usd_per_hour is None else replicas * self.usd_per_hour
 
     @property
     def floor_cost(self) -> float:
-        return math.inf if self.usd_per_hour is None else self.floor * self.usd_per_hour
+        """The floor's fleet an hour: no replica count the option can need costs less."""
+        usd = self.fleet_usd(self.floor)
+        return math.inf if usd is None else usd
 
     @property
     def likely_cost(self) -> float:
@@ -128,6 +140,7 @@ def _options(
         rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
         topo = topology(hw, cat, None, cal)
         price = usd_per_hour(hw, req.pricing, params)
+        fleet = _fleet_price(hw, req, params)
         batches = _batches(work, largest)
         lone, peaks = capacities(job, hw, rates, topo, cat, batches, setup)
         spread = cal.spread if cal is not None else None
@@ -139,8 +152,14 @@ def _options(
         share = _idle_share(lone, goals, m)
         for b, peak in zip(batches, peaks, strict=True):
             floor = math.floor(req.qps / (peak * m.rate)) + 1 if req.qps else 1  # at the throughput band's low end
-            out.append(Option(tp, b, peak, floor, price, m.rate, share))
+            out.append(Option(tp, b, peak, floor, price, m.rate, share, fleet))
     return out, reason
+
+
+def _fleet_price(hw: Hardware, req: Requirements, params: CostParams) -> Callable[[int], float | None]:
+    """n replicas on `hw` an hour, as the plan rents them (gpuwise.estimate.cost.fleet_usd_per_hour:
+    packed into instances, one per instance where --redundancy spreads them)."""
+    return lambda n: fleet_usd_per_hour(hw, n, req.pricing, params, packed=packs(req))
 
 
 def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gpu: str, m: Margins) -> Reason | None:
@@ -224,7 +243,16 @@ def _build(
         simulated=sim,
     )
     usd = usd_per_hour(hw, req.pricing, params)
-    c = Candidate(est, usd, replicas=replicas, serving=serving, confirmed=confirmed, **priced(hw, req, params))
+    fleet = _fleet_price(hw, req, params)(replicas) if replicas > 1 else None
+    c = Candidate(
+        est,
+        usd,
+        replicas=replicas,
+        serving=serving,
+        confirmed=confirmed,
+        fleet_usd_per_hour=fleet,
+        **priced(hw, req, params),
+    )
     return replace(c, meets=_meets_serving(c, req))
 
 
@@ -238,7 +266,7 @@ def serving_candidates(
     options, reason = _options(work, gpu, req, cat, params, cal)
     if not options:
         return [], reason
-    best = min(options, key=lambda o: (_analytic(o, req) * (o.usd_per_hour or math.inf), o.tp, -o.batch))
+    best = min(options, key=lambda o: (_or_inf(o.fleet_usd(_analytic(o, req))), o.tp, -o.batch))
     replicas = _analytic(best, req)
     est = _estimate(work, gpu, best, replace(req, qps=None, latency_seconds=None), cat, cal)
     basis = f"analytic: capacity at batch {best.batch} (the simulation confirms the cheapest)"
@@ -304,7 +332,11 @@ def _latency_key(req: Requirements) -> str:
 
 def _fleet_per_hour(c: Candidate) -> float:
     """What the fleet of a candidate costs an hour (the unit of an option's floor cost)."""
-    return math.inf if c.usd_per_hour is None else c.usd_per_hour * c.replicas
+    return _or_inf(c.hourly)
+
+
+def _or_inf(usd: float | None) -> float:
+    return math.inf if usd is None else usd
 
 
 def _search_order(options: list[Option]) -> list[Option]:
@@ -359,20 +391,26 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
 def _cheaper_than(fleet_per_hour: float, option: Option, ties: bool = False) -> int | None:
     """The most replicas of `option` whose fleet costs less an hour than `fleet_per_hour` (more cannot
     replace the best found: the search keeps the first of equal costs), or as much with `ties` (an
-    option before the best in the search's order keeps an equal cost); None when unbounded."""
-    usd = option.usd_per_hour
-    if usd is None or usd <= 0 or not math.isfinite(fleet_per_hour):
+    option before the best in the search's order keeps an equal cost); None when unbounded. A
+    fleet's price never falls as replicas are added, so doubling then bisecting finds the count,
+    each step the comparison the search makes (no division to round)."""
+    one = option.fleet_usd(1)
+    if one is None or one <= 0 or not math.isfinite(fleet_per_hour):
         return None
 
-    def fits(r: int) -> bool:  # the comparison the search makes decides, not the division (it rounds)
-        return r * usd <= fleet_per_hour if ties else r * usd < fleet_per_hour
+    def fits(n: int) -> bool:
+        usd = option.fleet_usd(n)
+        return usd is not None and (usd <= fleet_per_hour if ties else usd < fleet_per_hour)
 
-    r = max(0, math.ceil(fleet_per_hour / usd) - 1)
-    while fits(r + 1):
-        r += 1
-    while r > 0 and not fits(r):
-        r -= 1
-    return r
+    if not fits(1):
+        return 0
+    low, high = 1, 2  # fits(low), and the first count known not to fit is above it
+    while fits(high):
+        low, high = high, high * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid)
+    return low
 
 
 def _missed(

@@ -91,7 +91,10 @@ def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) 
     from gpuwise.estimate.offers import default_market, describe_money, fx_rate, money, rate_line
 
     cat = load_catalog()
-    quote = rent_quote(hardware, "on-demand", CostParams.from_catalog(cat, market=default_market(cat)))
+    replicas = int((cost or {}).get("replicas") or 1)  # a serving fleet: its replicas packed, as its cost is
+    quote = rent_quote(
+        hardware, "on-demand", CostParams.from_catalog(cat, market=default_market(cat)), replicas=replicas
+    )
     fx = fx_rate(cat.fx, currency or "USD")
     amounts = money(fx, per_hour=(cost or {}).get("usd_per_hour"), per_month=(cost or {}).get("usd_per_month"))
     offer = None if quote is None else quote.describe()
