@@ -149,12 +149,15 @@ def test_deploying_a_packed_fleet_states_its_cost_and_what_skyserve_does_with_it
     from gpuwise.deploy.inference import inference_manifests
     from gpuwise.deploy.skypilot import skypilot_files
     from gpuwise.estimate.cost import HOURS_PER_MONTH
+    from gpuwise.plan.results import Code
 
     work = {"model": "llama-3.1-70b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
     r = make_plan(work, {"qps": 10, "ttft_ms": 2000, "tpot_ms": 60, "gpus": "h100-sxm"})
     c = r.chosen
     assert c is not None and c.offer is not None and c.hourly is not None
     assert c.offer.per_instance == 2 and c.replicas == 2 and c.offer.instances == 1
+    packed = [r for r in c.why if r.code == Code.PACKED]  # the risk of sharing is said beside the plan
+    assert [r.params for r in packed] == [{"replicas": 2, "instances": 1, "per_instance": 2}]
     cat = load_catalog()
     k8s = inference_manifests(c, DeployOptions(), cat, r.requirements)
     assert k8s.summary["usd_per_month"] == pytest.approx(c.offer.usd_per_hour * HOURS_PER_MONTH)

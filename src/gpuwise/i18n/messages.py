@@ -467,6 +467,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "out-of-memory risk: the peak may reach {high_bytes} at {level:.0%} ({capacity_bytes} on the GPU)",
         "zh": "显存不足风险：在 {level:.0%} 置信度下峰值可达 {high_bytes}（GPU 有 {capacity_bytes}）",
     },
+    "serving.packed": {
+        "en": "{replicas} replicas share {instances} rented instance(s), up to {per_instance} on each: losing one "
+        "instance loses up to {per_instance} (--redundancy N keeps one replica per instance)",
+        "zh": "{replicas} 个副本共用 {instances} 个租用实例，每个实例最多 {per_instance} 个：失去一个实例最多失去 "
+        "{per_instance} 个副本（--redundancy N 让每个实例只放一个副本）",
+    },
     "serving.spares": {
         "en": "{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
         "zh": "{needed} 个副本满足目标，另有 {n} 个备用，分布在 {nodes} 个节点上",

@@ -110,6 +110,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "band.capacity_at_confidence": {"value": RATE, "low": RATE, "limit": RATE},
     "memory.oom_risk": {"high_bytes": BYTES, "capacity_bytes": BYTES},
     "serving.spares": {},
+    "serving.packed": {},
     "growth.holds": {},
     "growth.breaks": {"path": _reason},
     "growth.cannot_serve": {"reason": _reason},

@@ -78,6 +78,13 @@ def _fleet_of(c: Candidate, req: Requirements) -> dict[str, Any]:
     return {"replicas": c.replicas, "packed": packs(req)} if c.serving is not None else {}
 
 
+def _shared(q: Quote | None) -> tuple[Reason, ...]:
+    """Replicas packed into shared instances: what losing one instance costs, said beside the plan."""
+    if q is None or q.per_instance < 2:
+        return ()
+    return (Reason.of(Code.PACKED, replicas=q.replicas, instances=q.instances, per_instance=q.per_instance),)
+
+
 def completed(
     candidates: Sequence[Candidate],
     workloads: Sequence[Workload],
@@ -96,7 +103,8 @@ def completed(
         opts = options[i] if i < len(options) else {}
         command = estimate_command(c.est.workload, c.est.hardware, opts, targets, workloads[i])
         est = c.est if q is None else replace(c.est, notes=_offer_notes(c.est.notes, q, req.pricing))
-        out.append(replace(c, est=est, offer=q, fx=req.fx, command=command))
+        why = (*c.why, *_shared(q)) if not out and c.ok else c.why  # the chosen one's risk
+        out.append(replace(c, est=est, offer=q, fx=req.fx, command=command, why=why))
     notes = []
     flip = _flip([(c, c.offer) for c in out if c.ok and c.cost is not None])
     if flip is not None:

@@ -94,6 +94,7 @@ class Code(StrEnum):
     CAPACITY_AT_CONFIDENCE = "band.capacity_at_confidence"  # value, low, limit, level (requests/s)
     OOM_RISK = "memory.oom_risk"  # high_bytes, capacity_bytes, level
     SPARES = "serving.spares"  # needed, n, nodes
+    PACKED = "serving.packed"  # replicas, instances, per_instance (replicas sharing rented instances)
     # the growth check
     GROWTH_HOLDS = "growth.holds"  # describe
     GROWTH_BREAKS = "growth.breaks"  # describe, count, gpu, path (a Reason)
