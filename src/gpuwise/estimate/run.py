@@ -3,7 +3,7 @@ replicas) and assemble the result into the JSON contract of design.md."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, TransformerArch
@@ -309,11 +309,7 @@ def estimate(
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
             if target is not None:
-                cap = (
-                    max_conc
-                    if max_conc is not None
-                    else largest_fitting(work, hw, catalog, "concurrency", limit=CONCURRENCY_LIMIT)
-                )
+                cap = max_conc if max_conc is not None else _concurrency_cap(work, hw, catalog)
                 serving = _serving(
                     work,
                     hw,
@@ -332,6 +328,15 @@ def estimate(
     usd, fleet, horizon = _price(hw, catalog, notes, pricing, params, years, replicas)
     parts = (training, inference, serving, usd, tuple(notes), catalog.uncertainty, confidence, pricing, horizon)
     return Estimate(work, hw, mem, largest, _link(hw), *parts, measured, fleet)
+
+
+def _concurrency_cap(work: InferenceJob, hw: Hardware, catalog: Catalog) -> int:
+    """The requests memory holds at once, as far as a serving plan reads it: a decoder's batch comes
+    from its engine's KV share (serving_batch), so for it 1 or 0 (whether one request fits, which is
+    what the largest fitting concurrency says first); a one-pass model's batch is all that fits."""
+    if isinstance(work.model, TransformerArch) and work.model.decoder:
+        return 1 if memory(replace(work, concurrency=1), hw, catalog).fits else 0
+    return largest_fitting(work, hw, catalog, "concurrency", limit=CONCURRENCY_LIMIT)
 
 
 def _serving(
