@@ -23,6 +23,7 @@ from gpuwise.estimate.rates import compute_rates
 from gpuwise.workload import build_hardware, build_workload
 
 DATA = Path(__file__).parent / "data" / "operators_accuracy.yaml"
+HELD_OUT = Path(__file__).parent / "data" / "operators_held_out.yaml"  # written by scripts/fit_operators.py
 GOAL = 0.20  # the median |error| target
 # the runtime a case names -> how its kernels run (triton: TensorRT under Triton; triton-graph: TorchScript)
 RUNTIMES: dict[str, Runtime] = {"eager": "eager", "compiled": "compiled", "triton": "compiled", "triton-graph": "graph"}
@@ -97,3 +98,10 @@ def evaluate(catalog: Catalog, only: list[dict[str, Any]] | None = None) -> list
 
 def median_abs_error(results: list[Result]) -> float:
     return statistics.median(abs(r.error) for r in results)
+
+
+def held_out_errors() -> dict[str, float]:
+    """Every case's error (ours / published - 1) when predicted by the values fitted without its table
+    family, as scripts/fit_operators.py wrote it (the test suite runs its `--check`)."""
+    doc = yaml.safe_load(HELD_OUT.read_text(encoding="utf-8"))
+    return {str(k): float(v) for k, v in doc["held_out"].items()}

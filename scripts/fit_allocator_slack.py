@@ -5,7 +5,8 @@ torch.cuda.max_memory_reserved = max_memory_allocated + the caching allocator's 
 adds a fraction of the allocated bytes (conventions.yaml `allocator_fragmentation`, an assumption).
 This script takes every checked published peak measured as max reserved that is not a named miss
 (corpus/memory_accuracy.py KNOWN_MISSES: those miss for reasons the slack is not), reads the estimate's
-allocated bytes, and for each source fits the slack on the other sources (median implied slack,
+allocated bytes, and for each source family (releases of one publication are one family:
+corpus/data/source_families.yaml) fits the slack on the other families (median implied slack,
 published / allocated - 1) to predict it. It prints, per source and pooled, the median |error| and
 the signed bias with the current assumption and with the fitted slack, and the fit over all sources.
 
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from corpus.families import family_of  # noqa: E402
 from corpus.memory_accuracy import KNOWN_MISSES, evaluate_all, load, measured_as  # noqa: E402
 from gpuwise.catalog import load_catalog  # noqa: E402
 
@@ -72,12 +74,12 @@ def summary(errs: list[float]) -> dict[str, float]:
 
 
 def leave_one_source_out(peaks: list[Peak]) -> dict[str, tuple[float, list[float]]]:
-    """Per source: the slack fitted on the other sources and that source's errors with it."""
+    """Per source family: the slack fitted on the other families and that family's errors with it."""
     out = {}
-    for src in sorted({p.source for p in peaks}):
-        rest = [implied(p) for p in peaks if p.source != src]
+    for fam in sorted({family_of(p.source) for p in peaks}):
+        rest = [implied(p) for p in peaks if family_of(p.source) != fam]
         fit = max(0.0, statistics.median(rest)) if rest else 0.0
-        out[src] = (fit, errors([p for p in peaks if p.source == src], fit))
+        out[fam] = (fit, errors([p for p in peaks if family_of(p.source) == fam], fit))
     return out
 
 
@@ -93,7 +95,7 @@ def report(peaks: list[Peak], slack: float) -> dict[str, object]:
             src: {
                 "fit_without_it": fit,
                 **summary(errs),
-                "assumed": summary(errors([p for p in peaks if p.source == src], slack)),
+                "assumed": summary(errors([p for p in peaks if family_of(p.source) == src], slack)),
             }
             for src, (fit, errs) in loso.items()
         },

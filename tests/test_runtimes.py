@@ -150,6 +150,23 @@ def test_an_engine_of_the_other_kind_is_refused_with_the_choices(model: str, eng
         build_workload({"model": model, "engine": engine}, CAT)
 
 
+@pytest.mark.parametrize(
+    ("engine", "said"),
+    [
+        ("trtllm", "fitted to {n} published TensorRT-LLM cases at load (scripts/fit_serving.py)"),
+        ("vllm", "borrowed from the fit to {n} published TensorRT-LLM cases at load, not fitted to vLLM"),
+        ("sglang", "borrowed from the fit to {n} published TensorRT-LLM cases at load, not fitted to SGLang"),
+    ],
+)
+def test_each_engine_says_whether_its_serving_overheads_were_fitted_to_it(engine, said):
+    """The overheads are fitted to TensorRT-LLM's tables only; every other engine's estimate says that
+    it borrows them (the values are the fit's, from serving_fit.yaml)."""
+    d = _estimate(model="llama-2-7b", engine=engine, gpu="h100-sxm")
+    fit = yaml.safe_load((ROOT / "src" / "gpuwise" / "catalog" / "data" / "serving_fit.yaml").read_text())["fits"]
+    assert said.format(n=fit["trtllm"]["cases"]) in " ".join(d["assumptions"])
+    assert CAT.engine(engine).matmul_efficiency == fit["trtllm"]["matmul_efficiency"]
+
+
 def test_lmdeploy_takes_its_own_scheduler_defaults_and_says_its_efficiencies_are_borrowed():
     """TurboMind: 0.8 of the memory free after the weights for the KV cache, blocks of 64 tokens,
     384 running requests at most on an A100 (LMDeploy's get_max_batch_size)."""
@@ -157,7 +174,8 @@ def test_lmdeploy_takes_its_own_scheduler_defaults_and_says_its_efficiencies_are
     text = " ".join(d["assumptions"])
     assert "LMDeploy (TurboMind): 80% of 80 GiB (of the memory left after the weights)" in text
     assert "KV blocks of 64 tokens" in text and "at most 384 running requests" in text
-    assert "borrowed from the TensorRT-LLM fit, not fitted to LMDeploy" in text
+    assert "published TensorRT-LLM cases at load, not fitted to LMDeploy (TurboMind)" in text
+    assert "borrowed from the fit to" in text
     with pytest.raises(UsageError, match="TurboMind engine serves no LoRA"):
         build_workload({"model": "llama-2-7b", "engine": "lmdeploy", "lora_adapters": 2}, CAT)
 

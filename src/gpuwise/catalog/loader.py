@@ -29,6 +29,7 @@ from gpuwise.catalog.schema import (
     DefaultNetwork,
     EngineProfile,
     FittedEfficiency,
+    FittedOverheads,
     Framework,
     FxRate,
     Interconnect,
@@ -62,6 +63,8 @@ _FILES = (
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 UNCERTAINTY_FILE = "uncertainty.yaml"  # written by scripts/fit_bands.py
+SERVING_FIT_FILE = "serving_fit.yaml"  # written by scripts/fit_serving.py
+OPERATOR_FIT_FILE = "operator_fit.yaml"  # written by scripts/fit_operators.py
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -285,10 +288,10 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         gpus=_entries(docs["gpus.yaml"], "gpus", GPU, "gpus.yaml"),
         interconnects=_entries(docs["interconnects.yaml"], "interconnects", Interconnect, "interconnects.yaml"),
         models=_entries(docs["models.yaml"], "models", ModelEntry, "models.yaml"),
-        conventions=_entries(docs["conventions.yaml"], "conventions", Convention, "conventions.yaml", keyed=True),
+        conventions=_conventions(docs["conventions.yaml"], data_dir),
         costs=_entries(docs["costs.yaml"], "costs", Convention, "costs.yaml", keyed=True),
         servers=_entries(docs["costs.yaml"], "servers", ServerPrice, "costs.yaml", keyed=True),
-        engines=_entries(docs["engines.yaml"], "engines", EngineProfile, "engines.yaml", keyed=True),
+        engines=_engines(docs["engines.yaml"], data_dir),
         runtimes=_entries(docs["engines.yaml"], "runtimes", RuntimeProfile, "engines.yaml", keyed=True),
         reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
@@ -467,6 +470,42 @@ def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str
         "no_p2p_gpus": frozenset(no_p2p.gpus if no_p2p else ()),
         "pcie_layout": tuple(sorted(layout, key=lambda r: r.max_gpus)),
     }
+
+
+def _conventions(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Convention]:
+    """conventions.yaml's conventions and those scripts/fit_operators.py fitted (each defined in one file)."""
+    own = _entries(doc, "conventions", Convention, "conventions.yaml", keyed=True)
+    fitted = _entries(_read(OPERATOR_FIT_FILE, data_dir), "conventions", Convention, OPERATOR_FIT_FILE, keyed=True)
+    both = sorted(own.keys() & fitted.keys())
+    if both:
+        raise ConfigError(f"conventions.yaml and {OPERATOR_FIT_FILE} both define {both}: the fit's file owns them")
+    return {**own, **fitted}
+
+
+def _engines(doc: dict[str, Any], data_dir: Path | None) -> dict[str, EngineProfile]:
+    """Engine profiles with the overheads scripts/fit_serving.py fitted to the published cases of the
+    engine each one's `overheads_from` names, and a note saying whether they were fitted to it."""
+    profiles = _entries(doc, "engines", EngineProfile, "engines.yaml", keyed=True)
+    fits = _entries(_read(SERVING_FIT_FILE, data_dir), "fits", FittedOverheads, SERVING_FIT_FILE, keyed=True)
+    out = {}
+    for eid, prof in profiles.items():
+        origin = prof.overheads_from or eid
+        fit = fits.get(origin)
+        if fit is None or origin not in profiles:
+            raise ConfigError(f"{SERVING_FIT_FILE} has no overheads fitted for {origin!r}: run scripts/fit_serving.py")
+        donor = profiles[origin].name
+        note = f"fitted to {fit.cases} published {donor} cases at load (scripts/fit_serving.py)"
+        if origin != eid:
+            note = f"borrowed from the fit to {fit.cases} published {donor} cases at load, not fitted to {prof.name}"
+        out[eid] = replace(
+            prof,
+            overheads_from=origin,
+            overheads_note=note,
+            matmul_efficiency=fit.matmul_efficiency,
+            step_overhead_seconds=fit.step_overhead_seconds,
+            request_overhead_seconds=fit.request_overhead_seconds,
+        )
+    return out
 
 
 def _package_dir() -> Traversable:

@@ -333,6 +333,20 @@ class FittedEfficiency(_Strict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FittedOverheads(_Strict):
+    """One engine's serving overheads as scripts/fit_serving.py fitted them to its published cases,
+    with the in-sample and held-out (leave one model/GPU pair out) errors per metric."""
+
+    matmul_efficiency: Annotated[float, Gt(0), Le(1)]
+    step_overhead_seconds: Annotated[float, Ge(0)]
+    request_overhead_seconds: Annotated[float, Ge(0)]
+    cases: Annotated[int, Ge(1)]
+    groups: Annotated[int, Ge(1)]
+    in_sample: dict[str, dict[str, float]] = field(default_factory=dict)
+    held_out: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EngineProfile(_Sourced):
     """A serving engine's scheduler and memory defaults (catalog engines.yaml).
 
@@ -352,9 +366,13 @@ class EngineProfile(_Sourced):
     # running requests at most by GPU, where the engine picks it from the device name (LMDeploy's
     # get_max_batch_size): a substring of the GPU id -> the cap; others keep `max_seqs`
     max_seqs_by_gpu: dict[str, Annotated[int, Ge(1)]] = field(default_factory=dict)
-    # fitted to published measurements at load (the source says which): what the roofline of the
-    # operations leaves out — the share of the large-GEMM rate a serving step's GEMMs reach, a fixed
-    # cost per engine step (scheduling, sampling, launches) and per request (front end, tokenizer)
+    # fitted to published measurements at load by scripts/fit_serving.py (serving_fit.yaml, filled in
+    # by the loader): what the roofline of the operations leaves out — the share of the large-GEMM rate
+    # a serving step's GEMMs reach, a fixed cost per engine step (scheduling, sampling, launches) and
+    # per request (front end, tokenizer). `overheads_from`: the engine whose published cases the
+    # values are fitted to (None: its own); `overheads_note` says which, in every estimate.
+    overheads_from: str | None = None
+    overheads_note: str = ""
     matmul_efficiency: Annotated[float, Gt(0), Le(1)] = 1.0
     step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0

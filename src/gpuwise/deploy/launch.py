@@ -196,7 +196,7 @@ def time_limit(c: Candidate, catalog: Catalog) -> tuple[float | None, str]:
     seconds = hours * 3600 * factor
     return seconds, (
         f"the plan's expected {fmt_seconds(hours * 3600)} (with failures and restarts) x {factor:g} "
-        "(conventions.yaml batch_time_limit_factor: 85% of published runs land within +-20% of gpuwise's time); "
+        "(conventions.yaml batch_time_limit_factor: most published runs land within +-20% of gpuwise's time); "
         "longer than the partition's MaxTime? chain jobs that resume from the last checkpoint"
     )
 

@@ -148,8 +148,8 @@ def _setup_notes(job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: i
     ]
     notes.append(
         f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
-        f"{profile.step_overhead_seconds * 1e3:g} ms per step and {profile.request_overhead_seconds * 1e3:g} ms per "
-        f"request [{catalog.sources[profile.source_of('matmul_efficiency')].title.split(':')[0]}]"
+        f"{profile.step_overhead_seconds * 1e3:.3g} ms per step and {profile.request_overhead_seconds * 1e3:.3g} ms "
+        f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw)
     if job.prefix_hit_rate:
@@ -293,7 +293,7 @@ class StepModel:
             if by_logits and not logits:
                 continue  # no LM head in a step without logits
             compute = 0.0 if kind == "memory" else (f0 + f1 * x) / (r.attention if kind == "attention" else r.matmul)
-            t += times * max(compute, (b0 + b1 * x) / r.bandwidth)
+            t += times * max(compute, (b0 + b1 * x) / r.bandwidth_of(kind))
         return t
 
     def linear_terms(self, tokens: int, logits: int) -> dict[str, float]:

@@ -52,6 +52,13 @@ class Rates:
     bandwidth: float  # achievable bytes/s
     notes: tuple[str, ...]
     clock: float = 1.0  # share of its TDP clock the compute runs at (a power cap lowers it; peak stays nominal)
+    # bytes/s at which memory-bound GEMMs (few rows: decode, small batches) stream their operands where a
+    # GPU's GEMM library was measured to stay below the copy rate; None: `bandwidth`
+    matmul_bandwidth: float | None = None
+
+    def bandwidth_of(self, kind: str) -> float:
+        """The bytes/s an operation of `kind` moves its bytes at."""
+        return self.matmul_bandwidth or self.bandwidth if kind == "matmul" else self.bandwidth
 
     def time(self, flops: float, bytes_moved: float, kind: str = "matmul") -> float:
         """Roofline: an operation takes as long as its slower side."""
@@ -61,8 +68,17 @@ class Rates:
         """(seconds, 'compute' or 'memory-bandwidth'): the slower side and which one it is."""
         rate = self.attention if kind == "attention" else self.matmul
         compute = flops / rate if kind != "memory" else 0.0
-        memory = bytes_moved / self.bandwidth
+        memory = bytes_moved / self.bandwidth_of(kind)
         return (compute, "compute") if compute >= memory else (memory, "memory-bandwidth")
+
+
+def _first(conv: Mapping[str, object], keys: tuple[str, ...]) -> str | None:
+    """The first of `keys` the conventions hold (most specific first)."""
+    return next((k for k in keys if k in conv), None)
+
+
+def _title(catalog: Catalog, key: str, sep: str = ":") -> str:
+    return catalog.sources[catalog.conventions[key].source].title.split(sep)[0]
 
 
 def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibration | None = None) -> Rates:
@@ -81,9 +97,10 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
             raise UsageError(f"{gpu.name} has no {dtype} tensor cores (it has {', '.join(sorted(peaks))})")
     peak = peaks[key]
     conv = catalog.conventions
-    # the GPU model's own measurement, else its architecture's, else the default
-    keys = (f"matmul_efficiency_{gpu.id}", f"matmul_efficiency_{gpu.architecture}", "matmul_efficiency_default")
-    mm_key = next(k for k in keys if k in conv or k == keys[-1])
+    # the GPU model's own measurement (for this dtype, then any), else its architecture's, else the default
+    g, a = gpu.id, gpu.architecture
+    mm_keys = (f"matmul_efficiency_{g}_{key}", f"matmul_efficiency_{g}", f"matmul_efficiency_{a}_{key}")
+    mm_key = _first(conv, (*mm_keys, f"matmul_efficiency_{a}")) or "matmul_efficiency_default"
     notes: list[str] = []
     mm_eff = conv[mm_key].value
     matmul = peak * mm_eff
@@ -93,9 +110,10 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
     else:
         notes.append(
             f"{gpu.id} {key} matmul: {mm_eff:.0%} of the {peak / 1e12:.0f} TFLOP/s dense peak "
-            f"[{mm_key}: {catalog.sources[conv[mm_key].source].title.split(':')[0]}]"
+            f"[{mm_key}: {_title(catalog, mm_key)}]"
         )
-    att_eff = conv["attention_efficiency"].value
+    att_key = _first(conv, (f"attention_efficiency_{g}", f"attention_efficiency_{a}")) or "attention_efficiency"
+    att_eff = conv[att_key].value
     bw_eff = conv["memory_bandwidth_efficiency"].value
     bandwidth = gpu.memory_bandwidth * bw_eff
     if calibration and calibration.memory_bandwidth:
@@ -104,9 +122,18 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
     else:
         notes.append(
             f"{gpu.id} memory bandwidth: {bw_eff:.0%} of {gpu.memory_bandwidth / 1e9:.0f} GB/s "
-            f"[memory_bandwidth_efficiency: {catalog.sources[conv['memory_bandwidth_efficiency'].source].title.split(',')[0]}]"
+            f"[memory_bandwidth_efficiency: {_title(catalog, 'memory_bandwidth_efficiency', ',')}]"
         )
-    notes.append(f"fused attention at {att_eff:.0%} of peak [attention_efficiency: FlashAttention-2 paper]")
+    mbw_key = _first(conv, (f"matmul_bandwidth_efficiency_{g}", f"matmul_bandwidth_efficiency_{a}"))
+    matmul_bandwidth = None
+    if mbw_key:
+        matmul_bandwidth = min(bandwidth, gpu.memory_bandwidth * conv[mbw_key].value)
+        notes.append(
+            f"memory-bound GEMMs (decode, small batches) stream weights at {matmul_bandwidth / 1e9:.0f} GB/s "
+            f"[{mbw_key}: {_title(catalog, mbw_key)}]"
+        )
+    where = "FlashAttention-2 paper" if att_key == "attention_efficiency" else _title(catalog, att_key)
+    notes.append(f"fused attention at {att_eff:.0%} of peak [{att_key}: {where}]")
     rates = Rates(
         gpu=gpu,
         dtype=key,
@@ -115,6 +142,7 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
         attention=min(matmul, peak * att_eff),
         bandwidth=bandwidth,
         notes=tuple(notes),
+        matmul_bandwidth=matmul_bandwidth,
     )
     return fitted(rates, calibration)
 
@@ -134,6 +162,7 @@ def fitted(rates: Rates, calibration: Calibration | None) -> Rates:
         matmul=rates.matmul * c,
         attention=rates.attention * c,
         bandwidth=rates.bandwidth * b,
+        matmul_bandwidth=rates.matmul_bandwidth * b if rates.matmul_bandwidth else None,
         notes=(*rates.notes, note),
     )
 

@@ -564,13 +564,15 @@ def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: lis
     if job.precision == "fp8":
         notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate")
     kernel = framework_of(job, catalog).attention_kernel
-    key = f"attention_efficiency_{kernel}_{rates.gpu.architecture}"  # measured for that kernel and GPU
-    eff_key = key if key in catalog.conventions else "attention_efficiency"
-    if eff_key != "attention_efficiency":
+    arch, gpu = rates.gpu.architecture, rates.gpu.id
+    # measured for that kernel and architecture, else for the GPU's or the architecture's kernels, else the default
+    keys = (f"attention_efficiency_{kernel}_{arch}", f"attention_efficiency_{gpu}", f"attention_efficiency_{arch}")
+    eff_key = next((k for k in keys if k in catalog.conventions), "attention_efficiency")
+    if eff_key == keys[0]:
         name = "FlashAttention-2" if kernel == "fa2" else "fused cuDNN"
-        notes.append(
-            f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {rates.gpu.architecture} [{eff_key}]"
-        )
+        notes.append(f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {arch} [{eff_key}]")
+    elif eff_key in keys:
+        notes.append(f"attention at {catalog.convention(eff_key):.0%} of peak on {gpu} [{eff_key}]")
     return replace(rates, attention=min(rates.matmul, peak * rates.clock * catalog.convention(eff_key)))
 
 

@@ -1,0 +1,104 @@
+"""The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
+(`--check`), none of them reads the dated holdout (corpus/data/holdout.yaml, scored only by
+scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from corpus import families
+
+from .conftest import load_script
+
+ROOT = Path(__file__).resolve().parent.parent
+FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
+# the arguments each fitting script is run with: `--check` where it writes a file, else what prints its numbers
+ARGS = {"fit_allocator_slack.py": ["--json"]}
+# An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
+GUARD = textwrap.dedent(
+    """
+    import runpy, sys
+    from pathlib import Path
+
+    HOLDOUT = (Path("corpus/data/holdout.yaml").resolve(), Path("corpus/data/holdout_configs").resolve())
+
+    def refuse(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes, Path)):
+            path = Path(args[0].decode() if isinstance(args[0], bytes) else args[0]).resolve()
+            if path == HOLDOUT[0] or HOLDOUT[1] in path.parents:
+                raise PermissionError(f"a fitting script read the dated holdout: {path}")
+
+    sys.addaudithook(refuse)
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    runpy.run_path(script, run_name="__main__")
+    """
+)
+
+
+def _guarded(script: str, *args: str, timeout: int = 1800) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", GUARD, script, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
+    """The hook works: a script opening holdout.yaml fails, one reading another corpus file does not."""
+    bad = tmp_path / "fit_reads_holdout.py"
+    bad.write_text("open('corpus/data/holdout.yaml').read()\n", encoding="utf-8")
+    proc = _guarded(str(bad))
+    assert proc.returncode != 0 and "read the dated holdout" in proc.stderr
+    good = tmp_path / "fit_reads_corpus.py"
+    good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
+    assert _guarded(str(good)).returncode == 0
+
+
+@pytest.mark.parametrize("script", FITS)
+def test_fit_is_current_and_never_reads_the_holdout(script):
+    """Each fitting script, under the guard: its written files are up to date (or, for a probe that
+    writes nothing, it runs) and it opens no holdout file on the way."""
+    proc = _guarded(f"scripts/{script}", *ARGS.get(script, ["--check"]))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_every_fitting_script_is_guarded():
+    """A new scripts/fit_*.py is covered by the guard without being listed (the glob above), and the
+    fits do not import the holdout's scorer."""
+    assert {"fit_efficiency.py", "fit_operators.py", "fit_serving.py"} <= set(FITS)
+    for name in FITS:
+        text = (ROOT / "scripts" / name).read_text(encoding="utf-8")
+        assert "from corpus import holdout" not in text and "corpus.holdout" not in text, name
+
+
+def test_nemo_and_megatron_bridge_releases_are_one_family():
+    fam = families.family_of("nemo-perf-2407")
+    for source in ("nemo-long-sequence-h100", "megatron-bridge-perf-2511", "megatron-bridge-perf-archive-2606"):
+        assert families.family_of(source) == fam
+    assert families.family_of("llm-foundry-benchmarks") == "llm-foundry-benchmarks"  # a source on its own
+
+
+def test_every_family_member_is_a_corpus_source():
+    known: set[str] = set()
+    for f in (ROOT / "corpus" / "data").glob("published_*.yaml"):
+        known |= set((yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("sources") or {})
+    for family, sources in families.families().items():
+        assert set(sources) <= known, (family, set(sources) - known)
+
+
+def test_leaving_a_source_out_leaves_its_family_out():
+    """fit_efficiency's groups by hand: two NeMo releases and an MLPerf round of one stack make two
+    groups, the releases together."""
+    fit = load_script("fit_efficiency")
+    cases = [
+        fit.Case("a", "nemo-perf-2407", "nemo", {}),
+        fit.Case("b", "megatron-bridge-perf-2511", "nemo", {}),
+        fit.Case("c", "mlperf-training-v41-nvidia", "nemo", {}),
+    ]
+    groups = fit.leave_out_groups(cases)
+    assert sorted(sorted(c.id for c in g) for g in groups.values()) == [["a", "b"], ["c"]]
