@@ -4,10 +4,12 @@
 Each checked published case of the corpus (memory peaks, training throughput, TTFT, TPOT and
 throughput of serving, one-pass inference) gives one signed error, taken as it was predicted out of
 sample wherever the model has fitted constants: training throughput with each stack's efficiency
-fitted without the case's source (scripts/fit_efficiency.py), the per-operator model with values
-fitted without the case's table family (scripts/fit_operators.py). The memory model has no fitted
-constants. The serving overheads were fitted by hand on TensorRT-LLM's tables, so every serving and
-LLM inference error counts as in sample (said in each class's basis) until that fit holds cases out.
+fitted without the case's source family (scripts/fit_efficiency.py), the per-operator model with values
+fitted without the case's table family (scripts/fit_operators.py), serving at load with the overheads
+fitted without the case's model/GPU pair, or for another engine than TensorRT-LLM with TensorRT-LLM's
+fit (scripts/fit_serving.py; both fits write their held-out errors to corpus/data). The memory model
+has no fitted constants. LLM inference rows of published_perf.yaml count as in sample: the serving
+overheads are fitted to other releases of the same TensorRT-LLM tables (said in each class's basis).
 
 A case belongs to a class: figure x model family x GPU vendor x stack (training framework or serving
 engine, LLMs only) x GPU architecture. The band of a class at a level L is the split-conformal
@@ -39,7 +41,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import fit_efficiency  # noqa: E402
-import fit_operators  # noqa: E402
 
 from corpus import memory_accuracy, operators_accuracy, perf_accuracy, serving_accuracy  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
@@ -51,7 +52,7 @@ MIN_CASES = 8  # fewest cases whose own quantiles make a band at any level (more
 # Signed biases whose cause is known and corrected in the model before the errors are taken. Empty:
 # no correction is applied here; a bias shows as a one-sided band and a flag until the model's own
 # mechanism removes it (the MI300X serving rows: docs/accuracy-serving.md).
-SERVING_IN_SAMPLE = "in sample: serving overheads hand-fitted on TensorRT-LLM's tables"
+SERVING_IN_SAMPLE = "in sample: serving overheads fitted to other releases of TensorRT-LLM's tables"
 ENGINES = {"trt-llm": "trtllm", "trtllm": "trtllm", "vllm": "vllm", "sglang": "sglang"}
 
 
@@ -134,25 +135,27 @@ def _inference_ratio(metric: str, published: float, ours: float, family: str) ->
 
 
 def serving(cat: Catalog) -> Iterator[Evidence]:
-    """Serving at load (TTFT, TPOT, output tokens/s under a request rate or a client count)."""
+    """Serving at load (TTFT, TPOT, output tokens/s under a request rate or a client count), each case
+    as scripts/fit_serving.py predicted it out of sample (corpus/data/serving_held_out.yaml)."""
     doc = serving_accuracy.load()
     cases = {c["id"]: c for c in doc["cases"]}
+    held = serving_accuracy.held_out_errors()
     for r in serving_accuracy.evaluate_all(cat):
         if not r.checked:
             continue
         c = cases[r.id]
-        figure, ratio = _inference_ratio(r.metric, r.published, r.ours, "llm")
+        figure, ratio = _inference_ratio(r.metric, r.published, r.published * (1 + held[r.id]), "llm")
         stack = ENGINES[str(c["inputs"]["engine"])]
         key = _key(cat, figure, family_of(cat.model(r.model)), r.gpu, stack)
-        yield Evidence(r.id, str(c.get("source", "")), key, _log(ratio), False)
+        yield Evidence(r.id, str(c.get("source", "")), key, _log(ratio), True)
 
 
 def operators(cat: Catalog) -> Iterator[Evidence]:
     """Models described operator by operator (ResNet, EfficientNet, DLRM): each table family
-    predicted with the operator values fitted without it (scripts/fit_operators.py)."""
-    every = operators_accuracy.cases()
-    held = fit_operators.held_out(cat, every)
-    for c in every:
+    predicted with the operator values fitted without it (scripts/fit_operators.py writes the errors
+    to corpus/data/operators_held_out.yaml)."""
+    held = operators_accuracy.held_out_errors()
+    for c in operators_accuracy.cases():
         err = held[c["id"]]
         figure = "training" if c["mode"] == "training" else "onepass"
         speed = 1 + err if c["metric"].startswith("latency") else 1 / (1 + err)

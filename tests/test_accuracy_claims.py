@@ -18,7 +18,12 @@ from .conftest import load_script
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FIGURE = re.compile(r"\d+(?:\.\d+)? ?%")
-ACCURACY = re.compile(r"median|error|bias|within ±|optimistic|pessimistic|overestimat|underestimat", re.I)
+MEDIAN_ERROR = r"median (?:\|error\||abs(?:olute)? error|signed error|error)"
+ACCURACY = re.compile(
+    MEDIAN_ERROR
+    + r"|error|bias|within ±|optimistic|pessimistic|overestimat|underestimat|than estimated|than measured|bands? hold",
+    re.I,
+)
 LABEL = re.compile(r"out of sample|in sample|analytic", re.I)
 README_BLOCKS = (
     ("<!-- accuracy:begin -->", "<!-- accuracy:end -->"),  # tests/test_accuracy.py: it is the generated one
@@ -102,6 +107,21 @@ def _operator_bounds() -> None:
     assert all(c["bound"] >= 0.15 for c in cases["cases"])
 
 
+def _band_coverage() -> None:
+    """The README's band coverage on the holdout, as docs/accuracy-holdout.md's Bands table gives it."""
+    rows = {}
+    for line in _doc("accuracy-holdout.md").split("## Bands", 1)[1].splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) == 6 and cells[1] in ("memory", "training", "inference", "all"):
+            rows[cells[1]] = (cells[3].split("%")[0], cells[4])
+    text = _flat((ROOT / "README.md").read_text(encoding="utf-8"))
+    covered, width = rows["all"]
+    assert f"bands hold {covered} % of the published figures with a median width of {width}" in text, rows
+    assert f"inference {rows['inference'][0]} %, {rows['inference'][1]}" in text, rows
+    assert f"memory {rows['memory'][0]} % but {rows['memory'][1]} wide" in text, rows
+    assert f"training {rows['training'][0]} %, {rows['training'][1]}" in text, rows
+
+
 # a snippet of each registered clause -> the check that recomputes its figures
 CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("README.md", "% of published runs land within ±20% of gpuwise's time"): _share_claim(
@@ -114,6 +134,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/memory-model.md", "bias"): _slack_claim,
     ("docs/memory-model.md", "% over all sources"): _slack_claim,
     ("docs/operators.md", "today's error plus 5 points, at least 15 %"): _operator_bounds,
+    ("README.md", "bands hold"): _band_coverage,
 }
 
 
@@ -154,7 +175,7 @@ def unlabelled_medians(text: str) -> list[str]:
     out = []
     for i, block in enumerate(blocks):
         for item in re.split(r"\n(?=- )", block):
-            if re.search(r"median", item, re.I) and FIGURE.search(item):
+            if re.search(MEDIAN_ERROR, item, re.I) and FIGURE.search(item):
                 context = " ".join([*blocks[max(0, i - 2) : i], item])
                 if not LABEL.search(context):
                     out.append(_flat(item)[:160])
@@ -167,9 +188,10 @@ def test_every_median_says_in_or_out_of_sample(path):
 
 
 def test_the_label_check_by_hand():
-    text = "# Doc\n\n## Kind\n\nmedian |error| 9 %.\n\n- median |error| 8 % in sample.\n- median 7 % bias.\n"
-    assert unlabelled_medians(text) == ["median |error| 9 %.", "- median 7 % bias."]
-    assert unlabelled_medians("# Results (out of sample)\n\nmedian 9 %.\n") == []
+    text = "# Doc\n\n## Kind\n\nmedian |error| 9 %.\n\n- median |error| 8 % in sample.\n- median error 7 %.\n"
+    assert unlabelled_medians(text) == ["median |error| 9 %.", "- median error 7 %."]
+    assert unlabelled_medians("# Results (out of sample)\n\nmedian error 9 %.\n") == []
+    assert unlabelled_medians("# Bands\n\nthe median width is at most 1.8x at 80 %.\n") == []  # not an error
 
 
 # ----- regression bounds on the out-of-sample medians the README headlines -----------------------

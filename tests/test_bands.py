@@ -234,13 +234,14 @@ def test_a_confidence_outside_its_range_is_a_usage_error():
 
 
 def test_mi300x_serving_is_flagged_and_its_band_reaches_the_published_rates():
-    """vLLM on ROCm ran 41-63 % below the estimate on every published row (OCI's tables): the band
-    is one-sided, names the bias, and is not fitted away (the estimate itself is unchanged)."""
+    """vLLM on ROCm ran below the estimate on every published row (OCI's tables; 14-58 % with the CDNA3
+    kernel rates): the band is one-sided, names the bias, and is not fitted away (the estimate itself is
+    unchanged); the rows are out of sample (vLLM borrows TensorRT-LLM's serving fit)."""
     d = _estimate(["--model", "llama-3.1-8b", "--task", "inference", "--gpu", "mi300x", "--concurrency", "32"])
     b = d["uncertainty"]["inference.tokens_per_second"]
     assert b["high"] == pytest.approx(d["inference"]["tokens_per_second"])
     assert b["low"] <= d["inference"]["tokens_per_second"] / 1.41
-    assert "biased" in b["basis"] and "in sample" in b["basis"]
+    assert "biased" in b["basis"] and "out of sample" in b["basis"]
 
 
 def test_the_terminal_shows_the_band_beside_each_headline_figure():

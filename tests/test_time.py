@@ -169,24 +169,27 @@ def test_simulator_matches_md1_queue():
 
 
 def test_serving_plan_meets_its_target_in_an_independent_simulation():
+    # 5 s: the 80 % e2e band of an 8B model on an L40S (out-of-sample serving errors) reaches 1.28x the
+    # estimate, so a 4 s P95 is out of reach at its pessimistic end whatever the replicas
+    target = 5.0
     w = build_workload({"model": "llama-3.1-8b", "input_tokens": 512, "output_tokens": 128, "concurrency": 16}, CAT)
     assert isinstance(w, InferenceJob)
     hw = build_hardware("l40s", CAT)
-    plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=4.0)).serving
+    plan = estimate(w, hw, CAT, target=LatencyTarget(qps=6, percentile=95, seconds=target)).serving
     assert plan is not None
     m = plan.margins  # the target holds at the pessimistic end of the 80 % bands (the default confidence)
     assert m is not None and m.e2e > 1 and m.rate < 1
-    assert plan.meets and plan.replicas >= 1 and plan.high("e2e") <= 4.0
+    assert plan.meets and plan.replicas >= 1 and plan.high("e2e") <= target
     r = compute_rates(hw.gpu, "bf16", CAT)
     step = StepModel(w, r, topology(hw, CAT), CAT)
     setup = dataclasses.replace(engine_setup(w, hw, CAT), max_batch=plan.max_batch)
     e2e = simulate(step, setup, poisson_arrivals(6 / plan.replicas, 4000, 7), w.input_tokens).e2e
-    assert percentile(e2e[400:], 95) * m.e2e <= 4.0 * 1.1
+    assert percentile(e2e[400:], 95) * m.e2e <= target * 1.1
     if plan.replicas > 1:  # one fewer replica misses the target at the band's end (or cannot carry the load there)
         load = 6 / (plan.replicas - 1)
         if load < plan.capacity_rps * m.rate:
             fewer = simulate(step, setup, poisson_arrivals(load, 4000, 7), w.input_tokens).e2e
-            assert percentile(fewer[400:], 95) * m.e2e > 4.0 * 0.9
+            assert percentile(fewer[400:], 95) * m.e2e > target * 0.9
 
 
 def test_impossible_latency_target_is_reported():
