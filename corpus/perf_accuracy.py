@@ -405,7 +405,6 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "float8 on MI300X gains 15 % over bf16 where AMD's measured FP8 GEMM rate (1.8x its BF16 rate) gives more: "
         "torchao's dynamic casts and amax reductions on ROCm cost more than modelled",
     ),
-    ),
     "llamafactory-hf-fa2-llama2-7b-lora-a100": (
         0.27,
         "PEFT LoRA on the eager HF Llama at 4 x 1,024 tokens: the adapters' small matmuls and per-op kernels cost more "
