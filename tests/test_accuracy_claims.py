@@ -257,17 +257,24 @@ def _blocks(text: str) -> list[str]:
     return [b for b in re.split(r"\n\s*\n", text) if b.strip()]
 
 
+STATED = re.compile(MEDIAN_ERROR + r"|\|error\||\bbias\b|within ±", re.I)  # an accuracy figure's words
+
+
 def unlabelled_medians(text: str) -> list[str]:
-    """Blocks (paragraphs, list items, tables) stating a median error without saying in or out of
-    sample, where neither the block nor the two before it (its heading, its introduction) does."""
+    """Blocks (paragraphs, list items, tables) stating an accuracy figure (a median error, an |error|, a
+    bias, a share within ±) without saying in or out of sample, where neither the block, the two before
+    it (its introduction) nor the heading of its section does."""
     if LABEL.search(text.split("\n", 1)[0]):  # a document titled out of sample
         return []
     blocks = _blocks(text)
     out = []
+    heading = ""
     for i, block in enumerate(blocks):
+        if block.lstrip().startswith("## "):
+            heading = block
         for item in re.split(r"\n(?=- )", block):
-            if re.search(MEDIAN_ERROR, item, re.I) and FIGURE.search(item):
-                context = " ".join([*blocks[max(0, i - 2) : i], item])
+            if STATED.search(item) and FIGURE.search(item):
+                context = " ".join([heading, *blocks[max(0, i - 2) : i], item])
                 if not LABEL.search(context):
                     out.append(_flat(item)[:160])
     return out
@@ -283,6 +290,9 @@ def test_the_label_check_by_hand():
     assert unlabelled_medians(text) == ["median |error| 9 %.", "- median error 7 %."]
     assert unlabelled_medians("# Results (out of sample)\n\nmedian error 9 %.\n") == []
     assert unlabelled_medians("# Bands\n\nthe median width is at most 1.8x at 80 %.\n") == []  # not an error
+    assert unlabelled_medians("# Doc\n\n- bias -4 %, 80 % within ±20 %.\n") == ["- bias -4 %, 80 % within ±20 %."]
+    section = "# Doc\n\n## Misses (in sample)\n\nintro.\n\nmore.\n\n| case | error |\n| a | +30 % bias |\n"
+    assert unlabelled_medians(section) == []  # labelled by its section's heading
 
 
 # ----- regression bounds on the out-of-sample medians the README headlines -----------------------
