@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Write docs/accuracy-holdout.md: gpuwise against the dated holdout (corpus/data/holdout.yaml),
-published measurements first read on or after 2026-12-01 that nothing was fitted or tuned to.
+published measurements first read on or after 2026-12-01 that nothing was fitted or tuned to; with
+`--set 2`, docs/accuracy-holdout2.md against the second holdout (corpus/data/holdout2.yaml),
+gathered apart after the first had been read for diagnosis.
 
-Run from the repository root: `python scripts/holdout.py` (add `--check` to fail when the file on
-disk is out of date, as the test suite does). `--freeze` writes the first scoring once, to
-docs/accuracy-holdout-2026-12-01.md, and refuses to overwrite it: that record is the baseline later
-work is judged against.
+Run from the repository root: `python scripts/holdout.py [--set 2]` (add `--check` to fail when the
+file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
+to the file its YAML names under `frozen` (docs/accuracy-holdout-2026-12-01.md for the first), and
+refuses to overwrite it: that record is the baseline later work is judged against.
 """
 
 from __future__ import annotations
@@ -23,10 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from corpus import holdout  # noqa: E402
-from corpus.holdout import GOAL, KINDS, UNITS, Scored, summarize  # noqa: E402
+from corpus.holdout import GOAL, KINDS, SETS, UNITS, HoldoutSet, Scored, summarize  # noqa: E402
 
-OUT = ROOT / "docs" / "accuracy-holdout.md"
-FROZEN = ROOT / "docs" / f"accuracy-holdout-{holdout.FIRST_READ}.md"
 GOALS = {"memory": 0.06, "training": 0.12, "inference": 0.12}  # median |error|; and >= 85 % within ±20 %
 SHARE_GOAL = 0.85
 BAND_COVERAGE_GOAL, BAND_WIDTH_GOAL = 0.70, 1.8
@@ -65,8 +65,12 @@ def _summary_rows(title: str, results: list[Scored]) -> list[str]:
     return rows
 
 
-def render_summary(results: list[Scored], overlap: int) -> list[str]:
-    clean = [r for r in results if not r.overlap_risk]
+def _marked(cases: Iterable[Mapping[str, Any]], key: str) -> set[str]:
+    """The ids of the cases that set `key` (an overlap risk, a family, an extra row)."""
+    return {str(c["id"]) for c in cases if c.get(key)}
+
+
+def render_summary(results: list[Scored], cases: list[Mapping[str, Any]], hs: HoldoutSet) -> list[str]:
     unscored = [r for r in results if r.predicted is None]
     lines = [
         "## Summary",
@@ -74,9 +78,11 @@ def render_summary(results: list[Scored], overlap: int) -> list[str]:
         "| cases | kind | n | median abs error | bias | within ±20% | goal | meets |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
         *_summary_rows("all", results),
-        *_summary_rows(f"without the {overlap} overlap-risk", clean),
-        "",
     ]
+    for apart in hs.apart:
+        ids = _marked(cases, apart.key)
+        lines += _summary_rows(f"without the {len(ids)} {apart.label}", [r for r in results if r.id not in ids])
+    lines.append("")
     if unscored:
         lines += [
             f"Not estimable ({len(unscored)}: left out of the medians, counted outside ±20 %):",
@@ -102,26 +108,29 @@ def render_bands(results: list[Scored]) -> list[str]:
         "The band of each prediction from the estimate's `uncertainty` (low, high at its level); `covered`:",
         f"the published figure lies inside it. Goal: ≥ {BAND_COVERAGE_GOAL:.0%} covered, median width ≤ {BAND_WIDTH_GOAL}x.",
         "",
-        "| kind | with a band | covered | median width (high/low) |",
-        "| --- | ---: | ---: | ---: |",
+        "| kind | with a band | covered | median width (high/low) | meets |",
+        "| --- | ---: | ---: | ---: | --- |",
     ]
     for kind in (*KINDS, "all"):
         group = [r for r in banded if kind in ("all", r.kind)]
         if not group:
-            lines.append(f"| {kind} | 0 | — | — |")
+            lines.append(f"| {kind} | 0 | — | — | |")
             continue
         covered = sum(bool(r.covered) for r in group)
         width = statistics.median(b[1] / b[0] for r in group if (b := r.band) is not None and b[0] > 0)
-        lines.append(f"| {kind} | {len(group)} | {covered / len(group):.0%} ({covered}) | {width:.2f}x |")
+        meets = "yes" if covered / len(group) >= BAND_COVERAGE_GOAL and width <= BAND_WIDTH_GOAL else "no"
+        lines.append(f"| {kind} | {len(group)} | {covered / len(group):.0%} ({covered}) | {width:.2f}x | {meets} |")
     return [*lines, ""]
 
 
-def render_gaps(cases: list[Mapping[str, Any]], results: list[Scored], catalogue: Mapping[str, str]) -> list[str]:
+def render_gaps(
+    cases: list[Mapping[str, Any]], results: list[Scored], catalogue: Mapping[str, str], hs: HoldoutSet
+) -> list[str]:
     by_id = {r.id: r for r in results}
     lines = [
         "## What gpuwise cannot express yet",
         "",
-        "Each need is named in the cases it affects (`needs:` in corpus/data/holdout.yaml); those cases are",
+        f"Each need is named in the cases it affects (`needs:` in corpus/data/{hs.data.name}); those cases are",
         "scored with the nearest option gpuwise has. A need with `wants` is met as soon as gpuwise accepts",
         "those options: the case then uses them.",
         "",
@@ -145,7 +154,7 @@ def _expressed(case: Mapping[str, Any], r: Scored) -> str:
     return "; ".join(parts) or "as published"
 
 
-def render_cases(cases: list[Mapping[str, Any]], results: list[Scored]) -> list[str]:
+def render_cases(cases: list[Mapping[str, Any]], results: list[Scored], hs: HoldoutSet) -> list[str]:
     by_id = {r.id: r for r in results}
     lines = ["## Cases", ""]
     for kind in KINDS:
@@ -158,7 +167,7 @@ def render_cases(cases: list[Mapping[str, Any]], results: list[Scored]) -> list[
         for case in (c for c in cases if c["kind"] == kind):
             r = by_id[str(case["id"])]
             unit = str(case["measured"]["unit"])
-            name = f"[{r.id}]({case['source']['url']})" + (" (overlap risk)" if r.overlap_risk else "")
+            name = f"[{r.id}]({case['source']['url']})" + "".join(f" ({a.marker})" for a in hs.apart if case.get(a.key))
             lines.append(
                 f"| {name} | {r.metric} | {_value(r.published, unit)} | {_value(r.predicted, unit)} | "
                 f"{_pct(r.error, True)} | {_expressed(case, r)} | `{holdout.command(r.options)}` |"
@@ -167,23 +176,32 @@ def render_cases(cases: list[Mapping[str, Any]], results: list[Scored]) -> list[
     return lines
 
 
-def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] = ()) -> str:
+def _sources(cases: list[Mapping[str, Any]], hs: HoldoutSet) -> tuple[int, str]:
+    """How many sources the cases come from: documents (their URLs), or repositories."""
+    urls = [str(c["source"]["url"]) for c in cases]
+    if hs.by_document:
+        return len(set(urls)), "documents"
+    return len({u.split("/blob/")[0] for u in urls}), "sources"
+
+
+def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] = (), hs: HoldoutSet = SETS[1]) -> str:
     """The document; with `frozen` (its header lines), the dated record of the first scoring."""
     cases = list(doc["cases"])
-    overlap = sum(bool(c.get("overlap_risk")) for c in cases)
-    sources = len({str(c["source"]["url"]).split("/blob/")[0] for c in cases})
+    sources, noun = _sources(cases, hs)
     header = list(frozen) or [
-        "Generated by `python scripts/holdout.py` from `corpus/data/holdout.yaml`; do not edit (`--check` fails",
+        f"Generated by `{hs.command}` from `corpus/data/{hs.data.name}`; do not edit (`--check` fails",
         "when it is out of date).",
     ]
-    first = "this is that record." if frozen else f"that record is [{FROZEN.name}]({FROZEN.name}), never regenerated."
+    name = Path(str(doc["frozen"])).name
+    first = "this is that record." if frozen else f"that record is [{name}]({name}), never regenerated."
+    notes = [line for a in hs.apart for line in a.note.format(n=len(_marked(cases, a.key))).split("\n")]
     lines = [
-        f"# Accuracy on the dated holdout ({_status(doc, bool(frozen))})",
+        f"# Accuracy on {hs.name} ({_status(doc, bool(frozen))})",
         "",
         *header,
         "",
         f"**{'The cases' if doc.get('diagnostic_since') and not frozen else 'Out of sample'}.** {len(cases)} published "
-        f"measurements from {sources} sources the project had not used,",
+        f"measurements from {sources} {noun} the project had not used,",
         f"first read on or after {doc['first_read']}: nothing in gpuwise was fitted or tuned to them. Each is",
         "predicted as `gpuwise estimate` predicts it (the command in its row reproduces the figure). They were",
         f"scored first before any mechanism changed for them; {first}",
@@ -193,13 +211,12 @@ def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] 
         "error with one sign for every figure: positive when gpuwise predicts more memory or a faster run (for",
         f"figures that are times the sign of the error is flipped); `within ±20%`: |error| ≤ {GOAL:.0%}. Goals:",
         "memory median |error| ≤ 6 %, training and inference ≤ 12 %, at least 85 % within ±20 %.",
-        f"`overlap risk`: {overlap} cases from sources the project's own diagnostic cases probably drew on",
-        "(the gatherer's judgement), also reported without them.",
+        *notes,
         "",
-        *render_summary(results, overlap),
+        *render_summary(results, cases, hs),
         *render_bands(results),
-        *render_gaps(cases, results, doc["needs"]),
-        *render_cases(cases, results),
+        *render_gaps(cases, results, doc["needs"], hs),
+        *render_cases(cases, results, hs),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -230,33 +247,36 @@ def _commit() -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--check", action="store_true", help="exit 1 if docs/accuracy-holdout.md is out of date")
-    ap.add_argument("--freeze", action="store_true", help=f"write the first scoring to {FROZEN.name} (once)")
+    ap.add_argument("--set", type=int, choices=sorted(SETS), default=1, help="which holdout (default: the first)")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the set's document is out of date")
+    ap.add_argument("--freeze", action="store_true", help="write the set's first scoring to its frozen file (once)")
     args = ap.parse_args()
-    doc = holdout.load()
-    results = holdout.evaluate_all()
-    text = render(doc, results)
+    hs = SETS[args.set]
+    doc = holdout.load(hs.data)
+    results = holdout.evaluate_all(hs.data)
+    text = render(doc, results, hs=hs)
+    out, frozen = ROOT / "docs" / hs.doc, ROOT / str(doc["frozen"])
     if args.check:
-        stale = [p.name for p in (OUT,) if not p.exists() or p.read_text(encoding="utf-8") != text]
-        if not FROZEN.exists():
-            stale.append(f"{FROZEN.name} (missing: run with --freeze once)")
+        stale = [p.name for p in (out,) if not p.exists() or p.read_text(encoding="utf-8") != text]
+        if not frozen.exists():
+            stale.append(f"{frozen.name} (missing: run with --freeze once)")
         if stale:
-            print(f"{', '.join(stale)} out of date: run python scripts/holdout.py", file=sys.stderr)
+            print(f"{', '.join(stale)} out of date: run {hs.command}", file=sys.stderr)
             return 1
         return 0
     if args.freeze:
-        if FROZEN.exists():
-            print(f"{FROZEN.relative_to(ROOT)} exists: the first scoring is never regenerated", file=sys.stderr)
+        if frozen.exists():
+            print(f"{frozen.relative_to(ROOT)} exists: the first scoring is never regenerated", file=sys.stderr)
             return 1
         header = [
-            f"**Frozen first scoring**, made on {datetime.date.today()} by `python scripts/holdout.py --freeze` on main",
+            f"**Frozen first scoring**, made on {datetime.date.today()} by `{hs.command} --freeze` on main",
             f"at commit {_commit()}, before any mechanism changed for these cases. Never regenerated; the current",
-            "scoring is [accuracy-holdout.md](accuracy-holdout.md).",
+            f"scoring is [{hs.doc}]({hs.doc}).",
         ]
-        FROZEN.write_text(render(doc, results, header), encoding="utf-8")
-        print(f"wrote {FROZEN.relative_to(ROOT)}")
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
+        frozen.write_text(render(doc, results, header, hs), encoding="utf-8")
+        print(f"wrote {frozen.relative_to(ROOT)}")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out.relative_to(ROOT)}")
     return 0
 
 
