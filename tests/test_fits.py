@@ -1,6 +1,6 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdout (corpus/data/holdout.yaml, scored only by
-scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml and holdout2.yaml,
+scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
 
 from __future__ import annotations
 
@@ -26,12 +26,13 @@ GUARD = textwrap.dedent(
     import runpy, sys
     from pathlib import Path
 
-    HOLDOUT = (Path("corpus/data/holdout.yaml").resolve(), Path("corpus/data/holdout_configs").resolve())
+    SETS = (Path("corpus/data/holdout.yaml").resolve(), Path("corpus/data/holdout2.yaml").resolve())
+    CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
     def refuse(event, args):
         if event == "open" and args and isinstance(args[0], (str, bytes, Path)):
             path = Path(args[0].decode() if isinstance(args[0], bytes) else args[0]).resolve()
-            if path == HOLDOUT[0] or HOLDOUT[1] in path.parents:
+            if path in SETS or CONFIGS in path.parents:
                 raise PermissionError(f"a fitting script read the dated holdout: {path}")
 
     sys.addaudithook(refuse)
@@ -54,6 +55,9 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     bad.write_text("open('corpus/data/holdout.yaml').read()\n", encoding="utf-8")
     proc = _guarded(str(bad))
     assert proc.returncode != 0 and "read the dated holdout" in proc.stderr
+    second = tmp_path / "fit_reads_second_holdout.py"
+    second.write_text("open('corpus/data/holdout2.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(second)).stderr
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0
