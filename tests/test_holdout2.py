@@ -173,9 +173,50 @@ def test_the_frozen_first_scoring_is_out_of_sample():
 
 # Regression bounds recorded from the first scoring (the frozen record): each scored case's |error|
 # may not grow by more than 3 points, each kind's median |error| by more than 2. They record the
-# state on that date, not the goals: work that improves a case should lower its bound.
-FIRST_ERRORS: dict[str, float] = {}
-MEDIAN_BOUNDS: dict[str, float] = {}
+# state on that date (memory 17.4%, training 16.8%, inference 38.4%), not the goals: work that improves a case should lower its bound.
+FIRST_ERRORS: dict[str, float] = {
+    "axolotl-devstral-small-24b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.7639,
+    "axolotl-gptoss-20b-fft-fsdp2-4x80gb-mb1-seq4096-packed-mem": -0.1994,
+    "axolotl-ministral-8b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.7991,
+    "axolotl-olmo3-7b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.2011,
+    "axolotl-seed-oss-36b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.8397,
+    "colossalai-32xa800-llama2-7b-gemini-mb16-seq4096-ckpt-mem": +0.0189,
+    "colossalai-32xa800-llama2-7b-gemini-mb16-seq4096-ckpt-tput": -0.1068,
+    "dgxc-maxtext-512xh100-llama2-70b-bf16-fsdp128-dp4-mbs2-seq4096-tput": +0.0384,
+    "dgxc-nemo2409-256xh100-llama3.1-70b-bf16-tp4pp4cp2vp5-gbs512-tput": -0.1462,
+    "dgxc-nemo2409-8xh100-llama3.1-8b-bf16-cp2-gbs128-seq8192-tput": -0.1324,
+    "internlm-1024xa100-internlm-7b-tp2-zero1-4-noac-mb4x4-tput": +0.2632,
+    "internlm-1024xa100-internlm-7b-zero1-global-noac-mb2x4-tput": +1.0110,
+    "internlm-512xa100-internlm-7b-zero1-node-ac-mb8-tput": +0.1695,
+    "internlm-8xa100-internlm-7b-zero1-node-noac-mb2x4-tput": +0.1884,
+    "lmdeploy-w4a16-rtx4090-llama2-13b-awq-int4-bs1-decode": -0.2262,
+    "lmdeploy-w4a16-rtx4090-llama2-7b-awq-int4-bs1-decode": -0.3114,
+    "lmdeploy0123-pytorch-h200-qwen3-30b-a3b-sharegpt-c64-output-tput": +0.5020,
+    "mlperf-inf31-l4-resnet50-trt-int8-offline-tput": -0.4509,
+    "mlperf-inf31-l4-resnet50-trt-int8-singlestream-latency": +1.6499,
+    "msswift-deepspeed-zero2-8xa800-qwen2.5-14b-full-mb1-ga2-seq8192-tput": +0.3007,
+    "msswift-megatron-8xa800-qwen2.5-14b-full-tp4-sp-selrecomp-gbs16-seq8192-tput": +0.0543,
+    "msswift-megatron-8xa800-qwen2.5-14b-full-tp4-sp-selrecomp-mem": +0.0235,
+    "sglang030-a100-80gb-llama3.1-8b-sharegpt-offline-5000-tput": +0.1375,
+    "sglang030-a100-80gb-llama3.1-8b-sharegpt-rps4-median-tpot": -0.0390,
+    "tinyllama-16xa100-40gb-tinyllama-1.1b-fsdp-mb8-seq2048-tput": -0.0099,
+    "torchao-cpuoffload-4070tisuper-vit-g14-dinov2-fullbf16-ac-bs32-mem": +0.0736,
+    "torchao-lowbitoptim-4070tisuper-vit-h14-amp-bs8-compiled-mem": +0.1489,
+    "torchao-lowbitoptim-4070tisuper-vit-h14-amp-bs8-compiled-tput": -0.1670,
+    "torchao-qt-4070tisuper-llama-1b-custom-bf16-eager-bs4-seq2048-ac-mem": +0.1283,
+    "torchao-qt-4070tisuper-llama-1b-custom-bf16-eager-bs4-seq2048-ac-tput": -0.1695,
+    "trt-demobert-a100-40gb-bert-large-fp16-seq384-bs8-latency": -0.0358,
+    "trt-demobert-l40s-bert-large-fp16-seq128-bs32-latency": +0.5270,
+    "trt-demobert-t4-bert-base-fp16-seq128-bs1-latency": -0.4419,
+    "trt-demobert-t4-bert-large-fp16-seq384-bs1-latency": -0.4338,
+    "trtllm-h200launch-h200-llama2-70b-fp8-tp1-bs64-in2048-out128-tput": +0.1678,
+    "ulltrainer-a100-phi3-mini-full-bs2-seq8192-gc-mem": +0.0360,
+    "ulltrainer-h100-llama3.1-8b-full-bs2-seq8192-gc-tput": -0.3522,
+    "ulltrainer-h100-llama3.1-8b-lora-r8-bs2-seq8192-gc-mem": +0.3245,
+    "vllm060-4xh100-llama3.1-70b-tp4-sharegpt-rps8-median-tpot": -0.3348,
+    "vllm066-4xa100-llama3.3-70b-tp4-sharegpt200-offline-msteps10-tput": +1.8406,
+}
+MEDIAN_BOUNDS = {"memory": 0.195, "training": 0.189, "inference": 0.405}
 
 
 @pytest.mark.parametrize("case_id", sorted(FIRST_ERRORS))
