@@ -209,7 +209,8 @@ SOURCE_FRAMEWORKS = {
 
 # The loss each source's stack version ran, where it is not its profile's. torchtune's recipes ran
 # torch.nn.CrossEntropyLoss on the output upcast to fp32 until CEWithChunkedOutputLoss became their
-# default (torchtune PR #1390, 2024-08; v0.3): the sources before that ran the eager loss.
+# default (https://github.com/pytorch/torchtune/pull/1390, 2024-08; v0.3): the sources before that
+# ran the eager loss.
 SOURCE_LOSSES = {
     "torchtune-readme-2024-02": "eager",
     "torchtune-readme-2024-04": "eager",

@@ -23,9 +23,10 @@ def _intra(spec: str, per_node: int, cat=CAT) -> float:
 
 
 def test_eight_pcie_cards_cross_the_sockets_at_the_measured_busbw():
-    """8 GPUs span two sockets: 8 PCIe 5 cards at the 23.86 GB/s peak busbw NVIDIA/nccl PR 2036
-    measured on dual Turin; 8 PCIe 4 cards at the 21 GB/s of 8x A100 PCIe on dual Milan (nccl issue
-    841, same generation, so unscaled); PCIe 3 cards at 21 x 10/26.28 (host-device copy rates)."""
+    """8 GPUs span two sockets: 8 PCIe 5 cards at the 23.86 GB/s peak busbw measured on dual Turin
+    (https://github.com/NVIDIA/nccl/pull/2036); 8 PCIe 4 cards at the 21 GB/s of 8x A100 PCIe on dual
+    Milan (https://github.com/NVIDIA/nccl/issues/841, same generation, so unscaled); PCIe 3 cards at
+    21 x 10/26.28 (host-device copy rates)."""
     assert _intra("h100-pcie:8", 8) == pytest.approx(23.86e9)
     assert _intra("a100-80gb-pcie:8", 8) == pytest.approx(21e9)
     assert _intra("l40s:8", 8) == pytest.approx(21e9)

@@ -15,8 +15,12 @@ from gpuwise.estimate.comm import topology
 from gpuwise.workload import build_hardware
 
 CAT = load_catalog()
-NDR = CAT.interconnect("ib-ndr").achieved_bandwidth  # 47 GB/s per 400G port (nccl-tests issue 290)
-HDR = CAT.interconnect("ib-hdr").achieved_bandwidth  # 24 GB/s per 200G port (nccl issue 1576)
+NDR = CAT.interconnect(
+    "ib-ndr"
+).achieved_bandwidth  # 47 GB/s per 400G port (https://github.com/NVIDIA/nccl-tests/issues/290)
+HDR = CAT.interconnect(
+    "ib-hdr"
+).achieved_bandwidth  # 24 GB/s per 200G port (https://github.com/NVIDIA/nccl/issues/1576)
 
 
 @pytest.mark.parametrize(
