@@ -1,6 +1,7 @@
 """Whole-catalog search speed (`pytest benchmarks --benchmark-enable`). Target: under 200 ms."""
 
 import pytest
+from speed_bounds import bound
 
 from gpuwise.api import make_plan
 
@@ -8,7 +9,7 @@ from gpuwise.api import make_plan
 def test_whole_catalog_training_search(benchmark):
     result = benchmark(make_plan, {"model": "llama-2-7b", "method": "qlora", "tokens": "20M"}, {"deadline": "24h"})
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 0.2
+    assert benchmark.stats.stats.median < bound(0.2)
 
 
 def test_whole_catalog_methods_search(benchmark):
@@ -16,7 +17,7 @@ def test_whole_catalog_methods_search(benchmark):
         make_plan, {"model": "llama-2-13b", "tokens": "1B"}, {"deadline": "3d", "methods": "full,lora,qlora"}
     )
     assert result.candidates
-    assert benchmark.stats.stats.median < 0.2
+    assert benchmark.stats.stats.median < bound(0.2)
 
 
 def _example(name):
@@ -32,7 +33,7 @@ def test_whole_catalog_finetune_methods_example(benchmark):
     work, reqs, costs = _example("finetune-7b-methods.yaml")
     result = benchmark(make_plan, work, reqs, costs)
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 0.2
+    assert benchmark.stats.stats.median < bound(0.2)
 
 
 def test_whole_catalog_13b_pretrain_example(benchmark):
@@ -40,7 +41,7 @@ def test_whole_catalog_13b_pretrain_example(benchmark):
     work, reqs, costs = _example("train-13b-multi-gpu-plan.yaml")
     result = benchmark(make_plan, work, reqs, costs)
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 0.2
+    assert benchmark.stats.stats.median < bound(0.2)
 
 
 def test_one_simulated_serving_configuration(benchmark):
@@ -60,7 +61,7 @@ def test_one_simulated_serving_configuration(benchmark):
     arrivals = poisson_arrivals(20.0, 2000, 0)
     result = benchmark(simulate, step, setup, arrivals, w.input_tokens)
     assert len(result.e2e) == 2000
-    assert benchmark.stats.stats.median < 0.05
+    assert benchmark.stats.stats.median < bound(0.05)
 
 
 def test_whole_catalog_serving_plan_at_15000_qps(benchmark):
@@ -72,7 +73,7 @@ def test_whole_catalog_serving_plan_at_15000_qps(benchmark):
     reqs = {k: v for k, v in reqs.items() if k != "growth"}
     result = benchmark(make_plan, work, {**reqs, "qps": 15000}, costs)
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 2.5
+    assert benchmark.stats.stats.median < bound(2.5)
 
 
 def _long_prompt_plan(input_tokens):
@@ -87,7 +88,7 @@ def test_whole_catalog_serving_plan_for_16k_token_prompts(benchmark):
     (about 2.2 s on a loaded 2-core machine): the bound catches a regression past 4.5 s."""
     result = benchmark(_long_prompt_plan, 16000)
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 4.5
+    assert benchmark.stats.stats.median < bound(4.5)
 
 
 def test_whole_catalog_serving_plan_for_32k_token_prompts(benchmark):
@@ -95,7 +96,7 @@ def test_whole_catalog_serving_plan_for_32k_token_prompts(benchmark):
     loaded machine (about 1.6 s): the bound catches a regression past 3.5 s."""
     result = benchmark(_long_prompt_plan, 32000)
     assert result.chosen is not None
-    assert benchmark.stats.stats.median < 3.5
+    assert benchmark.stats.stats.median < bound(3.5)
 
 
 def _cpu_seconds_of(argv: list[str]) -> float:
@@ -124,4 +125,4 @@ def test_long_prompt_serving_plan_as_a_whole_process(benchmark, input_tokens):
     cpu: list[float] = []
     benchmark.pedantic(lambda: cpu.append(_cpu_seconds_of(argv)), rounds=3, iterations=1, warmup_rounds=1)
     benchmark.extra_info["cpu_seconds"] = cpu
-    assert statistics.median(cpu) < {16000: 5.0, 32000: 4.0}[input_tokens]
+    assert statistics.median(cpu) < bound({16000: 5.0, 32000: 4.0}[input_tokens])

@@ -1,6 +1,7 @@
 """/api/plan answers a typical request in under 100 ms (in-process, TestClient)."""
 
 import pytest
+from speed_bounds import bound
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
@@ -14,7 +15,7 @@ BODY = {"workload": {"model": "llama-2-7b", "method": "qlora", "tokens": 2e7}, "
 def test_api_plan_typical_request(benchmark):
     r = benchmark(CLIENT.post, "/api/plan", json=BODY)
     assert r.status_code == 200 and r.json()["chosen"]
-    assert benchmark.stats.stats.median < 0.1
+    assert benchmark.stats.stats.median < bound(0.1)
 
 
 def _examples() -> list[str]:
@@ -47,4 +48,4 @@ def test_every_examples_api_plan_answers(benchmark, name):
     body = _plan_body(name)
     r = benchmark.pedantic(CLIENT.post, args=("/api/plan",), kwargs={"json": body}, rounds=3, iterations=1)
     assert r.status_code == 200, r.text[:300]
-    assert benchmark.stats.stats.max < 2.5  # the slowest round: the first, before any cache is warm
+    assert benchmark.stats.stats.max < bound(2.5)  # the slowest round: the first, before any cache is warm
