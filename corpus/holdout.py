@@ -7,7 +7,7 @@ case's options, then the estimate's JSON), so what is scored is what a user gets
 gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise has, and a need that
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, docs/accuracy-holdout2.md) and
-tests/test_holdout.py, tests/test_holdout2.py.
+tests/test_holdout.py.
 """
 
 from __future__ import annotations

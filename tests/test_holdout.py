@@ -1,40 +1,197 @@
-"""The dated holdout (corpus/data/holdout.yaml): its cases are sourced and dated, its scorer predicts
-them as `gpuwise estimate` does, docs/accuracy-holdout.md is current, and the out-of-sample medians
-do not regress past the bounds recorded from the first scoring."""
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml, ... : `holdout.SETS`): their cases are
+sourced and dated, their models read at their published sizes, their scorer predicts them as
+`gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
+recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
 
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from corpus import holdout
+from gpuwise.catalog.hf_import import load_hf_config
 from gpuwise.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = holdout.load()
-CASES = DOC["cases"]
-RESULTS = {r.id: r for r in holdout.evaluate_all()}
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """One holdout as gathered and as first scored: the facts its tests hold it to."""
+
+    first_read: str
+    kinds: Mapping[str, int]  # cases per kind
+    sources: int  # as its document counts them (documents, or repositories)
+    marked: Mapping[str, int]  # cases per `apart` key
+    refused_for: frozenset[str]  # the needs a case may stay unscored for (gpuwise refuses the model)
+    refusal_notes: tuple[str, ...]  # one of them is in such a case's note
+    unscored: frozenset[str] | None  # exactly these cases unscored, where recorded
+    end_to_end: tuple[str, ...]  # run through the CLI: one case per kind and per figure new with the set
+    by_hand: Mapping[str, float]  # published figures in SI units, converted by hand
+    conversion_noted: bool  # each case's `assumed` says what its conversion assumed
+    readme_bias: bool  # the README's line quotes each kind's bias beside its median
+    medians: Mapping[str, float]  # bound on each kind's median |error|
+    first_errors: Mapping[str, float]  # each scored case's first signed error: bound |first| + 3 points
+
+
+EXPECTED: dict[int, Expected] = {
+    1: Expected(
+        first_read=holdout.FIRST_READ,
+        kinds={"memory": 13, "training": 23, "inference": 24},
+        sources=16,
+        marked={"overlap_risk": 14},
+        refused_for=frozenset({"model-encoder-decoder", "model-config"}),
+        refusal_notes=("encoder-decoder", "refuse"),
+        unscored=None,
+        end_to_end=(
+            "flagperf-8xa800-llama2-7b-deepspeed-zero3-mem",
+            "olmocore-8xh100-olmo-7b-fsdp-mb2-seq4096-tput",
+            "zhjunqin-rtx3090-llama3-8b-trtllm090-sharegpt-qps2-tpot",
+        ),
+        by_hand={
+            "fsdpqlora-2x3090-llama2-7b-qlora-bs1-ctx512-mem": 4.98 * 2**30,
+            "peft-readme-a100-t0-3b-full-finetune-mem": 47.14 * 1000 * 2**20,
+            "zhjunqin-rtx3090-llama3-8b-vllm041-sharegpt-qps1-tpot": 0.02468,
+        },
+        conversion_noted=False,
+        readme_bias=False,
+        # The median |error| per kind at the first scoring (2026-12-01: memory 23.1 %, training 15.7 %,
+        # inference 12.1 %) plus 2 points. Work that makes a kind worse on cases nobody tuned to fails
+        # here; work that improves it should lower the bound. Inference: 14.3 % since serving estimates
+        # size replicas at --confidence (each latency at its band's high end, the capacity at its low
+        # end): zhjunqin-rtx3090-llama3-8b-lmdeploy040-sharegpt-qps5-tpot is scored on the percentiles of
+        # the fleet `estimate --qps 5` sizes, now two RTX 3090s where the published run had one (lmdeploy
+        # has no validated decode case: the widest band), +4 % -> -18 %.
+        medians={"memory": 0.251, "training": 0.177, "inference": 0.143},
+        first_errors={},
+    ),
+    2: Expected(
+        first_read=holdout.FIRST_READ,
+        kinds={"memory": 12, "training": 15, "inference": 15},
+        sources=26,
+        marked={"family": 5, "extra_row_of_source": 2},
+        refused_for=frozenset({"model-resnext"}),
+        refusal_notes=("unknown model",),
+        # ResNeXt-101 is not in the catalog and no nearest model stands for it
+        unscored=frozenset(
+            {"dle-resnext101-32x4d-t4-amp-eager-bs1-latency", "dle-resnext101-32x4d-1xa100-80gb-amp-bs128-train"}
+        ),
+        end_to_end=(
+            "axolotl-ministral-8b-qlora-r32-mb2-seq2048-packed-cce-mem",
+            "msswift-deepspeed-zero2-8xa800-qwen2.5-14b-full-mb1-ga2-seq8192-tput",
+            "dgxc-nemo2409-8xh100-llama3.1-8b-bf16-cp2-gbs128-seq8192-tput",
+            "lmdeploy-w4a16-rtx4090-llama2-7b-awq-int4-bs1-decode",
+        ),
+        by_hand={
+            "colossalai-32xa800-llama2-7b-gemini-mb16-seq4096-ckpt-mem": 55491.10 * 2**20,
+            "torchao-lowbitoptim-4070tisuper-vit-h14-amp-bs8-compiled-mem": 12.23e9,
+            "msswift-megatron-8xa800-qwen2.5-14b-full-tp4-sp-selrecomp-gbs16-seq8192-tput": 9.04,
+            "trt-demobert-t4-bert-base-fp16-seq128-bs1-latency": 1.95e-3,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record): each scored case's |error| may not grow
+        # by more than 3 points, each kind's median |error| by more than 2. They record the state on
+        # that date (memory 17.4%, training 16.8%, inference 38.4%), not the goals: work that improves
+        # a case should lower its bound.
+        medians={"memory": 0.195, "training": 0.189, "inference": 0.405},
+        first_errors={
+            "axolotl-devstral-small-24b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.7639,
+            "axolotl-gptoss-20b-fft-fsdp2-4x80gb-mb1-seq4096-packed-mem": -0.1994,
+            "axolotl-ministral-8b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.7991,
+            "axolotl-olmo3-7b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.2011,
+            "axolotl-seed-oss-36b-qlora-r32-mb2-seq2048-packed-cce-mem": +0.8397,
+            "colossalai-32xa800-llama2-7b-gemini-mb16-seq4096-ckpt-mem": +0.0189,
+            "colossalai-32xa800-llama2-7b-gemini-mb16-seq4096-ckpt-tput": -0.1068,
+            "dgxc-maxtext-512xh100-llama2-70b-bf16-fsdp128-dp4-mbs2-seq4096-tput": +0.0384,
+            "dgxc-nemo2409-256xh100-llama3.1-70b-bf16-tp4pp4cp2vp5-gbs512-tput": -0.1462,
+            "dgxc-nemo2409-8xh100-llama3.1-8b-bf16-cp2-gbs128-seq8192-tput": -0.1324,
+            "internlm-1024xa100-internlm-7b-tp2-zero1-4-noac-mb4x4-tput": +0.2632,
+            "internlm-1024xa100-internlm-7b-zero1-global-noac-mb2x4-tput": +1.0110,
+            "internlm-512xa100-internlm-7b-zero1-node-ac-mb8-tput": +0.1695,
+            "internlm-8xa100-internlm-7b-zero1-node-noac-mb2x4-tput": +0.1884,
+            "lmdeploy-w4a16-rtx4090-llama2-13b-awq-int4-bs1-decode": -0.2262,
+            "lmdeploy-w4a16-rtx4090-llama2-7b-awq-int4-bs1-decode": -0.3114,
+            "lmdeploy0123-pytorch-h200-qwen3-30b-a3b-sharegpt-c64-output-tput": +0.5020,
+            "mlperf-inf31-l4-resnet50-trt-int8-offline-tput": -0.4509,
+            "mlperf-inf31-l4-resnet50-trt-int8-singlestream-latency": +1.6499,
+            "msswift-deepspeed-zero2-8xa800-qwen2.5-14b-full-mb1-ga2-seq8192-tput": +0.3007,
+            "msswift-megatron-8xa800-qwen2.5-14b-full-tp4-sp-selrecomp-gbs16-seq8192-tput": +0.0543,
+            "msswift-megatron-8xa800-qwen2.5-14b-full-tp4-sp-selrecomp-mem": +0.0235,
+            "sglang030-a100-80gb-llama3.1-8b-sharegpt-offline-5000-tput": +0.1375,
+            "sglang030-a100-80gb-llama3.1-8b-sharegpt-rps4-median-tpot": -0.0390,
+            "tinyllama-16xa100-40gb-tinyllama-1.1b-fsdp-mb8-seq2048-tput": -0.0099,
+            "torchao-cpuoffload-4070tisuper-vit-g14-dinov2-fullbf16-ac-bs32-mem": +0.0736,
+            "torchao-lowbitoptim-4070tisuper-vit-h14-amp-bs8-compiled-mem": +0.1489,
+            "torchao-lowbitoptim-4070tisuper-vit-h14-amp-bs8-compiled-tput": -0.1670,
+            "torchao-qt-4070tisuper-llama-1b-custom-bf16-eager-bs4-seq2048-ac-mem": +0.1283,
+            "torchao-qt-4070tisuper-llama-1b-custom-bf16-eager-bs4-seq2048-ac-tput": -0.1695,
+            "trt-demobert-a100-40gb-bert-large-fp16-seq384-bs8-latency": -0.0358,
+            "trt-demobert-l40s-bert-large-fp16-seq128-bs32-latency": +0.5270,
+            "trt-demobert-t4-bert-base-fp16-seq128-bs1-latency": -0.4419,
+            "trt-demobert-t4-bert-large-fp16-seq384-bs1-latency": -0.4338,
+            "trtllm-h200launch-h200-llama2-70b-fp8-tp1-bs64-in2048-out128-tput": +0.1678,
+            "ulltrainer-a100-phi3-mini-full-bs2-seq8192-gc-mem": +0.0360,
+            "ulltrainer-h100-llama3.1-8b-full-bs2-seq8192-gc-tput": -0.3522,
+            "ulltrainer-h100-llama3.1-8b-lora-r8-bs2-seq8192-gc-mem": +0.3245,
+            "vllm060-4xh100-llama3.1-70b-tp4-sharegpt-rps8-median-tpot": -0.3348,
+            "vllm066-4xa100-llama3.3-70b-tp4-sharegpt200-offline-msteps10-tput": +1.8406,
+        },
+    ),
+}
+assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
+NUMBERS = sorted(EXPECTED)
+
+
+@functools.cache
+def _doc(n: int) -> dict[str, Any]:
+    return holdout.load(holdout.SETS[n].data)
+
+
+@functools.cache
+def _results(n: int) -> dict[str, holdout.Scored]:
+    return {r.id: r for r in holdout.evaluate_all(holdout.SETS[n].data)}
+
+
+def _frozen(n: int) -> Path:
+    return ROOT / str(_doc(n)["frozen"])
 
 
 def _date(text: object) -> datetime.date:
     return datetime.date.fromisoformat(str(text)[:10])
 
 
-def test_holdout_is_dated_from_its_first_read():
-    assert DOC["first_read"] == holdout.FIRST_READ
-    first = _date(holdout.FIRST_READ)
-    for case in CASES:
-        assert _date(case["source"]["read"]) >= first, case["id"]
+def _each(field: str) -> list[tuple[int, str]]:
+    """(set, key) for each key of each set's `field`: one test case each."""
+    return [(n, key) for n in NUMBERS for key in getattr(EXPECTED[n], field)]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_every_case_has_a_source_and_a_figure(case):
+@pytest.mark.parametrize("n", NUMBERS)
+def test_holdout_is_dated_from_its_first_read(n):
+    doc = _doc(n)
+    assert doc["first_read"] == EXPECTED[n].first_read
+    assert _frozen(n).name == f"{Path(holdout.SETS[n].doc).stem}-{doc['first_read']}.md"
+    for case in doc["cases"]:
+        assert _date(case["source"]["read"]) >= _date(doc["first_read"]), case["id"]
+
+
+@pytest.mark.parametrize(
+    ("n", "case"),
+    [(n, c) for n in NUMBERS for c in _doc(n)["cases"]],
+    ids=[f"{n}-{c['id']}" for n in NUMBERS for c in _doc(n)["cases"]],
+)
+def test_every_case_has_a_source_and_a_figure(n, case):
     source = case["source"]
     for key in ("url", "title", "published", "read", "locator", "quote"):
         assert str(source.get(key) or "").strip(), f"{case['id']}: source.{key}"
@@ -44,56 +201,78 @@ def test_every_case_has_a_source_and_a_figure(case):
     assert case["measured"]["unit"] in holdout.UNITS
     assert float(case["measured"]["value"]) > 0
     assert case["as_published"], "the run as the source describes it"
+    if EXPECTED[n].conversion_noted:
+        assert "conversion:" in case["assumed"], "what the conversion assumed"
     assert {"model", "gpu"} <= set(case["gpuwise"])
     for need in case["needs"]:
-        assert need["id"] in DOC["needs"], need
+        assert need["id"] in _doc(n)["needs"], need
         assert need["as_run"].strip()
 
 
-def test_case_ids_are_unique_and_model_files_are_described():
-    ids = [c["id"] for c in CASES]
-    assert len(ids) == len(set(ids))
-    files = {str(c["gpuwise"]["model"]) for c in CASES if str(c["gpuwise"]["model"]).endswith(".json")}
-    assert files == set(DOC["models"])
-    for f in files:
+@pytest.mark.parametrize("n", NUMBERS)
+def test_the_set_is_as_gathered(n):
+    """Its cases per kind, unique ids, the cases marked apart, and an extra row of a source shares its
+    document with a case not so marked."""
+    cases, want = _doc(n)["cases"], EXPECTED[n]
+    assert Counter(c["kind"] for c in cases) == want.kinds
+    assert len({c["id"] for c in cases}) == len(cases)
+    assert {a.key: sum(bool(c.get(a.key)) for c in cases) for a in holdout.SETS[n].apart} == want.marked
+    if holdout.SETS[n].by_document:
+        assert len({c["source"]["url"] for c in cases}) == want.sources
+    others = {c["source"]["url"] for c in cases if not c.get("extra_row_of_source")}
+    assert all(c["source"]["url"] in others for c in cases if c.get("extra_row_of_source"))
+
+
+@pytest.mark.parametrize("n", NUMBERS)
+def test_model_files_are_described_and_read_at_their_published_size(n):
+    """Each model written for a set as a config file: described, and where its published size is given,
+    gpuwise's parameter count within 5 % of it (OLMo 3's '7B' is its name: 4 % off)."""
+    doc = _doc(n)
+    files = {str(c["gpuwise"]["model"]) for c in doc["cases"] if str(c["gpuwise"]["model"]).endswith(".json")}
+    assert files == set(doc["models"])
+    for f, about in doc["models"].items():
         assert (ROOT / f).is_file(), f
+        if isinstance(about, str):
+            assert about.strip(), f
+            continue
+        params = load_hf_config(ROOT / f).params
+        assert params == pytest.approx(float(about["published_params"]), rel=0.05), f
+        assert about["about"].strip()
 
 
-def test_every_case_is_scored_or_refused_for_a_named_model_gap():
-    """gpuwise estimates every case, except a model it refuses to misread (an encoder-decoder), with the
-    reason; such a case is named in the document and counted outside ±20 %."""
-    assert len(RESULTS) == len(CASES) == 60
-    by_id = {c["id"]: c for c in CASES}
-    for r in RESULTS.values():
-        if r.predicted is None:
-            gaps = {n["id"] for n in by_id[r.id].get("needs") or ()}
-            assert gaps & {"model-encoder-decoder", "model-config"}, r.id
-            assert "encoder-decoder" in r.note or "refuse" in r.note, r.note
+@pytest.mark.parametrize("n", NUMBERS)
+def test_every_case_is_scored_or_refused_for_a_named_model_gap(n):
+    """gpuwise estimates every case, except a model it refuses to misread or lacks, with its refusal as
+    the reason; such a case stays in the set, counted outside ±20 %."""
+    results, want = _results(n), EXPECTED[n]
+    assert len(results) == len(_doc(n)["cases"]) == sum(want.kinds.values())
+    unscored = {i for i, r in results.items() if r.predicted is None}
+    for case_id in unscored:
+        r = results[case_id]
+        assert r.open and set(r.open) <= want.refused_for, (case_id, r.open)
+        assert any(note in r.note for note in want.refusal_notes), r.note
+    if want.unscored is not None:
+        assert unscored == want.unscored
+    s = holdout.summarize(results.values())
+    assert (s.cases, s.scored) == (len(results), len(results) - len(unscored))
 
 
-def test_the_scored_figure_is_the_one_gpuwise_estimate_prints(monkeypatch):
-    """The end-to-end command of a row gives the figure the document reports (one case per kind),
-    run from the repository root as the document says."""
+@pytest.mark.parametrize(("n", "case_id"), _each("end_to_end"))
+def test_the_scored_figure_is_the_one_gpuwise_estimate_prints(monkeypatch, n, case_id):
+    """The end-to-end command of a row gives the figure the document reports, run from the repository
+    root as the document says."""
     monkeypatch.chdir(ROOT)
-    for case_id in (
-        "flagperf-8xa800-llama2-7b-deepspeed-zero3-mem",
-        "olmocore-8xh100-olmo-7b-fsdp-mb2-seq4096-tput",
-        "zhjunqin-rtx3090-llama3-8b-trtllm090-sharegpt-qps2-tpot",
-    ):
-        r = RESULTS[case_id]
-        argv = holdout.command(r.options).split()[2:]
-        result = CliRunner().invoke(app, ["estimate", *argv, "--json"])
-        assert result.exit_code in (0, 1), result.output
-        assert holdout.figure(r.metric, json.loads(result.output)) == pytest.approx(r.predicted, rel=1e-9)
+    r = _results(n)[case_id]
+    argv = holdout.command(r.options).split()[2:]
+    result = CliRunner().invoke(app, ["estimate", *argv, "--json"])
+    assert result.exit_code in (0, 1), result.output
+    assert holdout.figure(r.metric, json.loads(result.output)) == pytest.approx(r.predicted, rel=1e-9)
 
 
-def test_published_figures_in_si_by_hand():
-    by_id = {c["id"]: c for c in CASES}
-    assert holdout.published_si(by_id["fsdpqlora-2x3090-llama2-7b-qlora-bs1-ctx512-mem"]) == 4.98 * 2**30
-    assert holdout.published_si(by_id["peft-readme-a100-t0-3b-full-finetune-mem"]) == 47.14 * 1000 * 2**20
-    assert holdout.published_si(by_id["zhjunqin-rtx3090-llama3-8b-vllm041-sharegpt-qps1-tpot"]) == pytest.approx(
-        0.02468
-    )
+@pytest.mark.parametrize(("n", "case_id"), _each("by_hand"))
+def test_published_figures_in_si_by_hand(n, case_id):
+    case = next(c for c in _doc(n)["cases"] if c["id"] == case_id)
+    assert holdout.published_si(case) == pytest.approx(EXPECTED[n].by_hand[case_id])
 
 
 def test_signed_error_has_one_convention():
@@ -135,7 +314,7 @@ def test_band_hook_reads_uncertainty_by_hand():
 
 
 def test_a_need_is_met_once_gpuwise_accepts_its_options():
-    case = next(c for c in CASES if c["id"] == "lmdeploy010-a100-llama2-7b-tp1-b16-in128-out2048-tput")
+    case = next(c for c in _doc(1)["cases"] if c["id"] == "lmdeploy010-a100-llama2-7b-tp1-b16-in128-out2048-tput")
     accepted = {**case, "needs": [{"id": "engine-lmdeploy", "wants": {"engine": "trtllm"}, "as_run": "x"}]}
     options, met, still, _ = holdout.resolve(accepted)
     assert options["engine"] == "trtllm" and met == ("engine-lmdeploy",) and still == ()
@@ -151,36 +330,95 @@ def test_command_renders_the_flags():
     assert line == "gpuwise estimate --model m --no-master-weights --compile --lora-targets a,b --gpu x:2"
 
 
-def test_holdout_document_is_current():
+def test_new_figures_and_their_bands_by_hand():
+    """A decode rate is 1 / the time per output token, its band the reciprocal of that time's band; a
+    step time and a total token rate are read as printed, each banded by the other when it has none."""
+    est = {
+        "hardware": {"count": 8},
+        "training": {"step_seconds": 2.0, "tokens_per_second": 16000.0},
+        "inference": {"decode_seconds_per_token": 0.005},
+        "uncertainty": {
+            "inference.decode_seconds_per_token": {"low": 0.004, "high": 0.0064, "level": 0.8},
+            "training.tokens_per_second": {"low": 12000.0, "high": 20000.0, "level": 0.8},
+        },
+    }
+    rate = holdout.figure("inference.decode_tokens_per_second", est)
+    assert rate == pytest.approx(200.0)
+    # 200 tokens/s at 5 ms; the time's band 4..6.4 ms gives 156.25..250 tokens/s
+    assert holdout.band("inference.decode_tokens_per_second", est, rate) == pytest.approx((156.25, 250.0))
+    assert holdout.figure("training.tokens_per_second", est) == 16000.0
+    step = holdout.figure("training.step_seconds", est)
+    assert step == 2.0
+    # no band on the step time: the token rate's 0.75..1.25 inverted, 2 s x (0.8 .. 1.333)
+    assert holdout.band("training.step_seconds", est, step) == pytest.approx((1.6, 2.0 / 0.75))
+    slow = holdout.Scored("s", "training", False, "training.step_seconds", 2.0, 1.5, {}, (), (), None, "")
+    assert slow.error == pytest.approx(-0.25) and slow.signed == pytest.approx(0.25)  # predicted faster
+
+
+@pytest.mark.parametrize("n", NUMBERS)
+def test_the_document_reports_the_apart_groups(n):
+    hs, want = holdout.SETS[n], EXPECTED[n]
+    text = (ROOT / "docs" / hs.doc).read_text(encoding="utf-8")
+    noun = "documents" if hs.by_document else "sources"
+    assert f"{sum(want.kinds.values())} published measurements from {want.sources} {noun}" in text
+    for apart in hs.apart:
+        assert f"| without the {want.marked[apart.key]} {apart.label} | memory |" in text
+
+
+@pytest.mark.parametrize("n", NUMBERS)
+def test_holdout_document_is_current(n):
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "holdout.py"), "--check"], capture_output=True, text=True, timeout=120
+        [sys.executable, str(ROOT / "scripts" / "holdout.py"), "--set", str(n), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
 
 
-# Out-of-sample holdout bounds: the median |error| per kind at the first scoring (2026-12-01: memory
-# 23.1 %, training 15.7 %, inference 12.1 %) plus 2 points. Work that makes a kind worse on cases
-# nobody tuned to fails here; work that improves it should lower the bound.
-# Inference: 14.3 % since serving estimates size replicas at --confidence (each latency at its band's
-# high end, the capacity at its low end): zhjunqin-rtx3090-llama3-8b-lmdeploy040-sharegpt-qps5-tpot
-# is scored on the percentiles of the fleet `estimate --qps 5` sizes, now two RTX 3090s where the
-# published run had one (lmdeploy has no validated decode case: the widest band), +4 % -> -18 %.
-HOLDOUT_MEDIAN_BOUNDS = {"memory": 0.251, "training": 0.177, "inference": 0.143}
+@pytest.mark.parametrize("n", NUMBERS)
+def test_the_frozen_first_scoring_is_out_of_sample(n):
+    hs = holdout.SETS[n]
+    text = _frozen(n).read_text(encoding="utf-8")
+    assert text.startswith(f"# Accuracy on {hs.name} (out of sample)")
+    assert f"`{hs.command} --freeze`" in text and "Never regenerated" in text
 
 
-@pytest.mark.parametrize("kind", holdout.KINDS)
-def test_out_of_sample_holdout_median_does_not_regress(kind):
-    s = holdout.summarize(r for r in RESULTS.values() if r.kind == kind)
-    assert s.median_abs is not None and s.median_abs <= HOLDOUT_MEDIAN_BOUNDS[kind], (kind, s)
+@pytest.mark.parametrize(("n", "case_id"), _each("first_errors"))
+def test_no_case_regresses_past_its_first_scoring(n, case_id):
+    r, first = _results(n)[case_id], EXPECTED[n].first_errors[case_id]
+    assert r.error is not None and abs(r.error) <= abs(first) + 0.03, (case_id, r.error)
 
 
-def test_readme_quotes_the_frozen_first_scoring():
-    """The README's holdout line gives the frozen record's medians and share, labelled out of sample."""
-    frozen = (ROOT / "docs" / f"accuracy-holdout-{holdout.FIRST_READ}.md").read_text(encoding="utf-8")
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    line = readme[readme.index("Out of sample, on the dated holdout") :][:700]
+@pytest.mark.parametrize("n", [n for n in NUMBERS if EXPECTED[n].first_errors])
+def test_every_scored_case_carries_a_bound(n):
+    assert set(EXPECTED[n].first_errors) == {i for i, r in _results(n).items() if r.error is not None}
+
+
+@pytest.mark.parametrize(("n", "kind"), [(n, kind) for n in NUMBERS for kind in holdout.KINDS])
+def test_out_of_sample_holdout_median_does_not_regress(n, kind):
+    s = holdout.summarize(r for r in _results(n).values() if r.kind == kind)
+    assert s.median_abs is not None and s.median_abs <= EXPECTED[n].medians[kind], (kind, s)
+
+
+def _readme_item(start: str) -> str:
+    """The README's list item that begins with `start`, its white space folded."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    at = text.index(start)
+    end = min((i for i in (text.find("\n- ", at), text.find("\n\n", at)) if i >= 0), default=len(text))
+    return " ".join(text[at:end].split())
+
+
+@pytest.mark.parametrize("n", NUMBERS)
+def test_readme_quotes_the_frozen_first_scoring(n):
+    """The README's line on each holdout gives the frozen record's medians (and, where it says so,
+    biases) and share, labelled out of sample with the record's name and the command."""
+    hs = holdout.SETS[n]
+    line = _readme_item(f"Out of sample, on {hs.name},")
+    frozen = _frozen(n).read_text(encoding="utf-8")
     rows = {r.split("|")[2].strip(): r.split("|") for r in frozen.splitlines() if r.startswith("| all | ")}
     for kind in holdout.KINDS:
-        assert f"{kind} {rows[kind][4].strip()}" in line, kind
+        bias = f" (bias {rows[kind][5].strip()})" if EXPECTED[n].readme_bias else ""
+        assert f"{kind} {rows[kind][4].strip()}{bias}" in line, kind
     assert f"{rows['all'][6].split('(')[0].strip()} of cases within ±20%" in line
-    assert "python scripts/holdout.py" in line and f"accuracy-holdout-{holdout.FIRST_READ}.md" in line
+    assert hs.command in line and _frozen(n).name in line
