@@ -24,8 +24,6 @@ P = CostParams(
     facility_usd_per_kw_year=1_000,
     maintenance_fraction_per_year=0.10,
     depreciation_years=4,
-    reserved_discount=0.3,
-    spot_discount=0.6,
 )
 
 
@@ -200,3 +198,46 @@ def test_the_tco_table_says_one_year_not_one_years(tmp_path, capsys):
     assert code == 0 and "Buy vs rent over 1 year (USD)" in out and "depreciation 1 year," in out
     code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:8", "--years", "3")
     assert code == 0 and "over 3 years" in out and "1 years" not in out
+
+
+def test_owned_serving_replicas_pack_into_whole_servers_hand_computed():
+    """A replica needing 2 GPUs packs four to an 8-GPU server, as replicas pack into a rented
+    8-GPU instance (gpuwise.estimate.offers.units_for): 4 replicas are one server, 5 are two;
+    spread one per server (--redundancy) 5 are five. The fleet pays whole servers."""
+    from gpuwise.catalog.schema import ServerPrice
+    from gpuwise.estimate.cost import fleet_usd_per_hour
+
+    srv = ServerPrice(usd=400_000, gpus=8, platform="test 8-GPU box", source="test", why="test")
+    p = replace(P, servers={"h100-sxm": srv})
+    pair = build_hardware("h100-sxm:2", CAT)
+    four, five = _owned_cost(pair, p, 4), _owned_cost(pair, p, 5)
+    spread = _owned_cost(pair, p, 5, packed=False)
+    assert four is not None and five is not None and spread is not None
+    assert (four.server_count, four.servers_usd) == (1, 400_000)
+    assert (five.server_count, five.servers_usd) == (2, 800_000)
+    assert (spread.server_count, spread.servers_usd) == (5, 2_000_000)
+    # power is the GPUs that run: 5 replicas x 2 GPUs x 700 W x 0.6, plus 10/8 of a 2 kW host
+    it_kw = (700 * 10 * 0.6 + 2000 * 10 / 8) / 1000  # 6.7 kW
+    assert five.it_kw == pytest.approx(it_kw)
+    assert five.maintenance_usd_per_year == pytest.approx(0.10 * 800_000)
+    hourly = (800_000 / 4 + five.opex_per_year) / HOURS_PER_YEAR
+    assert five.usd_per_hour == pytest.approx(hourly)
+    assert fleet_usd_per_hour(pair, 5, "owned", p) == pytest.approx(hourly)
+    # never cheaper than one replica's server, never falling as replicas are added
+    costs = [fleet_usd_per_hour(pair, n, "owned", p) or 0.0 for n in range(1, 10)]
+    assert costs == sorted(costs)
+    # a replica larger than a server takes whole servers of its own: 3 replicas of 16 GPUs are 6
+    big = _owned_cost(build_hardware("h100-sxm:16", CAT), p, 3)
+    assert big is not None and big.server_count == 6
+
+
+def test_units_for_is_one_packing_rule_for_instances_and_servers():
+    from gpuwise.estimate.offers import units_for
+
+    assert units_for(8, 2, 2, replicas=4) == 1
+    assert units_for(8, 2, 2, replicas=5) == 2
+    assert units_for(8, 2, 2, replicas=5, packed=False) == 5
+    assert units_for(8, 3, 3, replicas=5) == 3  # two 3-GPU replicas per 8-GPU machine
+    assert units_for(8, 16, 8, replicas=3) == 6
+    assert units_for(8, 2, 1, replicas=1) is None  # 2 GPUs in nodes of 1 are not one machine's node
+    assert units_for(8, 12, 4, replicas=1) is None  # nodes of 4 are not 8-GPU machines

@@ -27,6 +27,10 @@ PLANS = {
         *("--model", "llama-3.1-70b", "--task", "inference", "--qps", "20", "--ttft-ms", "1000", "--tpot-ms", "100"),
     ],
     "owned-finetune": ["-f", "examples/finetune-7b-methods.yaml", "--pricing", "owned", "--years", "2", "--top", "3"],
+    "owned-serving-packed": [  # replicas packed into whole servers (costs.yaml servers: DGX H100, HGX H200)
+        *("--model", "llama-3.1-8b", "--task", "inference", "--qps", "50", "--ttft-ms", "500", "--tpot-ms", "50"),
+        *("--pricing", "owned", "--years", "3", "--gpus", "h100-sxm,h200", "--top", "2"),
+    ],
 }
 
 
@@ -79,9 +83,11 @@ def test_every_shown_row_is_what_its_command_gives(planned):
         cost, mine = est["cost"], c["cost"]
         assert _close(cost["usd_per_replica_hour"], mine["usd_per_replica_hour"]), (c["label"], cost, mine)
         assert _close(cost["total_usd"], mine["total_usd"]), (c["label"], cost, mine)
-        if (mine.get("owned") or cost.get("owned")) is not None:
-            assert _close(cost["owned"]["horizon_total_usd"], mine["owned"]["horizon_total_usd"] / c["replicas"])
         serving = (est.get("inference") or {}).get("serving")
+        if (mine.get("owned") or cost.get("owned")) is not None:  # the command's replicas, priced as the row's
+            copies = serving["replicas"] if serving is not None else 1
+            expected = mine["owned"]["horizon_total_usd"] * copies / c["replicas"]
+            assert _close(cost["owned"]["horizon_total_usd"], expected), (c["label"], cost, mine)
         if serving is not None:  # a latency target sized the replicas: the same simulation, the same count
             needed = (c["inference"]["serving"] or {}).get("replicas_needed") or c["replicas"]
             assert serving["replicas"] == needed, (c["label"], serving["replicas"], needed)

@@ -116,7 +116,45 @@ def test_the_catalogs_h100_commitments_are_at_or_below_on_demand_or_absent(capsy
             assert per_gpu <= od["usd_per_hour"] / (od["instances"] * od["gpus_per_instance"])
             assert not q["stale"] and q["offer_class"] == od["offer_class"]
     code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3")
-    assert code == 0 and "months old" in out
+    # the cheapest on-demand price is a neocloud's, and no neocloud publishes a commitment price
+    assert code == 0 and "no fresh 1y commitment from a neocloud provider" in out and "not comparable" in out
+
+
+def test_the_catalogs_fresh_gcp_commitments_price_tco_hand_computed(capsys, tmp_path, monkeypatch):
+    """GCP's committed-use prices read from the Cloud Billing catalog on 2026-07-30 (offers.yaml
+    cyclenerd-gcp-2026-07): 8x L4 g2-standard-96 in us-central1 at 8.003330296 USD/h on demand,
+    3680.73156336 / 730 = 5.042098 USD/h for 1 year, 2629.0938028 / 730 = 3.601498 for 3 years."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    code, out, _ = run_main(capsys, "tco", "--gpu", "l4:8", "--years", "3", "--json")
+    row = json.loads(out)["configurations"][0]
+    assert code == 0
+    rent = row["rent_total_usd"]
+    assert rent["on-demand"] == pytest.approx(8.00333 * 3 * 8766)  # 210,472
+    assert rent["1y"] == pytest.approx(5.042098 * 3 * 8766)  # three 1-year terms: 132,597
+    assert rent["3y"] == pytest.approx(3.601498 * 3 * 8766)  # one 3-year term: 94,712
+    for model in ("on-demand", "1y", "3y"):
+        q = row["offers"][model]
+        assert q["instance"] == "g2-standard-96" and q["date"] == "2026-07-30" and not q["stale"]
+
+
+def test_hyperscaler_h100_commitments_at_or_below_on_demand_hand_computed(capsys, tmp_path, monkeypatch):
+    """16 H100 from hyperscalers: on demand 2 x AWS p5.48xlarge at 55.04 USD/h (6.88 per GPU-hour);
+    GCP's 1-year a3-highgpu-8g commitment, 44810.08066464 / 730 = 61.383672 USD/h (7.67 per
+    GPU-hour), is dearer and refused; its 3-year one, 28370.99821392 / 730 = 38.864381 USD/h (4.86),
+    prices 2 instances for every hour of one term: 2 x 38.864381 x 3 x 8766 = 2,044,111 USD."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    args = ("tco", "--gpu", "h100-sxm:16", "--years", "3", "--offer-class", "hyperscaler", "--json")
+    code, out, _ = run_main(capsys, *args)
+    row = json.loads(out)["configurations"][0]
+    assert code == 0
+    assert row["rent_total_usd"]["on-demand"] == pytest.approx(2 * 55.04 * 3 * 8766)
+    assert row["rent_total_usd"]["1y"] is None and "costs more than on-demand" in row["why_no_rent"]["1y"]
+    assert row["rent_total_usd"]["3y"] == pytest.approx(2 * 38.864381 * 3 * 8766)
+    assert row["rent_total_usd"]["3y"] == pytest.approx(2_044_111, abs=1)
+    q = row["offers"]["3y"]
+    assert (q["provider"], q["instance"], q["instances"], q["date"]) == ("gcp", "a3-highgpu-8g", 2, "2026-07-30")
 
 
 # ----- a plan priced at --pricing reserved takes the same commitment, or none --------------------
@@ -162,7 +200,25 @@ def test_the_13b_example_at_reserved_pricing_rents_no_stale_commitment(capsys, t
         assert c["offer"] is None or not c["offer"]["stale"], c["offer"]
     if d["chosen"] is None:
         (r,) = [r for r in d["rejected"] if r["gpu"] == "h100-sxm"]
-        assert "months old" in r["text"] and "re-check it with the provider" in r["text"]
+        assert "not comparable" in r["text"] or "re-check it with the provider" in r["text"], r["text"]
+
+
+def test_a_reserved_serving_plan_rents_the_fresh_commitment_hand_computed(capsys, tmp_path, monkeypatch):
+    """8B at 10 QPS, P99 TTFT 500 ms and TPOT 50 ms, reserved: L4 is the one GPU with a fresh 1-year
+    commitment of the on-demand price's class, GCP's g2-standard-96 (8x L4) at 5.042098 USD/h; the
+    replicas are packed into its instances (7 replicas of 4x L4 are 4 instances, 20.168392 USD/h)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    args = ("--model", "llama-3.1-8b", "--task", "inference", "--qps", "10", "--ttft-ms", "500", "--tpot-ms", "50")
+    code, out, _ = run_main(capsys, "plan", *args, "--pricing", "reserved", "--json")
+    chosen = json.loads(out)["chosen"]
+    assert code == 0 and chosen is not None
+    offer = chosen["offer"]
+    assert (offer["instance"], offer["price_model"], offer["date"]) == ("g2-standard-96", "1y", "2026-07-30")
+    assert chosen["cost"]["usd_per_hour"] == pytest.approx(offer["instances"] * 5.042098)
+    # (on the model of this writing: 7 replicas of 4 GPUs, 4 instances, 20.17 USD/h)
+    per_instance = 8 // chosen["hardware"]["count"]
+    assert offer["instances"] == -(-chosen["replicas"] // per_instance)
 
 
 QUOTE = """costs:

@@ -3,8 +3,9 @@
 Owning: purchase (GPUs at list price, a host share and network per node), depreciated over the
 stated life, plus power (GPU TDP x average utilization + host power, x PUE, x price per kWh),
 facility (per kW of IT load per year) and maintenance (a fraction of capex per year). Renting:
-on-demand, 1-year reserved or spot $/GPU-hour from the catalog, with the catalog's discounts as
-fallback. Every parameter comes from `costs.yaml` (each with a source) and can be overridden.
+the dated offers of gpuwise.estimate.offers (on-demand, spot, 1- and 3-year commitments); a price
+model without a fresh offer has no price (no discount off on-demand stands in). Every owning
+parameter comes from `costs.yaml` (each with a source) and can be overridden.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from gpuwise.estimate.offers import (
     holding_totals,
     market_from_catalog,
     price_model_of,
+    units_for,
 )
 from gpuwise.workload import Hardware
 
@@ -34,7 +36,7 @@ REFERENCE_NODE_GPUS = 8  # costs.yaml's host figures are for an 8-GPU (HGX-class
 PRICINGS = ("on-demand", "reserved", "spot", "owned")
 MAX_YEARS = 100  # a TCO horizon; far past any hardware's life
 MAX_COST_VALUE = 1e12  # any one cost parameter (USD, watts, years, factors): past it, a typo
-FRACTIONS = ("gpu_utilization", "reserved_discount", "spot_discount", "maintenance_fraction_per_year")
+FRACTIONS = ("gpu_utilization", "maintenance_fraction_per_year")
 
 
 def _cost_value(key: str, value: object) -> float:
@@ -63,8 +65,6 @@ class CostParams:
     facility_usd_per_kw_year: float
     maintenance_fraction_per_year: float
     depreciation_years: float
-    reserved_discount: float
-    spot_discount: float
     # the offers rentals are priced from (gpuwise.estimate.offers); not a costs.yaml parameter
     market: Market | None = field(default=None, compare=False)
     # whole servers as bought, by GPU id (costs.yaml `servers`); not a parameter either
@@ -154,33 +154,36 @@ class OwnedCost:
         }
 
 
-def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
-    """None when the catalog has no purchase price for the GPU. Where costs.yaml prices the GPU's
-    server as bought, the configuration buys whole servers; else GPU list prices plus a host share."""
+def owned_cost(hw: Hardware, p: CostParams, replicas: int = 1, packed: bool = True) -> OwnedCost | None:
+    """Owning `replicas` copies of `hw` (a serving fleet; one for training). None when the catalog
+    has no purchase price for the GPU. Where costs.yaml prices the GPU's server as bought, the fleet
+    buys whole servers, its copies packed into them as rented instances are (units_for: four 2-GPU
+    replicas to an 8-GPU server; one copy per server unless `packed`); else GPU list prices plus
+    each GPU's share of a host."""
     server = p.servers.get(hw.gpu.id)
     price = hw.gpu.price.list_usd
     if price is None and server is None:
         return None
-    nodes = hw.nodes
-    multi = nodes > 1
+    gpus_used = hw.count * replicas
     # the host parameters describe an 8-GPU server; a configuration pays its GPUs' share of one
-    share = hw.count / REFERENCE_NODE_GPUS
+    share = gpus_used / REFERENCE_NODE_GPUS
+    count = _servers(hw, server, replicas, packed) if server else 0
     host_watts = p.host_power_watts_per_node * share
     if server is not None and server.power_watts is not None:  # a quote's server: its own draw beyond the GPUs
-        host_watts = (server.power_watts - server.gpus * hw.gpu.tdp_watts) * math.ceil(hw.count / server.gpus)
-    it_kw = (hw.gpu.tdp_watts * hw.count * p.gpu_utilization + host_watts) / 1000
+        host_watts = (server.power_watts - server.gpus * hw.gpu.tdp_watts) * count
+    it_kw = (hw.gpu.tdp_watts * gpus_used * p.gpu_utilization + host_watts) / 1000
     # colocation is contracted (and billed) on peak power: GPUs at full TDP, not the average draw
-    contracted_kw = (hw.gpu.tdp_watts * hw.count + host_watts) / 1000
-    servers = server.usd * math.ceil(hw.count / server.gpus) if server else 0.0
-    gpus = 0.0 if server or price is None else price * hw.count
+    contracted_kw = (hw.gpu.tdp_watts * gpus_used + host_watts) / 1000
+    servers = server.usd * count if server else 0.0
+    gpus = 0.0 if server or price is None else price * gpus_used
     hosts = 0.0 if server else p.host_usd_per_node * share
-    network = p.network_usd_per_node * nodes if multi else 0.0
+    network = p.network_usd_per_node * hw.nodes * replicas if hw.nodes > 1 else 0.0
     return OwnedCost(
         gpus_usd=gpus,
         hosts_usd=hosts,
         servers_usd=servers,
         platform=server.platform if server else None,
-        server_count=math.ceil(hw.count / server.gpus) if server else 0,
+        server_count=count,
         server_source=server.source if server else None,
         network_usd=network,
         power_usd_per_year=it_kw * p.pue * HOURS_PER_YEAR * p.electricity_usd_per_kwh,
@@ -190,6 +193,14 @@ def owned_cost(hw: Hardware, p: CostParams) -> OwnedCost | None:
         it_kw=it_kw,
         contracted_kw=contracted_kw,
     )
+
+
+def _servers(hw: Hardware, server: ServerPrice, replicas: int, packed: bool) -> int:
+    """Whole servers for `replicas` copies of `hw`, packed as rented instances are
+    (gpuwise.estimate.offers.units_for); a node shape the server does not match takes whole servers
+    per copy."""
+    whole = units_for(server.gpus, hw.count, hw.gpus_per_node, replicas, packed)
+    return whole if whole is not None else math.ceil(hw.count / server.gpus) * replicas
 
 
 def rent_quote(
@@ -284,10 +295,11 @@ def usd_per_hour(hw: Hardware, pricing: str, p: CostParams) -> float | None:
 def fleet_usd_per_hour(hw: Hardware, replicas: int, pricing: str, p: CostParams, packed: bool = True) -> float | None:
     """What `replicas` copies of `hw` (a serving fleet) cost per hour: renting, the instances of the
     cheapest offer that holds them, replicas packed into instances (one per instance unless `packed`);
-    owned, each replica's hardware (None: no price). Never falls as replicas are added."""
+    owned, the whole servers that hold them, packed the same way (None: no price). Never falls as
+    replicas are added."""
     if pricing == "owned":
-        one = usd_per_hour(hw, pricing, p)
-        return None if one is None else one * replicas
+        own = owned_cost(hw, p, replicas, packed)
+        return None if own is None else own.usd_per_hour
     q = rent_quote(hw, pricing, p, replicas=replicas, packed=packed)
     return None if q is None else q.usd_per_hour
 

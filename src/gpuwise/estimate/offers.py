@@ -46,6 +46,7 @@ __all__ = [
     "instances_for",
     "merge_offers",
     "price_model_of",
+    "units_for",
 ]
 
 PRICE_MODELS = ("on-demand", "spot", "1y", "3y")
@@ -62,20 +63,27 @@ def price_model_of(pricing: str, years: float | None = None) -> str:
     raise UsageError(f"pricing must be one of on-demand, reserved, spot, 1y, 3y; got {pricing!r}")
 
 
-def instances_for(offer: Offer, count: int, gpus_per_node: int, replicas: int = 1, packed: bool = True) -> int | None:
-    """Instances of `offer` that hold `replicas` copies of `count` GPUs in nodes of `gpus_per_node`,
-    one node per instance: a copy that is one node within the instance shares it with as many other
-    copies as fit whole (`packed`; else one copy per instance), a larger one takes count / K
-    instances of all K GPUs (None: the shape does not match the instance). Whether the provider joins
-    the instances of one copy into a cluster is the market's question (Market.cluster_fits)."""
-    k = offer.gpus_per_instance
-    if count < 1 or gpus_per_node < 1 or replicas < 1:
+def units_for(unit_gpus: int, count: int, gpus_per_node: int, replicas: int = 1, packed: bool = True) -> int | None:
+    """Machines of `unit_gpus` GPUs each (a rented instance, or a server as bought) that hold
+    `replicas` copies of `count` GPUs in nodes of `gpus_per_node`, one node per machine: a copy that
+    is one node within the machine shares it with as many other copies as fit whole (`packed`; else
+    one copy per machine), a larger one takes count / K machines of all K GPUs (None: the shape does
+    not match the machine). The one packing rule for renting and owning."""
+    k = unit_gpus
+    if count < 1 or gpus_per_node < 1 or replicas < 1 or k < 1:
         return None
     if count <= k:
         if gpus_per_node != count:
             return None
         return -(-replicas // (k // count if packed else 1))
     return count // k * replicas if gpus_per_node == k and count % k == 0 else None
+
+
+def instances_for(offer: Offer, count: int, gpus_per_node: int, replicas: int = 1, packed: bool = True) -> int | None:
+    """Instances of `offer` that hold `replicas` copies of `count` GPUs in nodes of `gpus_per_node`
+    (units_for). Whether the provider joins the instances of one copy into a cluster is the
+    market's question (Market.cluster_fits)."""
+    return units_for(offer.gpus_per_instance, count, gpus_per_node, replicas, packed)
 
 
 def fx_rate(fx: Mapping[str, FxRate], currency: str) -> FxRate | None:

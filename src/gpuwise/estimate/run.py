@@ -62,7 +62,9 @@ class Estimate:
     band_table: UncertaintyTable | None = None  # catalog uncertainty.yaml (None: no bands)
     confidence: float = DEFAULT_LEVEL  # the level of every band
     pricing: str = "on-demand"  # what usd_per_hour means (owned: the amortised cost of buying)
-    horizon: tuple[float, float] | None = None  # owned pricing: (years, one replica's total cost over them)
+    horizon: tuple[float, float] | None = (
+        None  # owned pricing: (years, each replica's share of the fleet's total over them)
+    )
     measured: MeasuredSpread | None = None  # the bands of figures calibrated on the team's run
     # serving: the replicas together an hour, packed into instances (None: usd_per_hour x replicas)
     fleet_usd_per_hour: float | None = None
@@ -401,16 +403,7 @@ def _price(
         return _usd(one), _usd(quote) if replicas > 1 else None, None
     p = params or CostParams.from_catalog(catalog, market=default_market(catalog))
     if pricing == "owned":
-        own = owned_cost(hw, p)
-        if own is None:
-            notes.append(f"cost: {why_no_price(hw, pricing, p)}")
-            return None, None, None
-        horizon = years or p.depreciation_years
-        notes.append(
-            f"cost: owned, {own.usd_per_hour:.2f} USD/h (capex over {p.depreciation_years:g} years plus opex), "
-            f"{own.total(horizon):,.0f} USD over {horizon:g} years (gpuwise tco --gpu {hw.gpu.id}:{hw.count})"
-        )
-        return own.usd_per_hour, None, (horizon, own.total(horizon))
+        return _owned_price(hw, p, notes, years, replicas)
     one = rent_quote(hw, pricing, p)
     quote = one if replicas == 1 else rent_quote(hw, pricing, p, replicas=replicas)
     if quote is None:
@@ -418,6 +411,30 @@ def _price(
         return None, None, None
     notes.append(f"cost: {pricing}, {quote.describe()} (gpuwise prices --gpu {hw.gpu.id})")
     return _usd(one), _usd(quote) if replicas > 1 else None, None
+
+
+def _owned_price(
+    hw: Hardware, p: CostParams, notes: list[str], years: float | None, replicas: int
+) -> tuple[float | None, float | None, tuple[float, float] | None]:
+    """Owned pricing: one replica's amortised hour, the fleet's (its replicas packed into whole
+    servers, gpuwise.estimate.cost.owned_cost) when more than one, and (years, each replica's share
+    of the fleet's total over them)."""
+    one = owned_cost(hw, p)
+    fleet = owned_cost(hw, p, replicas) if replicas > 1 else one
+    if one is None or fleet is None:
+        notes.append(f"cost: {why_no_price(hw, 'owned', p)}")
+        return None, None, None
+    horizon = years or p.depreciation_years
+    notes.append(
+        f"cost: owned, {one.usd_per_hour:.2f} USD/h (capex over {p.depreciation_years:g} years plus opex), "
+        f"{one.total(horizon):,.0f} USD over {horizon:g} years (gpuwise tco --gpu {hw.gpu.id}:{hw.count})"
+    )
+    if replicas > 1 and fleet.server_count:
+        notes.append(
+            f"cost: owned, {replicas} replicas packed into {fleet.server_count} whole server(s) "
+            f"({fleet.platform}): {fleet.usd_per_hour:.2f} USD/h, {fleet.total(horizon):,.0f} USD over {horizon:g} years"
+        )
+    return one.usd_per_hour, fleet.usd_per_hour if replicas > 1 else None, (horizon, fleet.total(horizon) / replicas)
 
 
 def _usd(quote: Quote | None) -> float | None:

@@ -28,20 +28,23 @@ def packs(req: Requirements) -> bool:
     return not req.redundancy
 
 
-def owned_horizon_usd(hw: Hardware, req: Requirements, params: CostParams) -> float | None:
-    """Owned pricing: what buying `hw` costs over the horizon (None for rented pricing or no price)."""
+def owned_horizon_usd(hw: Hardware, req: Requirements, params: CostParams, replicas: int = 1) -> float | None:
+    """Owned pricing: each of `replicas` copies of `hw`'s share of what buying them costs over the
+    horizon, the copies packed into whole servers as the plan packs them (packs; None for rented
+    pricing or no price)."""
     if req.pricing != "owned":
         return None
-    own = owned_cost(hw, params)
-    return None if own is None else own.total(req.years or params.depreciation_years)
+    own = owned_cost(hw, params, replicas, packs(req))
+    return None if own is None else own.total(req.years or params.depreciation_years) / replicas
 
 
-def priced(hw: Hardware, req: Requirements, params: CostParams) -> dict[str, Any]:
+def priced(hw: Hardware, req: Requirements, params: CostParams, replicas: int = 1) -> dict[str, Any]:
     """What every candidate on `hw` carries about its pricing: the pricing model, and for owned
-    pricing the cost over the horizon and the horizon (Candidate's fields of those names)."""
+    pricing each replica's share of the cost over the horizon and the horizon (Candidate's fields
+    of those names)."""
     owned = req.pricing == "owned"
     return {
-        "owned_usd": owned_horizon_usd(hw, req, params),
+        "owned_usd": owned_horizon_usd(hw, req, params, replicas),
         "pricing": req.pricing,
         "horizon_years": (req.years or params.depreciation_years) if owned else None,
     }

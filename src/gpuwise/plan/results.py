@@ -288,7 +288,9 @@ class Candidate:
     why: tuple[Reason, ...] = ()
     growth: Growth | None = None
     confirmed: bool = True
-    owned_usd: float | None = None  # pricing "owned": what buying the hardware costs over the horizon
+    owned_usd: float | None = (
+        None  # pricing "owned": each replica's share of buying the (packed) fleet over the horizon
+    )
     command: str | None = None  # the `gpuwise estimate ...` line that reproduces this candidate
     offer: Quote | None = None  # the offer behind the price (rented pricing)
     fx: FxRate | None = None  # --currency's dated rate (None: USD)

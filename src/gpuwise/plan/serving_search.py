@@ -253,7 +253,7 @@ def _build(
         serving=serving,
         confirmed=confirmed,
         fleet_usd_per_hour=fleet,
-        **priced(hw, req, params),
+        **priced(hw, req, params, replicas),
     )
     return replace(c, meets=_meets_serving(c, req))
 
