@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fit_efficiency  # noqa: E402
 
 from corpus import perf_accuracy, serving_accuracy  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from corpus.memory_accuracy import TOL_ANALYTIC, TOL_MEASURED, Result, evaluate_all, load  # noqa: E402
 from gpuwise.catalog import Catalog, load_catalog  # noqa: E402
 
@@ -430,16 +431,7 @@ def main() -> int:
         serving, serving_accuracy.held_out_errors(), serving_notes(serving, cat)
     )
     docs[README] = _with_readme_block(README.read_text(encoding="utf-8"), render_readme(results, perf, fits))
-    if args.check:
-        stale = [p.name for p, text in docs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-        if stale:
-            print(f"{', '.join(stale)} out of date: run python scripts/accuracy.py", file=sys.stderr)
-            return 1
-        return 0
-    for path, text in docs.items():
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return write_or_check(docs, args.check, "python scripts/accuracy.py")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fit_efficiency  # noqa: E402
 
 from corpus import memory_accuracy, operators_accuracy, perf_accuracy, serving_accuracy  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, lineage  # noqa: E402
@@ -349,14 +350,7 @@ def main() -> int:
     classes = classes_of(gather(build_catalog()))
     fit_bands(classes)
     text = render(classes)
-    if args.check:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT.name} out of date: run python scripts/fit_bands.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check({OUT: text}, args.check, "python scripts/fit_bands.py")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from corpus import perf_accuracy  # noqa: E402
 from corpus.families import family_of  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 
@@ -155,14 +156,7 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if the catalog file is out of date")
     args = ap.parse_args()
     text = render(fit_all(build_catalog()))
-    if args.check:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT.name} out of date: run python scripts/fit_efficiency.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check({OUT: text}, args.check, "python scripts/fit_efficiency.py")
 
 
 if __name__ == "__main__":

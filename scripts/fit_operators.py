@@ -27,6 +27,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+from corpus.generated import write_or_check  # noqa: E402
 from corpus.operators_accuracy import GOAL, HELD_OUT, cases, evaluate, with_values  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
@@ -235,16 +236,7 @@ def main() -> int:
         CASES_OUT: render_cases(held),
         DOC: render_doc(results, held, len({c["group"] for c in every})),
     }
-    if args.check:
-        stale = [p.name for p, t in texts.items() if not p.exists() or p.read_text(encoding="utf-8") != t]
-        if stale:
-            print(f"{', '.join(stale)} out of date: run python scripts/fit_operators.py", file=sys.stderr)
-            return 1
-        return 0
-    for path, text in texts.items():
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return write_or_check(texts, args.check, "python scripts/fit_operators.py")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from corpus import serving_accuracy  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 
@@ -273,16 +274,7 @@ def main() -> int:
     cat = build_catalog()
     fits, held = fit_all(cat)
     texts = {OUT: render(fits, checked_cases()), CASES_OUT: render_cases(held)}
-    if args.check:
-        stale = [p.name for p, t in texts.items() if not p.exists() or p.read_text(encoding="utf-8") != t]
-        if stale:
-            print(f"{', '.join(stale)} out of date: run python scripts/fit_serving.py", file=sys.stderr)
-            return 1
-        return 0
-    for path, text in texts.items():
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
-    return 0
+    return write_or_check(texts, args.check, "python scripts/fit_serving.py")
 
 
 if __name__ == "__main__":

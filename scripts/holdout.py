@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from corpus import holdout  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from corpus.holdout import GOAL, KINDS, SETS, UNITS, HoldoutSet, Scored, summarize  # noqa: E402
 
 GOALS = {"memory": 0.06, "training": 0.12, "inference": 0.12}  # median |error|; and >= 85 % within ±20 %
@@ -258,14 +259,9 @@ def main() -> int:
     results = holdout.evaluate_all(hs.data)
     text = render(doc, results, hs=hs)
     out, frozen = ROOT / "docs" / hs.doc, ROOT / str(doc["frozen"])
+    missing = [] if frozen.exists() else [f"{frozen.name} (missing: run with --freeze once)"]
     if args.check:
-        stale = [p.name for p in (out,) if not p.exists() or p.read_text(encoding="utf-8") != text]
-        if not frozen.exists():
-            stale.append(f"{frozen.name} (missing: run with --freeze once)")
-        if stale:
-            print(f"{', '.join(stale)} out of date: run {hs.command}", file=sys.stderr)
-            return 1
-        return 0
+        return write_or_check({out: text}, True, hs.command, missing)
     if args.freeze:
         if frozen.exists():
             print(f"{frozen.relative_to(ROOT)} exists: the first scoring is never regenerated", file=sys.stderr)
@@ -277,9 +273,7 @@ def main() -> int:
         ]
         frozen.write_text(render(doc, results, header, hs), encoding="utf-8")
         print(f"wrote {frozen.relative_to(ROOT)}")
-    out.write_text(text, encoding="utf-8")
-    print(f"wrote {out.relative_to(ROOT)}")
-    return 0
+    return write_or_check({out: text}, False, hs.command)
 
 
 if __name__ == "__main__":

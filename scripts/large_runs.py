@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fit_efficiency  # noqa: E402
 
 from corpus import large_runs  # noqa: E402
+from corpus.generated import write_or_check  # noqa: E402
 from corpus.large_runs import BOUND, RunResult  # noqa: E402
 from gpuwise.catalog import Catalog, load_catalog  # noqa: E402
 
@@ -203,14 +204,7 @@ def main() -> int:
     args = ap.parse_args()
     cat = load_catalog()
     text = render(evaluate(cat))
-    if args.check:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT.name} out of date: run {COMMAND}", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check({OUT: text}, args.check, COMMAND)
 
 
 if __name__ == "__main__":
