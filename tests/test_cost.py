@@ -1,17 +1,18 @@
 """TCO against hand computation for two configurations, and buy-versus-rent."""
 
 from dataclasses import replace
-from datetime import date
 
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.schema import Cluster, Fabric, Offer, PriceModel
+from gpuwise.catalog.schema import Offer, PriceModel
 from gpuwise.errors import UsageError
 from gpuwise.estimate.cost import HOURS_PER_YEAR, CostParams, OwnedCost, compare, rent_quote, usd_per_hour
 from gpuwise.estimate.cost import owned_cost as _owned_cost
 from gpuwise.estimate.offers import Market, networks_of
 from gpuwise.workload import Hardware, build_hardware
+
+from .hand_offers import IB, TODAY, offer
 
 CAT = load_catalog()
 P = CostParams(
@@ -29,22 +30,18 @@ P = CostParams(
 
 def _offer(gpu: str, n: int, price: float, model: PriceModel = "on-demand", provider: str = "acme") -> Offer:
     cluster = n == 8 and gpu == "h100-sxm"  # the 8-GPU H100 instances are rented as clusters over InfiniBand
-    return Offer(
-        fabric=Fabric(kind="infiniband", gbps_per_gpu=400) if cluster else None,
-        cluster=Cluster(max_gpus=64) if cluster else None,
-        offer_class="neocloud",
+    kw = {"fabric": IB, "cluster": {"max_gpus": 64}} if cluster else {}
+    return offer(
+        n,
+        price,
         gpu=gpu,
         provider=provider,
         instance=f"{provider}-{gpu}-{n}x-{model}",
-        gpus_per_instance=n,
-        link="nvswitch" if n > 1 else "none",
         region="any",
         price_model=model,
-        currency="USD",
-        price_per_hour=price,
         date="2026-11-01",
-        source="test",
-        available=True,
+        offer_class="neocloud",
+        **kw,
     )
 
 
@@ -72,7 +69,7 @@ def list_price(gpu: str) -> float:
     return price
 
 
-PM = P.with_market(Market.build(OFFERS, {}, date(2026, 12, 1), networks=networks_of(OFFERS, CAT)))
+PM = P.with_market(Market.build(OFFERS, {}, TODAY, networks=networks_of(OFFERS, CAT)))
 
 
 def test_owned_single_node_hand_computed():

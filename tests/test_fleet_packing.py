@@ -6,35 +6,20 @@ from __future__ import annotations
 
 import json
 import shlex
-from datetime import date
 
 import pytest
 from typer.testing import CliRunner
 
-from gpuwise.catalog.schema import Offer, validate
+from gpuwise.catalog.schema import Offer
 from gpuwise.cli.app import app
 from gpuwise.estimate.offers import Market, instances_for
 from gpuwise.plan.serving_search import Option, _cheaper_than
 
-TODAY = date(2026, 12, 1)
+from .hand_offers import TODAY, offer
 
 
 def _o(n: int, price: float, **kw: object) -> Offer:
-    base: dict[str, object] = {
-        "gpu": "rtx-pro-6000",
-        "provider": "acme",
-        "instance": f"acme-{n}x",
-        "gpus_per_instance": n,
-        "link": "pcie" if n > 1 else "none",
-        "region": "us",
-        "price_model": "on-demand",
-        "currency": "USD",
-        "price_per_hour": price,
-        "date": "2026-10-01",
-        "source": "test",
-        "available": True,
-    }
-    return validate(Offer, {**base, **kw})
+    return offer(n, price, **{"gpu": "rtx-pro-6000", "link": "pcie" if n > 1 else "none", **kw})
 
 
 def test_replicas_that_fit_an_instance_share_it():

@@ -7,43 +7,24 @@ from __future__ import annotations
 
 import json
 import shlex
-from datetime import date
 from typing import Any
 
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.schema import Offer, validate
+from gpuwise.catalog.schema import Offer
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offer_network import offer_network
 from gpuwise.estimate.offers import Market, market_from_catalog, networks_of
 
 from .conftest import run_main
+from .hand_offers import IB, TODAY, offer
 
 CAT = load_catalog()
-TODAY = date(2026, 12, 1)
 
 
 def _o(provider: str, price: float, n: int = 8, **kw: Any) -> Offer:
-    base: dict[str, Any] = {
-        "gpu": "h100-sxm",
-        "provider": provider,
-        "instance": f"{provider}-{n}x",
-        "gpus_per_instance": n,
-        "link": "nvswitch" if n > 1 else "none",
-        "region": "us-east-1",
-        "price_model": "on-demand",
-        "currency": "USD",
-        "price_per_hour": price,
-        "date": "2026-10-01",
-        "source": "test",
-        "available": True,
-        "offer_class": "neocloud",
-    }
-    return validate(Offer, {**base, **kw})
-
-
-IB = {"kind": "infiniband", "gbps_per_gpu": 400}
+    return offer(n, price, **{"provider": provider, "region": "us-east-1", "offer_class": "neocloud", **kw})
 
 
 def _market(offers: list[Offer], **filters: Any) -> Market:

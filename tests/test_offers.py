@@ -1,38 +1,20 @@
 """Offers: the catalog's data, and which offer prices a cluster (hand-made offers, hand-computed)."""
 
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.schema import FxRate, Offer, validate
+from gpuwise.catalog.schema import FxRate
 from gpuwise.errors import UsageError
 from gpuwise.estimate.offers import Market, convert, fx_rate, instances_for, merge_offers, price_model_of
 from gpuwise.report.as_json import candidate_json
 
 from .conftest import run_main
+from .hand_offers import TODAY
+from .hand_offers import offer as _o
 
 CAT = load_catalog()
-TODAY = date(2026, 12, 1)
-
-
-def _o(n: int, price: float, **kw: object) -> Offer:
-    base: dict[str, object] = {
-        "gpu": "h100-sxm",
-        "provider": "acme",
-        "instance": f"acme-{n}x",
-        "gpus_per_instance": n,
-        "link": "nvswitch" if n > 1 else "none",
-        "region": "us",
-        "price_model": "on-demand",
-        "currency": "USD",
-        "price_per_hour": price,
-        "date": "2026-10-01",
-        "source": "test",
-        "available": True,
-    }
-    return validate(Offer, {**base, **kw})
 
 
 # ----- the data --------------------------------------------------------------------------------

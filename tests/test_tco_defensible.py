@@ -5,14 +5,13 @@ renting; a team's server quote prices owning. Hand-computed."""
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.schema import Offer, PriceModel, validate
+from gpuwise.catalog.schema import Offer, PriceModel
 from gpuwise.estimate.cost import (
     HOURS_PER_YEAR,
     CostParams,
@@ -26,31 +25,14 @@ from gpuwise.estimate.offers import Market, Quote, networks_of
 from gpuwise.workload import build_hardware
 
 from .conftest import run_main
+from .hand_offers import IB, TODAY, offer
 
 CAT = load_catalog()
-TODAY = date(2026, 12, 1)
-IB = {"kind": "infiniband", "gbps_per_gpu": 400}
 
 
 def _o(price: float, model: PriceModel = "on-demand", **kw: Any) -> Offer:
-    base: dict[str, Any] = {
-        "gpu": "h100-sxm",
-        "provider": "neo",
-        "instance": f"neo-8x-{model}",
-        "gpus_per_instance": 8,
-        "link": "nvswitch",
-        "region": "us",
-        "price_model": model,
-        "currency": "USD",
-        "price_per_hour": price,
-        "date": "2026-10-01",
-        "source": "test",
-        "available": True,
-        "offer_class": "neocloud",
-        "fabric": IB,
-        "cluster": {"max_gpus": 64},
-    }
-    return validate(Offer, {**base, **kw})
+    cluster = {"offer_class": "neocloud", "fabric": IB, "cluster": {"max_gpus": 64}}
+    return offer(8, price, **{"provider": "neo", "instance": f"neo-8x-{model}", "price_model": model, **cluster, **kw})
 
 
 def _tco(offers: list[Offer], years: float = 3) -> dict[str, Any]:
