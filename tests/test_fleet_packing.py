@@ -148,3 +148,31 @@ def test_deploying_a_packed_fleet_states_its_cost_and_what_skyserve_does_with_it
     assert k8s.summary["usd_per_month"] == pytest.approx(c.offer.usd_per_hour * HOURS_PER_MONTH)
     sky = skypilot_files(c, DeployOptions(), cat)
     assert any("SkyServe launches every replica on its own cluster of 4 GPU(s)" in n for n in sky.notes)
+
+
+def test_an_owned_serving_fleet_buys_whole_servers_its_replicas_packed_hand_computed():
+    """Owned pricing packs replicas into the catalog's servers as renting packs them into instances:
+    8B at 50 QPS on H200 (an HGX H200 server of 8 GPUs at 312,667 USD in costs.yaml) was 4 x 1 H200
+    replicas, one server, when this was written: capex 312,667; power 4 x 700 W x 0.75 + half of a
+    4.6 kW host = 4.4 kW x PUE 1.58 x 8766 h x 0.0806 = 4,912 USD/year; colocation on the 5.1 kW peak
+    x 2,208.72 = 11,264; maintenance 10 % of capex = 31,267; over 3 years 454,996 USD."""
+    from gpuwise.api import make_plan
+    from gpuwise.plan.results import Code
+
+    work = {"model": "llama-3.1-8b", "task": "inference"}
+    req = {"qps": 50, "ttft_ms": 500, "tpot_ms": 50, "gpus": "h200", "pricing": "owned", "years": 3}
+    c = make_plan(work, req).chosen
+    assert c is not None and c.serving is not None
+    n, k = c.replicas, c.est.hardware.count
+    servers = -(-n // (8 // k))  # replicas packed into 8-GPU servers
+    gpus = n * k
+    it_kw = (700 * gpus * 0.75 + 4600 * gpus / 8) / 1000
+    peak_kw = (700 * gpus + 4600 * gpus / 8) / 1000
+    capex = 312_667 * servers
+    opex = it_kw * 1.58 * 8766 * 0.0806 + peak_kw * 2208.72 + 0.10 * capex
+    total = c.cost_dict()["owned"]["horizon_total_usd"]
+    assert total == pytest.approx(capex + 3 * opex, rel=1e-4)
+    assert c.hourly == pytest.approx((capex / 5 + opex) / 8766, rel=1e-4)
+    if servers < n:  # replicas share a server: the risk is said beside the plan
+        (shared,) = [r for r in c.why if r.code == Code.PACKED_OWNED]
+        assert shared.params == {"replicas": n, "servers": servers, "per_server": min(n, 8 // k)}

@@ -473,6 +473,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{replicas} 个副本共用 {instances} 个租用实例，每个实例最多 {per_instance} 个：失去一个实例最多失去 "
         "{per_instance} 个副本（--redundancy N 让每个实例只放一个副本）",
     },
+    "serving.packed_owned": {
+        "en": "{replicas} replicas share {servers} owned server(s), up to {per_server} on each: losing one server "
+        "loses up to {per_server} (--redundancy N keeps one replica per server)",
+        "zh": "{replicas} 个副本共用 {servers} 台自有服务器，每台最多 {per_server} 个：失去一台服务器最多失去 "
+        "{per_server} 个副本（--redundancy N 让每台服务器只放一个副本）",
+    },
     "serving.spares": {
         "en": "{needed} replica(s) meet the target, {n} spare, spread over {nodes} node(s)",
         "zh": "{needed} 个副本满足目标，另有 {n} 个备用，分布在 {nodes} 个节点上",

@@ -111,6 +111,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "memory.oom_risk": {"high_bytes": BYTES, "capacity_bytes": BYTES},
     "serving.spares": {},
     "serving.packed": {},
+    "serving.packed_owned": {},
     "growth.holds": {},
     "growth.breaks": {"path": _reason},
     "growth.cannot_serve": {"reason": _reason},

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gpuwise.estimate.cost import CostParams, rent_quote
+from gpuwise.estimate.cost import CostParams, owned_cost, rent_quote
 from gpuwise.estimate.offers import STALE_MONTHS, Quote
 from gpuwise.plan.command import estimate_command
 from gpuwise.plan.limits import packs
@@ -85,6 +85,20 @@ def _shared(q: Quote | None) -> tuple[Reason, ...]:
     return (Reason.of(Code.PACKED, replicas=q.replicas, instances=q.instances, per_instance=q.per_instance),)
 
 
+def _shared_servers(c: Candidate, req: Requirements, params: CostParams) -> tuple[Reason, ...]:
+    """Owned replicas packed into shared servers (gpuwise.estimate.cost.owned_cost): what losing one
+    server costs, said beside the plan as for rented instances."""
+    hw = c.est.hardware
+    server = params.servers.get(hw.gpu.id)
+    if req.pricing != "owned" or c.serving is None or server is None or not packs(req):
+        return ()
+    per_server = min(c.replicas, server.gpus // hw.count) if hw.count <= server.gpus else 1
+    own = owned_cost(hw, params, c.replicas)
+    if per_server < 2 or own is None:
+        return ()
+    return (Reason.of(Code.PACKED_OWNED, replicas=c.replicas, servers=own.server_count, per_server=per_server),)
+
+
 def completed(
     candidates: Sequence[Candidate],
     workloads: Sequence[Workload],
@@ -103,7 +117,8 @@ def completed(
         opts = options[i] if i < len(options) else {}
         command = estimate_command(c.est.workload, c.est.hardware, opts, targets, workloads[i])
         est = c.est if q is None else replace(c.est, notes=_offer_notes(c.est.notes, q, req.pricing))
-        why = (*c.why, *_shared(q)) if not out and c.ok else c.why  # the chosen one's risk
+        shared = _shared(q) or _shared_servers(c, req, params)
+        why = (*c.why, *shared) if not out and c.ok else c.why  # the chosen one's risk
         out.append(replace(c, est=est, offer=q, fx=req.fx, command=command, why=why))
     notes = []
     flip = _flip([(c, c.offer) for c in out if c.ok and c.cost is not None])

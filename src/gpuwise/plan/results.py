@@ -95,6 +95,7 @@ class Code(StrEnum):
     OOM_RISK = "memory.oom_risk"  # high_bytes, capacity_bytes, level
     SPARES = "serving.spares"  # needed, n, nodes
     PACKED = "serving.packed"  # replicas, instances, per_instance (replicas sharing rented instances)
+    PACKED_OWNED = "serving.packed_owned"  # replicas, servers, per_server (replicas sharing owned servers)
     # the growth check
     GROWTH_HOLDS = "growth.holds"  # describe
     GROWTH_BREAKS = "growth.breaks"  # describe, count, gpu, path (a Reason)
