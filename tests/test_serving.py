@@ -21,6 +21,7 @@ from gpuwise.estimate.memory.inference import inference_memory
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.serving import alone
 from gpuwise.estimate.simulate import Targets, poisson_arrivals, simulate
+from gpuwise.plan import PlanResult
 from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import InferenceJob, build_hardware
 from gpuwise.workload import build_workload as _build_workload
@@ -367,15 +368,11 @@ def test_the_most_replicas_costing_no_more_than_a_plan_by_hand(fleet, usd, most)
     assert _cheaper_than(fleet, Option(1, 8, 1.0, 1, usd), ties=True) == most
 
 
-def test_trying_the_likeliest_tp_degree_first_changes_no_row(monkeypatch):
-    """32k-token prompts on B200: one GPU's prefill takes most of a 2 s TTFT target, so the search tries
-    the larger TP degrees first and bounds the others by them; against the order by floor cost (every
-    option's guess its floor): the same candidates, on fewer simulations."""
+def _same_rows_on_each_side(monkeypatch, work, req, change) -> tuple[PlanResult, int, int]:
+    """The plan, then the plan again once `change` has patched the search: the same candidates and
+    choice (asserted), the first plan and how many serving simulations each ran."""
     from gpuwise.estimate import serving
-    from gpuwise.plan import serving_search
 
-    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 32000, "output_tokens": 512}
-    req = {"qps": 20, "ttft_ms": 2000, "tpot_ms": 50, "gpus": "b200"}
     runs = []
     counted = serving.simulate
 
@@ -384,38 +381,45 @@ def test_trying_the_likeliest_tp_degree_first_changes_no_row(monkeypatch):
         return counted(*a, **k)
 
     monkeypatch.setattr(serving, "simulate", counting)
-    likeliest = make_plan(work, req)
+    plan = make_plan(work, req)
     first = len(runs)
-    monkeypatch.setattr(serving_search.Option, "likely_cost", property(lambda o: o.floor_cost))
-    by_floor = make_plan(work, req)
-    assert likeliest.candidates == by_floor.candidates and likeliest.chosen == by_floor.chosen
+    change()
+    other = make_plan(work, req)
+    assert plan.candidates == other.candidates and plan.chosen == other.chosen
+    return plan, first, len(runs) - first
+
+
+def test_trying_the_likeliest_tp_degree_first_changes_no_row(monkeypatch):
+    """32k-token prompts on B200: one GPU's prefill takes most of a 2 s TTFT target, so the search tries
+    the larger TP degrees first and bounds the others by them; against the order by floor cost (every
+    option's guess its floor): the same candidates, on fewer simulations."""
+    from gpuwise.plan import serving_search
+
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 32000, "output_tokens": 512}
+    req = {"qps": 20, "ttft_ms": 2000, "tpot_ms": 50, "gpus": "b200"}
+    by_floor = property(lambda o: o.floor_cost)
+    likeliest, first, floor_runs = _same_rows_on_each_side(
+        monkeypatch, work, req, lambda: monkeypatch.setattr(serving_search.Option, "likely_cost", by_floor)
+    )
     assert likeliest.chosen is not None and likeliest.chosen.serving is not None
-    assert likeliest.chosen.serving.tp > 1 and first < len(runs) - first
+    assert likeliest.chosen.serving.tp > 1 and first < floor_runs
 
 
 def test_the_cost_bound_on_the_serving_search_changes_no_row(monkeypatch):
     """The plan with the bound (counts dearer than the best layout found on a GPU type are not
     simulated) against the plan without it: the same candidates, on fewer simulations. Older GPUs
     at 50 QPS: their single-GPU layouts meet the 8B's targets only at hundreds of replicas."""
-    from gpuwise.estimate import serving
     from gpuwise.plan import serving_search
 
     work = {"model": "llama-3.1-8b", "task": "inference"}
     req = {"qps": 50, "ttft_ms": 500, "tpot_ms": 50, "gpus": "rtx-3090,rtx-a6000,rtx-5090"}
-    runs = []
-    counted = serving.simulate
-
-    def counting(*a, **k):
-        runs.append(1)
-        return counted(*a, **k)
-
-    monkeypatch.setattr(serving, "simulate", counting)
-    bounded = make_plan(work, req)
-    with_bound = len(runs)
-    monkeypatch.setattr(serving_search, "_cheaper_than", lambda fleet, option, ties=False: None)
-    unbounded = make_plan(work, req)
-    assert bounded.candidates == unbounded.candidates and bounded.chosen == unbounded.chosen
-    assert with_bound < len(runs) - with_bound
+    _, with_bound, unbounded = _same_rows_on_each_side(
+        monkeypatch,
+        work,
+        req,
+        lambda: monkeypatch.setattr(serving_search, "_cheaper_than", lambda fleet, option, ties=False: None),
+    )
+    assert with_bound < unbounded
 
 
 # ------------------------------------------------------------------------------------------
