@@ -207,6 +207,31 @@ def _long_prompts(model: str = "llama-3.1-8b", gpu: str = "h100-sxm", prompt: in
     return w, StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT), engine_setup(w, hw, CAT)
 
 
+def _replica_search() -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """plan_replicas' arguments and keywords for the 8B with 16k-token prompts on H100s at 20 QPS,
+    P99 TTFT 2 s and TPOT 50 ms."""
+    w, _, setup = _long_prompts()
+    hw = build_hardware("h100-sxm", CAT)
+    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
+    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
+    return (w, hw, rates, topo, CAT), {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
+
+
+def _count_simulations(monkeypatch) -> list[int]:
+    """A list that grows by one each time a serving simulation runs."""
+    from gpuwise.estimate import serving
+
+    runs: list[int] = []
+    counted = serving.simulate
+
+    def counting(*a, **k):
+        runs.append(1)
+        return counted(*a, **k)
+
+    monkeypatch.setattr(serving, "simulate", counting)
+    return runs
+
+
 @pytest.mark.parametrize(
     ("model", "prompt"), [("llama-3.1-8b", 16000), ("llama-3.1-8b", 32000), ("mistral-7b-v0.1", 30000)]
 )
@@ -259,15 +284,11 @@ def test_the_replica_search_finds_what_full_simulations_find(monkeypatch):
     the figures it reports, are those of the search that runs every simulation in full."""
     from gpuwise.estimate import serving
 
-    w, _, setup = _long_prompts()
-    hw = build_hardware("h100-sxm", CAT)
-    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
-    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
-    kw = {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
-    judged = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    args, kw = _replica_search()
+    judged = serving.plan_replicas(*args, **kw)
     full_simulate = serving.simulate
     monkeypatch.setattr(serving, "simulate", lambda *a, targets=None, **k: full_simulate(*a, **k))
-    full = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    full = serving.plan_replicas(*args, **kw)
     assert judged == full and judged.meets
 
 
@@ -276,24 +297,13 @@ def test_a_replica_search_bounded_by_a_cheaper_plan_stops_early_or_finds_the_sam
     at or above it misses (no figures, fewer simulations), and says the targets are not met."""
     from gpuwise.estimate import serving
 
-    w, _, setup = _long_prompts()
-    hw = build_hardware("h100-sxm", CAT)
-    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
-    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
-    kw = {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
-    runs = []
-    counted = serving.simulate
-
-    def counting(*a, **k):
-        runs.append(1)
-        return counted(*a, **k)
-
-    monkeypatch.setattr(serving, "simulate", counting)
-    full = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    args, kw = _replica_search()
+    runs = _count_simulations(monkeypatch)
+    full = serving.plan_replicas(*args, **kw)
     every = len(runs)
-    assert serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas) == full and full.meets
+    assert serving.plan_replicas(*args, **kw, useful=full.replicas) == full and full.meets
     before = len(runs)
-    short = serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas // 2)
+    short = serving.plan_replicas(*args, **kw, useful=full.replicas // 2)
     assert not short.meets and math.isinf(short.value("ttft")) and len(runs) - before < every
 
 
@@ -330,11 +340,7 @@ def test_a_replica_search_whose_bound_misses_simulates_only_the_bound(monkeypatc
     that count misses, so no count up to it can meet, and one simulation, the bound's, says so."""
     from gpuwise.estimate import serving
 
-    w, _, setup = _long_prompts()
-    hw = build_hardware("h100-sxm", CAT)
-    rates, topo = compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT)
-    goals = LatencyGoals(percentile=99.0, ttft_seconds=2.0, tpot_seconds=0.05)
-    kw = {"qps": 20.0, "goals": goals, "max_batch": setup.max_batch}
+    args, kw = _replica_search()
     rates_run: list[float] = []
     counted = serving.simulate
 
@@ -342,10 +348,10 @@ def test_a_replica_search_whose_bound_misses_simulates_only_the_bound(monkeypatc
         rates_run.append(len(arrivals) / arrivals[-1])
         return counted(step, setup, arrivals, *a, **k)
 
-    full = serving.plan_replicas(w, hw, rates, topo, CAT, **kw)
+    full = serving.plan_replicas(*args, **kw)
     assert full.meets and 1 < full.replicas < 256
     monkeypatch.setattr(serving, "simulate", counting)
-    short = serving.plan_replicas(w, hw, rates, topo, CAT, **kw, useful=full.replicas - 1)
+    short = serving.plan_replicas(*args, **kw, useful=full.replicas - 1)
     assert not short.meets and math.isinf(short.value("ttft"))
     assert len(rates_run) == 1 and rates_run[0] == pytest.approx(20.0 / (full.replicas - 1), rel=0.1)
 
@@ -371,16 +377,7 @@ def test_the_most_replicas_costing_no_more_than_a_plan_by_hand(fleet, usd, most)
 def _same_rows_on_each_side(monkeypatch, work, req, change) -> tuple[PlanResult, int, int]:
     """The plan, then the plan again once `change` has patched the search: the same candidates and
     choice (asserted), the first plan and how many serving simulations each ran."""
-    from gpuwise.estimate import serving
-
-    runs = []
-    counted = serving.simulate
-
-    def counting(*a, **k):
-        runs.append(1)
-        return counted(*a, **k)
-
-    monkeypatch.setattr(serving, "simulate", counting)
+    runs = _count_simulations(monkeypatch)
     plan = make_plan(work, req)
     first = len(runs)
     change()
