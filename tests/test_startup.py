@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 import typer
@@ -152,6 +152,19 @@ def test_the_list_of_commands_leaves_the_schemas_options_out():
     assert {"--micro-batch", "--budget", "--file"} <= options(typer.main.get_command(cli.app), "plan")
 
 
+def _cold_then_warm(probe: str, cache_home: Path) -> list[Any]:
+    """What `probe` prints as JSON on a cold start (an empty cache at `cache_home`), then a warm one."""
+    env = {"XDG_CACHE_HOME": str(cache_home), "PATH": "/usr/bin:/bin"}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout))
+    return runs
+
+
 CATALOG_PROBE = """
 import json, sys
 from gpuwise.catalog import load_catalog
@@ -163,14 +176,7 @@ sys.stdout.write(json.dumps({"gpus": len(cat.gpus), "pydantic.main": "pydantic.m
 def test_a_warm_catalog_load_imports_no_pydantic_model(tmp_path):
     """The cached catalog unpickles into frozen dataclasses (gpuwise.catalog.schema): pydantic
     validates the YAML, which the cold start does once, and a warm start builds no validator."""
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    runs = []
-    for _ in range(2):
-        proc = subprocess.run(
-            [sys.executable, "-c", CATALOG_PROBE], capture_output=True, text=True, timeout=120, env=env, check=False
-        )
-        assert proc.returncode == 0, proc.stderr
-        runs.append(json.loads(proc.stdout))
+    runs = _cold_then_warm(CATALOG_PROBE, tmp_path)
     assert (tmp_path / "gpuwise" / "catalog.pickle").is_file()
     assert runs[0]["pydantic.main"]  # cold: the YAML was validated
     assert runs[1] == {"gpus": runs[0]["gpus"], "pydantic.main": False}
@@ -187,14 +193,7 @@ sys.stdout.write(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in 
 def test_a_warm_catalog_key_reads_the_pydantic_version_without_importing_it(tmp_path):
     """The catalog's cache key covers pydantic's release through its version file: `import
     pydantic` for pydantic.VERSION cost every warm start ~15 ms (pydantic_core with it)."""
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    runs = []
-    for _ in range(2):
-        proc = subprocess.run(
-            [sys.executable, "-c", WARM_KEY_PROBE], capture_output=True, text=True, timeout=120, env=env, check=False
-        )
-        assert proc.returncode == 0, proc.stderr
-        runs.append(json.loads(proc.stdout))
+    runs = _cold_then_warm(WARM_KEY_PROBE, tmp_path)
     assert "pydantic" in runs[0]  # cold: the YAML was validated
     assert runs[1] == []
 
