@@ -2,9 +2,10 @@
 """Write docs/accuracy-holdout.md: gpuwise against the dated holdout (corpus/data/holdout.yaml),
 published measurements first read on or after 2026-12-01 that nothing was fitted or tuned to; with
 `--set 2`, docs/accuracy-holdout2.md against the second holdout (corpus/data/holdout2.yaml),
-gathered apart after the first had been read for diagnosis.
+gathered apart after the first had been read for diagnosis; with `--set 3`, docs/accuracy-holdout3.md
+against the third (corpus/data/holdout3.yaml), gathered apart from both.
 
-Run from the repository root: `python scripts/holdout.py [--set 2]` (add `--check` to fail when the
+Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
 to the file its YAML names under `frozen` (docs/accuracy-holdout-2026-12-01.md for the first), and
 refuses to overwrite it: that record is the baseline later work is judged against.
