@@ -1,5 +1,5 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml and holdout2.yaml,
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml and holdout3.yaml,
 scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ GUARD = textwrap.dedent(
     import runpy, sys
     from pathlib import Path
 
-    SETS = (Path("corpus/data/holdout.yaml").resolve(), Path("corpus/data/holdout2.yaml").resolve())
+    SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in ("holdout.yaml", "holdout2.yaml", "holdout3.yaml"))
     CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
     def refuse(event, args):
@@ -58,6 +58,9 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     second = tmp_path / "fit_reads_second_holdout.py"
     second.write_text("open('corpus/data/holdout2.yaml').read()\n", encoding="utf-8")
     assert "read the dated holdout" in _guarded(str(second)).stderr
+    third = tmp_path / "fit_reads_third_holdout.py"
+    third.write_text("open('corpus/data/holdout3.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(third)).stderr
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0
