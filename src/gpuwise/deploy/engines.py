@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuwise.catalog import Catalog, TransformerArch
-from gpuwise.deploy.common import DeployConventions, why
+from gpuwise.deploy.common import DeployConventions, Why, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
@@ -112,44 +112,58 @@ def port_arg(port: int | str) -> str:
     return ShellText(text) if isinstance(port, ShellText) else text
 
 
+def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, context_flag: str) -> list[Any]:
+    """The plan's tensor parallelism, batch and context, under the engine's own flag names."""
+    tp = work.parallel.tp
+    return [
+        why(f"{tp_flag}={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
+        why(f"{batch_flag}={batch}", "the plan's batch: the cheapest the serving search found"),
+        why(
+            f"{context_flag}={work.input_tokens + work.output_tokens}",
+            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
+        ),
+    ]
+
+
+def _named(work: InferenceJob) -> Why:
+    """`--served-model-name`: the name clients ask for."""
+    return why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id")
+
+
+def _dtype_args(work: InferenceJob) -> list[Any]:
+    """`--dtype` for a weights dtype the engine loads as such (none for a quantized one)."""
+    dtype = _DTYPE.get(work.weights_dtype)
+    return [why(f"--dtype={dtype}", f"the plan's weights dtype ({work.weights_dtype})")] if dtype else []
+
+
+def _kv_args(work: InferenceJob, fp8: str) -> list[Any]:
+    """`--kv-cache-dtype` (the engine's spelling of fp8) for an fp8 KV cache."""
+    return [why(f"--kv-cache-dtype={fp8}", "the plan's KV-cache dtype (fp8)")] if work.kv_dtype == "fp8" else []
+
+
 def vllm_args(
     work: InferenceJob, source: tuple[str, str], batch: int, util: tuple[float, str], port: int | str = PORT
 ) -> list[Any]:
     """The vLLM server's flags, each from the plan."""
-    tp = work.parallel.tp
-    args: list[Any] = [
+    return [
         why(f"--model={source[0]}", source[1]),
-        why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id"),
-        why(f"--tensor-parallel-size={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
-        why(f"--max-num-seqs={batch}", "the plan's batch: the cheapest the serving search found"),
-        why(
-            f"--max-model-len={work.input_tokens + work.output_tokens}",
-            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
-        ),
+        _named(work),
+        *_dtype_args(work),
+        *_plan_args(work, batch, "--tensor-parallel-size", "--max-num-seqs", "--max-model-len"),
         why(f"--gpu-memory-utilization={util[0]:.2f}", util[1]),
         port_arg(port),
+        *_kv_args(work, "fp8"),
     ]
-    dtype = _DTYPE.get(work.weights_dtype)
-    if dtype:
-        args.insert(2, why(f"--dtype={dtype}", f"the plan's weights dtype ({work.weights_dtype})"))
-    if work.kv_dtype == "fp8":
-        args.append(why("--kv-cache-dtype=fp8", "the plan's KV-cache dtype (fp8)"))
-    return args
 
 
 def _sglang_args(
     work: InferenceJob, source: tuple[str, str], batch: int, fraction: float, port: int | str
 ) -> list[Any]:
-    tp = work.parallel.tp
-    args: list[Any] = [
+    return [
         why(f"--model-path={source[0]}", source[1]),
-        why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id"),
-        why(f"--tp-size={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
-        why(f"--max-running-requests={batch}", "the plan's batch: the cheapest the serving search found"),
-        why(
-            f"--context-length={work.input_tokens + work.output_tokens}",
-            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
-        ),
+        _named(work),
+        *_dtype_args(work),
+        *_plan_args(work, batch, "--tp-size", "--max-running-requests", "--context-length"),
         why(
             f"--mem-fraction-static={fraction:.2f}",
             "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang "
@@ -157,27 +171,16 @@ def _sglang_args(
         ),
         why("--host=0.0.0.0", "SGLang listens on 127.0.0.1 by default: serve other hosts"),
         port_arg(port),
+        *_kv_args(work, "fp8_e4m3"),
     ]
-    dtype = _DTYPE.get(work.weights_dtype)
-    if dtype:
-        args.insert(2, why(f"--dtype={dtype}", f"the plan's weights dtype ({work.weights_dtype})"))
-    if work.kv_dtype == "fp8":
-        args.append(why("--kv-cache-dtype=fp8_e4m3", "the plan's KV-cache dtype (fp8)"))
-    return args
 
 
 def _trtllm_args(
     work: InferenceJob, source: tuple[str, str], batch: int, fraction: float, port: int | str
 ) -> list[Any]:
-    tp = work.parallel.tp
     return [
         why(source[0], source[1] + " (trtllm-serve's MODEL argument)"),
-        why(f"--tp_size={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
-        why(f"--max_batch_size={batch}", "the plan's batch: the cheapest the serving search found"),
-        why(
-            f"--max_seq_len={work.input_tokens + work.output_tokens}",
-            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
-        ),
+        *_plan_args(work, batch, "--tp_size", "--max_batch_size", "--max_seq_len"),
         why(
             f"--kv_cache_free_gpu_memory_fraction={fraction:.2f}",
             "the share of the memory left after weights that the plan's serving model gave the KV cache "
