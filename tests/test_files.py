@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpuwise.errors import ConfigError
-from gpuwise.files import MAX_FILE_BYTES, parse_json, parse_yaml, read_json, read_yaml
+from gpuwise.errors import ConfigError, UsageError
+from gpuwise.files import MAX_FILE_BYTES, parse_json, parse_yaml, read_json, read_text, read_yaml, require_file
 from gpuwise.planfile import read_plan_file
 
 
@@ -98,6 +98,19 @@ def test_a_non_finite_number_names_its_key():
         parse_json("[NaN]", "c.json")
     with pytest.raises(ConfigError, match=r"c.json: the whole document: NaN is not"):
         parse_json("NaN", "c.json")
+
+
+def test_a_missing_file_is_named_and_a_name_too_long_is_left_to_the_read(tmp_path):
+    """A host recording or fleet rules file that is not there: a usage error saying what is missing;
+    a name the file system refuses passes on to the read, whose error says why."""
+    with pytest.raises(UsageError, match=r"^no fleet rules file at '.*absent\.yaml'$"):
+        require_file(tmp_path / "absent.yaml", "fleet rules file")
+    (tmp_path / "here.json").write_text("{}", encoding="utf-8")
+    require_file(tmp_path / "here.json", "recording")
+    too_long = tmp_path / ("x" * 5000)
+    require_file(too_long, "recording")
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_text(too_long)
 
 
 def test_read_json_file(tmp_path):

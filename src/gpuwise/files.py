@@ -13,13 +13,24 @@ from typing import Any
 
 import yaml
 
-from gpuwise.errors import ConfigError
+from gpuwise.errors import ConfigError, UsageError
 
 MAX_FILE_BYTES = 4 * 2**20  # far beyond any workload, plan, price or replay file
 MAX_DEPTH = 64  # nesting levels of mappings and lists
 # scalars and collections that aliases add when expanded (a 397-byte bomb adds 10^9); what is written
 # out in the file is not counted: MAX_FILE_BYTES bounds it (a 12,000-offer price export holds 300,000)
 MAX_ALIAS_NODES = 200_000
+
+
+def require_file(path: Path, what: str) -> None:
+    """A usage error naming `what` when nothing is at `path`; a name the file system refuses (too
+    long) passes, for the read to say so."""
+    try:
+        missing = not path.exists()
+    except OSError:
+        missing = False
+    if missing:
+        raise UsageError(f"no {what} at {str(path)[:200]!r}")
 
 
 def read_text(path: str | Path, what: str = "file") -> str:

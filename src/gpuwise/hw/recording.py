@@ -60,14 +60,9 @@ _RECORDING_KEYS = ("format", "version", "synthetic", "note", "snapshot", "snapsh
 
 def _recording_doc(path: Path) -> dict[str, Any]:
     """The recording's JSON object, its format, version and top-level keys checked."""
-    from gpuwise.files import read_json  # size, depth, UTF-8 and finite-number limits
+    from gpuwise.files import read_json, require_file  # size, depth, UTF-8 and finite-number limits
 
-    try:
-        missing = not path.exists()
-    except OSError:  # a name too long for the file system: read_json says so
-        missing = False
-    if missing:
-        raise UsageError(f"no recording at {str(path)[:200]!r}")
+    require_file(path, "recording")
     doc = read_json(path, "recording")
     if not isinstance(doc, dict) or doc.get("format") != SNAPSHOT_FORMAT:
         raise UsageError(f'{path}: not a gpuwise host recording (expected "format": "{SNAPSHOT_FORMAT}")')

@@ -111,16 +111,11 @@ class FleetRules(BaseModel):
 def load_rules(path: str | Path | None = None) -> FleetRules:
     """The rules in `path`, or the packaged fleet-rules.yaml (a user's file read within the limits
     of gpuwise.files: size, depth, aliases, UTF-8)."""
-    from gpuwise.files import parse_yaml, read_text
+    from gpuwise.files import parse_yaml, read_text, require_file
     from gpuwise.ops import data_file
 
     src = Path(path) if path else data_file("fleet-rules.yaml")
-    try:
-        missing = not src.exists()
-    except OSError:  # a name too long for the file system: read_text says so
-        missing = False
-    if missing:
-        raise UsageError(f"no fleet rules file at {str(src)[:200]!r}")
+    require_file(src, "fleet rules file")
     doc = parse_yaml(read_text(src, "fleet rules file"), str(src))
     if doc is not None and not isinstance(doc, dict):
         raise ConfigError(f"{src}: expected a mapping of rule names to settings at the top level")
