@@ -314,15 +314,7 @@ class Market:
         """The cheapest offer that delivers `count` GPUs of `gpu` in nodes of `gpus_per_node`;
         `replicas` > 1: that many copies (a serving fleet), packed into instances unless `packed` is
         False. The cheapest offer for one copy need not be the cheapest for many."""
-        key = (gpu, count, gpus_per_node, price_model, replicas, packed)
-        if key not in self._memo:
-            fits = [
-                (o, n)
-                for o in self._admitted(gpu, price_model)
-                if (n := self._fits(o, count, gpus_per_node, replicas, packed)) is not None
-            ]
-            self._memo[key] = self._pick(fits, count, replicas, packed)
-        return self._memo[key]
+        return self._cheapest(gpu, count, gpus_per_node, price_model, replicas, packed)
 
     def commitment(
         self, gpu: str, count: int, gpus_per_node: int, model: str, replicas: int = 1, packed: bool = True
@@ -337,14 +329,22 @@ class Market:
     def best(self, gpu: str, count: int, price_model: str) -> Quote | None:
         """The cheapest offer that delivers `count` GPUs of `gpu` in whatever nodes it rents (one per
         instance): what a plan rents, the hardware following the offer (Quote.gpus_per_node, .spelling)."""
-        key = (gpu, count, None, price_model)
+        return self._cheapest(gpu, count, None, price_model)
+
+    def _cheapest(
+        self, gpu: str, count: int, gpus_per_node: int | None, price_model: str, replicas: int = 1, packed: bool = True
+    ) -> Quote | None:
+        """quote and best, remembered: nodes of `gpus_per_node`, or (None) each offer's own."""
+        key = (gpu, count, gpus_per_node, price_model, replicas, packed)
         if key not in self._memo:
+            admitted = self._admitted(gpu, price_model)
+            nodes = [min(count, o.gpus_per_instance) if gpus_per_node is None else gpus_per_node for o in admitted]
             fits = [
                 (o, n)
-                for o in self._admitted(gpu, price_model)
-                if (n := self._fits(o, count, min(count, o.gpus_per_instance))) is not None
+                for o, g in zip(admitted, nodes, strict=True)
+                if (n := self._fits(o, count, g, replicas, packed)) is not None
             ]
-            self._memo[key] = self._pick(fits, count)
+            self._memo[key] = self._pick(fits, count, replicas, packed)
         return self._memo[key]
 
     def _admitted(self, gpu: str, price_model: str) -> list[Offer]:
