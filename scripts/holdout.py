@@ -209,7 +209,7 @@ def render(doc: Mapping[str, Any], results: list[Scored], frozen: Iterable[str] 
         f"first read on or after {doc['first_read']}: nothing in gpuwise was fitted or tuned to them. Each is",
         "predicted as `gpuwise estimate` predicts it (the command in its row reproduces the figure). They were",
         f"scored first before any mechanism changed for them; {first}",
-        *_diagnostic_note(doc, bool(frozen)),
+        *_diagnostic_note(doc, bool(frozen), hs),
         "",
         "`error` = predicted / published − 1 on the figure as the source printed it; `bias` = median signed",
         "error with one sign for every figure: positive when gpuwise predicts more memory or a faster run (for",
@@ -231,16 +231,18 @@ def _status(doc: Mapping[str, Any], frozen: bool) -> str:
     return "out of sample" if frozen or not since else f"diagnostic since {since}, not out of sample"
 
 
-def _diagnostic_note(doc: Mapping[str, Any], frozen: bool) -> list[str]:
+def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> list[str]:
     since, diagnosis = doc.get("diagnostic_since"), doc.get("diagnosis")
     if frozen or not since:
         return []
+    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth"}
+    name = Path(str(diagnosis)).name
     return [
         "",
-        f"**Diagnostic since {since}, not out of sample.** The misses of this first holdout were read to find",
-        f"their causes ([{Path(str(diagnosis)).name}]({Path(str(diagnosis)).name})); mechanisms changed for causes found in the runs'",
+        f"**Diagnostic since {since}, not out of sample.** The misses of this {ordinal[hs.number]} holdout were read to find",
+        f"their causes ([{name}]({name})); mechanisms changed for causes found in the runs'",
         "own sources, never constants fitted to these rows, but the figures below are no longer out of sample:",
-        "the frozen record is. A second holdout, gathered apart, judges the changes.",
+        f"the frozen record is. A {ordinal[hs.number + 1]} holdout, gathered apart, judges the changes.",
     ]
 
 
