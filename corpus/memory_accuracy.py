@@ -226,15 +226,30 @@ SOURCE_LOSSES = {
 }
 
 
+# The QLoRA sources whose bitsandbytes is older than 0.43.2 (whose MatMul4Bit stopped keeping its input on
+# autograd ctx, PR #1270, released 2024-07-23): lit-gpt pinned bitsandbytes==0.41.0 (requirements-all.txt
+# at e4fb763, the resource tables; the LoRA-insights article of 2023-10 ran the same lit-gpt), LitGPT
+# bitsandbytes==0.42.0 (pyproject.toml at 00af8b0, the config hub table, rows to 2024-07); LLaMA-Factory's
+# table in Unsloth's README was published 2023-12, before any release without the ctx input.
+SOURCE_QUANTIZED_LINEAR = {
+    "litgpt-resource-tables": "bitsandbytes-legacy",
+    "lightning-lora-insights": "bitsandbytes-legacy",
+    "litgpt-config-hub": "bitsandbytes-legacy",
+    "llamafactory-perf-via-unsloth-2023-12": "bitsandbytes-legacy",
+}
+
+
 def _memory_options(inp: dict[str, Any], compile_default: bool | None, source: str) -> dict[str, Any]:
     """The run's memory savers as workload fields: torch.compile (a case without the key ran eager
     unless `compile_default` is None: then the profile's default), optimizer in backward, a
     bitsandbytes paged optimizer (named in the optimizer: PagedAdamW, PagedAdamW8bit), the loss
-    its stack's version ran (`loss`, else SOURCE_LOSSES)."""
+    its stack's version ran (`loss`, else SOURCE_LOSSES), the bitsandbytes it pinned (SOURCE_QUANTIZED_LINEAR)."""
     out: dict[str, Any] = {}
     loss = inp.get("loss") or SOURCE_LOSSES.get(source)
     if loss:
         out["loss"] = loss
+    if inp.get("method") == "qlora" and source in SOURCE_QUANTIZED_LINEAR:
+        out["quantized_linear"] = SOURCE_QUANTIZED_LINEAR[source]
     comp = inp.get("compile", compile_default)
     if comp is not None:
         out["compile"] = bool(comp)

@@ -73,6 +73,51 @@ def efficientnet_b0() -> Any:
     return nn.Sequential(*layers)
 
 
+def resnext101_32x4d() -> Any:
+    """ResNeXt-101 32x4d (Xie et al. 2017): ResNet-101's stages (3, 4, 23, 3 bottlenecks) with the
+    3x3 convolution of each bottleneck split into 32 groups of 4 x 2^stage channels (128, 256, 512,
+    1024 wide), the stride on that 3x3 convolution (as NVIDIA's DeepLearningExamples and timm build it)."""
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, cin: int, width: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, width, 1, bias=False),
+                nn.BatchNorm2d(width),
+                nn.ReLU(),
+                nn.Conv2d(width, width, 3, stride, 1, groups=32, bias=False),
+                nn.BatchNorm2d(width),
+                nn.ReLU(),
+                nn.Conv2d(width, cout, 1, bias=False),
+                nn.BatchNorm2d(cout),
+            )
+            self.skip = (
+                nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+                if stride != 1 or cin != cout
+                else nn.Identity()
+            )
+            self.act = nn.ReLU()
+
+        def forward(self, x: Any) -> Any:
+            return self.act(self.body(x) + self.skip(x))
+
+    layers: list[nn.Module] = [
+        nn.Conv2d(3, 64, 7, 2, 3, bias=False),
+        nn.BatchNorm2d(64),
+        nn.ReLU(),
+        nn.MaxPool2d(3, 2, 1),
+    ]
+    cin = 64
+    for stage, (blocks, stride) in enumerate(((3, 1), (4, 2), (23, 2), (3, 2))):
+        width, cout = 128 << stage, 256 << stage
+        for i in range(blocks):
+            layers.append(Block(cin, width, cout, stride if i == 0 else 1))
+            cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2048, 1000)]
+    return nn.Sequential(*layers)
+
+
 def documents() -> dict[str, dict[str, Any]]:
     """model id -> its describe document (the catalog's own table sizes for recommenders)."""
     arch, cat = _architectures(), load_catalog()
@@ -82,6 +127,7 @@ def documents() -> dict[str, dict[str, Any]]:
     cases: dict[str, tuple[Any, list[int], str, str | None]] = {
         "resnet-50": (arch.resnet50, [3, 224, 224], "vision", None),
         "efficientnet-b0": (efficientnet_b0, [3, 224, 224], "vision", None),
+        "resnext101-32x4d": (resnext101_32x4d, [3, 224, 224], "vision", None),
         "dlrm-criteo-1tb": (
             lambda: arch.DLRM(
                 [t.rows for t in dlrm.embedding_tables], dlrm.embedding_tables[0].dim, dlrm.bottom_mlp, dlrm.top_mlp

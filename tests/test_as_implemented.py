@@ -31,7 +31,14 @@ def _held(job: TrainingJob, gpu: str = "rtx-4090:2") -> float:
 # layer the q/k/v input and the gate/up input (h each), o_proj's (q_dim) and down_proj's (ffn):
 # (2 x 4096 + 4096 + 11008) x 32 layers x 2048 tokens x 2 B = 3,053,453,312 B
 ONE_MICRO_BATCH = (2 * 4096 + 4096 + 11008) * 32 * 2048 * 2
-QLORA = {"method": "qlora", "recompute": "full", "micro_batch": 2, "seq": 1024, "zero": 3}
+QLORA = {
+    "method": "qlora",
+    "recompute": "full",
+    "micro_batch": 2,
+    "seq": 1024,
+    "zero": 3,
+    "quantized_linear": "bitsandbytes-legacy",
+}
 
 
 def test_reentrant_checkpointing_keeps_no_4bit_inputs():
@@ -47,6 +54,37 @@ def test_non_reentrant_checkpointing_keeps_every_layers_4bit_inputs():
     assert _held(_job(framework="fsdp", **QLORA)) == ONE_MICRO_BATCH * 2  # checkpoint_wrapper's default
     one = _job(framework="hf-trainer", checkpoint_impl="non-reentrant", **{**QLORA, "zero": 0})
     assert _held(one, "rtx-4090") == ONE_MICRO_BATCH  # HF keeps no loss between steps
+
+
+def test_bitsandbytes_from_0_43_2_keeps_no_4bit_inputs():
+    """bitsandbytes 0.43.2 (PR #1270) stores `ctx.tensors = (None, B)`: under either checkpointing and
+    with the loop's loss held, no 4-bit input outlives its forward, and a linear keeps its input only
+    for its LoRA adapter: QLoRA on q_proj,v_proj keeps what LoRA on them keeps (the default)."""
+    current = {**QLORA, "quantized_linear": None}
+    for impl in ("reentrant", "non-reentrant"):
+        assert _held(_job(framework="fsdp", checkpoint_impl=impl, **current)) == 0.0
+    hw = build_hardware("rtx-4090", CAT)
+    no_recompute = {**current, "recompute": "none", "zero": 0}
+    q = memory(_job(framework="hf-trainer", **no_recompute), hw, CAT).per_gpu.detail
+    lora = memory(_job(framework="hf-trainer", **{**no_recompute, "method": "lora"}), hw, CAT).per_gpu.detail
+    assert q["layer_activations"] == lora["layer_activations"]
+    legacy = memory(_job(framework="hf-trainer", **{**QLORA, "recompute": "none", "zero": 0}), hw, CAT).per_gpu.detail
+    # the legacy 4-bit layers keep the MLP's inputs too: per token and layer the gate/up input (h) and
+    # down_proj's (ffn), 2 B each; k_proj shares q_proj's input and o_proj's is the attention output,
+    # which the attention's backward keeps anyway
+    extra = (4096 + 11008) * 32 * 2048 * 2
+    assert legacy["layer_activations"] - q["layer_activations"] == pytest.approx(extra)
+
+
+def test_cut_cross_entropy_keeps_no_logits():
+    """--loss cce (Wijmans et al. 2024): the loss is computed block by block on chip from the hidden
+    states, so no logits tensor is allocated; the fused kernel keeps the 16-bit logits: 2 B x 2048
+    tokens x 32000 = 131,072,000 B."""
+    hw = build_hardware("h100-sxm", CAT)
+    opts = {"method": "lora", "micro_batch": 2, "seq": 1024, "framework": "hf-trainer"}
+    fused = memory(_job(loss="fused", **opts), hw, CAT).per_gpu.detail["logits_and_loss"]
+    cce = memory(_job(loss="cce", **opts), hw, CAT).per_gpu.detail["logits_and_loss"]
+    assert (fused, cce) == (2 * 2048 * 32000, 0.0)
 
 
 def test_the_default_implementation_is_named_with_its_source():

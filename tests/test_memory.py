@@ -357,14 +357,17 @@ def test_paged_optimizer_states_are_outside_torch_statistics(catalog):
 
 
 def test_qlora_inputs_by_backend(catalog):
-    """bitsandbytes' MatMul4Bit keeps every 4-bit linear's input (the q/k/v and gate/up inputs, the
-    o_proj and down_proj inputs: 2 x (2h + h + ffn) bytes per token and layer), and a plain loop
-    (profile fsdp) still holds the previous micro-batch's graph, so one more such set is allocated;
+    """bitsandbytes' MatMul4Bit before 0.43.2 keeps every 4-bit linear's input (the q/k/v and gate/up
+    inputs, the o_proj and down_proj inputs: 2 x (2h + h + ffn) bytes per token and layer), and a plain
+    loop (profile fsdp) still holds the previous micro-batch's graph, so one more such set is allocated;
     torchao's LinearNF4 (torchtune) keeps none: its QLoRA saves what LoRA on the same targets does."""
     s, h, f = 1024, 4096, 11008
-    bnb = training_memory(_llama7b_job(catalog, method="qlora", framework="fsdp"), hw(catalog), catalog)
+    legacy = "bitsandbytes-legacy"
+    bnb_job = _llama7b_job(catalog, method="qlora", framework="fsdp", quantized_linear=legacy)
+    bnb = training_memory(bnb_job, hw(catalog), catalog)
     assert bnb.per_gpu.detail["bnb_inputs_held"] == pytest.approx(32 * s * 2 * (3 * h + f))
-    hf_trainer = training_memory(_llama7b_job(catalog, method="qlora", framework="hf-trainer"), hw(catalog), catalog)
+    hf_job = _llama7b_job(catalog, method="qlora", framework="hf-trainer", quantized_linear=legacy)
+    hf_trainer = training_memory(hf_job, hw(catalog), catalog)
     assert "bnb_inputs_held" not in hf_trainer.per_gpu.detail  # its training_step drops the loss
     ao = training_memory(_llama7b_job(catalog, method="qlora", framework="torchtune"), hw(catalog), catalog)
     lora = training_memory(_llama7b_job(catalog, method="lora", framework="torchtune"), hw(catalog), catalog)

@@ -142,6 +142,22 @@ def test_packaged_descriptions_match_the_catalog_totals():
     assert len(kernels) == 53 + 1 + 2  # convolutions (BN, ReLU, residual add fused), the classifier, two pools
 
 
+def test_resnext101_32x4d_is_read_at_its_published_size():
+    """ResNeXt-101 32x4d: timm's model card gives 44.2M parameters and 8.0 GMACs at 224x224; the
+    traced architecture has 44,177,704 and 7.97 GMACs. Its 104 convolutions (stem, 33 bottlenecks of
+    three, 4 shortcut projections) include 33 grouped 3x3 ones, each a 32nd of the dense work: the
+    first, 128 channels over 56x56 in groups of 4, is 2 x 56 x 56 x 128 x 4 x 9 FLOPs per image."""
+    arch, entry = generic("resnext101-32x4d"), CAT.models["resnext101-32x4d"]
+    assert arch.params == entry.published_params == pytest.approx(44.2e6, rel=0.001)
+    traced = sum(op.flops for op in arch.operators)
+    assert traced == pytest.approx(entry.flops_per_sample, rel=1e-3)
+    assert traced / 2 == pytest.approx(8.0e9, rel=0.01)
+    convs = [op for op in arch.operators if op.cls == "convolution"]
+    assert len(convs) == 1 + 33 * 3 + 4
+    grouped = convs[2]  # the stem, then the first bottleneck's 1x1 and its grouped 3x3
+    assert grouped.flops == 2 * 56 * 56 * 128 * 4 * 9
+
+
 def test_operator_documents_are_checked(tmp_path):
     good = {"params": 1, "batch": 2, "operators": [{"class": "gemm", "flops": 4, "bytes_read": 8, "bytes_written": 2}]}
     arch = arch_from_operators(good, "t")

@@ -287,7 +287,7 @@ class Framework(_Sourced):
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
     selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
     # the loss implementation; its bytes per logit are conventions (logits_bytes_<kind>)
-    loss_kind: Literal["eager", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused"]
+    loss_kind: Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
     bucket_bytes: Annotated[float, Gt(0)]
@@ -299,7 +299,7 @@ class Framework(_Sourced):
     eager_ops: list[Literal["norm", "rotary", "gated_act"]] = field(default_factory=list)
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]
     # QLoRA's 4-bit linears: bitsandbytes keeps each input on ctx; torchao's NF4 linear keeps none
-    quantized_linear: Literal["bitsandbytes", "torchao"] = "bitsandbytes"
+    quantized_linear: Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"] = "bitsandbytes"
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
     hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)

@@ -303,6 +303,7 @@ def _training_job(
         paged_optimizer=bool(f.paged_optimizer),
         kbit_fp32_upcast=bool(f.kbit_fp32_upcast),
         loss=f.loss,
+        quantized_linear=f.quantized_linear,
         **_capacity(f),
     )
 

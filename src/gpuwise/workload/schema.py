@@ -33,6 +33,7 @@ from gpuwise.workload.specs import (
     Optimizer,
     Precision,
     Pricing,
+    QuantizedLinear,
     Recompute,
     Sharding,
     Task,
@@ -438,11 +439,19 @@ class WorkloadFields(StrictFields):
         default="off",
     )
     loss: Annotated[Loss | None, Choice] = _f(
-        "Cross-entropy: eager (fp32 upcast), vocab_parallel (Megatron's), vocab_parallel_copy (Megatron Core before 0.8: "
-        "an extra fp32 copy), chunked (torchtune's), fused (Liger, Unsloth).",
+        "Cross-entropy: eager (fp32 upcast), eager_16bit (on the 16-bit logits, no upcast), vocab_parallel "
+        "(Megatron's), vocab_parallel_copy (Megatron Core before 0.8: an extra fp32 copy), chunked (torchtune's), "
+        "fused (Liger, Unsloth), cce (Cut Cross-Entropy: no logits tensor).",
         example="chunked",
         applies="training",
         default="the framework's",
+    )
+    quantized_linear: Annotated[QuantizedLinear | None, Choice] = _f(
+        "QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: keeps no input for backward), bitsandbytes-legacy "
+        "(up to 0.43.1: each layer's input kept on autograd ctx), torchao (LinearNF4).",
+        example="bitsandbytes-legacy",
+        applies="training",
+        default="the framework's (frameworks.yaml quantized_linear)",
     )
     cp: int | None = _f(
         "Context-parallel degree (ring attention over sequence shards).",

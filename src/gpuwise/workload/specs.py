@@ -24,7 +24,10 @@ Recompute = Literal["none", "selective", "full"]
 CheckpointImpl = Literal["non-reentrant", "reentrant"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
-Loss = Literal["eager", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused"]
+Loss = Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
+# QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: MatMul4Bit keeps no input), bitsandbytes before
+# 0.43.2 (MatMul4Bit keeps its input on autograd ctx), torchao's LinearNF4 (keeps only the weight)
+QuantizedLinear = Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
@@ -177,6 +180,7 @@ class TrainingJob:
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
     kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream
     loss: Loss | None = None  # None: the framework's loss
+    quantized_linear: QuantizedLinear | None = None  # None: the framework's (frameworks.yaml quantized_linear)
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)

@@ -97,17 +97,30 @@ def layer_activation_bytes(
     return full_layer
 
 
+def quantized_linear(job: TrainingJob, prof: Framework | None) -> str:
+    """QLoRA's 4-bit linear layers: the job's --quantized-linear, else the stack's own."""
+    return job.quantized_linear or (prof.quantized_linear if prof is not None else "bitsandbytes")
+
+
+def bnb_keeps_inputs(job: TrainingJob, prof: Framework | None) -> bool:
+    """Whether the 4-bit base keeps each linear's input for backward: bitsandbytes up to 0.43.1, whose
+    MatMul4Bit.forward stored `ctx.tensors = (A, B)` whenever an input needed a gradient; from 0.43.2
+    (2024-07) it stores `(None, B)`: grad_A needs only the weight, and the frozen weight no gradient."""
+    return job.method == "qlora" and qlora_base(job) == "nf4" and quantized_linear(job, prof) == "bitsandbytes-legacy"
+
+
 def saving_linears(job: TrainingJob, prof: Framework | None = None) -> frozenset[str]:
     """Linear layers whose inputs are kept for backward (see `layer_activation_bytes`): all of them
-    in full training and under bitsandbytes' 4-bit layers (MatMul4Bit keeps its input whenever the
-    input needs a gradient) and under a GPTQ/AWQ int4 base (AutoAWQ's WQLinearMMFunction saves its
-    input with save_for_backward; AutoGPTQ's triton QuantLinearFunction keeps only the packed weight:
-    the larger is counted); LoRA's targets otherwise (torchao's LinearNF4 keeps only the weight)."""
+    in full training, under bitsandbytes' 4-bit layers before 0.43.2 (MatMul4Bit kept its input
+    whenever the input needed a gradient) and under a GPTQ/AWQ int4 base (AutoAWQ's WQLinearMMFunction
+    saves its input with save_for_backward; AutoGPTQ's triton QuantLinearFunction keeps only the
+    packed weight: the larger is counted); LoRA's targets otherwise (bitsandbytes from 0.43.2 and
+    torchao's LinearNF4 keep only the weight)."""
     if job.method == "full":
         return ALL_LINEARS
     if job.method == "qlora" and qlora_base(job) == "int4":
         return ALL_LINEARS
-    if job.method == "qlora" and (prof is None or prof.quantized_linear == "bitsandbytes"):
+    if bnb_keeps_inputs(job, prof):
         return ALL_LINEARS
     return frozenset(job.lora_targets)
 
@@ -208,8 +221,16 @@ def training_activations(
             "GPTQ/AWQ int4 base: each 4-bit linear keeps its input for backward (AutoAWQ's autograd function "
             "saves it; AutoGPTQ's triton kernel would not: the larger is counted)"
         )
-    elif job.method == "qlora" and prof.quantized_linear == "bitsandbytes":
-        n.add("QLoRA (bitsandbytes): each 4-bit linear layer keeps its input for backward")
+    elif bnb_keeps_inputs(job, prof):
+        n.add(
+            "QLoRA (bitsandbytes before 0.43.2, --quantized-linear bitsandbytes-legacy): each 4-bit linear layer "
+            "keeps its input for backward (MatMul4Bit's ctx.tensors = (A, B))"
+        )
+    elif job.method == "qlora" and quantized_linear(job, prof) == "bitsandbytes":
+        n.add(
+            "QLoRA (bitsandbytes 0.43.2 on): the 4-bit base keeps no input (MatMul4Bit's ctx.tensors = (None, B), "
+            "bitsandbytes PR #1270); LoRA-targeted linears keep theirs (--quantized-linear bitsandbytes-legacy: before)"
+        )
     elif job.method == "qlora":
         n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
     opts = _layer_options(job, prof, e, n)
@@ -263,10 +284,10 @@ def _bnb_micro_batches_held(job: TrainingJob, prof: Framework, n: Notes) -> int:
     """Micro-batches whose 4-bit linear inputs stay allocated at the peak beyond what the layer
     activations count, derived from what each autograd path keeps alive.
 
-    bitsandbytes' MatMul4Bit.forward stores its input as `ctx.tensors = (A, B)` whenever an input
-    needs a gradient: a plain attribute of the autograd node, not `ctx.save_for_backward`. Such an
-    attribute lives as long as the node lives, and the backward does not free it (only saved tensors
-    are released after use).
+    bitsandbytes' MatMul4Bit.forward up to 0.43.1 stored its input as `ctx.tensors = (A, B)` whenever
+    an input needed a gradient: a plain attribute of the autograd node, not `ctx.save_for_backward`.
+    Such an attribute lives as long as the node lives, and the backward does not free it (only saved
+    tensors are released after use). From 0.43.2 it stores `(None, B)`: nothing is held.
 
     - No recomputation: the layer activations already count the current micro-batch's inputs (the
       linears keep them); a loop that keeps `loss` bound until the next forward's loss exists keeps
@@ -283,7 +304,7 @@ def _bnb_micro_batches_held(job: TrainingJob, prof: Framework, n: Notes) -> int:
       (freed by its backward). The backward recomputes one layer with grad enabled and frees that local
       graph on return. No micro-batch of 4-bit inputs is held: only the layer inputs (counted already).
     """
-    if job.method != "qlora" or qlora_base(job) != "nf4" or prof.quantized_linear != "bitsandbytes":
+    if not bnb_keeps_inputs(job, prof):
         return 0
     held = 1 if prof.loss_held_between_steps else 0
     if job.recompute != "full":
