@@ -198,6 +198,42 @@ def _diagnosis_figures() -> None:
     assert f"unchanged in median ({fine.group(1)} %)" in flat, fine.group(0)  # type: ignore[union-attr]
 
 
+def _holdout2_errors(name: str) -> dict[str, str]:
+    """Each second-holdout case's signed error (as printed, '—' when not estimated) in a document's table."""
+    out = {}
+    for line in _doc(name).splitlines():
+        m = re.match(r"\| \[([\w.\-]+)\]\(", line)
+        if m:
+            out[m.group(1)] = line.split("|")[5].strip()
+    return out
+
+
+def _diagnosis2_figures() -> None:
+    """docs/holdout-diagnosis.md's second-holdout part states the current scoring: each case row's
+    error (docs/accuracy-holdout2.md) and its bracketed first figure (the frozen record), and the
+    'What moved' table's before and after columns (the two documents' summaries)."""
+    text = _doc("holdout-diagnosis.md").split("# The second holdout", 1)[1]
+    now, first = _holdout2_errors("accuracy-holdout2.md"), _holdout2_errors("accuracy-holdout2-2026-12-01.md")
+    seen = 0
+    for line in text.splitlines():
+        cells = [c.strip().replace("\u2212", "-") for c in line.split("|")]
+        if len(cells) < 4 or cells[1] not in now:
+            continue
+        figures = re.findall(SIGNED, cells[2])
+        assert figures and f"{_signed(figures[0]):+.1f}%" == now[cells[1]], (cells[1], now[cells[1]])
+        if len(figures) > 1:
+            assert f"{_signed(figures[1]):+.1f}%" == first[cells[1]], (cells[1], first[cells[1]])
+        seen += 1
+    assert seen >= 10, seen
+    for name, column in (("accuracy-holdout2-2026-12-01.md", 2), ("accuracy-holdout2.md", 3)):
+        summary = _summary(name)
+        for kind, n in (("memory", 12), ("training", 15), ("inference", 15)):
+            row = next(r for r in text.splitlines() if r.startswith(f"| {kind} ({n})"))
+            median, bias, within = summary[kind]
+            cell = row.split("|")[column].strip().replace("\u2212", "-")
+            assert cell.startswith(f"{median} %, bias {bias} %, {within}"), (name, kind, cell)
+
+
 def _sections() -> Iterator[tuple[str, str]]:
     """(heading, body) of each section of docs/accuracy.md."""
     for part in _doc("accuracy.md").split("\n## ")[1:]:
@@ -226,6 +262,12 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +4.0 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "the pretraining peaks' bias"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "and share within ±20 %"): _diagnosis_figures,
+    ("docs/holdout-diagnosis.md", "bias +13.9 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias −2.0 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias −3.2 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias −5.4 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias +8.8 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias +3.9 %"): _diagnosis2_figures,
 }
 
 
