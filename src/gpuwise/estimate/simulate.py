@@ -5,7 +5,8 @@ budget, chunks of admitted prompts (first come, first served). A request is admi
 batch has room and the KV cache holds its whole context (no preemption: the admission vLLM and
 TensorRT-LLM make with a guaranteed-no-evict policy). Between events (an arrival that can be
 admitted, a request finishing) every step is the same pure-decode step, so the simulator jumps
-over all of them at once; finish times sit in a heap keyed by step number. A long prompt's chunks
+over all of them at once; the running requests sit in a queue by the step they finish at (each
+decodes the same number of steps, so they finish in the order they started). A long prompt's chunks
 are jumped over the same way: while the oldest prompt takes a step's whole token budget, the steps
 until it finishes (or a running request does) differ only in the keys attended, which grow by the
 same amount each step, so their times sum in closed form (StepModel.chunk_run). That keeps a
@@ -21,11 +22,10 @@ end-to-end latency, so any percentile of any of them can be read.
 
 from __future__ import annotations
 
-import heapq
 import math
 import random
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
 
@@ -67,16 +67,6 @@ def poisson_arrivals(rate: float, n: int, seed: int) -> list[float]:
     return out
 
 
-@dataclass(slots=True)
-class _State:
-    start_context: int  # a request's context when its first token is out
-    now: float = 0.0
-    step_no: int = 0  # decode steps so far
-    key_base: float = 0.0  # sum over running requests of (context at admission - step it started)
-    kv_used: int = 0
-    busy: float = 0.0
-
-
 def simulate(
     model: StepModel,
     setup: EngineSetup,
@@ -89,191 +79,229 @@ def simulate(
     attends to); results are in arrival order. `closed_loop`: clients that send a request only
     when one of theirs finishes (a benchmark's --max-concurrency = the batch cap), so latencies
     count from admission, not from the queue. `targets`: stop once one is missed (`missed`)."""
-    n = len(arrivals)
-    extra = setup.request_overhead  # the front end's share of every request's TTFT and latency
-    res = _Out([math.nan] * n, [math.nan] * n, [math.nan] * n, [0.0] * n, list(arrivals), extra, targets)
-    waiting: deque[int] = deque()
-    prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
-    running: list[tuple[int, int]] = []  # heap of (finish step, request)
-    s = _State(start_context=prompt_tokens + 1)
-    nxt, done = 0, 0
-    while done < n and not res.missed:
-        while nxt < n and arrivals[nxt] <= s.now:
-            waiting.append(nxt)
-            nxt += 1
-        while (
-            waiting
-            and len(prefilling) + len(running) < setup.max_batch
-            and s.kv_used + setup.tokens_per_request <= setup.kv_tokens
-        ):
-            prefilling.append([waiting.popleft(), 0])
-            s.kv_used += setup.tokens_per_request
-            if closed_loop:
-                res.arrivals[prefilling[-1][0]] = s.now  # sent when a client's slot freed
-        if not prefilling and not running:
-            if nxt >= n:
-                break  # nothing can ever be admitted (a request larger than the KV cache)
-            s.now = arrivals[nxt]
-            continue
-        if prefilling:
-            chunk = setup.token_budget - len(running) * model.verify  # what the oldest prompt may take
-            room = len(prefilling) + len(running) < setup.max_batch
-            room = room and s.kv_used + setup.tokens_per_request <= setup.kv_tokens
-            admits = closed_loop and nxt < n and room  # a closed loop's admission time is its arrival
-            if chunk > 0 and setup.prefill_tokens - prefilling[0][1] > chunk and not admits:
-                done += _chunk_run(model, setup, s, prefilling[0], chunk, running, res)
+    run = _Run(model, setup, list(arrivals), prompt_tokens + 1, targets)
+    now, busy = run.loop(closed_loop)
+    extra = setup.request_overhead
+    ttft = [v + extra for v in run.ttft] if extra else run.ttft
+    e2e = [v + extra for v in run.e2e] if extra else run.e2e
+    return SimResult(ttft, run.tpot, e2e, busy / now if now else 0.0, now + extra, run.missed)
+
+
+class _Run:
+    """One simulation's constants and per-request records (the loop keeps its clock, counters and
+    target counts in local variables: it is the hot path of a plan's serving search, a few events
+    per request and a few hundred thousand per plan)."""
+
+    __slots__ = (
+        "arrivals",
+        "e2e",
+        "first",
+        "limits",
+        "missed",
+        "model",
+        "over",
+        "setup",
+        "start_context",
+        "tpot",
+        "ttft",
+    )
+
+    def __init__(
+        self, model: StepModel, setup: EngineSetup, arrivals: list[float], start_context: int, targets: Targets | None
+    ) -> None:
+        n = len(arrivals)
+        self.model, self.setup, self.arrivals, self.start_context = model, setup, arrivals, start_context
+        self.ttft, self.tpot, self.e2e = [math.nan] * n, [math.nan] * n, [math.nan] * n
+        self.first = [0.0] * n  # when each request's first token came
+        # (first request judged, the limits on TTFT, TPOT and latency, requests allowed over each)
+        self.limits = (n, 0.0, 0.0, 0.0, 0)
+        if targets is not None:
+            self.limits = (targets.skip, targets.ttft, targets.tpot, targets.e2e, targets.allowed)
+        self.over = [0, 0, 0]  # requests over each limit
+        self.missed = False
+
+    def loop(self, closed_loop: bool) -> tuple[float, float]:
+        """Events until every request is served (or a target is missed); returns (end, busy)."""
+        model, setup, arrivals = self.model, self.setup, self.arrivals
+        first, tpot, e2e = self.first, self.tpot, self.e2e
+        n, max_batch, per_request, kv_tokens = len(arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens
+        verify, grow = model.verify, setup.tokens_per_step
+        skip, _, lim_tpot, lim_e2e, allowed = self.limits
+        extra, after_first = setup.request_overhead, max(1.0, setup.decode_steps * grow)
+        ends, over, layers = _Ends(self), self.over, model.layers
+        decode_fixed: dict[int, float] = {}  # a decode step's time besides attention, by decodes
+        waiting: deque[int] = deque()
+        prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
+        running: deque[tuple[int, int]] = deque()  # (finish step, request): finish steps never decrease
+        now = busy = key_base = 0.0  # key_base: sum over running requests of (context at admission - step it started)
+        step_no = kv_used = nxt = done = 0
+        while done < n and not self.missed:
+            while nxt < n and arrivals[nxt] <= now:
+                waiting.append(nxt)
+                nxt += 1
+            while waiting and len(prefilling) + len(running) < max_batch and kv_used + per_request <= kv_tokens:
+                r = waiting.popleft()
+                prefilling.append([r, 0])
+                kv_used += per_request
+                if closed_loop:
+                    arrivals[r] = now  # sent when a client's slot freed
+            decodes = len(running)
+            context = key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
+            ready = 0
+            if prefilling:
+                admits = closed_loop and nxt < n and len(prefilling) + decodes < max_batch
+                admits = admits and kv_used + per_request <= kv_tokens
+                t, ready, steps = ends.prompt_step(prefilling, running, step_no, context, admits)
+                now += t
+                busy += t
+                step_no += steps if decodes else 0
+            elif decodes:  # identical decode steps until a request finishes or an arrival can be admitted
+                steps = running[0][0] - step_no
+                fixed = decode_fixed.get(decodes)
+                if fixed is None:
+                    fixed = decode_fixed[decodes] = model.fixed(decodes * verify, decodes * verify)
+                mid = context + steps * grow / 2
+                keys = layers * mid if model.window is None else model.keys(mid)
+                t = fixed + model.decode_per_key * (keys * decodes)
+                if decodes < max_batch and kv_used + per_request <= kv_tokens and nxt < n and t > 0:
+                    k = math.ceil((arrivals[nxt] - now) / t)
+                    if k < steps:
+                        steps = k if k > 1 else 1
+                t *= steps
+                now += t
+                busy += t
+                step_no += steps
+            elif nxt < n:
+                now = arrivals[nxt]
+                continue
             else:
-                done += _mixed_step(model, setup, s, prefilling, running, res)
-        else:
-            can_admit = len(running) < setup.max_batch and s.kv_used + setup.tokens_per_request <= setup.kv_tokens
-            next_arrival = arrivals[nxt] if can_admit and nxt < n else None
-            done += _decode_run(model, setup, s, running, res, next_arrival)
-    ttft = [v + extra for v in res.ttft] if extra else res.ttft
-    e2e = [v + extra for v in res.e2e] if extra else res.e2e
-    return SimResult(ttft, res.tpot, e2e, s.busy / s.now if s.now else 0.0, s.now + extra, res.missed)
+                break  # nothing can ever be admitted (a request larger than the KV cache)
+            if running and running[0][0] <= step_no:  # retire the requests whose last decode step has run
+                started = self.start_context - (step_no - setup.decode_steps) * grow
+                count = 0
+                while running and running[0][0] <= step_no:
+                    r = running.popleft()[1]
+                    e2e[r] = latency = now - arrivals[r]
+                    tpot[r] = per_token = (now - first[r]) / after_first
+                    if r >= skip:
+                        over[1] += per_token > lim_tpot
+                        over[2] += latency + extra > lim_e2e
+                        self.missed = self.missed or over[1] > allowed or over[2] > allowed
+                    key_base -= started
+                    count += 1
+                kv_used -= count * per_request
+                done += count
+            if ready:
+                count, key_base = ends.first_tokens(ready, prefilling, running, now, step_no, key_base)
+                kv_used -= count * per_request
+                done += count
+        return now, busy
 
 
-@dataclass(slots=True)
-class _Out:
-    ttft: list[float]
-    tpot: list[float]
-    e2e: list[float]
-    first: list[float]  # when each request's first token came
-    arrivals: list[float]
-    extra: float = 0.0  # seconds added to every TTFT and latency (the front end)
-    targets: Targets | None = None
-    over: list[int] = field(default_factory=lambda: [0, 0, 0])  # requests over each target (ttft, tpot, e2e)
-    missed: bool = False
+class _Ends:
+    """The events at a prompt's ends: its chunks (a run of whole-budget chunks, or one step that
+    completes prompts) and its first token."""
 
-    def first_token(self, r: int, now: float) -> None:
-        self.ttft[r] = now - self.arrivals[r]
-        self.first[r] = now
-        t = self.targets
-        if t is not None and r >= t.skip:
-            self.over[0] += self.ttft[r] + self.extra > t.ttft
-            self.missed = self.missed or self.over[0] > t.allowed
+    __slots__ = ("budget", "chunk_fixed", "grow", "model", "prompt", "run", "setup")
 
-    def finished(self, r: int, now: float, tokens_after_first: float) -> None:
-        self.e2e[r] = now - self.arrivals[r]
-        self.tpot[r] = (now - self.first[r]) / tokens_after_first if tokens_after_first else 0.0
-        t = self.targets
-        if t is not None and r >= t.skip:
-            self.over[1] += self.tpot[r] > t.tpot
-            self.over[2] += self.e2e[r] + self.extra > t.e2e
-            self.missed = self.missed or self.over[1] > t.allowed or self.over[2] > t.allowed
+    def __init__(self, run: _Run) -> None:
+        self.run, self.model, self.setup = run, run.model, run.setup
+        self.budget, self.prompt, self.grow = (
+            run.setup.token_budget,
+            run.setup.prefill_tokens,
+            run.setup.tokens_per_step,
+        )
+        self.chunk_fixed: dict[int, float] = {}  # a chunk run's step besides attention, by decodes
 
+    def prompt_step(
+        self, prefilling: deque[list[int]], running: deque[tuple[int, int]], step_no: int, context: float, admits: bool
+    ) -> tuple[float, int, int]:
+        """The next steps with prompt chunks: while the oldest prompt takes a step's whole budget, the
+        steps up to the one before its last chunk or a running request's last step (arrivals wait to
+        the end of the run: the prompts queued behind it get no tokens in it anyway), else one mixed
+        step. `admits`: a closed loop admits a request at the next step. Returns (seconds, prompts
+        completed, steps)."""
+        decodes, head = len(running), prefilling[0]
+        chunk = self.budget - decodes * self.model.verify  # what the oldest prompt may take
+        if chunk > 0 and self.prompt - head[1] > chunk and not admits:
+            steps = math.ceil((self.prompt - head[1]) / chunk) - 1
+            if decodes and running[0][0] - step_no < steps:
+                steps = running[0][0] - step_no
+            t = self._chunk_run(steps, chunk, decodes, context, head[1])
+            head[1] += steps * chunk
+            return t, 0, steps
+        return (*self._mixed_step(prefilling, decodes, context), 1)
 
-def _mean_context(s: _State, setup: EngineSetup, running: int) -> float:
-    """Average context of the running requests now (each grows by its tokens per step)."""
-    return s.key_base / running + s.step_no * setup.tokens_per_step if running else 0.0
+    def _chunk_run(self, steps: int, chunk: int, decodes: int, context: float, start: int) -> float:
+        """StepModel.chunk_run, its closed form written out for models without sliding windows."""
+        model = self.model
+        if model.window is not None:
+            return model.chunk_run(steps, chunk, decodes, context, self.grow, start)
+        fixed = self.chunk_fixed.get(decodes)
+        if fixed is None:
+            fixed = self.chunk_fixed[decodes] = model.fixed(chunk + decodes * model.verify, decodes * model.verify + 1)
+        keys = (steps * context + self.grow * steps * (steps - 1) / 2) * model.layers
+        mid = start + (chunk + 1) / 2  # a chunk's mean query position (see prefill_pairs)
+        pairs = chunk * (steps * mid + chunk * steps * (steps - 1) / 2)
+        return steps * fixed + model.decode_per_key * keys * decodes + model.prefill_per_pair * pairs * model.layers
 
+    def _mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
+        """One step with prompt chunks: every running request's decode first, then prefill chunks in
+        arrival order up to the token budget: StepModel.step's arithmetic, written out for models
+        without sliding windows. Returns (its seconds, the prompts it completed)."""
+        model, prompt = self.model, self.prompt
+        plain = model.window is None
+        left = self.budget - decodes * model.verify
+        chunk_tokens, pairs, ready = 0, 0.0, 0
+        for item in prefilling:
+            if left <= 0:
+                break
+            done = item[1]
+            take = left if left < prompt - done else prompt - done
+            pairs += take * (done + (take + 1) / 2) if plain else model.prefill_pairs(done, take)
+            item[1] = done = done + take
+            left -= take
+            chunk_tokens += take
+            ready += done >= prompt
+        if not plain:
+            return model.step(chunk_tokens, decodes, model.keys(context) * decodes if decodes else 0.0, pairs), ready
+        tokens = chunk_tokens + decodes * model.verify
+        if not tokens:
+            return 0.0, ready
+        keys = model.layers * context * decodes if decodes else 0.0
+        fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
+        return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
 
-def _mixed_step(
-    model: StepModel,
-    setup: EngineSetup,
-    s: _State,
-    prefilling: deque[list[int]],
-    running: list[tuple[int, int]],
-    out: _Out,
-) -> int:
-    """One step with prompt chunks: every running request's decode first, then prefill chunks in
-    arrival order up to the token budget. Returns the requests that finished."""
-    decodes = len(running)
-    budget = max(0, setup.token_budget - decodes * model.verify)
-    prompt = setup.prefill_tokens
-    chunk_tokens, pairs, ready = 0, 0.0, 0
-    for item in prefilling:
-        if budget <= 0:
-            break
-        take = min(budget, prompt - item[1])
-        pairs += model.prefill_pairs(item[1], take)
-        item[1] += take
-        budget -= take
-        chunk_tokens += take
-        ready += item[1] >= prompt
-    keys = model.keys(_mean_context(s, setup, decodes)) * decodes if decodes else 0.0
-    t = model.step(chunk_tokens, decodes, keys, pairs)
-    s.now += t
-    s.busy += t
-    count = 0
-    if decodes:
-        s.step_no += 1
-        count += _pop(s, setup, running, out)
-    for _ in range(ready):
-        r = prefilling.popleft()[0]
-        out.first_token(r, s.now)
-        if setup.decode_steps == 0:
-            out.finished(r, s.now, 0.0)
-            s.kv_used -= setup.tokens_per_request
-            count += 1
-        else:
-            heapq.heappush(running, (s.step_no + setup.decode_steps, r))
-            s.key_base += s.start_context - s.step_no * setup.tokens_per_step
-    return count
-
-
-def _pop(s: _State, setup: EngineSetup, running: list[tuple[int, int]], out: _Out) -> int:
-    """Retire the requests whose last decode step has run; returns how many (their KV cache freed
-    at once, and the same key_base term off for each: they all started decode steps ago)."""
-    step_no = s.step_no
-    if not running or running[0][0] > step_no:
-        return 0
-    count, now = 0, s.now
-    tokens_after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)
-    started = s.start_context - (step_no - setup.decode_steps) * setup.tokens_per_step
-    while running and running[0][0] <= step_no:
-        _, r = heapq.heappop(running)
-        out.finished(r, now, tokens_after_first)
-        s.key_base -= started
-        count += 1
-    s.kv_used -= count * setup.tokens_per_request
-    return count
-
-
-def _decode_run(
-    model: StepModel,
-    setup: EngineSetup,
-    s: _State,
-    running: list[tuple[int, int]],
-    out: _Out,
-    next_arrival: float | None,
-) -> int:
-    """Identical pure-decode steps until the next event: a request finishing, or an arrival that
-    can be admitted (`next_arrival`, None when the batch or the KV cache is full)."""
-    n = len(running)
-    steps = running[0][0] - s.step_no
-    mid = _mean_context(s, setup, n) + steps * setup.tokens_per_step / 2
-    t = model.step(0, n, model.keys(mid) * n, 0.0)
-    if next_arrival is not None and t > 0:
-        steps = max(1, min(steps, math.ceil((next_arrival - s.now) / t)))
-    s.now += steps * t
-    s.busy += steps * t
-    s.step_no += steps
-    return _pop(s, setup, running, out)
-
-
-def _chunk_run(
-    model: StepModel,
-    setup: EngineSetup,
-    s: _State,
-    head: list[int],
-    chunk: int,
-    running: list[tuple[int, int]],
-    out: _Out,
-) -> int:
-    """Steps in which the oldest prompt (`head`: [request, prompt tokens done]) takes the whole
-    budget of `chunk` tokens, up to the next event: the step before the one that finishes that
-    prompt, or a running request's last step. Arrivals wait to the end of the run: the prompts
-    queued behind `head` get no tokens in it anyway. Returns the requests that finished."""
-    steps = math.ceil((setup.prefill_tokens - head[1]) / chunk) - 1
-    decodes = len(running)
-    if decodes:
-        steps = min(steps, running[0][0] - s.step_no)
-    t = model.chunk_run(steps, chunk, decodes, _mean_context(s, setup, decodes), setup.tokens_per_step, head[1])
-    s.now += t
-    s.busy += t
-    head[1] += steps * chunk
-    if not decodes:
-        return 0
-    s.step_no += steps
-    return _pop(s, setup, running, out)
+    def first_tokens(
+        self,
+        ready: int,
+        prefilling: deque[list[int]],
+        running: deque[tuple[int, int]],
+        now: float,
+        step_no: int,
+        key_base: float,
+    ) -> tuple[int, float]:
+        """The `ready` oldest prompts are done: their first token is out, their decode steps start.
+        Returns (how many finished already: outputs of one token, key_base with the others)."""
+        run, decode_steps = self.run, self.setup.decode_steps
+        skip, lim_ttft, lim_tpot, lim_e2e, allowed = run.limits
+        extra, over, finished = self.setup.request_overhead, run.over, 0
+        for _ in range(ready):
+            r = prefilling.popleft()[0]
+            run.ttft[r] = ttft = now - run.arrivals[r]
+            run.first[r] = now
+            if r >= skip:
+                over[0] += ttft + extra > lim_ttft
+                run.missed = run.missed or over[0] > allowed
+            if decode_steps:
+                running.append((step_no + decode_steps, r))
+                key_base += run.start_context - step_no * self.grow
+                continue
+            run.e2e[r] = latency = now - run.arrivals[r]
+            run.tpot[r] = 0.0
+            if r >= skip:
+                over[1] += lim_tpot < 0.0
+                over[2] += latency + extra > lim_e2e
+                run.missed = run.missed or over[1] > allowed or over[2] > allowed
+            finished += 1
+        return finished, key_base
