@@ -222,13 +222,13 @@ def _count_simulations(monkeypatch) -> list[int]:
     from gpuwise.estimate import serving
 
     runs: list[int] = []
-    counted = serving.simulate
+    counted = serving.simulate_once
 
     def counting(*a, **k):
         runs.append(1)
         return counted(*a, **k)
 
-    monkeypatch.setattr(serving, "simulate", counting)
+    monkeypatch.setattr(serving, "simulate_once", counting)
     return runs
 
 
@@ -344,6 +344,75 @@ def test_the_event_simulation_is_the_step_by_step_engine(prompt, output, budget,
         assert getattr(res, metric) == pytest.approx(stepped, rel=SUM_ROUNDING), metric
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    prompt=st.integers(1, 3000),
+    budget=st.integers(16, 4096),
+    caps=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    kv_requests=st.integers(1, 16),
+    rate=st.floats(0.5, 200.0),
+    seed=st.integers(0, 1000),
+)
+def test_a_run_shared_across_batch_caps_is_the_run_under_the_other_cap(prompt, budget, caps, kv_requests, rate, seed):
+    """Within `shared_runs`, a run asked for again under another batch cap is answered by the first
+    run only when the cap never bound it; whatever it answers is exactly what a fresh run under the
+    second cap gives (same caps included)."""
+    from gpuwise.estimate import simulate as sim
+
+    w = build_workload({"model": "llama-2-7b", "task": "inference", "input_tokens": prompt, "output_tokens": 9}, CAT)
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
+    setup = dataclasses.replace(engine_setup(w, hw, CAT), token_budget=budget)
+    setup = dataclasses.replace(setup, kv_tokens=kv_requests * setup.tokens_per_request)
+    arrivals = poisson_arrivals(rate, 30, seed)
+    first, second = (dataclasses.replace(setup, max_batch=cap) for cap in caps)
+    with sim.shared_runs():
+        sim.simulate_once("replica", step, first, arrivals, w.input_tokens, None)
+        shared = sim.simulate_once("replica", step, second, arrivals, w.input_tokens, None)
+    assert shared == simulate(step, second, arrivals, w.input_tokens)
+
+
+def test_runs_that_no_batch_cap_binds_are_made_once(monkeypatch):
+    """Ten requests a minute on a replica that holds 64: caps of 64 and 32 never bind, so the second
+    run is the first one; a cap of 1 binds (requests queue behind each other), so it is run anew;
+    outside `shared_runs` every run is made."""
+    from gpuwise.estimate import simulate as sim
+
+    made = []
+    real = sim._simulated
+    monkeypatch.setattr(sim, "_simulated", lambda *a: made.append(1) or real(*a))
+    _, step, setup = _replica()
+    arrivals = poisson_arrivals(1 / 6, 200, 0)
+    with sim.shared_runs():
+        for cap in (64, 32, 1):
+            sim.simulate_once("replica", step, dataclasses.replace(setup, max_batch=cap), arrivals, 512, None)
+    assert len(made) == 2
+    sim.simulate_once("replica", step, dataclasses.replace(setup, max_batch=32), arrivals, 512, None)
+    assert len(made) == 3
+
+
+def test_sharing_identical_runs_changes_no_row(monkeypatch):
+    """A plan whose search asks for the same run under several batch caps (16k-token prompts: each
+    GPU type's smaller caps at the count the best layout set): the same candidates with and without
+    sharing, on fewer runs."""
+    import contextlib
+
+    from gpuwise.estimate import simulate as sim
+    from gpuwise.plan import search
+
+    made = []
+    real = sim._simulated
+    monkeypatch.setattr(sim, "_simulated", lambda *a: made.append(1) or real(*a))
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 16000, "output_tokens": 512}
+    req = {"qps": 20, "ttft_ms": 2000, "tpot_ms": 50, "gpus": "gh200,h100-nvl"}
+    shared = make_plan(work, req)
+    runs = len(made)
+    monkeypatch.setattr(search, "shared_runs", contextlib.nullcontext)
+    alone = make_plan(work, req)
+    assert shared.candidates == alone.candidates and shared.chosen == alone.chosen
+    assert runs < len(made) - runs
+
+
 def test_a_lone_long_prompt_takes_its_budget_sized_chunks():
     """A 16k-token prompt alone: its TTFT is `alone`'s, which adds its chunks one by one."""
     w, step, setup = _long_prompts()
@@ -376,8 +445,8 @@ def test_the_replica_search_finds_what_full_simulations_find(monkeypatch):
 
     args, kw = _replica_search()
     judged = serving.plan_replicas(*args, **kw)
-    full_simulate = serving.simulate
-    monkeypatch.setattr(serving, "simulate", lambda *a, targets=None, **k: full_simulate(*a, **k))
+    full_simulate = serving.simulate_once
+    monkeypatch.setattr(serving, "simulate_once", lambda *a: full_simulate(*a[:-1], None))
     full = serving.plan_replicas(*args, **kw)
     assert judged == full and judged.meets
 
@@ -432,15 +501,15 @@ def test_a_replica_search_whose_bound_misses_simulates_only_the_bound(monkeypatc
 
     args, kw = _replica_search()
     rates_run: list[float] = []
-    counted = serving.simulate
+    counted = serving.simulate_once
 
-    def counting(step, setup, arrivals, *a, **k):
+    def counting(key, step, setup, arrivals, *a):
         rates_run.append(len(arrivals) / arrivals[-1])
-        return counted(step, setup, arrivals, *a, **k)
+        return counted(key, step, setup, arrivals, *a)
 
     full = serving.plan_replicas(*args, **kw)
     assert full.meets and 1 < full.replicas < 256
-    monkeypatch.setattr(serving, "simulate", counting)
+    monkeypatch.setattr(serving, "simulate_once", counting)
     short = serving.plan_replicas(*args, **kw, useful=full.replicas - 1)
     assert not short.meets and math.isinf(short.value("ttft"))
     assert len(rates_run) == 1 and rates_run[0] == pytest.approx(20.0 / (full.replicas - 1), rel=0.1)

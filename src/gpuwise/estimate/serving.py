@@ -23,7 +23,7 @@ from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all_reduces
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
+from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate_once
 from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
@@ -395,6 +395,12 @@ SIM_TOKEN_BUDGET = 2_000_000
 SEARCH_START_UTILIZATION = 0.8
 
 
+@functools.lru_cache(maxsize=4)
+def _unit_arrivals(n: int) -> tuple[float, ...]:
+    """The replica search's arrival pattern at one request a second (seed 0), drawn once."""
+    return tuple(poisson_arrivals(1.0, n, 0))
+
+
 def simulated_requests(job: InferenceJob) -> int:
     """Requests simulated per configuration: SIM_REQUESTS, fewer for long outputs so that output
     tokens x requests stays within SIM_TOKEN_BUDGET (the per-request cost cap), never below
@@ -425,10 +431,14 @@ def replica(
         pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
-        unit = poisson_arrivals(1.0, n, 0)  # one arrival pattern, scaled to each rate
+        unit = _unit_arrivals(n)  # one arrival pattern, scaled to each rate
+        # what the step model is built from (a batch cap apart) and the arrival pattern: runs of the same
+        # replica at the same rate are made once within a plan's search (simulate_once)
+        same = (replace(job, concurrency=1), repr(rates), topo, n, pipes)
 
         def run(rate: float, targets: Targets | None = None) -> SimResult:
-            return simulate(step, setup, [t * pipes / rate for t in unit], job.input_tokens, targets=targets)
+            arrivals = [t * pipes / rate for t in unit]
+            return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets)
 
         return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch)
     service = batch_seconds_fn(job, rates, topo, catalog)

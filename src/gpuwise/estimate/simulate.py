@@ -25,7 +25,10 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
 
@@ -79,12 +82,68 @@ def simulate(
     attends to); results are in arrival order. `closed_loop`: clients that send a request only
     when one of theirs finishes (a benchmark's --max-concurrency = the batch cap), so latencies
     count from admission, not from the queue. `targets`: stop once one is missed (`missed`)."""
+    return _simulated(model, setup, arrivals, prompt_tokens, closed_loop, targets)[0]
+
+
+def _simulated(
+    model: StepModel,
+    setup: EngineSetup,
+    arrivals: list[float],
+    prompt_tokens: int,
+    closed_loop: bool,
+    targets: Targets | None,
+) -> tuple[SimResult, int]:
+    """`simulate`'s result, and the batch cap at or below which the run could have gone otherwise
+    (the largest count of requests it compared with the cap; the cap itself in a closed loop)."""
     run = _Run(model, setup, list(arrivals), prompt_tokens + 1, targets)
-    now, busy = run.loop(closed_loop)
+    now, busy, held = run.loop(closed_loop)
     extra = setup.request_overhead
     ttft = [v + extra for v in run.ttft] if extra else run.ttft
     e2e = [v + extra for v in run.e2e] if extra else run.e2e
-    return SimResult(ttft, run.tpot, e2e, busy / now if now else 0.0, now + extra, run.missed)
+    return SimResult(ttft, run.tpot, e2e, busy / now if now else 0.0, now + extra, run.missed), held
+
+
+# Runs already made within `shared_runs`: key -> [(batch cap, the cap at or below which it could differ, result)]
+_SHARED: ContextVar[dict[Hashable, list[tuple[int, int, SimResult]]] | None] = ContextVar("shared_runs", default=None)
+
+
+@contextmanager
+def shared_runs() -> Iterator[None]:
+    """Within it, `simulate_once` runs each distinct simulation once. A plan's serving search asks
+    for the same one several times: layouts that differ only in their batch cap at a replica count
+    where no cap binds (the runs are then step for step the same), the pessimistic confirmation of a
+    layout already simulated, a row re-estimated to be shown. One search's runs only: nothing is
+    kept beyond it."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def simulate_once(
+    key: Hashable,
+    model: StepModel,
+    setup: EngineSetup,
+    arrivals: list[float],
+    prompt_tokens: int,
+    targets: Targets | None,
+) -> SimResult:
+    """`simulate(model, setup, arrivals, prompt_tokens, targets=targets)`, or within `shared_runs`
+    the result of the same run made before: `key` names the step model and the arrivals (the
+    caller's), and the setup, prompt and targets are compared here. A run under another batch cap
+    is the same run when both caps are above every count of requests it held against its cap."""
+    shared = _SHARED.get()
+    if shared is None:
+        return simulate(model, setup, arrivals, prompt_tokens, targets=targets)
+    cap = setup.max_batch
+    runs = shared.setdefault((key, replace(setup, max_batch=0), prompt_tokens, targets), [])
+    for their_cap, held, result in runs:
+        if their_cap == cap or held < min(cap, their_cap):
+            return result
+    result, held = _simulated(model, setup, arrivals, prompt_tokens, False, targets)
+    runs.append((cap, held, result))
+    return result
 
 
 class _Run:
@@ -120,8 +179,10 @@ class _Run:
         self.over = [0, 0, 0]  # requests over each limit
         self.missed = False
 
-    def loop(self, closed_loop: bool) -> tuple[float, float]:
-        """Events until every request is served (or a target is missed); returns (end, busy)."""
+    def loop(self, closed_loop: bool) -> tuple[float, float, int]:
+        """Events until every request is served (or a target is missed); returns (end, busy, held):
+        `held` is at least every count of requests the loop compared with the batch cap, so the
+        same run under any cap above it takes every step this one took."""
         model, setup, arrivals = self.model, self.setup, self.arrivals
         first, tpot, e2e = self.first, self.tpot, self.e2e
         n, max_batch, per_request, kv_tokens = len(arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens
@@ -134,17 +195,19 @@ class _Run:
         prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
         running: deque[tuple[int, int]] = deque()  # (finish step, request): finish steps never decrease
         now = busy = key_base = 0.0  # key_base: sum over running requests of (context at admission - step it started)
-        step_no = kv_used = nxt = done = 0
+        step_no = kv_used = nxt = done = held = 0
         while done < n and not self.missed:
             while nxt < n and arrivals[nxt] <= now:
                 waiting.append(nxt)
                 nxt += 1
-            while waiting and len(prefilling) + len(running) < max_batch and kv_used + per_request <= kv_tokens:
-                r = waiting.popleft()
-                prefilling.append([r, 0])
-                kv_used += per_request
-                if closed_loop:
-                    arrivals[r] = now  # sent when a client's slot freed
+            if waiting:
+                while waiting and len(prefilling) + len(running) < max_batch and kv_used + per_request <= kv_tokens:
+                    r = waiting.popleft()
+                    prefilling.append([r, 0])
+                    kv_used += per_request
+                    if closed_loop:
+                        arrivals[r] = now  # sent when a client's slot freed
+                held = max(held, len(prefilling) + len(running))  # at least each count held against the cap
             decodes = len(running)
             context = key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
             ready = 0
@@ -152,9 +215,7 @@ class _Run:
                 admits = closed_loop and nxt < n and len(prefilling) + decodes < max_batch
                 admits = admits and kv_used + per_request <= kv_tokens
                 t, ready, steps = ends.prompt_step(prefilling, running, step_no, context, admits)
-                now += t
-                busy += t
-                step_no += steps if decodes else 0
+                now, busy, step_no = now + t, busy + t, step_no + (steps if decodes else 0)
             elif decodes:  # identical decode steps until a request finishes or an arrival can be admitted
                 steps = running[0][0] - step_no
                 fixed = decode_fixed.get(decodes)
@@ -163,14 +224,13 @@ class _Run:
                 mid = context + steps * grow / 2
                 keys = layers * mid if model.window is None else model.keys(mid)
                 t = fixed + model.decode_per_key * (keys * decodes)
+                held = decodes if decodes > held else held
                 if decodes < max_batch and kv_used + per_request <= kv_tokens and nxt < n and t > 0:
                     k = math.ceil((arrivals[nxt] - now) / t)
                     if k < steps:
                         steps = k if k > 1 else 1
                 t *= steps
-                now += t
-                busy += t
-                step_no += steps
+                now, busy, step_no = now + t, busy + t, step_no + steps
             elif nxt < n:
                 now = arrivals[nxt]
                 continue
@@ -195,7 +255,7 @@ class _Run:
                 count, key_base = ends.first_tokens(ready, prefilling, running, now, step_no, key_base)
                 kv_used -= count * per_request
                 done += count
-        return now, busy
+        return now, busy, max_batch if closed_loop else held
 
 
 class _Ends:

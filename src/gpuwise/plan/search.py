@@ -23,6 +23,7 @@ from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why
 from gpuwise.estimate.offers import price_model_of
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
+from gpuwise.estimate.simulate import shared_runs
 from gpuwise.plan.availability import add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
@@ -487,7 +488,21 @@ def plan(
     `options[i]` (the options the user gave for `workloads[i]`) and `targets` (the serving-target
     options) make each candidate's `command`; the first `show` rows are confirmed by simulation
     where a serving target needs it (the rest stay floors that meet nothing). The result is
-    complete: prices, offers, commands, reasons."""
+    complete: prices, offers, commands, reasons. Identical simulations are run once within it."""
+    with shared_runs():
+        return _plan(workloads, req, cat, params, calibrations, options, targets, show)
+
+
+def _plan(
+    workloads: list[Workload],
+    req: Requirements,
+    cat: Catalog,
+    params: CostParams,
+    calibrations: Mapping[str, Calibration] | None,
+    options: Sequence[Mapping[str, Any]],
+    targets: Mapping[str, Any] | None,
+    show: int,
+) -> PlanResult:
     cals = dict(calibrations or {})
     # a multi-die board (mi250x) is searched as the devices software sees (mi250x-gcd), once
     named = [cat.device(g)[0] for g in req.gpus] if req.gpus else [g for g in cat.gpus.values() if g.devices is None]
