@@ -20,6 +20,7 @@ from gpuwise.estimate.engine import StepModel, engine_setup, tokens_per_decode_s
 from gpuwise.estimate.memory.inference import inference_memory
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.serving import alone
+from gpuwise.estimate.sharing import shared_runs
 from gpuwise.estimate.simulate import Targets, poisson_arrivals, simulate
 from gpuwise.plan import PlanResult
 from gpuwise.stats import percentile, tolerated
@@ -366,7 +367,7 @@ def test_a_run_shared_across_batch_caps_is_the_run_under_the_other_cap(prompt, b
     setup = dataclasses.replace(setup, kv_tokens=kv_requests * setup.tokens_per_request)
     arrivals = poisson_arrivals(rate, 30, seed)
     first, second = (dataclasses.replace(setup, max_batch=cap) for cap in caps)
-    with sim.shared_runs():
+    with shared_runs():
         sim.simulate_once("replica", step, first, arrivals, w.input_tokens, None)
         shared = sim.simulate_once("replica", step, second, arrivals, w.input_tokens, None)
     assert shared == simulate(step, second, arrivals, w.input_tokens)
@@ -383,7 +384,7 @@ def test_runs_that_no_batch_cap_binds_are_made_once(monkeypatch):
     monkeypatch.setattr(sim, "_simulated", lambda *a: made.append(1) or real(*a))
     _, step, setup = _replica()
     arrivals = poisson_arrivals(1 / 6, 200, 0)
-    with sim.shared_runs():
+    with shared_runs():
         for cap in (64, 32, 1):
             sim.simulate_once("replica", step, dataclasses.replace(setup, max_batch=cap), arrivals, 512, None)
     assert len(made) == 2

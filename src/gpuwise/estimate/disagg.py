@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.comm import Topology, p2p, topology
-from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup
+from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model
 from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.serving import PERCENTILES, meets_goals, simulated_requests, steady_state
@@ -86,7 +86,7 @@ def plan_disaggregated(
 ) -> DisaggPlan:
     """Fewest prefill and decode replicas (each `hw`) that meet `goals` at `qps` (Poisson)."""
     setup = engine_setup(job, hw, catalog)
-    step = StepModel(job, rates, topo, catalog)
+    step = step_model(job, rates, topo, catalog)
     n = simulated_requests(job)
     warm = n // 10
     unit = poisson_arrivals(1.0, n, 0)

@@ -30,6 +30,7 @@ from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES
 
@@ -365,6 +366,20 @@ class StepModel:
         kv = self.decode_per_key * batch * self.keys(context)
         out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + kv
         return out
+
+
+def step_model(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> StepModel:
+    """`StepModel(job, rates, topo, catalog)`; within one plan's search (gpuwise.estimate.sharing)
+    the same one for the same inputs, the batch cap apart (a step model does not read it), so that
+    its cached step times serve every batch cap and estimate of a layout."""
+    store = shared()
+    if store is None:
+        return StepModel(job, rates, topo, catalog)
+    key = ("step model", replace(job, concurrency=1), repr(rates), topo, id(catalog))
+    model = store.get(key)
+    if model is None:
+        model = store[key] = StepModel(job, rates, topo, catalog)
+    return model
 
 
 def _progression(first: float, step: float, terms: int, cap: float = math.inf) -> float:

@@ -20,11 +20,11 @@ from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
-from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, tp_all_reduces
+from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate_once
-from gpuwise.stats import percentile, tolerated
+from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -182,7 +182,7 @@ def inference_time(
     b = job.concurrency
     if isinstance(model, TransformerArch) and model.decoder:
         setup = engine_setup(job, hw, catalog)
-        step = StepModel(job, rates, topo, catalog)
+        step = step_model(job, rates, topo, catalog)
         ttft1, _ = alone(step, setup, job.input_tokens)
         st = steady_state(step, replace(setup, max_batch=max(setup.max_batch, 1)), b, job.input_tokens)
         terms = step.decode_terms(b, _avg_decode_context(job))
@@ -371,8 +371,9 @@ def simulate_batches(
 def _percentiles(result: SimResult) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for metric, values in (("ttft", result.ttft), ("tpot", result.tpot), ("e2e", result.e2e)):
-        seen = [v for v in values if v == v]  # NaN: never served (cannot happen once stable)
-        out[metric] = {f"p{p:g}": percentile(seen, p) if seen else math.inf for p in PERCENTILES}
+        seen = sorted(v for v in values if v == v)  # NaN: never served (cannot happen once stable)
+        # gpuwise.stats.percentile of each, sorted once
+        out[metric] = {f"p{p:g}": seen[rank(len(seen), p)] if seen else math.inf for p in PERCENTILES}
     return out
 
 
@@ -427,7 +428,7 @@ def replica(
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
         setup = replace(engine_setup(job, hw, catalog), max_batch=max_batch)
-        step = StepModel(job, rates, topo, catalog)
+        step = step_model(job, rates, topo, catalog)
         pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
@@ -477,7 +478,7 @@ def capacities(
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
         setup = setup or engine_setup(job, hw, catalog)
-        step = StepModel(job, rates, topo, catalog)
+        step = step_model(job, rates, topo, catalog)
         lone = alone_metrics(step, setup, job.input_tokens)
         peaks = [
             setup.pipelines * steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second

@@ -25,12 +25,11 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
+from gpuwise.estimate.sharing import shared
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,24 +102,6 @@ def _simulated(
     return SimResult(ttft, run.tpot, e2e, busy / now if now else 0.0, now + extra, run.missed), held
 
 
-# Runs already made within `shared_runs`: key -> [(batch cap, the cap at or below which it could differ, result)]
-_SHARED: ContextVar[dict[Hashable, list[tuple[int, int, SimResult]]] | None] = ContextVar("shared_runs", default=None)
-
-
-@contextmanager
-def shared_runs() -> Iterator[None]:
-    """Within it, `simulate_once` runs each distinct simulation once. A plan's serving search asks
-    for the same one several times: layouts that differ only in their batch cap at a replica count
-    where no cap binds (the runs are then step for step the same), the pessimistic confirmation of a
-    layout already simulated, a row re-estimated to be shown. One search's runs only: nothing is
-    kept beyond it."""
-    token = _SHARED.set({})
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
 def simulate_once(
     key: Hashable,
     model: StepModel,
@@ -129,15 +110,20 @@ def simulate_once(
     prompt_tokens: int,
     targets: Targets | None,
 ) -> SimResult:
-    """`simulate(model, setup, arrivals, prompt_tokens, targets=targets)`, or within `shared_runs`
-    the result of the same run made before: `key` names the step model and the arrivals (the
+    """`simulate(model, setup, arrivals, prompt_tokens, targets=targets)`, or within
+    gpuwise.estimate.sharing.shared_runs (one plan's search: it asks for the same run under several
+    batch caps where none binds, for a layout's run again to show its row) the result of the same
+    run made before: `key` names the step model and the arrivals (the
     caller's), and the setup, prompt and targets are compared here. A run under another batch cap
     is the same run when both caps are above every count of requests it held against its cap."""
-    shared = _SHARED.get()
-    if shared is None:
+    store = shared()
+    if store is None:
         return simulate(model, setup, arrivals, prompt_tokens, targets=targets)
     cap = setup.max_batch
-    runs = shared.setdefault((key, replace(setup, max_batch=0), prompt_tokens, targets), [])
+    # [(batch cap, the cap at or below which the run could differ, result)]
+    runs: list[tuple[int, int, SimResult]] = store.setdefault(
+        ("run", key, replace(setup, max_batch=0), prompt_tokens, targets), []
+    )
     for their_cap, held, result in runs:
         if their_cap == cap or held < min(cap, their_cap):
             return result
@@ -222,7 +208,7 @@ class _Run:
                 if fixed is None:
                     fixed = decode_fixed[decodes] = model.fixed(decodes * verify, decodes * verify)
                 mid = context + steps * grow / 2
-                keys = layers * mid if model.window is None else model.keys(mid)
+                keys = layers * mid if model.window is None else ends._windowed_keys(mid)
                 t = fixed + model.decode_per_key * (keys * decodes)
                 held = decodes if decodes > held else held
                 if decodes < max_batch and kv_used + per_request <= kv_tokens and nxt < n and t > 0:
@@ -307,10 +293,10 @@ class _Ends:
 
     def _mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
         """One step with prompt chunks: every running request's decode first, then prefill chunks in
-        arrival order up to the token budget: StepModel.step's arithmetic, written out for models
-        without sliding windows. Returns (its seconds, the prompts it completed)."""
-        model, prompt = self.model, self.prompt
-        plain = model.window is None
+        arrival order up to the token budget: StepModel.step, prefill_pairs and keys written out, the
+        same arithmetic. Returns (its seconds, the prompts it completed)."""
+        model, prompt, window = self.model, self.prompt, self.model.window
+        windowed = model.win_layers / model.layers  # the share of layers a window caps (0 without one)
         left = self.budget - decodes * model.verify
         chunk_tokens, pairs, ready = 0, 0.0, 0
         for item in prefilling:
@@ -318,19 +304,30 @@ class _Ends:
                 break
             done = item[1]
             take = left if left < prompt - done else prompt - done
-            pairs += take * (done + (take + 1) / 2) if plain else model.prefill_pairs(done, take)
+            mid = done + (take + 1) / 2  # the chunk's mean query position
+            if window is None:
+                pairs += take * mid
+            else:
+                pairs += (1 - windowed) * (take * mid) + windowed * take * (mid if mid <= window else window)
             item[1] = done = done + take
             left -= take
             chunk_tokens += take
             ready += done >= prompt
-        if not plain:
-            return model.step(chunk_tokens, decodes, model.keys(context) * decodes if decodes else 0.0, pairs), ready
         tokens = chunk_tokens + decodes * model.verify
         if not tokens:
             return 0.0, ready
-        keys = model.layers * context * decodes if decodes else 0.0
+        keys = 0.0
+        if decodes:
+            keys = model.layers * context if window is None else self._windowed_keys(context)
+            keys *= decodes
         fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
         return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
+
+    def _windowed_keys(self, context: float) -> float:
+        """StepModel.keys for a model with sliding-window layers."""
+        model, window = self.model, self.model.window
+        capped = context if window is None or context <= window else window
+        return (model.layers - model.win_layers) * context + model.win_layers * capped
 
     def first_tokens(
         self,

@@ -23,7 +23,7 @@ from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why
 from gpuwise.estimate.offers import price_model_of
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
-from gpuwise.estimate.simulate import shared_runs
+from gpuwise.estimate.sharing import shared_runs
 from gpuwise.plan.availability import add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
