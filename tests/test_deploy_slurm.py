@@ -139,6 +139,16 @@ def test_hybrid_sharding_is_sharded_in_a_node_and_replicated_across_nodes():
     assert any("hybrid sharding" in n for n in framework_args(work, hw, "megatron")[1])
 
 
+def test_megatron_zero1_sharded_in_a_node_takes_the_partial_distributed_optimizer():
+    """Megatron Core's --num-distributed-optimizer-instances: one optimizer copy per node, 4 on 32 GPUs."""
+    cat = load_catalog()
+    spec = {"model": "llama-2-13b", "task": "pretrain", "zero": 1, "sharding": "hybrid", "framework": "megatron"}
+    flags = [
+        a.value for a in framework_args(build_workload(spec, cat), build_hardware("h100-sxm:32", cat), "megatron")[0]
+    ]
+    assert "--use-distributed-optimizer" in flags and "--num-distributed-optimizer-instances=4" in flags
+
+
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
 def test_each_engine_gets_the_plans_tp_batch_and_port(engine):
     cat = load_catalog()

@@ -83,6 +83,22 @@ def test_hybrid_zero2_reduces_inside_the_node_then_across():
     assert sharded_optimizer_comm(job, HW16, TOPO, 16e9, 16e9) == pytest.approx((0.34, 0.14))
 
 
+def test_megatron_partial_distributed_optimizer_shards_zero1_inside_the_node():
+    """Megatron Core's --num-distributed-optimizer-instances (core 0.10): the distributed optimizer's
+    fp32 main parameters and two Adam moments (12 B per parameter) split over the node's 8 ranks, not
+    all 16; each bucket reduce-scattered inside the node (0.14 s) and its 2e9 B shard all-reduced
+    across the two nodes (0.2 s), the updated parameters all-gathered inside the node (0.14 s), where
+    ZeRO-1 over all 16 ranks moves each collective across nodes too (0.24 s each)."""
+    params = CAT.model("llama-2-7b").params
+    full = _job(framework="megatron", zero=1)
+    hybrid = _job(framework="megatron", zero=1, sharding="hybrid")
+    assert (shard_ranks(full, HW16), shard_ranks(hybrid, HW16)) == (16, 8)
+    assert memory(full, HW16, CAT).per_gpu.optimizer == pytest.approx(params * 12 / 16)
+    assert memory(hybrid, HW16, CAT).per_gpu.optimizer == pytest.approx(params * 12 / 8)
+    assert sharded_optimizer_comm(full, HW16, TOPO, 16e9, 16e9) == pytest.approx((0.24, 0.24))
+    assert sharded_optimizer_comm(hybrid, HW16, TOPO, 16e9, 16e9) == pytest.approx((0.34, 0.14))
+
+
 def test_across_nodes_is_a_ring_of_the_nodes_on_each_gpus_nic_share():
     assert collective_across_nodes("all_reduce", 4e9, 4, TOPO) == pytest.approx(2 * 3 / 4 * 4e9 / 10e9)
     assert collective_across_nodes("all_reduce", 4e9, 1, TOPO) == 0.0
@@ -101,7 +117,8 @@ def test_hpz_adds_the_secondary_weight_shard():
     ("opts", "says"),
     [
         ({"framework": "megatron", "sharding": "hybrid"}, "has no hybrid sharding"),
-        ({"framework": "fsdp", "sharding": "hybrid", "zero": 1}, "give --zero 2 or 3"),
+        ({"framework": "fsdp", "sharding": "hybrid", "zero": 1}, "no ZeRO-1 sharded inside a node"),
+        ({"framework": "megatron", "sharding": "hybrid", "zero": 0}, "give --zero 1, 2 or 3"),
         ({"framework": "fsdp", "zeropp": "hpz"}, "DeepSpeed's ZeRO\\+\\+"),
         ({"framework": "deepspeed", "zeropp": "qgz", "zero": 2}, "give --zero 3"),
     ],

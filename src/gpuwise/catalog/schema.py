@@ -303,6 +303,9 @@ class Framework(_Sourced):
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
     hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)
+    # ZeRO-1 (a distributed optimizer) sharded inside a node and replicated across nodes (Megatron Core's
+    # partial distributed optimizer, --num-distributed-optimizer-instances)
+    hybrid_zero1: bool = False
     # how the stack's activation checkpointing runs a checkpointed forward: without a graph
     # (reentrant: torch.utils.checkpoint use_reentrant=True, Megatron's and DeepSpeed's CheckpointFunction)
     # or building one under saved-tensor hooks (non-reentrant: checkpoint_wrapper's default)

@@ -39,7 +39,7 @@ def node_ranks(job: TrainingJob, hw: Hardware) -> int:
 def shard_ranks(job: TrainingJob, hw: Hardware) -> int:
     """Ranks each ZeRO-sharded state is split over: the data x context parallel group (Megatron's
     distributed optimizer and FSDP shard over it), or under hybrid sharding its part in one node."""
-    if job.parallel.sharding == "hybrid" and job.parallel.zero >= 2:
+    if job.parallel.sharding == "hybrid" and job.parallel.zero >= 1:
         return node_ranks(job, hw)
     return data_parallel(job, hw) * job.parallel.cp
 
@@ -148,8 +148,9 @@ def sharded_optimizer_comm(
     job: TrainingJob, hw: Hardware, topo: Topology, grad_bytes: float, param_bytes: float
 ) -> tuple[float, float]:
     """(gradient reduction, updated-parameter all-gather) seconds of a step under ZeRO-1/2: over
-    every data-parallel rank, or under hybrid ZeRO-2 (FSDP _HYBRID_SHARD_ZERO2) a reduce-scatter
-    inside the node plus the shards' all-reduce across nodes, and the all-gather inside the node."""
+    every data-parallel rank, or under hybrid ZeRO-1/2 (Megatron Core's partial distributed optimizer,
+    FSDP _HYBRID_SHARD_ZERO2) a reduce-scatter inside the node plus the shards' all-reduce across
+    nodes, and the all-gather inside the node."""
     dp, spans = data_parallel(job, hw), hw.nodes > 1
     g = node_ranks(job, hw)
     if job.parallel.sharding == "hybrid" and spans and dp > g:

@@ -515,7 +515,8 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
         per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
     state = per_param * n_train
     if job.parallel.zero >= 1:
-        state /= data_parallel(job, hw)
+        # over the data-parallel ranks, or under hybrid sharding a node's (each node updates its copy)
+        state /= node_ranks(job, hw) if job.parallel.sharding == "hybrid" else data_parallel(job, hw)
     return rates.time(0.0, 2 * state, "memory")
 
 

@@ -102,16 +102,22 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
 
 
 def _check_sharding(par: Parallelism, profile: Framework) -> None:
-    """Hybrid sharding (FSDP, torchtitan) shards ZeRO-2/3 states inside a node; ZeRO++ (DeepSpeed)
-    changes ZeRO-3's collectives: each only where the stack has it."""
+    """Hybrid sharding (FSDP, torchtitan) shards ZeRO-2/3 states inside a node, Megatron's partial
+    distributed optimizer its ZeRO-1 states; ZeRO++ (DeepSpeed) changes ZeRO-3's collectives: each
+    only where the stack has it."""
     if par.sharding == "hybrid":
-        if not profile.hybrid_sharding:
+        if par.zero == 0:
+            raise UsageError("--sharding hybrid shards ZeRO states inside each node: give --zero 1, 2 or 3")
+        if par.zero == 1 and not profile.hybrid_zero1:
+            raise UsageError(
+                f"--sharding hybrid --zero 1: {profile.name} has no ZeRO-1 sharded inside a node (Megatron Core's "
+                "--num-distributed-optimizer-instances): use --framework megatron"
+            )
+        if par.zero >= 2 and not profile.hybrid_sharding:
             raise UsageError(
                 f"--sharding hybrid: {profile.name} has no hybrid sharding (FSDP's HYBRID_SHARD, torchtitan's HSDP): "
                 "use --framework fsdp or torchtitan"
             )
-        if par.zero < 2:
-            raise UsageError("--sharding hybrid shards ZeRO-2/3 states inside each node: give --zero 2 or 3")
     if par.zeropp:
         if not profile.zeropp:
             raise UsageError(f"--zeropp is DeepSpeed's ZeRO++; {profile.name} has none: use --framework deepspeed")

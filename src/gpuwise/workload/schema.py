@@ -220,8 +220,9 @@ class WorkloadFields(StrictFields):
         "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
     )
     sharding: Annotated[Sharding | None, Choice] = _f(
-        "ZeRO-2/3 sharding group: every data-parallel rank (full), or the ranks of one node, replicated across "
-        "nodes (hybrid: FSDP HYBRID_SHARD, torchtitan HSDP).",
+        "ZeRO sharding group: every data-parallel rank (full), or the ranks of one node, replicated across "
+        "nodes (hybrid: FSDP HYBRID_SHARD and torchtitan HSDP at ZeRO-2/3, Megatron's partial distributed "
+        "optimizer at ZeRO-1).",
         example="hybrid",
         applies="training",
         default="full",
