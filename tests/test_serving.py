@@ -245,10 +245,12 @@ def test_jumping_over_prompt_chunks_gives_the_step_by_step_simulation(monkeypatc
     arrivals = poisson_arrivals(0.6, 600, 5)
     jumped = simulate(step, setup, arrivals, w.input_tokens)
 
-    def one_step(self, prefilling, running, step_no, context, admits):
-        return (*self._mixed_step(prefilling, len(running), context), 1)
+    def one_step(self, head, chunk, running, step_no, context):
+        t, ready = self.mixed_step(collections.deque([head]), len(running), context)
+        assert not ready
+        return t, 1
 
-    monkeypatch.setattr(sim._Ends, "prompt_step", one_step)
+    monkeypatch.setattr(sim._Ends, "chunk_run", one_step)
     stepped = simulate(step, setup, arrivals, w.input_tokens)
     for metric in ("ttft", "tpot", "e2e"):
         assert getattr(jumped, metric) == pytest.approx(getattr(stepped, metric), rel=SUM_ROUNDING), metric

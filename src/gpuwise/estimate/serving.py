@@ -371,7 +371,8 @@ def simulate_batches(
 def _percentiles(result: SimResult) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for metric, values in (("ttft", result.ttft), ("tpot", result.tpot), ("e2e", result.e2e)):
-        seen = sorted(v for v in values if v == v)  # NaN: never served (cannot happen once stable)
+        seen = [v for v in values if v == v]  # NaN: never served (cannot happen once stable)
+        seen.sort()
         # gpuwise.stats.percentile of each, sorted once
         out[metric] = {f"p{p:g}": seen[rank(len(seen), p)] if seen else math.inf for p in PERCENTILES}
     return out

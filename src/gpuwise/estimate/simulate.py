@@ -165,18 +165,35 @@ class _Run:
         self.over = [0, 0, 0]  # requests over each limit
         self.missed = False
 
+    def _retire(self, running: deque[tuple[int, int]], step_no: int, now: float, key_base: float) -> tuple[int, float]:
+        """Retire the requests whose last decode step has run: (how many, key_base without them; the
+        same term off for each, as they all started decode steps ago)."""
+        setup, arrivals, first, tpot, e2e, over = self.setup, self.arrivals, self.first, self.tpot, self.e2e, self.over
+        skip, _, lim_tpot, lim_e2e, allowed = self.limits
+        after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)
+        started = self.start_context - (step_no - setup.decode_steps) * setup.tokens_per_step
+        count = 0
+        while running and running[0][0] <= step_no:
+            r = running.popleft()[1]
+            e2e[r] = latency = now - arrivals[r]
+            tpot[r] = per_token = (now - first[r]) / after_first
+            if r >= skip:
+                over[1] += per_token > lim_tpot
+                over[2] += latency + setup.request_overhead > lim_e2e
+                self.missed = self.missed or over[1] > allowed or over[2] > allowed
+            key_base -= started
+            count += 1
+        return count, key_base
+
     def loop(self, closed_loop: bool) -> tuple[float, float, int]:
         """Events until every request is served (or a target is missed); returns (end, busy, held):
         `held` is at least every count of requests the loop compared with the batch cap, so the
         same run under any cap above it takes every step this one took."""
-        model, setup, arrivals = self.model, self.setup, self.arrivals
-        first, tpot, e2e = self.first, self.tpot, self.e2e
+        model, setup, arrivals, ends, ceil = self.model, self.setup, self.arrivals, _Ends(self), math.ceil
         n, max_batch, per_request, kv_tokens = len(arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens
-        verify, grow = model.verify, setup.tokens_per_step
-        skip, _, lim_tpot, lim_e2e, allowed = self.limits
-        extra, after_first = setup.request_overhead, max(1.0, setup.decode_steps * grow)
-        ends, over, layers = _Ends(self), self.over, model.layers
-        decode_fixed: dict[int, float] = {}  # a decode step's time besides attention, by decodes
+        verify, grow, budget, prompt = model.verify, setup.tokens_per_step, setup.token_budget, setup.prefill_tokens
+        layers, per_key, plain = model.layers, model.decode_per_key, model.window is None
+        decode_fixed: list[float | None] = [None] * (max_batch + 1)  # a decode step's time besides attention
         waiting: deque[int] = deque()
         prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
         running: deque[tuple[int, int]] = deque()  # (finish step, request): finish steps never decrease
@@ -197,22 +214,29 @@ class _Run:
             decodes = len(running)
             context = key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
             ready = 0
-            if prefilling:
+            if prefilling:  # a closed loop admits its next request at the next step: no run of chunks
                 admits = closed_loop and nxt < n and len(prefilling) + decodes < max_batch
-                admits = admits and kv_used + per_request <= kv_tokens
-                t, ready, steps = ends.prompt_step(prefilling, running, step_no, context, admits)
+                chunk = budget - decodes * verify  # what the oldest prompt may take
+                if (
+                    chunk > 0
+                    and prompt - prefilling[0][1] > chunk
+                    and not (admits and kv_used + per_request <= kv_tokens)
+                ):
+                    t, steps = ends.chunk_run(prefilling[0], chunk, running, step_no, context)
+                else:
+                    t, ready = ends.mixed_step(prefilling, decodes, context)
+                    steps = 1
                 now, busy, step_no = now + t, busy + t, step_no + (steps if decodes else 0)
             elif decodes:  # identical decode steps until a request finishes or an arrival can be admitted
                 steps = running[0][0] - step_no
-                fixed = decode_fixed.get(decodes)
+                fixed = decode_fixed[decodes]
                 if fixed is None:
                     fixed = decode_fixed[decodes] = model.fixed(decodes * verify, decodes * verify)
                 mid = context + steps * grow / 2
-                keys = layers * mid if model.window is None else ends._windowed_keys(mid)
-                t = fixed + model.decode_per_key * (keys * decodes)
+                t = fixed + per_key * ((layers * mid if plain else ends.windowed_keys(mid)) * decodes)
                 held = decodes if decodes > held else held
                 if decodes < max_batch and kv_used + per_request <= kv_tokens and nxt < n and t > 0:
-                    k = math.ceil((arrivals[nxt] - now) / t)
+                    k = ceil((arrivals[nxt] - now) / t)
                     if k < steps:
                         steps = k if k > 1 else 1
                 t *= steps
@@ -222,19 +246,8 @@ class _Run:
                 continue
             else:
                 break  # nothing can ever be admitted (a request larger than the KV cache)
-            if running and running[0][0] <= step_no:  # retire the requests whose last decode step has run
-                started = self.start_context - (step_no - setup.decode_steps) * grow
-                count = 0
-                while running and running[0][0] <= step_no:
-                    r = running.popleft()[1]
-                    e2e[r] = latency = now - arrivals[r]
-                    tpot[r] = per_token = (now - first[r]) / after_first
-                    if r >= skip:
-                        over[1] += per_token > lim_tpot
-                        over[2] += latency + extra > lim_e2e
-                        self.missed = self.missed or over[1] > allowed or over[2] > allowed
-                    key_base -= started
-                    count += 1
+            if running and running[0][0] <= step_no:  # requests whose last decode step has run
+                count, key_base = self._retire(running, step_no, now, key_base)
                 kv_used -= count * per_request
                 done += count
             if ready:
@@ -259,39 +272,31 @@ class _Ends:
         )
         self.chunk_fixed: dict[int, float] = {}  # a chunk run's step besides attention, by decodes
 
-    def prompt_step(
-        self, prefilling: deque[list[int]], running: deque[tuple[int, int]], step_no: int, context: float, admits: bool
-    ) -> tuple[float, int, int]:
-        """The next steps with prompt chunks: while the oldest prompt takes a step's whole budget, the
-        steps up to the one before its last chunk or a running request's last step (arrivals wait to
-        the end of the run: the prompts queued behind it get no tokens in it anyway), else one mixed
-        step. `admits`: a closed loop admits a request at the next step. Returns (seconds, prompts
-        completed, steps)."""
-        decodes, head = len(running), prefilling[0]
-        chunk = self.budget - decodes * self.model.verify  # what the oldest prompt may take
-        if chunk > 0 and self.prompt - head[1] > chunk and not admits:
-            steps = math.ceil((self.prompt - head[1]) / chunk) - 1
-            if decodes and running[0][0] - step_no < steps:
-                steps = running[0][0] - step_no
-            t = self._chunk_run(steps, chunk, decodes, context, head[1])
-            head[1] += steps * chunk
-            return t, 0, steps
-        return (*self._mixed_step(prefilling, decodes, context), 1)
-
-    def _chunk_run(self, steps: int, chunk: int, decodes: int, context: float, start: int) -> float:
-        """StepModel.chunk_run, its closed form written out for models without sliding windows."""
-        model = self.model
+    def chunk_run(
+        self, head: list[int], chunk: int, running: deque[tuple[int, int]], step_no: int, context: float
+    ) -> tuple[float, int]:
+        """Steps in which the oldest prompt (`head`: [request, prompt tokens done]) takes the whole
+        budget of `chunk` tokens, up to the step before its last chunk or a running request's last
+        step (arrivals wait to the end of the run: the prompts queued behind it get no tokens in it
+        anyway): StepModel.chunk_run's closed form, written out for models without sliding windows.
+        Returns (seconds, steps)."""
+        model, decodes, start = self.model, len(running), head[1]
+        steps = math.ceil((self.prompt - start) / chunk) - 1
+        if decodes and running[0][0] - step_no < steps:
+            steps = running[0][0] - step_no
+        head[1] += steps * chunk
         if model.window is not None:
-            return model.chunk_run(steps, chunk, decodes, context, self.grow, start)
+            return model.chunk_run(steps, chunk, decodes, context, self.grow, start), steps
         fixed = self.chunk_fixed.get(decodes)
         if fixed is None:
             fixed = self.chunk_fixed[decodes] = model.fixed(chunk + decodes * model.verify, decodes * model.verify + 1)
         keys = (steps * context + self.grow * steps * (steps - 1) / 2) * model.layers
         mid = start + (chunk + 1) / 2  # a chunk's mean query position (see prefill_pairs)
         pairs = chunk * (steps * mid + chunk * steps * (steps - 1) / 2)
-        return steps * fixed + model.decode_per_key * keys * decodes + model.prefill_per_pair * pairs * model.layers
+        t = steps * fixed + model.decode_per_key * keys * decodes + model.prefill_per_pair * pairs * model.layers
+        return t, steps
 
-    def _mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
+    def mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
         """One step with prompt chunks: every running request's decode first, then prefill chunks in
         arrival order up to the token budget: StepModel.step, prefill_pairs and keys written out, the
         same arithmetic. Returns (its seconds, the prompts it completed)."""
@@ -318,12 +323,12 @@ class _Ends:
             return 0.0, ready
         keys = 0.0
         if decodes:
-            keys = model.layers * context if window is None else self._windowed_keys(context)
+            keys = model.layers * context if window is None else self.windowed_keys(context)
             keys *= decodes
         fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
         return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
 
-    def _windowed_keys(self, context: float) -> float:
+    def windowed_keys(self, context: float) -> float:
         """StepModel.keys for a model with sliding-window layers."""
         model, window = self.model, self.model.window
         capped = context if window is None or context <= window else window
