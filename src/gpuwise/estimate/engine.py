@@ -207,6 +207,7 @@ def tp_all_reduces(model: TransformerArch, tokens: int, tp: int, topo: Topology)
 
 
 _Coefficient = tuple[float, str, float, float, float, float, bool]
+_Rated = tuple[float, bool, float | None, float, float, float, float, float]
 
 
 def _step_ops(
@@ -271,12 +272,19 @@ class StepModel:
         # so the linear term is a sum of rooflines over fixed coefficients (MoE: expert counts are not)
         self._affine = None if model.is_moe else self._coefficients()
 
-    def _coefficients(self) -> tuple[tuple[_Coefficient, ...], float, float]:
-        """Per operation (times, kind, FLOPs at 0 and per unit, bytes at 0 and per unit, by logits),
-        and the TP all-reduces' seconds at 0 tokens and per token."""
+    def _coefficients(self) -> tuple[tuple[_Rated, ...], float, float]:
+        """Per operation (times, by logits, its FLOP/s (None: a memory operation), its bytes/s, FLOPs
+        at 0 and per unit, bytes at 0 and per unit), and the TP all-reduces' seconds at 0 tokens and
+        per token."""
         coef = _op_coefficients(self.model, self.job.parallel.tp, self.w_bytes, self.kv_bytes, self.layers)
+        r = self.rates
+        flops = {"memory": None, "attention": r.attention}
+        rated = tuple(
+            (times, by_logits, flops.get(kind, r.matmul), r.bandwidth_of(kind), f0, f1, b0, b1)
+            for times, kind, f0, f1, b0, b1, by_logits in coef
+        )
         c1, c2 = self._comm(1), self._comm(2)
-        return coef, c1 - (c2 - c1), c2 - c1
+        return rated, c1 - (c2 - c1), c2 - c1
 
     def _comm(self, tokens: int) -> float:
         return tp_all_reduces(self.model, tokens, self.job.parallel.tp, self.topo)
@@ -287,14 +295,14 @@ class StepModel:
         if self._affine is None:
             return sum(self.linear_terms(tokens, logits).values())
         coef, c0, c1 = self._affine
-        r = self.rates
         t = c0 + c1 * tokens if tokens else 0.0
-        for times, kind, f0, f1, b0, b1, by_logits in coef:
+        for times, by_logits, flops_rate, bytes_rate, f0, f1, b0, b1 in coef:
             x = logits if by_logits else tokens
             if by_logits and not logits:
                 continue  # no LM head in a step without logits
-            compute = 0.0 if kind == "memory" else (f0 + f1 * x) / (r.attention if kind == "attention" else r.matmul)
-            t += times * max(compute, (b0 + b1 * x) / r.bandwidth_of(kind))
+            compute = 0.0 if flops_rate is None else (f0 + f1 * x) / flops_rate
+            memory = (b0 + b1 * x) / bytes_rate
+            t += times * (compute if compute >= memory else memory)  # the roofline: the slower side
         return t
 
     def linear_terms(self, tokens: int, logits: int) -> dict[str, float]:

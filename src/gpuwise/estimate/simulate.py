@@ -210,7 +210,8 @@ class _Run:
                     kv_used += per_request
                     if closed_loop:
                         arrivals[r] = now  # sent when a client's slot freed
-                held = max(held, len(prefilling) + len(running))  # at least each count held against the cap
+                count = len(prefilling) + len(running)  # at least each count held against the cap
+                held = count if count > held else held
             decodes = len(running)
             context = key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
             ready = 0
