@@ -261,11 +261,7 @@ def _training_job(
         raise UsageError(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
-    micro = f.micro_batch or 1
-    if f.global_batch is not None and f.global_batch < micro:
-        raise UsageError(f"--global-batch ({f.global_batch}) is smaller than --micro-batch ({micro})")
-    if f.tokens is not None and f.samples is not None:
-        raise UsageError("give --tokens or --samples, not both")
+    micro = _micro_batch(f)
     seq = f.seq or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
     if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":  # a plan picks it
@@ -312,6 +308,16 @@ def _training_job(
         quantized_linear=f.quantized_linear,
         **_capacity(f),
     )
+
+
+def _micro_batch(f: WorkloadFields) -> int:
+    """The micro-batch, checked against the global batch; a run's length is tokens or samples, not both."""
+    micro = f.micro_batch or 1
+    if f.global_batch is not None and f.global_batch < micro:
+        raise UsageError(f"--global-batch ({f.global_batch}) is smaller than --micro-batch ({micro})")
+    if f.tokens is not None and f.samples is not None:
+        raise UsageError("give --tokens or --samples, not both")
+    return micro
 
 
 def _capacity(f: WorkloadFields) -> dict[str, Any]:
