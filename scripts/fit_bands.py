@@ -12,14 +12,20 @@ has no fitted constants. LLM inference rows of published_perf.yaml count as in s
 overheads are fitted to other releases of the same TensorRT-LLM tables (said in each class's basis).
 
 A case belongs to a class: figure x model family x GPU vendor x stack (training framework or serving
-engine, LLMs only) x GPU architecture. The band of a class at a level L is the split-conformal
-interval of its cases' log(measured / predicted): the floor((n+1)p)-th and ceil((n+1)(1-p))-th of
-the n sorted errors, p = (1-L)/2. That needs n >= 1/p - 1 cases (9 at 80 %, 39 at 95 %) and at least
-MIN_CASES; a class with fewer takes its parent's band (architecture -> stack -> vendor -> family ->
-figure), widened to reach its own cases. A vendor and stack with no validated case get the widest
-band of the figure and family, and say so. Every band is widened to hold the estimate itself
-(low <= value <= high), so a bias is never fitted away: it shows as a one-sided band and a `flag`.
-The holdout (corpus/data/holdout.yaml) is never read here: it judges the bands.
+engine, LLMs only) x GPU architecture. A new case most likely comes from a source the corpus does not
+hold, and the cases of one source family (corpus/data/source_families.yaml: one publication's
+releases) share their errors, so a class's cases are weighed by family, each family once. The band of
+a class at a level L is the split-conformal interval of |log(measured / predicted)| over its K source
+families: the smallest q whose family-weighted share of cases with |error| <= q reaches L (1 + 1/K),
+so that a new family's case falls inside [-q, q] with probability at least L when families are
+exchangeable. That needs K >= L / (1 - L) families (4 at 80 %, 9 at 90 %, 19 at 95 %) and at least
+MIN_FAMILIES; a class with fewer takes its parent's band (architecture -> stack -> vendor -> family ->
+figure), widened to hold the central L share of its own cases. A figure with too few families at a
+level takes its largest |error| either way. A vendor and stack with no validated case get the widest
+band of the figure and family, and say so. The band is symmetric because the corpus' signed errors
+do not carry their sign to unseen sources (docs/uncertainty.md measures it); a class whose cases lie
+on one side of the estimate keeps its `flag`, and a bias is never fitted away.
+The holdouts (corpus/data/holdout*.yaml) are never read here: they judge the bands.
 
 Writes src/gpuwise/catalog/data/uncertainty.yaml (`--check`: fail if it is out of date).
 Run from the repository root: `python scripts/fit_bands.py`.
@@ -31,7 +37,8 @@ import argparse
 import math
 import statistics
 import sys
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,14 +49,15 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fit_efficiency  # noqa: E402
 
-from corpus import memory_accuracy, operators_accuracy, perf_accuracy, serving_accuracy  # noqa: E402
+from corpus import families, memory_accuracy, operators_accuracy, perf_accuracy, serving_accuracy  # noqa: E402
 from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, lineage  # noqa: E402
 
 OUT = ROOT / "src" / "gpuwise" / "catalog" / "data" / "uncertainty.yaml"
-MIN_CASES = 8  # fewest cases whose own quantiles make a band at any level (more where the level needs it)
+MIN_FAMILIES = 4  # fewest source families that make a class's own band at any level: those of an 80 % band (the default),
+# so a class stands on its own at every level up to the default or at none (more above it)
 # Signed biases whose cause is known and corrected in the model before the errors are taken. Empty:
 # no correction is applied here; a bias shows as a one-sided band and a flag until the model's own
 # mechanism removes it (the MI300X serving rows: docs/accuracy-serving.md).
@@ -67,6 +75,11 @@ class Evidence:
     key: ClassKey
     log_ratio: float
     out_of_sample: bool
+
+    @property
+    def family(self) -> str:
+        """The source family (releases of one publication count once)."""
+        return families.family_of(self.source)
 
 
 def _key(cat: Catalog, figure: str, family: str, gpu: str, stack: str) -> ClassKey:
@@ -194,21 +207,35 @@ def gather(cat: Catalog) -> list[Evidence]:
 # bands
 # ---------------------------------------------------------------------------------------------
 def needed(level: float) -> int:
-    """Fewest cases whose split-conformal interval at `level` is finite, and at least MIN_CASES."""
-    p = (1 - level) / 2
-    return max(MIN_CASES, math.ceil(1 / p - 1 - 1e-9))
+    """Fewest source families whose conformal band at `level` is finite: K >= level / (1 - level),
+    and at least MIN_FAMILIES."""
+    return max(MIN_FAMILIES, math.ceil(level / (1 - level) - 1e-9))
 
 
-def conformal(errors: list[float], level: float) -> tuple[float, float] | None:
-    """The floor((n+1)p)-th and ceil((n+1)(1-p))-th smallest errors, p = (1-level)/2: each tail
-    holds at most p of a new case's error when the cases are exchangeable. None: too few cases."""
-    n = len(errors)
-    if n < needed(level):
+def conformal(errors: Sequence[float], fams: Sequence[str], level: float) -> float | None:
+    """The half-width q of the band [-q, q] at `level`: the smallest |error| whose family-weighted
+    share (each family's cases weigh 1 together) reaches level x (1 + 1/K) of the K families; a new
+    family's case then falls inside with probability at least `level` when families are exchangeable.
+    None: fewer than needed(level) families."""
+    k = len(set(fams))
+    if k < needed(level):
         return None
+    size = Counter(fams)
+    goal = level * (1 + 1 / k) * k  # of the total weight k
+    total = 0.0
+    for err, fam in sorted(zip((abs(e) for e in errors), fams, strict=True)):
+        total += 1 / size[fam]
+        if total >= goal - 1e-9:
+            return err
+    raise AssertionError("the goal is at most the total weight")  # pragma: no cover
+
+
+def central(errors: Sequence[float], level: float) -> tuple[float, float]:
+    """The central `level` share of the cases: the floor(n p)+1-th and ceil(n (1-p))-th smallest
+    errors, p = (1 - level) / 2 (all of them when n p < 1)."""
+    ordered, n = sorted(errors), len(errors)
     p = (1 - level) / 2
-    lo, hi = math.floor((n + 1) * p + 1e-9), math.ceil((n + 1) * (1 - p) - 1e-9)
-    ordered = sorted(errors)
-    return ordered[lo - 1], ordered[min(hi, n) - 1]
+    return ordered[math.floor(n * p + 1e-9)], ordered[max(0, math.ceil(n * (1 - p) - 1e-9) - 1)]
 
 
 @dataclass
@@ -223,6 +250,10 @@ class Class:
     @property
     def errors(self) -> list[float]:
         return [e.log_ratio for e in self.evidence]
+
+    @property
+    def families(self) -> list[str]:
+        return [e.family for e in self.evidence]
 
 
 def classes_of(evidence: Iterable[Evidence]) -> dict[str, Class]:
@@ -240,21 +271,27 @@ def _parent(key: ClassKey, classes: dict[str, Class]) -> Class | None:
 
 
 def fit_bands(classes: dict[str, Class]) -> None:
-    """Each class's band per level, parents first: its own conformal interval when it has the
-    cases, else its parent's widened to reach its own cases; always holding 0 (the estimate)."""
+    """Each class's band per level, parents first: its own conformal band when it has the source
+    families, else its parent's widened to hold the central `level` share of its own cases; a figure
+    with too few families takes its largest error either way. Every band holds 0 (the estimate) and
+    the band of each lower level (a class that stands on its own at 80 % but borrows its parent's at
+    85 % never narrows)."""
     order = sorted(classes.values(), key=lambda c: len(lineage(c.key)))
-    for level in LEVELS:
+    for i, level in enumerate(sorted(LEVELS)):
         for c in order:
-            own = conformal(c.errors, level)
+            q = conformal(c.errors, c.families, level)
             parent = _parent(c.key, classes)
-            if own is not None or parent is None:
-                lo, hi = own if own is not None else (min(c.errors), max(c.errors))
+            if q is not None or parent is None:
+                q = q if q is not None else max(abs(e) for e in c.errors)
+                lo, hi = -q, q
                 c.source[level] = c.key.text
             else:
                 p_lo, p_hi = parent.bands[level]
-                lo, hi = min(p_lo, min(c.errors)), max(p_hi, max(c.errors))
+                own_lo, own_hi = central(c.errors, level)
+                lo, hi = min(p_lo, own_lo), max(p_hi, own_hi)
                 c.source[level] = parent.source[level]
-            c.bands[level] = (min(lo, 0.0), max(hi, 0.0))
+            below = c.bands[sorted(LEVELS)[i - 1]] if i else (0.0, 0.0)
+            c.bands[level] = (min(lo, below[0]), max(hi, below[1]))
 
 
 def widest(classes: dict[str, Class]) -> dict[str, dict[float, tuple[float, float]]]:
@@ -280,9 +317,9 @@ WORSE = {"speed": ("slower", "faster"), "time": ("slower", "faster"), "memory": 
 
 
 def bias_flag(c: Class) -> str | None:
-    """A class whose cases lie on one side of the estimate (its 80 % interval, or its whole range
-    when it has too few cases for one) is biased: said, never fitted away."""
-    own = conformal(c.errors, 0.8) or (min(c.errors), max(c.errors))
+    """A class whose cases lie on one side of the estimate (the central 80 % of them) is biased:
+    said, never fitted away."""
+    own = central(c.errors, 0.8)
     if len(c.errors) < 3 or (own[0] <= 0 <= own[1]):
         return None
     sense = FIGURES[c.key.figure][0]
@@ -293,7 +330,7 @@ def bias_flag(c: Class) -> str | None:
     med = math.exp(statistics.median(c.errors)) - 1
     return (
         f"biased: {k} of {len(c.errors)} cases measured {word} than estimated (median {med:+.0%}); the cause "
-        "is not corrected in the model, so the band runs from the estimate to the measurements"
+        "is not corrected in the model, so the band reaches the measurements"
     )
 
 
@@ -305,14 +342,15 @@ def render(classes: dict[str, Class]) -> str:
     wide = widest(classes)
     lines = [
         "# Generated by scripts/fit_bands.py from the corpus' published cases (corpus/data); do not edit.",
-        "# Per class (figure/family/vendor/stack/arch, '*' = every): cases, sources, how many were predicted",
-        "# out of sample, bias (median measured / predicted - 1 in the figure's own sense: memory, speed, or",
-        "# time for prefill), a flag when the cases lie on one side of the estimate, and per level the",
-        "# multipliers [low, high] on the estimate (split-conformal interval of log(measured / predicted));",
-        "# widened_from: the class whose band was taken where this one has too few cases for the level.",
-        f"# min_cases: the fewest cases that make a class's own band at each level (at least {MIN_CASES}).",
+        "# Per class (figure/family/vendor/stack/arch, '*' = every): cases, sources, source families, how",
+        "# many were predicted out of sample, bias (median measured / predicted - 1 in the figure's own sense:",
+        "# memory, speed, or time for prefill), a flag when the cases lie on one side of the estimate, and per",
+        "# level the multipliers [low, high] on the estimate (split-conformal band of |log(measured /",
+        "# predicted)| over source families, each family weighed once); widened_from: the class whose band",
+        "# was taken where this one has too few source families for the level.",
+        f"# min_families: the fewest source families that make a class's own band at each level (at least {MIN_FAMILIES}).",
         f"levels: [{', '.join(f'{lv:g}' for lv in LEVELS)}]",
-        "min_cases: {" + ", ".join(f"'{lv:g}': {needed(lv)}" for lv in LEVELS) + "}",
+        "min_families: {" + ", ".join(f"'{lv:g}': {needed(lv)}" for lv in LEVELS) + "}",
         "classes:",
     ]
     for text in sorted(classes):
@@ -321,6 +359,7 @@ def render(classes: dict[str, Class]) -> str:
         lines.append(f"  {text}:")
         lines.append(f"    cases: {len(c.evidence)}")
         lines.append(f"    sources: {len({e.source for e in c.evidence})}")
+        lines.append(f"    families: {len(set(c.families))}")
         lines.append(f"    out_of_sample: {oos}")
         if oos < len(c.evidence):
             lines.append(f"    in_sample_note: {SERVING_IN_SAMPLE!r}")

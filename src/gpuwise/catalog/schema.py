@@ -575,13 +575,14 @@ class ServerPrice(_Strict):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BandClass(_Strict):
-    """One class of published cases in uncertainty.yaml (scripts/fit_bands.py): how many, how many
-    predicted out of sample, the median bias, a flag when they lie on one side of the estimate, and per
-    level the multipliers [low, high] on an estimate of the class (`widened_from`: the class whose
-    band it took at a level where it has too few cases)."""
+    """One class of published cases in uncertainty.yaml (scripts/fit_bands.py): how many, from how
+    many sources and source families, how many predicted out of sample, the median bias, a flag when
+    they lie on one side of the estimate, and per level the multipliers [low, high] on an estimate of
+    the class (`widened_from`: the class whose band it took at a level where it has too few families)."""
 
     cases: Annotated[int, Ge(1)]
     sources: Annotated[int, Ge(1)]
+    families: Annotated[int, Ge(1)]
     out_of_sample: Annotated[int, Ge(0)]
     in_sample_note: str | None = None
     bias: float
@@ -592,11 +593,11 @@ class BandClass(_Strict):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UncertaintyTable(_Strict):
-    """uncertainty.yaml: the levels held, the fewest cases a class's own band needs at each, the
-    classes, and the widest band per figure (and figure/family) for what no case validates."""
+    """uncertainty.yaml: the levels held, the fewest source families a class's own band needs at
+    each, the classes, and the widest band per figure (and figure/family) for what no case validates."""
 
     levels: list[Annotated[float, Ge(0.5), Le(0.95)]]
-    min_cases: dict[str, Annotated[int, Ge(1)]]
+    min_families: dict[str, Annotated[int, Ge(1)]]
     classes: dict[str, BandClass]
     widest: dict[str, dict[str, tuple[Annotated[float, Gt(0), Le(1)], Annotated[float, Ge(1)]]]]
 

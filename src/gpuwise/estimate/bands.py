@@ -153,27 +153,31 @@ def _sample_words(c: BandClass) -> str:
     return f"{c.out_of_sample} out of sample, {c.cases - c.out_of_sample} {c.in_sample_note or 'in sample'}"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+def _count(n: int, noun: str, plural: str = "") -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -> tuple[str, int]:
     """Words for the basis of a class's band at `level`, and the cases it rests on."""
+    fams = f"{_count(c.families, 'family', 'families')}" if c.families != c.sources else ""
     own = (
-        f"{_count(c.cases, 'published case')} from {_count(c.sources, 'source')} of {key.describe()} "
-        f"({_sample_words(c)})"
+        f"{_count(c.cases, 'published case')} from {_count(c.sources, 'source')}{f' ({fams})' if fams else ''} "
+        f"of {key.describe()} ({_sample_words(c)})"
     )
     lv = f"{level:g}"
     src = c.widened_from.get(lv)
     cases = c.cases
+    need = table.min_families.get(lv, 0)
     if src is not None:
         parent = table.classes[src]
-        need = table.min_cases.get(lv, 0)
         own += (
-            f"; fewer than {need} for a {level:.0%} band: the band of {ClassKey.parse(src).describe()} "
-            f"({parent.cases} cases), widened to reach these"
+            f"; fewer than {need} source families for a {level:.0%} band: the band of "
+            f"{ClassKey.parse(src).describe()} ({parent.cases} cases from {_count(parent.families, 'family', 'families')}),"
+            " widened to hold these"
         )
         cases = parent.cases
+    elif c.families < need:
+        own += f"; fewer than {need} source families for a {level:.0%} band: wide, its largest error either way"
     if c.flag:
         own += f"; {c.flag}"
     return own, cases
