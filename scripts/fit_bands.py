@@ -37,7 +37,7 @@ import argparse
 import math
 import statistics
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,9 +53,12 @@ from corpus import families, memory_accuracy, operators_accuracy, perf_accuracy,
 from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
-from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, lineage  # noqa: E402
+from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, lineage, validated_key  # noqa: E402
 
 OUT = ROOT / "src" / "gpuwise" / "catalog" / "data" / "uncertainty.yaml"
+DOC = ROOT / "docs" / "uncertainty.md"  # its corpus table, between the two markers, is written here too
+BEGIN, END = "<!-- fit_bands.py: corpus judgement -->", "<!-- end of fit_bands.py's table -->"
+KINDS = {"memory": "memory", "training": "training", "prefill": "inference", "decode": "inference", "onepass": "inference"}
 MIN_FAMILIES = 4  # fewest source families that make a class's own band at any level: those of an 80 % band (the default),
 # so a class stands on its own at every level up to the default or at none (more above it)
 # Signed biases whose cause is known and corrected in the model before the errors are taken. Empty:
@@ -270,14 +273,15 @@ def _parent(key: ClassKey, classes: dict[str, Class]) -> Class | None:
     return next((classes[k.text] for k in chain[1:] if k.text in classes), None)
 
 
-def fit_bands(classes: dict[str, Class]) -> None:
+def fit_bands(classes: dict[str, Class], levels: Sequence[float] = LEVELS) -> None:
     """Each class's band per level, parents first: its own conformal band when it has the source
     families, else its parent's widened to hold the central `level` share of its own cases; a figure
     with too few families takes its largest error either way. Every band holds 0 (the estimate) and
     the band of each lower level (a class that stands on its own at 80 % but borrows its parent's at
     85 % never narrows)."""
     order = sorted(classes.values(), key=lambda c: len(lineage(c.key)))
-    for i, level in enumerate(sorted(LEVELS)):
+    ordered = sorted(levels)
+    for i, level in enumerate(ordered):
         for c in order:
             q = conformal(c.errors, c.families, level)
             parent = _parent(c.key, classes)
@@ -290,7 +294,7 @@ def fit_bands(classes: dict[str, Class]) -> None:
                 own_lo, own_hi = central(c.errors, level)
                 lo, hi = min(p_lo, own_lo), max(p_hi, own_hi)
                 c.source[level] = parent.source[level]
-            below = c.bands[sorted(LEVELS)[i - 1]] if i else (0.0, 0.0)
+            below = c.bands[ordered[i - 1]] if i else (0.0, 0.0)
             c.bands[level] = (min(lo, below[0]), max(hi, below[1]))
 
 
@@ -305,7 +309,7 @@ def widest(classes: dict[str, Class]) -> dict[str, dict[float, tuple[float, floa
         out[scope] = dict(c.bands)
     for c in classes.values():
         for scope in {c.key.figure, f"{c.key.figure}/{c.key.family}"} & out.keys():
-            for level in LEVELS:
+            for level in c.bands:
                 if c.source[level] == c.key.text:
                     lo, hi = c.bands[level]
                     w_lo, w_hi = out[scope][level]
@@ -382,14 +386,89 @@ def render(classes: dict[str, Class]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------
+# the bands judged on the corpus: each source family's cases against bands fitted without it
+# ---------------------------------------------------------------------------------------------
+def band_of(classes: dict[str, Class], wide: dict[str, dict[float, tuple[float, float]]], key: ClassKey, level: float):
+    """The band (log low, log high) a case of `key` gets, looked up as gpuwise.estimate.bands does;
+    None when no case of its figure is left."""
+    if validated_key(key).text not in classes:
+        scope = wide.get(f"{key.figure}/{key.family}") or wide.get(key.figure)
+        return None if scope is None else scope[level]
+    return next(classes[k.text].bands[level] for k in lineage(key) if k.text in classes)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One kind's cases against bands fitted without their source family."""
+
+    cases: int
+    families: int
+    covered: float  # share of the cases inside
+    covered_by_family: float  # each family's share inside, averaged (each family once)
+    width: float  # median high / low
+
+
+def judge(evidence: list[Evidence], level: float = 0.8) -> dict[str, Judged]:
+    """Per kind (memory, training, inference) and all: each case against the band fitted without
+    its source family, as a case from a source the corpus does not hold would get it."""
+    seen: dict[str, list[tuple[str, bool, float]]] = defaultdict(list)
+    for fam in sorted({e.family for e in evidence}):
+        classes = classes_of(e for e in evidence if e.family != fam)
+        fit_bands(classes, [lv for lv in LEVELS if lv <= level + 1e-9])
+        wide = widest(classes)
+        for e in (e for e in evidence if e.family == fam):
+            b = band_of(classes, wide, e.key, level)
+            if b is None:
+                continue
+            row = (fam, b[0] <= e.log_ratio <= b[1], math.exp(b[1] - b[0]))
+            seen[KINDS[e.key.figure]].append(row)
+            seen["all"].append(row)
+    out = {}
+    for kind in ("memory", "training", "inference", "all"):
+        rows = seen[kind]
+        per_fam: dict[str, list[bool]] = defaultdict(list)
+        for fam, inside, _ in rows:
+            per_fam[fam].append(inside)
+        out[kind] = Judged(
+            cases=len(rows),
+            families=len(per_fam),
+            covered=sum(r[1] for r in rows) / len(rows),
+            covered_by_family=statistics.fmean(sum(v) / len(v) for v in per_fam.values()),
+            width=statistics.median(r[2] for r in rows),
+        )
+    return out
+
+
+def render_judgement(judged: dict[str, Judged]) -> str:
+    lines = [
+        BEGIN,
+        "| kind | cases | source families | covered | covered, each family once | median width (high/low) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for kind, j in judged.items():
+        lines.append(
+            f"| {kind} | {j.cases} | {j.families} | {j.covered:.0%} | {j.covered_by_family:.0%} | {j.width:.2f}x |"
+        )
+    return "\n".join([*lines, END])
+
+
+def with_judgement(doc: str, table: str) -> str:
+    """docs/uncertainty.md with its corpus table replaced by `table`."""
+    head, rest = doc.split(BEGIN, 1)
+    return head + table + rest.split(END, 1)[1]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--check", action="store_true", help="exit 1 if the catalog file is out of date")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the catalog file or the doc's table is out of date")
     args = ap.parse_args()
-    classes = classes_of(gather(build_catalog()))
+    evidence = gather(build_catalog())
+    classes = classes_of(evidence)
     fit_bands(classes)
     text = render(classes)
-    return write_or_check({OUT: text}, args.check, "python scripts/fit_bands.py")
+    doc = with_judgement(DOC.read_text(encoding="utf-8"), render_judgement(judge(evidence)))
+    return write_or_check({OUT: text, DOC: doc}, args.check, "python scripts/fit_bands.py")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ def test_a_serving_estimate_meets_its_targets_at_the_pessimistic_end():
     s = json.loads(result.output)["inference"]["serving"]
     conf = s["confidence"]
     assert s["meets"] and conf["level"] == 0.8
-    assert conf["multipliers"]["tpot"] > 1.5  # MI300X's decode band: the published rows ran 41-63 % slower
+    # MI300X's decode band holds the central 80 % of the published rows (one source), which ran up to 58 % slower
+    assert conf["multipliers"]["tpot"] > 1.4
     assert conf["high_seconds"]["tpot"] <= 0.050 and conf["high_seconds"]["ttft"] <= 0.500
     assert conf["capacity_rps_low"] >= 50
