@@ -58,9 +58,16 @@ from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, li
 OUT = ROOT / "src" / "gpuwise" / "catalog" / "data" / "uncertainty.yaml"
 DOC = ROOT / "docs" / "uncertainty.md"  # its corpus table, between the two markers, is written here too
 BEGIN, END = "<!-- fit_bands.py: corpus judgement -->", "<!-- end of fit_bands.py's table -->"
-KINDS = {"memory": "memory", "training": "training", "prefill": "inference", "decode": "inference", "onepass": "inference"}
-MIN_FAMILIES = 4  # fewest source families that make a class's own band at any level: those of an 80 % band (the default),
-# so a class stands on its own at every level up to the default or at none (more above it)
+KINDS = {
+    "memory": "memory",
+    "training": "training",
+    "prefill": "inference",
+    "decode": "inference",
+    "onepass": "inference",
+}
+# The fewest source families that make a class's own band at any level: those of an 80 % band (the
+# default), so a class stands on its own at every level up to the default or at none (more above it).
+MIN_FAMILIES = 4
 # Signed biases whose cause is known and corrected in the model before the errors are taken. Empty:
 # no correction is applied here; a bias shows as a one-sided band and a flag until the model's own
 # mechanism removes it (the MI300X serving rows: docs/accuracy-serving.md).
@@ -389,7 +396,9 @@ def render(classes: dict[str, Class]) -> str:
 # ---------------------------------------------------------------------------------------------
 # the bands judged on the corpus: each source family's cases against bands fitted without it
 # ---------------------------------------------------------------------------------------------
-def band_of(classes: dict[str, Class], wide: dict[str, dict[float, tuple[float, float]]], key: ClassKey, level: float):
+def band_of(
+    classes: dict[str, Class], wide: dict[str, dict[float, tuple[float, float]]], key: ClassKey, level: float
+) -> tuple[float, float] | None:
     """The band (log low, log high) a case of `key` gets, looked up as gpuwise.estimate.bands does;
     None when no case of its figure is left."""
     if validated_key(key).text not in classes:

@@ -122,12 +122,36 @@ def _band_coverage() -> None:
     docs/accuracy-holdout.md's Bands table gives it."""
     rows = _band_table(_doc("accuracy-holdout.md").split("## Bands", 1)[1])
     assert _band_table(_doc("uncertainty.md").split("## Judged on the holdout", 1)[1]) == rows
+    second = _band_table(_doc("accuracy-holdout2.md").split("## Bands", 1)[1])
+    section = (
+        _doc("uncertainty.md").split("## Checked on the second holdout", 1)[1].split("## Judged on the holdout")[0]
+    )
+    assert _band_table(section) == second
     text = _flat((ROOT / "README.md").read_text(encoding="utf-8"))
     covered, width = rows["all"]
     assert f"bands hold {covered} % of the published figures with a median width of {width}" in text, rows
     assert f"inference {rows['inference'][0]} %, {rows['inference'][1]}" in text, rows
     assert f"memory {rows['memory'][0]} % but {rows['memory'][1]} wide" in text, rows
     assert f"training {rows['training'][0]} %, {rows['training'][1]}" in text, rows
+    assert f"on the second holdout (diagnostic) {second['all'][0]} % at {second['all'][1]}" in text, second
+    covered, width = _corpus_bands()
+    assert f"the 80 % bands hold {covered} % at {width}" in text, (covered, width)
+
+
+def _corpus_bands() -> tuple[str, str]:
+    """(covered share, median width) of every kind in docs/uncertainty.md's corpus table (written by
+    scripts/fit_bands.py, which --check keeps current)."""
+    table = _doc("uncertainty.md").split("<!-- fit_bands.py: corpus judgement -->", 1)[1]
+    cells = [c.strip() for c in next(r for r in table.splitlines() if r.startswith("| all |")).split("|")]
+    return cells[4].rstrip("%"), cells[6]
+
+
+def _corpus_band_claim() -> None:
+    """docs/uncertainty.md's sentence on the corpus judgement, as its generated table gives it."""
+    covered, width = _corpus_bands()
+    assert f"Weighing families and taking |error| holds {covered} %, at a median width of {width}" in _flat(
+        _doc("uncertainty.md")
+    ), (covered, width)
 
 
 SIGNED = r"([+\-\u2212]\d+(?:\.\d)?) ?%"
@@ -254,11 +278,13 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/memory-model.md", "% over all sources"): _slack_claim,
     ("docs/operators.md", "today's error plus 5 points, at least 15 %"): _operator_bounds,
     ("README.md", "bands hold"): _band_coverage,
+    ("docs/uncertainty.md", "Weighing families and taking |error| holds"): _corpus_band_claim,
     ("docs/holdout-diagnosis.md", "bias −15."): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +15."): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "the Hopper bias"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "the one allocated figure is"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +1.4 %"): _diagnosis_figures,
+    ("docs/holdout-diagnosis.md", "bias +0.3 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +4.0 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "the pretraining peaks' bias"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "and share within ±20 %"): _diagnosis_figures,

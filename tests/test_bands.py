@@ -147,7 +147,9 @@ def test_many_cases_of_one_source_make_no_band_of_their_own():
     """A hundred rows of one publication are one source's view: the class borrows its parent's band."""
     one = ClassKey("decode", "llm", "nvidia", "trtllm", "hopper")
     other = ClassKey("decode", "llm", "nvidia", "vllm", "ada")
-    classes = FIT.classes_of([*_evidence(one, [0.01 * (i % 5) for i in range(100)]), *_spread(other, [0.3, -0.3, 0.2, -0.2])])
+    classes = FIT.classes_of(
+        [*_evidence(one, [0.01 * (i % 5) for i in range(100)]), *_spread(other, [0.3, -0.3, 0.2, -0.2])]
+    )
     FIT.fit_bands(classes)
     assert classes[one.text].source[0.8] != one.text
     assert classes[one.text].bands[0.8][1] >= 0.3  # the other sources' errors count
