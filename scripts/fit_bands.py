@@ -69,7 +69,7 @@ KINDS = {
 # default), so a class stands on its own at every level up to the default or at none (more above it).
 MIN_FAMILIES = 4
 # Signed biases whose cause is known and corrected in the model before the errors are taken. Empty:
-# no correction is applied here; a bias shows as a one-sided band and a flag until the model's own
+# no correction is applied here; a bias shows as a flag and a band reaching the measurements until the model's own
 # mechanism removes it (the MI300X serving rows: docs/accuracy-serving.md).
 SERVING_IN_SAMPLE = "in sample: serving overheads fitted to other releases of TensorRT-LLM's tables"
 ENGINES = {"trt-llm": "trtllm", "trtllm": "trtllm", "vllm": "vllm", "sglang": "sglang"}

@@ -173,7 +173,7 @@ def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -
         own += (
             f"; fewer than {need} source families for a {level:.0%} band: the band of "
             f"{ClassKey.parse(src).describe()} ({parent.cases} cases from {_count(parent.families, 'family', 'families')}),"
-            " widened to hold these"
+            f" widened to hold the central {level:.0%} of these"
         )
         cases = parent.cases
     elif c.families < need:
