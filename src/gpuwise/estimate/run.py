@@ -188,6 +188,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             samples=work.samples,
             compile=work.compile,
             loss=work.loss,  # None: the framework's own, named in the assumptions
+            quantized_linear=work.quantized_linear,  # None: the framework's own
             overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
             optimizer_in_backward=work.optimizer_in_backward,
             paged_optimizer=work.paged_optimizer,
