@@ -99,23 +99,36 @@ def test_whole_catalog_serving_plan_for_32k_token_prompts(benchmark):
     assert benchmark.stats.stats.median < bound(1.5)
 
 
-def _cpu_seconds_of(argv: list[str]) -> float:
+def _installed_env(scratch) -> dict[str, str]:
+    """The caller's environment with gpuwise's bytecode kept in `scratch`, as scripts/bench_cli.py
+    runs it: an installed package runs from compiled bytecode, while PYTHONDONTWRITEBYTECODE (set in
+    some sandboxes) would make every measured process compile gpuwise's modules again (about 0.1 s of
+    `plan --help`'s CPU, 0.1-0.4 s of a serving plan's). The warm-up round writes the bytecode."""
+    import os
+
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(scratch / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _cpu_seconds_of(argv: list[str], env: dict[str, str] | None = None) -> float:
     """CPU seconds (user + system) of one whole process, which a loaded machine stretches far less
     than its wall time (scripts/bench_cli.py measures the same way)."""
     import resource
     import subprocess
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 @pytest.mark.parametrize("input_tokens", [16000, 32000])
-def test_long_prompt_serving_plan_as_a_whole_process(benchmark, input_tokens):
+def test_long_prompt_serving_plan_as_a_whole_process(benchmark, input_tokens, tmp_path):
     """`gpuwise plan --model llama-3.1-8b --task inference --input-tokens N --output-tokens 512 --qps 20
-    --ttft-ms 2000 --tpot-ms 50` as a user runs it (imports, catalog, search, report). Target 1.5 s of CPU,
-    not met yet (16k about 2.3 s, 32k about 1.7 s on a loaded machine): the bound catches a regression."""
+    --ttft-ms 2000 --tpot-ms 50` as a user runs it (imports from compiled bytecode, catalog, search, report).
+    Target 1.5 s of CPU, not met yet (16k about 1.9 s, 32k about 1.55 s on a loaded machine): the bound
+    catches a regression. The warm-up round (it compiles the bytecode) is not counted."""
     import statistics
     import sys
 
@@ -123,6 +136,8 @@ def test_long_prompt_serving_plan_as_a_whole_process(benchmark, input_tokens):
     argv += ["--input-tokens", str(input_tokens), "--output-tokens", "512", "--qps", "20"]
     argv += ["--ttft-ms", "2000", "--tpot-ms", "50", "--json"]
     cpu: list[float] = []
-    benchmark.pedantic(lambda: cpu.append(_cpu_seconds_of(argv)), rounds=3, iterations=1, warmup_rounds=1)
-    benchmark.extra_info["cpu_seconds"] = cpu
-    assert statistics.median(cpu) < bound({16000: 5.0, 32000: 4.0}[input_tokens])
+    env = _installed_env(tmp_path)
+    benchmark.pedantic(lambda: cpu.append(_cpu_seconds_of(argv, env)), rounds=3, iterations=1, warmup_rounds=1)
+    measured = cpu[-3:]  # the warm-up round appended first
+    benchmark.extra_info["cpu_seconds"] = measured
+    assert statistics.median(measured) < bound({16000: 5.0, 32000: 4.0}[input_tokens])
