@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
+from gpuwise.catalog.encoder_operators import encoder_operators
 from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
@@ -27,7 +28,7 @@ from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simu
 from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
-from gpuwise.workload.specs import DTYPE_BYTES
+from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 
 def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
@@ -172,12 +173,22 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
     return ttft + setup.request_overhead, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
 
 
+def timed_model(job: InferenceJob) -> ModelArch:
+    """The model as the timing sees it: an encoder under a runtime other than the default, written
+    operator by operator from its architecture (catalog/encoder_operators.py) so the runtime's
+    kernels and fusion apply; under the default, its layer totals (what the corpus checks)."""
+    model = job.model
+    if isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME:
+        return encoder_operators(model, job.input_tokens)
+    return model
+
+
 def inference_time(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog
 ) -> InferenceEstimate:
     """Decoders: a replica of the serving engine running `concurrency` requests at once (continuous
     batching with chunked prefill); encoders and other models: one forward pass over the batch."""
-    model = job.model
+    model = timed_model(job)
     notes = list(rates.notes) + list(topo.notes)
     b = job.concurrency
     if isinstance(model, TransformerArch) and model.decoder:
@@ -229,7 +240,13 @@ def inference_time(
         notes += served.notes
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
-        return InferenceEstimate(lat, lat, 0.0, lat, 0.0, n / t, b / t, served.terms, served.bottleneck, tuple(notes))
+        tokens = 0.0
+        if model is not job.model:  # an encoder written out operator by operator
+            notes.append(f"{model.name}: its operators written from its architecture at {job.input_tokens} tokens")
+            tokens = n * job.input_tokens / t
+        return InferenceEstimate(
+            lat, lat, 0.0, lat, tokens, n / t, b / t, served.terms, served.bottleneck, tuple(notes)
+        )
     t = generic_batch_seconds(model, b, rates, catalog.convention("generic_infer_traffic_factor"))
     notes.append(
         f"{model.name}: one forward pass over a batch of {b}; GPU time only: the serving framework, "
@@ -446,6 +463,7 @@ def replica(
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
+    model = timed_model(job)
     if isinstance(model, GenericArch) and model.operators:
         from gpuwise.estimate.operators import served_batch
 
@@ -492,7 +510,7 @@ def capacities(
 
 def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
     """Seconds one batch of b requests takes in a one-pass model (encoders, non-LLM models)."""
-    model = job.model
+    model = timed_model(job)
     if isinstance(model, TransformerArch):
         encoder = LLMTimer(job, rates, topo, catalog)
         return lambda b: encoder.prefill(b, job.input_tokens)

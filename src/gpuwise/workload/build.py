@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
+from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
@@ -153,7 +154,7 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
         concurrency=f.concurrency or 1,
         parallel=parallel,
-        engine=_engine(f, model),
+        engine=_engine(f, model, parallel),
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
@@ -173,7 +174,7 @@ def _input_from_host(f: WorkloadFields, model: ModelArch) -> bool:
     return bool(f.input_from_host)
 
 
-def _engine(f: WorkloadFields, model: ModelArch) -> Engine:
+def _engine(f: WorkloadFields, model: ModelArch, parallel: Parallelism) -> Engine:
     """The serving engine of a decoder LLM, or the runtime of any other model; one named for the
     other kind is refused with the choices that apply."""
     llm = isinstance(model, TransformerArch) and model.decoder
@@ -181,25 +182,39 @@ def _engine(f: WorkloadFields, model: ModelArch) -> Engine:
         return DEFAULT_LLM_ENGINE if llm else DEFAULT_RUNTIME
     if llm and f.engine not in LLM_ENGINES:
         raise UsageError(
-            f"--engine {f.engine} is a runtime of models described operator by operator; {model.name} is an LLM: "
+            f"--engine {f.engine} is a runtime of models timed operator by operator; {model.name} is an LLM: "
             f"use one of {', '.join(LLM_ENGINES)}"
         )
     if not llm and f.engine in LLM_ENGINES:
         raise UsageError(
             f"--engine {f.engine} serves generative LLMs; {model.name} is not one: use one of {', '.join(RUNTIMES)}"
         )
-    described = isinstance(model, GenericArch) and bool(model.operators)
-    if not llm and f.engine != DEFAULT_RUNTIME and not described:
-        raise UsageError(
-            f"--engine {f.engine} changes which kernels run, which needs a model described operator by operator "
-            f"(resnet-50, efficientnet-b0, dlrm-criteo-1tb, deepfm-ecommerce, or `gpuwise describe`); {model.name} "
-            f"is timed by its layer totals: drop --engine (the default is {DEFAULT_RUNTIME})"
-        )
+    if not llm and f.engine != DEFAULT_RUNTIME:
+        _check_runtime(f.engine, model, parallel)
     if f.engine == "lmdeploy" and f.lora_adapters:
         raise UsageError(
             "--lora-adapters: LMDeploy's TurboMind engine serves no LoRA adapters (its PyTorch engine does)"
         )
     return f.engine
+
+
+def _check_runtime(engine: str, model: ModelArch, parallel: Parallelism) -> None:
+    """A runtime other than the default changes which kernels run: the model must be described
+    operator by operator, or be an encoder whose operators follow from its architecture."""
+    if isinstance(model, GenericArch):
+        if model.operators:
+            return
+        why = f"{model.name} is known by its totals only"
+    else:
+        why = expressible(model) or ""
+        if not why and parallel.tp == 1:
+            return
+        why = why or f"{model.name}'s operators are written for one GPU, not split over tensor-parallel ranks (--tp)"
+    raise UsageError(
+        f"--engine {engine} changes which kernels run, which needs a model described operator by operator "
+        f"(resnet-50, efficientnet-b0, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
+        f"encoder (bert-base-uncased, bert-large-uncased); {why}: drop --engine (the default is {DEFAULT_RUNTIME})"
+    )
 
 
 def _bf16_defaults(**fields: tuple[str, bool]) -> frozenset[str]:

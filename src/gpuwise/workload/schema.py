@@ -310,7 +310,8 @@ class WorkloadFields(StrictFields):
     )
     engine: Annotated[Engine | None, Choice] = _f(
         "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy (scheduler and memory rules); for models "
-        "described operator by operator eager|torchscript|onnxruntime|tensorrt|triton (the runtime).",
+        "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton "
+        "(the runtime; an encoder under the default is timed by its layer totals).",
         example="sglang",
         applies="inference",
         default="vllm for LLMs, triton (TensorRT under Triton) for other models",

@@ -1,0 +1,131 @@
+"""A BERT-style encoder written operator by operator from its architecture, so `--engine` (eager,
+TorchScript, ONNX Runtime, TensorRT) applies to it with the operator model's fusion and launch rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.encoder_operators import encoder_operators
+from gpuwise.errors import UsageError
+from gpuwise.estimate import estimate
+from gpuwise.estimate.compute import Shape, head_ops, layer_ops
+from gpuwise.estimate.operators import launched
+from gpuwise.workload import build_hardware, build_workload
+
+from .conftest import run_process
+
+CAT = load_catalog()
+BATCH, SEQ = 32, 128
+
+
+def _ops(model: str = "bert-base-uncased") -> dict[str, object]:
+    return {op.name: op for op in encoder_operators(CAT.model(model), SEQ).operators}
+
+
+def test_bert_base_operators_at_batch_32_by_128_tokens_hand_computed():
+    """BERT-base: hidden 768, 12 heads of 64, FFN 3072; one sample is a sequence of 128 tokens,
+    16-bit elements. Per batch of 32 x 128 tokens (m = 4096 rows):"""
+    ops = _ops()
+    q = ops["layer.0.query"]
+    assert q.flops * BATCH == 2 * 4096 * 768 * 768 == 4_831_838_208
+    assert q.act_bytes * BATCH == 2 * (4096 * 768 + 4096 * 768) == 12_582_912  # read x, write q
+    assert q.param_bytes == 2 * (768 * 768 + 768) == 1_181_184  # weight and bias, once per batch
+    scores = ops["layer.0.scores"]  # Q K^T: 12 heads x 128 x 128 per sequence, k = 64; reads Q and K
+    assert scores.flops * BATCH == 2 * 32 * 12 * 128 * 128 * 64 == 805_306_368
+    assert scores.act_bytes * BATCH == 2 * 4096 * 768 * 2 == 12_582_912
+    # the score matrix (32 x 12 x 128 x 128 elements): the score GEMM's write is counted with the
+    # scale (write, read, write), the value GEMM's read with the softmax (read, write, read)
+    for name in ("scale", "softmax"):
+        assert ops[f"layer.0.{name}"].act_bytes * BATCH == 3 * 2 * 32 * 12 * 128 * 128 == 37_748_736
+        assert ops[f"layer.0.{name}"].fused_into is not None
+    context = ops["layer.0.context"]  # probabilities x V: reads V, writes the context
+    assert context.flops * BATCH == 805_306_368
+    assert context.act_bytes * BATCH == 2 * 4096 * 768 * 2 == 12_582_912
+    up = ops["layer.0.intermediate"]
+    assert up.flops * BATCH == 2 * 4096 * 768 * 3072 == 19_327_352_832
+    assert up.act_bytes * BATCH == 2 * 4096 * (768 + 3072) == 31_457_280
+    assert up.param_bytes == 2 * (768 * 3072 + 3072) == 4_724_736
+    assert ops["layer.0.gelu"].act_bytes * BATCH == 2 * 2 * 4096 * 3072 == 50_331_648
+    assert ops["layer.0.output.add"].act_bytes * BATCH == 3 * 2 * 4096 * 768  # two reads, one write
+    norm = ops["layer.0.output.layer_norm"]
+    assert norm.act_bytes * BATCH == 2 * 2 * 4096 * 768 and norm.param_bytes == 2 * 2 * 768
+    assert ops["pooler.dense"].flops * BATCH == 2 * 32 * 768 * 768  # the first token only
+    # one layer: 4 projections (4 x 2mh^2), FFN (2 x 2mhf), attention (2 x 2 m s h)
+    per_layer = 4 * 2 * 4096 * 768**2 + 2 * 2 * 4096 * 768 * 3072 + 2 * 2 * 4096 * 128 * 768
+    total = sum(op.flops for op in ops.values()) * BATCH
+    assert total == 12 * per_layer + 2 * 32 * 768**2 == 715_149_803_520
+
+
+def test_a_compiled_engine_fuses_the_epilogues_and_the_attention_softmax():
+    model = encoder_operators(CAT.model("bert-base-uncased"), SEQ)
+    eager, compiled = model.operators, launched(model.operators, "compiled")
+    # embeddings: 3 gathers, 2 adds, layernorm; per layer 17 operators; pooler: GEMM and tanh
+    assert len(eager) == 6 + 12 * 17 + 2
+    # per layer a compiled engine keeps the 8 GEMMs (Q, K, V, scores, context, output projection,
+    # FFN up and down) and the 2 layernorms; of the pooler its GEMM
+    assert len(compiled) == 6 + 12 * 10 + 1
+    names = {op.name.rsplit(".", 1)[-1] for op in compiled}
+    assert not names & {"softmax", "scale", "gelu", "transpose", "tanh"}
+
+
+@pytest.mark.parametrize("name", ["bert-base-uncased", "bert-large-uncased"])
+@pytest.mark.parametrize("seq", [128, 384])
+def test_the_operator_list_has_the_layer_totals_flops(name: str, seq: int):
+    """Both paths count 2 m k n per GEMM and 2 s (q + o) per token for attention: the operator list
+    adds only the pooler, well within 1 %."""
+    model = CAT.model(name)
+    ops = encoder_operators(model, seq)
+    s = Shape(tokens=seq, seqs=1, context=seq)
+    layers = model.layers * sum(o.flops for o in layer_ops(model, s, 1, False))
+    totals = layers + sum(o.flops for o in head_ops(model, s, 1, 0, False))
+    assert ops.flops_per_sample == pytest.approx(totals, rel=0.01)
+
+
+def _latency(engine: str | None, model: str = "bert-base-uncased", **opts: object) -> dict[str, object]:
+    given = {"model": model, "task": "inference", "concurrency": BATCH, "input_tokens": SEQ, **opts}
+    if engine:
+        given["engine"] = engine
+    work = build_workload(given, CAT)
+    return estimate(work, build_hardware("t4", CAT, default_count=1), CAT).as_dict()
+
+
+def test_each_runtime_times_bert_by_its_kernels_eager_slowest():
+    t = {e: _latency(e)["inference"]["latency_seconds"] for e in ("eager", "torchscript", "onnxruntime", "tensorrt")}
+    assert t["eager"] > t["torchscript"] > t["onnxruntime"] > t["tensorrt"] > 0
+    d = _latency("eager")
+    assert any("runs on PyTorch eager (--engine eager)" in a for a in d["assumptions"])
+    assert d["inference"]["tokens_per_second"] == pytest.approx(BATCH * SEQ / d["inference"]["latency_seconds"])
+
+
+def test_the_default_runtime_keeps_the_layer_totals():
+    """Under the default (triton) an encoder is timed as before: no operator note."""
+    d = _latency(None)
+    assert d["workload"]["engine"] == "triton"
+    assert not any("operators written from its architecture" in a for a in d["assumptions"])
+    assert d["inference"]["latency_seconds"] == _latency("triton")["inference"]["latency_seconds"]
+
+
+@pytest.mark.parametrize(
+    ("opts", "says"),
+    [
+        ({"model": "vit-base-patch16-224", "engine": "tensorrt"}, "embeds patches, not tokens"),
+        ({"model": "bert-large-uncased", "engine": "eager", "tp": 2}, "not split over tensor-parallel ranks"),
+    ],
+)
+def test_an_encoder_the_operators_cannot_express_is_refused_with_the_reason(opts: dict[str, object], says: str):
+    with pytest.raises(UsageError, match=says):
+        build_workload({"task": "inference", **opts}, CAT)
+
+
+def test_cli_bert_under_torchscript_end_to_end():
+    args = "estimate --model bert-base-uncased --task inference --engine torchscript --gpu t4 --concurrency 32"
+    r = run_process(*args.split(), "--input-tokens", "128", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["workload"]["engine"] == "torchscript"
+    assert any("runs on TorchScript (--engine torchscript)" in a for a in d["assumptions"])
+    bad = run_process("estimate", "--model", "vit-base-patch16-224", "--task", "inference", "--engine", "eager")
+    assert bad.returncode == 2 and "embeds patches" in bad.stderr
