@@ -25,3 +25,10 @@ def write_or_check(texts: Mapping[Path, str], check: bool, command: str, also_st
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
+
+
+def held_out_yaml(header: Iterable[str], held: Mapping[str, float]) -> str:
+    """A fit's per-case out-of-sample errors as the YAML the accuracy scripts read: the comment
+    `header` lines, then `held_out:` with each case's error rounded to 5 places."""
+    lines = [*header, "held_out:", *(f"  {cid}: {round(e, 5)}" for cid, e in held.items())]
+    return "\n".join(lines) + "\n"

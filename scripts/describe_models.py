@@ -79,29 +79,7 @@ def resnext101_32x4d() -> Any:
     1024 wide), the stride on that 3x3 convolution (as NVIDIA's DeepLearningExamples and timm build it)."""
     from torch import nn
 
-    class Block(nn.Module):
-        def __init__(self, cin: int, width: int, cout: int, stride: int) -> None:
-            super().__init__()
-            self.body = nn.Sequential(
-                nn.Conv2d(cin, width, 1, bias=False),
-                nn.BatchNorm2d(width),
-                nn.ReLU(),
-                nn.Conv2d(width, width, 3, stride, 1, groups=32, bias=False),
-                nn.BatchNorm2d(width),
-                nn.ReLU(),
-                nn.Conv2d(width, cout, 1, bias=False),
-                nn.BatchNorm2d(cout),
-            )
-            self.skip = (
-                nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-                if stride != 1 or cin != cout
-                else nn.Identity()
-            )
-            self.act = nn.ReLU()
-
-        def forward(self, x: Any) -> Any:
-            return self.act(self.body(x) + self.skip(x))
-
+    block = _architectures().Bottleneck  # ResNet's, with the 3x3 convolution in 32 groups
     layers: list[nn.Module] = [
         nn.Conv2d(3, 64, 7, 2, 3, bias=False),
         nn.BatchNorm2d(64),
@@ -112,7 +90,7 @@ def resnext101_32x4d() -> Any:
     for stage, (blocks, stride) in enumerate(((3, 1), (4, 2), (23, 2), (3, 2))):
         width, cout = 128 << stage, 256 << stage
         for i in range(blocks):
-            layers.append(Block(cin, width, cout, stride if i == 0 else 1))
+            layers.append(block(cin, width, stride if i == 0 else 1, groups=32, cout=cout))
             cin = cout
     layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2048, 1000)]
     return nn.Sequential(*layers)

@@ -23,14 +23,17 @@ from gpuwise.catalog import load_catalog
 
 
 class Bottleneck(nn.Module):
-    def __init__(self, cin: int, width: int, stride: int) -> None:
+    """ResNet's bottleneck (1x1, 3x3 with the stride, 1x1 to `cout`, four times `width` unless given);
+    `groups` splits the 3x3 convolution (ResNeXt)."""
+
+    def __init__(self, cin: int, width: int, stride: int, groups: int = 1, cout: int | None = None) -> None:
         super().__init__()
-        cout = width * 4
+        cout = cout or width * 4
         self.body = nn.Sequential(
             nn.Conv2d(cin, width, 1, bias=False),
             nn.BatchNorm2d(width),
             nn.ReLU(),
-            nn.Conv2d(width, width, 3, stride, 1, bias=False),
+            nn.Conv2d(width, width, 3, stride, 1, groups=groups, bias=False),
             nn.BatchNorm2d(width),
             nn.ReLU(),
             nn.Conv2d(width, cout, 1, bias=False),

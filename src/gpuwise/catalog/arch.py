@@ -297,6 +297,11 @@ OPERATOR_CLASSES = (
 MAX_OPERATORS = 1_000_000
 
 
+DESCRIBED_ELEMENT_BYTES = (
+    2  # operators' bytes are described at 16 bits (package data and `gpuwise describe` trace at bf16)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One kernel of a forward pass, per sample: the per-operator roofline times each one.

@@ -12,9 +12,8 @@ same count the layer-totals path (estimate/compute.py) uses, so both paths agree
 
 from __future__ import annotations
 
+from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
 from gpuwise.catalog.arch import GenericArch, Operator, TransformerArch
-
-_E = 2  # bytes per element: the operator vocabulary is described at 16 bits
 
 
 def expressible(model: TransformerArch) -> str | None:

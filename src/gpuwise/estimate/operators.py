@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
+from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
@@ -36,7 +37,6 @@ Runtime = Literal["eager", "graph", "folded", "compiled"]
 # their own; compiled: TensorRT-style, every epilogue fused into its conv/GEMM. Which runtime a named
 # engine uses is catalog data (engines.yaml `runtimes`).
 FOLDED_OPS = ("relu", "add")  # ONNX Runtime's CUDA FusedConv: cuDNN conv-bias-activation, Relu and an Add input
-DESCRIBED_ELEMENT_BYTES = 2  # package data and `gpuwise describe` trace at bf16
 _MEMORY_CLASSES = ("normalization", "elementwise", "pooling", "embedding", "data-movement", "attention")
 
 
