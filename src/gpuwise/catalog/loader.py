@@ -207,11 +207,18 @@ def _operator_file(p: Path) -> GenericArch | None:
 @functools.lru_cache(maxsize=64)
 def _packaged_operators(model_id: str) -> GenericArch | None:
     """The per-operator description shipped for a built-in model (data/operators/<id>.json,
-    written by scripts/describe_models.py), so that estimates need no torch."""
+    written by scripts/describe_models.py), or written from a diffusers UNet's config
+    (data/unet/<id>.json, catalog/unet_operators.py), so that estimates need no torch."""
     ref = _package_dir().joinpath("data", "operators", f"{model_id}.json")
-    if not ref.is_file():
-        return None
-    return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
+    if ref.is_file():
+        return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
+    unet = _package_dir().joinpath("data", "unet", f"{model_id}.json")  # a diffusers UNet's config.json
+    if unet.is_file():
+        from gpuwise.catalog.unet_operators import unet_config, unet_operators
+
+        doc = json.loads(unet.read_text(encoding="utf-8"))
+        return unet_operators(unet_config(doc, where=f"unet/{model_id}.json"), name=model_id)
+    return None
 
 
 @functools.lru_cache(maxsize=1)

@@ -212,7 +212,7 @@ def _check_runtime(engine: str, model: ModelArch, parallel: Parallelism) -> None
         why = why or f"{model.name}'s operators are written for one GPU, not split over tensor-parallel ranks (--tp)"
     raise UsageError(
         f"--engine {engine} changes which kernels run, which needs a model described operator by operator "
-        f"(resnet-50, efficientnet-b0, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
+        f"(resnet-50, efficientnet-b0, stable-diffusion-v1-5-unet, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
         f"encoder (bert-base-uncased, bert-large-uncased); {why}: drop --engine (the default is {DEFAULT_RUNTIME})"
     )
 

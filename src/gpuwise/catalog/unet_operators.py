@@ -1,0 +1,244 @@
+"""The operators of a Stable Diffusion UNet (diffusers' UNet2DConditionModel), written from its
+config.json, so the per-operator roofline (estimate/operators.py) and each runtime's fusion and
+launch rules time it as they time a described CNN.
+
+What diffusers runs for one forward, per sample (one latent of `sample_size`^2 pixels, a text
+context of `CONTEXT_TOKENS` tokens): the timestep embedding and its MLP; conv_in; down blocks of
+ResNet blocks (group norm, SiLU, 3x3 convolution, the time embedding added, group norm, SiLU, 3x3
+convolution, a 1x1 shortcut when the width changes, the residual add) each followed, in a
+cross-attention block, by a spatial transformer (group norm, 1x1 proj_in, to tokens; per layer:
+layer norm and self-attention, layer norm and cross-attention on the text context, layer norm and
+a GEGLU feed-forward, each with its residual add; back to pixels, 1x1 proj_out, residual add) and a
+stride-2 convolution; the middle block; up blocks that concatenate the skip connections, with
+nearest 2x upsampling and a 3x3 convolution; group norm, SiLU and conv_out. Attention is one
+fused kernel (PyTorch 2's scaled_dot_product_attention, diffusers' AttnProcessor2_0; TensorRT's
+fused MHA). The divisions by `output_scale_factor` and `rescale_output_factor` (1.0 in these
+configs) are kernels eager PyTorch launches anyway.
+
+`fused_into` marks what a compiled engine folds into the kernel before it: SiLU into the group
+norm (TensorRT's GroupNorm+SiLU plugin), the bias-free adds and the scale divisions into the
+convolution or GEMM, the head transposes into the GEMMs, GEGLU's GELU and product into its
+projection. Bytes at 16 bits (DESCRIBED_ELEMENT_BYTES); FLOPs 2 m k n per GEMM and convolution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
+from gpuwise.catalog.arch import GenericArch, Operator
+
+CONTEXT_TOKENS = 77  # CLIP's text context: every Stable Diffusion pipeline pads the prompt to 77 tokens
+TIME_CHANNELS_PER_BLOCK0 = 4  # diffusers: time_embed_dim = block_out_channels[0] * 4
+
+_DOWN = ("CrossAttnDownBlock2D", "DownBlock2D")
+_UP = ("CrossAttnUpBlock2D", "UpBlock2D")
+
+
+@dataclass(frozen=True, slots=True)
+class UNetConfig:
+    """The fields of a UNet2DConditionModel config.json that decide its operators."""
+
+    in_channels: int
+    out_channels: int
+    widths: tuple[int, ...]  # block_out_channels
+    layers_per_block: int
+    down: tuple[str, ...]
+    up: tuple[str, ...]
+    context_dim: int  # cross_attention_dim
+    transformer_layers: tuple[int, ...]
+    linear_projection: bool  # proj_in/proj_out as linear layers (SD 2) or 1x1 convolutions (SD 1)
+    sample_size: int
+
+
+def unet_config(doc: Mapping[str, Any], where: str) -> UNetConfig:
+    """A diffusers UNet2DConditionModel config, or ValueError saying what is not written out here."""
+    if doc.get("_class_name") != "UNet2DConditionModel":
+        raise ValueError(f"{where}: not a UNet2DConditionModel config")
+    for key in ("addition_embed_type", "class_embed_type", "encoder_hid_dim", "time_cond_proj_dim"):
+        if doc.get(key) is not None:
+            raise ValueError(f"{where}: {key} (extra conditioning) is not written out operator by operator")
+    widths = tuple(int(w) for w in doc["block_out_channels"])
+    down, up = tuple(doc["down_block_types"]), tuple(doc["up_block_types"])
+    if any(d not in _DOWN for d in down) or any(u not in _UP for u in up) or len(down) != len(widths):
+        raise ValueError(f"{where}: block types other than {', '.join(_DOWN + _UP)}")
+    if doc.get("mid_block_type", "UNetMidBlock2DCrossAttn") != "UNetMidBlock2DCrossAttn":
+        raise ValueError(f"{where}: a mid block other than UNetMidBlock2DCrossAttn")
+    if doc.get("act_fn", "silu") != "silu" or doc.get("num_attention_heads") is not None:
+        raise ValueError(f"{where}: an activation other than SiLU, or num_attention_heads, is not written out")
+
+    def per_block(value: Any) -> tuple[int, ...]:
+        return tuple(int(v) for v in value) if isinstance(value, list) else (int(value),) * len(widths)
+
+    return UNetConfig(
+        in_channels=int(doc["in_channels"]),
+        out_channels=int(doc["out_channels"]),
+        widths=widths,
+        layers_per_block=int(doc["layers_per_block"]),
+        down=down,
+        up=up,
+        context_dim=int(doc["cross_attention_dim"]),
+        transformer_layers=per_block(doc.get("transformer_layers_per_block", 1)),
+        linear_projection=bool(doc.get("use_linear_projection", False)),
+        sample_size=int(doc["sample_size"]),
+    )
+
+
+class _Ops:
+    """Appends operators and counts parameters; `anchor` is the last kernel a compiler fuses into."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operator] = []
+        self.params = 0
+        self.anchor = 0
+
+    def _add(self, op: Operator, anchor: bool) -> None:
+        if anchor:
+            self.anchor = len(self.ops)
+        self.ops.append(op)
+
+    def conv(self, name: str, cin: int, cout: int, k: int, hw_in: int, hw_out: int) -> None:
+        """A k x k convolution with bias: reads the input map, writes the output map."""
+        weights = cin * cout * k * k + cout
+        self.params += weights
+        flops = 2.0 * cin * cout * k * k * hw_out
+        self._add(Operator(name, "convolution", flops, _E * (cin * hw_in + cout * hw_out), _E * weights), True)
+
+    def gemm(self, name: str, m: int, k: int, n: int, bias: bool) -> None:
+        """y[m,n] = x[m,k] @ w[k,n] (+ bias) per sample; the weights read once per batch."""
+        w = k * n + (n if bias else 0)
+        self.params += w
+        self._add(Operator(name, "gemm", 2.0 * m * k * n, _E * (m * k + m * n), _E * w), True)
+
+    def norm(self, name: str, elements: int, channels: int) -> None:
+        """Group or layer norm: reads and writes the map; scale and shift are 2 x channels."""
+        self.params += 2 * channels
+        self._add(Operator(name, "normalization", 0.0, _E * 2 * elements, _E * 2 * channels), True)
+
+    def pointwise(self, name: str, cls: str, elements: int, passes: int, fused: bool) -> None:
+        """A memory-bound kernel moving `passes` x `elements` 16-bit elements."""
+        self._add(Operator(name, cls, 0.0, _E * passes * elements, 0.0, self.anchor if fused else None), False)
+
+    def attention(self, name: str, t: int, s: int, c: int) -> None:
+        """softmax(Q K^T / sqrt(d)) V over all heads: one fused kernel reading Q, K, V, writing O."""
+        self._add(Operator(name, "attention", 4.0 * t * s * c, _E * (2 * t * c + 2 * s * c)), True)
+
+
+def _resnet(w: _Ops, p: str, cin: int, cout: int, hw: int, temb: int) -> None:
+    w.norm(f"{p}.norm1", cin * hw, cin)
+    w.pointwise(f"{p}.silu1", "elementwise", cin * hw, 2, fused=True)
+    w.conv(f"{p}.conv1", cin, cout, 3, hw, hw)
+    conv1 = w.anchor
+    w.pointwise(f"{p}.time_emb_silu", "elementwise", temb, 2, fused=False)
+    w.gemm(f"{p}.time_emb_proj", 1, temb, cout, bias=True)
+    w.anchor = conv1  # the broadcast add of the time embedding folds into conv1's epilogue
+    w.pointwise(f"{p}.time_emb.add", "elementwise", cout * hw, 2, fused=True)
+    w.norm(f"{p}.norm2", cout * hw, cout)
+    w.pointwise(f"{p}.silu2", "elementwise", cout * hw, 2, fused=True)
+    w.conv(f"{p}.conv2", cout, cout, 3, hw, hw)
+    if cin != cout:
+        w.conv(f"{p}.conv_shortcut", cin, cout, 1, hw, hw)
+    w.pointwise(f"{p}.residual.add", "elementwise", cout * hw, 3, fused=True)
+    w.pointwise(f"{p}.output_scale.div", "elementwise", cout * hw, 2, fused=True)
+
+
+def _attention(w: _Ops, p: str, c: int, t: int, s: int, kv_dim: int) -> None:
+    w.gemm(f"{p}.to_q", t, c, c, bias=False)
+    w.gemm(f"{p}.to_k", s, kv_dim, c, bias=False)
+    w.gemm(f"{p}.to_v", s, kv_dim, c, bias=False)
+    w.attention(f"{p}.sdpa", t, s, c)
+    w.pointwise(f"{p}.transpose", "data-movement", t * c, 2, fused=True)
+    w.gemm(f"{p}.to_out", t, c, c, bias=True)
+    w.pointwise(f"{p}.rescale.div", "elementwise", t * c, 2, fused=True)
+    w.pointwise(f"{p}.residual.add", "elementwise", t * c, 3, fused=True)
+
+
+def _transformer(w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int, linear: bool) -> None:
+    w.norm(f"{p}.norm", c * hw, c)
+    if linear:
+        w.pointwise(f"{p}.to_tokens", "data-movement", c * hw, 2, fused=False)
+        w.gemm(f"{p}.proj_in", hw, c, c, bias=True)
+    else:
+        w.conv(f"{p}.proj_in", c, c, 1, hw, hw)
+        w.pointwise(f"{p}.to_tokens", "data-movement", c * hw, 2, fused=True)
+    for n in range(layers):
+        b = f"{p}.block.{n}"
+        w.norm(f"{b}.norm1", c * hw, c)
+        _attention(w, f"{b}.attn1", c, hw, hw, c)
+        w.norm(f"{b}.norm2", c * hw, c)
+        _attention(w, f"{b}.attn2", c, hw, CONTEXT_TOKENS, context_dim)
+        w.norm(f"{b}.norm3", c * hw, c)
+        w.gemm(f"{b}.ff.geglu.proj", hw, c, 8 * c, bias=True)
+        w.pointwise(f"{b}.ff.geglu.gelu", "elementwise", 4 * c * hw, 2, fused=True)
+        w.pointwise(f"{b}.ff.geglu.mul", "elementwise", 4 * c * hw, 3, fused=True)
+        w.gemm(f"{b}.ff.out", hw, 4 * c, c, bias=True)
+        w.pointwise(f"{b}.ff.residual.add", "elementwise", c * hw, 3, fused=True)
+    if linear:
+        w.gemm(f"{p}.proj_out", hw, c, c, bias=True)
+        w.pointwise(f"{p}.to_pixels", "data-movement", c * hw, 2, fused=True)
+    else:
+        w.pointwise(f"{p}.to_pixels", "data-movement", c * hw, 2, fused=False)
+        w.conv(f"{p}.proj_out", c, c, 1, hw, hw)
+    w.pointwise(f"{p}.residual.add", "elementwise", c * hw, 3, fused=True)
+
+
+def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> GenericArch:
+    """One forward of the UNet per sample, operator by operator (module docstring)."""
+    w = _Ops()
+    c0 = cfg.widths[0]
+    temb = c0 * TIME_CHANNELS_PER_BLOCK0
+    for op in ("exp", "mul", "sin", "cos", "cat"):  # the sinusoidal timestep embedding
+        w.pointwise(f"time_proj.{op}", "elementwise", c0, 2, fused=False)
+    w.gemm("time_embedding.linear_1", 1, c0, temb, bias=True)
+    w.pointwise("time_embedding.silu", "elementwise", temb, 2, fused=True)
+    w.gemm("time_embedding.linear_2", 1, temb, temb, bias=True)
+    side = cfg.sample_size
+    w.conv("conv_in", cfg.in_channels, c0, 3, side * side, side * side)
+    skips = [c0]
+    prev = c0
+    for i, (kind, c) in enumerate(zip(cfg.down, cfg.widths, strict=True)):
+        hw = side * side
+        for j in range(cfg.layers_per_block):
+            _resnet(w, f"down.{i}.resnet.{j}", prev if j == 0 else c, c, hw, temb)
+            if kind.startswith("CrossAttn"):
+                _transformer(w, f"down.{i}.attn.{j}", c, hw, cfg.transformer_layers[i], cfg.context_dim, cfg.linear_projection)
+            skips.append(c)
+        prev = c
+        if i < len(cfg.widths) - 1:
+            w.conv(f"down.{i}.downsample", c, c, 3, hw, hw // 4)
+            side //= 2
+            skips.append(c)
+    hw, c = side * side, cfg.widths[-1]
+    _resnet(w, "mid.resnet.0", c, c, hw, temb)
+    _transformer(w, "mid.attn.0", c, hw, cfg.transformer_layers[-1], cfg.context_dim, cfg.linear_projection)
+    _resnet(w, "mid.resnet.1", c, c, hw, temb)
+    up_widths = tuple(reversed(cfg.widths))
+    for i, (kind, c) in enumerate(zip(cfg.up, up_widths, strict=True)):
+        hw = side * side
+        block = len(cfg.widths) - 1 - i
+        for j in range(cfg.layers_per_block + 1):
+            skip = skips.pop()
+            w.pointwise(f"up.{i}.cat.{j}", "data-movement", (prev + skip) * hw, 2, fused=False)
+            _resnet(w, f"up.{i}.resnet.{j}", prev + skip, c, hw, temb)
+            if kind.startswith("CrossAttn"):
+                _transformer(w, f"up.{i}.attn.{j}", c, hw, cfg.transformer_layers[block], cfg.context_dim, cfg.linear_projection)
+            prev = c
+        if i < len(cfg.widths) - 1:
+            w.pointwise(f"up.{i}.upsample.nearest", "data-movement", c * hw * 5, 1, fused=False)
+            side *= 2
+            w.conv(f"up.{i}.upsample.conv", c, c, 3, side * side, side * side)
+    w.norm("conv_norm_out", c0 * side * side, c0)
+    w.pointwise("conv_act", "elementwise", c0 * side * side, 2, fused=True)
+    w.conv("conv_out", c0, cfg.out_channels, 3, side * side, side * side)
+    ops = tuple(w.ops)
+    return GenericArch(
+        name=name,
+        task=task,
+        params=w.params,
+        flops_per_sample=sum(op.flops for op in ops),
+        activation_bytes_per_sample=sum(op.act_bytes for op in ops),
+        input_shape=(cfg.in_channels, cfg.sample_size, cfg.sample_size),
+        operators=ops,
+    )
