@@ -203,7 +203,9 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
         for j in range(cfg.layers_per_block):
             _resnet(w, f"down.{i}.resnet.{j}", prev if j == 0 else c, c, hw, temb)
             if kind.startswith("CrossAttn"):
-                _transformer(w, f"down.{i}.attn.{j}", c, hw, cfg.transformer_layers[i], cfg.context_dim, cfg.linear_projection)
+                _transformer(
+                    w, f"down.{i}.attn.{j}", c, hw, cfg.transformer_layers[i], cfg.context_dim, cfg.linear_projection
+                )
             skips.append(c)
         prev = c
         if i < len(cfg.widths) - 1:
@@ -223,7 +225,9 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
             w.pointwise(f"up.{i}.cat.{j}", "data-movement", (prev + skip) * hw, 2, fused=False)
             _resnet(w, f"up.{i}.resnet.{j}", prev + skip, c, hw, temb)
             if kind.startswith("CrossAttn"):
-                _transformer(w, f"up.{i}.attn.{j}", c, hw, cfg.transformer_layers[block], cfg.context_dim, cfg.linear_projection)
+                _transformer(
+                    w, f"up.{i}.attn.{j}", c, hw, cfg.transformer_layers[block], cfg.context_dim, cfg.linear_projection
+                )
             prev = c
         if i < len(cfg.widths) - 1:
             w.pointwise(f"up.{i}.upsample.nearest", "data-movement", c * hw * 5, 1, fused=False)
