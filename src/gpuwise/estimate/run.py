@@ -190,6 +190,9 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             loss=work.loss,  # None: the framework's own, named in the assumptions
             quantized_linear=work.quantized_linear,  # None: the framework's own
             overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
+            defer_grad_sync=work.defer_grad_sync,
+            loss_parallel=work.loss_parallel,
+            tp_embedding=work.tp_embedding,
             optimizer_in_backward=work.optimizer_in_backward,
             paged_optimizer=work.paged_optimizer,
             kbit_fp32_upcast=work.kbit_fp32_upcast,

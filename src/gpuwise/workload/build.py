@@ -321,6 +321,9 @@ def _training_job(
         kbit_fp32_upcast=bool(f.kbit_fp32_upcast),
         loss=f.loss,
         quantized_linear=f.quantized_linear,
+        defer_grad_sync=bool(f.defer_grad_sync),
+        loss_parallel=f.loss_parallel is not False,
+        tp_embedding=f.tp_embedding is not False,
         **_capacity(f),
     )
 

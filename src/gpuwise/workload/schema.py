@@ -448,6 +448,30 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="the framework's",
     )
+    defer_grad_sync: bool | None = _f(
+        "FSDP gradient accumulation without synchronisation (FSDP1 no_sync(), FSDP2 "
+        "set_requires_gradient_sync(False)): each rank accumulates its unsharded gradients, in the reduce dtype, "
+        "until the last micro-batch's reduce-scatter.",
+        example=True,
+        applies="training",
+        default="off (a reduce-scatter every micro-batch, as torchtitan runs)",
+    )
+    loss_parallel: bool | None = _f(
+        "Under tensor parallelism the loss runs on vocabulary-sharded logits (torchtitan's loss_parallel, "
+        "Megatron's vocab-parallel cross-entropy); off: the LM head's output is all-gathered, so every rank "
+        "holds the full-vocabulary logits.",
+        example=False,
+        applies="training",
+        default="on",
+    )
+    tp_embedding: bool | None = _f(
+        "Under tensor parallelism the token embedding is sharded over the TP ranks (Megatron's "
+        "VocabParallelEmbedding, torchtitan's RowwiseParallel); off: replicated on every TP rank, with its "
+        "gradient and optimizer states.",
+        example=False,
+        applies="training",
+        default="on",
+    )
     quantized_linear: Annotated[QuantizedLinear | None, Choice] = _f(
         "QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: keeps no input for backward), bitsandbytes-legacy "
         "(up to 0.43.1: each layer's input kept on autograd ctx), torchao (LinearNF4).",

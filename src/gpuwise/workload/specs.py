@@ -181,6 +181,9 @@ class TrainingJob:
     kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream
     loss: Loss | None = None  # None: the framework's loss
     quantized_linear: QuantizedLinear | None = None  # None: the framework's (frameworks.yaml quantized_linear)
+    defer_grad_sync: bool = False  # FSDP no_sync: unsharded gradients accumulated in the reduce dtype
+    loss_parallel: bool = True  # under TP, the loss on vocabulary-sharded logits (off: full logits per rank)
+    tp_embedding: bool = True  # under TP, the token embedding sharded over the ranks (off: replicated)
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)

@@ -262,7 +262,10 @@ def training_activations(
     if model.lm_head and stage in ("last", "only"):
         kind = job.loss or prof.loss_kind
         per_logit = n.conv(f"logits_bytes_{kind}")
-        detail["logits_and_loss"] = seq * job.micro_batch * model.vocab / tp * per_logit
+        vocab = model.vocab / tp if job.loss_parallel else model.vocab
+        detail["logits_and_loss"] = seq * job.micro_batch * vocab * per_logit
+        if tp > 1 and not job.loss_parallel:
+            n.add("--no-loss-parallel: the LM head's output is all-gathered, every rank takes the loss on full logits")
         if job.method != "full" and "lm_head" in job.lora_targets:
             # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
             # the two are summed; its input keeps for the adapter's gradient (h per token)

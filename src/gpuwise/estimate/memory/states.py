@@ -38,8 +38,10 @@ def stage_params(
     gpus: int = 1,
     ep: int = 1,
     etp: int | None = None,
+    tp_embedding: bool = True,
 ) -> StageParams:
-    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1).
+    """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1); the token
+    embedding split over tp unless `tp_embedding` is off (replicated on every TP rank).
 
     Recommenders shard their embedding tables over all `gpus` (table-wise model parallelism, as
     TorchRec and the DLRM reference do) and replicate the dense layers. With expert parallelism
@@ -59,7 +61,7 @@ def stage_params(
     other = n_layers * layer_rest / tp
     first, last = stage in ("first", "only"), stage in ("last", "only")
     if first or pp == 1:
-        other += model.embedding_params / tp
+        other += model.embedding_params / (tp if tp_embedding else 1)
     if last or pp == 1:
         other += model.head_params / tp
         if pp > 1 and model.tied_embeddings and model.lm_head:
@@ -220,6 +222,25 @@ def _pipeline_unsharded(
         "and accumulates its gradients unsharded until the last micro-batch's reduce-scatter"
     )
     return sp_.total * w_bytes, grads
+
+
+def deferred_sync_gradients(job: TrainingJob, hw: Hardware, grads: float, prof: Framework, n: Notes) -> float:
+    """The unsharded gradients a rank accumulates when FSDP skips the reduce-scatter on all but the
+    last micro-batch (FSDP1 `no_sync()`, whose docs warn it accumulates unsharded gradients; FSDP2
+    `set_requires_gradient_sync(False)`, whose `FSDPParam.to_accumulated_grad_if_needed` keeps each
+    parameter's unsharded gradient upcast to the reduce dtype): every trainable parameter of the rank
+    (`grads`: its unsharded gradients in the training dtype) in the reduce dtype, from the first
+    micro-batch's backward to the last one's reduce-scatter. The sharded gradients are created only
+    as each layer's accumulated gradient is reduce-scattered and freed, so the two do not add."""
+    if not job.defer_grad_sync or job.grad_accumulation(hw.count) <= 1:
+        return 0.0
+    reduce_bytes = prof.gradient_bytes[job.precision]
+    kept = DTYPE_BYTES["bf16"] if job.precision not in ("fp32", "tf32") and not job.master_weights else reduce_bytes
+    n.add(
+        f"gradient accumulation without synchronisation (--defer-grad-sync): every rank keeps its unsharded "
+        f"gradients in the reduce dtype ({reduce_bytes:g} B) until the last micro-batch's reduce-scatter"
+    )
+    return grads * reduce_bytes / kept
 
 
 def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes) -> float:

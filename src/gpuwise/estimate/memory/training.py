@@ -11,6 +11,7 @@ from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, N
 from gpuwise.estimate.memory.states import (
     adapter_states,
     autocast_weight_copies,
+    deferred_sync_gradients,
     fp8_weight_cache,
     framework_of,
     full_states,
@@ -51,7 +52,9 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ranks (Megatron's distributed optimizer and torchtitan's FSDP use that group)
     dp = shard_ranks(job, hw)  # every data x context rank, or a node's under hybrid sharding
     zero = par.zero
-    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
+    sp_ = stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, job.tp_embedding)
+    if par.tp > 1 and not job.tp_embedding and isinstance(job.model, TransformerArch):
+        n.add("--no-tp-embedding: the token embedding, its gradient and optimizer states on every TP rank")
     if isinstance(job.model, GenericArch) and job.model.embedding_tables and hw.count > 1:
         n.add(f"embedding tables sharded over {hw.count} GPUs, dense layers replicated")
     tables = sparse_tables(job, hw, n) if job.method == "full" else None
@@ -70,10 +73,13 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         weights, grads, opt = adapter_states(job, sp_, w_bytes, opt_bpp, n, detail, stage in ("last", "only"))
         master = 0.0
 
+    deferred = deferred_sync_gradients(job, hw, grads, prof, n)
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
-    weights, grads = weights + gathered, grads + unreduced
+    weights, grads = weights + gathered, max(grads + unreduced, deferred)
+    if deferred:
+        detail["unsharded_gradients"] = deferred
     weights += _zero_groups(job, hw, sp_.total, dp, n, detail)
     if job.optimizer_in_backward:
         grads = min(grads, step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
