@@ -417,7 +417,7 @@ def _moe_job(**opts):
 
 def test_padded_capacity_factor_scales_expert_gemms_by_the_factor():
     """Mixtral (h 4096, ffn 14336, 8 experts, top-2), 4096 tokens, ep 4: 8192 token copies over the
-    GPU's 2 experts. Dropless, mlp_up = 2 x 8192 x 4096 x 2*14336 FLOPs; padded to a capacity of
+    GPU's 2 experts. Dropless, experts_up = 2 x 8192 x 4096 x 2*14336 FLOPs; padded to a capacity of
     1.25 x the even share, 1.25 times that; without padding the factor only drops (0.5: half)."""
     from gpuwise.estimate.compute import layer_ops
 
@@ -425,7 +425,7 @@ def test_padded_capacity_factor_scales_expert_gemms_by_the_factor():
     s = Shape(tokens=4096, seqs=1, context=2048.5)
 
     def up(load: float) -> float:
-        return next(o.flops for o in layer_ops(model, s, 1, False, 4, None, load) if o.name == "mlp_up")
+        return next(o.flops for o in layer_ops(model, s, 1, False, 4, None, load) if o.name == "experts_up")
 
     assert up(1.0) == 2 * 8192 * 4096 * 2 * 14336
     assert up(1.25) == pytest.approx(1.25 * up(1.0))
@@ -459,7 +459,9 @@ def test_expert_tensor_parallelism_keeps_flops_and_gathers_over_etp(monkeypatch)
 
     model = CAT.model("mixtral-8x7b-v0.1")
     s = Shape(tokens=4096, seqs=1, context=2048.5)
-    flops = [sum(o.flops for o in layer_ops(model, s, 2, True, 2, etp) if o.name.startswith("mlp")) for etp in (1, 2)]
+    flops = [
+        sum(o.flops for o in layer_ops(model, s, 2, True, 2, etp) if o.name.startswith("experts")) for etp in (1, 2)
+    ]
     assert flops[0] == pytest.approx(flops[1]) and flops[0] == pytest.approx(2 * 8192 * 4096 * 3 * 14336 / 2)
     sent: list[tuple[str, float, int]] = []
     monkeypatch.setattr(

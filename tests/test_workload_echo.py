@@ -26,3 +26,10 @@ def test_every_input_of_the_workload_is_echoed(catalog, opts, spec):
     echo = describe_workload(work, Hardware(catalog.gpu(gpu), int(count), gpus_per_node=int(count)))
     missing = {f.name for f in fields(spec)} - NOT_ECHOED_AS_IS - set(echo)
     assert not missing, f"inputs the estimate does not echo: {sorted(missing)}"
+
+
+def test_a_serving_layout_with_experts_split_is_echoed(catalog):
+    """--ep and --attention-dp change a serving estimate: its echo carries them, so its command reproduces it."""
+    opts = {"model": "deepseek-r1", "task": "inference", "weights_dtype": "fp8", "tp": 8, "ep": 8, "attention_dp": True}
+    echo = describe_workload(build_workload(opts, catalog), Hardware(catalog.gpu("h200"), 8, gpus_per_node=8))
+    assert (echo["tp"], echo["ep"], echo["attention_dp"]) == (8, 8, True)

@@ -121,6 +121,9 @@ def layer_ops(
     return ops
 
 
+# the routed experts' GEMMs: under attention data parallelism they run on the tokens every rank sends
+EXPERT_OPS = ("experts_up", "experts_down")
+
 # MLA's down projections (to the query and KV latents) are replicated on every tensor-parallel rank;
 # the up projections split by heads, o_proj by its input (Megatron, vLLM).
 REPLICATED_PROJECTIONS = ("q_a_proj", "kv_a_proj_with_mqa")
@@ -164,8 +167,8 @@ def _mlp_ops(model: TransformerArch, s: Shape, tp: int, ep: int, etp: int | None
     active = min(model.experts / ep, routed)  # experts that receive tokens read their weights
     per, f_e = routed / active, model.ffn / etp_
     moe = [
-        gemm("mlp_up", per, h, up * f_e, s, active),
-        gemm("mlp_down", per, f_e, h, s, active),
+        gemm(EXPERT_OPS[0], per, h, up * f_e, s, active),
+        gemm(EXPERT_OPS[1], per, f_e, h, s, active),
         gemm("router", m, h, model.experts, s),
     ]
     if model.shared_ffn:

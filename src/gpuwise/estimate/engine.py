@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.comm import Topology, collective, p2p
-from gpuwise.estimate.compute import Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
+from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
@@ -92,8 +92,10 @@ def engine_setup(
     profile = catalog.engine(job.engine)
     model = job.model
     assert isinstance(model, TransformerArch)
-    par = job.parallel
     one = (alone or inference_memory(replace(job, concurrency=1), hw, catalog)).per_gpu
+    lanes = job.attention_ranks  # attention data parallelism: each rank schedules its own requests
+    job = job.attention_rank()
+    par = job.parallel
     fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
@@ -121,15 +123,17 @@ def engine_setup(
         prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
         decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
         tokens_per_step=e,
-        notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv) if notes else (),
+        notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv, lanes) if notes else (),
         request_overhead=profile.request_overhead_seconds,
-        pipelines=pipes,
+        pipelines=pipes * lanes,
     )
 
 
-def _setup_notes(job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: int, by_kv: int) -> tuple[str, ...]:
-    """What `engine_setup` assumed, in words (`kv_tokens`: the whole replica's; `by_kv`: the
-    requests its KV cache holds in each pipeline batch)."""
+def _setup_notes(
+    job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: int, by_kv: int, lanes: int = 1
+) -> tuple[str, ...]:
+    """What `engine_setup` assumed, in words (`kv_tokens`: the whole replica's, or one attention
+    rank's of `lanes`; `by_kv`: the requests its KV cache holds in each pipeline batch)."""
     profile = catalog.engine(job.engine)
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
@@ -145,7 +149,14 @@ def _setup_notes(job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: i
         + (f", at most {engine_cap} running requests" if engine_cap else "")
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
         f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens"
-        + (f" in each of the {pipes} batches a {pipes}-stage pipeline keeps in flight" if pipes > 1 else ""),
+        + (f" in each of the {pipes} batches a {pipes}-stage pipeline keeps in flight" if pipes > 1 else "")
+        + (
+            f" on each of the {lanes} attention ranks, which schedule their own requests (token budget and "
+            f"running-request cap per rank) and step together: every MoE layer dispatches each token to its "
+            f"experts' ranks and combines the results (an all-to-all each way)"
+            if lanes > 1
+            else ""
+        ),
     ]
     notes.append(
         f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
@@ -198,6 +209,17 @@ def _time(ops: list[Op], rates: Rates, times: float = 1.0) -> dict[str, float]:
     return out
 
 
+def moe_dispatch(model: TransformerArch, tokens: int, ep: int, topo: Topology) -> float:
+    """Seconds of one attention rank's expert-parallel traffic in a serving forward pass: in every
+    MoE layer its `tokens` go to the ranks of their top-k experts and come back weighted (dispatch
+    and combine, an all-to-all each way over the ep ranks, 16-bit hidden states: DeepSeek-V3
+    technical report, section 3.4; TensorRT-LLM's and SGLang's expert-parallel MoE), within a node."""
+    if ep <= 1 or not model.is_moe:
+        return 0.0
+    routed = tokens * model.experts_per_token * model.hidden * 2
+    return 2 * model.moe_layers * collective("all_to_all", routed, ep, topo, spans_nodes=False)
+
+
 def tp_all_reduces(model: TransformerArch, tokens: int, tp: int, topo: Topology) -> float:
     """Seconds of a serving forward pass's tensor-parallel all-reduces: two per layer over the
     `tokens`' 16-bit hidden states, within a node (0 without tensor parallelism)."""
@@ -213,7 +235,7 @@ _Rated = tuple[float, bool, float | None, float, float, float, float, float]
 def _step_ops(
     model: TransformerArch, tp: int, w_bytes: float, kv_bytes: float, layers: int, tokens: int, logits: int
 ) -> list[tuple[float, Op, bool]]:
-    """(times, op, scales with logits) of a step's linear work."""
+    """(times, op, scales with logits) of a step's linear work (dense models: no experts to split)."""
     shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=w_bytes, kv_bytes=kv_bytes)
     out = [(float(layers), op, False) for op in layer_ops(model, shape, tp, sp=False) if op.name != "attention"]
     return out + [(1.0, op, op.name == "lm_head") for op in head_ops(model, shape, tp, logits, loss=False)]
@@ -239,6 +261,8 @@ class StepModel:
     """Seconds of one engine step of one replica, in named terms (see the module docstring)."""
 
     def __init__(self, job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> None:
+        lanes = job.attention_ranks
+        job = job.attention_rank()  # attention data parallelism: one rank's step (they step together)
         model = job.model
         assert isinstance(model, TransformerArch)
         profile = catalog.engine(job.engine)
@@ -247,6 +271,7 @@ class StepModel:
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
+        self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
         self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
@@ -287,13 +312,17 @@ class StepModel:
         return rated, c1 - (c2 - c1), c2 - c1
 
     def _comm(self, tokens: int) -> float:
-        return tp_all_reduces(self.model, tokens, self.job.parallel.tp, self.topo)
+        par = self.job.parallel
+        if par.attention_dp:  # an attention rank: its tokens to and from the experts' ranks
+            return moe_dispatch(self.model, tokens, par.ep, self.topo)
+        return tp_all_reduces(self.model, tokens, par.tp, self.topo)
 
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
-    def linear(self, tokens: int, logits: int) -> float:
-        """GEMMs, elementwise work, embedding and LM head over `tokens`, plus TP all-reduces."""
+    def linear(self, tokens: int, logits: int, routed: int | None = None) -> float:
+        """GEMMs, elementwise work, embedding and LM head over `tokens`, plus TP all-reduces (an
+        attention rank: its experts on the `routed` tokens a rank sends on average, see linear_terms)."""
         if self._affine is None:
-            return sum(self.linear_terms(tokens, logits).values())
+            return sum(self.linear_terms(tokens, logits, routed).values())
         coef, c0, c1 = self._affine
         t = c0 + c1 * tokens if tokens else 0.0
         for times, by_logits, flops_rate, bytes_rate, f0, f1, b0, b1 in coef:
@@ -305,14 +334,25 @@ class StepModel:
             t += times * (compute if compute >= memory else memory)  # the roofline: the slower side
         return t
 
-    def linear_terms(self, tokens: int, logits: int) -> dict[str, float]:
+    def linear_terms(self, tokens: int, logits: int, routed: int | None = None) -> dict[str, float]:
+        """Named terms of `linear`. An attention rank runs attention and the dense layers on its own
+        `tokens` while its experts take the copies every rank routes to them: `routed` tokens' worth
+        (the mean over the ranks at uniform routing; None: `tokens`, every rank alike)."""
         m, par = self.model, self.job.parallel
         shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=self.w_bytes, kv_bytes=self.kv_bytes)
-        ops = [op for op in layer_ops(m, shape, par.tp, sp=False) if op.name != "attention"]
+        ops = [op for op in layer_ops(m, shape, par.tp, sp=False, ep=par.ep, etp=par.etp) if op.name != "attention"]
+        if routed is not None and routed != tokens and m.is_moe:
+            mean = replace(shape, tokens=routed)
+            experts = [
+                op for op in layer_ops(m, mean, par.tp, sp=False, ep=par.ep, etp=par.etp) if op.name in EXPERT_OPS
+            ]
+            ops = [op for op in ops if op.name not in EXPERT_OPS] + (experts if routed else [])
         out = _time(ops, self.rates, self.layers)
         for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
             out[side] = out.get(side, 0.0) + t
-        if par.tp > 1:
+        if par.attention_dp:
+            out["expert_parallel_comm"] = self._comm(tokens)
+        elif par.tp > 1:
             out["tensor_parallel_comm"] = self._comm(tokens)
         return out
 
@@ -322,20 +362,23 @@ class StepModel:
             return self.layers * context
         return (self.layers - self.win_layers) * context + self.win_layers * min(context, self.window)
 
-    def step(self, prefill: int, decodes: int, decode_keys: float, prefill_pairs: float) -> float:
+    def step(
+        self, prefill: int, decodes: int, decode_keys: float, prefill_pairs: float, routed: int | None = None
+    ) -> float:
         """One step: `prefill` prompt tokens and `decodes` running requests, whose decode reads
-        `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs."""
+        `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs
+        (`routed`: an attention rank's expert tokens when the ranks' loads differ, see linear_terms)."""
         tokens = prefill + decodes * self.verify
         if not tokens:
             return 0.0
-        fixed = self.fixed(tokens, decodes * self.verify + (1 if prefill else 0))
+        fixed = self.fixed(tokens, decodes * self.verify + (1 if prefill else 0), routed)
         return fixed + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
 
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded
-    def fixed(self, tokens: int, logits: int) -> float:
+    def fixed(self, tokens: int, logits: int, routed: int | None = None) -> float:
         """A step's time besides attention (`tokens` > 0): its linear work, the step overhead and
         the pipeline hops; a step carries few distinct token counts, and the simulator asks often."""
-        t = self.linear(tokens, logits) + self.overhead
+        t = self.linear(tokens, logits, routed) + self.overhead
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t

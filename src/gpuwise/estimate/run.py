@@ -223,6 +223,8 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             input_from_host=work.input_from_host,
             lora_adapters=work.lora_adapters,
             lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
+            ep=par.ep,
+            attention_dp=par.attention_dp,
         )
     return out
 
@@ -314,6 +316,11 @@ def estimate(
             rates = power_capped(rates, hw.power_cap, catalog)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
+            if target is not None and work.attention_ranks > 1:
+                raise UsageError(
+                    "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
+                    "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
+                )
             if target is not None:
                 cap = max_conc if max_conc is not None else _concurrency_cap(work, hw, catalog)
                 serving = _serving(

@@ -148,11 +148,54 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     def mixed(prefill: float, decodes: float) -> float:
         return model.step(round(prefill), round(decodes), model.keys(ctx) * decodes, pairs_per_token * prefill)
 
+    if model.lanes > 1:
+        return _lockstep_state(model, setup, b, c, ctx)
     t = mixed(b * todo / (c + s), b * dec)
     others = (b - 1) * dec  # decodes beside one request's own step
     tpot = mixed((b - 1) * todo / (c + s), 1 + others) / setup.tokens_per_step if s else 0.0
     ttft = c * mixed(todo / c + (b - 1) * todo / (c + s), others) + setup.request_overhead
     return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
+
+
+def _lockstep_state(model: StepModel, setup: EngineSetup, b: int, c: int, ctx: float) -> SteadyState:
+    """`steady_state` of attention ranks that step together (attention data parallelism), each with
+    `b` slots of its own: a step lasts as long as its busiest rank's attention and dense layers,
+    whose prompt chunks are those of the most of the ranks' slots that are prefilling at once
+    (each slot prefills c of its c + s steps), while every rank's experts take the mean load."""
+    s, todo, v = setup.decode_steps, setup.prefill_tokens, model.verify
+    chunk = todo / c
+    busiest = expected_busiest(b, c / (c + s), model.lanes)  # prompt chunks on the busiest rank
+    mean = b * todo / (c + s)  # prompt tokens per rank and step, on average
+    pairs_per_token = model.prefill_pairs(0, todo) / todo
+    dec = b * s / (c + s)
+
+    def step(prefill: float) -> float:
+        routed = round(mean + dec * v)
+        return model.step(round(prefill), round(dec), model.keys(ctx) * dec, pairs_per_token * prefill, routed)
+
+    t = step(busiest * chunk)
+    ttft = c * step(max(busiest * chunk, chunk + (b - 1) * todo / (c + s))) + setup.request_overhead
+    tpot = t / setup.tokens_per_step if s else 0.0
+    return SteadyState(b, t, ttft, tpot, ttft + s * t, b / ((c + s) * t))
+
+
+def expected_busiest(slots: int, p: float, ranks: int) -> float:
+    """Expected largest count over `ranks` independent Binomial(`slots`, `p`) counts: the prompt
+    chunks on the busiest of the ranks in one step, E[max] = sum over j >= 1 of 1 - F(j - 1)^ranks."""
+    if p >= 1.0:
+        return float(slots)
+    if p <= 0.0 or slots <= 0:
+        return 0.0
+    pmf = (1 - p) ** slots
+    cdf, total = 0.0, 0.0
+    for k in range(slots):
+        cdf += pmf
+        tail = 1.0 - min(1.0, cdf) ** ranks
+        if tail < 1e-12:
+            break
+        total += tail
+        pmf *= (slots - k) / (k + 1) * p / (1 - p)
+    return total
 
 
 def alone_metrics(model: StepModel, setup: EngineSetup, prompt: int) -> dict[str, float]:
@@ -165,9 +208,11 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
     """(TTFT, TPOT) of one request on an idle replica: its prompt in budget-sized chunks, then
     single-request decode steps. No queueing can make a request faster than this."""
     todo, ttft, done = setup.prefill_tokens, 0.0, 0
+    spread = model.lanes > 1  # one rank's request: every rank's experts take 1/lanes of its tokens
     while done < todo:
         take = min(setup.token_budget, todo - done)
-        ttft += model.step(take, 0, 0.0, model.prefill_pairs(done, take))
+        routed = math.ceil(take / model.lanes) if spread else None
+        ttft += model.step(take, 0, 0.0, model.prefill_pairs(done, take), routed)
         done += take
     ctx = prompt + setup.decode_steps * setup.tokens_per_step / 2
     return ttft + setup.request_overhead, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
@@ -194,6 +239,7 @@ def inference_time(
     if isinstance(model, TransformerArch) and model.decoder:
         setup = engine_setup(job, hw, catalog)
         step = step_model(job, rates, topo, catalog)
+        b = job.attention_rank().concurrency  # attention data parallelism: one rank's share, its lanes alike
         ttft1, _ = alone(step, setup, job.input_tokens)
         st = steady_state(step, replace(setup, max_batch=max(setup.max_batch, 1)), b, job.input_tokens)
         terms = step.decode_terms(b, _avg_decode_context(job))
@@ -270,7 +316,7 @@ def _bottleneck(terms: dict[str, float]) -> str:
     if not terms:
         return "compute"
     top = max(terms, key=lambda k: terms[k])
-    return "communication" if top == "tensor_parallel_comm" else top
+    return "communication" if top in ("tensor_parallel_comm", "expert_parallel_comm") else top
 
 
 # ------------------------------------------------------------------------------------------

@@ -89,17 +89,50 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
-        etp=f.etp,  # None: tp, Megatron's default for --expert-tensor-parallel-size
+        etp=_expert_tp(f),
         vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
         sharding=f.sharding or "full",
         zeropp=tuple(dict.fromkeys(f.zeropp or ())),
+        attention_dp=bool(f.attention_dp),
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if profile is not None:
         _check_sharding(parallel, profile)
     if profile is None:  # serving: no training stack
+        _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel)
     return _training_job(f, given, model, parallel, task, profile)
+
+
+def _expert_tp(f: WorkloadFields) -> int | None:
+    """Ranks each expert's matrices are split over: training's --etp (None: tp, Megatron's default);
+    serving splits the experts over the tp ranks, ep ways and each over the other tp / ep (TensorRT-LLM's
+    moe_tp_size = tp_size / moe_ep_size)."""
+    if infer_task(f.model_dump(exclude_none=True)) != "inference" or (f.ep or 1) <= 1:
+        return f.etp
+    tp, ep = f.tp or 1, f.ep or 1
+    if tp % ep:
+        raise LayoutError(
+            f"--ep {ep} splits the experts over the --tp {tp} ranks a serving replica has: it must divide {tp}"
+        )
+    return tp // ep
+
+
+def _check_serving_layout(model: ModelArch, par: Parallelism) -> None:
+    """Attention data parallelism runs attention on each tp rank's own requests and splits the MoE
+    experts over all of them (--ep equal to --tp, the layout TensorRT-LLM and SGLang serve it in)."""
+    if not par.attention_dp:
+        return
+    if not (isinstance(model, TransformerArch) and model.is_moe):
+        raise LayoutError(
+            f"--attention-dp shares a MoE model's experts between ranks that run attention on their own requests; "
+            f"{model.name} has no experts: serve it as replicas (plan's --qps) or with --tp"
+        )
+    if par.tp < 2 or par.ep != par.tp or par.pp > 1:
+        raise LayoutError(
+            f"--attention-dp runs attention data-parallel over the --tp ranks with the experts split over all of "
+            f"them: give --tp N --ep N with N >= 2 and no --pp (got --tp {par.tp} --ep {par.ep} --pp {par.pp})"
+        )
 
 
 def _check_sharding(par: Parallelism, profile: Framework) -> None:

@@ -500,13 +500,23 @@ class WorkloadFields(StrictFields):
         layout=True,
     )
     ep: int | None = _f(
-        "Expert-parallel degree (MoE experts split over data-parallel ranks).",
+        "Expert-parallel degree (MoE experts split over data-parallel ranks; serving: over the --tp ranks, "
+        "which it must divide, as TensorRT-LLM's --ep and vLLM's --enable-expert-parallel).",
         example=1,
-        applies="training",
+        applies="any",
         metavar="N",
         default="1",
         ge=1,
         le=MAX_DEGREE,
+        layout=True,
+    )
+    attention_dp: bool | None = _f(
+        "Serving a MoE model: attention data parallelism over the --tp ranks (each runs attention, the dense "
+        "layers and its own requests' KV cache; the experts split --ep ways), as TensorRT-LLM's "
+        "enable_attention_dp and SGLang's --enable-dp-attention.",
+        example=False,
+        applies="inference",
+        default="off",
         layout=True,
     )
     etp: int | None = _f(

@@ -7,7 +7,7 @@ them as plain values.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:  # annotations only: the CLI builds its options from these specs without the catalog
@@ -105,6 +105,9 @@ class Parallelism:
     etp: int | None = None  # expert-tensor parallel; None: tp (Megatron's --expert-tensor-parallel-size default)
     sharding: Sharding = "full"  # ZeRO-2/3 over every data-parallel rank, or inside each node (hybrid)
     zeropp: tuple[ZeroPP, ...] = ()  # DeepSpeed ZeRO++ components on a ZeRO-3 run
+    # serving a MoE model: attention (and the dense layers) data-parallel over the tp ranks, each with its
+    # own requests and KV cache, the experts split ep ways (TensorRT-LLM enable_attention_dp)
+    attention_dp: bool = False
 
     @property
     def expert_tp(self) -> int:
@@ -242,6 +245,23 @@ class InferenceJob:
     @property
     def context_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def attention_ranks(self) -> int:
+        """Ranks that each run attention on their own requests: tp under attention data parallelism, else 1."""
+        par = self.parallel
+        return par.tp if par.attention_dp and par.tp > 1 else 1
+
+    def attention_rank(self) -> InferenceJob:
+        """The job as one attention rank of an attention-data-parallel replica runs it: its share of
+        the requests (rounded up: the busiest rank), attention and the dense layers whole (tp 1), the
+        experts still split over the ep ranks, whose tokens it sends and receives. The job itself
+        without attention data parallelism (and for a rank already)."""
+        ranks = self.attention_ranks
+        if ranks == 1:
+            return self
+        par = replace(self.parallel, tp=1, etp=1)
+        return replace(self, concurrency=math.ceil(self.concurrency / ranks), parallel=par)
 
 
 Workload = TrainingJob | InferenceJob

@@ -30,11 +30,21 @@ def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: fl
 
 
 def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
+    """One GPU's serving memory; under attention data parallelism one rank's: attention and the
+    dense layers whole, 1/ep of the experts, the KV cache of its own share of the requests."""
     n = Notes(catalog)
+    sharded = job.parallel.model_parallel > 1 or job.parallel.ep > 1  # NCCL communicators exist
+    if job.attention_ranks > 1:
+        n.add(
+            f"attention data parallelism over {job.attention_ranks} ranks: each holds attention and the dense "
+            f"layers whole, 1/{job.parallel.ep} of the experts and the KV cache of its own "
+            f"{math.ceil(job.concurrency / job.attention_ranks)} request(s) (TensorRT-LLM enable_attention_dp)"
+        )
+        job = job.attention_rank()
     model = job.model
     par = job.parallel
     stage = "first" if par.pp > 1 else "only"
-    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count)
+    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
     wd = job.weights_dtype
     keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
     weights = quantized_linear_bytes(wd, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[keep16]
@@ -64,7 +74,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
         n.add(f"{model.name}: forward working set bounded by the training activation size per sample")
     detail["prefill_workspace"] = acts
     allocated = weights + kv + acts
-    over = overheads(allocated, hw, par.model_parallel > 1, n)
+    over = overheads(allocated, hw, sharded, n)
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
     return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
