@@ -19,7 +19,7 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup, tokens_per_decode_step
 from gpuwise.estimate.memory.inference import inference_memory
 from gpuwise.estimate.rates import compute_rates
-from gpuwise.estimate.serving import alone
+from gpuwise.estimate.serving import PERCENTILES, _percentiles, alone, meets_goals
 from gpuwise.estimate.sharing import shared_runs
 from gpuwise.estimate.simulate import Targets, poisson_arrivals, simulate
 from gpuwise.plan import PlanResult
@@ -438,7 +438,54 @@ def test_a_simulation_judging_targets_stops_only_when_one_is_missed(rate, metric
     )
     assert judged.missed == (factor < 1)
     if not judged.missed:
-        assert judged == full
+        assert judged == dataclasses.replace(full, met=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    prompt=st.integers(1, 3000),
+    output=st.integers(2, 40),
+    budget=st.integers(16, 4096),
+    max_batch=st.integers(1, 12),
+    kv_requests=st.integers(1, 16),
+    rate=st.floats(0.5, 200.0),
+    n=st.integers(2, 120),
+    seed=st.integers(0, 1000),
+    p=st.sampled_from(PERCENTILES),
+    skip_share=st.floats(0.0, 0.5),
+    picks=st.tuples(
+        *[st.one_of(st.none(), st.tuples(st.floats(0, 1), st.sampled_from((1.0, 1 - 1e-12, 1 + 1e-12))))] * 3
+    ),
+)
+def test_a_judged_simulation_gives_the_full_simulations_verdict(
+    prompt, output, budget, max_batch, kv_requests, rate, n, seed, p, skip_share, picks
+):
+    """The replica search's verdict without reading percentiles: a simulation judging targets stops
+    once more requests than the percentile tolerates exceed a limit, and one that runs to its end
+    says whether they hold (`met`). On random small workloads and loads, with limits drawn at some
+    request's own figure (a percentile exactly at its limit included) or just beside it, that verdict
+    is always the one the full run's percentiles give, and a run not stopped is the full run."""
+    w = build_workload(
+        {"model": "llama-2-7b", "task": "inference", "input_tokens": prompt, "output_tokens": output}, CAT
+    )
+    hw = build_hardware("a100-80gb-sxm", CAT)
+    step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
+    setup = dataclasses.replace(engine_setup(w, hw, CAT), token_budget=budget, max_batch=max_batch)
+    setup = dataclasses.replace(setup, kv_tokens=kv_requests * setup.tokens_per_request)
+    arrivals = poisson_arrivals(rate, n, seed)
+    full = simulate(step, setup, arrivals, w.input_tokens)
+    skip = int(skip_share * n)
+    limits = {}
+    for metric, pick in zip(("ttft", "tpot", "e2e"), picks, strict=True):
+        if pick is not None:  # a limit at (or a rounding beside) one judged request's figure
+            values = getattr(full, metric)[skip:]
+            limits[metric] = values[min(len(values) - 1, int(pick[0] * len(values)))] * pick[1]
+    goals = LatencyGoals(p, limits.get("e2e"), limits.get("ttft"), limits.get("tpot"))
+    judged = simulate(step, setup, arrivals, w.input_tokens, targets=Targets(skip, tolerated(n - skip, p), **limits))
+    verdict = False if judged.missed else judged.met
+    assert verdict == meets_goals(_percentiles(full.warm(skip)), goals)
+    if not judged.missed:
+        assert judged == dataclasses.replace(full, met=verdict)
 
 
 def test_the_replica_search_finds_what_full_simulations_find(monkeypatch):

@@ -686,12 +686,16 @@ def plan_replicas(
     def ok(r: int) -> bool:
         """Stable (offered load below capacity) and every simulated percentile within its target. A
         count that misses may stop its simulation early: only the answer's figures are reported, and
-        the answer either meets or is `max_replicas`, which always runs in full."""
+        the answer either meets or is `max_replicas`, which always runs in full. A run judged against
+        `targets` to its end says itself whether they hold (SimResult.met): no percentile to read."""
         if r not in cache:
             res = None
             if qps / (r * peak) < 1:
                 res = rep.simulate(qps / r, targets if r < max_replicas else None).warm(warm)
-            met = res is not None and not res.missed and meets_goals(_percentiles(res), held)
+            if res is None or res.missed:
+                met = False
+            else:
+                met = res.met if res.met is not None else meets_goals(_percentiles(res), held)
             cache[r] = (met, None if res is None or res.missed else res)
         return cache[r][0]
 

@@ -14,7 +14,9 @@ simulation at a few events per request, whatever the prompt and output lengths.
 
 With `targets`, the simulation only has to say whether latency percentiles hold: it stops as soon
 as more requests have missed a target than the percentile lets through (no later request can undo
-that), so a replica count that cannot carry the load costs a fraction of a full run.
+that), so a replica count that cannot carry the load costs a fraction of a full run; a run judged to
+its end says whether they hold (`SimResult.met`: no more requests over a limit than allowed is the
+percentile within it), so its percentiles need not be read to judge it.
 
 Returns each request's time to first token, time per output token (after the first) and
 end-to-end latency, so any percentile of any of them can be read.
@@ -40,10 +42,15 @@ class SimResult:
     busy: float  # fraction of time the replica ran steps
     end: float = 0.0  # when the last request finished
     missed: bool = False  # stopped early: a target of `Targets` is missed; the lists are incomplete
+    # run with `Targets` and every request served: whether no limit was exceeded by more requests than
+    # allowed, which is whether every percentile the targets judge meets its limit (None: not judged)
+    met: bool | None = None
 
     def warm(self, skip: int) -> SimResult:
         """The result without the first `skip` requests (the queue filling from empty)."""
-        return SimResult(self.ttft[skip:], self.tpot[skip:], self.e2e[skip:], self.busy, self.end, self.missed)
+        return SimResult(
+            self.ttft[skip:], self.tpot[skip:], self.e2e[skip:], self.busy, self.end, self.missed, self.met
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +102,13 @@ def _simulated(
     """`simulate`'s result, and the batch cap at or below which the run could have gone otherwise
     (the largest count of requests it compared with the cap; the cap itself in a closed loop)."""
     run = _Run(model, setup, list(arrivals), prompt_tokens + 1, targets)
-    now, busy, held = run.loop(closed_loop)
+    now, busy, held, served = run.loop(closed_loop)
     # the loop recorded TTFT and latency with the engine's per-request overhead already added
+    met = None  # not judged, or a request never served (its figures are NaN): the percentiles say
+    if targets is not None and (run.missed or served == len(arrivals)):
+        met = not run.missed
     return SimResult(
-        run.ttft, run.tpot, run.e2e, busy / now if now else 0.0, now + setup.request_overhead, run.missed
+        run.ttft, run.tpot, run.e2e, busy / now if now else 0.0, now + setup.request_overhead, run.missed, met
     ), held
 
 
@@ -138,6 +148,7 @@ class _Run:
     per request and a few hundred thousand per plan)."""
 
     __slots__ = (
+        "after_first",
         "arrivals",
         "e2e",
         "first",
@@ -164,13 +175,14 @@ class _Run:
             self.limits = (targets.skip, targets.ttft, targets.tpot, targets.e2e, targets.allowed)
         self.over = [0, 0, 0]  # requests over each limit
         self.missed = False
+        self.after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)  # output tokens after the first
 
     def _retire(self, running: deque[tuple[int, int]], step_no: int, now: float, key_base: float) -> tuple[int, float]:
         """Retire the requests whose last decode step has run: (how many, key_base without them; the
         same term off for each, as they all started decode steps ago)."""
         setup, arrivals, first, tpot, e2e, over = self.setup, self.arrivals, self.first, self.tpot, self.e2e, self.over
         skip, _, lim_tpot, lim_e2e, allowed = self.limits
-        after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)
+        after_first = self.after_first
         started = self.start_context - (step_no - setup.decode_steps) * setup.tokens_per_step
         count = 0
         while running and running[0][0] <= step_no:
@@ -185,10 +197,10 @@ class _Run:
             count += 1
         return count, key_base
 
-    def loop(self, closed_loop: bool) -> tuple[float, float, int]:
-        """Events until every request is served (or a target is missed); returns (end, busy, held):
-        `held` is at least every count of requests the loop compared with the batch cap, so the
-        same run under any cap above it takes every step this one took."""
+    def loop(self, closed_loop: bool) -> tuple[float, float, int, int]:
+        """Events until every request is served (or a target is missed); returns (end, busy, held,
+        served): `held` is at least every count of requests the loop compared with the batch cap, so
+        the same run under any cap above it takes every step this one took."""
         model, setup, arrivals, ends, ceil = self.model, self.setup, self.arrivals, _Ends(self), math.ceil
         n, max_batch, per_request, kv_tokens = len(arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens
         verify, grow, budget, prompt = model.verify, setup.tokens_per_step, setup.token_budget, setup.prefill_tokens
@@ -255,7 +267,7 @@ class _Run:
                 count, key_base = ends.first_tokens(ready, prefilling, running, now, step_no, key_base)
                 kv_used -= count * per_request
                 done += count
-        return now, busy, max_batch if closed_loop else held
+        return now, busy, max_batch if closed_loop else held, done
 
 
 class _Ends:
