@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -496,13 +498,13 @@ def replica(
         pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
-        unit = _unit_arrivals(n)  # one arrival pattern, scaled to each rate
+        unit = [t * pipes for t in _unit_arrivals(n)]  # one arrival pattern, scaled to each rate (t * pipes / rate)
         # what the step model is built from (a batch cap apart) and the arrival pattern: runs of the same
         # replica at the same rate are made once within a plan's search (simulate_once)
         same = (replace(job, concurrency=1), repr(rates), topo, n, pipes)
 
         def run(rate: float, targets: Targets | None = None) -> SimResult:
-            arrivals = [t * pipes / rate for t in unit]
+            arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
             return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets)
 
         return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch)

@@ -16,6 +16,7 @@ Kept apart from the training search in plan.search, which builds the candidates 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -160,8 +161,10 @@ def _options(
 
 def _fleet_price(hw: Hardware, req: Requirements, params: CostParams) -> Callable[[int], float | None]:
     """n replicas on `hw` an hour, as the plan rents them (gpuwise.estimate.cost.fleet_usd_per_hour:
-    packed into instances, one per instance where --redundancy spreads them)."""
-    return lambda n: fleet_usd_per_hour(hw, n, req.pricing, params, packed=packs(req))
+    packed into instances, one per instance where --redundancy spreads them). Kept per count: the
+    search asks for the same counts again (each option's floor, the bisection of `_cheaper_than`)."""
+    packed = packs(req)
+    return functools.cache(lambda n: fleet_usd_per_hour(hw, n, req.pricing, params, packed=packed))
 
 
 def _blocked(alone: Mapping[str, float], goals: LatencyGoals | None, tp: int, gpu: str, m: Margins) -> Reason | None:
