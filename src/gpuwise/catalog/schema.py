@@ -380,6 +380,21 @@ class EngineProfile(_Sourced):
     step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    # how the engine issues a step's kernels: from CUDA graphs (the host cost is in the step
+    # overhead), or eagerly from Python, one host dispatch per kernel (decode_host_seconds_eager):
+    # `eager_kernels_per_layer` per decoder layer (all-reduces included under tensor parallelism,
+    # `eager_collectives_per_layer` of them) and `eager_kernels_head` per step besides the layers
+    cuda_graphs: bool = True
+    eager_kernels_per_layer: Annotated[int, Ge(0)] = 0
+    eager_collectives_per_layer: Annotated[int, Ge(0)] = 0
+    eager_kernels_head: Annotated[int, Ge(0)] = 0
+    # how prompts enter: in chunks beside the running decodes (chunked prefill), or in prefill steps
+    # of their own that the decodes wait for, batched by a router that onboards waiting requests once
+    # `max_waiting_steps` decode steps have run since the last prefill, or sooner when at least
+    # `waiting_served_ratio` x the running requests wait (Text Generation Inference before 3.0)
+    chunked_prefill: bool = True
+    max_waiting_steps: Annotated[int, Ge(1)] | None = None
+    waiting_served_ratio: Annotated[float, Gt(0)] | None = None
 
     def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""

@@ -53,6 +53,10 @@ class EngineSetup:
     notes: tuple[str, ...]
     request_overhead: float = 0.0  # seconds a request spends outside the engine steps (front end)
     pipelines: int = 1  # pipeline parallelism: pp batches in flight, each with its share of the KV cache
+    # prompts in steps of their own, onboarded by a router's waiting rule (EngineProfile), or chunked
+    chunked_prefill: bool = True
+    max_waiting_steps: int = 0
+    waiting_served_ratio: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -126,6 +130,9 @@ def engine_setup(
         notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv, lanes) if notes else (),
         request_overhead=profile.request_overhead_seconds,
         pipelines=pipes * lanes,
+        chunked_prefill=profile.chunked_prefill,
+        max_waiting_steps=profile.max_waiting_steps or 0,
+        waiting_served_ratio=profile.waiting_served_ratio or 0.0,
     )
 
 
@@ -135,6 +142,8 @@ def _setup_notes(
     """What `engine_setup` assumed, in words (`kv_tokens`: the whole replica's, or one attention
     rank's of `lanes`; `by_kv`: the requests its KV cache holds in each pipeline batch)."""
     profile = catalog.engine(job.engine)
+    model = job.model
+    assert isinstance(model, TransformerArch)
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
     block = profile.kv_block_tokens
@@ -145,7 +154,8 @@ def _setup_notes(
     notes = [
         f"{profile.name}: {frac:.0%} of {cap / 2**30:.0f} GiB "
         f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "
-        f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step (chunked prefill)"
+        f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step "
+        + ("(chunked prefill)" if profile.chunked_prefill else "of prefill (max_batch_prefill_tokens)")
         + (f", at most {engine_cap} running requests" if engine_cap else "")
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
         f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens"
@@ -164,6 +174,21 @@ def _setup_notes(
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw)
+    if not profile.cuda_graphs:
+        notes.append(
+            f"{profile.name} issues every kernel of a step from Python, without CUDA graphs: a step takes at least "
+            f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
+            f"{catalog.convention('decode_host_seconds_eager') * 1e6:.0f} us "
+            f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; "
+            "decode_host_seconds_eager]"
+        )
+    if not profile.chunked_prefill:
+        notes.append(
+            f"{profile.name} prefills new prompts in steps of their own while the running requests wait; its router "
+            f"onboards waiting requests after {profile.max_waiting_steps} decode steps, or sooner when "
+            f"{profile.waiting_served_ratio:g} x the running requests wait "
+            f"[{catalog.sources[profile.source_of('max_waiting_steps')].title.split(':')[0]}]"
+        )
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
     if job.lora_adapters:
@@ -220,6 +245,16 @@ def moe_dispatch(model: TransformerArch, tokens: int, ep: int, topo: Topology) -
     return 2 * model.moe_layers * collective("all_to_all", routed, ep, topo, spans_nodes=False)
 
 
+def eager_kernels(profile: EngineProfile, model: TransformerArch, tp: int) -> int:
+    """Kernels a step issues from Python on an engine without CUDA graphs (0 with them): the
+    engine's count per decoder layer (less its all-reduces without tensor parallelism) times the
+    layers, plus those of the step outside the layers."""
+    if profile.cuda_graphs:
+        return 0
+    per_layer = profile.eager_kernels_per_layer - (profile.eager_collectives_per_layer if tp <= 1 else 0)
+    return per_layer * model.layers + profile.eager_kernels_head
+
+
 def tp_all_reduces(model: TransformerArch, tokens: int, tp: int, topo: Topology) -> float:
     """Seconds of a serving forward pass's tensor-parallel all-reduces: two per layer over the
     `tokens`' 16-bit hidden states, within a node (0 without tensor parallelism)."""
@@ -270,6 +305,9 @@ class StepModel:
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
+        # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
+        host = catalog.convention("decode_host_seconds_eager") if not profile.cuda_graphs else 0.0
+        self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
@@ -378,7 +416,7 @@ class StepModel:
     def fixed(self, tokens: int, logits: int, routed: int | None = None) -> float:
         """A step's time besides attention (`tokens` > 0): its linear work, the step overhead and
         the pipeline hops; a step carries few distinct token counts, and the simulator asks often."""
-        t = self.linear(tokens, logits, routed) + self.overhead
+        t = max(self.linear(tokens, logits, routed), self.host_floor) + self.overhead
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t

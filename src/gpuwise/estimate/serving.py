@@ -141,6 +141,8 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     average, batch x prompt / (c + s) prompt tokens and batch x s / (c + s) decodes; capacity is
     batch requests per (c + s) such steps."""
     b = max(1, min(batch, setup.max_batch) if setup.max_batch else batch)
+    if not setup.chunked_prefill:
+        return router_steady_state(model, setup, b, prompt)
     s, todo, v = setup.decode_steps, setup.prefill_tokens, model.verify
     c = math.ceil(todo / max(1, setup.token_budget - (b - 1) * v))
     ctx = prompt + (s * setup.tokens_per_step) / 2
@@ -198,6 +200,45 @@ def expected_busiest(slots: int, p: float, ranks: int) -> float:
         total += tail
         pmf *= (slots - k) / (k + 1) * p / (1 - p)
     return total
+
+
+def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: int) -> SteadyState:
+    """`b` requests in rotation on an engine that prefills apart (Text Generation Inference before
+    3.0): new prompts wait until the router onboards them, every P decode steps, P the sooner of
+    `max_waiting_steps` and the steps after which `waiting_served_ratio` x the running requests
+    have finished (each finishes after s decode steps: ratio x s). A request waits P/2 decode steps
+    on average, then its prefill step (beside the k prompts onboarded with it, in steps of at most
+    the prefill token budget), then s decode steps among r running requests, interrupted by s/P
+    other prefills. Per request P/2 + s decode steps: r = b s / (s + P/2), k = b P / (s + P/2)."""
+    s, todo = setup.decode_steps, setup.prefill_tokens
+    ctx = prompt + (s * setup.tokens_per_step) / 2
+    if b == 1 or s == 0:  # nobody else waits: the prompt runs at once
+        period, running, onboard = 0.0, 1.0, 1.0
+    else:
+        by_ratio = math.ceil(setup.waiting_served_ratio * s) if setup.waiting_served_ratio else s
+        period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio)))
+        running, onboard = b * s / (s + period / 2), b * period / (s + period / 2)
+    decode = model.step(0, max(1, round(running)), model.keys(ctx) * max(1, round(running)), 0.0) if s else 0.0
+    prefill = _prefill_apart(model, round(onboard * todo), todo, setup.token_budget)
+    interrupts = s / period if period else 0.0  # other prompts' prefills during one request's decodes
+    ttft = period / 2 * decode + prefill + setup.request_overhead
+    tpot = (s * decode + interrupts * prefill) / s / setup.tokens_per_step if s else 0.0
+    latency = ttft + s * tpot * setup.tokens_per_step
+    cycle = period * decode + prefill if period else prefill + s * decode  # onboard requests per cycle
+    mean_step = cycle / (period + 1) if period else cycle / (s + 1)
+    return SteadyState(b, mean_step, ttft, tpot, latency, onboard / cycle if cycle else 0.0)
+
+
+def _prefill_apart(model: StepModel, tokens: int, prompt: int, budget: int) -> float:
+    """Seconds of prefill steps over `tokens` prompt tokens (whole prompts of `prompt` tokens, each
+    attending to itself), at most `budget` tokens a step, with no decodes beside them."""
+    pairs_per_token = model.prefill_pairs(0, prompt) / prompt if prompt else 0.0
+    t, left = 0.0, max(tokens, 1)
+    while left > 0:
+        take = min(budget, left)
+        t += model.step(take, 0, 0.0, pairs_per_token * take)
+        left -= take
+    return t
 
 
 def alone_metrics(model: StepModel, setup: EngineSetup, prompt: int) -> dict[str, float]:
@@ -485,6 +526,7 @@ class Replica:
     simulate: Callable[[float, Targets | None], SimResult]  # at a request rate; may stop once a target is missed
     batching: str
     max_batch: int
+    caveat: str = ""  # what the simulation leaves out of this replica's engine, in words
 
 
 def replica(
@@ -507,7 +549,14 @@ def replica(
             arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
             return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets)
 
-        return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch)
+        caveat = (
+            ""
+            if setup.chunked_prefill
+            else f"the load simulation chunks prompts beside the decodes; {setup.name} prefills them in steps of its "
+            "own behind its router's waiting rule: the simulated TTFT and TPOT percentiles are optimistic (the "
+            "estimate's steady state models the router)"
+        )
+        return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch, caveat)
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
@@ -669,7 +718,7 @@ def plan_replicas(
     rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
         f"{rep.batching} batching up to {max_batch} per replica, Poisson arrivals, {n} simulated requests per candidate"
-    ]
+    ] + ([rep.caveat] if rep.caveat else [])
     m = margins or Margins(1.0)
     held = goals.tightened(m.ttft, m.tpot, m.e2e)  # what the simulated figures themselves must meet
     peak = rep.peak * m.rate  # a replica's capacity at the pessimistic end

@@ -309,7 +309,7 @@ class WorkloadFields(StrictFields):
         le=MAX_BATCH,
     )
     engine: Annotated[Engine | None, Choice] = _f(
-        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy (scheduler and memory rules); for models "
+        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1 (scheduler and memory rules); for models "
         "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton "
         "(the runtime; an encoder under the default is timed by its layer totals).",
         example="sglang",

@@ -43,7 +43,7 @@ Sharding = Literal["full", "hybrid"]
 ZeroPP = Literal["hpz", "qwz", "qgz"]
 # LLM serving engines with a profile in catalog engines.yaml `engines`; runtimes of models described
 # operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
-LLMEngine = Literal["vllm", "sglang", "trtllm", "lmdeploy"]
+LLMEngine = Literal["vllm", "sglang", "trtllm", "lmdeploy", "tgi", "tgi-v2", "tgi-v1"]
 Runtime = Literal["eager", "torchscript", "onnxruntime", "tensorrt", "triton"]
 Engine = Literal[LLMEngine, Runtime]
 DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
