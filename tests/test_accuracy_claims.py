@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -232,12 +232,12 @@ def _holdout2_errors(name: str) -> dict[str, str]:
     return out
 
 
-def _diagnosis2_figures() -> None:
-    """docs/holdout-diagnosis.md's second-holdout part states the current scoring: each case row's
-    error (docs/accuracy-holdout2.md) and its bracketed first figure (the frozen record), and the
-    'What moved' table's before and after columns (the two documents' summaries)."""
-    text = _doc("holdout-diagnosis.md").split("# The second holdout", 1)[1]
-    now, first = _holdout2_errors("accuracy-holdout2.md"), _holdout2_errors("accuracy-holdout2-2026-12-01.md")
+def _diagnosis_part(heading: str, now_doc: str, first_doc: str, kinds: Mapping[str, int], least: int) -> None:
+    """One holdout's part of docs/holdout-diagnosis.md states the current scoring: each case row's error
+    (`now_doc`) and its bracketed first figure (`first_doc`, the frozen record), and the 'What moved'
+    table's before and after columns (the two documents' summaries) for each kind it has a row for."""
+    text = _doc("holdout-diagnosis.md").split(heading, 1)[1].split("\n# ", 1)[0]
+    now, first = _holdout2_errors(now_doc), _holdout2_errors(first_doc)
     seen = 0
     for line in text.splitlines():
         cells = [c.strip().replace("\u2212", "-") for c in line.split("|")]
@@ -248,14 +248,28 @@ def _diagnosis2_figures() -> None:
         if len(figures) > 1:
             assert f"{_signed(figures[1]):+.1f}%" == first[cells[1]], (cells[1], first[cells[1]])
         seen += 1
-    assert seen >= 10, seen
-    for name, column in (("accuracy-holdout2-2026-12-01.md", 2), ("accuracy-holdout2.md", 3)):
+    assert seen >= least, seen
+    for name, column in ((first_doc, 2), (now_doc, 3)):
         summary = _summary(name)
-        for kind, n in (("memory", 12), ("training", 15), ("inference", 15)):
+        for kind, n in kinds.items():
             row = next(r for r in text.splitlines() if r.startswith(f"| {kind} ({n})"))
             median, bias, within = summary[kind]
             cell = row.split("|")[column].strip().replace("\u2212", "-")
             assert cell.startswith(f"{median} %, bias {bias} %, {within}"), (name, kind, cell)
+
+
+def _diagnosis2_figures() -> None:
+    _diagnosis_part(
+        "# The second holdout",
+        "accuracy-holdout2.md",
+        "accuracy-holdout2-2026-12-01.md",
+        {"memory": 12, "training": 15, "inference": 15},
+        10,
+    )
+
+
+def _diagnosis3_figures() -> None:
+    _diagnosis_part("# The third holdout", "accuracy-holdout3.md", "accuracy-holdout3-2026-12-02.md", {"memory": 14}, 5)
 
 
 def _sections() -> Iterator[tuple[str, str]]:
@@ -294,6 +308,8 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias −5.4 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias +8.8 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias −5.9 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias −10.4 %"): _diagnosis3_figures,
+    ("docs/holdout-diagnosis.md", "bias −2.6 %"): _diagnosis3_figures,
 }
 
 

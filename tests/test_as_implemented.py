@@ -154,3 +154,15 @@ def test_power_cap_end_to_end_and_refused_below_a_quarter_of_the_tdp():
     assert capped.as_dict()["hardware"]["power_cap_watts"] == 300
     with pytest.raises(UsageError, match="under 25% of the 400 W TDP"):
         build_hardware("a100-80gb-sxm", CAT, power_cap=50)
+
+
+def test_eager_decoder_attention_keeps_the_fp32_softmax_and_its_16bit_copy():
+    """Transformers' decoders: `softmax(scores, dtype=torch.float32).to(query.dtype)`: per score the fp32
+    softmax output (softmax's backward) and its bf16 copy (the PV matmul's) are kept, 4 + 2 B; FlashAttention
+    keeps one fp32 log-sum-exp per row. llama-2-7b, pure bf16 LoRA, 512 tokens, no recomputation, per
+    layer 32 heads x 512^2 x 6 B = 50,331,648 B against 32 x 512 x 4 B = 65,536 B, over 32 layers."""
+    hw = build_hardware("a100-40gb-sxm", CAT)
+    opts = {"method": "lora", "micro_batch": 1, "seq": 512, "precision": "bf16", "master_weights": False}
+    eager = memory(_job(framework="fsdp", attention="eager", **opts), hw, CAT).per_gpu.detail["layer_activations"]
+    flash = memory(_job(framework="fsdp", attention="flash", **opts), hw, CAT).per_gpu.detail["layer_activations"]
+    assert eager - flash == pytest.approx(32 * (32 * 512**2 * 6 - 32 * 512 * 4)) == 1_608_515_584

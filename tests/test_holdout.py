@@ -181,7 +181,8 @@ EXPECTED: dict[int, Expected] = {
         # Recorded from the first scoring (the frozen record, 2026-12-02: memory 18.3 %, training 17.2 %,
         # inference 55.7 %), then moved to the current figure where a mechanism found in a run's own source
         # changed a case (docs/holdout-diagnosis.md): KempnerForge's unsharded fp32 gradient accumulation,
-        # gathered logits and replicated embedding lowered its memory rows and the memory median (3.9 %);
+        # gathered logits and replicated embedding lowered its memory rows and the memory median (3.9 %), the
+        # decoders' fp32 eager softmax llama-recipes' LoRA row;
         # its single-GPU row, now scored with the bf16 loss the run takes, carries its new figure (its
         # first one was near for the wrong reason). Each scored case's |error| may not grow by more than
         # 3 points, each kind's median |error| by more than 2. The state, not the goals.
@@ -208,7 +209,7 @@ EXPECTED: dict[int, Expected] = {
             "kempnerforge-4xh200-llama3-8b-tp4-bf16-fullac-compile-mb4-seq4096-mem": -0.0954,
             "kempnerforge-8xh200-13b-fsdp8-bf16-fullac-nocompile-mb4-seq4096-mem": +0.0230,
             "llamarecipes-issue100-4xa100-40gb-llama2-7b-full-fsdp-fp32params-mb4-seq2048-mem": +0.3888,
-            "llamarecipes-pr41-4xa100-40gb-llama2-7b-lora-r8-fsdp-purebf16-mb4-seq2048-mem": -0.4091,
+            "llamarecipes-pr41-4xa100-40gb-llama2-7b-lora-r8-fsdp-purebf16-mb4-seq2048-mem": -0.3006,
             "megatron-llama-256xa100-llama-13b-tp2-distopt-mb4-gbs2048-seq2048-tput": +0.3800,
             "megatron-llama-32xa100-llama-13b-tp2-odo-mb4-gbs2048-seq2048-10b-tokens": -0.1626,
             "megatron-llama-512xa100-llama-13b-tp2-distopt-mb4-gbs2048-seq2048-tput": +0.3931,

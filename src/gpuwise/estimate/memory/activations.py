@@ -143,11 +143,8 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: Notes) -> dic
     if job.recompute == "selective" and prof.selective_policy == "op":
         n.add(f"{prof.name}: op-level selective checkpointing keeps every other matmul output and the attention output")
     norm_weight = _eager_norm_weight_bytes(job, prof, e, n)
-    autocast = prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16")
-    if autocast and job.attention == "eager":
-        n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
     return {
-        "softmax_bytes": DTYPE_BYTES["fp32"] if autocast else None,
+        "softmax_bytes": _eager_softmax_bytes(job, prof, e, n),
         "norm_bytes": norm_bytes,
         "linear_in_bytes": DTYPE_BYTES["fp8"] if fp8_inputs else None,
         "fused_swiglu": fused_swiglu,
@@ -155,6 +152,26 @@ def _layer_options(job: TrainingJob, prof: Framework, e: float, n: Notes) -> dic
         "expert_load": job.expert_load if isinstance(job.model, TransformerArch) and job.model.is_moe else 1.0,
         "norm_weight_bytes": norm_weight,
     }
+
+
+def _eager_softmax_bytes(job: TrainingJob, prof: Framework, e: float, n: Notes) -> float | None:
+    """Bytes per attention score the eager attention keeps for backward (None: the activation size).
+    Transformers' decoders write `softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)` (LlamaAttention
+    since 2023, `eager_attention_forward` today): softmax keeps its fp32 output for its backward and the
+    PV matmul the 16-bit copy, 4 + 2 B below fp32 precision; encoders (BERT, ViT) softmax in the scores'
+    dtype, fp32 under torch.autocast."""
+    if job.attention != "eager":
+        return None
+    if isinstance(job.model, TransformerArch) and job.model.causal and e < DTYPE_BYTES["fp32"]:
+        n.add(
+            "eager attention (Transformers' decoders): the softmax runs in fp32 and keeps its fp32 output, the "
+            "PV matmul its 16-bit copy: 4 + 2 B per score"
+        )
+        return DTYPE_BYTES["fp32"] + e
+    if prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16"):
+        n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
+        return DTYPE_BYTES["fp32"]
+    return None
 
 
 def _eager_norm_weight_bytes(job: TrainingJob, prof: Framework, e: float, n: Notes) -> float:
