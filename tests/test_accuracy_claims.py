@@ -269,7 +269,13 @@ def _diagnosis2_figures() -> None:
 
 
 def _diagnosis3_figures() -> None:
-    _diagnosis_part("# The third holdout", "accuracy-holdout3.md", "accuracy-holdout3-2026-12-02.md", {"memory": 14}, 5)
+    _diagnosis_part(
+        "# The third holdout",
+        "accuracy-holdout3.md",
+        "accuracy-holdout3-2026-12-02.md",
+        {"memory": 14, "inference": 14},
+        5,
+    )
 
 
 def _sections() -> Iterator[tuple[str, str]]:
@@ -310,6 +316,8 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias −5.9 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias −10.4 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "bias −2.6 %"): _diagnosis3_figures,
+    ("docs/holdout-diagnosis.md", "bias +55.7 %"): _diagnosis3_figures,
+    ("docs/holdout-diagnosis.md", "bias +23.6 %"): _diagnosis3_figures,
 }
 
 
