@@ -114,3 +114,53 @@ def test_cli_sd15_unet_under_each_engine_end_to_end():
         assert r.returncode == 0, r.stderr
         seconds[engine] = json.loads(r.stdout)["inference"]["latency_seconds"]
     assert seconds["eager"] > seconds["torchscript"] > seconds["onnxruntime"] > seconds["tensorrt"] > 0
+
+
+def test_autocast_casts_every_weighted_kernel_and_a_16_bit_model_does_not():
+    """Under torch.autocast each convolution and GEMM with weights gets a cast kernel before it (read
+    fp32, write 16 bits); diffusers' pipelines hold the UNet in fp16 (torch_dtype), so none."""
+    from gpuwise.estimate.operators import operator_seconds
+    from gpuwise.estimate.rates import compute_rates
+
+    model = CAT.model(SD15)
+    rates = compute_rates(CAT.gpu("a100-80gb-sxm"), "fp16", CAT)
+    weighted = sum(op.cls in ("convolution", "gemm") and op.param_bytes > 0 for op in model.operators)
+    half = operator_seconds(model, 2, rates, CAT, training=False, runtime="eager", autocast=False)
+    amp = operator_seconds(model, 2, rates, CAT, training=False, runtime="eager", autocast=True)
+    assert half.kernels == len(model.operators) == 769
+    assert amp.kernels == 769 + weighted
+    assert amp.total > half.total
+
+
+def test_autocast_is_refused_where_it_means_nothing():
+    r = run_process(
+        "estimate", "--model", SD15, "--task", "inference", "--gpu", "t4", "--engine", "tensorrt", "--no-autocast",
+    )  # fmt: skip
+    assert r.returncode == 2 and "--engine eager" in r.stderr + r.stdout
+
+
+# Published per-step times of Stable Diffusion 1.5's pipeline, one UNet forward on 2 latents (batch 1
+# with classifier-free guidance) plus the scheduler step; nothing in gpuwise is fitted to them. `bound`:
+# the |error| allowed (today's plus 5 points, for a regression).
+STABLE_FAST = "https://github.com/chengzeyi/stable-fast/blob/04c68022927478e9cc203d2ba6517d58c11d63ad/README.md"
+FAL = "https://github.com/fal-ai/stable-diffusion-benchmarks/blob/afeea43fd89ac1986e6414ab08eb0a5af772ab05/README.md"
+PUBLISHED_STEPS = [
+    # (source, GPU, engine, autocast, published ms per step, bound)
+    (STABLE_FAST, "rtx-4090", "eager", False, 1000 / 24.9, 0.15),  # Vanilla PyTorch 2.1, 24.9 it/s
+    (STABLE_FAST, "rtx-3090", "eager", False, 1000 / 22.5, 0.25),  # 22.5 it/s
+    (STABLE_FAST, "rtx-4080", "eager", False, 1000 / 29.5, 0.50),  # 29.5 it/s, WSL2 on a desktop CPU
+    (FAL, "a100-80gb-sxm", "eager", False, 1591 / 50, 0.41),  # Diffusers torch 2.1 SDPA: 1.591 s / 50 steps
+    (FAL, "a100-80gb-sxm", "tensorrt", None, 819 / 50, 0.15),  # TensorRT 9.0, CUDA graphs: 0.819 s / 50
+]
+
+
+@pytest.mark.parametrize(("source", "gpu", "engine", "autocast", "published_ms", "bound"), PUBLISHED_STEPS)
+def test_published_sd15_step_times(source: str, gpu: str, engine: str, autocast: bool | None, published_ms, bound):
+    args = ["--no-autocast"] if autocast is False else []
+    r = run_process(
+        "estimate", "--model", SD15, "--task", "inference", "--weights-dtype", "fp16", "--concurrency", "2",
+        "--gpu", gpu, "--engine", engine, *args, "--json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    ours = json.loads(r.stdout)["inference"]["latency_seconds"] * 1e3
+    assert abs(ours / published_ms - 1) <= bound, (source, gpu, engine, ours, published_ms)

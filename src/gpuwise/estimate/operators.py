@@ -271,6 +271,7 @@ def served_batch(
     catalog: Catalog,
     engine: str = DEFAULT_RUNTIME,
     input_from_host: bool = False,
+    autocast: bool | None = None,
 ) -> ServedBatch:
     """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
     engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
@@ -279,15 +280,14 @@ def served_batch(
     `input_from_host`, after the batch's input is copied from host memory in the timed loop."""
     profile = catalog.runtime(engine)
     samples = requests * items
-    kernels = operator_seconds(
-        model, samples, rates, catalog, training=False, runtime=profile.kernels, autocast=profile.autocast
-    )
+    amp = profile.autocast if autocast is None else autocast  # --no-autocast: weights held in 16 bits
+    kernels = operator_seconds(model, samples, rates, catalog, training=False, runtime=profile.kernels, autocast=amp)
     runs = (
         f"{model.name} runs on {profile.name} (--engine {engine}"
         + (", the default" if engine == DEFAULT_RUNTIME else "")
         + f") [{catalog.sources[profile.source].title.split(':')[0]}]"
     )
-    casts = profile.autocast and rates.dtype in ("fp16", "bf16")
+    casts = amp and rates.dtype in ("fp16", "bf16")
     if casts:
         runs += f"; {rates.dtype} under torch.autocast: each convolution and GEMM weight is cast on every call"
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))

@@ -221,6 +221,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
             items_per_request=work.items_per_request,
             input_from_host=work.input_from_host,
+            **({"autocast": work.autocast} if work.autocast is not None else {}),
             lora_adapters=work.lora_adapters,
             lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
             ep=par.ep,

@@ -325,7 +325,9 @@ def inference_time(
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
         from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
-        served = served_batch(model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host)
+        served = served_batch(
+            model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
+        )
         notes += served.notes
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
@@ -565,7 +567,7 @@ def replica(
         from gpuwise.estimate.operators import served_batch
 
         outside = served_batch(
-            model, 1, job.items_per_request, rates, catalog, job.engine, job.input_from_host
+            model, 1, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
         ).outside_seconds
 
     def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # short: always run in full
@@ -619,7 +621,7 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
             from gpuwise.estimate.operators import served_batch
 
             return served_batch(
-                model, batch, job.items_per_request, rates, catalog, job.engine, job.input_from_host
+                model, batch, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
             ).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 

@@ -173,6 +173,7 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
     kv_default = wd if wd in ("fp16", "bf16", "fp32") else "bf16"
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
+    engine = _engine(f, model, parallel)
     return InferenceJob(
         model=model,
         weights_dtype=wd,
@@ -187,13 +188,27 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
         concurrency=f.concurrency or 1,
         parallel=parallel,
-        engine=_engine(f, model, parallel),
+        engine=engine,
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
+        autocast=_autocast(f, model, engine),
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
+    """--[no-]autocast says whether eager PyTorch casts the weights per call: it means something only
+    for a model whose operators are timed under the eager runtime."""
+    if f.autocast is None:
+        return None
+    if engine != "eager" or not (isinstance(model, GenericArch) and model.operators):
+        raise UsageError(
+            "--autocast/--no-autocast applies to eager PyTorch inference (--engine eager) of a model described "
+            f"operator by operator; here the engine is {engine} and the model {model.name}"
+        )
+    return f.autocast
 
 
 def _input_from_host(f: WorkloadFields, model: ModelArch) -> bool:

@@ -299,6 +299,14 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
+    autocast: bool | None = _f(
+        "Eager PyTorch inference of a model described operator by operator: under torch.autocast each "
+        "convolution and GEMM weight is cast to 16 bits on every call (AMP, as DeepLearningExamples' benchmarks "
+        "run); --no-autocast: the model is held in 16 bits (.half(), diffusers' torch_dtype=torch.float16).",
+        example=False,
+        applies="inference",
+        default="the runtime's (engines.yaml runtimes: autocast)",
+    )
     items_per_request: int | None = _f(
         "Ranking models: candidates scored per request (each one sample through the model).",
         example=200,
