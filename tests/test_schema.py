@@ -44,6 +44,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "zeropp": {"framework": "deepspeed", "zero": 3},
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
+    "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -72,7 +73,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     (base if f.section == "workload" else other)[f.name] = f.example
     if f.section == "workload" and (
         f.name.startswith("speculative")
-        or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host")
+        or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host", "autocast")
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":

@@ -54,6 +54,7 @@ COMPANIONS = {
     "sharding": {"framework": "fsdp", "zero": "3"},  # hybrid sharding is FSDP's (or torchtitan's)
     "zeropp": {"framework": "deepspeed", "zero": "3"},  # ZeRO++ is DeepSpeed's, on ZeRO-3
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
+    "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
 }
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
