@@ -30,7 +30,7 @@ def test_tgi_v1_kernel_counts_follow_its_llama_layer():
     assert eager_kernels(tgi1, LLAMA7B, tp=4) == 13 * 32 + 20 == 436
     assert eager_kernels(tgi1, LLAMA7B, tp=1) == 11 * 32 + 20 == 372  # no all-reduces on one GPU
     for graphed in ("vllm", "tgi", "tgi-v2"):  # CUDA graphs: the host cost is in the step overhead
-        assert eager_kernels(CAT.engine(graphed), LLAMA7B, tp=4) == 0
+        assert CAT.engine(graphed).cuda_graphs and not CAT.engine("tgi-v1").cuda_graphs
 
 
 def _job(engine: str, concurrency: int = 1, gpu: str = "a10g", tp: int = 4) -> tuple[Any, Any]:
@@ -134,3 +134,25 @@ def test_tgi_versions_end_to_end():
     assert busy["tgi"]["tokens_per_second"] > busy["tgi-v2"]["tokens_per_second"]
     alone = {e: _cli(e, "llama-2-7b", 1) for e in ("tgi-v2", "tgi-v1")}
     assert alone["tgi-v1"]["decode_seconds_per_token"] > alone["tgi-v2"]["decode_seconds_per_token"]
+
+
+def test_vllm_enforce_eager_floors_its_steps_by_its_own_kernel_count():
+    """vLLM's Llama layer issues 12 kernels (2 all-reduces) and about 20 per step besides; under
+    --enforce-eager on 4 A10Gs that is 12 x 32 + 20 = 404 dispatches of decode_host_seconds_eager,
+    above the GPU work of a one-request decode step; with its CUDA graphs there is no floor."""
+    h = CAT.convention("decode_host_seconds_eager")
+    job, hw = _job("vllm")
+    rates = compute_rates(hw.gpu, "fp16", CAT)
+    graphed = step_model(job, rates, topology(hw, CAT), CAT)
+    eager = step_model(replace(job, enforce_eager=True), rates, topology(hw, CAT), CAT)
+    assert eager_kernels(CAT.engine("vllm"), LLAMA7B, tp=4) == 404
+    assert graphed.host_floor == 0.0 and eager.host_floor == pytest.approx(404 * h)
+    assert eager.fixed(1, 1) == pytest.approx(404 * h + eager.overhead)
+    assert eager.fixed(1, 1) > graphed.fixed(1, 1)
+
+
+def test_enforce_eager_needs_an_engine_whose_kernels_are_counted():
+    r = run_process("estimate", "--model", "llama-2-7b", "--task", "inference", "--engine", "trtllm", "--enforce-eager")
+    assert r.returncode == 2 and "modelled for vllm" in r.stderr + r.stdout
+    r = run_process("estimate", "--model", "resnet-50", "--task", "inference", "--enforce-eager")
+    assert r.returncode == 2 and "LLM serving engines" in r.stderr + r.stdout

@@ -174,9 +174,11 @@ def _setup_notes(
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw)
-    if not profile.cuda_graphs:
+    if issued_eagerly(profile, job):
         notes.append(
-            f"{profile.name} issues every kernel of a step from Python, without CUDA graphs: a step takes at least "
+            f"{profile.name} issues every kernel of a step from Python, without CUDA graphs"
+            + (" (--enforce-eager)" if profile.cuda_graphs else "")
+            + ": a step takes at least "
             f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
             f"{catalog.convention('decode_host_seconds_eager') * 1e6:.0f} us "
             f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; "
@@ -245,12 +247,16 @@ def moe_dispatch(model: TransformerArch, tokens: int, ep: int, topo: Topology) -
     return 2 * model.moe_layers * collective("all_to_all", routed, ep, topo, spans_nodes=False)
 
 
+def issued_eagerly(profile: EngineProfile, job: InferenceJob) -> bool:
+    """Whether the engine issues a step's kernels from Python: it has no CUDA graphs, or the run
+    turns them off (vLLM's --enforce-eager)."""
+    return not profile.cuda_graphs or job.enforce_eager
+
+
 def eager_kernels(profile: EngineProfile, model: TransformerArch, tp: int) -> int:
-    """Kernels a step issues from Python on an engine without CUDA graphs (0 with them): the
-    engine's count per decoder layer (less its all-reduces without tensor parallelism) times the
-    layers, plus those of the step outside the layers."""
-    if profile.cuda_graphs:
-        return 0
+    """Kernels a step issues from Python when issued eagerly: the engine's count per decoder layer
+    (less its all-reduces without tensor parallelism) times the layers, plus those of the step
+    outside the layers."""
     per_layer = profile.eager_kernels_per_layer - (profile.eager_collectives_per_layer if tp <= 1 else 0)
     return per_layer * model.layers + profile.eager_kernels_head
 
@@ -306,7 +312,7 @@ class StepModel:
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
-        host = catalog.convention("decode_host_seconds_eager") if not profile.cuda_graphs else 0.0
+        host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)

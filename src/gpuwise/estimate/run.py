@@ -222,6 +222,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
             items_per_request=work.items_per_request,
             input_from_host=work.input_from_host,
             **({"autocast": work.autocast} if work.autocast is not None else {}),
+            **({"enforce_eager": True} if work.enforce_eager else {}),
             lora_adapters=work.lora_adapters,
             lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
             ep=par.ep,

@@ -100,7 +100,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         _check_sharding(parallel, profile)
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
-        return _inference_job(f, given, model, parallel)
+        return _inference_job(f, given, model, parallel, catalog)
     return _training_job(f, given, model, parallel, task, profile)
 
 
@@ -159,7 +159,9 @@ def _check_sharding(par: Parallelism, profile: Framework) -> None:
             raise UsageError("--zeropp changes ZeRO-3's collectives: give --zero 3")
 
 
-def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism) -> InferenceJob:
+def _inference_job(
+    f: WorkloadFields, given: dict[str, Any], model: ModelArch, parallel: Parallelism, catalog: Catalog
+) -> InferenceJob:
     stray = [k for k in TRAINING_KEYS if k in given]
     if stray == ["seq"]:
         raise UsageError(
@@ -193,9 +195,26 @@ def _inference_job(f: WorkloadFields, given: dict[str, Any], model: ModelArch, p
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
+        enforce_eager=_enforce_eager(f, model, engine, catalog),
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:
+    """--enforce-eager turns an LLM engine's CUDA graphs off: the engine must say how many kernels its
+    decoder layer issues (engines.yaml eager_kernels_per_layer)."""
+    if not f.enforce_eager:
+        return False
+    if not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(f"--enforce-eager applies to LLM serving engines; {model.name} is not served by one")
+    if not catalog.engine(engine).eager_kernels_per_layer:
+        counted = ", ".join(e for e, p in catalog.engines.items() if p.eager_kernels_per_layer and p.cuda_graphs)
+        raise UsageError(
+            f"--enforce-eager: {engine}'s kernels per layer without CUDA graphs are not in the catalog; "
+            f"it is modelled for {counted}"
+        )
+    return True
 
 
 def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:

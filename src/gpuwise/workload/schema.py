@@ -299,6 +299,13 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
+    enforce_eager: bool | None = _f(
+        "LLM serving without CUDA graphs (vLLM's --enforce-eager): every kernel of a step is issued from Python, "
+        "so a decode step is never shorter than its host dispatches.",
+        example=True,
+        applies="inference",
+        default="off: the engine's CUDA graphs (TGI before 2.0 has none: --engine tgi-v1)",
+    )
     autocast: bool | None = _f(
         "Eager PyTorch inference of a model described operator by operator: under torch.autocast each "
         "convolution and GEMM weight is cast to 16 bits on every call (AMP, as DeepLearningExamples' benchmarks "

@@ -232,6 +232,7 @@ class InferenceJob:
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
+    enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
