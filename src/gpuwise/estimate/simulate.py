@@ -274,15 +274,14 @@ class _Ends:
     """The events at a prompt's ends: its chunks (a run of whole-budget chunks, or one step that
     completes prompts) and its first token."""
 
-    __slots__ = ("budget", "chunk_fixed", "grow", "model", "prompt", "run", "setup")
+    __slots__ = ("budget", "chunk_fixed", "decode_steps", "extra", "grow", "model", "prompt", "run", "windowed")
 
     def __init__(self, run: _Run) -> None:
-        self.run, self.model, self.setup = run, run.model, run.setup
-        self.budget, self.prompt, self.grow = (
-            run.setup.token_budget,
-            run.setup.prefill_tokens,
-            run.setup.tokens_per_step,
-        )
+        self.run, self.model = run, run.model
+        setup = run.setup
+        self.budget, self.prompt, self.grow = setup.token_budget, setup.prefill_tokens, setup.tokens_per_step
+        self.decode_steps, self.extra = setup.decode_steps, setup.request_overhead
+        self.windowed = run.model.win_layers / run.model.layers  # the share of layers a window caps (0 without one)
         self.chunk_fixed: dict[int, float] = {}  # a chunk run's step besides attention, by decodes
 
     def chunk_run(
@@ -313,8 +312,8 @@ class _Ends:
         """One step with prompt chunks: every running request's decode first, then prefill chunks in
         arrival order up to the token budget: StepModel.step, prefill_pairs and keys written out, the
         same arithmetic. Returns (its seconds, the prompts it completed)."""
-        model, prompt, window = self.model, self.prompt, self.model.window
-        windowed = model.win_layers / model.layers  # the share of layers a window caps (0 without one)
+        model, prompt, windowed = self.model, self.prompt, self.windowed
+        window = model.window
         left = self.budget - decodes * model.verify
         chunk_tokens, pairs, ready = 0, 0.0, 0
         for item in prefilling:
@@ -358,12 +357,12 @@ class _Ends:
     ) -> tuple[int, float]:
         """The `ready` oldest prompts are done: their first token is out, their decode steps start.
         Returns (how many finished already: outputs of one token, key_base with the others)."""
-        run, decode_steps = self.run, self.setup.decode_steps
+        run, decode_steps, extra = self.run, self.decode_steps, self.extra
         skip, lim_ttft, lim_tpot, lim_e2e, allowed = run.limits
-        extra, over, finished = self.setup.request_overhead, run.over, 0
+        arrivals, over, finished = run.arrivals, run.over, 0
         for _ in range(ready):
             r = prefilling.popleft()[0]
-            run.ttft[r] = ttft = now - run.arrivals[r] + extra
+            run.ttft[r] = ttft = now - arrivals[r] + extra
             run.first[r] = now
             if r >= skip:
                 over[0] += ttft > lim_ttft
@@ -372,7 +371,7 @@ class _Ends:
                 running.append((step_no + decode_steps, r))
                 key_base += run.start_context - step_no * self.grow
                 continue
-            run.e2e[r] = latency = now - run.arrivals[r] + extra
+            run.e2e[r] = latency = now - arrivals[r] + extra
             run.tpot[r] = 0.0
             if r >= skip:
                 over[1] += lim_tpot < 0.0
