@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gpuwise.api import latency_target, make_estimate, make_plan
@@ -686,6 +686,47 @@ def test_disaggregated_pools_send_the_prompt_kv_and_decode_without_interference(
     assert d.percentiles["ttft"]["p99"] <= 0.8 and d.percentiles["tpot"]["p99"] <= 0.1
     # the TTFT includes the transfer: it is never below the transfer itself
     assert d.percentiles["ttft"]["p50"] > d.kv_transfer_seconds
+
+
+@pytest.mark.parametrize(
+    ("prompt", "qps", "ttft"), [(1024, 40, 0.15), (1024, 300, 0.3), (8000, 40, 1.0), (8000, 40, 0.2), (1024, 40, 2.0)]
+)
+def test_the_disaggregated_prefill_pool_judged_by_its_target_is_the_one_full_runs_size(monkeypatch, prompt, qps, ttft):
+    """The prefill pool's replica counts that miss its TTFT target may stop their simulations (the
+    target less the KV transfer, as floats add): the pools, figures and verdict are those that full
+    runs give, from tight targets (the search passing missing counts; at 8,000 tokens and 0.2 s no
+    pool up to the search's bound meets, whose figures are then shown) to a loose one."""
+    from gpuwise.estimate import disagg
+    from gpuwise.workload.requirements import LatencyGoals
+
+    w = build_workload(
+        {"model": "llama-3.1-8b", "task": "inference", "input_tokens": prompt, "output_tokens": 256}, CAT
+    )
+    hw = build_hardware("h100-sxm", CAT)
+    args = (w, hw, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
+    goals = LatencyGoals(99, None, ttft, 0.1)
+    stopped: list[bool] = []
+    real = disagg.simulate
+    monkeypatch.setattr(disagg, "simulate", lambda *a, **k: stopped.append(real(*a, **k).missed) or real(*a, **k))
+    judged = disagg.plan_disaggregated(*args, qps=qps, goals=goals)
+    monkeypatch.setattr(disagg, "simulate", lambda *a, targets=None: real(*a))
+    assert judged == disagg.plan_disaggregated(*args, qps=qps, goals=goals)
+    assert any(stopped) == (ttft < 2)  # the tight targets: some count stopped early
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    limit=st.floats(1e-6, 1e4, allow_nan=False),
+    transfer=st.one_of(st.floats(0, 1e4, allow_nan=False), st.floats(1e-9, 1e-3)),
+)
+@example(limit=1.0, transfer=1.0)  # the sum stays 1.0 for every TTFT up to half a unit in its last place
+@example(limit=0.3, transfer=0.1)
+def test_the_largest_ttft_within_a_target_after_a_transfer_is_exact_as_floats_add(limit, transfer):
+    """`_most`: that TTFT plus the transfer is within the limit, the next float above it is not."""
+    from gpuwise.estimate.disagg import _most
+
+    x = _most(limit, transfer)
+    assert x + transfer <= limit < math.nextafter(x, math.inf) + transfer
 
 
 def test_the_plans_command_reproduces_the_serving_candidate():

@@ -22,8 +22,8 @@ from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_m
 from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.serving import PERCENTILES, meets_goals, simulated_requests, steady_state
-from gpuwise.estimate.simulate import SimResult, poisson_arrivals, simulate
-from gpuwise.stats import percentile
+from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
+from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -81,6 +81,27 @@ def _fewest(check: Callable[[int], bool], lo: int) -> int:
     return hi
 
 
+def _most(limit: float, transfer: float) -> float:
+    """The largest TTFT whose sum with `transfer` is at most `limit`, as floats add: a sum never
+    falls as a term grows, so a TTFT exceeds it exactly when TTFT + transfer exceeds the limit."""
+
+    def within(x: float) -> bool:
+        return x + transfer <= limit
+
+    step = math.ulp(max(abs(limit), abs(transfer)))
+    low = limit - transfer
+    while not within(low):
+        low, step = low - step, step * 2
+    high = low + step
+    while within(high):
+        high, step = high + step, step * 2
+    while low < (mid := low + (high - low) / 2) < high:  # within(low), not within(high)
+        low, high = (mid, high) if within(mid) else (low, mid)
+    while (up := math.nextafter(low, math.inf)) < high and within(up):
+        low = up
+    return low
+
+
 def plan_disaggregated(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, *, qps: float, goals: LatencyGoals
 ) -> DisaggPlan:
@@ -96,19 +117,28 @@ def plan_disaggregated(
     key = f"p{goals.percentile:g}"
     runs: dict[tuple[str, int], SimResult] = {}
 
-    def run(pool: str, r: int) -> SimResult:
-        if (pool, r) not in runs:
+    def run(pool: str, r: int, judge: Targets | None = None) -> SimResult:
+        """The pool's run at `r` replicas; with `judge`, it may stop once a target is missed (a
+        verdict without figures: a stopped run is made again in full if its figures are asked for)."""
+        made = runs.get((pool, r))
+        if made is None or (made.missed and judge is None):
             s = prefill_setup if pool == "prefill" else decode_setup
-            runs[pool, r] = simulate(step, s, [t * r / qps for t in unit], job.input_tokens).warm(warm)
-        return runs[pool, r]
+            arrivals = [t * r / qps for t in unit]
+            made = runs[pool, r] = simulate(step, s, arrivals, job.input_tokens, targets=judge).warm(warm)
+        return made
 
     prefill_cap, decode_cap = _capacity(step, prefill_setup, job), _capacity(step, decode_setup, job)
+    limit = goals.ttft_seconds
+    # a prefill run's TTFT plus the transfer exceeds the limit exactly when the TTFT exceeds `most`
+    judge = None if limit is None else Targets(warm, tolerated(n - warm, goals.percentile), ttft=_most(limit, transfer))
 
     def prefill_ok(r: int) -> bool:
         if qps / (r * prefill_cap) >= 1:
             return False
-        limit = goals.ttft_seconds
-        return limit is None or percentile(run("prefill", r).ttft, goals.percentile) + transfer <= limit
+        if limit is None:
+            return True
+        pre = run("prefill", r, judge if r < MAX_POOL else None)  # MAX_POOL may be the answer: in full
+        return not pre.missed and percentile(pre.ttft, goals.percentile) + transfer <= limit
 
     def decode_ok(r: int) -> bool:
         if qps / (r * decode_cap) >= 1:
