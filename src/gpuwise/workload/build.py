@@ -89,7 +89,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
-        etp=_expert_tp(f),
+        etp=_expert_tp(f, task),
         vpp=(f.vpp or 1) if (f.pp or 1) > 1 else 1,  # virtual stages interleave a pipeline; none without one
         sharding=f.sharding or "full",
         zeropp=tuple(dict.fromkeys(f.zeropp or ())),
@@ -104,11 +104,11 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     return _training_job(f, given, model, parallel, task, profile)
 
 
-def _expert_tp(f: WorkloadFields) -> int | None:
+def _expert_tp(f: WorkloadFields, task: str) -> int | None:
     """Ranks each expert's matrices are split over: training's --etp (None: tp, Megatron's default);
     serving splits the experts over the tp ranks, ep ways and each over the other tp / ep (TensorRT-LLM's
     moe_tp_size = tp_size / moe_ep_size)."""
-    if infer_task(f.model_dump(exclude_none=True)) != "inference" or (f.ep or 1) <= 1:
+    if task != "inference" or (f.ep or 1) <= 1:
         return f.etp
     tp, ep = f.tp or 1, f.ep or 1
     if tp % ep:
