@@ -126,18 +126,20 @@ def _cpu_seconds_of(argv: list[str], env: dict[str, str] | None = None) -> float
 @pytest.mark.parametrize("input_tokens", [16000, 32000])
 def test_long_prompt_serving_plan_as_a_whole_process(benchmark, input_tokens, tmp_path):
     """`gpuwise plan --model llama-3.1-8b --task inference --input-tokens N --output-tokens 512 --qps 20
-    --ttft-ms 2000 --tpot-ms 50` as a user runs it (imports from compiled bytecode, catalog, search, report).
-    Target 1.5 s of CPU, not met yet (16k about 1.9 s, 32k about 1.55 s on a loaded machine): the bound
-    catches a regression. The warm-up round (it compiles the bytecode) is not counted."""
+    --ttft-ms 2000 --tpot-ms 50` as a user runs it: the `gpuwise` console script's entry point (its
+    collector settings, gpuwise.cli.entry), the terminal report, imports from compiled bytecode. Target
+    1.5 s of CPU on the reference machine: 32k tokens is at it (about 1.5 s there, 8.3 G instructions)
+    and asserts it; 16k is not (about 1.75 s, 12.0 G instructions; docs/performance.md says why), and
+    its bound catches a regression. The warm-up round (it compiles the bytecode) is not counted."""
     import statistics
     import sys
 
-    argv = [sys.executable, "-m", "gpuwise.cli.app", "plan", "--model", "llama-3.1-8b", "--task", "inference"]
-    argv += ["--input-tokens", str(input_tokens), "--output-tokens", "512", "--qps", "20"]
-    argv += ["--ttft-ms", "2000", "--tpot-ms", "50", "--json"]
+    argv = [sys.executable, "-c", "from gpuwise.cli.entry import run; run()", "plan", "--model", "llama-3.1-8b"]
+    argv += ["--task", "inference", "--input-tokens", str(input_tokens), "--output-tokens", "512", "--qps", "20"]
+    argv += ["--ttft-ms", "2000", "--tpot-ms", "50"]
     cpu: list[float] = []
     env = _installed_env(tmp_path)
     benchmark.pedantic(lambda: cpu.append(_cpu_seconds_of(argv, env)), rounds=3, iterations=1, warmup_rounds=1)
     measured = cpu[-3:]  # the warm-up round appended first
     benchmark.extra_info["cpu_seconds"] = measured
-    assert statistics.median(measured) < bound({16000: 5.0, 32000: 4.0}[input_tokens])
+    assert statistics.median(measured) < bound({16000: 5.0, 32000: 1.5}[input_tokens])
