@@ -161,74 +161,83 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
         out.update(
             layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads, vocab=model.vocab
         )
-    if isinstance(work, TrainingJob):
+    out.update(_training_inputs(work, hw, dp) if isinstance(work, TrainingJob) else _serving_inputs(work))
+    return out
+
+
+def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]:
+    """A training job's resolved inputs."""
+    par = work.parallel
+    out: dict[str, Any] = dict(
+        method=work.method,
+        precision=work.precision,
+        weights_dtype=work.weights_dtype,
+        optimizer=work.optimizer,
+        master_weights=work.master_weights,
+        micro_batch=work.micro_batch,
+        global_batch=work.global_batch or work.micro_batch * dp,
+        grad_accumulation=work.grad_accumulation(hw.count),
+        seq=work.seq,
+        zero=par.zero,
+        sharding=par.sharding,
+        zeropp=list(par.zeropp),
+        sequence_parallel=par.sequence_parallel and par.tp > 1,
+        recompute=work.recompute,
+        checkpoint_impl=work.checkpoint_impl,  # None: the framework's own, named in the assumptions
+        attention=work.attention,
+        framework=work.framework,
+        offload=list(work.offload),
+        cp=par.cp,
+        ep=par.ep,
+        vpp=par.vpp,
+        tokens=work.tokens,
+        samples=work.samples,
+        compile=work.compile,
+        loss=work.loss,  # None: the framework's own, named in the assumptions
+        quantized_linear=work.quantized_linear,  # None: the framework's own
+        overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
+        defer_grad_sync=work.defer_grad_sync,
+        loss_parallel=work.loss_parallel,
+        tp_embedding=work.tp_embedding,
+        optimizer_in_backward=work.optimizer_in_backward,
+        paged_optimizer=work.paged_optimizer,
+        kbit_fp32_upcast=work.kbit_fp32_upcast,
+        capacity_factor=work.capacity_factor,
+        pad_to_capacity=work.pad_to_capacity,
+    )
+    if work.method != "full":
+        out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
+    if work.data:
         out.update(
-            method=work.method,
-            precision=work.precision,
-            weights_dtype=work.weights_dtype,
-            optimizer=work.optimizer,
-            master_weights=work.master_weights,
-            micro_batch=work.micro_batch,
-            global_batch=work.global_batch or work.micro_batch * dp,
-            grad_accumulation=work.grad_accumulation(hw.count),
-            seq=work.seq,
-            zero=par.zero,
-            sharding=par.sharding,
-            zeropp=list(par.zeropp),
-            sequence_parallel=par.sequence_parallel and par.tp > 1,
-            recompute=work.recompute,
-            checkpoint_impl=work.checkpoint_impl,  # None: the framework's own, named in the assumptions
-            attention=work.attention,
-            framework=work.framework,
-            offload=list(work.offload),
-            cp=par.cp,
-            ep=par.ep,
-            vpp=par.vpp,
-            tokens=work.tokens,
-            samples=work.samples,
-            compile=work.compile,
-            loss=work.loss,  # None: the framework's own, named in the assumptions
-            quantized_linear=work.quantized_linear,  # None: the framework's own
-            overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
-            defer_grad_sync=work.defer_grad_sync,
-            loss_parallel=work.loss_parallel,
-            tp_embedding=work.tp_embedding,
-            optimizer_in_backward=work.optimizer_in_backward,
-            paged_optimizer=work.paged_optimizer,
-            kbit_fp32_upcast=work.kbit_fp32_upcast,
-            capacity_factor=work.capacity_factor,
-            pad_to_capacity=work.pad_to_capacity,
-        )
-        if work.method != "full":
-            out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
-        if work.data:
-            out.update(
-                read_bandwidth=work.data.read_bandwidth,
-                sample_bytes=work.data.sample_bytes,
-                decode_seconds=work.data.decode_seconds,
-                loader_cores=work.data.cpu_cores,
-            )
-    else:
-        out.update(
-            weights_dtype=work.weights_dtype,
-            kv_dtype=work.kv_dtype,
-            input_tokens=work.input_tokens,
-            output_tokens=work.output_tokens,
-            concurrency=work.concurrency,
-            engine=work.engine,
-            prefix_hit_rate=work.prefix_hit_rate,
-            speculative_tokens=work.speculative_tokens,
-            speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
-            items_per_request=work.items_per_request,
-            input_from_host=work.input_from_host,
-            **({"autocast": work.autocast} if work.autocast is not None else {}),
-            **({"enforce_eager": True} if work.enforce_eager else {}),
-            lora_adapters=work.lora_adapters,
-            lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
-            ep=par.ep,
-            attention_dp=par.attention_dp,
+            read_bandwidth=work.data.read_bandwidth,
+            sample_bytes=work.data.sample_bytes,
+            decode_seconds=work.data.decode_seconds,
+            loader_cores=work.data.cpu_cores,
         )
     return out
+
+
+def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
+    """A serving job's resolved inputs."""
+    return dict(
+        weights_dtype=work.weights_dtype,
+        kv_dtype=work.kv_dtype,
+        input_tokens=work.input_tokens,
+        output_tokens=work.output_tokens,
+        concurrency=work.concurrency,
+        engine=work.engine,
+        prefix_hit_rate=work.prefix_hit_rate,
+        speculative_tokens=work.speculative_tokens,
+        speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
+        items_per_request=work.items_per_request,
+        input_from_host=work.input_from_host,
+        **({"autocast": work.autocast} if work.autocast is not None else {}),
+        **({"enforce_eager": True} if work.enforce_eager else {}),
+        lora_adapters=work.lora_adapters,
+        lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
+        ep=work.parallel.ep,
+        attention_dp=work.parallel.attention_dp,
+    )
 
 
 def _link(hw: Hardware) -> str:

@@ -277,22 +277,31 @@ def training_activations(
     if held:
         detail["bnb_inputs_held"] = held
     if model.lm_head and stage in ("last", "only"):
-        kind = job.loss or prof.loss_kind
-        per_logit = n.conv(f"logits_bytes_{kind}")
-        vocab = model.vocab / tp if job.loss_parallel else model.vocab
-        detail["logits_and_loss"] = seq * job.micro_batch * vocab * per_logit
-        if tp > 1 and not job.loss_parallel:
-            n.add("--no-loss-parallel: the LM head's output is all-gathered, every rank takes the loss on full logits")
-        if job.method != "full" and "lm_head" in job.lora_targets:
-            # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
-            # the two are summed; its input keeps for the adapter's gradient (h per token)
-            detail["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
-            n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
-        which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
-        n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
+        detail.update(_logits_and_loss(job, prof, seq, e, n))
     if not (model.dropout or model.attention_dropout):
         n.add(f"{model.name}: no dropout in training (config), so no dropout masks")
     return sum(detail.values()), detail
+
+
+def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: Notes) -> dict[str, float]:
+    """The logits and the loss's tensors at its peak on the last stage: vocabulary-sharded under tensor
+    parallelism unless the LM head's output is gathered (--no-loss-parallel)."""
+    model, tp = job.model, job.parallel.tp
+    assert isinstance(model, TransformerArch)
+    kind = job.loss or prof.loss_kind
+    per_logit = n.conv(f"logits_bytes_{kind}")
+    vocab = model.vocab / tp if job.loss_parallel else model.vocab
+    out = {"logits_and_loss": seq * job.micro_batch * vocab * per_logit}
+    if tp > 1 and not job.loss_parallel:
+        n.add("--no-loss-parallel: the LM head's output is all-gathered, every rank takes the loss on full logits")
+    if job.method != "full" and "lm_head" in job.lora_targets:
+        # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
+        # the two are summed; its input keeps for the adapter's gradient (h per token)
+        out["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
+        n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
+    which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
+    n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
+    return out
 
 
 def checkpoint_impl(job: TrainingJob, prof: Framework) -> str:

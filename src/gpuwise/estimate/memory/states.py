@@ -224,7 +224,9 @@ def _pipeline_unsharded(
     return sp_.total * w_bytes, grads
 
 
-def deferred_sync_gradients(job: TrainingJob, hw: Hardware, grads: float, prof: Framework, n: Notes) -> float:
+def deferred_sync_gradients(
+    job: TrainingJob, hw: Hardware, grads: float, prof: Framework, n: Notes, detail: dict[str, float]
+) -> float:
     """The unsharded gradients a rank accumulates when FSDP skips the reduce-scatter on all but the
     last micro-batch (FSDP1 `no_sync()`, whose docs warn it accumulates unsharded gradients; FSDP2
     `set_requires_gradient_sync(False)`, whose `FSDPParam.to_accumulated_grad_if_needed` keeps each
@@ -240,7 +242,8 @@ def deferred_sync_gradients(job: TrainingJob, hw: Hardware, grads: float, prof: 
         f"gradient accumulation without synchronisation (--defer-grad-sync): every rank keeps its unsharded "
         f"gradients in the reduce dtype ({reduce_bytes:g} B) until the last micro-batch's reduce-scatter"
     )
-    return grads * reduce_bytes / kept
+    detail["unsharded_gradients"] = grads * reduce_bytes / kept
+    return detail["unsharded_gradients"]
 
 
 def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes) -> float:

@@ -73,13 +73,11 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         weights, grads, opt = adapter_states(job, sp_, w_bytes, opt_bpp, n, detail, stage in ("last", "only"))
         master = 0.0
 
-    deferred = deferred_sync_gradients(job, hw, grads, prof, n)
+    deferred = deferred_sync_gradients(job, hw, grads, prof, n, detail)
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
     weights, grads = weights + gathered, max(grads + unreduced, deferred)
-    if deferred:
-        detail["unsharded_gradients"] = deferred
     weights += _zero_groups(job, hw, sp_.total, dp, n, detail)
     if job.optimizer_in_backward:
         grads = min(grads, step_in_backward(job, hw, sp_, n) / (dp if zero >= 2 else 1))
