@@ -183,6 +183,10 @@ def _lockstep_state(model: StepModel, setup: EngineSetup, b: int, c: int, ctx: f
     return SteadyState(b, t, ttft, tpot, ttft + s * t, b / ((c + s) * t))
 
 
+# a setting of the sum, not a fact: `expected_busiest` stops once a term adds less than this many chunks
+BUSIEST_TAIL = 1e-12
+
+
 def expected_busiest(slots: int, p: float, ranks: int) -> float:
     """Expected largest count over `ranks` independent Binomial(`slots`, `p`) counts: the prompt
     chunks on the busiest of the ranks in one step, E[max] = sum over j >= 1 of 1 - F(j - 1)^ranks."""
@@ -195,7 +199,7 @@ def expected_busiest(slots: int, p: float, ranks: int) -> float:
     for k in range(slots):
         cdf += pmf
         tail = 1.0 - min(1.0, cdf) ** ranks
-        if tail < 1e-12:
+        if tail < BUSIEST_TAIL:
             break
         total += tail
         pmf *= (slots - k) / (k + 1) * p / (1 - p)
