@@ -231,8 +231,8 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,
         input_from_host=work.input_from_host,
-        **({"autocast": work.autocast} if work.autocast is not None else {}),
-        **({"enforce_eager": True} if work.enforce_eager else {}),
+        autocast=work.autocast,  # None: the runtime's default
+        enforce_eager=work.enforce_eager,
         lora_adapters=work.lora_adapters,
         lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
         ep=work.parallel.ep,
