@@ -1,14 +1,14 @@
 """Score the dated holdouts (corpus/data/holdout.yaml, the first; corpus/data/holdout2.yaml, the
-second, and corpus/data/holdout3.yaml, the third, each gathered apart): published measurements first
-read on or after 2026-12-01 from sources the project had not used, scored before any mechanism is
-changed for them and never used to fit anything.
+second; corpus/data/holdout3.yaml, the third; and corpus/data/holdout4.yaml, the fourth, each gathered
+apart): published measurements first read on or after 2026-12-01 from sources the project had not
+used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
 case's options, then the estimate's JSON), so what is scored is what a user gets. A case names what
 gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise has, and a need that
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
-accuracy-holdout3.md) and tests/test_holdout.py.
+accuracy-holdout3.md, accuracy-holdout4.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -128,6 +128,30 @@ SETS: dict[int, HoldoutSet] = {
                 "family",
                 "`family`: {n} case from a document family the project already uses (InternLM XTuner), also\n"
                 "reported without it.",
+            ),
+            Apart(
+                "extra_row_of_source",
+                "extra rows of a source",
+                "extra row",
+                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
+                "document), also reported without them.",
+            ),
+        ),
+    ),
+    4: HoldoutSet(
+        4,
+        Path(__file__).parent / "data" / "holdout4.yaml",
+        "accuracy-holdout4.md",
+        "the fourth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a known family (DeepLearningExamples, Transformer Engine, AutoAWQ)",
+                "family",
+                "`family`: {n} cases from further documents of documentation sets the project already uses (NVIDIA\n"
+                "DeepLearningExamples' TensorFlow and MXNet READMEs, the Transformer Engine user guide, AutoAWQ), also\n"
+                "reported without them.",
             ),
             Apart(
                 "extra_row_of_source",

@@ -1,6 +1,6 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml and holdout3.yaml,
-scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml, holdout3.yaml and
+holdout4.yaml, scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ GUARD = textwrap.dedent(
     import runpy, sys
     from pathlib import Path
 
-    SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in ("holdout.yaml", "holdout2.yaml", "holdout3.yaml"))
+    NAMES = ("holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml")
+    SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in NAMES)
     CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
     def refuse(event, args):
@@ -61,6 +62,9 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     third = tmp_path / "fit_reads_third_holdout.py"
     third.write_text("open('corpus/data/holdout3.yaml').read()\n", encoding="utf-8")
     assert "read the dated holdout" in _guarded(str(third)).stderr
+    fourth = tmp_path / "fit_reads_fourth_holdout.py"
+    fourth.write_text("open('corpus/data/holdout4.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(fourth)).stderr
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0
