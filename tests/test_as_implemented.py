@@ -166,3 +166,14 @@ def test_eager_decoder_attention_keeps_the_fp32_softmax_and_its_16bit_copy():
     eager = memory(_job(framework="fsdp", attention="eager", **opts), hw, CAT).per_gpu.detail["layer_activations"]
     flash = memory(_job(framework="fsdp", attention="flash", **opts), hw, CAT).per_gpu.detail["layer_activations"]
     assert eager - flash == pytest.approx(32 * (32 * 512**2 * 6 - 32 * 512 * 4)) == 1_608_515_584
+
+
+def test_the_fp32_softmax_copy_is_transformers_own_and_not_megatrons():
+    """Megatron writes its own attention (a fused scale-mask-softmax over 16-bit scores): under
+    --attention eager it keeps the activation size per score, not Transformers' 4 + 2 B."""
+    hw = build_hardware("a100-40gb-sxm", CAT)
+    opts = {"micro_batch": 1, "seq": 512, "precision": "bf16", "task": "pretrain", "recompute": "none"}
+    megatron = memory(_job(framework="megatron", attention="eager", **opts), hw, CAT).assumptions
+    hf = memory(_job(framework="hf-trainer", attention="eager", **opts), hw, CAT).assumptions
+    assert not any("Transformers' decoders" in str(n) for n in megatron)
+    assert any("Transformers' decoders" in str(n) for n in hf)

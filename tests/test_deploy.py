@@ -644,3 +644,25 @@ def test_idle_reclaimer_script_deletes_only_idle_old_pods(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_plan_timed_without_cuda_graphs_deploys_vllm_with_enforce_eager():
+    """--enforce-eager times vLLM's decode steps by their host dispatches; the server the plan deploys
+    must run that way too, and one timed with CUDA graphs must not."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.deploy.engines import vllm_args
+    from gpuwise.workload import build_workload
+
+    cat = load_catalog()
+    opts = {"model": "llama-2-7b", "task": "inference", "engine": "vllm"}
+    eager = build_workload({**opts, "enforce_eager": True}, cat)
+    graphed = build_workload(opts, cat)
+
+    def flags(work) -> list[str]:
+        return [
+            str(getattr(a, "value", a))
+            for a in vllm_args(work, ("meta-llama/Llama-2-7b-hf", "the model"), 32, (0.9, "util"))
+        ]
+
+    assert "--enforce-eager" in flags(eager)
+    assert "--enforce-eager" not in flags(graphed)

@@ -85,7 +85,8 @@ def _setup(**kw: object) -> EngineSetup:
 def test_router_steady_state_hand_computed():
     """20 closed-loop users, 50 output tokens (49 decode steps after the prefill's first token), a
     216-token prompt; TGI's defaults: max_waiting_tokens 20, waiting_served_ratio 1.2.
-    The ratio would onboard after ceil(1.2 x 49) = 59 steps, so the router waits P = 20 steps.
+    The ratio would onboard once the waiting reach 1.2 x the running: after ceil(1.2 / 2.2 x 49) = 27
+    steps, so the router waits P = 20 steps.
     A request waits P/2 = 10 decode steps, then its prefill (with 20 x 20 / 59 = 6.78 prompts,
     1,464 tokens: one step under the 4,096 budget), then 49 decode steps interrupted by 49 / 20
     other prefills."""
@@ -97,6 +98,27 @@ def test_router_steady_state_hand_computed():
     assert st.requests_per_second == pytest.approx((20 * 20 / 59) / (20 * 0.02 + 0.1))  # 13.56/s
     # steady_state hands an engine that prefills apart to the router's model
     assert steady_state(_FixedSteps(), setup, 20, 216) == st  # type: ignore[arg-type]
+
+
+def test_the_router_onboards_when_the_waiting_reach_the_ratio_of_those_still_running():
+    """9 decode steps: requests finish evenly, so after P steps P x 20/9 wait and 20 - P x 20/9 run;
+    v1.0.3's router takes a new batch once the waiting reach 1.2 x the running: P = ceil(1.2 / 2.2 x 9)
+    = 5 (before max_waiting_tokens' 20). r = 20 x 9 / 11.5, k = 20 x 5 / 11.5 = 8.70 prompts onboard."""
+    setup = _setup(prefill_tokens=216, decode_steps=9)
+    st = router_steady_state(_FixedSteps(), setup, 20, 216)  # type: ignore[arg-type]
+    assert st.ttft_seconds == pytest.approx(5 / 2 * 0.02 + 0.1)  # 0.15 s
+    assert st.tpot_seconds == pytest.approx((9 * 0.02 + 9 / 5 * 0.1) / 9)  # 40 ms
+    assert st.requests_per_second == pytest.approx((20 * 5 / 11.5) / (5 * 0.02 + 0.1))  # 43.5/s
+
+
+def test_without_decodes_every_prompt_in_rotation_is_prefilled_together():
+    """One output token (no decode step): 8 users' 216-token prompts, 1,728 tokens, go in one prefill
+    step of 100 ms: 80 requests/s, where one user alone makes 10."""
+    setup = _setup(prefill_tokens=216, decode_steps=0)
+    many = router_steady_state(_FixedSteps(), setup, 8, 216)  # type: ignore[arg-type]
+    one = router_steady_state(_FixedSteps(), setup, 1, 216)  # type: ignore[arg-type]
+    assert many.requests_per_second == pytest.approx(80.0) and one.requests_per_second == pytest.approx(10.0)
+    assert many.ttft_seconds == pytest.approx(0.1)
 
 
 def test_one_user_waits_for_no_router():

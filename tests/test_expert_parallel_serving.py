@@ -79,6 +79,10 @@ def test_expected_busiest_rank_by_hand():
     (3/4)^2: E = 15/16 + 7/16 = 1.375. One rank: the mean, slots x p."""
     assert expected_busiest(1, 0.5, 2) == pytest.approx(0.75)
     assert expected_busiest(2, 0.5, 2) == pytest.approx(1.375)
+    # a large batch: (1 - p) ** slots underflows, yet the busiest of 8 Binomial(1100, 0.5) counts is about
+    # its mean plus 1.42 standard deviations (the expected largest of 8 normals): 550 + 1.42 x 16.6
+    assert expected_busiest(1100, 0.5, 8) == pytest.approx(550 + 1.4236 * (1100 * 0.25) ** 0.5, rel=0.005)
+    assert expected_busiest(400, 0.9, 8) == pytest.approx(360 + 1.4236 * (400 * 0.09) ** 0.5, rel=0.01)
     assert expected_busiest(128, 1 / 2048, 1) == pytest.approx(128 / 2048)
     assert expected_busiest(5, 1.0, 8) == 5.0
     assert expected_busiest(5, 0.0, 8) == 0.0
@@ -146,3 +150,13 @@ def test_a_serving_target_with_attention_dp_is_refused_with_the_reason():
         make_estimate(
             {**R1, **RUN, "tp": 8, "ep": 8, "attention_dp": True}, {"gpu": "h200:8", "qps": 2, "tpot_ms": 100}
         )
+
+
+def test_plan_refuses_a_serving_layout_it_does_not_search():
+    """plan chooses the layout; it does not search --ep / --attention-dp for serving, so it refuses them
+    (a usage error) rather than plan a layout the user did not ask for."""
+    from .conftest import run_process
+
+    args = ["plan", "--model", "qwen3-30b-a3b", "--task", "inference", "--tp", "4", "--ep", "4", "--attention-dp"]
+    r = run_process(*args, "--qps", "1", "--gpus", "h100-sxm")
+    assert r.returncode == 2 and "does not search expert-parallel" in r.stderr

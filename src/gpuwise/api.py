@@ -47,6 +47,11 @@ def make_plan(
         work_opts.pop(key, None)
     req = build_requirements(requirements, cat)
     base = build_workload(work_opts, cat)
+    if not isinstance(base, TrainingJob) and (workload.get("attention_dp") or workload.get("ep") not in (None, 1)):
+        raise UsageError(
+            "plan does not search expert-parallel or attention-data-parallel serving layouts yet: drop --ep and "
+            "--attention-dp to let it choose a layout, or time that layout with `gpuwise estimate`"
+        )
     variants = [(base, work_opts)]
     if req.methods:
         if not isinstance(base, TrainingJob):

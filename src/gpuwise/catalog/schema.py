@@ -285,6 +285,8 @@ class Framework(_Sourced):
     norm_saved_bytes: Annotated[float, Gt(0)]
     fused_swiglu: bool
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class
+    # the decoders are Transformers' code: their eager attention softmaxes in fp32 and casts back
+    transformers_attention: bool = False
     selective_policy: Literal["attention", "op"] = "attention"  # what --recompute selective recomputes
     # the loss implementation; its bytes per logit are conventions (logits_bytes_<kind>)
     loss_kind: Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]

@@ -153,6 +153,11 @@ def vllm_args(
         why(f"--gpu-memory-utilization={util[0]:.2f}", util[1]),
         port_arg(port),
         *_kv_args(work, "fp8"),
+        *(
+            [why("--enforce-eager", "the plan was timed without CUDA graphs (enforce_eager)")]
+            if work.enforce_eager
+            else []
+        ),
     ]
 
 

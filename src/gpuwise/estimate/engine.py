@@ -243,7 +243,7 @@ def moe_dispatch(model: TransformerArch, tokens: int, ep: int, topo: Topology) -
     technical report, section 3.4; TensorRT-LLM's and SGLang's expert-parallel MoE), within a node."""
     if ep <= 1 or not model.is_moe:
         return 0.0
-    routed = tokens * model.experts_per_token * model.hidden * 2
+    routed = tokens * model.experts_per_token * model.hidden * DTYPE_BYTES["bf16"]
     return 2 * model.moe_layers * collective("all_to_all", routed, ep, topo, spans_nodes=False)
 
 

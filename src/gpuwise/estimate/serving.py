@@ -194,33 +194,40 @@ def expected_busiest(slots: int, p: float, ranks: int) -> float:
         return float(slots)
     if p <= 0.0 or slots <= 0:
         return 0.0
-    pmf = (1 - p) ** slots
+    # the pmf in log space: (1 - p) ** slots underflows to 0 for a large batch, which would read as
+    # every slot on the busiest rank
+    log_pmf, log_odds = slots * math.log1p(-p), math.log(p) - math.log1p(-p)
     cdf, total = 0.0, 0.0
     for k in range(slots):
-        cdf += pmf
+        cdf += math.exp(log_pmf)
         tail = 1.0 - min(1.0, cdf) ** ranks
         if tail < BUSIEST_TAIL:
             break
         total += tail
-        pmf *= (slots - k) / (k + 1) * p / (1 - p)
+        log_pmf += math.log((slots - k) / (k + 1)) + log_odds
     return total
 
 
 def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: int) -> SteadyState:
     """`b` requests in rotation on an engine that prefills apart (Text Generation Inference before
     3.0): new prompts wait until the router onboards them, every P decode steps, P the sooner of
-    `max_waiting_steps` and the steps after which `waiting_served_ratio` x the running requests
-    have finished (each finishes after s decode steps: ratio x s). A request waits P/2 decode steps
+    `max_waiting_steps` and the steps after which the waiting requests reach `waiting_served_ratio`
+    x those still running (v1.0.3 router: a new batch needs that many queued unless it waited
+    max_waiting_tokens steps); with requests finishing evenly over s decode steps, P r/s waiting
+    against r - P r/s running: P = ratio / (1 + ratio) x s, never beyond s. A request waits P/2 decode steps
     on average, then its prefill step (beside the k prompts onboarded with it, in steps of at most
     the prefill token budget), then s decode steps among r running requests, interrupted by s/P
     other prefills. Per request P/2 + s decode steps: r = b s / (s + P/2), k = b P / (s + P/2)."""
     s, todo = setup.decode_steps, setup.prefill_tokens
     ctx = prompt + (s * setup.tokens_per_step) / 2
-    if b == 1 or s == 0:  # nobody else waits: the prompt runs at once
+    if b == 1:  # nobody else waits: the prompt runs at once
         period, running, onboard = 0.0, 1.0, 1.0
+    elif s == 0:  # no decodes to wait for: every prompt in rotation is prefilled together
+        period, running, onboard = 0.0, float(b), float(b)
     else:
-        by_ratio = math.ceil(setup.waiting_served_ratio * s) if setup.waiting_served_ratio else s
-        period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio)))
+        ratio = setup.waiting_served_ratio
+        by_ratio = math.ceil(ratio / (1 + ratio) * s) if ratio else s
+        period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio, s)))
         running, onboard = b * s / (s + period / 2), b * period / (s + period / 2)
     decode = model.step(0, max(1, round(running)), model.keys(ctx) * max(1, round(running)), 0.0) if s else 0.0
     prefill = _prefill_apart(model, round(onboard * todo), todo, setup.token_budget)
@@ -291,11 +298,18 @@ def inference_time(
         st = steady_state(step, replace(setup, max_batch=max(setup.max_batch, 1)), b, job.input_tokens)
         terms = step.decode_terms(b, _avg_decode_context(job))
         notes += setup.notes
-        notes.append(
-            f"continuous batching at {b} running request(s): each step carries their decodes and "
-            f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
-            f"beside the running decodes"
-        )
+        if setup.chunked_prefill:
+            notes.append(
+                f"continuous batching at {b} running request(s): each step carries their decodes and "
+                f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
+                f"beside the running decodes"
+            )
+        else:
+            notes.append(
+                f"batching at {b} request(s) in rotation: new prompts wait for the router, then are "
+                f"prefilled in steps of their own ({setup.token_budget} tokens at most) while the running "
+                f"requests wait"
+            )
         if b > setup.max_batch:
             notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
         return InferenceEstimate(

@@ -484,7 +484,7 @@ def _check_model_layout(model: Any, par: Parallelism, pipeline_max_zero: int = 1
         )
     if par.ep > 1 and (not model.is_moe or model.experts % par.ep):
         raise LayoutError(
-            f"--ep {par.ep} splits MoE experts: {model.name} has {model.experts or 'no'} experts"
+            f"--ep {par.ep} splits MoE experts: {model.name} has {model.experts if model.is_moe else 'no'} experts"
             + (f", which {par.ep} does not divide" if model.is_moe else "")
         )
     etp = par.expert_tp

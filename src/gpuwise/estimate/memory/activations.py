@@ -158,11 +158,12 @@ def _eager_softmax_bytes(job: TrainingJob, prof: Framework, e: float, n: Notes) 
     """Bytes per attention score the eager attention keeps for backward (None: the activation size).
     Transformers' decoders write `softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)` (LlamaAttention
     since 2023, `eager_attention_forward` today): softmax keeps its fp32 output for its backward and the
-    PV matmul the 16-bit copy, 4 + 2 B below fp32 precision; encoders (BERT, ViT) softmax in the scores'
-    dtype, fp32 under torch.autocast."""
+    PV matmul the 16-bit copy, 4 + 2 B below fp32 precision, in the stacks that run Transformers' models
+    (`transformers_attention`); encoders (BERT, ViT) softmax in the scores' dtype, fp32 under torch.autocast."""
     if job.attention != "eager":
         return None
-    if isinstance(job.model, TransformerArch) and job.model.causal and e < DTYPE_BYTES["fp32"]:
+    decoder = isinstance(job.model, TransformerArch) and job.model.causal
+    if decoder and prof.transformers_attention and e < DTYPE_BYTES["fp32"]:
         n.add(
             "eager attention (Transformers' decoders): the softmax runs in fp32 and keeps its fp32 output, the "
             "PV matmul its 16-bit copy: 4 + 2 B per score"
