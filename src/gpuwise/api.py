@@ -47,7 +47,9 @@ def make_plan(
         work_opts.pop(key, None)
     req = build_requirements(requirements, cat)
     base = build_workload(work_opts, cat)
-    if not isinstance(base, TrainingJob) and (workload.get("attention_dp") or workload.get("ep") not in (None, 1)):
+    serving_layout = not isinstance(base, TrainingJob) and {"ep", "attention_dp"} & workload.keys()
+    asked = build_workload(dict(workload), cat).parallel if serving_layout else None
+    if asked is not None and (asked.attention_dp or asked.ep > 1):
         raise UsageError(
             "plan does not search expert-parallel or attention-data-parallel serving layouts yet: drop --ep and "
             "--attention-dp to let it choose a layout, or time that layout with `gpuwise estimate`"
