@@ -159,7 +159,7 @@ def test_tgi_versions_end_to_end():
 
 
 def test_vllm_enforce_eager_floors_its_steps_by_its_own_kernel_count():
-    """vLLM's Llama layer issues 12 kernels (2 all-reduces) and about 20 per step besides; under
+    """vLLM's Llama layer launches 12 kernels (2 all-reduces) and about 20 per step besides; under
     --enforce-eager on 4 A10Gs that is 12 x 32 + 20 = 404 dispatches of decode_host_seconds_eager,
     above the GPU work of a one-request decode step; with its CUDA graphs there is no floor."""
     h = CAT.convention("decode_host_seconds_eager")
