@@ -53,7 +53,7 @@ from corpus import families, memory_accuracy, operators_accuracy, perf_accuracy,
 from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
-from gpuwise.estimate.bands import ANY, FIGURES, LEVELS, ClassKey, family_of, lineage, validated_key  # noqa: E402
+from gpuwise.estimate.bands import ANY, DECODERS, FIGURES, LEVELS, ClassKey, family_of, lineage, validated_key  # noqa: E402
 
 OUT = ROOT / "src" / "gpuwise" / "catalog" / "data" / "uncertainty.yaml"
 DOC = ROOT / "docs" / "uncertainty.md"  # its corpus table, between the two markers, is written here too
@@ -93,9 +93,9 @@ class Evidence:
 
 
 def _key(cat: Catalog, figure: str, family: str, gpu: str, stack: str) -> ClassKey:
-    """A case's class: the stack counts for LLMs only (the other families have one time model)."""
+    """A case's class: the stack counts for decoders only (the other families have one time model)."""
     g = cat.gpu(gpu)
-    return ClassKey(figure, family, g.vendor, stack if family == "llm" else ANY, g.architecture)
+    return ClassKey(figure, family, g.vendor, stack if family in DECODERS else ANY, g.architecture)
 
 
 def _family(cat: Catalog, inp: dict[str, Any]) -> str:
@@ -118,7 +118,8 @@ def training_llm(cat: Catalog) -> Iterator[Evidence]:
             c = cases[cid]
             # measured / predicted speed: a time's error is of the time, a rate's of the rate
             speed = 1 + err if c["metric"] in ("step_seconds", "gpu_hours") else 1 / (1 + err)
-            key = _key(cat, "training", "llm", c["inputs"]["gpu"], perf_accuracy.framework_of_case(c))
+            fam = _family(cat, c["inputs"])
+            key = _key(cat, "training", fam, c["inputs"]["gpu"], perf_accuracy.framework_of_case(c))
             yield Evidence(cid, c["source"], key, _log(speed), True)
 
 
@@ -135,19 +136,19 @@ def perf_other(cat: Catalog) -> Iterator[Evidence]:
         if fam == "operators":
             continue
         if r.kind == "training":
-            if fam == "llm":
+            if fam in DECODERS:
                 continue  # out of sample through fit_efficiency (training_llm)
             speed = r.ours / r.published if r.metric in ("step_seconds", "gpu_hours") else r.published / r.ours
             yield Evidence(r.id, r.source, _key(cat, "training", fam, r.gpu, ANY), _log(speed), True)
             continue
         figure, ratio = _inference_ratio(r.metric, r.published, r.ours, fam)
         stack = ENGINES.get(str(c["inputs"].get("engine") or ""), str(c["inputs"].get("engine") or ""))
-        yield Evidence(r.id, r.source, _key(cat, figure, fam, r.gpu, stack), _log(ratio), fam != "llm")
+        yield Evidence(r.id, r.source, _key(cat, figure, fam, r.gpu, stack), _log(ratio), fam not in DECODERS)
 
 
 def _inference_ratio(metric: str, published: float, ours: float, family: str) -> tuple[str, float]:
     """(figure, measured / predicted in that figure's sense) of an inference metric."""
-    if family != "llm":  # one forward pass per request: samples/s, or its latency
+    if family not in DECODERS:  # one forward pass per request: samples/s, or its latency
         return "onepass", (ours / published if metric.endswith("seconds") else published / ours)
     if metric in ("ttft_seconds", "mean_ttft_seconds"):
         return "prefill", published / ours

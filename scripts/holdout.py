@@ -4,7 +4,9 @@ published measurements first read on or after 2026-12-01 that nothing was fitted
 `--set 2`, docs/accuracy-holdout2.md against the second holdout (corpus/data/holdout2.yaml),
 gathered apart after the first had been read for diagnosis; with `--set 3`, docs/accuracy-holdout3.md
 against the third (corpus/data/holdout3.yaml), gathered apart from both; with `--set 4`,
-docs/accuracy-holdout4.md against the fourth (corpus/data/holdout4.yaml), gathered apart from all three.
+docs/accuracy-holdout4.md against the fourth (corpus/data/holdout4.yaml), gathered apart from all three;
+with `--set 5`, docs/accuracy-holdout5.md against the fifth (corpus/data/holdout5.yaml), gathered apart from
+all four.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -236,7 +238,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
     since, diagnosis = doc.get("diagnostic_since"), doc.get("diagnosis")
     if frozen or not since:
         return []
-    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
     name = Path(str(diagnosis)).name
     return [
         "",

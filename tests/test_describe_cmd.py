@@ -181,6 +181,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C's default disposition, as a terminal's shell gives it: a runner started in the background
+    (`cmd &`, nohup) ignores SIGINT, which every child then inherits and Python keeps ignored."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_an_interrupted_describe_ends_the_users_process_too(tmp_path):
     """The child runs in its own session, where the terminal's Ctrl-C does not reach it: when describe
     is interrupted, it ends the child (a looping file would otherwise run on, orphaned)."""
@@ -198,6 +206,7 @@ def test_an_interrupted_describe_ends_the_users_process_too(tmp_path):
     parent = subprocess.Popen(
         [sys.executable, "-m", "gpuwise.cli.app", "describe", "spin.py:X", "--input-shape", "8", "--timeout", "600"],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log,
+        preexec_fn=_as_from_a_terminal,
     )  # fmt: skip
     child = None
     try:

@@ -1,6 +1,6 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml, holdout3.yaml and
-holdout4.yaml, scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout5.yaml,
+scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ GUARD = textwrap.dedent(
     import runpy, sys
     from pathlib import Path
 
-    NAMES = ("holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml")
+    NAMES = ("holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml", "holdout5.yaml")
     SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in NAMES)
     CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
@@ -65,6 +65,12 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     fourth = tmp_path / "fit_reads_fourth_holdout.py"
     fourth.write_text("open('corpus/data/holdout4.yaml').read()\n", encoding="utf-8")
     assert "read the dated holdout" in _guarded(str(fourth)).stderr
+    fifth = tmp_path / "fit_reads_fifth_holdout.py"
+    fifth.write_text("open('corpus/data/holdout5.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(fifth)).stderr
+    fifth = tmp_path / "fit_reads_fifth_holdout.py"
+    fifth.write_text("open('corpus/data/holdout5.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(fifth)).stderr
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0
@@ -113,3 +119,21 @@ def test_leaving_a_source_out_leaves_its_family_out():
     ]
     groups = fit.leave_out_groups(cases)
     assert sorted(sorted(c.id for c in g) for g in groups.values()) == [["a", "b"], ["c"]]
+
+
+def test_a_machine_generations_host_dispatch_is_fitted_only_where_a_small_batch_eager_case_decides_it():
+    """Training and large batches hide the host: fitted on them alone, a generation's eager dispatch would wander
+    to wherever it trades a hair of error elsewhere, so `fit_operators.decided` leaves it at its starting value."""
+    fit = load_script("fit_operators")
+    from corpus.operators_accuracy import cases
+    from gpuwise.catalog.loader import build_catalog
+
+    base, every = build_catalog(), cases()
+    hosts = {k for k in fit.PARAMS if k.startswith("operator_host_seconds_eager_")}
+    assert hosts == {f"operator_host_seconds_eager_{a}" for a in ("volta", "turing", "ampere")}
+    assert hosts <= set(fit.decided(base, every))
+    no_effnet = [c for c in every if c["group"] != "effnet-infer"]  # the only small-batch eager A100 rows
+    decided = set(fit.decided(base, no_effnet))
+    assert "operator_host_seconds_eager_ampere" not in decided
+    assert {"operator_host_seconds_eager_volta", "operator_host_seconds_eager_turing"} <= decided
+    assert "operator_kernel_floor_seconds" in decided

@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml, holdout3.yaml, holdout4.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout5.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -250,8 +250,8 @@ EXPECTED: dict[int, Expected] = {
             # torch.cuda.max_memory_allocated() * 1e-6 = 14776.09 MB
             "fxmarty-a10g-llama-7b-hf-generate-fp16-bs1-in1000-out200-max-allocated": 14.77609e9,
             "deepseek-llm-7b-a100-40gb-pcie-hf-bf16-bs1-seq256-peak-mem": 13.29 * 2**30,
-            # 1.00 s per image / 50 iterations
-            "alexeigor-sdbench-h100-sxm-sd15-pt20-fp16-bs1-50it-pipeline": 20.0e-3,
+            # 1.00 s per image, as printed (first compared as 1.00 s / 50 iterations against one UNet call)
+            "alexeigor-sdbench-h100-sxm-sd15-pt20-fp16-bs1-50it-pipeline": 1.0,
             # 0.69 minutes
             "llms-from-scratch-ch06-gpt2-small-full-ft-1xa100-fp32-bs8-seq120-5ep-time": 41.4,
             "hfblog-bloom-inference-8xa100-80gb-ds-inference-fp16-tp8-bs128-ms-per-token": 8.832,
@@ -261,12 +261,18 @@ EXPECTED: dict[int, Expected] = {
         # Recorded from the first scoring (the frozen record, 2026-12-02, at main 5aa6ec4: memory 8.3 %,
         # training 4.8 %, inference 41.7 %): each scored case's |error| may not grow by more than 3 points,
         # each kind's median |error| by more than 2. The state on that date, not the goals.
-        medians={"memory": 0.103, "training": 0.068, "inference": 0.437},
+        # The inference bound moved once, with the cause: the three Stable Diffusion time cases were first compared
+        # per UNet call (image time / 50 against one UNet step, with autocast); since the whole pipeline can be said
+        # they are compared per image as printed, without autocast (diffusers holds the pipeline in fp16), which
+        # shows the T4's and the TensorRT RTX 4090's GPU time too fast (docs/holdout-diagnosis.md, fourth holdout):
+        # the median went from 41.7 % to 45.9 %.
+        medians={"memory": 0.103, "training": 0.068, "inference": 0.479},
         first_errors={
             "alexeigor-sdbench-a100-40gb-sxm-sd15-pt20-fp16-bs1-vram": -0.2922,
             "alexeigor-sdbench-h100-sxm-sd15-pt20-fp16-bs1-50it-pipeline": +1.9487,
-            "alexeigor-sdbench-rtx4090-sd15-tensorrt861-fp16-bs1-50it-pipeline": +0.5571,
-            "alexeigor-sdbench-t4-sd15-pt20-fp16-xformers-bs1-50it-pipeline": -0.3820,
+            # re-expressed per image (the whole pipeline) on 2026-12-02: bounded from that first per-image scoring
+            "alexeigor-sdbench-rtx4090-sd15-tensorrt861-fp16-bs1-50it-pipeline": +0.6526,
+            "alexeigor-sdbench-t4-sd15-pt20-fp16-xformers-bs1-50it-pipeline": -0.5057,
             "autoawq016-rtx4090-llama2-13b-awq-int4-gemm-bs1-in64-out64-decode": -0.0600,
             "autoawq016-rtx4090-llama2-13b-awq-int4-gemm-bs3-in2048-out2048-vram": -0.0004,
             "autoawq016-rtx4090-mistral-7b-awq-int4-gemm-bs1-in2048-out2048-vram": -0.1739,
@@ -312,6 +318,99 @@ EXPECTED: dict[int, Expected] = {
             "te-tutorial-h100-llama2-7b-hf-baseline-bf16-fusedadamw-bs8-seq256-step": +0.0082,
             "te-tutorial-h100-llama2-7b-te-layers-fp8-fusedadamw-bs8-seq256-step": +0.1187,
             "te-tutorial-h100-llama3-8b-hf-baseline-bf16-fusedadamw-bs8-seq256-step": +0.0214,
+        },
+    ),
+    5: Expected(
+        first_read="2026-12-02",
+        kinds={"memory": 14, "training": 14, "inference": 26},
+        sources=18,
+        marked={"family": 18, "extra_row_of_source": 36},
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
+        end_to_end=(
+            "glm4-9b-chat-a100-80gb-hf-bf16-in1000-peak-device-mem",
+            "lambda-fa2-gpt3-2.7b-1xa100-80gb-sxm-fp16-mb4-seq1024-tok-per-s",
+            "pycls-resnet50-8xv100-16gb-fp32-sgd-bs256-100ep-train-time",
+            "iog-vllm085-llama3-8b-1xrtx4090-fp16-sharegpt-qps1-tpot-p50",
+            "ort-sd15-a100-40gb-sxm-torch20-eager-fp16-bs8-50it-batch-latency",
+        ),
+        by_hand={
+            # 19 GB read as GiB
+            "glm4-9b-chat-a100-80gb-hf-bf16-in1000-peak-device-mem": 19 * 2**30,
+            # 21531 MiB
+            "glm4-9b-chat-finetune-lora-r8-qkv-1xa100-80gb-bf16-mb1-device-mem": 21531 * 2**20,
+            # torch.cuda.max_memory_reserved() / 1e9 = 13.88 GB
+            "torchao-quant-llama2-7b-a100-bf16-bs1-peak-reserved": 13.88e9,
+            # 'about 11.5 hours'
+            "mosaicml-examples-hf-bert-base-mlm-c4-8xa100-80gb-bf16-seq128-gbs4096-wallclock": 11.5 * 3600,
+            # 7.6 s per batch of 8 images, as printed
+            "ort-sd15-a100-40gb-sxm-torch20-eager-fp16-bs8-50it-batch-latency": 7.6,
+            # median_tpot_ms 19.4518...
+            "iog-vllm085-llama3-8b-1xrtx4090-fp16-sharegpt-qps1-tpot-p50": 19.45181366486045e-3,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-02: memory 14.8%,
+        # training 38.3%, inference 17.9%) plus 2 points: each scored case's
+        # |error| may not grow by more than 3 points, each kind's median |error| by more than 2. The state on
+        # that date, not the goals.
+        medians={"memory": 0.168, "training": 0.403, "inference": 0.199},
+        first_errors={
+            "aitemplate-bert-base-encoders-a100-40gb-pt-eager-fp16-bs1-seq128-latency": +0.3573,
+            "aitemplate-bert-base-encoders-a100-40gb-pt-eager-fp16-bs256-seq128-latency": -0.1359,
+            "aitemplate-bert-base-encoders-a100-40gb-pt-eager-fp16-bs32-seq384-latency": -0.0028,
+            "aitemplate-resnet50-timm-a100-40gb-pt-eager-fp16-bs1-latency": -0.1336,
+            "aitemplate-resnet50-timm-a100-40gb-pt-eager-fp16-bs256-latency": -0.0954,
+            "aitemplate-resnet50-timm-a100-40gb-pt-eager-fp16-bs32-latency": +0.0286,
+            "aitemplate-vit-b16-timm-a100-40gb-pt-eager-fp16-bs1-latency": -0.9476,
+            "aitemplate-vit-b16-timm-a100-40gb-pt-eager-fp16-bs16-latency": -0.6286,
+            "aitemplate-vit-b16-timm-a100-40gb-pt-eager-fp16-bs256-latency": -0.5561,
+            "datacrunch-sglang-4xh200-llama3.1-70b-bf16-tp4-sharegpt-rps4-median-tpot": -0.2359,
+            "datacrunch-sglang-4xh200-llama3.1-70b-bf16-tp4-sharegpt-rps8-median-tpot": -0.3665,
+            "datacrunch-sglang-8xh200-llama3.1-70b-bf16-tp8-sharegpt-offline-5000-tput": +0.2379,
+            "ffcv-imagenet-rn50-8xa100-40gb-amp-sgd-bs512-16ep-wallclock": +0.5307,
+            "ffcv-imagenet-rn50-8xa100-40gb-amp-sgd-bs512-88ep-wallclock": +0.6249,
+            "glm4-9b-chat-a100-80gb-hf-bf16-in1000-peak-device-mem": +0.0443,
+            "glm4-9b-chat-a100-80gb-hf-bf16-in128000-peak-device-mem": -0.3394,
+            "glm4-9b-chat-a100-80gb-hf-bf16-in32000-peak-device-mem": -0.1304,
+            "glm4-9b-chat-a100-80gb-hf-bnb4bit-in8000-peak-device-mem": -0.0980,
+            "glm4-9b-chat-finetune-lora-r8-qkv-1xa100-80gb-bf16-mb1-device-mem": +0.2953,
+            "glm4-9b-chat-finetune-sft-zero3-8xa100-80gb-bf16-mb1-device-mem": -0.5923,
+            "hf-examples-run-qa-bert-base-squad-1xv100-16gb-fp32-bs12-seq384-2ep-wallclock": +2.8956,
+            "hf-examples-run-qa-bert-large-squad-1xv100-16gb-fp32-bs12-seq384-2ep-wallclock": +3.5609,
+            "hf-examples-run-xnli-mbert-1xv100-16gb-fp32-bs32-seq128-2ep-wallclock": +0.1998,
+            "hf-perf-torch-compile-resnet50-t4-eager-fp32-bs16-latency": -0.0944,
+            "hf-perf-torch-compile-resnet50-v100-eager-fp32-bs16-latency": +0.1964,
+            "hf-perf-torch-compile-vit-b16-a100-eager-fp32-bs16-latency": -0.8725,
+            "hf-perf-torch-compile-vit-b16-v100-eager-fp32-bs16-latency": -0.0484,
+            "hfblog-optimize-llm-octocoder-a100-40gb-hf-bf16-in20-out60-max-allocated": -0.0040,
+            "hfblog-optimize-llm-octocoder-a100-40gb-hf-bnb4bit-in20-out60-max-allocated": -0.1668,
+            "hfblog-optimize-llm-octocoder-a100-40gb-hf-int8-in20-out60-max-allocated": -0.0283,
+            "iog-vllm085-gemma2-9b-1xh100-pcie-fp16-sharegpt-qps4-tpot-p50": -0.0037,
+            "iog-vllm085-llama3-8b-1xh100-pcie-fp16-sharegpt-qps1-tpot-p50": +0.1380,
+            "iog-vllm085-llama3-8b-1xrtx4090-fp16-sharegpt-qps1-tpot-p50": +0.1177,
+            "iog-vllm085-llama3-8b-1xrtx4090-fp16-sharegpt-qps16-tpot-p50": -0.1621,
+            "lambda-fa2-gpt3-2.7b-1xa100-80gb-sxm-fp16-mb4-seq1024-tok-per-s": -0.1181,
+            "lambda-fa2-gpt3-2.7b-8xa100-80gb-sxm-fp16-mb4-seq1024-mem-per-gpu": -0.4238,
+            "lambda-fa2-gpt3-2.7b-8xa100-80gb-sxm-fp16-mb4-seq1024-tok-per-s": -0.0833,
+            "lambda-fa2-gpt3-2.7b-8xh100-sxm-fp16-mb4-seq1024-tok-per-s": +0.1256,
+            "lambda-gptneox-20b-3x8xa100-40gb-sxm-ethernet-fp16-tp4-pp6-samples-per-s": +0.5725,
+            "lambda-gptneox-20b-3x8xa100-40gb-sxm-fp16-tp4-pp6-vram-per-gpu": -0.3036,
+            "lambda-gptneox-hidden4096-1x8xa100-40gb-sxm-fp16-tp2-pp4-samples-per-s": +0.0679,
+            "mosaicml-examples-hf-bert-base-mlm-c4-8xa100-80gb-bf16-seq128-gbs4096-wallclock": -0.5029,
+            "ort-sd15-a100-40gb-sxm-torch20-eager-fp16-bs8-50it-batch-latency": -0.2887,
+            "ort-sd15-a100-80gb-pcie-tensorrt861-fp16-bs4-50it-batch-latency": -0.3267,
+            "ort-sd15-mi250x-gcd-torch20-rocm-eager-fp16-bs8-50it-batch-latency": -0.6180,
+            "ort-sd15-v100-pcie-16gb-ort-cuda-fp16-bs8-50it-batch-latency": -0.2726,
+            "pycls-efficientnet-b0-8xv100-16gb-fp32-sgd-bs256-100ep-train-time": -0.4368,
+            "pycls-resnet50-1xv100-16gb-fp32-bs64-infer-time": +0.1267,
+            "pycls-resnet50-8xv100-16gb-fp32-sgd-bs256-100ep-train-time": -0.0584,
+            "pycls-resnext101-32x4d-8xv100-16gb-fp32-sgd-bs256-100ep-train-time": -0.3292,
+            "torchao-quant-llama2-7b-a100-bf16-bs1-peak-reserved": +0.0277,
+            "torchao-quant-llama2-7b-a100-int8wo-bs1-peak-reserved": -0.1659,
+            "torchao-quant-llama3-8b-a100-bf16-bs1-decode-tok-per-s": -0.1151,
+            "torchao-quant-llama3-8b-a100-int4wo64-bs1-peak-reserved": -0.1215,
         },
     ),
 }

@@ -3,6 +3,7 @@ the catalog reads, recommender tables in the memory model, and the e-commerce se
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -28,7 +29,7 @@ PLAIN = with_values(
         "operator_backward_bytes_elementwise": 1.5,
         "operator_backward_bytes_normalization": 1.5,
         "operator_train_norm_reads": 1.5,
-        "operator_host_seconds_eager": 0.0,
+        "operator_host_seconds_eager_turing": 0.0,
         "operator_kernel_floor_seconds": 0.0,
     },
 )
@@ -81,7 +82,7 @@ def test_training_backward_by_class_and_autocast_casts():
 
 
 def test_the_floors_bound_small_batches():
-    floors = with_values(PLAIN, {"operator_kernel_floor_seconds": 10e-6, "operator_host_seconds_eager": 50e-6})
+    floors = with_values(PLAIN, {"operator_kernel_floor_seconds": 10e-6, "operator_host_seconds_eager_turing": 50e-6})
     tiny = GenericArch(
         "tiny", "vision", 1, operators=tuple(Operator(f"op{i}", "elementwise", 0.0, 1.0) for i in range(100))
     )
@@ -239,3 +240,40 @@ def test_tables_too_large_for_the_gpus_live_in_host_memory_with_a_hot_row_cache(
     est = memory(TrainingJob(model=model, optimizer="sgd", micro_batch=1024), Hardware(a10, 1, 1), CAT)
     assert est.per_gpu.detail["embedding_tables"] == pytest.approx(one.gpu_bytes)
     assert any("host memory" in a for a in est.assumptions)
+
+
+def test_the_host_dispatch_is_the_machines_not_one_number():
+    """Eager PyTorch's host dispatch is a property of the machine: each GPU generation takes the value fitted
+    on the machines its eager cases ran on (DGX-1 for Volta, DGX A100 for Ampere), and a GPU whose machines
+    have no case (Hopper) the newest validated generation's. 100 tiny kernels with no kernel floor take
+    100 host dispatches."""
+    floors = with_values(CAT, {"operator_kernel_floor_seconds": 0.0})
+    tiny = GenericArch(
+        "tiny", "vision", 1, operators=tuple(Operator(f"op{i}", "elementwise", 0.0, 1.0) for i in range(100))
+    )
+    conv = CAT.conventions
+    for gpu, key in (
+        ("v100-32gb-sxm", "operator_host_seconds_eager_volta"),
+        ("a100-80gb-sxm", "operator_host_seconds_eager_ampere"),
+        ("h100-sxm", "operator_host_seconds_eager"),
+    ):
+        rates = dataclasses.replace(RATES, gpu=CAT.gpu(gpu))
+        t = operator_seconds(tiny, 1, rates, floors, training=False, runtime="eager")
+        assert t.total == pytest.approx(100 * conv[key].value, rel=0.01), gpu
+    assert conv["operator_host_seconds_eager_ampere"].value < conv["operator_host_seconds_eager_volta"].value
+    assert conv["operator_host_seconds_eager"].value == conv["operator_host_seconds_eager_ampere"].value
+
+
+def test_a_remembered_batch_is_the_fresh_walk_and_other_rates_are_walked_again():
+    """The memo a serving plan relies on answers only for the same model, catalog and equal rates."""
+    from gpuwise.estimate.operators import _operator_seconds
+
+    first = operator_seconds(UNIT, 4, RATES, PLAIN, training=False, runtime="eager")
+    assert operator_seconds(UNIT, 4, RATES, PLAIN, training=False, runtime="eager") is first
+    assert first == _operator_seconds(UNIT, 4, RATES, PLAIN, training=False, runtime="eager")
+    slower = dataclasses.replace(RATES, bandwidth=0.5e12)
+    again = operator_seconds(UNIT, 4, slower, PLAIN, training=False, runtime="eager")
+    assert again is not first and again.forward > first.forward
+    twin = dataclasses.replace(UNIT)  # an equal model, another object: walked afresh, same figures
+    fresh = operator_seconds(twin, 4, RATES, PLAIN, training=False, runtime="eager")
+    assert fresh is not first and fresh == first

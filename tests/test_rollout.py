@@ -7,6 +7,7 @@ back to the store (`gpuwise rollout status`)."""
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -526,7 +527,9 @@ def test_a_real_roll_out_drains_and_resumes_the_slurm_node(slurm_cluster, tmp_pa
         )  # fmt: skip
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
         state = slurm_cluster.scontrol("show", "node", node).stdout
-        assert "State=IDLE " in state and "DRAIN" not in state
+        # resumed and not drained; the test cluster's slurmd may be flagged +NOT_RESPONDING for a ping
+        # missed while the machine is busy, a health flag of the daemons, not of the roll-out
+        assert re.search(r"State=IDLE[ +]", state) and "DRAIN" not in state, state
         log = slurm_cluster.log("slurmctld")
         assert f"reason set to: gpuwise roll-out {plan['id']}: driver 550.127.05" in log
     finally:

@@ -32,7 +32,7 @@ PLAIN = with_values(
         "operator_memory_efficiency_normalization": 0.5,
         "operator_memory_efficiency_elementwise": 1.0,
         "operator_memory_efficiency_data_movement": 1.0,
-        "operator_host_seconds_eager": 0.0,
+        "operator_host_seconds_eager_turing": 0.0,
         "operator_kernel_floor_seconds": 0.0,
     },
 )

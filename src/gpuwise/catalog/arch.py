@@ -85,6 +85,9 @@ class TransformerArch:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     mtp_layers: int = 0  # multi-token prediction modules (DeepSeek-V3: 1): in checkpoints, not `params`
+    # the checkpoint's FP8 linears scaled per block of this many rows and columns (its quantization_config's
+    # weight_block_size; DeepSeek-V3/R1: 128): block-scaled FP8 GEMM kernels serve them; 0: not block FP8
+    fp8_weight_block: int = 0
     causal: bool = True
     dropout: float = 0.0  # hidden/residual dropout in training
     attention_dropout: float = 0.0  # dropout on the attention probabilities

@@ -218,7 +218,23 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         **{"ffn": ffn, **moe},
         dropout=_rate(cfg, ("hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"), where),
         attention_dropout=_rate(cfg, ("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"), where),
+        fp8_weight_block=_fp8_weight_block(cfg, where),
     )
+
+
+def _fp8_weight_block(cfg: dict[str, Any], where: str) -> int:
+    """The block size (rows) of a block-scaled FP8 checkpoint (`quantization_config` with `quant_method` fp8
+    and a `weight_block_size`, DeepSeek-V3's [128, 128]), 0 for any other checkpoint."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, dict) or str(quant.get("quant_method", "")).lower() != "fp8":
+        return 0
+    block = quant.get("weight_block_size")
+    if block is None:
+        return 0  # per-tensor or per-channel FP8
+    ok = isinstance(block, list) and len(block) == 2 and all(type(b) is int and b > 0 for b in block)
+    if not ok:
+        raise ConfigError(f"{where}: quantization_config.weight_block_size must be two positive whole numbers")
+    return int(block[0])
 
 
 def _gemma(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:

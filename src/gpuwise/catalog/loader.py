@@ -178,14 +178,18 @@ def arch_of(entry: ModelEntry) -> ModelArch:
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    described = _packaged_operators(entry.id)
+    pipeline = _packaged_pipeline(entry.id)
+    described = pipeline or _packaged_operators(entry.id)
+    acts = entry.activation_bytes_per_sample
+    if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
+        acts = pipeline.activation_bytes_per_sample
     return GenericArch(
         operators=described.operators if described is not None else (),
         name=entry.id,
         task=entry.task,
         params=int(entry.published_params),
         flops_per_sample=entry.flops_per_sample,
-        activation_bytes_per_sample=entry.activation_bytes_per_sample,
+        activation_bytes_per_sample=acts,
         input_shape=tuple(entry.input_shape or ()),
         embedding_tables=tuple((t.rows, t.dim) for t in entry.embedding_tables),
     )
@@ -219,6 +223,25 @@ def _packaged_operators(model_id: str) -> GenericArch | None:
         doc = json.loads(unet.read_text(encoding="utf-8"))
         return unet_operators(unet_config(doc, where=f"unet/{model_id}.json"), name=model_id)
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def _packaged_pipeline(model_id: str) -> GenericArch | None:
+    """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
+    the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
+    ref = _package_dir().joinpath("data", "diffusion", f"{model_id}.json")
+    if not ref.is_file():
+        return None
+    from gpuwise.catalog.diffusion_pipeline import pipeline_operators
+    from gpuwise.catalog.unet_operators import unet_config
+
+    doc = json.loads(ref.read_text(encoding="utf-8"))
+    if "base" in doc:  # a variant: the base pipeline's parts with some replaced (null: not loaded)
+        base = _package_dir().joinpath("data", "diffusion", f"{doc['base']}.json")
+        doc = {**json.loads(base.read_text(encoding="utf-8")), **doc}
+    unet_id = str(doc["unet"])
+    unet_doc = json.loads(_package_dir().joinpath("data", "unet", f"{unet_id}.json").read_text(encoding="utf-8"))
+    return pipeline_operators(doc, unet_config(unet_doc, where=f"unet/{unet_id}.json"), name=model_id)
 
 
 @functools.lru_cache(maxsize=1)

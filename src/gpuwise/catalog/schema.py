@@ -382,6 +382,11 @@ class EngineProfile(_Sourced):
     step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    # the time one block-scaled FP8 GEMM kernel of the engine was measured to take at decode sizes on a
+    # named Hopper GPU (flat over the rows: set by the weight tiles' parallelism, not the batch): each such
+    # GEMM of a block-FP8 checkpoint served in fp8 is held to at least this (0: not modelled); engines.yaml
+    # says which measurement and which shapes were timed shorter
+    block_fp8_gemm_seconds: Annotated[float, Ge(0)] = 0.0
     # how the engine issues a step's kernels: from CUDA graphs (the host cost is in the step
     # overhead), or eagerly from Python, one host dispatch per kernel (decode_host_seconds_eager):
     # `eager_kernels_per_layer` per decoder layer (all-reduces included under tensor parallelism,
@@ -397,6 +402,17 @@ class EngineProfile(_Sourced):
     chunked_prefill: bool = True
     max_waiting_steps: Annotated[int, Ge(1)] | None = None
     waiting_served_ratio: Annotated[float, Gt(0)] | None = None
+    # a library's generate loop rather than a server (Hugging Face transformers): the whole batch
+    # prefills in one forward pass (no token budget) and decodes until its longest request finishes
+    # (`static_batching`); the KV cache is contiguous and grows by torch.cat every step (`kv_concat`:
+    # "layer" when the previous layer's tensor is freed at once, "cache" when the previous step's
+    # whole cache stays referenced until the step returns); the prefill computes logits for every
+    # position or the last only (`prefill_logits`), upcast to fp32; `attention` is the default
+    # kernel (flash: SDPA or FlashAttention, no score matrix; eager: matmul and softmax)
+    static_batching: bool = False
+    kv_concat: Literal["none", "layer", "cache"] = "none"
+    prefill_logits: Literal["last", "all"] = "last"
+    attention: Literal["flash", "eager"] = "flash"
 
     def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""

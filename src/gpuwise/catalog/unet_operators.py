@@ -93,15 +93,18 @@ class _Ops:
         self.ops: list[Operator] = []
         self.params = 0
         self.anchor = 0
+        self.held = 0.0  # bytes a block keeps alive beside the kernel running (a ResNet block's input)
+        self.peak = 0.0  # the most bytes live at once: a kernel's input and output and what is held
 
     def _add(self, op: Operator, anchor: bool) -> None:
         if anchor:
             self.anchor = len(self.ops)
+        self.peak = max(self.peak, op.act_bytes + self.held)
         self.ops.append(op)
 
-    def conv(self, name: str, cin: int, cout: int, k: int, hw_in: int, hw_out: int) -> None:
-        """A k x k convolution with bias: reads the input map, writes the output map."""
-        weights = cin * cout * k * k + cout
+    def conv(self, name: str, cin: int, cout: int, k: int, hw_in: int, hw_out: int, bias: bool = True) -> None:
+        """A k x k convolution (with bias unless told): reads the input map, writes the output map."""
+        weights = cin * cout * k * k + (cout if bias else 0)
         self.params += weights
         flops = 2.0 * cin * cout * k * k * hw_out
         self._add(Operator(name, "convolution", flops, _E * (cin * hw_in + cout * hw_out), _E * weights), True)
@@ -127,27 +130,34 @@ class _Ops:
 
 
 def _resnet(w: _Ops, p: str, cin: int, cout: int, hw: int, temb: int) -> None:
+    """diffusers' ResnetBlock2D; `temb` 0: no time embedding (the VAE's blocks). Its input stays
+    alive until the residual add."""
+    w.held = _E * cin * hw
     w.norm(f"{p}.norm1", cin * hw, cin)
     w.pointwise(f"{p}.silu1", "elementwise", cin * hw, 2, fused=True)
     w.conv(f"{p}.conv1", cin, cout, 3, hw, hw)
     conv1 = w.anchor
-    w.pointwise(f"{p}.time_emb_silu", "elementwise", temb, 2, fused=False)
-    w.gemm(f"{p}.time_emb_proj", 1, temb, cout, bias=True)
-    w.anchor = conv1  # the broadcast add of the time embedding folds into conv1's epilogue
-    w.pointwise(f"{p}.time_emb.add", "elementwise", cout * hw, 2, fused=True)
+    if temb:
+        w.pointwise(f"{p}.time_emb_silu", "elementwise", temb, 2, fused=False)
+        w.gemm(f"{p}.time_emb_proj", 1, temb, cout, bias=True)
+        w.anchor = conv1  # the broadcast add of the time embedding folds into conv1's epilogue
+        w.pointwise(f"{p}.time_emb.add", "elementwise", cout * hw, 2, fused=True)
     w.norm(f"{p}.norm2", cout * hw, cout)
     w.pointwise(f"{p}.silu2", "elementwise", cout * hw, 2, fused=True)
     w.conv(f"{p}.conv2", cout, cout, 3, hw, hw)
     if cin != cout:
         w.conv(f"{p}.conv_shortcut", cin, cout, 1, hw, hw)
     w.pointwise(f"{p}.residual.add", "elementwise", cout * hw, 3, fused=True)
+    w.held = 0.0
     w.pointwise(f"{p}.output_scale.div", "elementwise", cout * hw, 2, fused=True)
 
 
-def _attention(w: _Ops, p: str, c: int, t: int, s: int, kv_dim: int) -> None:
-    w.gemm(f"{p}.to_q", t, c, c, bias=False)
-    w.gemm(f"{p}.to_k", s, kv_dim, c, bias=False)
-    w.gemm(f"{p}.to_v", s, kv_dim, c, bias=False)
+def _attention(w: _Ops, p: str, c: int, t: int, s: int, kv_dim: int, bias: bool = False) -> None:
+    """diffusers' Attention with AttnProcessor2_0: Q, K, V projections (biased in the VAE), one
+    SDPA kernel, the heads back to tokens, the output projection, rescale and residual add."""
+    w.gemm(f"{p}.to_q", t, c, c, bias=bias)
+    w.gemm(f"{p}.to_k", s, kv_dim, c, bias=bias)
+    w.gemm(f"{p}.to_v", s, kv_dim, c, bias=bias)
     w.attention(f"{p}.sdpa", t, s, c)
     w.pointwise(f"{p}.transpose", "data-movement", t * c, 2, fused=True)
     w.gemm(f"{p}.to_out", t, c, c, bias=True)

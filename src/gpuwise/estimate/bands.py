@@ -35,7 +35,14 @@ FIGURES: dict[str, tuple[Sense, str]] = {
     "decode": ("speed", "decode rate"),
     "onepass": ("speed", "one-pass inference throughput"),
 }
-FAMILIES = {"llm": "LLMs (decoders)", "encoder": "encoders", "operators": "models described by operators"}
+FAMILIES = {
+    "llm": "LLMs (decoders)",
+    "moe": "mixture-of-experts LLMs",
+    "encoder": "encoders",
+    "operators": "models described by operators",
+}
+# the families timed by a training framework or a serving engine (their classes carry the stack)
+DECODERS = frozenset({"llm", "moe"})
 # figure families: the rank of each field in a class key, most general first
 _FIELDS = ("figure", "family", "vendor", "stack", "arch")
 
@@ -94,10 +101,13 @@ def validated_key(key: ClassKey) -> ClassKey:
 
 
 def family_of(model: object) -> str:
-    """llm (decoder transformers), encoder (BERT-like), operators (models described operator by
-    operator or by totals: the per-operator time model)."""
+    """llm (dense decoder transformers), moe (decoders with routed experts: their expert and
+    all-to-all costs are a model of their own, so dense cases do not vouch for them), encoder
+    (BERT-like), operators (models described operator by operator or by totals)."""
     if isinstance(model, TransformerArch):
-        return "llm" if model.decoder else "encoder"
+        if not model.decoder:
+            return "encoder"
+        return "moe" if model.is_moe else "llm"
     if isinstance(model, GenericArch):
         return "operators"
     raise TypeError(f"no model family for {type(model).__name__}")
@@ -108,7 +118,7 @@ def class_key(figure: str, work: Workload, gpu: GPU) -> ClassKey:
     LLMs the stack (training framework, or serving engine)."""
     fam = family_of(work.model)
     stack = ANY
-    if fam == "llm":
+    if fam in DECODERS:
         stack = str(getattr(work, "framework", None) or getattr(work, "engine", None) or ANY)
     return ClassKey(figure, fam, gpu.vendor, stack, gpu.architecture)
 
@@ -319,7 +329,7 @@ def _model_bands(
         out.update({p: b.inverted() for p in TRAINING_TIMES if has(p)})
     if not has("inference.latency_seconds"):
         return out
-    if family_of(work.model) != "llm":
+    if family_of(work.model) not in DECODERS:
         b = get("onepass")
         out.update({p: b for p in INFERENCE_RATES if has(p)})
         for p in ("inference.time_to_first_token_seconds", "inference.latency_seconds"):

@@ -27,6 +27,7 @@ from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
+from gpuwise.estimate.memory.generate import eager_score_bytes
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
@@ -57,6 +58,8 @@ class EngineSetup:
     chunked_prefill: bool = True
     max_waiting_steps: int = 0
     waiting_served_ratio: float = 0.0
+    static_batching: bool = False  # a generate loop: the batch prefills together, decodes to its longest
+    all_logits: bool = False  # its prefill computes logits at every prompt position
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -129,10 +132,12 @@ def engine_setup(
         tokens_per_step=e,
         notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv, lanes) if notes else (),
         request_overhead=profile.request_overhead_seconds,
-        pipelines=pipes * lanes,
+        pipelines=1 if profile.static_batching else pipes * lanes,  # a loop's stages run one at a time
         chunked_prefill=profile.chunked_prefill,
         max_waiting_steps=profile.max_waiting_steps or 0,
         waiting_served_ratio=profile.waiting_served_ratio or 0.0,
+        static_batching=profile.static_batching,
+        all_logits=profile.prefill_logits == "all",
     )
 
 
@@ -168,29 +173,15 @@ def _setup_notes(
             else ""
         ),
     ]
+    if profile.static_batching:  # no memory share, blocks or token budget: a loop allocates as it goes
+        notes = [f"{profile.name}: the memory left after the weights holds {by_kv:,} requests of {ctx:,} tokens"]
     notes.append(
         f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
         f"{profile.step_overhead_seconds * 1e3:.3g} ms per step and {profile.request_overhead_seconds * 1e3:.3g} ms "
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw)
-    if issued_eagerly(profile, job):
-        notes.append(
-            f"{profile.name} issues every kernel of a step from Python, without CUDA graphs"
-            + (" (--enforce-eager)" if profile.cuda_graphs else "")
-            + ": a step takes at least "
-            f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
-            f"{catalog.convention('decode_host_seconds_eager') * 1e6:.0f} us "
-            f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; "
-            "decode_host_seconds_eager]"
-        )
-    if not profile.chunked_prefill:
-        notes.append(
-            f"{profile.name} prefills new prompts in steps of their own while the running requests wait; its router "
-            f"onboards waiting requests after {profile.max_waiting_steps} decode steps, or sooner when "
-            f"{profile.waiting_served_ratio:g} x the running requests wait "
-            f"[{catalog.sources[profile.source_of('max_waiting_steps')].title.split(':')[0]}]"
-        )
+    notes += _mechanism_notes(profile, job, hw, catalog)
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
     if job.lora_adapters:
@@ -206,6 +197,46 @@ def _setup_notes(
             "(n-gram proposals: no draft model cost)"
         )
     return tuple(notes)
+
+
+def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, catalog: Catalog) -> list[str]:
+    """The engine's kernel floors and batching rule that shape its step times, with their sources."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    notes: list[str] = []
+    floor = block_fp8_floor(profile, job, hw.gpu.architecture)
+    if floor:
+        notes.append(
+            f"{profile.name} serves the block-scaled FP8 checkpoint (blocks of {model.fp8_weight_block}) with "
+            f"block-FP8 GEMM kernels that take at least {floor * 1e6:.1f} us each at decode sizes, whatever the "
+            f"rows (q_a and kv_a fused into one) "
+            f"[{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
+        )
+    if issued_eagerly(profile, job):
+        notes.append(
+            f"{profile.name} issues every kernel of a step from Python, without CUDA graphs"
+            + (" (--enforce-eager)" if profile.cuda_graphs else "")
+            + ": a step takes at least "
+            f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
+            f"{catalog.convention('decode_host_seconds_eager') * 1e6:.0f} us "
+            f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; "
+            "decode_host_seconds_eager]"
+        )
+    if profile.static_batching:
+        notes.append(
+            f"{profile.name} runs static batches: the whole batch prefills in one forward pass, then decodes "
+            "until its longest request ends; no request joins a running batch; the cache is contiguous and "
+            "grown by torch.cat, read and written whole at every step"
+            f" [{catalog.sources[profile.source].title.split(':')[0]}]"
+        )
+    elif not profile.chunked_prefill:
+        notes.append(
+            f"{profile.name} prefills new prompts in steps of their own while the running requests wait; its router "
+            f"onboards waiting requests after {profile.max_waiting_steps} decode steps, or sooner when "
+            f"{profile.waiting_served_ratio:g} x the running requests wait "
+            f"[{catalog.sources[profile.source_of('max_waiting_steps')].title.split(':')[0]}]"
+        )
+    return notes
 
 
 def _kernel_notes(job: InferenceJob, hw: Hardware) -> list[str]:
@@ -251,6 +282,41 @@ def issued_eagerly(profile: EngineProfile, job: InferenceJob) -> bool:
     """Whether the engine issues a step's kernels from Python: it has no CUDA graphs, or the run
     turns them off (vLLM's --enforce-eager)."""
     return not profile.cuda_graphs or job.enforce_eager
+
+
+# the GEMMs of a step that run as block-scaled FP8 kernels when the checkpoint is block FP8 (the router and
+# the LM head stay 16-bit); MLA's kv_a projection runs inside q_a's kernel where queries have a latent
+# (vLLM's fused_qkv_a_proj, vllm/model_executor/models/deepseek_v2.py)
+BLOCK_FP8_GEMMS = frozenset(
+    {"qkv", "attn_out", "q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"}
+    | {"mlp_up", "mlp_down", "shared_mlp_up", "shared_mlp_down", *EXPERT_OPS}
+)
+_MOE_BLOCK_OPS = frozenset({"shared_mlp_up", "shared_mlp_down", *EXPERT_OPS})  # in MoE blocks only
+
+
+def block_fp8_floor(profile: EngineProfile, job: InferenceJob, architecture: str) -> float:
+    """Seconds one block-scaled FP8 GEMM kernel takes at least (0: none applies): the engine's published
+    floor, measured on Hopper, for a block-FP8 checkpoint served in fp8 on a Hopper GPU."""
+    model = job.model
+    block = model.fp8_weight_block if isinstance(model, TransformerArch) else 0
+    if not block or job.weights_dtype != "fp8" or architecture != "hopper":
+        return 0.0
+    return profile.block_fp8_gemm_seconds
+
+
+def block_fp8_shortfall(ops: list[Op], model: TransformerArch, rates: Rates, floor: float, layers: int) -> float:
+    """Seconds a step's block-FP8 GEMMs take beyond their roofline when each kernel takes at least `floor`:
+    `ops` are one layer's mean over the stack (a MoE block's ops weighted by the MoE blocks' share, a dense
+    block's by theirs), so an op of a share s of the `layers` costs layers x max(s x floor, its time)."""
+    moe = model.moe_layers / model.layers if model.is_moe else 1.0
+    fused_kv_a = model.mla and model.q_lora_rank > 0
+    extra = 0.0
+    for op in ops:
+        if op.name not in BLOCK_FP8_GEMMS or (fused_kv_a and op.name == "kv_a_proj_with_mqa"):
+            continue
+        share = moe if op.name in _MOE_BLOCK_OPS else (1 - moe if model.is_moe and op.name.startswith("mlp_") else 1.0)
+        extra += max(0.0, share * floor - rates.time(op.flops, op.bytes, op.kind))
+    return layers * extra
 
 
 def eager_kernels(profile: EngineProfile, model: TransformerArch, tp: int) -> int:
@@ -314,6 +380,8 @@ class StepModel:
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
         host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
+        # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
+        self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
@@ -332,14 +400,23 @@ class StepModel:
             key_flops = 2 * model.heads / tp * (2 * model.kv_lora_rank + model.qk_rope_head_dim)
         else:
             key_flops = 2 * (q_n + o_n)
-        per_key = max(kv_cache_width_per_gpu(model, tp) * self.kv_bytes / rates.bandwidth, key_flops / rate)
+        # a cache grown by torch.cat (a generate loop) is also read and written whole every step
+        copies = 1 if profile.kv_concat == "none" else 3
+        kv_read = copies * kv_cache_width_per_gpu(model, tp) * self.kv_bytes / rates.bandwidth
+        per_key = max(kv_read, key_flops / rate)
         self.decode_per_key = per_key * self.verify
-        # prefill: per (query, key) pair 2 (q_n + o_n) FLOPs (FlashAttention keeps it compute-bound)
+        # prefill: per (query, key) pair 2 (q_n + o_n) FLOPs (FlashAttention keeps it compute-bound);
+        # eager attention (a generate loop) computes every pair of the square, not the causal half,
+        # and moves each score through memory between its kernels
+        self.eager_scores = profile.static_batching and (job.attention or profile.attention) == "eager"
         self.prefill_per_pair = 2 * (q_n + o_n) / rate
+        if self.eager_scores:
+            act = job.weights_dtype if job.weights_dtype in ("fp16", "bf16", "fp32") else "bf16"
+            self.prefill_per_pair += model.heads / tp * eager_score_bytes(act) / rates.bandwidth
 
         # dense models: each operation's FLOPs and bytes are affine in the step's tokens (or logits),
         # so the linear term is a sum of rooflines over fixed coefficients (MoE: expert counts are not)
-        self._affine = None if model.is_moe else self._coefficients()
+        self._affine = None if model.is_moe or self.fp8_floor else self._coefficients()
 
     def _coefficients(self) -> tuple[tuple[_Rated, ...], float, float]:
         """Per operation (times, by logits, its FLOP/s (None: a memory operation), its bytes/s, FLOPs
@@ -392,6 +469,9 @@ class StepModel:
             ]
             ops = [op for op in ops if op.name not in EXPERT_OPS] + (experts if routed else [])
         out = _time(ops, self.rates, self.layers)
+        if self.fp8_floor:  # the kernels' floor is where their weights stream slower than the bandwidth
+            extra = block_fp8_shortfall(ops, m, self.rates, self.fp8_floor, self.layers)
+            out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + extra
         for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
             out[side] = out.get(side, 0.0) + t
         if par.attention_dp:
@@ -450,6 +530,8 @@ class StepModel:
         """(query, key) pairs of a chunk of `chunk` prompt tokens after `start` tokens (causal),
         per layer, windowed layers capped."""
         full = chunk * (start + (chunk + 1) / 2)
+        if self.eager_scores:  # the whole square, masked afterwards
+            return chunk * (start + chunk)
         if self.window is None:
             return full
         w = self.win_layers / self.layers

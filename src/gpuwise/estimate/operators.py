@@ -71,14 +71,16 @@ class OperatorParams:
         conv_key = arch_key if arch_key in conv else f"operator_conv_efficiency_default_{prec}"
         mem = {c: conv[f"operator_memory_efficiency_{c.replace('-', '_')}"].value for c in _MEMORY_CLASSES}
         bwd = {c: conv[f"operator_backward_bytes_{c.replace('-', '_')}"].value for c in _MEMORY_CLASSES}
-        used = (conv_key, "operator_host_seconds_eager", "operator_kernel_floor_seconds", "operator_train_norm_reads")
+        host_key = f"operator_host_seconds_eager_{rates.gpu.architecture}"  # the host its machines carry
+        host_key = host_key if host_key in conv else "operator_host_seconds_eager"
+        used = (conv_key, host_key, "operator_kernel_floor_seconds", "operator_train_norm_reads")
         return cls(
             conv_efficiency=conv[conv_key].value,
             gemm_rate=rates.matmul,
             memory_efficiency=mem,
             backward_bytes=bwd,
             train_norm_reads=conv["operator_train_norm_reads"].value,
-            host_seconds=conv["operator_host_seconds_eager"].value,
+            host_seconds=conv[host_key].value,
             launch_seconds=conv["operator_kernel_floor_seconds"].value,
             sources=used,
         )
@@ -136,7 +138,38 @@ class _Timer:
         return t
 
 
+_RECENT: dict[tuple[int, int, int, bool, str, bool | None], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]] = {}
+_RECENT_MOST = 4096  # batches remembered before the memo starts afresh (a long-running server's bound)
+
+
 def operator_seconds(
+    model: GenericArch,
+    batch: int,
+    rates: Rates,
+    catalog: Catalog,
+    *,
+    training: bool,
+    runtime: Runtime = "eager",
+    autocast: bool | None = None,
+) -> OperatorTime:
+    """`_operator_seconds`, remembered: a serving plan asks for the same batch on the same GPU from
+    every replica count and layout it tries, and a pipeline of tens of thousands of kernels takes tens
+    of milliseconds to walk. An entry is reused only for the same model and catalog objects and equal
+    rates, so the answer is the one a fresh walk gives."""
+    key = (id(model), id(catalog), batch, training, runtime, autocast)
+    seen = _RECENT.setdefault(key, [])
+    for m, c, r, t in seen:
+        if m is model and c is catalog and r == rates:
+            return t
+    t = _operator_seconds(model, batch, rates, catalog, training=training, runtime=runtime, autocast=autocast)
+    if len(_RECENT) > _RECENT_MOST:
+        _RECENT.clear()
+        seen = _RECENT.setdefault(key, [])
+    seen.append((model, catalog, rates, t))
+    return t
+
+
+def _operator_seconds(
     model: GenericArch,
     batch: int,
     rates: Rates,

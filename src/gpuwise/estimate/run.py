@@ -233,6 +233,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         input_from_host=work.input_from_host,
         autocast=work.autocast,  # None: the runtime's default
         enforce_eager=work.enforce_eager,
+        attention=work.attention,  # None: the engine's default (a generate loop's; serving engines their own)
         lora_adapters=work.lora_adapters,
         lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
         ep=work.parallel.ep,
@@ -331,6 +332,12 @@ def estimate(
                 raise UsageError(
                     "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
                     "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
+                )
+            if target is not None and work.engine in catalog.engines and catalog.engine(work.engine).static_batching:
+                raise UsageError(
+                    f"--engine {work.engine} is a generate loop (static batches: no request joins a running one), and "
+                    "the replica simulation behind --qps models a server's continuous batching; drop --qps for the "
+                    "loop's figures at --concurrency, or serve with an engine (vllm, sglang, trtllm)"
                 )
             if target is not None:
                 cap = max_conc if max_conc is not None else _concurrency_cap(work, hw, catalog)

@@ -15,7 +15,7 @@ import heapq
 import itertools
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
@@ -27,6 +27,7 @@ from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_m
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate_once
+from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
 from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
@@ -141,6 +142,8 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     average, batch x prompt / (c + s) prompt tokens and batch x s / (c + s) decodes; capacity is
     batch requests per (c + s) such steps."""
     b = max(1, min(batch, setup.max_batch) if setup.max_batch else batch)
+    if setup.static_batching:
+        return static_batch_state(model, setup, b, prompt, setup.all_logits)
     if not setup.chunked_prefill:
         return router_steady_state(model, setup, b, prompt)
     s, todo, v = setup.decode_steps, setup.prefill_tokens, model.verify
@@ -240,6 +243,21 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
     return SteadyState(b, mean_step, ttft, tpot, latency, onboard / cycle if cycle else 0.0)
 
 
+def static_batch_state(model: StepModel, setup: EngineSetup, b: int, prompt: int, all_logits: bool) -> SteadyState:
+    """A generate loop's batch of `b` requests (static batching): one prefill pass over every
+    prompt (logits for every position when `all_logits`, else the last), then the decode steps of
+    the whole batch until the last request ends; the next batch starts after it."""
+    s = setup.decode_steps
+    tokens = b * prompt
+    prefill = model.fixed(tokens, tokens if all_logits else b)
+    prefill += model.prefill_per_pair * b * model.prefill_pairs(0, prompt) * model.layers
+    ctx = prompt + (s * setup.tokens_per_step) / 2
+    decode = model.step(0, b, model.keys(ctx) * b, 0.0) if s else 0.0
+    ttft = prefill + setup.request_overhead
+    latency = ttft + s * decode
+    return SteadyState(b, (prefill + s * decode) / (s + 1), ttft, decode / setup.tokens_per_step, latency, b / latency)
+
+
 def _prefill_apart(model: StepModel, tokens: int, prompt: int, budget: int) -> float:
     """Seconds of prefill steps over `tokens` prompt tokens (whole prompts of `prompt` tokens, each
     attending to itself), at most `budget` tokens a step, with no decodes beside them."""
@@ -282,6 +300,26 @@ def timed_model(job: InferenceJob) -> ModelArch:
     return model
 
 
+def _batching_note(setup: EngineSetup, b: int) -> str:
+    """How the engine batches `b` requests, said once beside its figures."""
+    if setup.static_batching:
+        return (
+            f"a static batch of {b} request(s): prefilled together, then decoded together until the last "
+            "ends; TTFT is the batch's prefill, throughput the batch over its whole run"
+        )
+    if setup.chunked_prefill:
+        return (
+            f"continuous batching at {b} running request(s): each step carries their decodes and "
+            f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
+            f"beside the running decodes"
+        )
+    return (
+        f"batching at {b} request(s) in rotation: new prompts wait for the router, then are "
+        f"prefilled in steps of their own ({setup.token_budget} tokens at most) while the running "
+        f"requests wait"
+    )
+
+
 def inference_time(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog
 ) -> InferenceEstimate:
@@ -298,18 +336,7 @@ def inference_time(
         st = steady_state(step, replace(setup, max_batch=max(setup.max_batch, 1)), b, job.input_tokens)
         terms = step.decode_terms(b, _avg_decode_context(job))
         notes += setup.notes
-        if setup.chunked_prefill:
-            notes.append(
-                f"continuous batching at {b} running request(s): each step carries their decodes and "
-                f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
-                f"beside the running decodes"
-            )
-        else:
-            notes.append(
-                f"batching at {b} request(s) in rotation: new prompts wait for the router, then are "
-                f"prefilled in steps of their own ({setup.token_budget} tokens at most) while the running "
-                f"requests wait"
-            )
+        notes.append(_batching_note(setup, b))
         if b > setup.max_batch:
             notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
         return InferenceEstimate(
@@ -341,12 +368,16 @@ def inference_time(
             tuple(notes),
         )
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
+        from gpuwise.catalog.diffusion_pipeline import coverage_note
         from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
         served = served_batch(
             model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
         )
         notes += served.notes
+        covers = coverage_note(model)
+        if covers:
+            notes.append(covers)
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
         tokens = 0.0
@@ -518,9 +549,9 @@ def meets_goals(pcts: dict[str, dict[str, float]], goals: LatencyGoals) -> bool:
 SIM_REQUESTS = 2000
 SIM_MIN_REQUESTS = 400
 SIM_TOKEN_BUDGET = 2_000_000
-# where the replica search starts probing (offered load over capacity): the answer does not depend on it,
-# only how many simulations find it (latency targets usually hold at 70-90 % of capacity)
-SEARCH_START_UTILIZATION = 0.8
+# counts the replica search tries between two powers of two above 2 x GRID_SHARE (every count below)
+GRID_SHARE = 128
+MAX_REPLICAS = 4096  # the most replicas the search tries (the answer when none meets)
 
 
 @functools.lru_cache(maxsize=4)
@@ -547,6 +578,9 @@ class Replica:
     batching: str
     max_batch: int
     caveat: str = ""  # what the simulation leaves out of this replica's engine, in words
+    # (rate, TTFT limit, requests skipped, requests allowed over it) -> whether the simulation at that rate
+    # surely misses the limit, from gpuwise.estimate.ttft_floor (None: no floor for this batching)
+    surely_misses: Callable[[float, float, int, int], bool] | None = None
 
 
 def replica(
@@ -569,6 +603,12 @@ def replica(
             arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
             return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets)
 
+        work = prefill_work(step, setup)
+
+        def surely(rate: float, limit: float, skip: int, allowed: int) -> bool:
+            arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
+            return floor_misses(arrivals, work, setup.request_overhead, limit, skip, allowed)
+
         caveat = (
             ""
             if setup.chunked_prefill
@@ -576,7 +616,8 @@ def replica(
             "own behind its router's waiting rule: the simulated TTFT and TPOT percentiles are optimistic (the "
             "estimate's steady state models the router)"
         )
-        return Replica(alone_metrics(step, setup, job.input_tokens), peak, run, "continuous", max_batch, caveat)
+        lone = alone_metrics(step, setup, job.input_tokens)
+        return Replica(lone, peak, run, "continuous", max_batch, caveat, surely)
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
@@ -657,41 +698,100 @@ def serving_batch(job: InferenceJob, hw: Hardware, catalog: Catalog, memory_cap:
     return min(memory_cap, job.concurrency) if job.concurrency > 1 else memory_cap
 
 
-def _fewest(ok: Callable[[int], bool], lo: int, most: int, guess: int, beyond: int | None = None) -> int | None:
-    """Smallest r in [lo, most] with ok(r) (ok is monotone in r; `most` when none is), galloping
-    from `guess` (down while ok, else up) in steps that start at 1/16 of it, then bisecting until
-    the bracket is within 1/128 of the count (exact below 256 replicas; always a count that meets).
-    `beyond`: None when the answer would be above it (the caller has no use for it). `beyond` is
-    tried first: a miss there is a miss at every count below it, and a count there that meets makes
-    every count above it meet, so the search takes the same steps as without it and simulates none
-    of the counts above it; an answer at or below `beyond` is the one the full search finds."""
-    far = beyond if beyond is not None else most + 1
-    if far < lo or (far < most and not ok(far)):
-        return None  # fewer than `lo` cannot carry the load; or the bound itself misses
+def replica_counts(lo: int, hi: int) -> Iterator[int]:
+    """The replica counts the search tries from `lo` to `hi`, in order: every count below 2 x
+    GRID_SHARE, and above it every multiple of 1/GRID_SHARE of the power of two at or below the count
+    (GRID_SHARE counts between two powers of two: a fleet that large is judged in steps of under 1 %)."""
+    r = max(1, lo)
+    while r <= hi:
+        step = _grid_step(r)
+        if r % step == 0:
+            yield r
+            r += step
+        else:
+            r += step - r % step
 
-    def meets(r: int) -> bool:
-        return r > far or ok(r)  # with `beyond`, ok(far) holds by now
 
-    g = max(lo, min(most, guess))
-    first = max(1, g // 16)
-    if meets(g):  # gallop down: the bracket (bad, good] holds the answer
-        good, step = g, first
-        while good - step >= lo and meets(good - step):
-            good, step = good - step, step * 2
-        bad = max(lo - 1, good - step)
-    else:
-        bad, step = g, first
-        while bad < most and bad < far and not meets(min(most, bad + step)):
-            bad, step = min(most, bad + step), step * 2
-        if bad >= far:
-            return None
-        if bad >= most:
-            return most
-        good = min(most, bad + step)
-    while good - bad > max(1, good // 128) and bad < far:
+def _grid_step(r: int) -> int:
+    """1 below 2 x GRID_SHARE; else the power of two that is 1/GRID_SHARE of r's own power of two."""
+    return 1 << max(0, r.bit_length() - GRID_SHARE.bit_length())
+
+
+def _fewest(
+    ok: Callable[[int], bool],
+    lo: int,
+    most: int,
+    beyond: int | None = None,
+    surely_misses: Callable[[int], bool] | None = None,
+) -> int | None:
+    """The fewest count from `lo` to `most` (replica_counts) with ok(r), `most` when none is; with
+    `beyond` (the caller has no use for a count above it), None when none up to it is. ok need not
+    be monotone in r: every count is tried in turn, except those `surely_misses` rules out, a
+    predicate that is monotone (it holds for every count below one it holds for) and implies that
+    ok does not hold. The answer with `beyond` is the answer without it whenever that is at most
+    `beyond`."""
+    far = most if beyond is None else min(most, beyond)
+    if surely_misses is not None:
+        lo = _first_possible(surely_misses, lo, far)
+    for r in replica_counts(lo, far):
+        if ok(r):
+            return r
+    return most if far >= most else None
+
+
+def _first_possible(surely_misses: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The fewest count from `lo` on that `surely_misses` does not rule out (hi + 1 when it rules
+    out every count up to `hi`): galloping up, then bisecting (it is monotone)."""
+    if lo > hi or not surely_misses(lo):
+        return lo
+    bad, step = lo, 1  # surely_misses(bad)
+    while True:
+        nxt = min(hi, bad + step)
+        if surely_misses(nxt):
+            if nxt >= hi:
+                return hi + 1
+            bad, step = nxt, step * 2
+            continue
+        good = nxt
+        break
+    while good - bad > 1:
         mid = (good + bad) // 2
-        good, bad = (mid, bad) if meets(mid) else (good, mid)
-    return None if bad >= far or good > far else good
+        bad, good = (mid, good) if surely_misses(mid) else (bad, mid)
+    return good
+
+
+def _surely(rep: Replica, qps: float, held: LatencyGoals, targets: Targets) -> Callable[[int], bool] | None:
+    """Whether `r` replicas surely miss the time to first token (or end to end, which is never
+    shorter) that the simulation is held to, by the replica's first-token floor alone; None when
+    there is no floor or no such target."""
+    limit = min(v for v in (held.ttft_seconds, held.e2e_seconds, math.inf) if v is not None)
+    floor = rep.surely_misses
+    if floor is None or limit == math.inf:
+        return None
+    return lambda r: floor(qps / r, limit, targets.skip, targets.allowed)
+
+
+def _searched(
+    ok: Callable[[int], bool],
+    floor: int,
+    most: int,
+    useful: int | None,
+    surely_misses: Callable[[int], bool] | None,
+    notes: list[str],
+) -> int | None:
+    """`_fewest` from the capacity's `floor` (`most` when even `most` replicas cannot carry the load,
+    or when none meets: then simulated, for its figures); None when no count up to `useful` meets,
+    which `notes` then says."""
+    if floor > most:
+        return most
+    found = _fewest(ok, floor, most, useful, surely_misses)
+    if found == most:  # none meets: `most` is reported, simulated in full even where the floor ruled it out
+        ok(most)
+    if found is None:  # the answer is above `useful`: not searched further
+        notes.append(
+            f"no count up to {useful} replicas meets the targets; more were not searched (a cheaper plan is known)"
+        )
+    return found
 
 
 def _unreachable(rep: Replica, goals: LatencyGoals, m: Margins) -> str | None:
@@ -721,7 +821,7 @@ def plan_replicas(
     goals: LatencyGoals,
     max_batch: int,
     n: int | None = None,
-    max_replicas: int = 4096,
+    max_replicas: int = MAX_REPLICAS,
     margins: Margins | None = None,
     useful: int | None = None,
 ) -> ServingPlan:
@@ -730,10 +830,13 @@ def plan_replicas(
     percentile times its band's high end must meet its target and the capacity at the throughput
     band's low end must carry the load (the targets at a confidence).
 
-    `useful`: a caller that has a cheaper plan needs no count above it: the search simulates `useful`
-    replicas first and stops if they miss (fewer miss too), or later once a count at or above it
-    missed, and the plan then says it does not meet, with no figures. Otherwise it takes the same
-    steps, so an answer at or below `useful` is the one the full search finds."""
+    The answer is the fewest count that meets (`replica_counts`: every count below 2 x GRID_SHARE):
+    the simulated verdict is not monotone in the count, so each is simulated in turn from the first
+    that neither the capacity nor the first-token floor (gpuwise.estimate.ttft_floor) rules out.
+
+    `useful`: a caller that has a cheaper plan needs no count above it: the search stops there and
+    the plan then says it does not meet, with no figures; an answer at or below `useful` is the one
+    the search without it finds."""
     n = n or simulated_requests(job)
     rep = replica(job, hw, rates, topo, catalog, max_batch, n)
     notes = [
@@ -771,12 +874,7 @@ def plan_replicas(
         return cache[r][0]
 
     floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
-    guess = math.ceil(qps / (peak * SEARCH_START_UTILIZATION))
-    found = _fewest(ok, floor, max_replicas, guess, useful) if floor <= max_replicas else max_replicas
-    if found is None:  # the answer is above `useful`: not searched further
-        notes.append(
-            f"no count up to {useful} replicas meets the targets; more were not searched (a cheaper plan is known)"
-        )
+    found = _searched(ok, floor, max_replicas, useful, _surely(rep, qps, held, targets), notes)
     r = max_replicas if found is None else found
     met, res = cache.get(r, (False, None)) if found is not None else (False, None)
     pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}

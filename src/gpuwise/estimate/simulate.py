@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
@@ -147,20 +147,7 @@ class _Run:
     target counts in local variables: it is the hot path of a plan's serving search, a few events
     per request and a few hundred thousand per plan)."""
 
-    __slots__ = (
-        "after_first",
-        "arrivals",
-        "e2e",
-        "first",
-        "limits",
-        "missed",
-        "model",
-        "over",
-        "setup",
-        "start_context",
-        "tpot",
-        "ttft",
-    )
+    __slots__ = ("arrivals", "e2e", "first", "limits", "missed", "model", "setup", "start_context", "tpot", "ttft")
 
     def __init__(
         self, model: StepModel, setup: EngineSetup, arrivals: list[float], start_context: int, targets: Targets | None
@@ -173,140 +160,115 @@ class _Run:
         self.limits = (n, 0.0, 0.0, 0.0, 0)
         if targets is not None:
             self.limits = (targets.skip, targets.ttft, targets.tpot, targets.e2e, targets.allowed)
-        self.over = [0, 0, 0]  # requests over each limit
         self.missed = False
-        self.after_first = max(1.0, setup.decode_steps * setup.tokens_per_step)  # output tokens after the first
-
-    def _retire(self, running: deque[tuple[int, int]], step_no: int, now: float, key_base: float) -> tuple[int, float]:
-        """Retire the requests whose last decode step has run: (how many, key_base without them; the
-        same term off for each, as they all started decode steps ago)."""
-        setup, arrivals, first, tpot, e2e, over = self.setup, self.arrivals, self.first, self.tpot, self.e2e, self.over
-        skip, _, lim_tpot, lim_e2e, allowed = self.limits
-        after_first = self.after_first
-        started = self.start_context - (step_no - setup.decode_steps) * setup.tokens_per_step
-        count = 0
-        while running and running[0][0] <= step_no:
-            r = running.popleft()[1]
-            e2e[r] = latency = now - arrivals[r] + setup.request_overhead
-            tpot[r] = per_token = (now - first[r]) / after_first
-            if r >= skip:
-                over[1] += per_token > lim_tpot
-                over[2] += latency > lim_e2e
-                self.missed = self.missed or over[1] > allowed or over[2] > allowed
-            key_base -= started
-            count += 1
-        return count, key_base
 
     def loop(self, closed_loop: bool) -> tuple[float, float, int, int]:
-        """Events until every request is served (or a target is missed); returns (end, busy, held,
-        served): `held` is at least every count of requests the loop compared with the batch cap, so
-        the same run under any cap above it takes every step this one took."""
-        model, setup, arrivals, ends, ceil = self.model, self.setup, self.arrivals, _Ends(self), math.ceil
-        n, max_batch, per_request, kv_tokens = len(arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens
-        verify, grow, budget, prompt = model.verify, setup.tokens_per_step, setup.token_budget, setup.prefill_tokens
-        layers, per_key, plain = model.layers, model.decode_per_key, model.window is None
-        decode_fixed: list[float | None] = [None] * (max_batch + 1)  # a decode step's time besides attention
-        waiting: deque[int] = deque()
+        """Events until every request is served or a target is missed: (end, busy, held, served); `held` is at
+        least every count of requests compared with the batch cap, so a run under any cap above it is this one."""
+        ends, ceil = _Ends(self), math.ceil
+        arrivals, ttft, tpot, e2e, first = self.arrivals, self.ttft, self.tpot, self.e2e, self.first
+        n, max_batch, per_request, fits, budget, prompt, steps_after, extra, context0 = ends.sizes
+        verify, grow, after_first, layers, per_key, per_pair, fixed_of, plain = ends.rates
+        skip, lim_ttft, lim_tpot, lim_e2e, allowed = self.limits
+        decode_fixed = [0.0] * (max_batch + 1)  # a decode step's time besides attention, by decodes (0: not yet)
         prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
         running: deque[tuple[int, int]] = deque()  # (finish step, request): finish steps never decrease
+        chunk_run, missed = _chunk_runner(ends, running), False
         now = busy = key_base = 0.0  # key_base: sum over running requests of (context at admission - step it started)
-        step_no = kv_used = nxt = done = held = 0
-        while done < n and not self.missed:
+        step_no = kv_used = nxt = queued = done = held = over_ttft = over_tpot = over_e2e = 0  # queued: not admitted
+        while done < n and not missed:
             while nxt < n and arrivals[nxt] <= now:
-                waiting.append(nxt)
                 nxt += 1
-            if waiting:
-                while waiting and len(prefilling) + len(running) < max_batch and kv_used + per_request <= kv_tokens:
-                    r = waiting.popleft()
-                    prefilling.append([r, 0])
-                    kv_used += per_request
+            if queued < nxt:  # requests wait (queued .. nxt - 1): admitted while the batch and KV cache have room
+                while queued < nxt and len(prefilling) + len(running) < max_batch and kv_used <= fits:
+                    prefilling.append([queued, 0])
                     if closed_loop:
-                        arrivals[r] = now  # sent when a client's slot freed
-                count = len(prefilling) + len(running)  # at least each count held against the cap
-                held = count if count > held else held
+                        arrivals[queued] = now  # sent when a client's slot freed
+                    queued, kv_used = queued + 1, kv_used + per_request
+                held = count if (count := len(prefilling) + len(running)) > held else held  # each count against the cap
             decodes = len(running)
-            context = key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
-            ready = 0
+            ready, context = 0, key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
             if prefilling:  # a closed loop admits its next request at the next step: no run of chunks
-                admits = closed_loop and nxt < n and len(prefilling) + decodes < max_batch
-                chunk = budget - decodes * verify  # what the oldest prompt may take
-                if (
-                    chunk > 0
-                    and prompt - prefilling[0][1] > chunk
-                    and not (admits and kv_used + per_request <= kv_tokens)
-                ):
-                    t, steps = ends.chunk_run(prefilling[0], chunk, running, step_no, context)
+                head, chunk = prefilling[0], budget - decodes * verify  # what the oldest prompt may take
+                start, admits = head[1], closed_loop and nxt < n and len(prefilling) + decodes < max_batch
+                if chunk > 0 and prompt - start > chunk and not (admits and kv_used <= fits):
+                    t, steps = chunk_run(head, chunk, step_no, context)
+                elif plain and chunk > 0 and len(prefilling) == 1 and start < prompt:  # mixed_step's one prompt
+                    take = chunk if chunk < prompt - start else prompt - start
+                    head[1], ready = start + take, 1 if start + take >= prompt else 0
+                    keys = layers * context * decodes if decodes else 0.0
+                    fixed, steps = fixed_of(take + decodes * verify, decodes * verify + 1), 1
+                    t = fixed + per_key * keys + per_pair * (take * (start + (take + 1) / 2)) * layers
                 else:
-                    t, ready = ends.mixed_step(prefilling, decodes, context)
-                    steps = 1
+                    (t, ready), steps = ends.mixed_step(prefilling, decodes, context), 1
                 now, busy, step_no = now + t, busy + t, step_no + (steps if decodes else 0)
             elif decodes:  # identical decode steps until a request finishes or an arrival can be admitted
                 steps = running[0][0] - step_no
-                fixed = decode_fixed[decodes]
-                if fixed is None:
-                    fixed = decode_fixed[decodes] = model.fixed(decodes * verify, decodes * verify)
+                fixed = decode_fixed[decodes] or ends.decode_fixed(decode_fixed, decodes)
                 mid = context + steps * grow / 2
                 t = fixed + per_key * ((layers * mid if plain else ends.windowed_keys(mid)) * decodes)
                 held = decodes if decodes > held else held
-                if decodes < max_batch and kv_used + per_request <= kv_tokens and nxt < n and t > 0:
-                    k = ceil((arrivals[nxt] - now) / t)
-                    if k < steps:
-                        steps = k if k > 1 else 1
+                if decodes < max_batch and kv_used <= fits and nxt < n and t > 0:
+                    k = ceil((arrivals[nxt] - now) / t)  # the steps up to the arrival, at least one
+                    steps = (k if k < steps else steps) if k > 1 else 1
                 t *= steps
                 now, busy, step_no = now + t, busy + t, step_no + steps
-            elif nxt < n:
+            elif nxt < n:  # idle until the next arrival
                 now = arrivals[nxt]
-                continue
             else:
                 break  # nothing can ever be admitted (a request larger than the KV cache)
             if running and running[0][0] <= step_no:  # requests whose last decode step has run
-                count, key_base = self._retire(running, step_no, now, key_base)
-                kv_used -= count * per_request
-                done += count
-            if ready:
-                count, key_base = ends.first_tokens(ready, prefilling, running, now, step_no, key_base)
-                kv_used -= count * per_request
-                done += count
+                started = context0 - (step_no - steps_after) * grow  # the same term off key_base for each
+                while running and running[0][0] <= step_no:
+                    r = running.popleft()[1]
+                    e2e[r] = latency = now - arrivals[r] + extra
+                    tpot[r] = per_token = (now - first[r]) / after_first
+                    if r >= skip and (per_token > lim_tpot or latency > lim_e2e):
+                        over_tpot, over_e2e = over_tpot + (per_token > lim_tpot), over_e2e + (latency > lim_e2e)
+                        missed = over_tpot > allowed or over_e2e > allowed
+                    key_base, kv_used, done = key_base - started, kv_used - per_request, done + 1
+            while ready:  # the oldest prompts are done: their first token is out, their decode starts
+                ready, r = ready - 1, prefilling.popleft()[0]
+                ttft[r] = latency = now - arrivals[r] + extra
+                first[r] = now
+                if r >= skip and latency > lim_ttft:
+                    over_ttft, missed = over_ttft + 1, missed or over_ttft >= allowed  # the count before this one
+                if steps_after:
+                    running.append((step_no + steps_after, r))
+                    key_base += context0 - step_no * grow
+                else:  # an output of one token: done
+                    over_tpot, over_e2e, missed = ends.one_token(r, latency, over_tpot, over_e2e, missed)
+                    kv_used, done = kv_used - per_request, done + 1
+        self.missed = missed
         return now, busy, max_batch if closed_loop else held, done
 
 
 class _Ends:
-    """The events at a prompt's ends: its chunks (a run of whole-budget chunks, or one step that
-    completes prompts) and its first token."""
+    """A run's constants as the loop reads them, and its less common events: a step with several
+    prompts' chunks or sliding windows, an output of one token."""
 
-    __slots__ = ("budget", "chunk_fixed", "decode_steps", "extra", "grow", "model", "prompt", "run", "windowed")
+    __slots__ = ("budget", "chunk_fixed", "grow", "model", "prompt", "rates", "run", "sizes", "windowed")
 
     def __init__(self, run: _Run) -> None:
         self.run, self.model = run, run.model
-        setup = run.setup
+        setup, model = run.setup, run.model
         self.budget, self.prompt, self.grow = setup.token_budget, setup.prefill_tokens, setup.tokens_per_step
-        self.decode_steps, self.extra = setup.decode_steps, setup.request_overhead
-        self.windowed = run.model.win_layers / run.model.layers  # the share of layers a window caps (0 without one)
+        self.windowed = model.win_layers / model.layers  # the share of layers a window caps (0 without one)
         self.chunk_fixed: dict[int, float] = {}  # a chunk run's step besides attention, by decodes
-
-    def chunk_run(
-        self, head: list[int], chunk: int, running: deque[tuple[int, int]], step_no: int, context: float
-    ) -> tuple[float, int]:
-        """Steps in which the oldest prompt (`head`: [request, prompt tokens done]) takes the whole
-        budget of `chunk` tokens, up to the step before its last chunk or a running request's last
-        step (arrivals wait to the end of the run: the prompts queued behind it get no tokens in it
-        anyway): StepModel.chunk_run's closed form, written out for models without sliding windows.
-        Returns (seconds, steps)."""
-        model, decodes, start = self.model, len(running), head[1]
-        steps = math.ceil((self.prompt - start) / chunk) - 1
-        if decodes and running[0][0] - step_no < steps:
-            steps = running[0][0] - step_no
-        head[1] += steps * chunk
-        if model.window is not None:
-            return model.chunk_run(steps, chunk, decodes, context, self.grow, start), steps
-        fixed = self.chunk_fixed.get(decodes)
-        if fixed is None:
-            fixed = self.chunk_fixed[decodes] = model.fixed(chunk + decodes * model.verify, decodes * model.verify + 1)
-        keys = (steps * context + self.grow * steps * (steps - 1) / 2) * model.layers
-        mid = start + (chunk + 1) / 2  # a chunk's mean query position (see prefill_pairs)
-        pairs = chunk * (steps * mid + chunk * steps * (steps - 1) / 2)
-        t = steps * fixed + model.decode_per_key * keys * decodes + model.prefill_per_pair * pairs * model.layers
-        return t, steps
+        steps = setup.decode_steps
+        # (requests, batch cap, KV tokens a request holds, the most KV in use that still fits one more, step
+        # budget, prompt, decode steps a request takes after its first token, its time outside the engine,
+        # its context at admission)
+        self.sizes = (
+            *(len(run.arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens - setup.tokens_per_request),
+            *(self.budget, self.prompt, steps, setup.request_overhead, run.start_context),
+        )
+        # (tokens a request puts in a step, its context's growth a step, its output tokens after the first,
+        # layers, a decode's seconds per key read, a prompt's per (query, key) pair, StepModel.fixed, no windows)
+        self.rates = (
+            *(model.verify, self.grow, max(1.0, steps * self.grow), model.layers, model.decode_per_key),
+            *(model.prefill_per_pair, model.fixed, model.window is None),
+        )
 
     def mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
         """One step with prompt chunks: every running request's decode first, then prefill chunks in
@@ -340,42 +302,60 @@ class _Ends:
         fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
         return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
 
+    def one_token(self, r: int, latency: float, over_tpot: int, over_e2e: int, missed: bool) -> tuple[int, int, bool]:
+        """A request whose output is its first token is done at it (`latency`): its records, and the
+        counts over the TPOT and latency limits with whether one is missed."""
+        run = self.run
+        skip, _, lim_tpot, lim_e2e, allowed = run.limits
+        run.e2e[r], run.tpot[r] = latency, 0.0
+        if r >= skip:
+            over_tpot, over_e2e = over_tpot + (lim_tpot < 0.0), over_e2e + (latency > lim_e2e)
+        return over_tpot, over_e2e, missed or over_tpot > allowed or over_e2e > allowed
+
+    def decode_fixed(self, known: list[float], decodes: int) -> float:
+        """A decode step's time besides attention with `decodes` running requests, kept in `known`."""
+        verify = self.model.verify
+        known[decodes] = fixed = self.model.fixed(decodes * verify, decodes * verify)
+        return fixed
+
     def windowed_keys(self, context: float) -> float:
         """StepModel.keys for a model with sliding-window layers."""
         model, window = self.model, self.model.window
         capped = context if window is None or context <= window else window
         return (model.layers - model.win_layers) * context + model.win_layers * capped
 
-    def first_tokens(
-        self,
-        ready: int,
-        prefilling: deque[list[int]],
-        running: deque[tuple[int, int]],
-        now: float,
-        step_no: int,
-        key_base: float,
-    ) -> tuple[int, float]:
-        """The `ready` oldest prompts are done: their first token is out, their decode steps start.
-        Returns (how many finished already: outputs of one token, key_base with the others)."""
-        run, decode_steps, extra = self.run, self.decode_steps, self.extra
-        skip, lim_ttft, lim_tpot, lim_e2e, allowed = run.limits
-        arrivals, over, finished = run.arrivals, run.over, 0
-        for _ in range(ready):
-            r = prefilling.popleft()[0]
-            run.ttft[r] = ttft = now - arrivals[r] + extra
-            run.first[r] = now
-            if r >= skip:
-                over[0] += ttft > lim_ttft
-                run.missed = run.missed or over[0] > allowed
-            if decode_steps:
-                running.append((step_no + decode_steps, r))
-                key_base += run.start_context - step_no * self.grow
-                continue
-            run.e2e[r] = latency = now - arrivals[r] + extra
-            run.tpot[r] = 0.0
-            if r >= skip:
-                over[1] += lim_tpot < 0.0
-                over[2] += latency > lim_e2e
-                run.missed = run.missed or over[1] > allowed or over[2] > allowed
-            finished += 1
-        return finished, key_base
+
+def _chunk_runner(
+    ends: _Ends, running: deque[tuple[int, int]]
+) -> Callable[[list[int], int, int, float], tuple[float, int]]:
+    """A run's chunk runs: steps in which the oldest prompt (`head`: [request, prompt tokens done])
+    takes the whole budget of `chunk` tokens, up to the step before its last chunk or a running
+    request's last step (arrivals wait to the end of the run: the prompts queued behind it get no
+    tokens in it anyway): StepModel.chunk_run's closed form, written out for models without sliding
+    windows. A closure over the run's constants: the loop calls it once a prompt. Returns (seconds, steps)."""
+    model, prompt, grow, ceil, chunk_fixed = ends.model, ends.prompt, ends.grow, math.ceil, ends.chunk_fixed
+    verify, layers, per_key, per_pair, fixed_of = (
+        model.verify,
+        model.layers,
+        model.decode_per_key,
+        model.prefill_per_pair,
+        model.fixed,
+    )
+
+    def chunk_run(head: list[int], chunk: int, step_no: int, context: float) -> tuple[float, int]:
+        decodes, start = len(running), head[1]
+        steps = ceil((prompt - start) / chunk) - 1
+        if decodes and running[0][0] - step_no < steps:
+            steps = running[0][0] - step_no
+        head[1] += steps * chunk
+        if model.window is not None:
+            return model.chunk_run(steps, chunk, decodes, context, grow, start), steps
+        fixed = chunk_fixed.get(decodes)
+        if fixed is None:
+            fixed = chunk_fixed[decodes] = fixed_of(chunk + decodes * verify, decodes * verify + 1)
+        keys = (steps * context + grow * steps * (steps - 1) / 2) * layers
+        mid = start + (chunk + 1) / 2  # a chunk's mean query position (see prefill_pairs)
+        pairs = chunk * (steps * mid + chunk * steps * (steps - 1) / 2)
+        return steps * fixed + per_key * keys * decodes + per_pair * pairs * layers, steps
+
+    return chunk_run

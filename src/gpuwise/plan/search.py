@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog
-from gpuwise.errors import GpuwiseError
+from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why_no_price
@@ -493,6 +493,17 @@ def plan(
         return _plan(workloads, req, cat, params, calibrations, options, targets, show)
 
 
+def _refuse_generate_loops(workloads: list[Workload], cat: Catalog) -> None:
+    """A plan sizes a serving fleet under continuous batching; a generate loop (static batches, one
+    call at a time) is no server to size: `estimate` answers for it."""
+    for w in workloads:
+        if isinstance(w, InferenceJob) and w.engine in cat.engines and cat.engine(w.engine).static_batching:
+            raise UsageError(
+                f"--engine {w.engine} is a generate loop (static batches, no server): plan sizes serving fleets "
+                "under continuous batching; use gpuwise estimate for it, or a serving engine (vllm, sglang, trtllm)"
+            )
+
+
 def _plan(
     workloads: list[Workload],
     req: Requirements,
@@ -503,6 +514,7 @@ def _plan(
     targets: Mapping[str, Any] | None,
     show: int,
 ) -> PlanResult:
+    _refuse_generate_loops(workloads, cat)
     cals = dict(calibrations or {})
     # a multi-die board (mi250x) is searched as the devices software sees (mi250x-gcd), once
     named = [cat.device(g)[0] for g in req.gpus] if req.gpus else [g for g in cat.gpus.values() if g.devices is None]
@@ -526,7 +538,7 @@ def _plan(
         f.c = regrow(f.c)
     # serving: simulated until the best is a simulated candidate (growth re-checked on each)
     notes = confirm_cheapest(
-        found, req, cat, cals, lambda c: _rank_key(c, req, tie), regrow if req.growth is not None else None, show
+        found, req, cat, cals, lambda c: _rank_key(c, req, tie), regrow if req.growth is not None else None, show, tie
     )
     candidates = [_with_spares(f.c, req) for f in found]
     candidates.sort(key=lambda c: _rank_key(c, req, tie))

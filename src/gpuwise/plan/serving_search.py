@@ -31,7 +31,7 @@ from gpuwise.estimate.engine import engine_setup
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
-from gpuwise.estimate.serving import capacities, compute_dtype, serving_batch, simulated_requests
+from gpuwise.estimate.serving import MAX_REPLICAS, capacities, compute_dtype, serving_batch, simulated_requests
 from gpuwise.plan.layouts import TP_DEGREES, hardware
 from gpuwise.plan.limits import at_least, at_most, memory_meet, packs, priced, shared_limits
 from gpuwise.plan.results import Candidate, Code, Meet, Meets, Reason, Serving
@@ -42,7 +42,10 @@ from gpuwise.workload.requirements import LatencyGoals, Requirements
 __all__ = ["Found", "Pending", "confirm_cheapest", "grown_serving", "serving_candidates", "settle_floor"]
 
 CONFIRM_TOP = 1  # GPU types simulated at least (more while an unsimulated floor is cheaper)
-CONFIRM_OPTIONS = 2  # options simulated per GPU type beyond each TP degree's best (cheapest floors first)
+CAP_ROUNDING = 1e-9  # a month's cost is the hour's times a constant: room for that product's rounding
+# a GPU type's search is first bounded at this multiple of its floor cost (then of the bound it proved),
+# so that a type whose answer lies far above its floor yields to cheaper rows before it is searched further
+DEEPEN = 1.5
 BATCHES = (8, 16, 32, 64, 128, 256, 512, 1024)  # batch caps tried below the engine's largest
 MAX_BATCH_SEARCH = 1 << 16  # memory search bound for one-pass models
 
@@ -95,10 +98,18 @@ class Pending:
 @dataclass(slots=True)
 class Found:
     """A candidate while the search runs (the search's own state, never part of the result): the
-    candidate so far and, for an analytic serving one, what its simulation needs."""
+    candidate so far and, for an analytic serving one, what its simulation needs and the fleet an
+    hour that its searches so far proved no layout of it meets at (None: its floor only)."""
 
     c: Candidate
     pending: Pending | None = None
+    least: float | None = None
+
+    def ranked(self) -> Candidate:
+        """The candidate as it ranks while the search runs: at the cost its searches proved at least."""
+        if self.least is None or self.c.hourly is None or self.least <= self.c.hourly:
+            return self.c
+        return replace(self.c, fleet_usd_per_hour=self.least)
 
 
 def _serving_layouts(model: TransformerArch | GenericArch, gpu: GPU) -> list[int]:
@@ -355,17 +366,21 @@ def _search_order(options: list[Option]) -> list[Option]:
     return first + [o for o in by_floor if o not in first]
 
 
-def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | None = None) -> tuple[Candidate, bool]:
+def _confirm(
+    found: Found, req: Requirements, cat: Catalog, cal: Calibration | None = None, cap: float = math.inf
+) -> tuple[Candidate, bool, bool]:
     """Branch and bound over this GPU type's options, each simulated through the same estimate
     `gpuwise estimate` runs: every TP degree's best option, then the others while their floor
-    costs less than the best found (at most CONFIRM_OPTIONS more); the cheapest that meets every
+    costs less than the best found (an option's floor cost bounds every count it can need, and each
+    option's search is complete: the fewest replicas that meet); the cheapest that meets every
     target replaces the analytic candidate, the first in `_search_order` among equal costs. The TP
     degrees' options are tried likeliest cheapest first (a tighter bound for the others), which
-    changes how many counts are simulated, not the answer. Returns (the candidate, whether it was
-    replaced)."""
+    changes how many counts are simulated, not the answer. `cap`: a fleet an hour that the caller
+    has no use for a candidate above (see confirm_cheapest). Returns (the candidate, whether it was
+    replaced, whether nothing up to the cap meets while more might: the candidate is then unchanged)."""
     c, pending = found.c, found.pending
     if pending is None or not (req.qps and req.has_latency):
-        return c, False
+        return c, False, False
     best, best_rank = None, -1
     order = _search_order(list(pending.options))
     heads = len({o.tp for o in pending.options})
@@ -373,14 +388,21 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
     visit = sorted(order[:heads], key=lambda o: (o.likely_cost, rank[o.tp, o.batch])) + order[heads:]
     simulated: dict[tuple[int, int], Estimate] = {}
     basis = f"simulated: {simulated_requests(pending.work)} requests per configuration, Poisson arrivals"
+    cut = False  # whether the cap kept a count from being searched
     for i, option in enumerate(visit):
-        fleet, ties = math.inf if best is None else _fleet_per_hour(best), rank[option.tp, option.batch] < best_rank
-        bound = best is not None and (option.floor_cost > fleet if ties else option.floor_cost >= fleet)
-        if bound or i >= heads + CONFIRM_OPTIONS:
+        fleet, ties = cap, True  # before a best: no row costing more than the cap is shown
+        if best is not None:
+            fleet, ties = _fleet_per_hour(best), rank[option.tp, option.batch] < best_rank
+        if option.floor_cost > fleet if ties else option.floor_cost >= fleet:
+            # a layout no offer prices (floor cost inf) is beyond every cap: raising it never reaches one
+            cut = cut or (best is None and math.isfinite(option.floor_cost))
             if i < heads:
                 continue  # another TP degree's first option may still be cheaper
             break
-        useful = None if best is None else _cheaper_than(fleet, option, ties)
+        useful = _cheaper_than(fleet, option, ties)
+        # counts above `useful` that an offer still prices: a larger cap would search them
+        priced = useful is not None and option.fleet_usd(useful + 1) is not None
+        cut = cut or (best is None and useful is not None and useful < MAX_REPLICAS and priced)
         est = simulated[(option.tp, option.batch)] = _estimate(pending.work, pending.gpu, option, req, cat, cal, useful)
         sp = est.serving
         if sp is None or not sp.meets:
@@ -388,9 +410,11 @@ def _confirm(found: Found, req: Requirements, cat: Catalog, cal: Calibration | N
         cand = _build(est, option, req, pending.params, sp.replicas, basis, confirmed=True)
         if best is None or _fleet_per_hour(cand) < fleet or (ties and _fleet_per_hour(cand) == fleet):
             best, best_rank = cand, rank[option.tp, option.batch]
+    if best is None and cut:
+        return c, False, True  # none costs at most the cap: still a floor (confirm_cheapest raises it)
     if best is None:
-        return _missed(c, pending, simulated, req, cat, cal, basis), False
-    return best, True
+        return _missed(c, pending, simulated, req, cat, cal, basis), False, False
+    return best, True, False
 
 
 def _cheaper_than(fleet_per_hour: float, option: Option, ties: bool = False) -> int | None:
@@ -505,6 +529,7 @@ def confirm_cheapest(
     rank_key: Callable[[Candidate], Any],
     regrow: Callable[[Candidate], Candidate] | None = None,
     show: int = CONFIRM_TOP,
+    tie: float = 0.0,
 ) -> list[Reason]:
     """Simulate the serving candidates that would be among the first `show` rows (and at least the
     best) while they meet a latency target on their analytic floor, until every one of those rows
@@ -516,11 +541,20 @@ def confirm_cheapest(
     confirmed = 0
     rows = max(show, CONFIRM_TOP)
     while confirmed < len(found):  # until the first rows that meet every target are simulated ones
-        found.sort(key=lambda f: rank_key(f.c))
+        found.sort(key=lambda f: rank_key(f.ranked()))
         i = next((i for i, f in enumerate(found[:rows]) if f.c.ok and not f.c.confirmed), None)
         if i is None:
             break
-        new, replaced = _confirm(found[i], req, cat, cals.get(found[i].c.est.hardware.gpu.id))
+        f, cap = found[i], _shown_cap(found, req, rows, tie)
+        hourly = f.ranked().hourly
+        trial = min(cap, DEEPEN * hourly) if _by_hourly(req) and hourly and math.isfinite(hourly) else cap
+        new, replaced, cut = _confirm(f, req, cat, cals.get(f.c.est.hardware.gpu.id), trial)
+        if cut:  # no layout costing at most `trial` meets: it ranks at that cost from now on
+            if trial < cap:
+                f.least = trial
+            else:
+                f.c = settle_floor(f.c)  # it cannot be among the rows shown: a floor, not confirmed
+            continue
         if regrow is not None and replaced:
             new = regrow(new)
         found[i] = Found(new)
@@ -530,6 +564,28 @@ def confirm_cheapest(
     best = next((c for c in sorted((f.c for f in found), key=rank_key) if c.ok and c.confirmed and c.serving), None)
     disagg = _disaggregated_note(best, req, cat, cals) if best is not None else None
     return [*([disagg] if disagg else []), Reason.of(Code.NOTE_SIMULATED, n=confirmed)]
+
+
+def _by_hourly(req: Requirements) -> bool:
+    """Whether serving candidates rank by their fleet's hourly price as the search knows it (the
+    cost objective, renting, no spares added after the search)."""
+    return req.objective == "cost" and req.pricing != "owned" and not req.redundancy
+
+
+def _shown_cap(found: list[Found], req: Requirements, rows: int, tie: float) -> float:
+    """The fleet an hour above which a serving candidate cannot be among the first `rows`: the
+    `rows`-th cheapest of the confirmed candidates that meet everything (growth included, GPUs
+    doing the work), with the rank's tie tolerance (a cost more than `tie` above it ranks after it
+    whatever else it has). inf while fewer are confirmed, or where the rank is not the fleet's
+    hourly price alone (another objective, owned pricing, spares added after the search)."""
+    if not _by_hourly(req):
+        return math.inf
+    costs = sorted(
+        f.c.hourly
+        for f in found
+        if f.c.ok and f.c.confirmed and f.c.growth_ok and not f.c.hosts_for_data and f.c.hourly is not None
+    )
+    return costs[rows - 1] * (1 + tie) * (1 + CAP_ROUNDING) if len(costs) >= rows else math.inf
 
 
 def settle_floor(c: Candidate) -> Candidate:

@@ -19,6 +19,7 @@ from gpuwise.workload.specs import (
     DEFAULT_RUNTIME,
     LLM_ENGINES,
     RUNTIMES,
+    Attention,
     DataPipeline,
     Engine,
     Hardware,
@@ -196,6 +197,7 @@ def _inference_job(
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
         enforce_eager=_enforce_eager(f, model, engine, catalog),
+        attention=_serving_attention(f, engine, catalog),
         **_speculative(f),
         **_lora_adapters(f, model),
     )
@@ -215,6 +217,32 @@ def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
             f"it is modelled for {counted}"
         )
     return True
+
+
+def _serving_attention(f: WorkloadFields, engine: str, catalog: Catalog) -> Attention | None:
+    """--attention in serving picks a generate loop's kernel; serving engines run their own. A
+    generate loop has none of a server's features: asking for one is a usage error."""
+    loop = engine in catalog.engines and catalog.engine(engine).static_batching
+    server_only = {
+        "--prefix-hit-rate": f.prefix_hit_rate,
+        "--lora-adapters": f.lora_adapters,
+        "--attention-dp": f.attention_dp,
+        "--enforce-eager": f.enforce_eager,
+    }
+    if loop and (asked := [flag for flag, value in server_only.items() if value]):
+        raise UsageError(
+            f"{', '.join(asked)}: --engine {engine} is a generate loop (no prefix cache, no served adapters, no "
+            "attention data parallelism, never CUDA graphs); use a serving engine (vllm, sglang, trtllm)"
+        )
+    if f.attention is None:
+        return None
+    if engine not in catalog.engines or not catalog.engine(engine).static_batching:
+        loops = ", ".join(e for e, p in catalog.engines.items() if p.static_batching)
+        raise UsageError(
+            f"--attention in serving applies to a generate loop (--engine {loops}); {engine} runs its own "
+            "attention kernels: drop --attention"
+        )
+    return f.attention
 
 
 def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
@@ -279,7 +307,7 @@ def _check_runtime(engine: str, model: ModelArch, parallel: Parallelism) -> None
         why = why or f"{model.name}'s operators are written for one GPU, not split over tensor-parallel ranks (--tp)"
     raise UsageError(
         f"--engine {engine} changes which kernels run, which needs a model described operator by operator "
-        f"(resnet-50, efficientnet-b0, stable-diffusion-v1-5-unet, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
+        f"(resnet-50, efficientnet-b0, stable-diffusion-v1-5-unet, stable-diffusion-v1-5, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
         f"encoder (bert-base-uncased, bert-large-uncased); {why}: drop --engine (the default is {DEFAULT_RUNTIME})"
     )
 

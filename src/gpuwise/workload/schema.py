@@ -214,7 +214,14 @@ class WorkloadFields(StrictFields):
         "Tensor-parallel degree.", example=2, metavar="N", default="1", layout=True, ge=1, le=MAX_DEGREE
     )
     pp: int | None = _f(
-        "Pipeline-parallel degree.", example=1, metavar="N", default="1", layout=True, ge=1, le=MAX_DEGREE
+        "Pipeline-parallel degree (under a generate loop, --engine transformers: the layers in sequence over N "
+        "GPUs, one busy at a time, as Accelerate's device_map='auto').",
+        example=1,
+        metavar="N",
+        default="1",
+        layout=True,
+        ge=1,
+        le=MAX_DEGREE,
     )
     sequence_parallel: bool | None = _f(
         "Sequence parallelism with tensor parallelism (Megatron).", example=True, default="on"
@@ -249,7 +256,10 @@ class WorkloadFields(StrictFields):
         default="the framework's (frameworks.yaml checkpoint_impl)",
     )
     attention: Annotated[Attention | None, Choice] = _f(
-        "Attention kernel.", example="flash", applies="training", default="flash"
+        "Attention kernel: in training; in serving, that of a generate loop (--engine transformers): eager "
+        "materialises the score matrix, flash (SDPA or FlashAttention-2) does not.",
+        example="flash",
+        default="flash (transformers-v4.35: eager)",
     )
     lora_rank: int | None = _f("LoRA rank r.", example=16, applies="training", metavar="R", default="8", ge=1, le=65536)
     lora_targets: Annotated[list[str] | None, Names] = _f(
@@ -324,7 +334,8 @@ class WorkloadFields(StrictFields):
         le=MAX_BATCH,
     )
     engine: Annotated[Engine | None, Choice] = _f(
-        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1 (scheduler and memory rules); for models "
+        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1|transformers|transformers-v4.35 (scheduler and "
+        "memory rules; transformers: a generate loop, static batches); for models "
         "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton "
         "(the runtime; an encoder under the default is timed by its layer totals).",
         example="sglang",

@@ -43,7 +43,9 @@ Sharding = Literal["full", "hybrid"]
 ZeroPP = Literal["hpz", "qwz", "qgz"]
 # LLM serving engines with a profile in catalog engines.yaml `engines`; runtimes of models described
 # operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
-LLMEngine = Literal["vllm", "sglang", "trtllm", "lmdeploy", "tgi", "tgi-v2", "tgi-v1"]
+LLMEngine = Literal[
+    "vllm", "sglang", "trtllm", "lmdeploy", "tgi", "tgi-v2", "tgi-v1", "transformers", "transformers-v4.35"
+]
 Runtime = Literal["eager", "torchscript", "onnxruntime", "tensorrt", "triton"]
 Engine = Literal[LLMEngine, Runtime]
 DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
@@ -233,6 +235,7 @@ class InferenceJob:
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
+    attention: Attention | None = None  # a generate loop's attention kernel (None: the engine's default)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 
 from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
+from gpuwise.estimate.memory.generate import generate_peak
 from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob
 
@@ -67,17 +69,53 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
                 n.add(
                     f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} layers caps their KV cache"
                 )
-        acts = inference_workspace(model, job, n)
+        profile = catalog.engine(job.engine) if job.engine in catalog.engines else None
+        if profile is not None and profile.static_batching and model.decoder:
+            kv, acts = _generate_memory(model, job, profile, n)
+        else:
+            acts = inference_workspace(model, job, n)
     else:
         act = model.activation_bytes_per_sample or 0.0
         acts = act * job.concurrency
-        n.add(f"{model.name}: forward working set bounded by the training activation size per sample")
+        from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline  # operator models only
+
+        n.add(
+            f"{model.name}: forward working set of the pipeline's largest part per image (the VAE decoder's at full "
+            "resolution, activations and workspace)"
+            if is_whole_pipeline(model)
+            else f"{model.name}: forward working set bounded by the training activation size per sample"
+        )
     detail["prefill_workspace"] = acts
     allocated = weights + kv + acts
     over = overheads(allocated, hw, sharded, n)
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
     return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+
+
+def _generate_memory(
+    model: TransformerArch, job: InferenceJob, profile: EngineProfile, n: Notes
+) -> tuple[float, float]:
+    """(final KV cache, transient) of a generate loop: the transient is what its peak moment holds
+    beyond the final cache (gpuwise.estimate.memory.generate)."""
+    par, kvb = job.parallel, DTYPE_BYTES[job.kv_dtype]
+
+    def kv_at(tokens: int) -> float:
+        return kv_cache_bytes(model, tokens, job.concurrency, kvb, par.tp, par.pp)
+
+    wd = job.weights_dtype
+    dtype = wd if wd in ("fp16", "bf16", "fp32") else (job.kv_dtype if job.kv_dtype in ("fp16", "bf16") else "bf16")
+    p = generate_peak(model, job, profile, kv_at, dtype)
+    attention = job.attention or profile.attention
+    n.add(
+        f"{profile.name}: a contiguous KV cache grown by torch.cat"
+        + (" (the previous step's whole cache held until the step returns)" if profile.kv_concat == "cache" else "")
+        + f"; the batch prefilled at once with {attention} attention"
+        + (" (the score matrix in 16-bit and fp32)" if attention == "eager" else " (no score matrix)")
+        + f", fp32 logits for {'every prompt position' if profile.prefill_logits == 'all' else 'the last position'}"
+        + f"; the peak is at {p.moment} [{n.cat.sources[profile.source].title.split(':')[0]}]"
+    )
+    return p.final_kv, max(0.0, p.peak - p.final_kv)
 
 
 ROW_PARALLEL = ("o_proj", "down_proj")  # input split over TP ranks; the other linears split their output

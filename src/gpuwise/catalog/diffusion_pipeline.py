@@ -1,0 +1,273 @@
+"""A whole Stable Diffusion pipeline (diffusers' StableDiffusionPipeline) operator by operator, per
+image, so the per-operator roofline (estimate/operators.py) times what a published "seconds per
+image" covers, not only the UNet.
+
+What `pipe(prompt)` runs on the GPU for one 512x512 image (diffusers' pipeline_stable_diffusion.py):
+- the CLIP text encoder twice at batch 1 (the prompt, then the empty negative prompt for
+  classifier-free guidance; the two embeddings are concatenated), 77 tokens each;
+- the denoising loop: per scheduler timestep the latent doubled (`torch.cat([latents] * 2)`), one
+  UNet call on the pair, the guidance combination (subtract, scale, add) and the scheduler step;
+  PNDM with `skip_prk_steps` (SD 1.5's scheduler) runs `num_inference_steps + 1` timesteps
+  (scheduling_pndm.py set_timesteps repeats the second-to-last one), its PLMS step combines the
+  last four model outputs (8 kernels) and forms the previous sample (4);
+- the VAE decoder once (latents / scaling_factor, post_quant_conv, the decoder, then
+  `(image / 2 + 0.5).clamp(0, 1)`), its largest tensors at 512x512;
+- the safety checker (a CLIP ViT-L/14 vision tower at 224x224 and its projection) once, unless the
+  pipeline is loaded without it (`safety_checker=None`: the `-no-safety-checker` variant).
+Weights: every part `from_pretrained` loads is on the GPU, the VAE's encoder included (its
+parameters are counted; it never runs in text-to-image).
+
+The CLIP layers are written as transformers' CLIPAttention and CLIPMLP run them eagerly: the query
+scaled, K, V and Q made contiguous per head, two batched matmuls around the causal-mask add and the
+softmax, quick_gelu as x * sigmoid(1.702 x) (three kernels). Not on the GPU, so not here: the
+tokenizer, the PIL conversion and the safety checker's image preprocessing (CPU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
+from gpuwise.catalog.arch import GenericArch, Operator
+from gpuwise.catalog.unet_operators import UNetConfig, _attention, _Ops, _resnet, unet_operators
+
+SCHEDULER_KERNELS = 12  # PNDM's PLMS step: 8 to combine four outputs, 4 to form the previous sample
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of the pipeline: its operators per image and the parameters it holds on the GPU."""
+
+    name: str
+    operators: tuple[Operator, ...]
+    params: int
+    peak_bytes: float  # the most bytes live at once while it runs, per image
+
+
+def _clip_layers(w: _Ops, p: str, t: int, c: int, f: int, heads: int, layers: int, causal: bool) -> None:
+    """CLIPEncoderLayer x `layers` on `t` tokens of width `c` (transformers' CLIPAttention, eager)."""
+    scores = heads * t * t
+    for n in range(layers):
+        b = f"{p}.layers.{n}"
+        w.norm(f"{b}.layer_norm1", c * t, c)
+        w.gemm(f"{b}.q_proj", t, c, c, bias=True)
+        w.pointwise(f"{b}.q_scale", "elementwise", t * c, 2, fused=True)
+        for x in ("k", "v"):
+            w.gemm(f"{b}.{x}_proj", t, c, c, bias=True)
+            w.pointwise(f"{b}.{x}.contiguous", "data-movement", t * c, 2, fused=True)
+        w.pointwise(f"{b}.q.contiguous", "data-movement", t * c, 2, fused=False)
+        w.ops.append(Operator(f"{b}.scores.bmm", "gemm", 2.0 * t * t * c, _E * (2 * t * c + scores)))
+        if causal:
+            w.pointwise(f"{b}.causal_mask.add", "elementwise", scores, 3, fused=True)
+        w.pointwise(f"{b}.softmax", "elementwise", scores, 2, fused=True)
+        w.ops.append(Operator(f"{b}.context.bmm", "gemm", 2.0 * t * t * c, _E * (scores + 2 * t * c)))
+        w.pointwise(f"{b}.heads_to_tokens", "data-movement", t * c, 2, fused=True)
+        w.gemm(f"{b}.out_proj", t, c, c, bias=True)
+        w.pointwise(f"{b}.residual1.add", "elementwise", t * c, 3, fused=True)
+        w.norm(f"{b}.layer_norm2", c * t, c)
+        w.gemm(f"{b}.fc1", t, c, f, bias=True)
+        w.pointwise(f"{b}.quick_gelu.scale", "elementwise", t * f, 2, fused=True)
+        w.pointwise(f"{b}.quick_gelu.sigmoid", "elementwise", t * f, 2, fused=True)
+        w.pointwise(f"{b}.quick_gelu.mul", "elementwise", t * f, 3, fused=True)
+        w.gemm(f"{b}.fc2", t, f, c, bias=True)
+        w.pointwise(f"{b}.residual2.add", "elementwise", t * c, 3, fused=True)
+
+
+def text_encoder(cfg: Mapping[str, Any], name: str = "text_encoder") -> Part:
+    """CLIPTextModel on one prompt of `max_position_embeddings` tokens (the pipeline pads to 77)."""
+    t, c = int(cfg["max_position_embeddings"]), int(cfg["hidden_size"])
+    w = _Ops()
+    w.params += int(cfg["vocab_size"]) * c + t * c
+    for table in ("token", "position"):  # gathers: the rows read, the embeddings written
+        w.ops.append(Operator(f"{name}.embeddings.{table}", "embedding", 0.0, _E * 2 * t * c))
+    w.pointwise(f"{name}.embeddings.add", "elementwise", t * c, 3, fused=False)
+    heads, layers = int(cfg["num_attention_heads"]), int(cfg["num_hidden_layers"])
+    _clip_layers(w, f"{name}.encoder", t, c, int(cfg["intermediate_size"]), heads, layers, causal=True)
+    w.norm(f"{name}.final_layer_norm", c * t, c)
+    return Part(name, tuple(w.ops), w.params, w.peak)
+
+
+def safety_checker(cfg: Mapping[str, Any], name: str = "safety_checker") -> Part:
+    """StableDiffusionSafetyChecker: a CLIP vision tower on one 224x224 image (patch convolution
+    without bias, class token, positions, pre-norm, the layers, post-norm of the class token), its
+    projection and the concept embeddings it compares against."""
+    v = cfg["vision_config"]
+    c, side, patch = int(v["hidden_size"]), int(v["image_size"]), int(v["patch_size"])
+    t = (side // patch) ** 2 + 1
+    w = _Ops()
+    w.conv(f"{name}.patch_embedding", 3, c, patch, side * side, t - 1, bias=False)
+    w.params += c + t * c  # class embedding, position embedding
+    w.pointwise(f"{name}.class_token.cat", "data-movement", t * c, 2, fused=False)
+    w.pointwise(f"{name}.position.add", "elementwise", t * c, 3, fused=False)
+    w.norm(f"{name}.pre_layrnorm", c * t, c)
+    heads, layers = int(v["num_attention_heads"]), int(v["num_hidden_layers"])
+    _clip_layers(w, f"{name}.encoder", t, c, int(v["intermediate_size"]), heads, layers, causal=False)
+    w.norm(f"{name}.post_layernorm", c, c)
+    proj = int(cfg["projection_dim"])
+    w.gemm(f"{name}.visual_projection", 1, c, proj, bias=False)
+    concepts = int(cfg["concepts"]) + int(cfg["special_care_concepts"])
+    w.params += concepts * (proj + 1)  # the concept embeddings and their thresholds
+    return Part(name, tuple(w.ops), w.params, w.peak)
+
+
+def _vae_attention(w: _Ops, p: str, c: int, hw: int) -> None:
+    w.held = _E * c * hw  # the residual
+    w.norm(f"{p}.group_norm", c * hw, c)
+    _attention(w, p, c, hw, hw, c, bias=True)
+    w.held = 0.0
+
+
+def vae(cfg: Mapping[str, Any], name: str = "vae") -> Part:
+    """AutoencoderKL: the decoder on one latent of sample_size / 2^(blocks-1) pixels a side, as
+    `decode_latents` runs it; the encoder and quant_conv only hold parameters here."""
+    widths = [int(x) for x in cfg["block_out_channels"]]
+    layers, latent, cin = int(cfg["layers_per_block"]), int(cfg["latent_channels"]), int(cfg["in_channels"])
+    side = int(cfg["sample_size"]) // 2 ** (len(widths) - 1)
+    enc = _Ops()  # parameters only: conv_in, down blocks, mid block, conv_norm_out, conv_out, quant_conv
+    enc.conv("encoder.conv_in", cin, widths[0], 3, 1, 1)
+    prev = widths[0]
+    for i, c in enumerate(widths):
+        for j in range(layers):
+            _resnet(enc, f"encoder.down.{i}.resnet.{j}", prev if j == 0 else c, c, 1, 0)
+        prev = c
+        if i < len(widths) - 1:
+            enc.conv(f"encoder.down.{i}.downsample", c, c, 3, 1, 1)
+    _mid(enc, "encoder.mid", widths[-1], 1)
+    enc.norm("encoder.conv_norm_out", 1, widths[-1])
+    enc.conv("encoder.conv_out", widths[-1], 2 * latent, 3, 1, 1)
+    enc.conv("quant_conv", 2 * latent, 2 * latent, 1, 1, 1)
+    w = _Ops()
+    hw = side * side
+    w.pointwise(f"{name}.unscale", "elementwise", latent * hw, 2, fused=False)
+    w.conv(f"{name}.post_quant_conv", latent, latent, 1, hw, hw)
+    w.conv(f"{name}.decoder.conv_in", latent, widths[-1], 3, hw, hw)
+    _mid(w, f"{name}.decoder.mid", widths[-1], hw)
+    prev = widths[-1]
+    for i, c in enumerate(reversed(widths)):
+        for j in range(layers + 1):
+            _resnet(w, f"{name}.decoder.up.{i}.resnet.{j}", prev if j == 0 else c, c, side * side, 0)
+        prev = c
+        if i < len(widths) - 1:
+            w.pointwise(f"{name}.decoder.up.{i}.upsample.nearest", "data-movement", c * side * side * 5, 1, fused=False)
+            side *= 2
+            w.conv(f"{name}.decoder.up.{i}.upsample.conv", c, c, 3, side * side, side * side)
+    hw = side * side
+    w.norm(f"{name}.decoder.conv_norm_out", widths[0] * hw, widths[0])
+    w.pointwise(f"{name}.decoder.conv_act", "elementwise", widths[0] * hw, 2, fused=True)
+    w.conv(f"{name}.decoder.conv_out", widths[0], int(cfg["out_channels"]), 3, hw, hw)
+    for op in ("div", "add", "clamp"):  # (image / 2 + 0.5).clamp(0, 1)
+        w.pointwise(f"{name}.postprocess.{op}", "elementwise", int(cfg["out_channels"]) * hw, 2, fused=False)
+    return Part(name, tuple(w.ops), w.params + enc.params, w.peak)
+
+
+def _mid(w: _Ops, p: str, c: int, hw: int) -> None:
+    """UNetMidBlock2D of the VAE: ResNet block, single-head attention, ResNet block."""
+    _resnet(w, f"{p}.resnet.0", c, c, hw, 0)
+    _vae_attention(w, f"{p}.attn", c, hw)
+    _resnet(w, f"{p}.resnet.1", c, c, hw, 0)
+
+
+def denoising_steps(doc: Mapping[str, Any]) -> int:
+    """UNet calls per image: the scheduler's timesteps (PNDM with skip_prk_steps: one more than
+    num_inference_steps)."""
+    sched = doc["scheduler"]
+    if sched.get("_class_name") != "PNDMScheduler" or not sched.get("skip_prk_steps"):
+        raise ValueError("only PNDMScheduler with skip_prk_steps (Stable Diffusion 1.x's) is written out")
+    return int(doc["num_inference_steps"]) + 1
+
+
+def _step_extras(latent: int) -> tuple[Operator, ...]:
+    """Per timestep besides the UNet, per image: the latent doubled for guidance, the guidance
+    combination (text - uncond, x guidance_scale, + uncond) and the scheduler step's kernels."""
+    ops = [Operator("step.cat_latents", "data-movement", 0.0, _E * 3 * latent)]
+    ops += [
+        Operator(f"step.guidance.{k}", "elementwise", 0.0, _E * n * latent)
+        for k, n in (("sub", 3), ("mul", 2), ("add", 3))
+    ]
+    ops += [Operator(f"step.scheduler.{i}", "elementwise", 0.0, _E * 3 * latent) for i in range(SCHEDULER_KERNELS)]
+    return tuple(ops)
+
+
+def _scaled(ops: tuple[Operator, ...], times: int, offset: int, prefix: str) -> list[Operator]:
+    """`ops` for `times` samples per image (the UNet's pair under guidance), renamed and re-indexed."""
+    return [
+        Operator(
+            f"{prefix}{op.name}",
+            op.cls,
+            op.flops * times,
+            op.act_bytes * times,
+            op.param_bytes,
+            None if op.fused_into is None else op.fused_into + offset,
+        )
+        for op in ops
+    ]
+
+
+def pipeline_operators(doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str) -> GenericArch:
+    """Every kernel of one image through the pipeline (module docstring), in issue order; `params`
+    every weight the pipeline holds; `activation_bytes_per_sample` the largest working set of any
+    part (the VAE decoder's at full resolution for SD 1.5)."""
+    guided = float(doc["guidance_scale"]) > 1.0
+    pair = 2 if guided else 1
+    unet = unet_operators(unet_cfg, name=f"{name}.unet")
+    unet_peak = _unet_peak(unet_cfg) * pair
+    te = text_encoder(doc["text_encoder"])
+    decoder = vae(doc["vae"])
+    checker = safety_checker(doc["safety_checker"]) if doc.get("safety_checker") else Part("none", (), 0, 0.0)
+    ops: list[Operator] = []
+    for _ in range(pair):  # the prompt, then the negative prompt: two calls at the prompt batch
+        ops += _scaled(te.operators, 1, len(ops), "")
+    extras = _step_extras(unet_cfg.in_channels * unet_cfg.sample_size**2)
+    for step in range(denoising_steps(doc)):
+        ops += _scaled(unet.operators, pair, len(ops), f"unet[{step}].")
+        ops += extras
+    ops += _scaled(decoder.operators, 1, len(ops), "")
+    ops += _scaled(checker.operators, 1, len(ops), "")
+    return GenericArch(
+        name=name,
+        task="diffusion",
+        params=unet.params + te.params + decoder.params + checker.params,
+        flops_per_sample=sum(op.flops for op in ops),
+        activation_bytes_per_sample=max(te.peak_bytes, unet_peak, decoder.peak_bytes, checker.peak_bytes),
+        input_shape=(unet_cfg.in_channels, unet_cfg.sample_size, unet_cfg.sample_size),
+        operators=tuple(ops),
+    )
+
+
+def _unet_peak(cfg: UNetConfig) -> float:
+    """The UNet's largest live set per sample: its skip connections are held through the down path,
+    so the peak is the largest kernel beside them; bounded here by the largest kernel's bytes."""
+    w = unet_operators(cfg, name="peak")
+    return max(op.act_bytes for op in w.operators)
+
+
+def is_whole_pipeline(model: GenericArch) -> bool:
+    """Whether `model` is a diffusion pipeline written whole (`pipeline_operators`), not one UNet call."""
+    return model.task == "diffusion" and any(op.name.startswith("unet[") for op in model.operators)
+
+
+def coverage_note(model: GenericArch) -> str | None:
+    """What one request's figure covers for a diffusion model: the whole pipeline per image, or one
+    UNet call (and how to ask for the other); None for other models."""
+    if model.task != "diffusion":
+        return None
+    steps = sum(op.name.startswith("unet[") and op.name.endswith("conv_in") for op in model.operators)
+    if steps:
+        checked = (
+            " and the safety checker"
+            if any(op.name.startswith("safety_checker.") for op in model.operators)
+            else " (no safety checker)"
+        )
+        return (
+            f"{model.name}: a request is one image through the whole pipeline: the text encoder twice "
+            f"(prompt and negative prompt), {steps} UNet calls on the guided pair of latents with the guidance and "
+            f"scheduler kernels, the VAE decode{checked} (CPU tokenizing and image conversion not included); the "
+            "UNet alone per denoising step: --model stable-diffusion-v1-5-unet --concurrency 2"
+        )
+    return (
+        f"{model.name}: a request is one latent through one UNet call (a denoising step; with classifier-free "
+        "guidance an image takes 2 per step); an image through the whole pipeline (text encoder, every step, "
+        "VAE decode): --model stable-diffusion-v1-5"
+    )
