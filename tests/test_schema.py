@@ -45,6 +45,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
+    "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -73,7 +74,8 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     (base if f.section == "workload" else other)[f.name] = f.example
     if f.section == "workload" and (
         f.name.startswith("speculative")
-        or f.name in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host", "autocast")
+        or f.name
+        in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host", "autocast", "bnb_4bit")
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":

@@ -385,7 +385,7 @@ class StepModel:
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
-        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
+        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention, job.bnb_4bit == "qlora")
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
         self.verify = job.speculative_tokens + 1  # tokens each running request puts in a step
         tp = job.parallel.tp

@@ -234,6 +234,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         autocast=work.autocast,  # None: the runtime's default
         enforce_eager=work.enforce_eager,
         attention=work.attention,  # None: the engine's default (a generate loop's; serving engines their own)
+        bnb_4bit=work.bnb_4bit if work.weights_dtype == "nf4" else None,
         lora_adapters=work.lora_adapters,
         lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
         ep=work.parallel.ep,

@@ -78,7 +78,7 @@ class LLMTimer:
     def __init__(self, job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> None:
         assert isinstance(job.model, TransformerArch)
         self.job, self.model, self.rates, self.topo = job, job.model, rates, topo
-        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention)
+        self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention, job.bnb_4bit == "qlora")
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
 
     def _pass(self, tokens: int, seqs: int, context: float, cached: bool, logits: int) -> dict[str, float]:

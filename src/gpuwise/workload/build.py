@@ -20,6 +20,7 @@ from gpuwise.workload.specs import (
     LLM_ENGINES,
     RUNTIMES,
     Attention,
+    Bnb4bit,
     DataPipeline,
     Engine,
     Hardware,
@@ -198,6 +199,7 @@ def _inference_job(
         autocast=_autocast(f, model, engine),
         enforce_eager=_enforce_eager(f, model, engine, catalog),
         attention=_serving_attention(f, engine, catalog),
+        bnb_4bit=_bnb_4bit(f, wd, engine, catalog),
         **_speculative(f),
         **_lora_adapters(f, model),
     )
@@ -243,6 +245,23 @@ def _serving_attention(f: WorkloadFields, engine: str, catalog: Catalog) -> Atte
             "attention kernels: drop --attention"
         )
     return f.attention
+
+
+def _bnb_4bit(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> Bnb4bit:
+    """--bnb-4bit says how bitsandbytes 4-bit weights were loaded: it means something for --weights-dtype nf4
+    only, and load-in-4bit (transformers' own loading) only in a generate loop."""
+    if f.bnb_4bit is None:
+        return "qlora"
+    if wd != "nf4":
+        raise UsageError(f"--bnb-4bit applies to bitsandbytes 4-bit weights (--weights-dtype nf4); here they are {wd}")
+    loop = engine in catalog.engines and catalog.engine(engine).static_batching
+    if f.bnb_4bit == "load-in-4bit" and not loop:
+        loops = ", ".join(e for e, p in catalog.engines.items() if p.static_batching)
+        raise UsageError(
+            f"--bnb-4bit load-in-4bit is how Hugging Face transformers loads a model: use a generate loop "
+            f"(--engine {loops}); {engine} loads its own 4-bit kernels"
+        )
+    return f.bnb_4bit
 
 
 def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:

@@ -22,6 +22,7 @@ from gpuwise.errors import UsageError, check_unknown, shorten, suggest
 from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
+    Bnb4bit,
     CheckpointImpl,
     Engine,
     FrameworkName,
@@ -315,6 +316,15 @@ class WorkloadFields(StrictFields):
         example=True,
         applies="inference",
         default="off: the engine's CUDA graphs (TGI before 2.0 has none: --engine tgi-v1)",
+    )
+    bnb_4bit: Annotated[Bnb4bit | None, Choice] = _f(
+        "How bitsandbytes 4-bit weights (--weights-dtype nf4) were loaded for a generate loop: qlora (NF4 with "
+        "double quantization, 16-bit compute: the QLoRA recipe) or load-in-4bit (BitsAndBytesConfig(load_in_4bit="
+        "True) as transformers leaves it: FP4 with one fp32 absmax per 64 weights, compute dtype fp32, so a "
+        "forward over more than one token dequantizes each weight to 16 bits and copies it to fp32).",
+        example="load-in-4bit",
+        applies="inference",
+        default="qlora",
     )
     autocast: bool | None = _f(
         "Eager PyTorch inference of a model described operator by operator: under torch.autocast each "

@@ -28,6 +28,10 @@ Loss = Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", 
 # QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: MatMul4Bit keeps no input), bitsandbytes before
 # 0.43.2 (MatMul4Bit keeps its input on autograd ctx), torchao's LinearNF4 (keeps only the weight)
 QuantizedLinear = Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"]
+# bitsandbytes 4-bit weights (--weights-dtype nf4) in inference: the QLoRA recipe (NF4, double quantization,
+# 16-bit compute) or BitsAndBytesConfig(load_in_4bit=True) as transformers leaves it (FP4, one fp32 absmax per
+# 64 weights, compute dtype fp32)
+Bnb4bit = Literal["qlora", "load-in-4bit"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
@@ -236,6 +240,7 @@ class InferenceJob:
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     attention: Attention | None = None  # a generate loop's attention kernel (None: the engine's default)
+    bnb_4bit: Bnb4bit = "qlora"  # how bitsandbytes 4-bit weights were loaded (weights_dtype nf4)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)

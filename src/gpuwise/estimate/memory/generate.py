@@ -13,6 +13,12 @@ torch.cat (catalog engines.yaml, the `transformers` profiles):
 - a decode step: the cache grown by one token beside the previous step's, whole when the loop
   keeps it referenced until the step returns (tuple caches) or one layer's otherwise, plus the
   previous step's fp32 logits, which generate's outputs keep alive.
+
+bitsandbytes 4-bit weights loaded as transformers leaves `load_in_4bit=True` compute in fp32
+(BitsAndBytesConfig's bnb_4bit_compute_dtype): Linear4bit casts its input to fp32, and a forward over
+more than one row (bitsandbytes' matmul_4bit: gemv_4bit only for a single row) runs MatMul4Bit,
+which dequantizes the whole weight to 16 bits and copies it to fp32 before F.linear: the largest
+linear's weight in 16-bit and fp32, its fp32 input and fp32 output are transient beside the layer.
 """
 
 from __future__ import annotations
@@ -70,6 +76,22 @@ def eager_score_bytes(dtype: str) -> float:
     return e + 2 * e + 2 * e + softmax + (FP32 + e) + e
 
 
+def fp32_dequant_bytes(model: TransformerArch, rows: int, tp: int) -> float:
+    """The most one 4-bit linear holds at once under an fp32 compute dtype with `rows` rows in its
+    input (MatMul4Bit: `F.dequantize_4bit(B).to(A.dtype)`, then `F.linear`): its fp32 input, the fp32
+    weight, and the 16-bit weight while it is copied or the fp32 output while the GEMM runs; none for a
+    single row (gemv_4bit reads the packed weight)."""
+    if rows <= 1:
+        return 0.0
+    most = 0.0
+    for _, dense in model.block_kinds():
+        for lin in model.linears(dense):
+            weight = lin.d_in * lin.d_out / tp
+            out = rows * lin.d_out / tp * FP32
+            most = max(most, rows * lin.d_in * FP32 + weight * FP32 + max(weight * DTYPE_BYTES["bf16"], out))
+    return most
+
+
 def generate_peak(
     model: TransformerArch, job: InferenceJob, profile: EngineProfile, kv_at: Callable[[int], float], dtype: str
 ) -> GeneratePeak:
@@ -91,6 +113,9 @@ def generate_peak(
         )
     )
     scores = score_matrix_peak(b, model.heads / tp, s, dtype) if attention == "eager" else 0.0
+    fp32_compute = job.weights_dtype == "nf4" and job.bnb_4bit == "load-in-4bit"
+    dequant = fp32_dequant_bytes(model, tokens, tp) if fp32_compute else 0.0
+    step_dequant = fp32_dequant_bytes(model, b, tp) if fp32_compute else 0.0
     positions = s if profile.prefill_logits == "all" else 1
     prefill_logits = b * positions * vocab * (act_bytes + FP32)
     kept = b * positions * vocab * FP32  # generate's outputs keep the fp32 logits into the next step
@@ -105,9 +130,9 @@ def generate_peak(
         else:  # one layer's previous tensor at a time
             first = kv_at(s + 1) * (1 + 1 / model.layers) + kept + step_logits
             later = kv_at(last) * (1 + 1 / model.layers) + b * vocab * FP32 + step_logits
-        decode = max(first, later)
+        decode = max(first, later) + step_dequant
     return GeneratePeak(
-        attention=kv_at(s) + layer + scores,
+        attention=kv_at(s) + layer + scores + dequant,
         logits=kv_at(s) + prefill_logits,
         decode=decode,
         final_kv=final,

@@ -49,9 +49,16 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
     wd = job.weights_dtype
     keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
-    weights = quantized_linear_bytes(wd, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[keep16]
+    loaded = wd == "nf4" and job.bnb_4bit == "load-in-4bit"  # transformers' load_in_4bit defaults
+    weights = quantized_linear_bytes(wd, sp_.block_linear, n, not loaded) + sp_.other * DTYPE_BYTES[keep16]
     if keep16 != wd:
         n.add(f"{wd} weights: block linears quantized; embeddings, norms and LM head stay 16-bit")
+    if loaded:
+        n.add(
+            "bitsandbytes 4-bit loaded with load_in_4bit=True as transformers leaves it: FP4 codes with one fp32 "
+            "absmax per 64 weights (no double quantization), compute dtype fp32 "
+            f"[{n.cat.sources['transformers-bnb-config'].title.split(':')[0]}]"
+        )
     detail: dict[str, float] = {}
     kv = 0.0
     if isinstance(model, TransformerArch) and job.lora_adapters:

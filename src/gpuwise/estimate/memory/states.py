@@ -84,12 +84,13 @@ def lora_params(job: TrainingJob, layers: int, tp: int, head: bool = True) -> fl
     return (layers * per_layer + on_head) / tp
 
 
-def weight_bytes_per_param(dtype: str, conv: Callable[[str], float]) -> float:
+def weight_bytes_per_param(dtype: str, conv: Callable[[str], float], double_quant: bool = True) -> float:
     """Stored bytes per block-linear weight of `dtype`, quantization scales included: the one place
     the memory model and the serving timer read them from. `conv` reads a catalog convention (the
-    memory model's also records it as an assumption)."""
+    memory model's also records it as an assumption). bitsandbytes 4-bit without double quantization
+    (`double_quant` False: load_in_4bit as transformers leaves it) keeps one fp32 absmax per 64 weights."""
     if dtype == "nf4":
-        bits = conv("nf4_double_quant_bits")
+        bits = conv("nf4_double_quant_bits" if double_quant else "nf4_single_quant_bits")
         return conv("nf4_bytes") + bits / 8
     if dtype == "int4":
         group = conv("int4_group_size")
@@ -105,9 +106,9 @@ def qlora_base(job: TrainingJob) -> str:
     return "int4" if job.weights_dtype == "int4" else "nf4"
 
 
-def quantized_linear_bytes(dtype: str, params: float, n: Notes) -> float:
+def quantized_linear_bytes(dtype: str, params: float, n: Notes, double_quant: bool = True) -> float:
     """Bytes of quantized block weights including their scales (cited conventions)."""
-    return params * weight_bytes_per_param(dtype, n.conv)
+    return params * weight_bytes_per_param(dtype, n.conv, double_quant)
 
 
 def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) -> float:
