@@ -4,6 +4,7 @@ TorchScript, ONNX Runtime, TensorRT) applies to it with the operator model's fus
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -111,7 +112,6 @@ def test_the_default_runtime_keeps_the_layer_totals():
 @pytest.mark.parametrize(
     ("opts", "says"),
     [
-        ({"model": "vit-base-patch16-224", "engine": "tensorrt"}, "embeds patches, not tokens"),
         ({"model": "bert-large-uncased", "engine": "eager", "tp": 2}, "not split over tensor-parallel ranks"),
     ],
 )
@@ -127,5 +127,66 @@ def test_cli_bert_under_torchscript_end_to_end():
     d = json.loads(r.stdout)
     assert d["workload"]["engine"] == "torchscript"
     assert any("runs on TorchScript (--engine torchscript)" in a for a in d["assumptions"])
-    bad = run_process("estimate", "--model", "vit-base-patch16-224", "--task", "inference", "--engine", "eager")
-    assert bad.returncode == 2 and "embeds patches" in bad.stderr
+    bad = run_process(
+        "estimate", "--model", "bert-base-uncased", "--task", "inference", "--engine", "tensorrt", "--no-autocast"
+    )
+    assert bad.returncode == 2 and "--autocast/--no-autocast applies" in bad.stderr
+    half = run_process(*args.replace("torchscript", "eager").split(), "--no-autocast")
+    assert half.returncode == 0, half.stderr
+
+
+def test_vit_b16_operators_hand_computed():
+    """ViT-B/16 at 224: 196 patches + [CLS] = 197 tokens, hidden 768, 12 heads, FFN 3072, pre-norm.
+    The patch embedding is one convolution: 196 patches x (3 x 16 x 16 = 768 inputs) x 768 outputs."""
+    model = encoder_operators(CAT.model("vit-base-patch16-224"), 0)  # the fixed sequence, whatever asked
+    ops = {op.name: op for op in model.operators}
+    conv = ops["embeddings.patch_embeddings.projection"]
+    assert conv.cls == "convolution" and conv.flops == 2 * 196 * 768 * 768 == 231_211_008
+    assert conv.act_bytes == 2 * (3 * 224 * 224 + 196 * 768) and conv.param_bytes == 2 * 768 * 768
+    assert ops["embeddings.patch_embeddings.bias.add"].fused_into == 0  # cuDNN's conv, then its bias add
+    assert ops["embeddings.position_embeddings.add"].act_bytes == 2 * 3 * 197 * 768
+    assert ops["layer.0.query"].flops == 2 * 197 * 768 * 768
+    assert ops["layer.0.scores"].flops == 2 * 12 * 197 * 197 * 64
+    assert ops["layer.0.softmax"].act_bytes == 2 * 3 * 12 * 197 * 197
+    assert "layer.0.mask.add" not in ops  # no attention mask
+    assert ops["classifier"].flops == 2 * 768 * 1000  # on [CLS] only
+    # patch conv, its bias add, [CLS] concat, position add; per layer 2 layernorms, 8 GEMMs, scale,
+    # softmax, transpose, GELU, 2 residual adds (16); the final layernorm; the head
+    assert len(model.operators) == 4 + 12 * 16 + 1 + 1
+    assert len(launched(model.operators, "compiled")) == 3 + 12 * 10 + 1 + 1  # the bias add and epilogues fused
+    assert model.input_shape == (3 * 224 * 224,)
+    per_layer = 4 * 2 * 197 * 768**2 + 2 * 2 * 197 * 768 * 3072 + 2 * 2 * 197 * 197 * 768
+    assert model.flops_per_sample == 12 * per_layer + 231_211_008 + 2 * 768 * 1000
+
+
+def test_a_fixed_sequence_without_a_known_patch_embedding_is_refused():
+    bare = replace(CAT.model("vit-base-patch16-224"), patch_inputs=0)
+    with pytest.raises(ValueError, match="no patch embedding"):
+        encoder_operators(bare, 197)
+
+
+def _vit_ms(gpu: str, dtype: str, batch: int, **opts: object) -> float:
+    given = {"model": "vit-base-patch16-224", "task": "inference", "engine": "eager", "weights_dtype": dtype}
+    work = build_workload({**given, "concurrency": batch, **opts}, CAT)
+    return (
+        float(estimate(work, build_hardware(gpu, CAT, default_count=1), CAT).as_dict()["inference"]["latency_seconds"])
+        * 1e3
+    )
+
+
+def test_vit_eager_batch_1_is_its_kernels_behind_the_host():
+    """198 kernels at batch 1, each behind the A100 machine's host dispatch (38 us) and the kernel floor
+    (13 us): the host bounds it, about 198 x 38 us = 7.5 ms."""
+    ms = _vit_ms("a100-40gb-sxm", "fp16", 1, autocast=False)
+    assert 198 * 38.15e-3 < ms < 198 * (38.15e-3 + 12.8e-3)
+    # under autocast each of the 74 convolution and GEMM weights is cast first: 74 more kernels
+    assert _vit_ms("a100-40gb-sxm", "fp16", 1) > ms + 70 * 38e-3
+
+
+def test_eager_pytorch_runs_fp32_gemms_without_tf32():
+    """fp32 weights on an A100: PyTorch (1.12 on) leaves TF32 off for matmuls, so the GEMMs run at the
+    19.5 TFLOP/s fp32 peak, not TF32's 156: ViT-B/16 at batch 16 (16 x 35.1 GFLOPs of GEMMs at 87 % of
+    19.5 TFLOP/s: 33 ms) is GEMM-bound; TensorRT keeps TF32."""
+    eager = _vit_ms("a100-40gb-sxm", "fp32", 16)
+    assert 16 * 35.1e9 / (19.5e12 * 0.87) * 1e3 < eager < 45
+    assert _vit_ms("a100-40gb-sxm", "fp32", 16, engine="tensorrt") < eager / 4

@@ -141,7 +141,6 @@ def test_eager_resnet50_on_a_t4_at_batch_1_is_the_projects_published_table():
     [
         ("llama-2-7b", "eager", "is an LLM"),
         ("resnet-50", "vllm", "serves generative LLMs"),
-        ("vit-base-patch16-224", "eager", "embeds patches, not tokens"),
         ("bert-base-uncased", "lmdeploy", "serves generative LLMs"),
     ],
 )

@@ -96,6 +96,9 @@ class TransformerArch:
     classifier_labels: int = 0
     extra_params: int = 0
     fixed_seq: int | None = None
+    # a vision transformer's patch embedding: the elements of one patch (channels x patch x patch),
+    # each patch projected to `hidden` by one convolution; 0: the model embeds tokens
+    patch_inputs: int = 0
 
     kind: Literal["transformer"] = field(default="transformer", init=False)
 

@@ -1,11 +1,12 @@
-"""The operators of an encoder transformer (BERT-style), derived from its architecture, so the
+"""The operators of an encoder transformer (BERT-style, or a ViT: pre-norm, patches embedded by a
+convolution), derived from its architecture, so the
 per-operator roofline (estimate/operators.py) and each runtime's fusion and launch rules time it
 as they time a described CNN: eager PyTorch launches every kernel below behind a host dispatch; a
 compiled engine folds the scale, mask and softmax into the score GEMM (a fused attention kernel:
 the score matrix never reaches memory),
 the head transpose into the value GEMM, GELU and the residual adds into the GEMM before them.
 
-One sample is one sequence of `seq` tokens. Bytes are at 16 bits (DESCRIBED_ELEMENT_BYTES, as
+One sample is one sequence of `seq` tokens (a ViT: one image, its patches and [CLS]). Bytes are at 16 bits (DESCRIBED_ELEMENT_BYTES, as
 `gpuwise describe` writes them; the timer rescales for other dtypes). GEMM FLOPs are 2 m k n, the
 same count the layer-totals path (estimate/compute.py) uses, so both paths agree on the FLOPs.
 """
@@ -20,10 +21,10 @@ def expressible(model: TransformerArch) -> str | None:
     """Why `model` cannot be written operator by operator here (None: it can)."""
     if model.decoder:
         return f"{model.name} is a decoder (its engines are LLM servers)"
-    if model.fixed_seq is not None:
-        return f"{model.name} embeds patches, not tokens (its patch convolution is not written out here)"
+    if model.fixed_seq is not None and not model.patch_inputs:
+        return f"{model.name} has a fixed sequence but no patch embedding gpuwise knows the size of"
     if model.mla or model.is_moe or model.gated_ffn or model.norm != "layernorm":
-        return f"{model.name} is not a BERT-style encoder (layernorm, plain GELU FFN, dense attention)"
+        return f"{model.name} is not a BERT- or ViT-style encoder (layernorm, plain GELU FFN, dense attention)"
     return None
 
 
@@ -48,50 +49,40 @@ class _Ops:
 
 
 def encoder_operators(model: TransformerArch, seq: int) -> GenericArch:
-    """`model` (a BERT-style encoder) as a model described operator by operator, per sequence of
-    `seq` tokens: embeddings and their layernorm, each layer's Q/K/V GEMMs, score GEMM, scale,
-    mask and softmax, value GEMM, head transpose, output projection, residual add and layernorm,
-    FFN up GEMM, GELU, FFN down GEMM, residual add and layernorm; the pooler when it has one."""
+    """`model` (a BERT- or ViT-style encoder) as a model described operator by operator, per
+    sequence of `seq` tokens (a ViT: its fixed sequence of patches and [CLS]): the embeddings, then
+    each layer's Q/K/V GEMMs, score GEMM, scale (a BERT also adds its attention mask), softmax,
+    value GEMM, head transpose, output projection, residual add, FFN up GEMM, GELU, FFN down GEMM
+    and residual add, with a layernorm after each residual add (BERT, post-norm) or before each
+    block and once at the end (ViT, pre-norm); then the pooler and the classifier when it has them."""
     why = expressible(model)
     if why:
         raise ValueError(why)
-    t, h, f = float(seq), float(model.hidden), float(model.ffn)
-    q, kv, o, heads = float(model.q_dim), float(model.kv_heads * model.head_dim), float(model.o_dim), model.heads
-    scores = heads * t * t
+    vit = bool(model.patch_inputs)
+    t, h = float(model.fixed_seq or seq), float(model.hidden)
     w = _Ops()
-    tables = ["word"] + (["position"] if model.learned_positions else []) + (["token_type"] if model.type_vocab else [])
-    for name in tables:  # a gather: the rows read and the embeddings written
-        w.ops.append(Operator(f"embeddings.{name}.embedding", "embedding", 0.0, _E * 2 * t * h))
-    for i in range(1, len(tables)):
-        w.pointwise(f"embeddings.{i}.add", "elementwise", t * h, 3, fused=False)
-    if model.embedding_norm:
-        w.pointwise("embeddings.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
+    if vit:
+        _patch_embeddings(w, model, t)
+    else:
+        _token_embeddings(w, model, t)
     for n in range(model.layers):
         p = f"layer.{n}"
-        w.gemm(f"{p}.query", t, h, q, h * q + q)
-        w.gemm(f"{p}.key", t, h, kv, h * kv + kv)
-        w.gemm(f"{p}.value", t, h, kv, h * kv + kv)
-        # Q K^T per head, then probabilities x V; the score matrix's write (by the first GEMM) and
-        # read (by the second) are counted in the scale and softmax kernels beside them, so a
-        # runtime that fuses those into the attention (TensorRT's fused MHA) never moves the scores
-        w.gemm(f"{p}.scores", t, model.head_dim, t * heads, moved=t * (q + kv))
-        w.pointwise(f"{p}.scale", "elementwise", scores, 3, fused=True)
-        w.pointwise(f"{p}.mask.add", "elementwise", scores, 2, fused=True)
-        w.pointwise(f"{p}.softmax", "elementwise", scores, 3, fused=True)
-        w.gemm(f"{p}.context", t, t * heads, o / heads, moved=t * kv + t * o)
-        w.pointwise(f"{p}.transpose", "data-movement", t * o, 2, fused=True)
-        w.gemm(f"{p}.attention_output", t, o, h, o * h + h)
-        w.pointwise(f"{p}.attention_output.add", "elementwise", t * h, 3, fused=True)
-        w.pointwise(f"{p}.attention_output.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
-        w.gemm(f"{p}.intermediate", t, h, f, h * f + f)
-        w.pointwise(f"{p}.gelu", "elementwise", t * f, 2, fused=True)
-        w.gemm(f"{p}.output", t, f, h, f * h + h)
-        w.pointwise(f"{p}.output.add", "elementwise", t * h, 3, fused=True)
-        w.pointwise(f"{p}.output.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
+        if vit:
+            w.pointwise(f"{p}.layernorm_before", "normalization", t * h, 2, fused=False, params=2 * h)
+        _attention(w, model, p, t, masked=not vit)
+        if not vit:
+            w.pointwise(f"{p}.attention_output.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
+        else:
+            w.pointwise(f"{p}.layernorm_after", "normalization", t * h, 2, fused=False, params=2 * h)
+        _feed_forward(w, model, p, t)
+        if not vit:
+            w.pointwise(f"{p}.output.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
+    if vit and model.final_norm:
+        w.pointwise("layernorm", "normalization", t * h, 2, fused=False, params=2 * h)
     if model.pooler:  # the first token through a dense layer and tanh
         w.gemm("pooler.dense", 1, h, h, h * h + h)
         w.pointwise("pooler.tanh", "elementwise", h, 2, fused=True)
-    if model.classifier_labels:
+    if model.classifier_labels:  # on the first token ([CLS])
         w.gemm("classifier", 1, h, model.classifier_labels, (h + 1) * model.classifier_labels)
     ops = tuple(w.ops)
     return GenericArch(
@@ -100,6 +91,69 @@ def encoder_operators(model: TransformerArch, seq: int) -> GenericArch:
         params=model.params,
         flops_per_sample=sum(op.flops for op in ops),
         activation_bytes_per_sample=sum(op.act_bytes for op in ops),
-        input_shape=(seq,),
+        input_shape=(int((t - 1) * model.patch_inputs),) if vit else (int(t),),
         operators=ops,
     )
+
+
+def _token_embeddings(w: _Ops, model: TransformerArch, t: float) -> None:
+    """A BERT's embeddings: a gather per table (the rows read and the embeddings written), the sums
+    of the tables and the embedding layernorm."""
+    h = float(model.hidden)
+    tables = ["word"] + (["position"] if model.learned_positions else []) + (["token_type"] if model.type_vocab else [])
+    for name in tables:
+        w.ops.append(Operator(f"embeddings.{name}.embedding", "embedding", 0.0, _E * 2 * t * h))
+    for i in range(1, len(tables)):
+        w.pointwise(f"embeddings.{i}.add", "elementwise", t * h, 3, fused=False)
+    if model.embedding_norm:
+        w.pointwise("embeddings.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
+
+
+def _patch_embeddings(w: _Ops, model: TransformerArch, t: float) -> None:
+    """A ViT's embeddings: one convolution (kernel and stride the patch) projecting each of the t - 1
+    patches' `patch_inputs` elements to `hidden`, its bias added by a kernel of its own in eager
+    PyTorch (cuDNN's convolution, then the bias add), the [CLS] token concatenated in front and the
+    learned positions added."""
+    h, k, patches = float(model.hidden), float(model.patch_inputs), t - 1
+    conv = len(w.ops)
+    act = _E * (patches * k + patches * h)  # reads the image, writes one vector per patch
+    w.ops.append(
+        Operator("embeddings.patch_embeddings.projection", "convolution", 2 * patches * k * h, act, _E * k * h)
+    )
+    w.ops.append(
+        Operator("embeddings.patch_embeddings.bias.add", "elementwise", 0.0, _E * 2 * patches * h, _E * h, conv)
+    )
+    w.pointwise("embeddings.cls_token.cat", "data-movement", t * h, 2, fused=False)
+    w.pointwise("embeddings.position_embeddings.add", "elementwise", t * h, 3, fused=False, params=t * h)
+
+
+def _attention(w: _Ops, model: TransformerArch, p: str, t: float, masked: bool) -> None:
+    """Self-attention over t tokens and the residual add after its output projection. Q K^T per
+    head, then probabilities x V; the score matrix's write (by the first GEMM) and read (by the
+    second) are counted in the scale and softmax kernels beside them, so a runtime that fuses those
+    into the attention (TensorRT's fused MHA) never moves the scores. A BERT adds its attention
+    mask to the scores; a ViT has none."""
+    h = float(model.hidden)
+    q, kv, o, heads = float(model.q_dim), float(model.kv_heads * model.head_dim), float(model.o_dim), model.heads
+    scores = heads * t * t
+    w.gemm(f"{p}.query", t, h, q, h * q + q)
+    w.gemm(f"{p}.key", t, h, kv, h * kv + kv)
+    w.gemm(f"{p}.value", t, h, kv, h * kv + kv)
+    w.gemm(f"{p}.scores", t, model.head_dim, t * heads, moved=t * (q + kv))
+    w.pointwise(f"{p}.scale", "elementwise", scores, 3, fused=True)
+    if masked:
+        w.pointwise(f"{p}.mask.add", "elementwise", scores, 2, fused=True)
+    w.pointwise(f"{p}.softmax", "elementwise", scores, 3, fused=True)
+    w.gemm(f"{p}.context", t, t * heads, o / heads, moved=t * kv + t * o)
+    w.pointwise(f"{p}.transpose", "data-movement", t * o, 2, fused=True)
+    w.gemm(f"{p}.attention_output", t, o, h, o * h + h)
+    w.pointwise(f"{p}.attention_output.add", "elementwise", t * h, 3, fused=True)
+
+
+def _feed_forward(w: _Ops, model: TransformerArch, p: str, t: float) -> None:
+    """The FFN: up GEMM, GELU, down GEMM and the residual add after it."""
+    h, f = float(model.hidden), float(model.ffn)
+    w.gemm(f"{p}.intermediate", t, h, f, h * f + f)
+    w.pointwise(f"{p}.gelu", "elementwise", t * f, 2, fused=True)
+    w.gemm(f"{p}.output", t, f, h, f * h + h)
+    w.pointwise(f"{p}.output.add", "elementwise", t * h, 3, fused=True)

@@ -349,6 +349,7 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
         classifier_labels=labels,
         fixed_seq=tokens,
         max_seq=tokens,
+        patch_inputs=chans * patch * patch,
         extra_params=chans * patch * patch * h + h + h + tokens * h,
     )
 

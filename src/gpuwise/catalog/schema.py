@@ -428,13 +428,18 @@ class RuntimeProfile(_Sourced):
     which kernels it launches (`kernels`, gpuwise.estimate.operators.Runtime: eager PyTorch with a
     host dispatch per kernel, the same kernels issued without Python, batch norms folded into the
     convolutions, or conv/GEMM epilogues fused), whether a 16-bit run casts weights per call under
-    torch.autocast, and whether a server (Triton) adds its per-request terms around the GPU."""
+    torch.autocast, whether its fp32 GEMMs use TF32 (`tf32_gemm`), and whether a server (Triton)
+    adds its per-request terms around the GPU."""
 
     name: str
     kernels: Literal["eager", "graph", "folded", "compiled"]
     autocast: bool = False
     server: bool = False
     triton_backend: str | None = None  # the Triton backend that runs this form of the model, if any
+    # fp32 weights on a GPU with TF32 tensor cores: whether its GEMMs run on them (TensorRT, ONNX
+    # Runtime) or in full fp32 on the CUDA cores (PyTorch since 1.12: allow_tf32 off for matmul, on
+    # for cuDNN convolutions)
+    tf32_gemm: bool = True
 
 
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------

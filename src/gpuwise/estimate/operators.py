@@ -109,9 +109,10 @@ class _Timer:
     free); the GPU starts it when both it and the host are ready, so long kernels hide the host
     and runs of short ones wait for it. Every kernel adds `launch_seconds` to its roofline time."""
 
-    def __init__(self, rates: Rates, p: OperatorParams, runtime: Runtime, scale: float) -> None:
+    def __init__(self, rates: Rates, p: OperatorParams, runtime: Runtime, scale: float, gemm_share: float) -> None:
         self.rates, self.p, self.scale = rates, p, scale
         self.host_s = p.host_seconds if runtime == "eager" else 0.0
+        self.gemm_share = gemm_share  # of the GEMM and attention rates: below 1 for fp32 GEMMs without TF32
         self.host = self.gpu = 0.0  # clocks: when the host issued the last kernel, when the GPU is free
         self.by_class: dict[str, float] = {}
         self.kernels, self.floor = 0, 0.0
@@ -122,7 +123,7 @@ class _Timer:
         if cls == "convolution":
             rate = self.rates.peak * self.rates.clock * self.p.conv_efficiency
         elif cls in ("gemm", "attention"):
-            rate = self.p.gemm_rate if cls == "gemm" else self.rates.attention
+            rate = (self.p.gemm_rate if cls == "gemm" else self.rates.attention) * self.gemm_share
         else:
             rate = 0.0
         bw = self.rates.bandwidth * self.p.memory_efficiency.get(cls, 1.0)
@@ -138,7 +139,9 @@ class _Timer:
         return t
 
 
-_RECENT: dict[tuple[int, int, int, bool, str, bool | None], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]] = {}
+_RECENT: dict[
+    tuple[int, int, int, bool, str, bool | None, bool], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]
+] = {}
 _RECENT_MOST = 4096  # batches remembered before the memo starts afresh (a long-running server's bound)
 
 
@@ -151,17 +154,20 @@ def operator_seconds(
     training: bool,
     runtime: Runtime = "eager",
     autocast: bool | None = None,
+    tf32_gemm: bool = True,
 ) -> OperatorTime:
     """`_operator_seconds`, remembered: a serving plan asks for the same batch on the same GPU from
     every replica count and layout it tries, and a pipeline of tens of thousands of kernels takes tens
     of milliseconds to walk. An entry is reused only for the same model and catalog objects and equal
     rates, so the answer is the one a fresh walk gives."""
-    key = (id(model), id(catalog), batch, training, runtime, autocast)
+    key = (id(model), id(catalog), batch, training, runtime, autocast, tf32_gemm)
     seen = _RECENT.setdefault(key, [])
     for m, c, r, t in seen:
         if m is model and c is catalog and r == rates:
             return t
-    t = _operator_seconds(model, batch, rates, catalog, training=training, runtime=runtime, autocast=autocast)
+    t = _operator_seconds(
+        model, batch, rates, catalog, training=training, runtime=runtime, autocast=autocast, tf32_gemm=tf32_gemm
+    )
     if len(_RECENT) > _RECENT_MOST:
         _RECENT.clear()
         seen = _RECENT.setdefault(key, [])
@@ -178,15 +184,19 @@ def _operator_seconds(
     training: bool,
     runtime: Runtime = "eager",
     autocast: bool | None = None,
+    tf32_gemm: bool = True,
 ) -> OperatorTime:
     """One batch of `batch` samples through `model`'s operators: forward (and backward when
     `training`). Training runs eager PyTorch (unfused); inference runs `runtime`. `autocast`
     (default: training at 16 bits) adds the fp32-to-16-bit weight copy autocast makes before
-    every convolution and GEMM, each pass."""
+    every convolution and GEMM, each pass. Without `tf32_gemm`, inference of fp32 weights (TF32
+    rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's."""
     p = OperatorParams.of(rates, catalog)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
-    timer = _Timer(rates, p, "eager" if eager else runtime, scale)
+    full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
+    share = rates.gpu.peak_flops["fp32"] / rates.peak if full_fp32 else 1.0
+    timer = _Timer(rates, p, "eager" if eager else runtime, scale, share)
     fused = runtime in ("compiled", "folded") and not training
     kernels = launched(model.operators, runtime) if fused else model.operators
     casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
@@ -207,6 +217,13 @@ def _operator_seconds(
         f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
         f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
         f"[{', '.join(p.sources)}]",
+    ) + (
+        (
+            f"{model.name}: fp32 GEMMs in full fp32 ({rates.gpu.peak_flops['fp32'] / 1e12:.1f} TFLOP/s peak, not TF32's): "
+            "the runtime leaves TF32 off for matmuls (convolutions keep it) [engines.yaml runtimes: tf32_gemm]",
+        )
+        if full_fp32
+        else ()
     )
     return OperatorTime(forward, backward, timer.kernels, timer.by_class, timer.floor, notes)
 
@@ -314,7 +331,16 @@ def served_batch(
     profile = catalog.runtime(engine)
     samples = requests * items
     amp = profile.autocast if autocast is None else autocast  # --no-autocast: weights held in 16 bits
-    kernels = operator_seconds(model, samples, rates, catalog, training=False, runtime=profile.kernels, autocast=amp)
+    kernels = operator_seconds(
+        model,
+        samples,
+        rates,
+        catalog,
+        training=False,
+        runtime=profile.kernels,
+        autocast=amp,
+        tf32_gemm=profile.tf32_gemm,
+    )
     runs = (
         f"{model.name} runs on {profile.name} (--engine {engine}"
         + (", the default" if engine == DEFAULT_RUNTIME else "")

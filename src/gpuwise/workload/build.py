@@ -269,10 +269,13 @@ def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
     for a model whose operators are timed under the eager runtime."""
     if f.autocast is None:
         return None
-    if engine != "eager" or not (isinstance(model, GenericArch) and model.operators):
+    described = (isinstance(model, GenericArch) and bool(model.operators)) or (
+        isinstance(model, TransformerArch) and expressible(model) is None
+    )
+    if engine != "eager" or not described:
         raise UsageError(
             "--autocast/--no-autocast applies to eager PyTorch inference (--engine eager) of a model described "
-            f"operator by operator; here the engine is {engine} and the model {model.name}"
+            f"operator by operator or an encoder written out from its architecture; here the engine is {engine} and the model {model.name}"
         )
     return f.autocast
 
@@ -326,8 +329,8 @@ def _check_runtime(engine: str, model: ModelArch, parallel: Parallelism) -> None
         why = why or f"{model.name}'s operators are written for one GPU, not split over tensor-parallel ranks (--tp)"
     raise UsageError(
         f"--engine {engine} changes which kernels run, which needs a model described operator by operator "
-        f"(resnet-50, efficientnet-b0, stable-diffusion-v1-5-unet, stable-diffusion-v1-5, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT-style "
-        f"encoder (bert-base-uncased, bert-large-uncased); {why}: drop --engine (the default is {DEFAULT_RUNTIME})"
+        f"(resnet-50, efficientnet-b0, stable-diffusion-v1-5-unet, stable-diffusion-v1-5, dlrm-criteo-1tb, deepfm-ecommerce, `gpuwise describe`) or a BERT- or "
+        f"ViT-style encoder (bert-base-uncased, bert-large-uncased, vit-base-patch16-224); {why}: drop --engine (the default is {DEFAULT_RUNTIME})"
     )
 
 
