@@ -14,7 +14,7 @@ from gpuwise.catalog import load_catalog
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup
 from gpuwise.estimate.rates import compute_rates
-from gpuwise.estimate.serving import _fewest, replica_counts
+from gpuwise.estimate.serving import fewest_replicas, replica_counts
 from gpuwise.estimate.simulate import Targets, poisson_arrivals, simulate
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
 from gpuwise.stats import tolerated
@@ -53,10 +53,10 @@ def test_the_replica_search_finds_the_fewest_count_that_meets_whatever_its_patte
 
     counts = list(replica_counts(lo, most))
     fewest = next((r for r in counts if r in meets), most)
-    assert _fewest(ok, lo, most, None, lambda r: r < ruled_out) == fewest
+    assert fewest_replicas(ok, lo, most, None, lambda r: r < ruled_out) == fewest
     assert all(r >= ruled_out for r in tried)
     tried.clear()
-    bounded = _fewest(ok, lo, most, beyond, lambda r: r < ruled_out)
+    bounded = fewest_replicas(ok, lo, most, beyond, lambda r: r < ruled_out)
     if beyond is None or fewest <= beyond:
         assert bounded == fewest
     else:

@@ -779,7 +779,63 @@ def test_the_disaggregated_prefill_pool_judged_by_its_target_is_the_one_full_run
     judged = disagg.plan_disaggregated(*args, qps=qps, goals=goals)
     monkeypatch.setattr(disagg, "simulate", lambda *a, targets=None: real(*a))
     assert judged == disagg.plan_disaggregated(*args, qps=qps, goals=goals)
-    assert any(stopped) == (ttft < 2)  # the tight targets: some count stopped early
+    # the tight targets: some count stopped early, except where the first-token floor rules out every
+    # count (8,000 tokens in 0.2 s), so that only the bound's own figures are simulated, in full
+    assert any(stopped) == (ttft < 2 and (prompt, ttft) != (8000, 0.2))
+
+
+def test_a_disaggregated_pool_is_the_fewest_that_meets_when_the_verdict_is_not_monotone():
+    """Verdicts that miss at 3, meet at 4, miss at 5 and meet from 6 on: doubling then bisecting
+    (3 misses, 6 meets, 5 misses: 6) would miss 4; every count is tried in turn, and a count the
+    floor rules out (3) is not simulated."""
+    from gpuwise.estimate.disagg import _fewest
+
+    tried: list[int] = []
+
+    def ok(r: int) -> bool:
+        tried.append(r)
+        return r == 4 or r >= 6
+
+    assert _fewest(ok, 3, lambda r: r < 4) == 4 and tried == [4]
+    assert _fewest(ok, 5) == 6 and tried == [4, 5, 6]
+    assert _fewest(lambda r: False, 4090) == disagg_max_pool()
+
+
+def disagg_max_pool() -> int:
+    from gpuwise.estimate.disagg import MAX_POOL
+
+    return MAX_POOL
+
+
+@pytest.mark.parametrize(
+    ("prompt", "qps", "ttft", "tpot"), [(1024, 40, 0.15, 0.1), (2048, 60, 0.3, 0.02), (512, 97, 0.2, 0.03)]
+)
+def test_every_disaggregated_pool_below_the_answer_misses_in_full_simulation(monkeypatch, prompt, qps, ttft, tpot):
+    """Each pool's answer is the first count that meets: every smaller count from the capacity floor
+    on, those the first-token floor ruled out included, misses when simulated in full."""
+    from gpuwise.estimate import disagg
+    from gpuwise.workload.requirements import LatencyGoals
+
+    w = build_workload(
+        {"model": "llama-3.1-8b", "task": "inference", "input_tokens": prompt, "output_tokens": 128}, CAT
+    )
+    hw = build_hardware("h100-sxm", CAT)
+    real = disagg._fewest
+    checked: list[int] = []
+
+    def every(ok: Any, lo: int, surely: Any = None) -> int:
+        found = real(ok, lo, surely)
+        assert found < disagg.MAX_POOL and ok(found)
+        assert not any(ok(r) for r in range(lo, found))
+        checked.append(found)
+        return found
+
+    monkeypatch.setattr(disagg, "_fewest", every)
+    goals = LatencyGoals(99, None, ttft, tpot)
+    d = disagg.plan_disaggregated(
+        w, hw, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT, qps=qps, goals=goals
+    )
+    assert d.meets and checked == [d.prefill_replicas, d.decode_replicas]
 
 
 @settings(max_examples=300, deadline=None)

@@ -120,11 +120,10 @@ def test_the_catalogs_fresh_gcp_commitments_price_tco_hand_computed(capsys, tmp_
         assert q["instance"] == "g2-standard-96" and q["date"] == "2026-07-30" and not q["stale"]
 
 
-def test_hyperscaler_h100_commitments_at_or_below_on_demand_hand_computed(capsys, tmp_path, monkeypatch):
-    """16 H100 from hyperscalers: on demand 2 x AWS p5.48xlarge at 55.04 USD/h (6.88 per GPU-hour);
-    GCP's 1-year a3-highgpu-8g commitment, 44810.08066464 / 730 = 61.383672 USD/h (7.67 per
-    GPU-hour), is dearer and refused; its 3-year one, 28370.99821392 / 730 = 38.864381 USD/h (4.86),
-    prices 2 instances for every hour of one term: 2 x 38.864381 x 3 x 8766 = 2,044,111 USD."""
+def test_hyperscaler_h100_commitments_older_than_the_on_demand_price_are_none_fresh(capsys, tmp_path, monkeypatch):
+    """16 H100 from hyperscalers: on demand 2 x AWS p5.48xlarge at 55.04 USD/h (6.88 per GPU-hour),
+    read 2026-11-09; GCP's 1- and 3-year a3-highgpu-8g commitments were read 2026-07-30, before it (a
+    price change between the two reads would not show): neither is used, each column says so."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
     args = ("tco", "--gpu", "h100-sxm:16", "--years", "3", "--offer-class", "hyperscaler", "--json")
@@ -132,11 +131,30 @@ def test_hyperscaler_h100_commitments_at_or_below_on_demand_hand_computed(capsys
     row = json.loads(out)["configurations"][0]
     assert code == 0
     assert row["rent_total_usd"]["on-demand"] == pytest.approx(2 * 55.04 * 3 * 8766)
-    assert row["rent_total_usd"]["1y"] is None and "costs more than on-demand" in row["why_no_rent"]["1y"]
-    assert row["rent_total_usd"]["3y"] == pytest.approx(2 * 38.864381 * 3 * 8766)
-    assert row["rent_total_usd"]["3y"] == pytest.approx(2_044_111, abs=1)
-    q = row["offers"]["3y"]
-    assert (q["provider"], q["instance"], q["instances"], q["date"]) == ("gcp", "a3-highgpu-8g", 2, "2026-07-30")
+    for term in ("1y", "3y"):
+        assert row["rent_total_usd"][term] is None and row["offers"][term] is None
+        why = row["why_no_rent"][term]
+        assert why.startswith("none fresh") and "2026-07-30" in why and "aws p5.48xlarge, 2026-11-09" in why
+
+
+def test_gcp_h100_commitments_read_with_its_on_demand_price_hand_computed(capsys, tmp_path, monkeypatch):
+    """16 H100 from GCP alone, every price read 2026-07-30: on demand 2 x a3-highgpu-8g at 88.49 USD/h
+    (11.06 per GPU-hour); the 1-year commitment 44810.08066464 / 730 = 61.383672 USD/h (7.67) and the
+    3-year one 28370.99821392 / 730 = 38.864381 USD/h (4.86) are at or below it, each paying every hour
+    of its terms: 1y 3 terms x 2 x 61.383672 x 8766 = 3,228,536 USD; 3y 2 x 38.864381 x 3 x 8766 =
+    2,044,111 USD."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUWISE_TODAY", "2026-12-01")
+    code, out, _ = run_main(capsys, "tco", "--gpu", "h100-sxm:16", "--years", "3", "--providers", "gcp", "--json")
+    row = json.loads(out)["configurations"][0]
+    assert code == 0
+    rent = row["rent_total_usd"]
+    assert rent["1y"] == pytest.approx(2 * 61.383672 * 3 * 8766) and rent["1y"] == pytest.approx(3_228_536, abs=1)
+    assert rent["3y"] == pytest.approx(2 * 38.864381 * 3 * 8766) and rent["3y"] == pytest.approx(2_044_111, abs=1)
+    assert rent["3y"] <= rent["1y"] <= rent["on-demand"]
+    for term in ("on-demand", "1y", "3y"):
+        q = row["offers"][term]
+        assert (q["provider"], q["instance"], q["instances"], q["date"]) == ("gcp", "a3-highgpu-8g", 2, "2026-07-30")
 
 
 # ----- a plan priced at --pricing reserved takes the same commitment, or none --------------------

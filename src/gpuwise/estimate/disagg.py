@@ -6,8 +6,11 @@ the prefill pool runs prompts only (a request leaves with its first token), the 
 decode steps only (no prompt chunk ever shares its steps, so TPOT carries no prefill
 interference). A request's TTFT is its prefill pool TTFT plus the KV transfer; its end-to-end
 latency adds the decode pool's time after the first token. Each pool gets the fewest replicas
-whose own target holds (prefill: TTFT after the transfer; decode: TPOT), then the decode pool
-grows until the end-to-end target holds too.
+whose own target holds (prefill: TTFT after the transfer; decode: TPOT, and end to end after that
+prefill pool), found as the colocated replica search finds its count: a simulated verdict is not
+monotone in the replica count, so every count is tried in turn (gpuwise.estimate.serving's
+`fewest_replicas`) except the prefill counts the first-token floor rules out
+(gpuwise.estimate.ttft_floor), never by bisection.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model
 from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.serving import PERCENTILES, meets_goals, simulated_requests, steady_state
+from gpuwise.estimate.serving import PERCENTILES, fewest_replicas, meets_goals, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
+from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
 from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
@@ -66,19 +70,6 @@ def kv_transfer_seconds(job: InferenceJob, hw: Hardware, catalog: Catalog) -> fl
 
 def _pcts(values: list[float]) -> dict[str, float]:
     return {f"p{p:g}": percentile(values, p) for p in PERCENTILES}
-
-
-def _fewest(check: Callable[[int], bool], lo: int) -> int:
-    """Smallest r >= lo with check(r), doubling then bisecting (monotone in r); MAX_POOL if none."""
-    hi = lo
-    while not check(hi):
-        if hi >= MAX_POOL:
-            return MAX_POOL
-        lo, hi = hi + 1, min(MAX_POOL, hi * 2)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if check(mid) else (mid + 1, hi)
-    return hi
 
 
 def _most(limit: float, transfer: float) -> float:
@@ -130,7 +121,9 @@ def plan_disaggregated(
     prefill_cap, decode_cap = _capacity(step, prefill_setup, job), _capacity(step, decode_setup, job)
     limit = goals.ttft_seconds
     # a prefill run's TTFT plus the transfer exceeds the limit exactly when the TTFT exceeds `most`
-    judge = None if limit is None else Targets(warm, tolerated(n - warm, goals.percentile), ttft=_most(limit, transfer))
+    most = None if limit is None else _most(limit, transfer)
+    judge = None if most is None else Targets(warm, tolerated(n - warm, goals.percentile), ttft=most)
+    work = prefill_work(step, prefill_setup)
 
     def prefill_ok(r: int) -> bool:
         if qps / (r * prefill_cap) >= 1:
@@ -140,18 +133,23 @@ def plan_disaggregated(
         pre = run("prefill", r, judge if r < MAX_POOL else None)  # MAX_POOL may be the answer: in full
         return not pre.missed and percentile(pre.ttft, goals.percentile) + transfer <= limit
 
+    def surely_misses(r: int) -> bool:  # monotone in r; implies not prefill_ok(r) (ttft_floor)
+        assert judge is not None
+        arrivals = [t * r / qps for t in unit]
+        return floor_misses(arrivals, work, prefill_setup.request_overhead, judge.ttft, judge.skip, judge.allowed)
+
+    p = _fewest(prefill_ok, math.floor(qps / prefill_cap) + 1, None if judge is None else surely_misses)
+    e2e_limit = goals.e2e_seconds
+
     def decode_ok(r: int) -> bool:
         if qps / (r * decode_cap) >= 1:
             return False
-        limit = goals.tpot_seconds
-        return limit is None or percentile(run("decode", r).tpot, goals.percentile) <= limit
+        dec = run("decode", r)
+        if goals.tpot_seconds is not None and percentile(dec.tpot, goals.percentile) > goals.tpot_seconds:
+            return False
+        return e2e_limit is None or _pcts(_e2e(run("prefill", p), dec, transfer))[key] <= e2e_limit
 
-    p = _fewest(prefill_ok, math.floor(qps / prefill_cap) + 1)
     d = _fewest(decode_ok, math.floor(qps / decode_cap) + 1)
-    while goals.e2e_seconds is not None and d < MAX_POOL:
-        if _pcts(_e2e(run("prefill", p), run("decode", d), transfer))[key] <= goals.e2e_seconds:
-            break
-        d += max(1, d // 8)
     pre, dec = run("prefill", p), run("decode", d)
     e2e = _e2e(pre, dec, transfer)
     pcts = {"ttft": _pcts([t + transfer for t in pre.ttft]), "tpot": _pcts(dec.tpot), "e2e": _pcts(e2e)}
@@ -161,6 +159,12 @@ def plan_disaggregated(
         f"({transfer * 1e3:.1f} ms over the network) goes from its prefill replica to a decode replica",
     )
     return DisaggPlan(p, d, (p + d) * hw.count, transfer, pcts, meets, notes)
+
+
+def _fewest(ok: Callable[[int], bool], lo: int, surely_misses: Callable[[int], bool] | None = None) -> int:
+    """The fewest pool size from `lo` with ok, every count tried (MAX_POOL when none meets)."""
+    found = fewest_replicas(ok, lo, MAX_POOL, None, surely_misses)
+    return MAX_POOL if found is None else found  # None only with a bound below MAX_POOL, not given here
 
 
 def _capacity(step: StepModel, setup: EngineSetup, job: InferenceJob) -> float:

@@ -457,6 +457,11 @@ def _newness(o: Offer) -> int:
     return -1 if o.date is None else offer_date(o.date).toordinal()
 
 
+def _older(o: Offer, than: Offer) -> bool:
+    """`o` is dated before `than` (an undated side is judged by the freshness rule, not here)."""
+    return o.date is not None and than.date is not None and _newness(o) < _newness(than)
+
+
 TERM_YEARS = {"1y": 1, "3y": 3}
 SPOT_HOLDING = "spot capacity can be reclaimed at any time: it prices preemptible work, not a multi-year holding"
 
@@ -472,7 +477,8 @@ def _commitment(
     packed: bool = True,
 ) -> tuple[Quote | None, str | None]:
     """A 1y/3y commitment's quote, or why there is none: it must be dated within a year, of the same
-    offer class as the on-demand price it is compared with, and not dearer than it per GPU-hour. The
+    offer class as the on-demand price it is compared with, no older than that price, and not dearer
+    than it per GPU-hour. The
     team's own rate (--prices) is its contract: neither its date nor its class is held against it."""
     q = market.quote(gpu, count, gpn, model, replicas, packed)
     if q is None:
@@ -497,6 +503,12 @@ def _commitment(
                 "not comparable"
             )
         q = q2
+    if not q.own and _older(q.offer, on_demand.offer):
+        return None, (
+            f"none fresh: the {model} commitment ({q.offer.provider} {q.offer.instance}, {q.offer.date}) is older than "
+            f"the on-demand price it is compared with ({on_demand.offer.provider} {on_demand.offer.instance}, "
+            f"{on_demand.offer.date}): a commitment read before the on-demand price may predate a price change"
+        )
     if q.usd_per_hour / q.gpus_paid > on_demand.usd_per_hour / on_demand.gpus_paid:
         return None, (
             f"the {model} offer ({q.offer.provider} {q.offer.instance}, {q.usd_per_hour / q.gpus_paid:.2f} USD/GPU-h) "

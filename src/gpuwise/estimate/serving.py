@@ -717,7 +717,7 @@ def _grid_step(r: int) -> int:
     return 1 << max(0, r.bit_length() - GRID_SHARE.bit_length())
 
 
-def _fewest(
+def fewest_replicas(
     ok: Callable[[int], bool],
     lo: int,
     most: int,
@@ -779,12 +779,12 @@ def _searched(
     surely_misses: Callable[[int], bool] | None,
     notes: list[str],
 ) -> int | None:
-    """`_fewest` from the capacity's `floor` (`most` when even `most` replicas cannot carry the load,
+    """`fewest_replicas` from the capacity's `floor` (`most` when even `most` replicas cannot carry the load,
     or when none meets: then simulated, for its figures); None when no count up to `useful` meets,
     which `notes` then says."""
     if floor > most:
         return most
-    found = _fewest(ok, floor, most, useful, surely_misses)
+    found = fewest_replicas(ok, floor, most, useful, surely_misses)
     if found == most:  # none meets: `most` is reported, simulated in full even where the floor ruled it out
         ok(most)
     if found is None:  # the answer is above `useful`: not searched further

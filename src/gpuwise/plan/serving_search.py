@@ -472,7 +472,8 @@ def _disaggregated_note(
     c: Candidate, req: Requirements, cat: Catalog, cals: Mapping[str, Calibration]
 ) -> Reason | None:
     """The chosen layout with prefill and decode on separate pools, for comparison: its GPUs and
-    TPOT beside the colocated plan's (the plan keeps colocated serving, which deploy writes)."""
+    TPOT beside the colocated plan's (the plan keeps colocated serving, which deploy writes), each
+    pool sized to meet the targets at the confidence the colocated plan meets them."""
     job, goals = c.est.workload, req.goals
     if not (isinstance(job, InferenceJob) and isinstance(job.model, TransformerArch) and job.model.decoder):
         return None
@@ -482,7 +483,9 @@ def _disaggregated_note(
     rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cals.get(hw.gpu.id))
     from gpuwise.estimate.disagg import plan_disaggregated  # only a latency target compares it
 
-    d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=goals)
+    m = c.est.serving.margins  # the pools are held to the targets at the bands' pessimistic end, as the colocated plan
+    held = goals if m is None else goals.tightened(m.ttft, m.tpot, m.e2e)
+    d = plan_disaggregated(job, hw, rates, topology(hw, cat), cat, qps=req.qps, goals=held)
     if not d.meets:
         return Reason.of(Code.NOTE_DISAGG_NONE, count=hw.count, gpu=hw.gpu.id)
     key = f"p{goals.percentile:g}"
