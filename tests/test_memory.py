@@ -520,3 +520,25 @@ def test_autocast_keeps_the_eager_softmax_in_fp32():
     pure = replace(amp, master_weights=False)
     d16 = training_memory(pure, hw(catalog, "v100-32gb-sxm"), catalog).per_gpu.detail
     assert d["layer_activations"] - d16["layer_activations"] == 24 * 16 * 512 * 512 * 4 * 2
+
+
+def test_full_recompute_checkpoints_without_sequence_parallelism_are_whole_per_rank(catalog):
+    """GPT-NeoX-style layout under DeepSpeed (no sequence parallelism): llama-2-13b, tp4 x pp2, micro-batch
+    4 x 2048 tokens in fp16, full recomputation. A checkpoint keeps each layer's input, 4 x 2048 x 5120 x 2 B
+    = 83.9 MB, on every tensor-parallel rank (sequence parallelism would keep a quarter); the first stage,
+    the most loaded, holds 40 / 2 = 20 layers of min(pp, micro-batches) = 2 micro-batches: 3.36 GB."""
+    m = catalog.model("llama-2-13b")
+    job = TrainingJob(
+        model=m,
+        task="pretrain",
+        precision="fp16",
+        weights_dtype="fp16",
+        micro_batch=4,
+        global_batch=64,
+        seq=2048,
+        recompute="full",
+        framework="deepspeed",
+        parallel=Parallelism(tp=4, pp=2, sequence_parallel=False),
+    )
+    whole = training_memory(job, hw(catalog, count=8), catalog).per_gpu.detail["layer_activations"]
+    assert whole == pytest.approx(4 * 2048 * 5120 * 2 * 20 * 2)

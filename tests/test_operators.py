@@ -11,12 +11,14 @@ import pytest
 
 from corpus.operators_accuracy import with_values
 from gpuwise.catalog import GenericArch, Operator, load_catalog
-from gpuwise.catalog.arch import arch_from_operators
+from gpuwise.catalog.arch import arch_from_operators, at_image_size, image_side
 from gpuwise.errors import ConfigError
 from gpuwise.estimate import memory
 from gpuwise.estimate.operators import operator_seconds, request_terms, served_batch
 from gpuwise.estimate.rates import Rates
-from gpuwise.workload import Hardware, TrainingJob
+from gpuwise.workload import Hardware, TrainingJob, build_workload
+
+from .conftest import run_main
 
 CAT = load_catalog()
 # round numbers so that every time below is computed by hand: 100 TFLOP/s, 1 TB/s, no floors
@@ -277,3 +279,70 @@ def test_a_remembered_batch_is_the_fresh_walk_and_other_rates_are_walked_again()
     twin = dataclasses.replace(UNIT)  # an equal model, another object: walked afresh, same figures
     fresh = operator_seconds(twin, 4, RATES, PLAIN, training=False, runtime="eager")
     assert fresh is not first and fresh == first
+
+
+def test_image_size_scales_the_work_per_pixel_and_leaves_the_head():
+    """A CNN described at 8 x 8 run at 16 x 16: 4x the pixels. The convolution on an 8 x 8 plane does
+    4x its FLOPs and moves 4x its activations (weights unchanged); the global pooling reads 4x the
+    plane; the classifier on the pooled vector is unchanged; the activation memory per sample is 4x."""
+    doc = {
+        "name": "tiny",
+        "task": "vision",
+        "params": 100,
+        "batch": 2,
+        "input_shape": [3, 8, 8],
+        "activation_bytes_per_sample": 1000,
+        "operators": [
+            {
+                "name": "c",
+                "class": "convolution",
+                "flops": 800,
+                "bytes_read": 300,
+                "bytes_written": 100,
+                "param_bytes": 200,
+                "shape": [[2, 4, 8, 8]],
+            },
+            {
+                "name": "p",
+                "class": "pooling",
+                "flops": 0,
+                "bytes_read": 40,
+                "bytes_written": 8,
+                "shape": [[2, 4, 1, 1]],
+            },
+            {
+                "name": "fc",
+                "class": "gemm",
+                "flops": 200,
+                "bytes_read": 30,
+                "bytes_written": 10,
+                "param_bytes": 20,
+                "shape": [[2, 10]],
+            },
+        ],
+    }
+    small = arch_from_operators(doc, where="test")
+    assert image_side(small) == 8
+    big = at_image_size(small, 16)
+    c, p, fc = big.operators
+    assert (c.flops, c.act_bytes, c.param_bytes, c.plane) == (4 * 400, 4 * 100, 200, 256)  # per sample: /2
+    assert (p.flops, p.act_bytes) == (0, 4 * 24)
+    assert fc == small.operators[2]
+    assert big.input_shape == (3, 16, 16)
+    assert big.activation_bytes_per_sample == 4000
+    assert big.flops_per_sample == pytest.approx(4 * 400 + 100)
+
+
+def test_image_size_is_refused_where_there_is_no_image(capsys):
+    """--image-size on an LLM is a usage error (exit 2, no traceback); at the described size it is the model."""
+    code, _, err = run_main(capsys, "estimate", "--model", "llama-2-7b", "--image-size", "160", "--gpu", "h100-sxm:1")
+    assert code == 2 and "--image-size applies to image models" in err and "Traceback" not in err
+    same = build_workload({"model": "resnet-50", "task": "pretrain", "micro_batch": 8, "image_size": 224}, CAT)
+    assert same.model == CAT.model("resnet-50")
+    smaller = build_workload({"model": "resnet-50", "task": "pretrain", "micro_batch": 8, "image_size": 112}, CAT)
+    rates = Rates(gpu=T4, dtype="fp16", peak=100e12, matmul=80e12, attention=60e12, bandwidth=1e12, notes=())
+    full = operator_seconds(same.model, 8, rates, PLAIN, training=True)
+    quarter = operator_seconds(smaller.model, 8, rates, PLAIN, training=True)
+    # no floors in PLAIN: the convolutions and memory-bound kernels all take a quarter, the classifier not
+    assert quarter.by_class["convolution"] == pytest.approx(full.by_class["convolution"] / 4, rel=0.02)
+    assert quarter.by_class["gemm"] == pytest.approx(full.by_class["gemm"])

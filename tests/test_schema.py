@@ -46,6 +46,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
+    "image_size": {"model": "resnet-50", "method": "full"},  # an image model described operator by operator
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -75,7 +76,16 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
     if f.section == "workload" and (
         f.name.startswith("speculative")
         or f.name
-        in ("lora_adapter_rank", "sharding", "zeropp", "checkpoint_impl", "input_from_host", "autocast", "bnb_4bit")
+        in (
+            "lora_adapter_rank",
+            "sharding",
+            "zeropp",
+            "checkpoint_impl",
+            "input_from_host",
+            "autocast",
+            "bnb_4bit",
+            "image_size",
+        )
     ):
         base.update(PARTNERS[f.name])
     if f.section == "target":

@@ -528,3 +528,22 @@ def test_training_attention_on_cdna3_runs_at_rocm_flashattention_rate():
     assert any(
         "attention at 26% of peak on mi300x [attention_efficiency_cdna3]" in n for n in e.as_dict()["assumptions"]
     )
+
+
+def test_pipeline_sends_a_tensor_parallel_ranks_share_with_or_without_sequence_parallelism():
+    """13B (hidden 5120) on 16 H100s, tp2 x pp2 x dp4, micro-batch 1 x 4096 tokens in bf16, 16 micro-batches:
+    each stage boundary carries 4096 x 5120 x 2 B = 41.9 MB, and each of the 2 tensor-parallel ranks sends
+    half of it (Megatron's scatter/gather; DeepSpeed's partitioned pipe buffers) whether or not sequence
+    parallelism shards the tensor already: 2 x (20.97 MB / link + latency) per micro-batch, (16 + 1) sends."""
+    from gpuwise.estimate.comm import p2p
+
+    opts = {"model": "llama-2-13b", "task": "pretrain", "tp": 2, "pp": 2, "micro_batch": 1, "global_batch": 64}
+    hw = build_hardware("h100-sxm:16", CAT)
+    link = topology(hw, CAT).intra  # tp x pp = 4 consecutive ranks stay inside a node of 8
+    want = (16 + 2 - 1) * 2 * p2p(4096 * 5120 * 2 / 2, link)
+    for sp in (True, False):
+        w = build_workload({**opts, "seq": 4096, "tokens": "1B", "sequence_parallel": sp}, CAT)
+        t = estimate(w, hw, CAT, search_largest=False).training
+        assert t is not None
+        assert t.terms["pipeline_p2p"] == pytest.approx(want, rel=1e-9)
+

@@ -314,7 +314,9 @@ class Operator:
 
     `act_bytes` is what it reads and writes besides weights (scales with the batch);
     `param_bytes` the weights it reads (once per batch); `fused_into` the index of the
-    convolution or GEMM an inference compiler folds it into (None: its own kernel)."""
+    convolution or GEMM an inference compiler folds it into (None: its own kernel); `plane` the
+    height x width of its output where the description gave an image-shaped (N, C, H, W) output,
+    0 where it did not (what `at_image_size` rescales)."""
 
     name: str
     cls: str
@@ -322,6 +324,7 @@ class Operator:
     act_bytes: float
     param_bytes: float = 0.0
     fused_into: int | None = None
+    plane: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +398,74 @@ def _operator(row: Any, i: int, batch: int, where: str) -> Operator:
         act_bytes=max(moved, 0.0) / batch,
         param_bytes=params,
         fused_into=fused,
+        plane=_plane(row.get("shape")),
+    )
+
+
+def _plane(shape: Any) -> int:
+    """Height x width of a described output shaped [[N, C, H, W]] (`gpuwise describe`), else 0."""
+    first = shape[0] if isinstance(shape, list) and shape else None
+    if not isinstance(first, list) or len(first) != 4:
+        return 0
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in first):
+        return 0
+    return int(first[2] * first[3])
+
+
+def image_side(model: GenericArch) -> int | None:
+    """The square image side a CNN's operators were described at (input [C, H, W] with H = W and
+    image-shaped outputs), else None: `at_image_size` applies only to such a model."""
+    shape = model.input_shape
+    if model.task != "vision" or len(shape) != 3 or shape[1] != shape[2]:
+        return None
+    return shape[1] if any(op.plane > 1 for op in model.operators) else None
+
+
+def at_image_size(model: GenericArch, side: int) -> GenericArch:
+    """The CNN `model` fed `side` x `side` images instead of the size it was described at.
+
+    A convolutional network's work is per output pixel: every operator with an image-shaped
+    output (convolutions, normalizations, activations, pooling that keeps a plane) does
+    (side / described side)^2 times its FLOPs and moves that many times its activation bytes,
+    its weights unchanged; a global pooling (a plane in, one value per channel out) reads the
+    plane, so its bytes scale too; the classifier after it and the squeeze-and-excitation
+    layers on pooled vectors do not change. The activation memory per sample scales with the
+    pixels. Operators are timed per kernel, so what a smaller image saves is less than its
+    pixel ratio where kernels are too small to fill the GPU."""
+    described = image_side(model)
+    if described is None:
+        raise ConfigError(f"{model.name} is not an image model described operator by operator")
+    ratio = (side / described) ** 2
+
+    def scaled(op: Operator) -> Operator:
+        if op.plane > 1:
+            return Operator(
+                op.name,
+                op.cls,
+                op.flops * ratio,
+                op.act_bytes * ratio,
+                op.param_bytes,
+                op.fused_into,
+                max(1, round(op.plane * ratio)),
+            )
+        if op.cls == "pooling":  # a global pooling reads the whole plane
+            return Operator(op.name, op.cls, op.flops * ratio, op.act_bytes * ratio, op.param_bytes, op.fused_into, 0)
+        return op
+
+    ops = tuple(scaled(op) for op in model.operators)
+    act, flops = model.activation_bytes_per_sample, model.flops_per_sample
+    if flops is not None:  # the published count, by the share of the described FLOPs that scaled
+        flops *= sum(op.flops for op in ops) / max(sum(op.flops for op in model.operators), 1.0)
+    return GenericArch(
+        name=model.name,
+        task=model.task,
+        params=model.params,
+        flops_per_sample=flops,
+        activation_bytes_per_sample=act * ratio if act is not None else None,
+        input_shape=(model.input_shape[0], side, side),
+        embedding_tables=model.embedding_tables,
+        operators=ops,
+        lookups_per_table=model.lookups_per_table,
     )
 
 

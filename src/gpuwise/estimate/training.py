@@ -226,13 +226,18 @@ def _link_between(hw: Hardware, topo: Topology, span: int) -> Link:
 
 
 def _pipeline_p2p(job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology) -> float:
-    """Activations to the next stage and gradients back, per micro-batch, over the link between stages."""
+    """Activations to the next stage and gradients back, per micro-batch, over the link between stages.
+
+    Each tensor-parallel rank sends 1/tp of the stage boundary's activations, with sequence parallelism
+    or without: Megatron's scatter/gather optimization splits the replicated tensor over the tp ranks
+    before the send and all-gathers it over NVLink after (Narayanan et al. 2021, section 4.1), and
+    DeepSpeed's pipeline engine (GPT-NeoX, Megatron-DeepSpeed) partitions activations and gradients over
+    the model-parallel ranks the same way (PipelineEngine is_pipe_partitioned / is_grad_partitioned)."""
     par = job.parallel
     if par.pp <= 1:
         return 0.0
     link = _link_between(hw, topo, par.tp * par.cp * par.pp)
-    sp = par.sequence_parallel and par.tp > 1
-    return 2 * p2p(tokens * model.hidden * training_element_bytes(job) / (par.tp if sp else 1), link)
+    return 2 * p2p(tokens * model.hidden * training_element_bytes(job) / par.tp, link)
 
 
 def _model_flops(

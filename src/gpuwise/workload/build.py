@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
+from gpuwise.catalog.arch import at_image_size, image_side
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
@@ -81,6 +82,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     f = validate(WorkloadFields, opts)
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
+    if f.image_size is not None:
+        model = _at_image_size(model, f.image_size)
     task = infer_task(given)
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
@@ -104,6 +107,18 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
     return _training_job(f, given, model, parallel, task, profile)
+
+
+def _at_image_size(model: ModelArch, side: int) -> GenericArch:
+    """The model at --image-size: only an image model described operator by operator has one."""
+    described = image_side(model) if isinstance(model, GenericArch) else None
+    if described is None:
+        raise UsageError(
+            f"--image-size applies to image models described operator by operator (resnet-50, efficientnet-b0, "
+            f"resnext101-32x4d or a `gpuwise describe` document of a CNN); {model.name} has no image input to resize"
+        )
+    assert isinstance(model, GenericArch)
+    return model if side == described else at_image_size(model, side)
 
 
 def _expert_tp(f: WorkloadFields, task: str) -> int | None:

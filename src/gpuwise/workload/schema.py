@@ -343,6 +343,17 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_BATCH,
     )
+    image_size: int | None = _f(
+        "Image models described operator by operator (CNNs): the square image side in pixels the model is "
+        "trained or run at, when not the size it was described at (e.g. 160 for low-resolution training); "
+        "each operator's work scales with the pixels. Progressive resizing: give the side whose square is the "
+        "epoch-weighted mean of the sides' squares.",
+        example=160,
+        metavar="PX",
+        default="the model's own (its input shape, 224 for the ImageNet CNNs)",
+        ge=16,
+        le=8192,
+    )
     engine: Annotated[Engine | None, Choice] = _f(
         "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1|transformers|transformers-v4.35 (scheduler and "
         "memory rules; transformers: a generate loop, static batches); for models "
