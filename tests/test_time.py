@@ -546,4 +546,3 @@ def test_pipeline_sends_a_tensor_parallel_ranks_share_with_or_without_sequence_p
         t = estimate(w, hw, CAT, search_largest=False).training
         assert t is not None
         assert t.terms["pipeline_p2p"] == pytest.approx(want, rel=1e-9)
-

@@ -56,9 +56,10 @@ COMPANIONS = {
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
+    "image_size": {"model": "resnet-50", "method": "full", "samples": "1M"},  # a CNN described operator by operator
 }
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
-REPLACES = {"samples": "tokens"}
+REPLACES = {"samples": "tokens", "image_size": "tokens"}
 PAGES = {"/": PLAN_SECTIONS, "/estimate": ESTIMATE_SECTIONS}
 
 
