@@ -141,3 +141,34 @@ def test_more_images_never_take_less_time_or_memory():
     one, two = (_estimate(PIPE, n, engine="eager", autocast=False) for n in (1, 2))
     assert two["inference"]["latency_seconds"] >= one["inference"]["latency_seconds"]
     assert two["memory"]["per_gpu"]["activations"] == 2 * one["memory"]["per_gpu"]["activations"]
+
+
+@pytest.mark.parametrize(("runtime", "batch"), [("eager", 1), ("eager", 8), ("compiled", 4), ("folded", 2)])
+def test_the_unet_calls_are_timed_once_per_state_and_replayed_exactly(monkeypatch, runtime, batch):
+    """The 51 UNet calls are one repeated run (`repeats`): the timer walks a run once per lag it starts
+    at (at most three here) and replays the rest, with the figures of a walk over all 41,219 kernels."""
+    import dataclasses
+
+    from gpuwise.estimate import operators
+    from gpuwise.estimate.rates import compute_rates
+
+    arch = CAT.model(PIPE)
+    first, length, runs = arch.repeats[0]
+    assert runs == 51 and arch.operators[first].name.startswith("unet[0].")
+    assert all(
+        a.cls == b.cls and a.flops == b.flops
+        for a, b in zip(
+            arch.operators[first : first + length], arch.operators[first + (runs - 1) * length :], strict=False
+        )
+    )
+    rates = compute_rates(CAT.gpu("a100-40gb-sxm"), "fp16", CAT)
+    walked = []
+    kernel = operators._Timer.kernel
+    monkeypatch.setattr(operators._Timer, "kernel", lambda self, *a: walked.append(1) or kernel(self, *a))
+    grouped = operators._operator_seconds(arch, batch, rates, CAT, training=False, runtime=runtime, autocast=False)
+    assert len(walked) < len(arch.operators) - (runs - 3) * length + 1
+    flat = dataclasses.replace(arch, repeats=())
+    whole = operators._operator_seconds(flat, batch, rates, CAT, training=False, runtime=runtime, autocast=False)
+    assert grouped.kernels == whole.kernels and grouped.forward == pytest.approx(whole.forward, rel=1e-9)
+    assert grouped.floor == pytest.approx(whole.floor, rel=1e-9)
+    assert grouped.by_class == pytest.approx(whole.by_class, rel=1e-9)

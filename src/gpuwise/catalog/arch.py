@@ -341,6 +341,10 @@ class GenericArch:
     embedding_tables: tuple[tuple[int, int], ...] = ()
     operators: tuple[Operator, ...] = ()
     lookups_per_table: float = 1.0  # ids looked up per table per sample (multi-hot features)
+    # runs of identical kernels (a pipeline's UNet call per timestep): (first index, kernels in one run,
+    # runs): operators[first : first + kernels x runs] repeat the same kernels, names aside, so a timer
+    # may time one run per state it starts in
+    repeats: tuple[tuple[int, int, int], ...] = ()
 
     kind: Literal["generic"] = field(default="generic", init=False)
 

@@ -220,7 +220,8 @@ def pipeline_operators(doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str) 
     for _ in range(pair):  # the prompt, then the negative prompt: two calls at the prompt batch
         ops += _scaled(te.operators, 1, len(ops), "")
     extras = _step_extras(unet_cfg.in_channels * unet_cfg.sample_size**2)
-    for step in range(denoising_steps(doc)):
+    first, steps = len(ops), denoising_steps(doc)
+    for step in range(steps):
         ops += _scaled(unet.operators, pair, len(ops), f"unet[{step}].")
         ops += extras
     ops += _scaled(decoder.operators, 1, len(ops), "")
@@ -233,6 +234,7 @@ def pipeline_operators(doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str) 
         activation_bytes_per_sample=max(te.peak_bytes, unet_peak, decoder.peak_bytes, checker.peak_bytes),
         input_shape=(unet_cfg.in_channels, unet_cfg.sample_size, unet_cfg.sample_size),
         operators=tuple(ops),
+        repeats=((first, len(unet.operators) + len(extras), steps),),
     )
 
 
@@ -245,7 +247,17 @@ def _unet_peak(cfg: UNetConfig) -> float:
 
 def is_whole_pipeline(model: GenericArch) -> bool:
     """Whether `model` is a diffusion pipeline written whole (`pipeline_operators`), not one UNet call."""
-    return model.task == "diffusion" and any(op.name.startswith("unet[") for op in model.operators)
+    return model.task == "diffusion" and _unet_calls(model)[0] > 0
+
+
+def _unet_calls(model: GenericArch) -> tuple[int, tuple[Operator, ...]]:
+    """(UNet calls, the operators after them): read from the repeated run `pipeline_operators`
+    records (a plan asks this of every candidate: the 41,000 names are not scanned each time)."""
+    for first, length, runs in model.repeats:
+        if model.operators[first].name.startswith("unet["):
+            return runs, model.operators[first + length * runs :]
+    steps = sum(op.name.startswith("unet[") and op.name.endswith("conv_in") for op in model.operators)
+    return steps, model.operators
 
 
 def coverage_note(model: GenericArch) -> str | None:
@@ -253,11 +265,11 @@ def coverage_note(model: GenericArch) -> str | None:
     UNet call (and how to ask for the other); None for other models."""
     if model.task != "diffusion":
         return None
-    steps = sum(op.name.startswith("unet[") and op.name.endswith("conv_in") for op in model.operators)
+    steps, after = _unet_calls(model)
     if steps:
         checked = (
             " and the safety checker"
-            if any(op.name.startswith("safety_checker.") for op in model.operators)
+            if any(op.name.startswith("safety_checker.") for op in after)
             else " (no safety checker)"
         )
         return (

@@ -185,6 +185,7 @@ def arch_of(entry: ModelEntry) -> ModelArch:
         acts = pipeline.activation_bytes_per_sample
     return GenericArch(
         operators=described.operators if described is not None else (),
+        repeats=described.repeats if described is not None else (),
         name=entry.id,
         task=entry.task,
         params=int(entry.published_params),

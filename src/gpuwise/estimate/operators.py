@@ -20,8 +20,9 @@ its source; the fitted ones come from scripts/fit_operators.py.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
@@ -138,6 +139,33 @@ class _Timer:
         self.by_class[cls] = self.by_class.get(cls, 0.0) + t
         return t
 
+    def repeat(self, runs: int, walk: Callable[[], tuple[float, float]]) -> tuple[float, float]:
+        """`runs` runs of the same kernels, `walk` timing one: a run's times depend only on how far the
+        GPU is behind the host when it starts (its lag), so each run is walked once per lag it starts
+        at and replayed after (the lag repeats once a run holds a wait on the host, and a run the host
+        never catches up with takes the same time whatever its lag). Returns (forward, backward)."""
+        self.gpu, self.host = self.gpu - self.host, 0.0  # clocks from the host's: only the lag counts
+        seen: dict[float | None, tuple[float, float, int, float, dict[str, float], float]] = {}
+        forward = backward = 0.0
+        host_per_run = math.inf
+        for _ in range(runs):
+            lag = self.gpu
+            key = None if lag >= host_per_run else lag
+            if key not in seen:
+                kernels, floor, by_class = self.kernels, self.floor, dict(self.by_class)
+                f, b = walk()
+                added = {c: v - by_class.get(c, 0.0) for c, v in self.by_class.items()}
+                seen[key] = (f, b, self.kernels - kernels, self.floor - floor, added, self.gpu - lag - self.host)
+                self.by_class, self.kernels, self.floor = by_class, kernels, floor  # added back below, as replayed
+                host_per_run = self.host
+            f, b, kernels, floor, added, ahead = seen[key]
+            self.kernels, self.floor = self.kernels + kernels, self.floor + floor
+            for c, v in added.items():
+                self.by_class[c] = self.by_class.get(c, 0.0) + v
+            self.gpu, self.host = lag + ahead, 0.0
+            forward, backward = forward + f, backward + b
+        return forward, backward
+
 
 _RECENT: dict[
     tuple[int, int, int, bool, str, bool | None, bool], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]
@@ -198,18 +226,13 @@ def _operator_seconds(
     share = rates.gpu.peak_flops["fp32"] / rates.peak if full_fp32 else 1.0
     timer = _Timer(rates, p, "eager" if eager else runtime, scale, share)
     fused = runtime in ("compiled", "folded") and not training
-    kernels = launched(model.operators, runtime) if fused else model.operators
     casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
     forward = backward = 0.0
-    for op in kernels:
-        moved = op.act_bytes * batch + op.param_bytes
-        if training and op.cls == "normalization":
-            moved *= p.train_norm_reads  # batch statistics: the input is read once more
-        forward += timer.kernel(op.cls, op.flops * batch, moved)
-        if casts and op.param_bytes and op.cls in ("convolution", "gemm"):
-            forward += timer.kernel("data-movement", 0.0, op.param_bytes * 3)  # read fp32, write 16-bit
-        if training:
-            backward += _backward(timer, p, op, batch, moved)
+    for ops, runs in _runs(model):
+        kernels = launched(ops, runtime) if fused else ops
+        walk = partial(_walk, timer, p, kernels, batch, training, casts)
+        f, b = walk() if runs == 1 else timer.repeat(runs, walk)
+        forward, backward = forward + f, backward + b
     notes = (
         f"{model.name}: {timer.kernels} kernels per batch of {batch} "
         f"({_FUSION[runtime] if fused else 'unfused'}"
@@ -226,6 +249,33 @@ def _operator_seconds(
         else ()
     )
     return OperatorTime(forward, backward, timer.kernels, timer.by_class, timer.floor, notes)
+
+
+def _runs(model: GenericArch) -> list[tuple[tuple[Operator, ...], int]]:
+    """The model's operators in issue order as (kernels, times run): each repeated run (`repeats`)
+    once with its count, the operators between them once."""
+    ops, parts, at = model.operators, [], 0
+    for first, length, runs in sorted(model.repeats):
+        parts += [(ops[at:first], 1), (ops[first : first + length], runs)]
+        at = first + length * runs
+    return [*parts, (ops[at:], 1)]
+
+
+def _walk(
+    timer: _Timer, p: OperatorParams, kernels: tuple[Operator, ...], batch: int, training: bool, casts: bool
+) -> tuple[float, float]:
+    """(forward, backward) seconds of `kernels` in issue order, on `timer`'s clocks."""
+    forward = backward = 0.0
+    for op in kernels:
+        moved = op.act_bytes * batch + op.param_bytes
+        if training and op.cls == "normalization":
+            moved *= p.train_norm_reads  # batch statistics: the input is read once more
+        forward += timer.kernel(op.cls, op.flops * batch, moved)
+        if casts and op.param_bytes and op.cls in ("convolution", "gemm"):
+            forward += timer.kernel("data-movement", 0.0, op.param_bytes * 3)  # read fp32, write 16-bit
+        if training:
+            backward += _backward(timer, p, op, batch, moved)
+    return forward, backward
 
 
 _FUSION = {
