@@ -470,6 +470,7 @@ def at_image_size(model: GenericArch, side: int) -> GenericArch:
         embedding_tables=model.embedding_tables,
         operators=ops,
         lookups_per_table=model.lookups_per_table,
+        repeats=model.repeats,  # each operator scaled alike: the runs stay identical
     )
 
 
