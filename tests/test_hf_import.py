@@ -334,3 +334,34 @@ def test_the_checkpoint_check_skips_what_bytes_cannot_count(tmp_path):
     assert load_hf_config(_checkpoint(tmp_path, cfg, None)).params < 6e9  # no index: nothing to check
     with pytest.raises(ConfigError, match="total_size"):
         load_hf_config(_checkpoint(tmp_path, cfg, {"metadata": {"total_size": "many"}}))
+
+
+def test_chatglm_remote_code_config_reads_glm4_faithfully():
+    """GLM-4-9B-Chat's config.json (model_type chatglm): 2 key/value groups of kv_channels 128, q/k/v
+    bias only, SwiGLU of ffn_hidden_size 13696 per half, an untied output layer; 9.4B published.
+    By hand: embedding and output layer 2 x 151552 x 4096, per layer q/k/v 4096 x 4608 (+ 4608 bias),
+    dense 4096 x 4096, MLP 4096 x 27392 + 13696 x 4096, two RMSNorms; a final RMSNorm."""
+    arch = hf("glm-4-9b-chat")
+    assert (arch.kv_heads, arch.head_dim, arch.ffn, arch.max_seq) == (2, 128, 13696, 131072)
+    assert arch.qkv_bias and not arch.o_bias and not arch.mlp_bias and arch.gated_ffn
+    assert not arch.tied_embeddings and arch.norm == "rmsnorm"
+    layer = 4096 * 4608 + 4608 + 4096 * 4096 + 4096 * 27392 + 13696 * 4096 + 2 * 4096
+    assert arch.params == 2 * 151552 * 4096 + 40 * layer + 4096 == 9_399_951_360
+    assert arch.params == pytest.approx(9.4e9, rel=0.01)
+    # the same weights under transformers' own GlmConfig read the same
+    assert hf("glm-4-9b-chat-hf").params == arch.params
+
+
+def test_chatglm_without_multi_query_gives_every_head_its_keys():
+    cfg = json.loads((HF_CONFIGS / "glm-4-9b-chat.json").read_text())
+    arch = arch_from_hf_config({**cfg, "multi_query_attention": False})
+    assert arch.kv_heads == 32
+
+
+def test_gpt_bigcode_reads_octocoder_as_multi_query_gpt2():
+    """octocoder (GPTBigCode): one key/value head, every linear biased, learned positions, the head
+    tied; StarCoder's 15.5B."""
+    arch = hf("octocoder")
+    assert (arch.kv_heads, arch.ffn, arch.learned_positions) == (1, 24576, 8192)
+    assert arch.qkv_bias and arch.o_bias and arch.mlp_bias and arch.tied_embeddings and not arch.gated_ffn
+    assert arch.params == pytest.approx(15.5e9, rel=0.01)

@@ -6,7 +6,9 @@ Reading a config faithfully therefore starts from the class's own defaults, per 
 The values are those of the configuration classes in huggingface/transformers
 (src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
 llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 001f85b38fb4 for mistral and
-deepseek_v3; qwen2_moe from Qwen2MoeConfig's documented defaults). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
+deepseek_v3; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
+Glm4Config as transformers documents them; ChatGLMConfig from the remote code THUDM ships beside
+ChatGLM2/3 and GLM-4's checkpoints, configuration_chatglm.py). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
 one particular model and taking it would read a truncated file as another model.
 """
@@ -126,8 +128,44 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_position_embeddings": 8192,
     },
     "phi3": {"hidden_act": "silu", "tie_word_embeddings": False, "max_position_embeddings": 4096},
-    # the classic families (GPT2Config, GPTNeoXConfig, OPTConfig, FalconConfig, BertConfig, ViTConfig)
+    # GlmConfig (GLM-4-9B in transformers, glm-4-9b-chat-hf) and Glm4Config (GLM-4-0414): grouped-query
+    # attention with 2 key/value heads of 128, q/k/v bias (o_proj none), a gated SiLU MLP, untied head
+    "glm": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "attention_bias": True,
+        "max_position_embeddings": 131072,
+    },
+    "glm4": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "attention_bias": True,
+        "max_position_embeddings": 32768,
+    },
+    # ChatGLMConfig of the remote code shared by ChatGLM2, ChatGLM3 and GLM-4 (THUDM's configuration_chatglm.py)
+    "chatglm": {
+        "kv_channels": 128,
+        "seq_length": 2048,
+        "rmsnorm": True,
+        "post_layer_norm": True,
+        "add_bias_linear": False,
+        "add_qkv_bias": False,
+        "multi_query_attention": False,
+        "multi_query_group_num": 1,
+    },
+    # the classic families (GPT2Config, GPTBigCodeConfig, GPTNeoXConfig, OPTConfig, FalconConfig, BertConfig,
+    # ViTConfig)
     "gpt2": {"activation_function": "gelu_new", "tie_word_embeddings": True, "n_positions": 1024},
+    "gpt_bigcode": {
+        "activation_function": "gelu_pytorch_tanh",
+        "tie_word_embeddings": True,
+        "n_positions": 1024,
+        "multi_query": True,
+    },
     "gpt_neox": {"hidden_act": "gelu", "tie_word_embeddings": False, "max_position_embeddings": 2048},
     "opt": {"activation_function": "relu", "tie_word_embeddings": True, "max_position_embeddings": 2048},
     "falcon": {"tie_word_embeddings": True, "max_position_embeddings": 2048},
@@ -137,7 +175,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 # Families whose class derives the MLP width from the hidden size when the config gives none
 # (GPT2Config n_inner=None and FalconConfig ffn_hidden_size=None mean 4 x hidden).
-FFN_FROM_HIDDEN = {"gpt2": 4, "falcon": 4}
+FFN_FROM_HIDDEN = {"gpt2": 4, "gpt_bigcode": 4, "falcon": 4}
 
 # Families whose config nests the language model under `text_config` (multimodal wrappers).
 TEXT_CONFIG = {"llama4": "llama4_text"}

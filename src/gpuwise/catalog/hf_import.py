@@ -3,7 +3,7 @@
 Each config is read with the defaults of its `model_type`'s configuration class
 (gpuwise.catalog.hf_defaults), then each family's quirks (GPT-2's names, Falcon's multi-query,
 Gemma 2's alternating sliding window, OPT's learned-position offset, ViT's patches, Qwen3's
-query/key norms) are handled here so that estimators see one shape. What cannot be read
+query/key norms, ChatGLM's remote-code names, GPTBigCode's multi-query attention) are handled here so that estimators see one shape. What cannot be read
 faithfully is refused with the reason, never guessed: an unknown `model_type`, an encoder-decoder
 (gpuwise.catalog.encoder_decoder), a config whose count disagrees with the checkpoint beside it
 (gpuwise.catalog.checkpoint_index).
@@ -45,7 +45,11 @@ _SUPPORTED = (
     "gemma",
     "gemma2",
     "phi3",
+    "glm",
+    "glm4",
+    "chatglm",
     "gpt2",
+    "gpt_bigcode",
     "gpt_neox",
     "opt",
     "falcon",
@@ -288,6 +292,52 @@ def _gpt2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     )
 
 
+def _glm(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """GLM-4 in transformers (GlmAttention): q, k and v carry the bias `attention_bias` sets, o_proj none;
+    the MLP is one fused gate-up projection (gated SiLU). Glm4 (GLM-4-0414) adds a norm after attention
+    and one after the MLP."""
+    base["o_bias"] = False
+    base["gated_ffn"] = True
+
+
+def _glm4(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    _glm(cfg, base, where)
+    base["norms_per_layer"] = 4  # input, post-attention, post-self-attention and post-MLP norms
+
+
+def _chatglm_keys(cfg: dict[str, Any]) -> dict[str, Any]:
+    """ChatGLM's remote-code names read as the common ones: `kv_channels` is the head width,
+    `multi_query_group_num` the key/value heads when `multi_query_attention` is on (every head its
+    own otherwise), `ffn_hidden_size` the width of each half of the SwiGLU, `seq_length` the context."""
+    out = {**cfg, "hidden_act": "swiglu", "head_dim": cfg.get("kv_channels")}
+    if cfg.get("multi_query_attention"):
+        out["num_key_value_heads"] = cfg.get("multi_query_group_num")
+    if cfg.get("seq_length") is not None:
+        out.setdefault("max_position_embeddings", cfg["seq_length"])
+    return out
+
+
+def _chatglm(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """ChatGLM2/3 and GLM-4 (remote code): q, k and v biased by `add_qkv_bias`, the other linears by
+    `add_bias_linear`; RMSNorm unless `rmsnorm` is off; the final norm when `post_layer_norm`; the
+    output layer its own nn.Linear (the model never ties it, whatever `tie_word_embeddings` says)."""
+    bias = bool(cfg.get("add_bias_linear"))
+    base.update(
+        qkv_bias=bool(cfg.get("add_qkv_bias")),
+        o_bias=bias,
+        mlp_bias=bias,
+        norm="rmsnorm" if cfg.get("rmsnorm", True) else "layernorm",
+        final_norm=bool(cfg.get("post_layer_norm", True)),
+        tied_embeddings=False,
+    )
+
+
+def _gpt_bigcode(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """GPTBigCode (StarCoder, octocoder): GPT-2's block with multi-query attention (one key/value head
+    when `multi_query`, the class default), every linear biased, learned positions, the head tied."""
+    _gpt2(cfg, base, where)
+
+
 def _gpt_neox(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base.update(**_classic(bias=True), tied_embeddings=bool(cfg.get("tie_word_embeddings", False)))
 
@@ -365,7 +415,11 @@ _FAMILIES: dict[str, _Family] = {
     "deepseek_v3": _deepseek,
     "llama4_text": _llama4,
     "phi3": _phi3,
+    "glm": _glm,
+    "glm4": _glm4,
+    "chatglm": _chatglm,
     "gpt2": _gpt2,
+    "gpt_bigcode": _gpt_bigcode,
     "gpt_neox": _gpt_neox,
     "opt": _opt,
     "falcon": _falcon,
@@ -403,6 +457,8 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
             raise ConfigError(f"{where}: a {mt} config holds its language model under 'text_config' (an object)")
         mt, cfg = TEXT_CONFIG[mt], {**text, "model_type": TEXT_CONFIG[mt]}
     cfg = with_class_defaults(cfg, mt)
+    if mt == "chatglm":
+        cfg = _chatglm_keys(cfg)
     base = _common_fields(cfg, mt, name, where)
     if mt.startswith("gemma"):
         _gemma(cfg, base, where)
