@@ -162,7 +162,8 @@ def test_tensor_parallel_costs_communication_and_more_gpus_more_throughput():
 def test_simulator_matches_md1_queue():
     """Batch size 1, constant service: the M/D/1 mean wait is rho / (2 mu (1 - rho))."""
     mu, rho = 100.0, 0.7
-    lat, util = simulate_batches(lambda b: 1 / mu, rho * mu, 1, 40000, seed=1)
+    lat, util, stopped = simulate_batches(lambda b: 1 / mu, rho * mu, 1, 40000, seed=1)
+    assert not stopped
     mean = statistics.fmean(lat[4000:])
     assert mean == pytest.approx(1 / mu + rho / (2 * mu * (1 - rho)), rel=0.05)
     assert util == pytest.approx(rho, rel=0.05)
@@ -546,3 +547,41 @@ def test_pipeline_sends_a_tensor_parallel_ranks_share_with_or_without_sequence_p
         t = estimate(w, hw, CAT, search_largest=False).training
         assert t is not None
         assert t.terms["pipeline_p2p"] == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("rate", "batch", "limit", "p"), [(80.0, 1, 0.02, 99), (95.0, 4, 0.03, 95), (30.0, 8, 0.5, 99)]
+)
+def test_dynamic_batching_stops_only_where_the_full_run_misses(rate, batch, limit, p):
+    """Judged by `targets`, a run stops once more than the tolerated requests after the warm-up exceed
+    the limit: then the full run's percentile misses it; a run that does not stop is the full run."""
+    from gpuwise.estimate.simulate import Targets
+    from gpuwise.stats import tolerated
+
+    n, skip = 2000, 200
+
+    def service(b: int) -> float:
+        return 0.008 + 0.002 * b
+
+    full, busy, stopped = simulate_batches(service, rate, batch, n, outside=0.001)
+    assert not stopped
+    judged = Targets(skip, tolerated(n - skip, p), e2e=limit)
+    part, part_busy, missed = simulate_batches(service, rate, batch, n, outside=0.001, targets=judged)
+    assert missed == (percentile(full[skip:], p) > limit)
+    if missed:
+        assert part == full[: len(part)] and len(part) < n
+    else:
+        assert (part, part_busy) == (full, busy)
+
+
+@pytest.mark.parametrize("rate", [0.37, 1.0, 50.0, 15000 / 7, 1e6])
+def test_arrivals_drawn_once_are_the_floats_expovariate_gives(rate):
+    """poisson_arrivals scales one set of draws to each rate: the same floats as drawing
+    random.expovariate(rate) afresh, gap by gap."""
+    import random
+
+    rng, t, fresh = random.Random(3), 0.0, []
+    for _ in range(2000):
+        t += rng.expovariate(rate)
+        fresh.append(t)
+    assert poisson_arrivals(rate, 2000, 3) == fresh

@@ -10,8 +10,8 @@ arrivals, not from mean throughput alone.
 
 from __future__ import annotations
 
+import bisect
 import functools
-import heapq
 import itertools
 import math
 import operator
@@ -502,27 +502,45 @@ class ServingPlan:
 
 
 def simulate_batches(
-    service: Callable[[int], float], rate: float, max_batch: int, n: int, seed: int = 0
-) -> tuple[list[float], float]:
+    service: Callable[[int], float],
+    rate: float,
+    max_batch: int,
+    n: int,
+    seed: int = 0,
+    *,
+    outside: float = 0.0,
+    targets: Targets | None = None,
+) -> tuple[list[float], float, bool]:
     """Dynamic batching (Triton-style) on one replica: when idle, take up to `max_batch` waiting
-    requests and serve them together in `service(batch)` seconds."""
+    requests and serve them together in `service(batch)` seconds; each request's latency adds
+    `outside` (stages around the GPU). Returns the latencies in arrival order, the busy fraction and
+    whether the run stopped early: with `targets`, once more than `allowed` of the requests after the
+    first `skip` take longer than the tighter of its TTFT and end-to-end limits (a request's first
+    and last outputs come together here), that percentile is missed whatever the rest do, and the
+    latencies are incomplete. The waiting requests are the arrivals from the oldest one unserved to
+    the last one arrived (arrival order is service order)."""
     arrivals = poisson_arrivals(rate, n, seed)
-    now, i, busy = 0.0, 0, 0.0
+    limit = math.inf if targets is None else min(targets.ttft, targets.e2e)
+    skip, allowed = (0, n) if targets is None else (targets.skip, targets.allowed)
+    now, busy, served, arrived, over = 0.0, 0.0, 0, 0, 0
     latencies: list[float] = []
-    queue: list[float] = []
-    while len(latencies) < n:
-        while i < n and arrivals[i] <= now:
-            heapq.heappush(queue, arrivals[i])
-            i += 1
-        if not queue:
-            now = arrivals[i]
-            continue
-        batch = [heapq.heappop(queue) for _ in range(min(max_batch, len(queue)))]
-        s = service(len(batch))
+    while served < n:
+        if arrivals[served] > now:  # idle until the next arrival
+            now = arrivals[served]
+        arrived = bisect.bisect_right(arrivals, now, arrived)
+        batch = min(max_batch, arrived - served)
+        s = service(batch)
         now += s
         busy += s
-        latencies += [now - a for a in batch]
-    return latencies, busy / now if now else 0.0
+        for k in range(served, served + batch):
+            t = now - arrivals[k] + outside
+            latencies.append(t)
+            if t > limit and k >= skip:
+                over += 1
+        served += batch
+        if over > allowed:
+            return latencies, busy / now, True
+    return latencies, busy / now if now else 0.0, False
 
 
 def _percentiles(result: SimResult) -> dict[str, dict[str, float]]:
@@ -629,10 +647,9 @@ def replica(
             model, 1, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
         ).outside_seconds
 
-    def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # short: always run in full
-        lat, busy = simulate_batches(service, rate, max_batch, n)
-        lat = [t + outside for t in lat]
-        return SimResult(lat, [0.0] * len(lat), lat, busy)
+    def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # may stop once a target is missed
+        lat, busy, missed = simulate_batches(service, rate, max_batch, n, outside=outside, targets=targets)
+        return SimResult(lat, [0.0] * len(lat), lat, busy, missed=missed)
 
     one = service(1) + outside
     return Replica(
