@@ -377,6 +377,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "并行布局：嵌入表切分到 {count} 块 GPU（每块 {table_params} 个参数，模型并行），稠密部分（{dense_params} 个参数）"
         "数据并行，micro-batch {micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
+    "layout.batch_sized": {
+        "en": "micro-batch {micro_batch} per GPU, global batch {global_batch} (at most {bound} for {model}: {source})",
+        "zh": "每块 GPU micro-batch {micro_batch}，全局 batch {global_batch}（{model} 至多 {bound}：{source}）",
+    },
     "speed.rate": {
         "en": "{rate}{band} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",
         "zh": "{rate}{band} {unit}，MFU {mfu:.0%}，瓶颈：{bottleneck}",

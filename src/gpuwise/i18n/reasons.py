@@ -87,6 +87,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "method.adapter": {"method": UPPER, "need_bytes": BYTES, "capacity_bytes": BYTES},
     "layout.fastest_fit": {"sequence_parallel": SP},
     "layout.embedding_sharded": {"table_params": COUNT, "dense_params": COUNT},
+    "layout.batch_sized": {"global_batch": COUNT, "bound": COUNT},
     "speed.rate": {"rate": COUNT, "unit": UNIT, "bottleneck": BOTTLENECK},
     "pipeline.gpus_wait": {},
     "pipeline.hosts_for_data": {},

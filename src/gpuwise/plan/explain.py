@@ -107,6 +107,18 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
         need, cap = est.memory.per_gpu.total, est.memory.capacity
         out.append(Reason.of(Code.ADAPTER, method=w.method, dtype=w.weights_dtype, need_bytes=need, capacity_bytes=cap))
     out.append(layout_reason(w, est.hardware.count, est.hardware.gpu.id))
+    if w.batch_bound is not None:  # the plan chose the batch per GPU: say which, and the bound it kept to
+        count = est.hardware.count
+        out.append(
+            Reason.of(
+                Code.BATCH_SIZED,
+                micro_batch=w.micro_batch,
+                global_batch=w.micro_batch * w.parallel.dp(count) * w.grad_accumulation(count),
+                bound=w.batch_bound.samples,
+                model=w.model.name,
+                source=w.batch_bound.source,
+            )
+        )
     if t:
         key, unit = rate_unit(w.model.kind, getattr(w.model, "task", None))
         rate, band = getattr(t, key), est.bands().get(f"training.{key}")

@@ -82,8 +82,14 @@ def tp_pp(model: TransformerArch | GenericArch, count: int, node_gpus: int) -> l
 
 def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     """Micro-batches that make the global batch a whole number of steps over `dp` ranks, smallest
-    first. Without a global batch the user's micro-batch is the batch per GPU, so it stays."""
+    first. Without a global batch the user's micro-batch is the batch per GPU, so it stays; where
+    the user named no batch and the catalog bounds the model's global batch (`work.batch_bound`),
+    the batch per GPU is every power of two whose global batch over `dp` ranks stays within it
+    (none when even one sample per rank exceeds it)."""
     gb = work.global_batch
+    if gb is None and work.batch_bound is not None:
+        largest = work.batch_bound.samples // dp
+        return [2**i for i in range(largest.bit_length())]
     if gb is None:
         return [work.micro_batch]
     if gb % dp:

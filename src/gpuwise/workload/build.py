@@ -21,6 +21,7 @@ from gpuwise.workload.specs import (
     LLM_ENGINES,
     RUNTIMES,
     Attention,
+    BatchBound,
     Bnb4bit,
     DataPipeline,
     Engine,
@@ -106,7 +107,17 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
-    return _training_job(f, given, model, parallel, task, profile)
+    return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
+
+
+def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:
+    """The catalog's largest converging global batch for the model, when the user named no batch
+    (a plan then sizes the batch per GPU up to it); cited as "<first author> et al. <year>"."""
+    conv = catalog.conventions.get(f"largest_global_batch.{model.name}")
+    if conv is None or f.micro_batch is not None or f.global_batch is not None:
+        return None
+    src = catalog.source(conv.source)
+    return BatchBound(int(conv.value), f"{src.title.split(',')[0]} {(src.date or '')[:4]}".strip())
 
 
 def _at_image_size(model: ModelArch, side: int) -> GenericArch:
@@ -385,6 +396,7 @@ def _training_job(
     parallel: Parallelism,
     task: str,
     profile: Framework,
+    bound: BatchBound | None = None,
 ) -> TrainingJob:
     stray = [k for k in INFERENCE_KEYS if k in given]
     if stray:
@@ -434,6 +446,7 @@ def _training_job(
         master_weights=profile.master_weights if f.master_weights is None else f.master_weights,
         micro_batch=micro,
         global_batch=f.global_batch,
+        batch_bound=bound,
         seq=seq,
         parallel=parallel,
         recompute=recompute,

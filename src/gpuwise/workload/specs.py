@@ -161,6 +161,16 @@ class DataPipeline:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchBound:
+    """The largest global batch at which the model's published training still converges without a
+    change of recipe (catalog conventions `largest_global_batch.<model>`), and its citation: a plan
+    sizes the batch per GPU up to it when the user named no batch."""
+
+    samples: int
+    source: str  # the citation's short form, e.g. "Goyal et al. 2017"
+
+
+@dataclass(frozen=True, slots=True)
 class TrainingJob:
     model: ModelArch
     task: Literal["pretrain", "finetune"] = "finetune"
@@ -171,6 +181,9 @@ class TrainingJob:
     master_weights: bool = True  # False: pure 16-bit training (states in the 16-bit dtype)
     micro_batch: int = 1
     global_batch: int | None = None
+    # set when the user named neither micro-batch nor global batch and the catalog bounds the model's
+    # global batch: a plan then chooses the batch per GPU (estimate keeps micro_batch as it is)
+    batch_bound: BatchBound | None = None
     seq: int = 2048
     parallel: Parallelism = field(default_factory=Parallelism)
     recompute: Recompute = "none"
