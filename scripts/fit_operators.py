@@ -67,9 +67,10 @@ PARAMS: dict[str, tuple[float, str, str]] = {
             5.61e-05,  # the first fit's single value, for every host
             "seconds per kernel",
             "eager PyTorch dispatches every operator from Python: a kernel cannot start sooner than this after the "
-            f"one before. A property of the host CPU, not of the GPU: on the machines the {arch} cases ran on "
-            f"({host}); {_FITTED}, the batch-1 rows of its eager inference tables (latency flat from batch 1 to 8) "
-            "deciding it",
+            f"one before. A property of the host CPU and of the code each kernel goes through, not of the GPU: on the "
+            f"machines the {arch} cases ran on ({host}), for CNN modules (cuDNN convolutions, batch norms); "
+            f"{_FITTED}, the batch-1 rows of its eager inference tables (latency flat from batch 1 to 8) deciding it. "
+            "Not the same quantity as decode_host_seconds_eager (a lean decode loop's GEMVs and elementwise ops)",
         )
         for arch, host in _HOSTS.items()
     },
