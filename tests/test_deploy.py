@@ -98,8 +98,11 @@ def test_every_example_plan_deploys_and_validates(plan_file):
     result = _plan(plan_file.name)
     if result.chosen is None:
         pytest.skip("no chosen plan")
+    # an AMD GPU chosen for a model Triton serves needs a ROCm serving image (no stock one): given here
+    amd = result.chosen.est.hardware.gpu.vendor == "amd"
+    extra = {"engine": "triton", "image": "registry.example/tritonserver-rocm:24.05"} if amd else {}
     for scheduler in ("volcano", "job"):
-        bundle = plan_manifests(result, DeployOptions(namespace="ml", scheduler=scheduler))
+        bundle = plan_manifests(result, DeployOptions(namespace="ml", scheduler=scheduler, **extra))
         _assert_valid(bundle)
         kinds = {m.kind for m in bundle.manifests}
         if bundle.summary["kind"] == "inference":

@@ -630,6 +630,19 @@ class BandClass(_Strict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BandCalibration(_Strict):
+    """One scope of uncertainty.yaml's calibration (a figure, its classes with a validated case or
+    those with none): the factor per level on the corpus bands' log-width that holds the errors on
+    sources no fit saw, from how many corpus and holdout source families, and the scope whose errors
+    gave it at a level where this one has too few (`pooled`)."""
+
+    corpus_families: Annotated[int, Ge(0)]
+    unseen_families: Annotated[int, Ge(0)]
+    factors: dict[str, Annotated[float, Gt(0)]]
+    pooled: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UncertaintyTable(_Strict):
     """uncertainty.yaml: the levels held, the fewest source families a class's own band needs at
     each, the classes, and the widest band per figure (and figure/family) for what no case validates."""
@@ -638,6 +651,7 @@ class UncertaintyTable(_Strict):
     min_families: dict[str, Annotated[int, Ge(1)]]
     classes: dict[str, BandClass]
     widest: dict[str, dict[str, tuple[Annotated[float, Gt(0), Le(1)], Annotated[float, Ge(1)]]]]
+    calibration: dict[str, BandCalibration] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         levels = {f"{lv:g}" for lv in self.levels}

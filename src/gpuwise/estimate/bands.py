@@ -190,7 +190,19 @@ def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -
         own += f"; fewer than {need} source families for a {level:.0%} band: wide, its largest error either way"
     if c.flag:
         own += f"; {c.flag}"
-    return own, cases
+    return own + _calibrated(table, f"{key.figure}/validated", lv), cases
+
+
+def _calibrated(table: UncertaintyTable, scope: str, lv: str) -> str:
+    """Words for the calibration of a scope's widths at a level (none where the file has none)."""
+    cal = table.calibration.get(scope)
+    if cal is None or lv not in cal.factors:
+        return ""
+    pooled = cal.pooled.get(lv)
+    return (
+        f"; width x{cal.factors[lv]:.2f} (log scale) to hold {float(lv):.0%} of the errors on sources no fit saw "
+        f"(the corpus held out by family and the holdouts' first scorings{f', pooled as {pooled}' if pooled else ''})"
+    )
 
 
 _CACHE: dict[tuple[int, ClassKey, float], tuple[UncertaintyTable, Band]] = {}
@@ -220,7 +232,7 @@ def _lookup(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
         basis = (
             f"no validated case of {what}: the widest {lv:.0%} band of {ClassKey(key.figure, key.family).describe()}"
         )
-        return Band(low, high, lv, 0, basis)
+        return Band(low, high, lv, 0, basis + _calibrated(table, f"{key.figure}/unvalidated", f"{lv:g}"))
     for k in lineage(key):
         c = table.classes.get(k.text)
         if c is not None:
