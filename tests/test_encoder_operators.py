@@ -190,3 +190,18 @@ def test_eager_pytorch_runs_fp32_gemms_without_tf32():
     eager = _vit_ms("a100-40gb-sxm", "fp32", 16)
     assert 16 * 35.1e9 / (19.5e12 * 0.87) * 1e3 < eager < 45
     assert _vit_ms("a100-40gb-sxm", "fp32", 16, engine="tensorrt") < eager / 4
+
+
+@pytest.mark.parametrize(("task", "key"), [("inference", "input_tokens"), ("finetune", "seq")])
+def test_a_vit_refuses_a_sequence_other_than_its_patches(task, key):
+    """A ViT's sequence is its 196 patches and [CLS]: the operators are timed at 197 whatever is
+    asked, so --input-tokens 512 (which the inference memory model and the tokens/s figure would
+    otherwise have read, and the output said) is refused; 197 itself is accepted."""
+    spec = {"model": "vit-base-patch16-224", "task": task, key: 512}
+    with pytest.raises(UsageError, match=r"fixed sequence of 197 tokens .*--(input-tokens|seq) 512"):
+        build_workload(spec, CAT)
+    assert getattr(build_workload(spec | {key: 197}, CAT), key) == 197
+    proc = run_process(
+        "estimate", "--model", "vit-base-patch16-224", "--task", task, f"--{key.replace('_', '-')}", "512"
+    )
+    assert proc.returncode == 2 and "fixed sequence of 197 tokens" in proc.stderr and "Traceback" not in proc.stderr

@@ -212,7 +212,7 @@ def _inference_job(
             weights_dtype=(wd, weights_defaulted),
             kv_dtype=(kv, f.kv_dtype is None and (weights_defaulted or wd not in ("fp16", "bf16", "fp32"))),
         ),
-        input_tokens=f.input_tokens or _default_input(model),
+        input_tokens=_fixed_length(f.input_tokens, "--input-tokens", model) or _default_input(model),
         output_tokens=f.output_tokens
         if f.output_tokens is not None
         else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
@@ -421,7 +421,7 @@ def _training_job(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
     micro = _micro_batch(f)
-    seq = f.seq or _default_seq(model)
+    seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
     if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":  # a plan picks it
         raise UsageError(
@@ -503,6 +503,19 @@ def _pipeline(f: WorkloadFields) -> DataPipeline | None:
         sample_bytes=f.sample_bytes,
         decode_seconds=(f.decode_ms or 0.0) / 1e3,
         cpu_cores=f.loader_cores or 1,
+    )
+
+
+def _fixed_length(given: int | None, flag: str, model: ModelArch) -> int | None:
+    """`given` (the sequence the user named, or None), refused where the model's sequence is fixed
+    (a ViT: its patches and [CLS]): every path times it at that sequence, so another length would be
+    said in the output and used by only part of it (the inference memory model)."""
+    if given is None or not isinstance(model, TransformerArch) or model.fixed_seq in (None, given):
+        return given
+    what = " (an image's patches and [CLS])" if model.patch_inputs else ""
+    raise UsageError(
+        f"{model.name} takes a fixed sequence of {model.fixed_seq} tokens{what}; {flag} {given} cannot change it: "
+        f"drop {flag} (the default is {model.fixed_seq})"
     )
 
 

@@ -327,7 +327,8 @@ class WorkloadFields(StrictFields):
         default="qlora",
     )
     autocast: bool | None = _f(
-        "Eager PyTorch inference of a model described operator by operator: under torch.autocast each "
+        "Eager PyTorch inference of a model described operator by operator or of an encoder (BERT, ViT) written "
+        "out from its architecture: under torch.autocast each "
         "convolution and GEMM weight is cast to 16 bits on every call (AMP, as DeepLearningExamples' benchmarks "
         "run); --no-autocast: the model is held in 16 bits (.half(), diffusers' torch_dtype=torch.float16).",
         example=False,
