@@ -33,3 +33,15 @@ def test_a_serving_layout_with_experts_split_is_echoed(catalog):
     opts = {"model": "deepseek-r1", "task": "inference", "weights_dtype": "fp8", "tp": 8, "ep": 8, "attention_dp": True}
     echo = describe_workload(build_workload(opts, catalog), Hardware(catalog.gpu("h200"), 8, gpus_per_node=8))
     assert (echo["tp"], echo["ep"], echo["attention_dp"]) == (8, 8, True)
+
+
+@pytest.mark.parametrize(("given", "side"), [({}, 224), ({"image_size": 160}, 160)])
+def test_the_image_size_an_image_model_runs_at_is_echoed(catalog, given, side):
+    """--image-size rescales a CNN's operators without naming itself anywhere else: the echo says the
+    side the estimate used (the described 224 px when not given), so its command reproduces it; a
+    model without an image input has none."""
+    opts = {"model": "resnet-50", "task": "finetune", "method": "full", **given}
+    hw = Hardware(catalog.gpu("a100-80gb-sxm"), 1, gpus_per_node=1)
+    assert describe_workload(build_workload(opts, catalog), hw)["image_size"] == side
+    llm = build_workload({"model": "llama-3.1-8b", "task": "inference"}, catalog)
+    assert "image_size" not in describe_workload(llm, hw)
