@@ -57,7 +57,11 @@ COMPANIONS = {
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
     "image_size": {"model": "resnet-50", "method": "full", "samples": "1M"},  # a CNN described operator by operator
+    "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
 }
+# fields whose example only a generate loop takes: the plan form answers them with plan's refusal of
+# generate loops (it sizes serving fleets), a clear 400, as the CLI does with exit 2
+PLAN_REFUSES = {"bnb_4bit": "is a generate loop"}
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
 REPLACES = {"samples": "tokens", "image_size": "tokens"}
 PAGES = {"/": PLAN_SECTIONS, "/estimate": ESTIMATE_SECTIONS}
@@ -124,6 +128,9 @@ def _form(f: FieldInfo, gpu: bool) -> dict[str, Any]:
 @pytest.mark.parametrize("f", _walk(PLAN_SECTIONS), ids=lambda f: f.name)
 def test_plan_form_accepts_every_example(f):
     r = CLIENT.post("/plan", data=_form(f, gpu=False))
+    if f.name in PLAN_REFUSES:
+        assert r.status_code == 400 and PLAN_REFUSES[f.name] in _error(r.text), _error(r.text)
+        return
     assert r.status_code == 200, f"{f.name}={f.example!r}: {r.status_code} {_error(r.text)}"
     assert 'id="candidates"' in r.text
 
