@@ -45,3 +45,14 @@ def test_the_image_size_an_image_model_runs_at_is_echoed(catalog, given, side):
     assert describe_workload(build_workload(opts, catalog), hw)["image_size"] == side
     llm = build_workload({"model": "llama-3.1-8b", "task": "inference"}, catalog)
     assert "image_size" not in describe_workload(llm, hw)
+
+
+def test_the_global_batch_bound_a_plan_sizes_under_is_echoed(catalog):
+    """With no batch named, ResNet-50's training carries the catalog's largest converging global
+    batch (Goyal et al. 2017: 8,192), which a plan sizes the batch per GPU under: the echo says it;
+    a named micro-batch has none."""
+    hw = Hardware(catalog.gpu("a100-80gb-sxm"), 1, gpus_per_node=1)
+    opts = {"model": "resnet-50", "task": "pretrain", "samples": "20M"}
+    assert describe_workload(build_workload(opts, catalog), hw)["batch_bound"] == 8192
+    named = build_workload({**opts, "micro_batch": 256}, catalog)
+    assert describe_workload(named, hw)["batch_bound"] is None

@@ -180,6 +180,8 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         master_weights=work.master_weights,
         micro_batch=work.micro_batch,
         global_batch=work.global_batch or work.micro_batch * dp,
+        # the catalog's largest converging global batch a plan sizes the batch per GPU under (no batch named)
+        batch_bound=None if work.batch_bound is None else work.batch_bound.samples,
         grad_accumulation=work.grad_accumulation(hw.count),
         seq=work.seq,
         zero=par.zero,
