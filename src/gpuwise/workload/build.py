@@ -28,7 +28,9 @@ from gpuwise.workload.specs import (
     Hardware,
     InferenceJob,
     Parallelism,
+    Precision,
     TrainingJob,
+    WeightsDtype,
     Workload,
 )
 
@@ -403,23 +405,7 @@ def _training_job(
         raise UsageError(f"{_flags(stray)} only apply to inference; drop them or set --task inference")
     method = f.method or "full"
     precision = f.precision or "bf16"
-    if method != "full" and task == "pretrain":
-        raise UsageError("LoRA/QLoRA adapt a pretrained model: use --task finetune (or --method full to pretrain)")
-    if method != "full" and not isinstance(model, TransformerArch):
-        raise UsageError(f"--method {method} needs a transformer; {model.name} is described by totals only")
-    default_w = "nf4" if method == "qlora" else (precision if precision in ("fp32", "fp16", "bf16") else "bf16")
-    if method == "full" and precision == "tf32":
-        default_w = "fp32"
-    wd = f.weights_dtype or default_w
-    if method == "qlora" and wd not in QLORA_BASES:
-        raise UsageError(
-            f"QLoRA-style adapters train on a 4-bit frozen base: nf4 (bitsandbytes, the QLoRA paper) or int4 "
-            f"(a GPTQ or AWQ checkpoint); --weights-dtype {wd} contradicts --method qlora"
-        )
-    if method == "full" and wd in ("int8", "int4", "nf4", "fp8"):
-        raise UsageError(
-            f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
-        )
+    wd = _training_weights(f, method, precision, task, model)
     micro = _micro_batch(f)
     seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
@@ -504,6 +490,31 @@ def _pipeline(f: WorkloadFields) -> DataPipeline | None:
         decode_seconds=(f.decode_ms or 0.0) / 1e3,
         cpu_cores=f.loader_cores or 1,
     )
+
+
+def _training_weights(
+    f: WorkloadFields, method: str, precision: Precision, task: str, model: ModelArch
+) -> WeightsDtype:
+    """The weights' dtype of a training run (--weights-dtype, else the method's and precision's
+    default), refused where the method contradicts the task, the model or that dtype."""
+    if method != "full" and task == "pretrain":
+        raise UsageError("LoRA/QLoRA adapt a pretrained model: use --task finetune (or --method full to pretrain)")
+    if method != "full" and not isinstance(model, TransformerArch):
+        raise UsageError(f"--method {method} needs a transformer; {model.name} is described by totals only")
+    default_w = "nf4" if method == "qlora" else (precision if precision in ("fp32", "fp16", "bf16") else "bf16")
+    if method == "full" and precision == "tf32":
+        default_w = "fp32"
+    wd = f.weights_dtype or default_w
+    if method == "qlora" and wd not in QLORA_BASES:
+        raise UsageError(
+            f"QLoRA-style adapters train on a 4-bit frozen base: nf4 (bitsandbytes, the QLoRA paper) or int4 "
+            f"(a GPTQ or AWQ checkpoint); --weights-dtype {wd} contradicts --method qlora"
+        )
+    if method == "full" and wd in ("int8", "int4", "nf4", "fp8"):
+        raise UsageError(
+            f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
+        )
+    return wd
 
 
 def _fixed_length(given: int | None, flag: str, model: ModelArch) -> int | None:
