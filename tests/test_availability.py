@@ -68,6 +68,12 @@ def test_a_deadline_on_thousands_of_gpus_includes_the_failures():
         assert d["cost"]["expected_total_usd"] > d["cost"]["total_usd"]
 
 
+def _deploy_options(result) -> DeployOptions:
+    """An AMD GPU chosen for a model Triton serves needs a ROCm serving image (there is no stock one)."""
+    amd = result.chosen.est.hardware.gpu.vendor == "amd"
+    return DeployOptions(engine="triton", image="registry.example/tritonserver-rocm:24.05") if amd else DeployOptions()
+
+
 def test_redundancy_one_on_the_recommender_service_gives_two_replicas_on_two_nodes():
     work, reqs, costs = read_plan_file(EXAMPLES / "ecommerce-recsys-serving.yaml")
     plain = make_plan(work, reqs, costs).chosen
@@ -78,7 +84,7 @@ def test_redundancy_one_on_the_recommender_service_gives_two_replicas_on_two_nod
     assert c.cost > plain.cost  # the spare replica is paid for
     assert any(w.code == "serving.redundancy" and "N+1" in reason_text(w) for w in c.why)
     assert c.meets["redundancy"].ok and c.meets["redundancy"].why.code == "serving.spares"
-    body = plan_manifests(result, DeployOptions()).find("Deployment")[0].body
+    body = plan_manifests(result, _deploy_options(result)).find("Deployment")[0].body
     spec = body["spec"]["template"]["spec"]
     spread = spec["topologySpreadConstraints"][0]
     assert spread["topologyKey"] == "kubernetes.io/hostname" and spread["maxSkew"] == 1
@@ -91,7 +97,7 @@ def test_redundancy_one_on_the_recommender_service_gives_two_replicas_on_two_nod
 def test_no_redundancy_no_spread():
     work, reqs, costs = read_plan_file(EXAMPLES / "ecommerce-recsys-serving.yaml")
     result = make_plan(work, reqs, costs)
-    spec = plan_manifests(result, DeployOptions()).find("Deployment")[0].body["spec"]["template"]["spec"]
+    spec = plan_manifests(result, _deploy_options(result)).find("Deployment")[0].body["spec"]["template"]["spec"]
     assert "topologySpreadConstraints" not in spec and "affinity" not in spec
     assert not math.isnan(result.chosen.cost)
 
