@@ -6,7 +6,8 @@ gathered apart after the first had been read for diagnosis; with `--set 3`, docs
 against the third (corpus/data/holdout3.yaml), gathered apart from both; with `--set 4`,
 docs/accuracy-holdout4.md against the fourth (corpus/data/holdout4.yaml), gathered apart from all three;
 with `--set 5`, docs/accuracy-holdout5.md against the fifth (corpus/data/holdout5.yaml), gathered apart from
-all four.
+all four; with `--set 6`, docs/accuracy-holdout6.md against the sixth (corpus/data/holdout6.yaml), gathered
+apart from all five.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,

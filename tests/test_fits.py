@@ -1,5 +1,5 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout5.yaml,
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout6.yaml,
 scored only by scripts/holdout.py), and leaving a source out leaves its whole family of releases out."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ GUARD = textwrap.dedent(
     import runpy, sys
     from pathlib import Path
 
-    NAMES = ("holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml", "holdout5.yaml")
+    NAMES = ("holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml", "holdout5.yaml", "holdout6.yaml")
     SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in NAMES)
     CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
@@ -68,9 +68,9 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     fifth = tmp_path / "fit_reads_fifth_holdout.py"
     fifth.write_text("open('corpus/data/holdout5.yaml').read()\n", encoding="utf-8")
     assert "read the dated holdout" in _guarded(str(fifth)).stderr
-    fifth = tmp_path / "fit_reads_fifth_holdout.py"
-    fifth.write_text("open('corpus/data/holdout5.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(fifth)).stderr
+    sixth = tmp_path / "fit_reads_sixth_holdout.py"
+    sixth.write_text("open('corpus/data/holdout6.yaml').read()\n", encoding="utf-8")
+    assert "read the dated holdout" in _guarded(str(sixth)).stderr
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0
