@@ -35,12 +35,20 @@ def test_a_serving_layout_with_experts_split_is_echoed(catalog):
     assert (echo["tp"], echo["ep"], echo["attention_dp"]) == (8, 8, True)
 
 
-@pytest.mark.parametrize(("given", "side"), [({}, 224), ({"image_size": 160}, 160)])
-def test_the_image_size_an_image_model_runs_at_is_echoed(catalog, given, side):
-    """--image-size rescales a CNN's operators without naming itself anywhere else: the echo says the
-    side the estimate used (the described 224 px when not given), so its command reproduces it; a
-    model without an image input has none."""
-    opts = {"model": "resnet-50", "task": "finetune", "method": "full", **given}
+@pytest.mark.parametrize(
+    ("model", "given", "side"),
+    [
+        ("resnet-50", {}, 224),
+        ("resnet-50", {"image_size": 160}, 160),
+        ("vit-base-patch16-224", {}, 224),
+        ("vit-base-patch16-224", {"image_size": 384}, 384),
+    ],
+)
+def test_the_image_size_an_image_model_runs_at_is_echoed(catalog, model, given, side):
+    """--image-size rescales a CNN's operators (a ViT's sequence) without naming itself anywhere else:
+    the echo says the side the estimate used (the described 224 px when not given), so its command
+    reproduces it; a model without an image input has none."""
+    opts = {"model": model, "task": "finetune", "method": "full", **given}
     hw = Hardware(catalog.gpu("a100-80gb-sxm"), 1, gpus_per_node=1)
     assert describe_workload(build_workload(opts, catalog), hw)["image_size"] == side
     llm = build_workload({"model": "llama-3.1-8b", "task": "inference"}, catalog)

@@ -14,7 +14,7 @@ that totals over the stack are exact; parameter counts are summed block by block
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gpuwise.errors import ConfigError
@@ -99,6 +99,7 @@ class TransformerArch:
     # a vision transformer's patch embedding: the elements of one patch (channels x patch x patch),
     # each patch projected to `hidden` by one convolution; 0: the model embeds tokens
     patch_inputs: int = 0
+    patch_side: int = 0  # a vision transformer's patch side in pixels (16 for ViT-B/16); 0: unknown
 
     kind: Literal["transformer"] = field(default="transformer", init=False)
 
@@ -472,6 +473,33 @@ def at_image_size(model: GenericArch, side: int) -> GenericArch:
         lookups_per_table=model.lookups_per_table,
         repeats=model.repeats,  # each operator scaled alike: the runs stay identical
     )
+
+
+def vit_image_side(model: TransformerArch) -> int | None:
+    """The square image side a vision transformer's fixed sequence covers (its patches without
+    [CLS], each `patch_side` pixels square), else None."""
+    if not model.patch_inputs or not model.patch_side or not model.fixed_seq:
+        return None
+    per_side = math.isqrt(model.fixed_seq - 1)
+    return per_side * model.patch_side if per_side * per_side == model.fixed_seq - 1 else None
+
+
+def vit_at_image_size(model: TransformerArch, side: int) -> TransformerArch:
+    """The vision transformer `model` fed `side` x `side` images: the patch size stays, so the
+    sequence becomes (side / patch)^2 patches plus [CLS], and the learned position embeddings are
+    interpolated to that many positions (Dosovitskiy et al. 2021, section 3.2, fine-tuning at a
+    higher resolution: 384 px gives ViT-B/16 577 tokens, not 197). Every per-token cost, and the
+    attention's per-token-pair cost, follows from the longer sequence."""
+    described = vit_image_side(model)
+    if described is None or model.fixed_seq is None:
+        raise ConfigError(f"{model.name} is not a vision transformer with a known patch size")
+    if side % model.patch_side:
+        raise ConfigError(
+            f"{model.name} cuts images into {model.patch_side}-pixel patches: an image side of {side} is not a multiple"
+        )
+    tokens = (side // model.patch_side) ** 2 + 1
+    extra = model.extra_params + (tokens - model.fixed_seq) * model.hidden
+    return replace(model, fixed_seq=tokens, max_seq=tokens, extra_params=extra)
 
 
 def arch_from_operators(doc: dict[str, Any], where: str, name: str | None = None) -> GenericArch:

@@ -400,6 +400,7 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
         fixed_seq=tokens,
         max_seq=tokens,
         patch_inputs=chans * patch * patch,
+        patch_side=patch,
         extra_params=chans * patch * patch * h + h + h + tokens * h,
     )
 

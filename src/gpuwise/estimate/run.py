@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
-from gpuwise.catalog.arch import image_side
+from gpuwise.catalog.arch import image_side, vit_image_side
 from gpuwise.errors import UsageError
 from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, MeasuredSpread, as_json, figure_bands, serving_margins
 from gpuwise.estimate.comm import Topology, topology
@@ -162,7 +162,7 @@ def describe_workload(work: Workload, hw: Hardware) -> dict[str, Any]:
         out.update(
             layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads, vocab=model.vocab
         )
-    side = image_side(model) if isinstance(model, GenericArch) else None
+    side = image_side(model) if isinstance(model, GenericArch) else vit_image_side(model)
     if side is not None:  # the side it runs at: --image-size, or the one it was described at
         out["image_size"] = side
     out.update(_training_inputs(work, hw, dp) if isinstance(work, TrainingJob) else _serving_inputs(work))

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import at_image_size, image_side
+from gpuwise.catalog.arch import at_image_size, image_side, vit_at_image_size, vit_image_side
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
@@ -122,13 +122,22 @@ def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> Batch
     return BatchBound(int(conv.value), f"{src.title.split(',')[0]} {(src.date or '')[:4]}".strip())
 
 
-def _at_image_size(model: ModelArch, side: int) -> GenericArch:
-    """The model at --image-size: only an image model described operator by operator has one."""
+def _at_image_size(model: ModelArch, side: int) -> ModelArch:
+    """The model at --image-size: an image model described operator by operator, or a vision
+    transformer (its sequence follows the image: patches plus [CLS])."""
+    if isinstance(model, TransformerArch) and vit_image_side(model) is not None:
+        if side % model.patch_side:
+            raise UsageError(
+                f"{model.name} cuts images into {model.patch_side}-pixel patches: --image-size {side} is not a "
+                f"multiple of {model.patch_side} (e.g. {max(1, side // model.patch_side) * model.patch_side})"
+            )
+        return model if side == vit_image_side(model) else vit_at_image_size(model, side)
     described = image_side(model) if isinstance(model, GenericArch) else None
     if described is None:
         raise UsageError(
             f"--image-size applies to image models described operator by operator (resnet-50, efficientnet-b0, "
-            f"resnext101-32x4d or a `gpuwise describe` document of a CNN); {model.name} has no image input to resize"
+            f"resnext101-32x4d or a `gpuwise describe` document of a CNN) and to vision transformers "
+            f"(vit-base-patch16-224); {model.name} has no image input to resize"
         )
     assert isinstance(model, GenericArch)
     return model if side == described else at_image_size(model, side)

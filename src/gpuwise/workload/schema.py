@@ -345,13 +345,14 @@ class WorkloadFields(StrictFields):
         le=MAX_BATCH,
     )
     image_size: int | None = _f(
-        "Image models described operator by operator (CNNs): the square image side in pixels the model is "
-        "trained or run at, when not the size it was described at (e.g. 160 for low-resolution training); "
-        "each operator's work scales with the pixels. Progressive resizing: give the side whose square is the "
-        "epoch-weighted mean of the sides' squares.",
+        "Image models described operator by operator (CNNs) and vision transformers: the square image side in "
+        "pixels the model is trained or run at, when not the size it was described at (e.g. 160 for "
+        "low-resolution training, 384 for a ViT fine-tuned at higher resolution); a CNN operator's work scales "
+        "with the pixels, a ViT's sequence is its patches plus [CLS] (577 tokens for ViT-B/16 at 384). "
+        "Progressive resizing: give the side whose square is the epoch-weighted mean of the sides' squares.",
         example=160,
         metavar="PX",
-        default="the model's own (its input shape, 224 for the ImageNet CNNs)",
+        default="the model's own (its input shape, 224 for the ImageNet CNNs and ViT-B/16)",
         ge=16,
         le=8192,
     )
