@@ -87,6 +87,15 @@ def test_a_horizon_of_one_year_is_one_year():
     assert years_text(1, "en") == "1 year" and years_text(3, "en") == "3 years" and years_text(1, "zh") == "1 年"
 
 
+def test_a_target_no_replica_count_meets_costs_one_replica_not_zero():
+    """An estimate whose serving target no replica count meets priced '0 GPU(s): $0.00/hour'."""
+    from gpuwise.i18n import cost_text
+
+    cost = {"pricing": "on-demand", "replicas": 0, "gpus": 0, "usd_per_replica_hour": 2.69, "usd_per_hour": 0.0}
+    assert cost_text(cost, "en") == "Cost (on-demand): no replica count meets the target; one replica costs $2.69/hour"
+    assert "$0.00" not in cost_text(cost, "en") and "没有任何副本数能满足目标" in cost_text(cost, "zh")
+
+
 def test_an_unknown_language_is_refused():
     assert check_lang(None) == "en" and check_lang(" ZH ") == "zh"
     with pytest.raises(ValueError, match="--lang"):

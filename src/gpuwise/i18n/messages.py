@@ -92,6 +92,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "per_step": {"en": "{t}/step", "zh": "每步 {t}"},
     # --- cost
     "cost_line": {"en": "Cost ({pricing}, {size}): {parts}", "zh": "成本（{pricing}，{size}）：{parts}"},
+    "cost_unmet": {
+        "en": "Cost ({pricing}): no replica count meets the target; one replica costs {v}/hour",
+        "zh": "成本（{pricing}）：没有任何副本数能满足目标；单个副本每小时 {v}",
+    },
     "fleet_size": {"en": "{replicas} replica(s), {gpus} GPU(s)", "zh": "{replicas} 个副本，共 {gpus} 块 GPU"},
     "gpus_size": {"en": "{gpus} GPU(s)", "zh": "{gpus} 块 GPU"},
     "per_hour": {"en": "{v}/hour", "zh": "每小时 {v}"},

@@ -103,6 +103,9 @@ def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
     the run for training (with failures and the pipeline where the plan priced them); owned
     pricing labels the amortised month and the horizon total. `c` is a candidate's JSON `cost`."""
     replicas, gpus = c.get("replicas", 1), c.get("gpus", "?")
+    pricing = term("pricing", c.get("pricing", "on-demand"), lang)
+    if replicas == 0 and c.get("usd_per_replica_hour") is not None:  # a serving target no replica count meets
+        return msg("cost_unmet", lang, pricing=pricing, v=fmt_money(c["usd_per_replica_hour"], lang))
     size = msg("fleet_size", lang, replicas=replicas, gpus=gpus) if replicas > 1 else msg("gpus_size", lang, gpus=gpus)
     parts = [msg("per_hour", lang, v=fmt_money(c["usd_per_hour"], lang))]
     parts.append(msg("per_month", lang, v=fmt_money(c["usd_per_month"], lang)))
@@ -114,7 +117,6 @@ def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
         parts[1] = msg("amortised_month", lang, v=fmt_money(owned["amortised_usd_per_month"], lang))
         years = years_text(owned["horizon_years"], lang)
         parts.append(msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=years))
-    pricing = term("pricing", c.get("pricing", "on-demand"), lang)
     return msg("cost_line", lang, pricing=pricing, size=size, parts=", ".join(parts))
 
 
