@@ -403,10 +403,16 @@ def band(metric: str, est: Mapping[str, Any], predicted: float) -> tuple[float, 
 
 def resolve(case: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...], dict[str, Any]]:
     """The options a case is scored with: its nearest options, then each need's `wants` that gpuwise
-    accepts. Returns (options, needs met, needs open, estimate JSON); raises GpuwiseError when even
-    the nearest options cannot be estimated."""
+    accepts (a need's options may be all that gpuwise accepts for the run: an AMD GPU refuses the
+    NVIDIA-only default runtime). Returns (options, needs met, needs open, estimate JSON); raises
+    the nearest options' GpuwiseError when neither they nor any need's options can be estimated."""
     options = dict(case["gpuwise"])
-    est = predict(options)
+    refused: GpuwiseError | None = None
+    est: dict[str, Any] | None = None
+    try:
+        est = predict(options)
+    except GpuwiseError as exc:
+        refused = exc
     met: list[str] = []
     still: list[str] = []
     for need in case.get("needs") or ():
@@ -420,6 +426,9 @@ def resolve(case: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], t
             met.append(str(need["id"]))
         except GpuwiseError:
             still.append(str(need["id"]))
+    if est is None:
+        assert refused is not None
+        raise refused
     return options, tuple(met), tuple(still), est
 
 

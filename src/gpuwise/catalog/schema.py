@@ -371,6 +371,7 @@ class EngineProfile(_Sourced):
     # running requests at most by GPU, where the engine picks it from the device name (LMDeploy's
     # get_max_batch_size): a substring of the GPU id -> the cap; others keep `max_seqs`
     max_seqs_by_gpu: dict[str, Annotated[int, Ge(1)]] = field(default_factory=dict)
+    vendors: tuple[str, ...] = ("nvidia", "amd")  # the GPU vendors the engine runs on
     # fitted to published measurements at load by scripts/fit_serving.py (serving_fit.yaml, filled in
     # by the loader): what the roofline of the operations leaves out — the share of the large-GEMM rate
     # a serving step's GEMMs reach, a fixed cost per engine step (scheduling, sampling, launches) and
@@ -436,6 +437,7 @@ class RuntimeProfile(_Sourced):
     autocast: bool = False
     server: bool = False
     triton_backend: str | None = None  # the Triton backend that runs this form of the model, if any
+    vendors: tuple[str, ...] = ("nvidia", "amd")  # the GPU vendors the runtime runs on
     # fp32 weights on a GPU with TF32 tensor cores: whether its GEMMs run on them (TensorRT, ONNX
     # Runtime) or in full fp32 on the CUDA cores (PyTorch since 1.12: allow_tf32 off for matmul, on
     # for cuDNN convolutions)

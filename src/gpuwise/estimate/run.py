@@ -15,6 +15,7 @@ from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote
 from gpuwise.estimate.memory import largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import Quote, default_market
+from gpuwise.estimate.platform import check_platform
 from gpuwise.estimate.rates import Calibration, Rates, compute_rates, power_capped
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.precision import on_gpu, precision_notes
@@ -312,6 +313,7 @@ def estimate(
     that has a cheaper plan already needs no replica count above it (see plan_replicas).
     The workload is first taken as the GPU runs it (the bf16 default as fp16 where there is no bf16)."""
     work = on_gpu(work, hw.gpu)
+    check_platform(work, hw.gpu, catalog)
     check_layout(work, hw)
     mem = memory(work, hw, catalog)
     notes: list[str] = precision_notes(work, hw.gpu)

@@ -316,6 +316,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "没有公开的算力数据：无法估算时间",
     },
     "compute.no_tensor_cores": {"en": "no {precision} tensor cores", "zh": "没有 {precision} Tensor Core"},
+    "platform.not_on_vendor": {
+        "en": "runtime: --engine {engine} runs on {vendors} GPUs only, not on {gpu}; choose --engine {runs} there",
+        "zh": "运行时：--engine {engine} 只能在 {vendors} GPU 上运行，不能用于 {gpu}；{gpu} 上请选 --engine {runs}",
+    },
     "price.no_offer": {"en": "{detail}", "zh": "{detail}"},
     "price.no_node_size": {
         "en": "price: no {pricing} offer rents {gpu} in the sizes that fit (up to {limit} GPUs); the most one offer "
@@ -577,6 +581,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "ruled.price.indicative_only": {
         "en": "{n} types: only indicative or undated {pricing} prices (--allow-indicative)",
         "zh": "{n} 种型号：只有参考价或未注明日期的 {pricing} 价格（--allow-indicative）",
+    },
+    "ruled.platform.not_on_vendor": {
+        "en": "{n} types: --engine {engine} runs on {vendors} GPUs only (choose --engine {runs})",
+        "zh": "{n} 种型号：--engine {engine} 只能在 {vendors} GPU 上运行（请选 --engine {runs}）",
     },
     "ruled.memory.no_kv_cache": {
         "en": "{n} types have no KV cache left for a request in the engine's memory share",

@@ -63,12 +63,15 @@ VERDICT: Fmt = lambda v, lang: msg(f"disagg_{v}", lang)  # noqa: E731
 PERCENTILE: Fmt = lambda v, _: f"P{v:g}"  # noqa: E731
 TIME: Fmt = lambda v, lang: fmt_seconds(v) if v < 60 else fmt_duration(v, lang)  # noqa: E731
 RATE: Fmt = lambda v, _: f"{v:,.1f}"  # noqa: E731
+VENDORS: Fmt = lambda v, _: "/".join(str(x).upper() for x in v)  # noqa: E731
+ALTERNATIVES: Fmt = lambda v, _: "|".join(v)  # noqa: E731
 
 # How each code's parameters are written (a parameter not named here is written as it is, or by the
 # format spec its sentence gives it, e.g. {mfu:.0%}).
 FORMATS: dict[str, dict[str, Fmt]] = {
     "compute.no_figures": {},
     "compute.no_tensor_cores": {},
+    "platform.not_on_vendor": {"vendors": VENDORS, "runs": ALTERNATIVES},
     "price.no_offer": {"detail": LOCALIZE},
     "price.no_node_size": {"pricing": PRICING, "largest": DASH},
     "price.indicative_only": {"pricing": PRICING},

@@ -49,6 +49,7 @@ class Code(StrEnum):
     # why a GPU type is ruled out
     NO_COMPUTE_FIGURES = "compute.no_figures"
     NO_TENSOR_CORES = "compute.no_tensor_cores"  # precision
+    NOT_ON_VENDOR = "platform.not_on_vendor"  # engine, vendors, gpu, runs (engine keys that run there)
     NO_PRICE = "price.no_offer"  # gpu, pricing, detail (the offers module's sentence)
     NO_PRICED_SIZE = "price.no_node_size"  # pricing, gpu, limit, largest (the most GPUs one offer delivers)
     INDICATIVE_ONLY = "price.indicative_only"  # gpu, pricing, offers (indicative or undated offers set aside)

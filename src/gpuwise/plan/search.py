@@ -21,6 +21,7 @@ from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why_no_price
 from gpuwise.estimate.offers import price_model_of
+from gpuwise.estimate.platform import platform_refusal
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate
 from gpuwise.estimate.sharing import shared_runs
@@ -370,6 +371,11 @@ def _variant_found(
         work = on_gpu(work, gpu)
     except NoBf16Error as exc:  # bf16 named for a GPU without it: the precision rule's refusal
         return [], Reason.of(Code.NO_TENSOR_CORES, precision=getattr(work, exc.field))
+    refusal = platform_refusal(work, gpu, cat)
+    if refusal is not None:  # an NVIDIA-only runtime on an AMD GPU: never timed there
+        return [], Reason.of(
+            Code.NOT_ON_VENDOR, engine=refusal.engine, vendors=refusal.vendors, gpu=gpu.id, runs=refusal.runs
+        )
     try:
         if isinstance(work, TrainingJob):
             if work.precision != "fp32" and work.precision not in gpu.peak_flops:
