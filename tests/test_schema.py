@@ -47,6 +47,8 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
     "image_size": {"model": "resnet-50", "method": "full"},  # an image model described operator by operator
+    "eval_every": {"eval_batches": 400},  # an evaluation is how often and how many batches: both
+    "eval_batches": {"eval_every": 250},
     "deadline": {"tokens": "20M"},
     "growth_data": {"tokens": "20M"},
 }
@@ -85,6 +87,8 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "autocast",
             "bnb_4bit",
             "image_size",
+            "eval_every",
+            "eval_batches",
         )
     ):
         base.update(PARTNERS[f.name])

@@ -8,6 +8,7 @@ import pytest
 
 from gpuwise.catalog import TransformerArch, load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
+from gpuwise.errors import UsageError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.comm import Link, Topology, collective, topology
 from gpuwise.estimate.compute import Shape, forward_flops, gemm
@@ -585,3 +586,33 @@ def test_arrivals_drawn_once_are_the_floats_expovariate_gives(rate):
         t += rng.expovariate(rate)
         fresh.append(t)
     assert poisson_arrivals(rate, 2000, 3) == fresh
+
+
+def test_evaluation_inside_the_run_adds_its_forward_passes():
+    """nanoGPT's shakespeare-char config: 5,000 steps, an evaluation every 250 (eval_interval) of
+    eval_iters = 200 batches on each of two splits: 20 x 400 = 8,000 forward passes of a micro-batch,
+    each about a third of a training step (the backward is twice the forward); the steps are unchanged."""
+    spec = {
+        "model": "gpt2",
+        "task": "pretrain",
+        "micro_batch": 64,
+        "global_batch": 64,
+        "seq": 256,
+        "tokens": 5_000 * 64 * 256,
+        "framework": "fsdp",
+        "zero": 0,
+    }
+    hw = build_hardware("a100-40gb-sxm:1", CAT)
+    plain = estimate(build_workload(spec, CAT), hw, CAT).as_dict()["training"]
+    timed = estimate(build_workload(spec | {"eval_every": 250, "eval_batches": 400}, CAT), hw, CAT).as_dict()
+    t = timed["training"]
+    assert t["step_seconds"] == plain["step_seconds"] and "eval_seconds" not in plain
+    assert t["total_seconds"] == pytest.approx(plain["total_seconds"] + t["eval_seconds"])
+    one_forward = t["eval_seconds"] / 8_000
+    assert 0.25 * plain["step_seconds"] < one_forward < 0.4 * plain["step_seconds"]
+    assert (timed["workload"]["eval_every"], timed["workload"]["eval_batches"]) == (250, 400)
+
+
+def test_an_evaluation_needs_both_its_figures():
+    with pytest.raises(UsageError, match="--eval-every needs --eval-batches"):
+        build_workload({"model": "gpt2", "task": "pretrain", "eval_every": 250}, CAT)

@@ -57,6 +57,8 @@ COMPANIONS = {
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
     "image_size": {"model": "resnet-50", "method": "full", "samples": "1M"},  # a CNN described operator by operator
+    "eval_every": {"eval_batches": "400"},  # an evaluation is how often and how many batches: both
+    "eval_batches": {"eval_every": "250"},
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
 }
 # fields whose example only a generate loop takes: the plan form answers them with plan's refusal of

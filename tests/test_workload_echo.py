@@ -9,8 +9,9 @@ from gpuwise.workload import build_workload
 from gpuwise.workload.specs import Hardware, InferenceJob, TrainingJob
 
 # fields echoed under another shape: the model by name and size, the layout as tp/pp/dp/zero...,
-# the data pipeline by its four figures; the dtype defaults and kind are how the spec is held
-NOT_ECHOED_AS_IS = {"model", "parallel", "data", "dtype_defaults", "kind"}
+# the data pipeline by its four figures, the evaluation as eval_every and eval_batches; the dtype
+# defaults and kind are how the spec is held
+NOT_ECHOED_AS_IS = {"model", "parallel", "data", "evaluation", "dtype_defaults", "kind"}
 
 
 @pytest.mark.parametrize(

@@ -214,6 +214,8 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
     )
     if work.method != "full":
         out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
+    if work.evaluation:
+        out.update(eval_every=work.evaluation[0], eval_batches=work.evaluation[1])
     if work.data:
         out.update(
             read_bandwidth=work.data.read_bandwidth,

@@ -54,9 +54,10 @@ class TrainingEstimate:
     terms: dict[str, float]
     bottleneck: str
     notes: tuple[str, ...]
+    eval_seconds: float | None = None  # evaluation inside the run (--eval-every), part of total_seconds
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "flops_per_step": self.flops_per_step,
             "hardware_flops_per_step": self.hardware_flops_per_step,
             "step_seconds": self.step_seconds,
@@ -68,6 +69,9 @@ class TrainingEstimate:
             "gpu_hours": self.gpu_hours,
             "step_terms": self.terms,
         }
+        if self.eval_seconds is not None:
+            out["eval_seconds"] = self.eval_seconds
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,7 @@ class MicroBatchWork:
     step terms are computed from (seconds unless named otherwise)."""
 
     compute: float  # forward + backward (+ recomputation, dequantization)
+    forward: float  # the forward pass alone (an evaluation batch)
     layer_backward: float  # backward of one layer (non-transformers: the whole model)
     layers: int  # layers on the stage (1 for non-transformers)
     tensor_parallel: float  # TP all-reduces (recommenders: the embedding all-to-all)
@@ -322,6 +327,7 @@ def _transformer_work(
     flops, recompute_flops = _model_flops(job, hw, tokens_per_sample, ratios, notes)
     return MicroBatchWork(
         compute=compute,
+        forward=layers * l_f + h_f,
         layer_backward=l_b,
         layers=layers,
         tensor_parallel=tensor_parallel,
@@ -376,6 +382,7 @@ def _generic_work(
         notes.append("embedding tables sharded across GPUs: all-to-all of looked-up vectors each micro-batch")
     return MicroBatchWork(
         compute=f_t + b_t,
+        forward=f_t,
         layer_backward=b_t,
         layers=1,
         tensor_parallel=all_to_all,
@@ -623,6 +630,8 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     samples_per_s = global_batch / step
     tokens_per_s = samples_per_s * work.tokens_per_sample
     total = job.tokens / tokens_per_s if job.tokens else (job.samples / samples_per_s if job.samples else None)
+    evaluating = None if total is None else _eval_seconds(job, total / step, work.forward / framework, notes)
+    total = total if evaluating is None or total is None else total + evaluating
     return TrainingEstimate(
         flops_per_step=work.flops_per_step,
         hardware_flops_per_step=work.flops_per_step + work.recompute_flops,
@@ -636,4 +645,20 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         terms=terms,
         bottleneck=bottleneck,
         notes=tuple(notes),
+        eval_seconds=evaluating,
     )
+
+
+def _eval_seconds(job: TrainingJob, steps: float, forward: float, notes: list[str]) -> float | None:
+    """Evaluation inside the run (--eval-every N --eval-batches M): after every N of the run's steps
+    each rank runs M forward passes of a micro-batch, timed as the training forward (the same
+    kernels without the backward); None without an evaluation."""
+    if job.evaluation is None:
+        return None
+    every, batches = job.evaluation
+    count = math.floor(steps / every)
+    notes.append(
+        f"evaluation: {count:,} x {batches:,} forward micro-batches ({forward * 1e3:.3g} ms each) "
+        f"beside {steps:,.0f} steps"
+    )
+    return count * batches * forward

@@ -452,6 +452,7 @@ def _training_job(
         tokens=f.tokens,
         samples=f.samples,
         data=_pipeline(f),
+        evaluation=_evaluation(f),
         framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
         offload=tuple(dict.fromkeys(f.offload or ())),
         compile=profile.compile if f.compile is None else f.compile,
@@ -524,6 +525,18 @@ def _training_weights(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
     return wd
+
+
+def _evaluation(f: WorkloadFields) -> tuple[int, int] | None:
+    """(steps between evaluations, forward micro-batches per evaluation), or None: both or neither."""
+    if f.eval_every is None and f.eval_batches is None:
+        return None
+    if f.eval_every is None or f.eval_batches is None:
+        given, missing = (
+            ("--eval-every", "--eval-batches") if f.eval_batches is None else ("--eval-batches", "--eval-every")
+        )
+        raise UsageError(f"{given} needs {missing}: an evaluation is counted as how often and how many forward batches")
+    return f.eval_every, f.eval_batches
 
 
 def _fixed_length(given: int | None, flag: str, model: ModelArch) -> int | None:

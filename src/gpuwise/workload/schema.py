@@ -434,6 +434,27 @@ class WorkloadFields(StrictFields):
         ge=0,
         le=MAX_MS,
     )
+    eval_every: int | None = _f(
+        "Evaluation inside the run: every N optimizer steps each rank runs --eval-batches forward passes of one "
+        "micro-batch (nanoGPT's eval_interval, the Hugging Face Trainer's eval_steps); the total time counts them "
+        "beside the training steps. Give both.",
+        example=250,
+        applies="training",
+        metavar="N",
+        default="no evaluation counted",
+        ge=1,
+        le=10**9,
+    )
+    eval_batches: int | None = _f(
+        "Evaluation inside the run: forward passes of one micro-batch each rank runs per evaluation (nanoGPT: "
+        "eval_iters for each of its two splits, 2 x 200 = 400). Give with --eval-every.",
+        example=400,
+        applies="training",
+        metavar="N",
+        default="no evaluation counted",
+        ge=1,
+        le=10**9,
+    )
     loader_cores: int | None = _f(
         "Data pipeline: CPU cores loading data per node.",
         example=16,

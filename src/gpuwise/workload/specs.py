@@ -194,6 +194,8 @@ class TrainingJob:
     tokens: float | None = None
     samples: float | None = None
     data: DataPipeline | None = None
+    # evaluation inside the run: every `[0]` optimizer steps each rank runs `[1]` forward passes of a micro-batch
+    evaluation: tuple[int, int] | None = None
     framework: FrameworkName | None = None  # None: the catalog's default for the task
     offload: tuple[Offload, ...] = ()
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
