@@ -143,3 +143,51 @@ def test_a_dynamic_batching_plan_stopping_missed_runs_is_the_plan_of_full_runs(c
     code_full, full, _ = run_main(capsys, *args, "--json")
     assert code == code_full == 0
     assert json.loads(judged)["candidates"] == json.loads(full)["candidates"]
+
+
+def test_a_load_the_most_replicas_cannot_carry_is_searched_on_to_counts_that_carry_it(capsys):
+    """8,000-token prompts at 11,000 QPS on H100s with a 520 ms TTFT: a replica carries 2.539 requests/s
+    at batch 53, 1.688 at the capacity band's low end (x 0.665), so the fewest replicas that carry the
+    load there are floor(11,000 / 1.688) + 1 = 6,516, more than the 4,096 the search otherwise tries
+    (which answered 4,096 replicas at 106 % utilization with infinite percentiles, and JSON that did
+    not parse). The search goes on from 6,516 up to 2 x 6,516 = 13,032; none meets (a queued 8,000-token
+    prefill pushes the P99 first token past the 289 ms that the 1.80x band leaves of 520 ms), so the
+    answer is 13,032 replicas at 11,000 / (13,032 x 2.539) = 33 % utilization, with finite figures."""
+    import json
+    import math
+
+    from gpuwise.api import make_estimate
+    from gpuwise.estimate.serving import MAX_REPLICAS, OVERLOAD_REACH
+
+    work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 8000}
+    est = make_estimate(work, {"gpu": "h100-sxm:1", "qps": 11000, "ttft_ms": 520})
+    sp = est.serving
+    assert sp is not None and sp.margins is not None and not sp.meets
+    floor = math.floor(11000 / (sp.capacity_rps * sp.margins.rate)) + 1
+    assert floor == 6516 > MAX_REPLICAS and sp.replicas == OVERLOAD_REACH * floor == 13032
+    assert round(sp.utilization, 3) == 0.332 and sp.capacity_low > 11000
+    figures = [v for by in sp.percentiles.values() for v in by.values()] + [sp.concurrency, sp.utilization]
+    assert all(math.isfinite(v) for v in figures)
+    assert 0.289 < sp.value("ttft") < 60
+    args = ("estimate", "--model", "llama-3.1-8b", "--task", "inference", "--input-tokens", "8000")
+    code, out, _ = run_main(capsys, *args, "--gpu", "h100-sxm", "--qps", "11000", "--ttft-ms", "520", "--json")
+    assert code == 1 and json.loads(out)["inference"]["serving"]["replicas"] == 13032  # exit 1: not met
+    code, out, _ = run_main(capsys, *args, "--gpu", "h100-sxm", "--qps", "11000", "--ttft-ms", "520")
+    assert "13032 replica(s)" in out and "does NOT meet" in out and " inf " not in out
+
+
+def test_no_count_up_to_what_a_cheaper_plan_costs_is_sized_with_no_infinite_figure():
+    """With a cheaper plan known at 10 replicas, a load whose floor is 6,516 is not searched: the
+    answer sizes no count (0 replicas, not meeting) and carries an idle replica's figures, not
+    infinite ones, and says why."""
+    import math
+
+    from gpuwise.estimate import estimate
+    from gpuwise.estimate.run import LatencyTarget
+
+    w = build_workload({"model": "llama-3.1-8b", "task": "inference", "input_tokens": 8000}, CAT)
+    target = LatencyTarget(11000, 99.0, None, 0.52, None)
+    sp = estimate(w, build_hardware("h100-sxm:1", CAT), CAT, target=target, useful_replicas=10).serving
+    assert sp is not None and sp.replicas == 0 and not sp.meets
+    assert all(math.isfinite(v) for by in sp.percentiles.values() for v in by.values())
+    assert any("no count up to 10 replicas meets the targets" in n for n in sp.notes)
