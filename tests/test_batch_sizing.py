@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from typer.testing import CliRunner
 
-from gpuwise.api import make_plan
+from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.cli.app import app
 from gpuwise.plan.layouts import micro_batches
@@ -32,7 +32,7 @@ def _estimate(command: str) -> dict:
 
 def test_bound_is_read_from_the_catalog_only_when_no_batch_is_named() -> None:
     sized = build_workload(RESNET, CAT)
-    assert sized.batch_bound == BatchBound(GOYAL, "Goyal et al. 2017")
+    assert sized.batch_bound == BatchBound(GOYAL, "Goyal et al. 2017", 0.03)
     assert build_workload({**RESNET, "micro_batch": 8}, CAT).batch_bound is None
     assert build_workload({**RESNET, "global_batch": 1024}, CAT).batch_bound is None
     llm = build_workload({"model": "llama-3.1-8b", "task": "finetune", "tokens": 1e8}, CAT)
@@ -59,19 +59,39 @@ def test_resnet_plan_chooses_a_large_batch_on_few_gpus_and_replays() -> None:
     assert f"--micro-batch {w['micro_batch']}" in chosen["command"]
     texts = [r["text"] for r in chosen["why"]]
     expect = f"micro-batch {w['micro_batch']} per GPU, global batch {w['global_batch']:,} (at most 8,192 for resnet-50"
-    assert any(t.startswith(expect) and t.endswith("Goyal et al. 2017)") for t in texts), texts
+    tail = "Goyal et al. 2017): the smallest within 3% of the fastest batch that fits at the memory band's high end"
+    assert any(t.startswith(expect) and t.endswith(tail) for t in texts), texts
     est = _estimate(chosen["command"])
     assert est["workload"]["micro_batch"] == w["micro_batch"]
     assert est["memory"]["per_gpu"]["total"] == pytest.approx(chosen["memory"]["per_gpu"]["total"], rel=0.005)
     assert est["training"]["step_seconds"] == pytest.approx(chosen["training"]["step_seconds"], rel=0.005)
     assert est["training"]["total_seconds"] == pytest.approx(chosen["training"]["total_seconds"], rel=0.005)
-    # the largest power of two that fits: twice the batch per GPU runs out of memory (or passes the bound)
-    doubled = shlex.split(chosen["command"])
-    for flag in ("--micro-batch", "--global-batch"):
-        i = doubled.index(flag)
-        doubled[i + 1] = str(2 * int(doubled[i + 1]))
-    if 2 * w["global_batch"] <= GOYAL:
-        assert not _estimate(shlex.join(doubled))["memory"]["fits"]
+    # it fits at the memory band's high end, not only at the estimate
+    assert chosen["memory"]["per_gpu"]["total"] * 1.8818 <= chosen["memory"]["capacity"]
+
+
+def test_the_batch_is_the_smallest_within_the_tolerance_of_the_fastest_that_fits_at_the_band_high_end() -> None:
+    """ResNet-50 on one MI300X (192 GiB; the memory band's 80 % high end is 1.8818x the estimate):
+    micro-batch 4,096 needs 177.7 GiB, up to 334.3 GiB, past the capacity there; 2,048 needs 89.7 GiB
+    (up to 168.8 GiB) and is the fastest that fits there, at 6,679 images/s; 1,024 runs 6,548 (98.0 %
+    of it), 512 runs 6,301 (94.3 %, more than the 3 % tolerance slower). The plan takes 1,024, where
+    it took 4,096 (6,746 images/s, 1 % faster than 2,048, at twice its memory)."""
+    cat = load_catalog()
+    assert build_workload(RESNET, cat).batch_bound.tolerance == cat.convention("batch_sizing_tolerance") == 0.03
+    gib, rate, need = 2**30, {}, {}
+    for micro in (512, 1024, 2048, 4096):
+        est = make_estimate({**RESNET, "micro_batch": micro}, {"gpu": "mi300x:1"})
+        assert est.training is not None
+        rate[micro], need[micro] = est.training.samples_per_second, est.memory.per_gpu.total
+    high = 1.8818
+    assert need[4096] * high / gib == pytest.approx(334.3, abs=0.1)  # past the 192 GiB at the high end
+    assert need[2048] * high / gib == pytest.approx(168.8, abs=0.1)
+    assert rate[1024] / rate[2048] == pytest.approx(0.980, abs=0.001)  # within 3 %
+    assert rate[512] / rate[2048] == pytest.approx(0.943, abs=0.001)  # not
+    result = plan_json(make_plan(RESNET, {**REQS, "gpus": "mi300x"}))
+    chosen = result["candidates"][0]
+    assert chosen["workload"]["micro_batch"] == 1024
+    assert chosen["training"]["samples_per_second"] == pytest.approx(rate[1024], rel=1e-6)
 
 
 def test_every_shown_row_replays() -> None:

@@ -386,8 +386,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "数据并行，micro-batch {micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
     "layout.batch_sized": {
-        "en": "micro-batch {micro_batch} per GPU, global batch {global_batch} (at most {bound} for {model}: {source})",
-        "zh": "每块 GPU micro-batch {micro_batch}，全局 batch {global_batch}（{model} 至多 {bound}：{source}）",
+        "en": "micro-batch {micro_batch} per GPU, global batch {global_batch} (at most {bound} for {model}: {source}): "
+        "the smallest within {tolerance:.0%} of the fastest batch that fits at the memory band's high end",
+        "zh": "每块 GPU micro-batch {micro_batch}，全局 batch {global_batch}（{model} 至多 {bound}：{source}）："
+        "在显存区间高端仍放得下的批大小中，吞吐与最快者相差不超过 {tolerance:.0%} 的最小者",
     },
     "speed.rate": {
         "en": "{rate}{band} {unit}, MFU {mfu:.0%}, bottleneck {bottleneck}",

@@ -117,6 +117,7 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
                 bound=w.batch_bound.samples,
                 model=w.model.name,
                 source=w.batch_bound.source,
+                tolerance=w.batch_bound.tolerance,
             )
         )
     if t:

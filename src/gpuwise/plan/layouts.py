@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, embedding_sharded
 from gpuwise.estimate import memory
+from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory.states import framework_of
 from gpuwise.estimate.rates import Rates
@@ -37,6 +38,7 @@ __all__ = [
     "hardware",
     "micro_batches",
     "shardings",
+    "sizing_limit",
     "tp_pp",
     "zero_stages",
 ]
@@ -133,9 +135,19 @@ def _recomputes(work: TrainingJob) -> tuple[Recompute, ...]:
     return ("none", "selective", "full") if isinstance(work.model, TransformerArch) else ("none",)
 
 
-def _fits(job: TrainingJob, hw: Hardware, cat: Catalog) -> tuple[bool, float]:
+def _fits(job: TrainingJob, hw: Hardware, cat: Catalog, limit: float) -> tuple[bool, float]:
     need = memory(job, hw, cat).per_gpu.total
-    return need <= hw.gpu.capacity_bytes, need
+    return need <= limit, need
+
+
+def sizing_limit(work: TrainingJob, hw: Hardware, cat: Catalog, level: float | None) -> float | None:
+    """Where the plan sizes the batch per GPU (no batch named, a bound in the catalog), the most
+    memory a layout may need at the estimate so that it still fits at the high end of the memory
+    band at `level`: the capacity over the band's high multiplier. None where the batch is given."""
+    if work.batch_bound is None or level is None or cat.uncertainty is None:
+        return None
+    high = band_for(cat.uncertainty, class_key("memory", work, hw.gpu), level).high
+    return hw.gpu.capacity_bytes / max(1.0, high)
 
 
 def _degrees(work: TrainingJob, hw: Hardware) -> list[tuple[int, int]]:
@@ -157,13 +169,14 @@ class _Search:
     cat: Catalog
     rates: Rates
     recomputes: tuple[Recompute, ...]
+    limit: float  # the most memory per GPU a layout may need (the capacity, or less: sizing_limit)
     best: TrainingJob | None = None
     best_rate: float = 0.0
     smallest: float = math.inf
     timed: int = 0
 
     def fits(self, job: TrainingJob) -> bool:
-        ok, need = _fits(job, self.hw, self.cat)
+        ok, need = _fits(job, self.hw, self.cat, self.limit)
         self.smallest = min(self.smallest, need)
         return ok
 
@@ -244,24 +257,64 @@ OFFLOADS: tuple[tuple[str, ...], ...] = (("optimizer",), ("optimizer", "params")
 
 
 def best_layout(
-    work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates, degrees: tuple[int, int, int] | None = None
+    work: TrainingJob,
+    hw: Hardware,
+    cat: Catalog,
+    rates: Rates,
+    degrees: tuple[int, int, int] | None = None,
+    level: float | None = None,
 ) -> LayoutChoice:
     """The layout with the most samples per second that fits on `hw` (see the module docstring);
     where none fits and the job names no offload itself, the same search with CPU offload.
     `degrees` (tensor, pipeline, context) fixes those three, as a published run states them; the
-    search then chooses the rest (ZeRO stage, micro-batch, recomputation, virtual stages)."""
-    choice = _search(work, hw, cat, rates, degrees)
+    search then chooses the rest (ZeRO stage, micro-batch, recomputation, virtual stages).
+
+    Where the plan sizes the batch per GPU (`work.batch_bound`) at a confidence `level`, a layout
+    must fit at the memory band's high end (`sizing_limit`; at the estimate where none does), and
+    the batch is the smallest whose rate is within its tolerance (catalog conventions
+    `batch_sizing_tolerance`) of the fastest: a larger one buys a few percent nearer running out of memory."""
+    capacity, limit = hw.gpu.capacity_bytes, sizing_limit(work, hw, cat, level)
+    if limit is None:
+        choice = _search(work, hw, cat, rates, degrees, capacity)
+    elif (choice := _sized(work, hw, cat, rates, degrees, limit)).job is None:
+        choice = _sized(work, hw, cat, rates, degrees, capacity)  # none fits at the high end: at the estimate
     for offload in OFFLOADS if choice.job is None and not work.offload else ():
-        tried = _search(replace(work, offload=offload), hw, cat, rates, degrees)  # type: ignore[arg-type]
+        tried = _search(replace(work, offload=offload), hw, cat, rates, degrees, capacity)  # type: ignore[arg-type]
         if tried.job is not None:
             return tried
     return choice
 
 
-def _search(
-    work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates, degrees: tuple[int, int, int] | None
+def _sized(
+    work: TrainingJob, hw: Hardware, cat: Catalog, rates: Rates, degrees: tuple[int, int, int] | None, limit: float
 ) -> LayoutChoice:
-    s = _Search(work, hw, cat, rates, _recomputes(work))
+    """The fastest layout that fits within `limit`, at the smallest batch per GPU whose rate is
+    within the tolerance of its own (smaller batches of the same layout, walked down while they are)."""
+    choice = _search(work, hw, cat, rates, degrees, limit)
+    best, bound = choice.job, work.batch_bound
+    if best is None or bound is None or best.parallel.vpp > 1:  # interleaving ties micro-batches to stages
+        return choice
+    floor = choice.samples_per_second * (1 - bound.tolerance)
+    s = _Search(work, hw, cat, rates, _recomputes(work), limit, timed=choice.timed)
+    job, rate = best, choice.samples_per_second
+    for micro in reversed([m for m in micro_batches(work, best.parallel.dp(hw.count)) if m < best.micro_batch]):
+        smaller = replace(best, micro_batch=micro)
+        r = s.time(smaller)
+        if r < floor:
+            break
+        job, rate = smaller, r
+    return LayoutChoice(job, rate, choice.smallest_need, s.timed)
+
+
+def _search(
+    work: TrainingJob,
+    hw: Hardware,
+    cat: Catalog,
+    rates: Rates,
+    degrees: tuple[int, int, int] | None,
+    limit: float,
+) -> LayoutChoice:
+    s = _Search(work, hw, cat, rates, _recomputes(work), limit)
     cp = degrees[2] if degrees else 1
     for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw):
         dp = hw.count // (tp * pp * cp)

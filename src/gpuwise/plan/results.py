@@ -71,7 +71,7 @@ class Code(StrEnum):
         "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, zero, recompute, micro_batch, accumulation, count, gpu
     )
     TABLES_LAYOUT = "layout.embedding_sharded"  # count, gpu, table_params, dense_params, micro_batch, accumulation
-    BATCH_SIZED = "layout.batch_sized"  # micro_batch, global_batch, bound, model, source (no batch named)
+    BATCH_SIZED = "layout.batch_sized"  # micro_batch, global_batch, bound, model, source, tolerance (no batch named)
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"
     HOSTS_FOR_DATA = "pipeline.hosts_for_data"  # nodes: GPUs bought for their hosts' loaders, ranked last

@@ -121,7 +121,7 @@ def _training_candidates(
         hw = rented
         if ideal and price and bound.prune_cost and price * ideal / 3600 >= bound.best.get(variant, math.inf):
             continue  # even at the roofline this count costs more than the best plan so far
-        choice = best_layout(work, hw, cat, rates)
+        choice = best_layout(work, hw, cat, rates, level=req.confidence)
         smallest_need = min(smallest_need, choice.smallest_need)
         job = choice.job
         if job is None:

@@ -119,7 +119,8 @@ def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> Batch
     if conv is None or f.micro_batch is not None or f.global_batch is not None:
         return None
     src = catalog.source(conv.source)
-    return BatchBound(int(conv.value), f"{src.title.split(',')[0]} {(src.date or '')[:4]}".strip())
+    cite = f"{src.title.split(',')[0]} {(src.date or '')[:4]}".strip()
+    return BatchBound(int(conv.value), cite, catalog.convention("batch_sizing_tolerance"))
 
 
 def _at_image_size(model: ModelArch, side: int) -> ModelArch:

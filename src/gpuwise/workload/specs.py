@@ -168,6 +168,9 @@ class BatchBound:
 
     samples: int
     source: str  # the citation's short form, e.g. "Goyal et al. 2017"
+    # the batch sized is the smallest whose rate is within this fraction of the fastest that fits
+    # (catalog conventions `batch_sizing_tolerance`)
+    tolerance: float
 
 
 @dataclass(frozen=True, slots=True)
