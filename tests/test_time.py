@@ -616,3 +616,22 @@ def test_evaluation_inside_the_run_adds_its_forward_passes():
 def test_an_evaluation_needs_both_its_figures():
     with pytest.raises(UsageError, match="--eval-every needs --eval-batches"):
         build_workload({"model": "gpt2", "task": "pretrain", "eval_every": 250}, CAT)
+
+
+def test_a_momentum_encoder_adds_a_forward_per_micro_batch_and_a_weight_copy():
+    """MoCo (He et al. 2020): the key encoder, a moving-average copy of ResNet-50, encodes every
+    micro-batch without a backward: a forward pass more per micro-batch (about a third of the
+    forward + backward the query encoder does) and a second copy of the fp32 weights in memory."""
+    spec = {"model": "resnet-50", "task": "pretrain", "precision": "fp32", "optimizer": "sgd", "micro_batch": 32}
+    spec |= {"global_batch": 256, "samples": 1_000_000, "framework": "fsdp", "zero": 0}
+    hw = build_hardware("v100-32gb-sxm:8", CAT)
+    plain = estimate(build_workload(spec, CAT), hw, CAT).as_dict()
+    moco = estimate(build_workload(spec | {"momentum_encoder": True}, CAT), hw, CAT).as_dict()
+    forward = moco["training"]["step_terms"]["momentum_encoder_forward"]
+    assert (
+        0.25 * plain["training"]["step_terms"]["compute"] < forward < 0.45 * plain["training"]["step_terms"]["compute"]
+    )
+    assert moco["training"]["step_seconds"] == pytest.approx(plain["training"]["step_seconds"] + forward)
+    copy = moco["memory"]["detail"]["momentum_encoder"]
+    assert copy == pytest.approx(CAT.model("resnet-50").params * 4)
+    assert moco["workload"]["momentum_encoder"] is True

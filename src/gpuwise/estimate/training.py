@@ -600,6 +600,8 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     per_mb = work.compute / framework
     m, pp = job.grad_accumulation(hw.count), job.parallel.pp
     terms: dict[str, float] = {"compute": m * per_mb}
+    if job.momentum_encoder:  # the moving-average copy encodes each micro-batch: a forward, no backward
+        terms["momentum_encoder_forward"] = m * work.forward / framework
     if work.tensor_parallel:
         terms["tensor_parallel_comm"] = m * work.tensor_parallel
     if work.context_parallel:

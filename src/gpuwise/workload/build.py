@@ -464,6 +464,7 @@ def _training_job(
         loss=f.loss,
         quantized_linear=f.quantized_linear,
         defer_grad_sync=bool(f.defer_grad_sync),
+        momentum_encoder=bool(f.momentum_encoder),
         loss_parallel=f.loss_parallel is not False,
         tp_embedding=f.tp_embedding is not False,
         **_capacity(f),

@@ -526,6 +526,14 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="off (a reduce-scatter every micro-batch, as torchtitan runs)",
     )
+    momentum_encoder: bool | None = _f(
+        "A momentum encoder beside the trained model: a second copy of it, updated as a moving average of "
+        "its weights and never back-propagated, encodes every micro-batch once more (MoCo's key encoder, "
+        "He et al. 2020; BYOL's target network): a forward pass per micro-batch and a copy of the weights.",
+        example=True,
+        applies="training",
+        default="off",
+    )
     loss_parallel: bool | None = _f(
         "Under tensor parallelism the loss runs on vocabulary-sharded logits (torchtitan's loss_parallel, "
         "Megatron's vocab-parallel cross-entropy); off: the LM head's output is all-gathered, so every rank "

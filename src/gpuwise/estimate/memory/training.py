@@ -9,6 +9,7 @@ from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.memory.activations import training_activations
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.states import (
+    StageParams,
     adapter_states,
     autocast_weight_copies,
     deferred_sync_gradients,
@@ -43,6 +44,18 @@ def _zero_groups(job: TrainingJob, hw: Hardware, params: float, dp: int, n: Note
         detail["zeropp_secondary_weights"] = secondary
         n.add(f"ZeRO++ hpZ: a secondary 16-bit weight shard over the node's {node_ranks(job, hw)} ranks")
     return secondary
+
+
+def _extra_weights(job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes, detail: dict[str, float]) -> float:
+    """Weight copies beside the model states: Transformer Engine's FP8 cache, a momentum encoder."""
+    fp8_cache = fp8_weight_cache(job, sp_, prof, n)
+    if fp8_cache:
+        detail["fp8_weight_cache"] = fp8_cache
+    encoder = sp_.total * DTYPE_BYTES[job.weights_dtype] if job.momentum_encoder else 0.0
+    if encoder:
+        detail["momentum_encoder"] = encoder
+        n.add("momentum encoder: a second copy of the weights, never back-propagated (no gradients or states)")
+    return fp8_cache + encoder
 
 
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes) -> MemoryBreakdown:
@@ -90,10 +103,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     weights, grads, opt, master = offload(job, (weights, grads, opt, master), n, detail)
     if "offloaded_to_cpu" in detail:
         detail["master_weights"] = detail["main_gradients"] = 0.0
-    fp8_cache = fp8_weight_cache(job, sp_, prof, n)
-    if fp8_cache:
-        detail["fp8_weight_cache"] = fp8_cache
-        weights += fp8_cache
+    weights += _extra_weights(job, sp_, prof, n, detail)
     if zero < 1 and data_parallel(job, hw) * par.cp > 1:
         n.add(f"plain data parallelism: every one of {dp} ranks holds full model states")
     if job.paged_optimizer:
