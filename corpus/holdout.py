@@ -1,6 +1,7 @@
 """Score the dated holdouts (corpus/data/holdout.yaml, the first; corpus/data/holdout2.yaml, the
 second; corpus/data/holdout3.yaml, the third; corpus/data/holdout4.yaml, the fourth;
-corpus/data/holdout5.yaml, the fifth; and corpus/data/holdout6.yaml, the sixth, each gathered
+corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; and corpus/data/holdout7.yaml,
+the seventh, each gathered
 apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
@@ -9,8 +10,8 @@ case's options, then the estimate's JSON), so what is scored is what a user gets
 gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise has, and a need that
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
-accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md) and
-tests/test_holdout.py.
+accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
+accuracy-holdout7.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -201,6 +202,31 @@ SETS: dict[int, HoldoutSet] = {
                 "family",
                 "`family`: {n} cases from further documents of documentation sets the project already uses (THUDM's\n"
                 "GLM fine-tuning demos, Lightning AI's lit-llama how-tos), also reported without them.",
+            ),
+            Apart(
+                "extra_row_of_source",
+                "extra rows of a source",
+                "extra row",
+                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
+                "document), also reported without them.",
+            ),
+        ),
+    ),
+    7: HoldoutSet(
+        7,
+        Path(__file__).parent / "data" / "holdout7.yaml",
+        "accuracy-holdout7.md",
+        "the seventh dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a known family (Lightning AI, llm.c, timm, NVIDIA DLE and NeMo, HF blog and examples, AITemplate, ExLlama)",
+                "family",
+                "`family`: {n} cases from further documents of documentation sets the project already uses (Lightning\n"
+                "AI's lit-gpt/LitGPT tutorials, karpathy/llm.c's scripts, timm's results CSVs, NVIDIA DeepLearningExamples\n"
+                "and NeMo Automodel, the Hugging Face blog and transformers examples, AITemplate's examples,\n"
+                "turboderp's ExLlama repositories), also reported without them.",
             ),
             Apart(
                 "extra_row_of_source",

@@ -7,7 +7,8 @@ against the third (corpus/data/holdout3.yaml), gathered apart from both; with `-
 docs/accuracy-holdout4.md against the fourth (corpus/data/holdout4.yaml), gathered apart from all three;
 with `--set 5`, docs/accuracy-holdout5.md against the fifth (corpus/data/holdout5.yaml), gathered apart from
 all four; with `--set 6`, docs/accuracy-holdout6.md against the sixth (corpus/data/holdout6.yaml), gathered
-apart from all five.
+apart from all five; with `--set 7`, docs/accuracy-holdout7.md against the seventh (corpus/data/holdout7.yaml),
+gathered apart from all six.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -239,7 +240,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
     since, diagnosis = doc.get("diagnostic_since"), doc.get("diagnosis")
     if frozen or not since:
         return []
-    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth"}
     name = Path(str(diagnosis)).name
     return [
         "",

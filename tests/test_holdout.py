@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout6.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout7.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -512,6 +512,105 @@ EXPECTED: dict[int, Expected] = {
             "xiongjiedai-llamacpp-llama2-7b-f16-h100-pcie-decode-tok-per-s": +0.0715,
             "xiongjiedai-llamacpp-llama3-8b-f16-rtx3090-tg512-decode-tok-per-s": -0.0708,
             "xiongjiedai-llamacpp-llama3-8b-f16-rtx4090-tg512-decode-tok-per-s": -0.1426,
+        },
+    ),
+    7: Expected(
+        first_read="2026-12-02",
+        kinds={"memory": 11, "training": 18, "inference": 17},
+        sources=18,
+        marked={"family": 37, "extra_row_of_source": 28},
+        # the gatherer wrote 14 A100 40GB without the node size gpuwise needs for a count that is no multiple of 8,
+        # and the MI250 Stable Diffusion row (PyTorch eager as published) without --engine: since NVIDIA-only
+        # runtimes are refused on an AMD GPU, its default runtime is. Both stay in the set, unscored, counted
+        # outside ±20 % (the frozen record scored the second; the cases are not changed after their first scoring)
+        refused_for=frozenset(
+            {"accelerate-device-map-generate", "sd-v1-4-as-v1-5", "sd-attention-materialized", "mi250-as-mi250x"}
+        ),
+        refusal_notes=("do not fill nodes of 8", "runs on NVIDIA GPUs only"),
+        unscored=frozenset(
+            {
+                "hfblog-int8-bloom176b-14xa100-40gb-bf16-bs1-ms-per-token",
+                "aitemplate-sd-mi250-1gcd-pt-eager-fp16-bs1-50steps-latency",
+            }
+        ),
+        end_to_end=(
+            "vertex-openllama7b-lora-r16-a100-40gb-fp16-bs2-seq512-peak-mem",
+            "litgpt-quantize-falcon7b-a100-40gb-bf16-generate256-max-allocated",
+            "llmc-gpt2-124m-d12-8xa100-80gb-bf16-mb64-524k-tok-step",
+            "nemo-automodel-qwen3-moe-30b-pretrain-8xh100-ep8-gbs512-seq4096-tok-per-gpu",
+            "codeparrot-small-110m-16xa100-40gb-fp16-150k-steps-wallclock",
+            "exllamav2-llama-7b-gptq4-g128-rtx4090-decode-tok-per-s",
+            "hfblog-int8-bloom176b-8xa100-80gb-bf16-bs1-ms-per-token",
+            "dle-tf-resnext101-a100-40gb-amp-bs256-infer-tput",
+        ),
+        by_hand={
+            # 28.2G read as GiB
+            "vertex-openllama7b-lora-r16-a100-40gb-fp16-bs2-seq512-peak-mem": 28.2 * 2**30,
+            # Memory used: 14.51 GB, torch.cuda.max_memory_allocated() / 1e9
+            "litgpt-quantize-falcon7b-a100-40gb-bf16-generate256-max-allocated": 14.51e9,
+            # 'steps in ~300ms/iter'
+            "llmc-gpt2-124m-d12-8xa100-80gb-bf16-mb64-524k-tok-step": 0.300,
+            # 'takes 1 day'
+            "codeparrot-small-110m-16xa100-40gb-fp16-150k-steps-wallclock": 86400,
+            # 239 ms per token
+            "hfblog-int8-bloom176b-8xa100-80gb-bf16-bs1-ms-per-token": 0.239,
+            # PT pipeline latency 3058.27 ms
+            "aitemplate-sd-a100-40gb-pt-eager-fp16-bs1-50steps-latency": 3.05827,
+            # 'Sustained throughput 1.1M tokens/sec'
+            "saha-build-nanogpt-gpt2-124m-8xa100-sxm4-10b-tokens-tok-per-s": 1.1e6,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-02, at main 7a3dc4b, before the day's
+        # changes made after holdout 6's misses were read: memory 13.9%, training 11.4%, inference 23.3%) plus
+        # 2 points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by
+        # more than 2. The state on that date, not the goals.
+        medians={"memory": 0.159, "training": 0.134, "inference": 0.253},
+        first_errors={
+            "aitemplate-sd-a100-40gb-pt-eager-fp16-bs1-50steps-latency": -0.7245,
+            "aitemplate-sd-a100-40gb-pt-eager-fp16-bs8-50steps-latency": -0.7574,
+            "codeparrot-small-110m-16xa100-40gb-fp16-150k-steps-wallclock": -0.7822,
+            "dle-tf-resnext101-1xa100-40gb-amp-xla-bs256-train": -0.1416,
+            "dle-tf-resnext101-1xv100-32gb-amp-bs128-train": -0.0823,
+            "dle-tf-resnext101-8xa100-40gb-amp-xla-bs256-train": -0.0862,
+            "dle-tf-resnext101-a100-40gb-amp-bs256-infer-tput": +0.3297,
+            "exllamav2-llama-13b-gptq4-g128-rtx4090-decode-tok-per-s": -0.1879,
+            "exllamav2-llama-7b-gptq4-g128-rtx4090-decode-tok-per-s": -0.2778,
+            "exllamav2-tinyllama-1.1b-exl2-4bpw-rtx4090-decode-tok-per-s": -0.5252,
+            "hfblog-int8-bloom176b-4xa100-80gb-int8-bs1-ms-per-token": -0.6059,
+            "hfblog-int8-bloom176b-8xa100-80gb-bf16-bs1-ms-per-token": -0.0830,
+            "litgpt-lora-llama2-7b-bf16-true-generate-inference-memory": -0.0194,
+            "litgpt-lora-llama2-7b-bf16-true-mb4-alpaca-training-memory": +0.1391,
+            "litgpt-lora-llama2-7b-bf16-true-nf4-mb4-alpaca-training-memory": +0.0375,
+            "litgpt-quantize-falcon7b-a100-40gb-bf16-generate256-max-allocated": -0.0457,
+            "litgpt-quantize-falcon7b-a100-40gb-bf16-generate256-tok-per-s": -0.0667,
+            "litgpt-quantize-falcon7b-a100-40gb-int8-generate256-max-allocated": -0.1710,
+            "litgpt-quantize-falcon7b-a100-40gb-nf4-generate256-max-allocated": -0.1581,
+            "litgpt-sequential-llama2-70b-4xa100-40gb-bf16-max-gpu-ram": -0.0243,
+            "litgpt-sequential-llama2-70b-4xa100-40gb-bf16-tok-per-s": +0.1696,
+            "litgpt-sequential-llama2-70b-8xa100-40gb-bf16-max-gpu-ram": -0.0382,
+            "litgpt-tp-llama2-70b-4xa100-40gb-bf16-tok-per-s": +0.1029,
+            "llmc-gpt2-124m-d12-8xa100-80gb-bf16-mb64-524k-tok-step": +0.2151,
+            "llmc-gpt2-1558m-d48-8xh100-80gb-bf16-mb16-1m-tok-step": -0.0624,
+            "llmc-gpt2-350m-d24-8xa100-80gb-bf16-mb64-524k-tok-step": +0.0885,
+            "llmc-gpt2-774m-d36-8xa100-80gb-bf16-mb32-524k-tok-step": +0.0561,
+            "musgrave-vllm-llama31-8b-a100-40gb-bf16-in1024-out128-c1-decode-tok-per-s": -0.0984,
+            "nemo-automodel-gpt-oss-20b-pretrain-8xh100-gbs256-seq4096-tok-per-gpu": +0.2921,
+            "nemo-automodel-llama3-8b-lora-1xh100-gbs32-mbs2-seq4096-tok-per-gpu": +0.0556,
+            "nemo-automodel-qwen2.5-7b-lora-1xh100-gbs32-mbs2-seq4096-tok-per-gpu": +0.0209,
+            "nemo-automodel-qwen3-moe-30b-pretrain-8xh100-ep8-gbs512-seq4096-tok-per-gpu": -0.0384,
+            "premai-llama2-7b-a100-80gb-transformers-fp16-512tok-tok-per-s": -0.4754,
+            "premai-llama2-7b-a100-80gb-trtllm-fp16-512tok-tok-per-s": -0.0920,
+            "premai-llama2-7b-a100-80gb-vllm-fp16-512tok-tok-per-s": +0.0224,
+            "saha-build-nanogpt-gpt2-124m-8xa100-sxm4-10b-tokens-tok-per-s": +0.1392,
+            "timm-nhwc-rtx3090-efficientnet-b0-amp-bs512-train": +0.1944,
+            "timm-nhwc-rtx3090-resnet50-amp-bs512-train": -0.3377,
+            "timm-nhwc-rtx3090-resnext101-32x4d-amp-bs256-train": -0.3192,
+            "timm-nhwc-rtx3090-vit-base-16-amp-bs192-train": +0.0284,
+            "vertex-openllama7b-lora-r16-a100-40gb-fp16-bs2-seq512-peak-mem": -0.3089,
+            "vertex-openllama7b-lora-r16-a100-40gb-fp16-bs2-seq512-samples-per-s": +0.9563,
+            "vertex-openllama7b-qlora-r16-a100-40gb-bs2-seq2048-peak-mem": +0.5201,
+            "vertex-openllama7b-qlora-r16-a100-40gb-bs2-seq512-peak-mem": +0.3440,
         },
     ),
 }
