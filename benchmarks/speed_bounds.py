@@ -5,7 +5,7 @@ measured side by side in the same session on a fixed pure-Python workload.
 A CI runner a little slower than the one the targets were set on then no longer turns a benchmark
 red (one did, at 208 ms against 200 ms), while a real regression — a search twice as slow — still
 does. `NOISE` is the spread of a median on a shared machine, measured by repeated runs
-(`pytest benchmarks --benchmark-enable` five times: up to 15 % between runs).
+(`pytest -n 0 benchmarks --benchmark-enable` five times: up to 15 % between runs).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Speed of the pure estimators, in-process (`pytest benchmarks --benchmark-enable`).
+"""Speed of the pure estimators, in-process (`pytest -n 0 benchmarks --benchmark-enable`).
 
 Targets: one estimate (memory plus the largest-fit searches) well under 50 ms; memory alone in
 well under a millisecond, so that a search over the whole catalog stays interactive.

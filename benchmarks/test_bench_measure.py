@@ -1,4 +1,4 @@
-"""Timing comparisons of the measurement benchmarks on this host (`pytest benchmarks
+"""Timing comparisons of the measurement benchmarks on this host (`pytest -n 0 benchmarks
 --benchmark-enable`): how repeatable a quick run is, and whether the medians of a step's parts add
 up to the median total. They compare seconds with seconds, so they live here, apart from the
 unit tests (tests/test_bench.py checks only what holds however loaded the machine is).

@@ -1,4 +1,4 @@
-"""Whole-catalog search speed (`pytest benchmarks --benchmark-enable`). Target: under 200 ms."""
+"""Whole-catalog search speed (`pytest -n 0 benchmarks --benchmark-enable`). Target: under 200 ms."""
 
 import pytest
 from speed_bounds import bound

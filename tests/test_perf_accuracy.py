@@ -5,8 +5,6 @@ honest, the coverage complete (every profile with runs), and the document curren
 """
 
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,13 +25,9 @@ def test_enough_checked_cases_on_enough_gpus():
     assert len({r.gpu for r in CHECKED}) >= 4
 
 
-def test_framework_efficiencies_are_the_fitting_scripts_output():
-    """Each profile's efficiency in the catalog is what scripts/fit_efficiency.py derives from the
-    published runs (framework_efficiency.yaml is generated, never typed)."""
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "fit_efficiency.py"), "--check"], capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stderr
+def test_the_fitted_efficiencies_are_calibrated_pooled_over_stacks():
+    """framework_efficiency.yaml is fit_efficiency.py's output (tests/test_fits.py runs it with --check
+    under the holdout guard); pooled over stacks, each fitted to its own median, ours/published is ~1."""
     assert 0.9 <= calibration_ratio(RESULTS) <= 1.1  # pooled over stacks, each fitted to its own median
 
 
