@@ -96,7 +96,7 @@ def simulate_inputs(inp: dict[str, Any], cat: Catalog) -> Run:
     )
     assert isinstance(job, InferenceJob)
     hw = build_hardware(f"{inp['gpu']}:{inp['tp']}", cat)
-    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat)
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops, cat), cat)
     step = StepModel(job, rates, topology(hw, cat), cat)
     n = int(inp["requests"])
     arrivals = poisson_arrivals(float(inp["qps"]), n, 0) if inp.get("qps") else [0.0] * n

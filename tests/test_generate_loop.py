@@ -174,3 +174,25 @@ def test_a_loop_peak_grows_with_batch_and_prompt(engine, attention, batch, promp
     assert math.isfinite(base) and base > 0
     assert _estimate(engine, batch + 1, prompt, out, attention=attention).memory.per_gpu.total >= base
     assert _estimate(engine, batch, prompt + 64, out, attention=attention).memory.per_gpu.total >= base
+
+
+def test_fp32_weights_multiply_without_tf32():
+    """PyTorch leaves TF32 off for fp32 matmuls (allow_tf32 False since 1.12; engines.yaml runtimes:
+    eager, tf32_gemm), so a generate loop over fp32 weights runs its GEMMs at the A100's 19.5
+    TFLOP/s fp32 peak, not TF32's 156. The prefill of 8 x 1024 tokens multiplies 32 layers x (4 x
+    4096^2 + 3 x 4096 x 11008) = 6.477e9 weights: 2 x 6.477e9 x 8192 = 1.061e14 FLOPs at 87% of 19.5
+    TFLOP/s times the engine's GEMM share; attention and the per-step costs add under a tenth. vLLM
+    (its own kernels, TF32 allowed) keeps the TF32 rate."""
+    from gpuwise.estimate.serving import compute_dtype
+
+    spec = {"model": "llama-2-7b", "task": "inference", "input_tokens": 1024, "output_tokens": 2}
+    spec |= {"concurrency": 8, "weights_dtype": "fp32", "kv_dtype": "fp32"}
+    a100 = CAT.gpu("a100-80gb-sxm")
+    assert compute_dtype(build_workload(spec | {"engine": "transformers"}, CAT), a100.peak_flops, CAT) == "fp32"
+    assert compute_dtype(build_workload(spec | {"engine": "vllm"}, CAT), a100.peak_flops, CAT) == "tf32"
+    est = estimate(build_workload(spec | {"engine": "transformers"}, CAT), build_hardware("a100-80gb-sxm:1", CAT), CAT)
+    flops = 2 * 32 * (4 * 4096**2 + 3 * 4096 * 11008) * 8192
+    gemm = flops / (0.87 * 19.5e12 * CAT.engine("transformers").matmul_efficiency)
+    assert est.inference is not None
+    assert gemm == pytest.approx(9.3, abs=0.2)
+    assert gemm <= est.inference.time_to_first_token_seconds <= 1.1 * gemm

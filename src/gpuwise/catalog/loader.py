@@ -350,6 +350,9 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
+    for key, eng in cat.engines.items():
+        if eng.runtime is not None and eng.runtime not in cat.runtimes:
+            raise ConfigError(f"engines.yaml: engine {key!r} names an unknown runtime {eng.runtime!r}")
     _check_boards(cat)
     for gid, srv in cat.servers.items():
         if gid not in cat.gpus or srv.source not in sources:

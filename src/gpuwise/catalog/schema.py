@@ -414,6 +414,9 @@ class EngineProfile(_Sourced):
     kv_concat: Literal["none", "layer", "cache"] = "none"
     prefill_logits: Literal["last", "all"] = "last"
     attention: Literal["flash", "eager"] = "flash"
+    # the runtime (engines.yaml `runtimes`) whose kernels a library loop issues (transformers: PyTorch
+    # eager): its `tf32_gemm` says whether fp32 weights multiply on TF32 tensor cores (None: they do)
+    runtime: str | None = None
 
     def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""

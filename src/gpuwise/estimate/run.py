@@ -336,7 +336,7 @@ def estimate(
         else:
             from gpuwise.estimate.serving import compute_dtype, inference_time
 
-            rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops), catalog, calibration)
+            rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops, catalog), catalog, calibration)
             rates = power_capped(rates, hw.power_cap, catalog)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes

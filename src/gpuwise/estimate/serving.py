@@ -34,15 +34,27 @@ from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 
-def compute_dtype(job: InferenceJob, peaks: dict[str, float]) -> str:
+def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) -> str:
     """fp8/int8 weights run on fp8/int8 tensor cores where they exist; weight-only 4-bit formats
-    are dequantized and multiply in 16-bit."""
+    are dequantized and multiply in 16-bit; fp32 weights on TF32 tensor cores unless the engine's
+    runtime leaves TF32 off for matmuls (a transformers generate loop: PyTorch eager)."""
     wd = job.weights_dtype
     if wd in ("fp8", "int8") and wd in peaks:
         return wd
     if wd == "fp32":
-        return "tf32" if "tf32" in peaks else "fp32"
+        return "tf32" if "tf32" in peaks and _tf32_gemm(job, catalog) else "fp32"
     return "bf16" if "bf16" in peaks else "fp16"
+
+
+def _tf32_gemm(job: InferenceJob, catalog: Catalog) -> bool:
+    """Whether an LLM engine's fp32 GEMMs run on TF32 tensor cores: its runtime's `tf32_gemm`. Models
+    described operator by operator apply their runtime's own (gpuwise.estimate.operators)."""
+    if not (isinstance(job.model, TransformerArch) and job.model.decoder):
+        return True
+    profile = catalog.engines.get(job.engine)
+    if profile is None or profile.runtime is None:
+        return True
+    return catalog.runtimes[profile.runtime].tf32_gemm
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,7 +151,7 @@ def _options(
         if largest < 1 or cap < 1:
             reason = Reason.of(Code.NO_KV_CACHE, tp=tp, gpu=gpu.id)
             continue
-        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops), cat, cal)
+        rates = compute_rates(gpu, compute_dtype(job, gpu.peak_flops, cat), cat, cal)
         topo = topology(hw, cat, None, cal)
         price = usd_per_hour(hw, req.pricing, params)
         fleet = _fleet_price(hw, req, params)
@@ -480,7 +480,7 @@ def _disaggregated_note(
     if goals is None or not req.qps or c.est.serving is None:
         return None
     hw = c.est.hardware
-    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops), cat, cals.get(hw.gpu.id))
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops, cat), cat, cals.get(hw.gpu.id))
     from gpuwise.estimate.disagg import plan_disaggregated  # only a latency target compares it
 
     m = c.est.serving.margins  # the pools are held to the targets at the bands' pessimistic end, as the colocated plan
