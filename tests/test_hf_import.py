@@ -10,7 +10,7 @@ from gpuwise.catalog import load_catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config, load_hf_config
 from gpuwise.errors import ConfigError
 
-from .conftest import hf
+from .conftest import hf, run_process
 
 FAMILIES = sorted(p.stem for p in HF_CONFIGS.glob("*.json"))
 
@@ -365,3 +365,53 @@ def test_gpt_bigcode_reads_octocoder_as_multi_query_gpt2():
     assert (arch.kv_heads, arch.ffn, arch.learned_positions) == (1, 24576, 8192)
     assert arch.qkv_bias and arch.o_bias and arch.mlp_bias and arch.tied_embeddings and not arch.gated_ffn
     assert arch.params == pytest.approx(15.5e9, rel=0.01)
+
+
+GLM4 = json.loads((HF_CONFIGS / "glm-4-9b-chat.json").read_text())
+
+
+OFF = [(v, "layernorm") for v in (False, "no", "false", "0", 0, "Off")]
+ON = [(v, "rmsnorm") for v in (True, "yes", " True ", "1", 1, None)]
+
+
+@pytest.mark.parametrize(("value", "norm"), [*OFF, *ON])
+def test_chatglm_switches_read_as_written(value, norm):
+    """`rmsnorm` off, however a remote-code config spells it, is ChatGLM's LayerNorm; null keeps the
+    class default (on). A LayerNorm carries a bias beside its weight: 2 x 4096 more per norm, two
+    norms per layer over 40 layers and the final one."""
+    arch = arch_from_hf_config({**GLM4, "rmsnorm": value})
+    assert arch.norm == norm
+    extra = (2 * 40 + 1) * 4096 if norm == "layernorm" else 0
+    assert arch.params == 9_399_951_360 + extra
+
+
+@pytest.mark.parametrize("value", ["maybe", 2, 0.5, [], "nope"])
+def test_an_unreadable_switch_is_refused_by_name(value):
+    with pytest.raises(ConfigError, match=r"field 'rmsnorm' must be true or false"):
+        arch_from_hf_config({**GLM4, "rmsnorm": value})
+    with pytest.raises(ConfigError, match=r"field 'add_qkv_bias' must be true or false"):
+        arch_from_hf_config({**GLM4, "add_qkv_bias": value})
+
+
+@pytest.mark.parametrize(
+    "key", ["num_layers", "padded_vocab_size", "ffn_hidden_size", "kv_channels", "multi_query_group_num"]
+)
+def test_a_missing_chatglm_size_is_named_as_the_config_spells_it(key):
+    cfg = {k: v for k, v in GLM4.items() if k != key} | {key: None}  # null: the class default does not fill it
+    with pytest.raises(ConfigError) as err:
+        arch_from_hf_config(cfg)
+    assert str(err.value) == f"config: missing field {key!r}"
+
+
+def test_a_wrong_chatglm_size_is_named_as_the_config_spells_it():
+    with pytest.raises(ConfigError, match=r"field 'kv_channels' must be a positive integer"):
+        arch_from_hf_config({**GLM4, "kv_channels": -1})
+    with pytest.raises(ConfigError, match=r"field 'multi_query_group_num' must be a positive integer"):
+        arch_from_hf_config({**GLM4, "multi_query_group_num": "two"})
+
+
+def test_an_unreadable_switch_exits_2_naming_it(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({**GLM4, "rmsnorm": "sometimes"}))
+    proc = run_process("estimate", "--model", str(tmp_path / "config.json"), "--gpu", "a100-80gb-sxm")
+    assert proc.returncode == 2
+    assert "'rmsnorm' must be true or false, got 'sometimes'" in proc.stderr

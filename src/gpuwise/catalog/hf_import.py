@@ -127,6 +127,26 @@ def _positive_int(value: Any, key: str, where: str) -> int:
     return _whole(value, key, where, 1)
 
 
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0"})
+
+
+def _flag(cfg: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    """A config switch: JSON true/false, 1/0, or a string such as "yes", "no", "false" (remote-code
+    configs write them so); absent or null is the class default; anything else a ConfigError naming `key`."""
+    value = cfg.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise ConfigError(f"{where}: field {key!r} must be true or false, got {_shown(value)}")
+
+
 def _count(cfg: dict[str, Any], key: str, default: int, where: str) -> int:
     """An optional count that may be 0 (token types, labels)."""
     value = cfg.get(key)
@@ -166,7 +186,7 @@ def _attention_shape(cfg: dict[str, Any], mt: str, where: str) -> dict[str, int]
         raise ConfigError(f"{where}: hidden size {h} is not divisible by {heads} heads and no 'head_dim' is given")
     head_dim = _opt_int(cfg, ("head_dim",), where) or h // heads
     kv = _opt_int(cfg, ("num_key_value_heads", "num_kv_heads", "n_head_kv"), where) or heads
-    if cfg.get("multi_query") and not cfg.get("new_decoder_architecture"):
+    if _flag(cfg, "multi_query", False, where) and not _flag(cfg, "new_decoder_architecture", False, where):
         kv = 1  # Falcon-7B style multi-query attention
     if heads % kv:
         raise ConfigError(f"{where}: {heads} attention heads are not a multiple of {kv} key/value heads")
@@ -205,7 +225,7 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
     act = _activation(cfg)
     moe = moe_fields(cfg, mt, layers, ffn, _wholes(cfg, where), where)
     window = _opt_int(cfg, ("sliding_window",), where)
-    if cfg.get("use_sliding_window") is False:
+    if not _flag(cfg, "use_sliding_window", True, where):
         window = None
     return dict(
         name=name,
@@ -213,10 +233,10 @@ def _common_fields(cfg: dict[str, Any], mt: str, name: str, where: str) -> dict[
         **shape,
         max_seq=max_seq,
         gated_ffn=act in _GATED_ACTS or (act.startswith("gelu_pytorch_tanh") and mt.startswith("gemma")),
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
-        qkv_bias=bool(cfg.get("attention_bias", False)),
-        o_bias=bool(cfg.get("attention_bias", False)),
-        mlp_bias=bool(cfg.get("mlp_bias", False)),
+        tied_embeddings=_flag(cfg, "tie_word_embeddings", False, where),
+        qkv_bias=_flag(cfg, "attention_bias", False, where),
+        o_bias=_flag(cfg, "attention_bias", False, where),
+        mlp_bias=_flag(cfg, "mlp_bias", False, where),
         sliding_window=window,
         sliding_window_layers=layers if window else 0,
         **{"ffn": ffn, **moe},
@@ -244,7 +264,7 @@ def _fp8_weight_block(cfg: dict[str, Any], where: str) -> int:
 def _gemma(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """Every Gemma: GeGLU MLP, embeddings tied unless the config says otherwise."""
     base["gated_ffn"] = True
-    base["tied_embeddings"] = bool(cfg.get("tie_word_embeddings", True))
+    base["tied_embeddings"] = _flag(cfg, "tie_word_embeddings", True, where)
 
 
 def _gemma2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
@@ -288,7 +308,7 @@ def _gpt2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base.update(
         **_classic(bias=True),
         learned_positions=base["max_seq"],
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+        tied_embeddings=_flag(cfg, "tie_word_embeddings", True, where),
     )
 
 
@@ -305,13 +325,20 @@ def _glm4(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["norms_per_layer"] = 4  # input, post-attention, post-self-attention and post-MLP norms
 
 
-def _chatglm_keys(cfg: dict[str, Any]) -> dict[str, Any]:
+def _chatglm_keys(cfg: dict[str, Any], where: str) -> dict[str, Any]:
     """ChatGLM's remote-code names read as the common ones: `kv_channels` is the head width,
     `multi_query_group_num` the key/value heads when `multi_query_attention` is on (every head its
-    own otherwise), `ffn_hidden_size` the width of each half of the SwiGLU, `seq_length` the context."""
-    out = {**cfg, "hidden_act": "swiglu", "head_dim": cfg.get("kv_channels")}
-    if cfg.get("multi_query_attention"):
-        out["num_key_value_heads"] = cfg.get("multi_query_group_num")
+    own otherwise), `ffn_hidden_size` the width of each half of the SwiGLU, `num_layers` the layers,
+    `padded_vocab_size` the vocabulary, `seq_length` the context. A missing or wrong one is named as
+    the config spells it."""
+    out = {**cfg, "hidden_act": "swiglu", "head_dim": _size(cfg, "kv_channels", where)}
+    for common, own in (("num_hidden_layers", "num_layers"), ("vocab_size", "padded_vocab_size")):
+        if cfg.get(common) is None:
+            out[common] = _size(cfg, own, where)
+    if cfg.get("intermediate_size") is None:
+        out["intermediate_size"] = _size(cfg, "ffn_hidden_size", where)
+    if _flag(cfg, "multi_query_attention", False, where):
+        out["num_key_value_heads"] = _size(cfg, "multi_query_group_num", where)
     if cfg.get("seq_length") is not None:
         out.setdefault("max_position_embeddings", cfg["seq_length"])
     return out
@@ -321,13 +348,13 @@ def _chatglm(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """ChatGLM2/3 and GLM-4 (remote code): q, k and v biased by `add_qkv_bias`, the other linears by
     `add_bias_linear`; RMSNorm unless `rmsnorm` is off; the final norm when `post_layer_norm`; the
     output layer its own nn.Linear (the model never ties it, whatever `tie_word_embeddings` says)."""
-    bias = bool(cfg.get("add_bias_linear"))
+    bias = _flag(cfg, "add_bias_linear", False, where)
     base.update(
-        qkv_bias=bool(cfg.get("add_qkv_bias")),
+        qkv_bias=_flag(cfg, "add_qkv_bias", False, where),
         o_bias=bias,
         mlp_bias=bias,
-        norm="rmsnorm" if cfg.get("rmsnorm", True) else "layernorm",
-        final_norm=bool(cfg.get("post_layer_norm", True)),
+        norm="rmsnorm" if _flag(cfg, "rmsnorm", True, where) else "layernorm",
+        final_norm=_flag(cfg, "post_layer_norm", True, where),
         tied_embeddings=False,
     )
 
@@ -339,7 +366,7 @@ def _gpt_bigcode(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 
 
 def _gpt_neox(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
-    base.update(**_classic(bias=True), tied_embeddings=bool(cfg.get("tie_word_embeddings", False)))
+    base.update(**_classic(bias=True), tied_embeddings=_flag(cfg, "tie_word_embeddings", False, where))
 
 
 def _opt(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
@@ -347,10 +374,10 @@ def _opt(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     h, vocab, max_seq = base["hidden"], base["vocab"], base["max_seq"]
     proj = _opt_int(cfg, ("word_embed_proj_dim",), where) or h
     base.update(
-        **_classic(bias=bool(cfg.get("enable_bias", True))),
+        **_classic(bias=_flag(cfg, "enable_bias", True, where)),
         learned_positions=max_seq + _OPT_POSITION_OFFSET,
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-        final_norm=bool(cfg.get("do_layer_norm_before", True)),
+        tied_embeddings=_flag(cfg, "tie_word_embeddings", True, where),
+        final_norm=_flag(cfg, "do_layer_norm_before", True, where),
         extra_params=0 if proj == h else 2 * proj * h,
     )
     if proj != h:  # embeddings live at the projection width
@@ -359,10 +386,10 @@ def _opt(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 
 def _falcon(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """Falcon: one norm per block with parallel attention, two in the new decoder architecture."""
-    new_arch = bool(cfg.get("new_decoder_architecture"))
+    new_arch = _flag(cfg, "new_decoder_architecture", False, where)
     base.update(
-        **_classic(bias=bool(cfg.get("bias", False))),
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+        **_classic(bias=_flag(cfg, "bias", False, where)),
+        tied_embeddings=_flag(cfg, "tie_word_embeddings", True, where),
         norms_per_layer=2 if new_arch or not cfg.get("parallel_attn", True) else 1,
     )
 
@@ -393,7 +420,7 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     labels = len(id2label) or _count(cfg, "num_labels", 0, where)
     base.update(_classic(bias=True))
     base.update(
-        qkv_bias=bool(cfg.get("qkv_bias", True)),
+        qkv_bias=_flag(cfg, "qkv_bias", True, where),
         causal=False,
         lm_head=False,
         classifier_labels=labels,
@@ -437,7 +464,7 @@ def _size(cfg: dict[str, Any], key: str, where: str) -> int:
 
 def _refuse_unreadable(cfg: dict[str, Any], mt: str, name: str, where: str) -> None:
     """An encoder-decoder (counted, then refused) or a family whose defaults gpuwise does not know."""
-    if mt in ENCODER_DECODER or cfg.get("is_encoder_decoder") is True:
+    if mt in ENCODER_DECODER or _flag(cfg, "is_encoder_decoder", False, where):
         raise encoder_decoder.refuse(cfg, mt, name, where, lambda key: _size(cfg, key, where))
     if mt not in _SUPPORTED:
         raise ConfigError(
@@ -459,7 +486,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
         mt, cfg = TEXT_CONFIG[mt], {**text, "model_type": TEXT_CONFIG[mt]}
     cfg = with_class_defaults(cfg, mt)
     if mt == "chatglm":
-        cfg = _chatglm_keys(cfg)
+        cfg = _chatglm_keys(cfg, where)
     base = _common_fields(cfg, mt, name, where)
     if mt.startswith("gemma"):
         _gemma(cfg, base, where)
