@@ -336,7 +336,9 @@ def test_image_size_scales_the_work_per_pixel_and_leaves_the_head():
 def test_image_size_is_refused_where_there_is_no_image(capsys):
     """--image-size on an LLM is a usage error (exit 2, no traceback); at the described size it is the model."""
     code, _, err = run_main(capsys, "estimate", "--model", "llama-2-7b", "--image-size", "160", "--gpu", "h100-sxm:1")
-    assert code == 2 and "--image-size applies to image models" in err and "Traceback" not in err
+    assert code == 2 and "--image-size applies to models with an image input" in err and "Traceback" not in err
+    listed = "(vit-base-patch16-224, resnet-50, resnext101-32x4d, efficientnet-b0, or a `gpuwise describe`"
+    assert listed in " ".join(err.split())  # the catalog's image models, in catalog order
     same = build_workload({"model": "resnet-50", "task": "pretrain", "micro_batch": 8, "image_size": 224}, CAT)
     assert same.model == CAT.model("resnet-50")
     smaller = build_workload({"model": "resnet-50", "task": "pretrain", "micro_batch": 8, "image_size": 112}, CAT)
@@ -346,3 +348,13 @@ def test_image_size_is_refused_where_there_is_no_image(capsys):
     # no floors in PLAIN: the convolutions and memory-bound kernels all take a quarter, the classifier not
     assert quarter.by_class["convolution"] == pytest.approx(full.by_class["convolution"] / 4, rel=0.02)
     assert quarter.by_class["gemm"] == pytest.approx(full.by_class["gemm"])
+
+
+def test_the_image_models_are_those_that_take_image_size():
+    """The catalog's models with an image input: three CNNs described operator by operator (224 px)
+    and ViT-B/16 (224 px, 14 x 14 patches plus [CLS]); each takes --image-size, a language model none."""
+    assert CAT.image_models() == ["vit-base-patch16-224", "resnet-50", "resnext101-32x4d", "efficientnet-b0"]
+    for name in CAT.image_models():
+        spec = {"model": name, "task": "inference", "image_size": 224}
+        assert build_workload(spec, CAT).model == CAT.model(name)  # at the side it was described at
+    assert "llama-2-7b" not in CAT.image_models() and "bert-base-uncased" not in CAT.image_models()

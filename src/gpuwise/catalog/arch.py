@@ -484,6 +484,15 @@ def vit_image_side(model: TransformerArch) -> int | None:
     return per_side * model.patch_side if per_side * per_side == model.fixed_seq - 1 else None
 
 
+def image_input_side(model: ModelArch) -> int | None:
+    """The square image side a model takes, where --image-size can change it: a CNN described
+    operator by operator (`image_side`) or a vision transformer (`vit_image_side`); None when the
+    model has no image input to resize."""
+    if isinstance(model, TransformerArch):
+        return vit_image_side(model)
+    return image_side(model) if isinstance(model, GenericArch) else None
+
+
 def vit_at_image_size(model: TransformerArch, side: int) -> TransformerArch:
     """The vision transformer `model` fed `side` x `side` images: the patch size stays, so the
     sequence becomes (side / patch)^2 patches plus [CLS], and the learned position embeddings are

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import yaml
 
 from gpuwise import cache
-from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators
+from gpuwise.catalog.arch import GenericArch, ModelArch, arch_from_operators, image_input_side
 from gpuwise.catalog.hf_import import _read_config, arch_from_hf_config, load_hf_config
 from gpuwise.catalog.schema import (
     GPU,
@@ -133,6 +133,10 @@ class Catalog:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
         return arch_of(self.model_entry(name_or_path))
+
+    def image_models(self) -> list[str]:
+        """The catalog's models that take an image whose side --image-size can change, by id."""
+        return [mid for mid, entry in self.models.items() if image_input_side(arch_of(entry)) is not None]
 
     def engine(self, engine_id: str) -> EngineProfile:
         if engine_id not in self.engines:

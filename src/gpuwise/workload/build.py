@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import at_image_size, image_side, vit_at_image_size, vit_image_side
+from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.errors import LayoutError, UsageError, check_unknown
@@ -86,7 +86,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
     if f.image_size is not None:
-        model = _at_image_size(model, f.image_size)
+        model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
@@ -123,24 +123,23 @@ def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> Batch
     return BatchBound(int(conv.value), cite, catalog.convention("batch_sizing_tolerance"))
 
 
-def _at_image_size(model: ModelArch, side: int) -> ModelArch:
+def _at_image_size(model: ModelArch, side: int, catalog: Catalog) -> ModelArch:
     """The model at --image-size: an image model described operator by operator, or a vision
     transformer (its sequence follows the image: patches plus [CLS])."""
-    if isinstance(model, TransformerArch) and vit_image_side(model) is not None:
+    described = image_input_side(model)
+    if described is None:
+        raise UsageError(
+            f"--image-size applies to models with an image input: image models described operator by operator "
+            f"and vision transformers ({', '.join(catalog.image_models())}, or a `gpuwise describe` document of a "
+            f"CNN); {model.name} has no image input to resize"
+        )
+    if isinstance(model, TransformerArch):
         if side % model.patch_side:
             raise UsageError(
                 f"{model.name} cuts images into {model.patch_side}-pixel patches: --image-size {side} is not a "
                 f"multiple of {model.patch_side} (e.g. {max(1, side // model.patch_side) * model.patch_side})"
             )
-        return model if side == vit_image_side(model) else vit_at_image_size(model, side)
-    described = image_side(model) if isinstance(model, GenericArch) else None
-    if described is None:
-        raise UsageError(
-            f"--image-size applies to image models described operator by operator (resnet-50, efficientnet-b0, "
-            f"resnext101-32x4d or a `gpuwise describe` document of a CNN) and to vision transformers "
-            f"(vit-base-patch16-224); {model.name} has no image input to resize"
-        )
-    assert isinstance(model, GenericArch)
+        return model if side == described else vit_at_image_size(model, side)
     return model if side == described else at_image_size(model, side)
 
 
