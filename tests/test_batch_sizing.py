@@ -20,6 +20,7 @@ CAT = load_catalog()
 RESNET = {"model": "resnet-50", "task": "pretrain", "samples": 20_000_000}
 REQS = {"deadline": "2h"}
 GOYAL = 8192  # Goyal et al. 2017: ResNet-50 ImageNet at minibatch 8k matches the small-batch error
+GOYAL_URL = "https://arxiv.org/abs/1706.02677"
 
 
 def _estimate(command: str) -> dict:
@@ -32,7 +33,8 @@ def _estimate(command: str) -> dict:
 
 def test_bound_is_read_from_the_catalog_only_when_no_batch_is_named() -> None:
     sized = build_workload(RESNET, CAT)
-    assert sized.batch_bound == BatchBound(GOYAL, "Goyal et al. 2017", 0.03)
+    assert sized.batch_bound == BatchBound(GOYAL, GOYAL_URL, 0.03)  # arXiv 1706.02677, Goyal et al. 2017
+    assert CAT.sources[CAT.conventions["largest_global_batch.resnet-50"].source].url == GOYAL_URL
     assert build_workload({**RESNET, "micro_batch": 8}, CAT).batch_bound is None
     assert build_workload({**RESNET, "global_batch": 1024}, CAT).batch_bound is None
     llm = build_workload({"model": "llama-3.1-8b", "task": "finetune", "tokens": 1e8}, CAT)
@@ -59,7 +61,7 @@ def test_resnet_plan_chooses_a_large_batch_on_few_gpus_and_replays() -> None:
     assert f"--micro-batch {w['micro_batch']}" in chosen["command"]
     texts = [r["text"] for r in chosen["why"]]
     expect = f"micro-batch {w['micro_batch']} per GPU, global batch {w['global_batch']:,} (at most 8,192 for resnet-50"
-    tail = "Goyal et al. 2017): the smallest within 3% of the fastest batch that fits at the memory band's high end"
+    tail = f"{GOYAL_URL}): the smallest within 3% of the fastest batch that fits at the memory band's high end"
     assert any(t.startswith(expect) and t.endswith(tail) for t in texts), texts
     est = _estimate(chosen["command"])
     assert est["workload"]["micro_batch"] == w["micro_batch"]

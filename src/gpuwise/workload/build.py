@@ -114,13 +114,13 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
 
 def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:
     """The catalog's largest converging global batch for the model, when the user named no batch
-    (a plan then sizes the batch per GPU up to it); cited as "<first author> et al. <year>"."""
+    (a plan then sizes the batch per GPU up to it), cited by its catalog source's address: a whole
+    field of the data file, language-neutral in every plan (its title where it has no address)."""
     conv = catalog.conventions.get(f"largest_global_batch.{model.name}")
     if conv is None or f.micro_batch is not None or f.global_batch is not None:
         return None
     src = catalog.source(conv.source)
-    cite = f"{src.title.split(',')[0]} {(src.date or '')[:4]}".strip()
-    return BatchBound(int(conv.value), cite, catalog.convention("batch_sizing_tolerance"))
+    return BatchBound(int(conv.value), src.url or src.title, catalog.convention("batch_sizing_tolerance"))
 
 
 def _at_image_size(model: ModelArch, side: int, catalog: Catalog) -> ModelArch:

@@ -167,7 +167,7 @@ class BatchBound:
     sizes the batch per GPU up to it when the user named no batch."""
 
     samples: int
-    source: str  # the citation's short form, e.g. "Goyal et al. 2017"
+    source: str  # where the bound is published: its catalog source's address (its title where it has none)
     # the batch sized is the smallest whose rate is within this fraction of the fastest that fits
     # (catalog conventions `batch_sizing_tolerance`)
     tolerance: float
