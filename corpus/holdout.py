@@ -78,10 +78,21 @@ class HoldoutSet:
         return "python scripts/holdout.py" + ("" if self.number == 1 else f" --set {self.number}")
 
 
+DATA_DIR = Path(__file__).parent / "data"  # the holdouts' case files
+# The further rows of a document already represented, set apart alike in every holdout counted by document
+EXTRA_ROW = Apart(
+    "extra_row_of_source",
+    "extra rows of a source",
+    "extra row",
+    "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
+    "document), also reported without them.",
+)
+
+
 SETS: dict[int, HoldoutSet] = {
     1: HoldoutSet(
         1,
-        Path(__file__).parent / "data" / "holdout.yaml",
+        DATA_DIR / "holdout.yaml",
         "accuracy-holdout.md",
         "the dated holdout",
         False,
@@ -97,7 +108,7 @@ SETS: dict[int, HoldoutSet] = {
     ),
     2: HoldoutSet(
         2,
-        Path(__file__).parent / "data" / "holdout2.yaml",
+        DATA_DIR / "holdout2.yaml",
         "accuracy-holdout2.md",
         "the second dated holdout",
         True,
@@ -120,7 +131,7 @@ SETS: dict[int, HoldoutSet] = {
     ),
     3: HoldoutSet(
         3,
-        Path(__file__).parent / "data" / "holdout3.yaml",
+        DATA_DIR / "holdout3.yaml",
         "accuracy-holdout3.md",
         "the third dated holdout",
         True,
@@ -132,18 +143,12 @@ SETS: dict[int, HoldoutSet] = {
                 "`family`: {n} case from a document family the project already uses (InternLM XTuner), also\n"
                 "reported without it.",
             ),
-            Apart(
-                "extra_row_of_source",
-                "extra rows of a source",
-                "extra row",
-                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
-                "document), also reported without them.",
-            ),
+            EXTRA_ROW,
         ),
     ),
     4: HoldoutSet(
         4,
-        Path(__file__).parent / "data" / "holdout4.yaml",
+        DATA_DIR / "holdout4.yaml",
         "accuracy-holdout4.md",
         "the fourth dated holdout",
         True,
@@ -156,18 +161,12 @@ SETS: dict[int, HoldoutSet] = {
                 "DeepLearningExamples' TensorFlow and MXNet READMEs, the Transformer Engine user guide, AutoAWQ), also\n"
                 "reported without them.",
             ),
-            Apart(
-                "extra_row_of_source",
-                "extra rows of a source",
-                "extra row",
-                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
-                "document), also reported without them.",
-            ),
+            EXTRA_ROW,
         ),
     ),
     5: HoldoutSet(
         5,
-        Path(__file__).parent / "data" / "holdout5.yaml",
+        DATA_DIR / "holdout5.yaml",
         "accuracy-holdout5.md",
         "the fifth dated holdout",
         True,
@@ -180,18 +179,12 @@ SETS: dict[int, HoldoutSet] = {
                 "Hugging Face transformers documentation and examples, the Hugging Face blog, the torchao READMEs,\n"
                 "ONNX Runtime), also reported without them.",
             ),
-            Apart(
-                "extra_row_of_source",
-                "extra rows of a source",
-                "extra row",
-                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
-                "document), also reported without them.",
-            ),
+            EXTRA_ROW,
         ),
     ),
     6: HoldoutSet(
         6,
-        Path(__file__).parent / "data" / "holdout6.yaml",
+        DATA_DIR / "holdout6.yaml",
         "accuracy-holdout6.md",
         "the sixth dated holdout",
         True,
@@ -203,18 +196,12 @@ SETS: dict[int, HoldoutSet] = {
                 "`family`: {n} cases from further documents of documentation sets the project already uses (THUDM's\n"
                 "GLM fine-tuning demos, Lightning AI's lit-llama how-tos), also reported without them.",
             ),
-            Apart(
-                "extra_row_of_source",
-                "extra rows of a source",
-                "extra row",
-                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
-                "document), also reported without them.",
-            ),
+            EXTRA_ROW,
         ),
     ),
     7: HoldoutSet(
         7,
-        Path(__file__).parent / "data" / "holdout7.yaml",
+        DATA_DIR / "holdout7.yaml",
         "accuracy-holdout7.md",
         "the seventh dated holdout",
         True,
@@ -228,13 +215,7 @@ SETS: dict[int, HoldoutSet] = {
                 "and NeMo Automodel, the Hugging Face blog and transformers examples, AITemplate's examples,\n"
                 "turboderp's ExLlama repositories), also reported without them.",
             ),
-            Apart(
-                "extra_row_of_source",
-                "extra rows of a source",
-                "extra row",
-                "`extra row`: {n} further rows of a document already represented (scored, not counted as a new\n"
-                "document), also reported without them.",
-            ),
+            EXTRA_ROW,
         ),
     ),
 }

@@ -22,15 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
 # the arguments each fitting script is run with: `--check` where it writes a file, else what prints its numbers
 ARGS = {"fit_allocator_slack.py": ["--json"]}
+# the dated holdouts' case files in corpus/data, the first to the newest
+HOLDOUT_FILES = tuple(f"holdout{n}.yaml" for n in ("", 2, 3, 4, 5, 6, 7))
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
-GUARD = textwrap.dedent(
+GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     """
     import runpy, sys
     from pathlib import Path
 
-    NAMES = (
-        "holdout.yaml", "holdout2.yaml", "holdout3.yaml", "holdout4.yaml", "holdout5.yaml", "holdout6.yaml", "holdout7.yaml"
-    )
     SETS = tuple(Path(f"corpus/data/{name}").resolve() for name in NAMES)
     CONFIGS = Path("corpus/data/holdout_configs").resolve()
 
@@ -62,28 +61,11 @@ def _guarded(script: str, *args: str, timeout: int = 1800) -> subprocess.Complet
 
 def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
     """The hook works: a script opening holdout.yaml fails, one reading another corpus file does not."""
-    bad = tmp_path / "fit_reads_holdout.py"
-    bad.write_text("open('corpus/data/holdout.yaml').read()\n", encoding="utf-8")
-    proc = _guarded(str(bad))
-    assert proc.returncode != 0 and "read the dated holdout" in proc.stderr
-    second = tmp_path / "fit_reads_second_holdout.py"
-    second.write_text("open('corpus/data/holdout2.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(second)).stderr
-    third = tmp_path / "fit_reads_third_holdout.py"
-    third.write_text("open('corpus/data/holdout3.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(third)).stderr
-    fourth = tmp_path / "fit_reads_fourth_holdout.py"
-    fourth.write_text("open('corpus/data/holdout4.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(fourth)).stderr
-    fifth = tmp_path / "fit_reads_fifth_holdout.py"
-    fifth.write_text("open('corpus/data/holdout5.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(fifth)).stderr
-    sixth = tmp_path / "fit_reads_sixth_holdout.py"
-    sixth.write_text("open('corpus/data/holdout6.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(sixth)).stderr
-    seventh = tmp_path / "fit_reads_seventh_holdout.py"
-    seventh.write_text("open('corpus/data/holdout7.yaml').read()\n", encoding="utf-8")
-    assert "read the dated holdout" in _guarded(str(seventh)).stderr
+    for name in HOLDOUT_FILES:
+        bad = tmp_path / f"fit_reads_{Path(name).stem}.py"
+        bad.write_text(f"open('corpus/data/{name}').read()\n", encoding="utf-8")
+        proc = _guarded(str(bad))
+        assert proc.returncode != 0 and "read the dated holdout" in proc.stderr, name
     good = tmp_path / "fit_reads_corpus.py"
     good.write_text("open('corpus/data/source_families.yaml').read()\n", encoding="utf-8")
     assert _guarded(str(good)).returncode == 0

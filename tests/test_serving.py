@@ -173,15 +173,20 @@ def test_every_request_is_served_and_busy_time_is_below_one():
 # step-by-step run adds the same terms one at a time, so the two differ by rounding only (about 1e-11
 # relative over 2,000 requests of 16k tokens, measured): any modelling difference is far larger.
 SUM_ROUNDING = 1e-9
+# A run of prompt chunks: how many steps, the chunk each step takes, the decodes beside it, their mean
+# context at the first step and where in the prompt the run starts
+CHUNK_RUNS = {
+    "steps": st.integers(1, 40),
+    "chunk": st.integers(1, 8192),
+    "decodes": st.integers(0, 300),
+    "context": st.floats(0, 40_000),
+    "start": st.integers(0, 40_000),
+}
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    steps=st.integers(1, 40),
-    chunk=st.integers(1, 8192),
-    decodes=st.integers(0, 300),
-    context=st.floats(0, 40_000),
-    start=st.integers(0, 40_000),
+    **CHUNK_RUNS,
     windowed_layers=st.sampled_from([0, 16, 32]),
 )
 def test_a_run_of_prompt_chunks_costs_what_its_steps_cost(steps, chunk, decodes, context, start, windowed_layers):
@@ -204,11 +209,7 @@ def test_a_run_of_prompt_chunks_costs_what_its_steps_cost(steps, chunk, decodes,
 
 @settings(max_examples=60, deadline=None)
 @given(
-    steps=st.integers(1, 40),
-    chunk=st.integers(1, 8192),
-    decodes=st.integers(0, 300),
-    context=st.floats(0, 40_000),
-    start=st.integers(0, 40_000),
+    **CHUNK_RUNS,
     speculation=st.sampled_from([0, 3]),
 )
 def test_the_loops_run_of_prompt_chunks_is_the_step_models_bit_for_bit(
