@@ -582,9 +582,6 @@ SIM_TOKEN_BUDGET = 2_000_000
 # counts the replica search tries between two powers of two above 2 x GRID_SHARE (every count below)
 GRID_SHARE = 128
 MAX_REPLICAS = 4096  # the most replicas the search tries (the answer when none meets)
-# a load that MAX_REPLICAS cannot carry at the capacity band's low end is searched from its floor up to
-# this many times it (its answer when none meets): counts on the same grid, as many as from 2^k to 2^(k+1)
-OVERLOAD_REACH = 2
 
 
 @functools.lru_cache(maxsize=4)
@@ -811,9 +808,11 @@ def _searched(
     surely_misses: Callable[[int], bool] | None,
     notes: list[str],
 ) -> int | None:
-    """`fewest_replicas` from the capacity's `floor` to `most` (`most` when none meets: then simulated,
-    for its figures); None when no count up to `useful` meets, which `notes` then says. The caller
-    keeps `most` at or above `floor` (every count searched carries the load)."""
+    """`fewest_replicas` from the capacity's `floor` (`most` when even `most` replicas cannot carry the load,
+    or when none meets: then simulated, for its figures); None when no count up to `useful` meets,
+    which `notes` then says."""
+    if floor > most:
+        return most
     found = fewest_replicas(ok, floor, most, useful, surely_misses)
     if found == most:  # none meets: `most` is reported, simulated in full even where the floor ruled it out
         ok(most)
@@ -877,7 +876,11 @@ def plan_replicas(
     peak = rep.peak * m.rate  # a replica's capacity at the pessimistic end
     blocked = _unreachable(rep, goals, m)
     if blocked:
-        return _unsized(rep, qps, goals, max_batch, margins, [*notes, blocked])
+        notes.append(blocked)
+        pcts = {k: {f"p{p:g}": rep.alone[k] for p in PERCENTILES} for k in METRICS}
+        return ServingPlan(
+            qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak, margins
+        )
     warm = n // 10
     cache: dict[int, tuple[bool, SimResult | None]] = {}
     limits = (held.ttft_seconds, held.tpot_seconds, held.e2e_seconds)
@@ -886,12 +889,12 @@ def plan_replicas(
     def ok(r: int) -> bool:
         """Stable (offered load below capacity) and every simulated percentile within its target. A
         count that misses may stop its simulation early: only the answer's figures are reported, and
-        the answer either meets or is `most`, which always runs in full. A run judged against
+        the answer either meets or is `max_replicas`, which always runs in full. A run judged against
         `targets` to its end says itself whether they hold (SimResult.met): no percentile to read."""
         if r not in cache:
             res = None
             if qps / (r * peak) < 1:
-                res = rep.simulate(qps / r, targets if r < most else None).warm(warm)
+                res = rep.simulate(qps / r, targets if r < max_replicas else None).warm(warm)
             if res is None or res.missed:
                 met = False
             else:
@@ -899,31 +902,17 @@ def plan_replicas(
             cache[r] = (met, None if res is None or res.missed else res)
         return cache[r][0]
 
-    floor = math.floor(qps / peak) + 1  # fewer cannot carry the load at the capacity band's low end
-    # a load `max_replicas` cannot carry there is searched on (OVERLOAD_REACH): never an overloaded answer
-    most = max_replicas if floor <= max_replicas else OVERLOAD_REACH * floor
-    r = _searched(ok, floor, most, useful, _surely(rep, qps, held, targets), notes)
-    if r is None:  # none up to `useful` meets: no count is sized, and no figure simulated
-        return _unsized(rep, qps, goals, max_batch, margins, notes)
-    met, res = cache[r]
-    assert res is not None  # `r` meets, or is `most`, simulated in full at a load it carries
-    pcts = _percentiles(res)
+    floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
+    found = _searched(ok, floor, max_replicas, useful, _surely(rep, qps, held, targets), notes)
+    r = max_replicas if found is None else found
+    met, res = cache.get(r, (False, None)) if found is not None else (False, None)
+    pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
     util = qps / (r * rep.peak)
-    in_flight = qps / r * (sum(res.e2e) / len(res.e2e))
+    mean_e2e = sum(res.e2e) / len(res.e2e) if res is not None and res.e2e else math.inf
+    in_flight = qps / r * mean_e2e
     notes.append(
         f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch}); "
         f"{in_flight:.1f} requests in flight per replica (Little's law: {qps / r:.2f}/s x mean latency)"
     )
     fields = (r, r * hw.count, max_batch, util, pcts, met, tuple(notes), in_flight, rep.peak, margins)
     return ServingPlan(qps, goals.percentile, goals, *fields)
-
-
-def _unsized(
-    rep: Replica, qps: float, goals: LatencyGoals, max_batch: int, margins: Margins | None, notes: list[str]
-) -> ServingPlan:
-    """No replica count sized (an idle replica already misses a target, or no count up to what a
-    cheaper plan costs meets them): zero replicas, not meeting, with an idle replica's figures."""
-    pcts = {k: {f"p{p:g}": rep.alone[k] for p in PERCENTILES} for k in METRICS}
-    return ServingPlan(
-        qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak, margins
-    )
