@@ -143,3 +143,20 @@ def test_a_dynamic_batching_plan_stopping_missed_runs_is_the_plan_of_full_runs(c
     code_full, full, _ = run_main(capsys, *args, "--json")
     assert code == code_full == 0
     assert json.loads(judged)["candidates"] == json.loads(full)["candidates"]
+
+
+def test_a_load_more_replicas_than_searched_cannot_carry_is_unsized_with_finite_figures(capsys):
+    """8,000-token prompts at 11,000 QPS on H100: one replica carries 2.54 requests/s, 1.69 at the
+    capacity band's low end (x0.665), so 11,000/1.69 -> at least 6,516 replicas, above the 4,096
+    searched. It answered 4,096 replicas with every percentile infinite, and --json failed (exit 70)."""
+    import json
+    import math
+
+    args = ("--model", "llama-3.1-8b", "--task", "inference", "--input-tokens", "8000", "--gpu", "h100-sxm")
+    code, out, _ = run_main(capsys, "estimate", *args, "--qps", "11000", "--ttft-ms", "520", "--json")
+    assert code == 1
+    serving = json.loads(out)["inference"]["serving"]
+    assert serving["replicas"] == 0 and serving["meets"] is False
+    figures = [v for pct in serving["percentiles"].values() for v in pct.values()]
+    assert figures and all(math.isfinite(v) for v in figures)
+    assert "takes at least 6516 replicas at the capacity band's low end, above the 4096 searched" in out

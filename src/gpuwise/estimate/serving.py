@@ -808,11 +808,9 @@ def _searched(
     surely_misses: Callable[[int], bool] | None,
     notes: list[str],
 ) -> int | None:
-    """`fewest_replicas` from the capacity's `floor` (`most` when even `most` replicas cannot carry the load,
-    or when none meets: then simulated, for its figures); None when no count up to `useful` meets,
-    which `notes` then says."""
-    if floor > most:
-        return most
+    """`fewest_replicas` from the capacity's `floor` to `most` (`most` when none meets: then simulated,
+    for its figures); None when no count up to `useful` meets, which `notes` then says. The caller
+    keeps `floor` at or below `most`."""
     found = fewest_replicas(ok, floor, most, useful, surely_misses)
     if found == most:  # none meets: `most` is reported, simulated in full even where the floor ruled it out
         ok(most)
@@ -876,11 +874,7 @@ def plan_replicas(
     peak = rep.peak * m.rate  # a replica's capacity at the pessimistic end
     blocked = _unreachable(rep, goals, m)
     if blocked:
-        notes.append(blocked)
-        pcts = {k: {f"p{p:g}": rep.alone[k] for p in PERCENTILES} for k in METRICS}
-        return ServingPlan(
-            qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak, margins
-        )
+        return _unsized(rep, qps, goals, max_batch, margins, [*notes, blocked])
     warm = n // 10
     cache: dict[int, tuple[bool, SimResult | None]] = {}
     limits = (held.ttft_seconds, held.tpot_seconds, held.e2e_seconds)
@@ -902,17 +896,34 @@ def plan_replicas(
             cache[r] = (met, None if res is None or res.missed else res)
         return cache[r][0]
 
-    floor = math.floor(qps / peak) + 1  # fewer cannot carry the load
+    floor = math.floor(qps / peak) + 1  # fewer cannot carry the load at the capacity band's low end
+    if floor > max_replicas:  # no count searched carries it: nothing to simulate, and no infinite figure
+        carry = f"carrying {qps:g} requests/s takes at least {floor} replicas at the capacity band's low end"
+        return _unsized(rep, qps, goals, max_batch, margins, [*notes, f"{carry}, above the {max_replicas} searched"])
     found = _searched(ok, floor, max_replicas, useful, _surely(rep, qps, held, targets), notes)
-    r = max_replicas if found is None else found
-    met, res = cache.get(r, (False, None)) if found is not None else (False, None)
-    pcts = _percentiles(res) if res is not None else {m: {f"p{p:g}": math.inf for p in PERCENTILES} for m in METRICS}
+    if found is None:  # none up to `useful` meets: no count is sized, and no figure simulated
+        return _unsized(rep, qps, goals, max_batch, margins, notes)
+    r = found
+    met, res = cache[r]
+    assert res is not None  # `r` meets, or is `max_replicas`, simulated in full at a load it carries
+    pcts = _percentiles(res)
     util = qps / (r * rep.peak)
-    mean_e2e = sum(res.e2e) / len(res.e2e) if res is not None and res.e2e else math.inf
-    in_flight = qps / r * mean_e2e
+    in_flight = qps / r * (sum(res.e2e) / len(res.e2e))
     notes.append(
         f"utilization = offered load / replica capacity ({rep.peak:.2f} requests/s at batch {max_batch}); "
         f"{in_flight:.1f} requests in flight per replica (Little's law: {qps / r:.2f}/s x mean latency)"
     )
     fields = (r, r * hw.count, max_batch, util, pcts, met, tuple(notes), in_flight, rep.peak, margins)
     return ServingPlan(qps, goals.percentile, goals, *fields)
+
+
+def _unsized(
+    rep: Replica, qps: float, goals: LatencyGoals, max_batch: int, margins: Margins | None, notes: list[str]
+) -> ServingPlan:
+    """No replica count sized (an idle replica already misses a target, the load needs more replicas
+    than are searched, or no count up to what a cheaper plan costs meets): zero replicas, not
+    meeting, with an idle replica's figures."""
+    pcts = {k: {f"p{p:g}": rep.alone[k] for p in PERCENTILES} for k in METRICS}
+    return ServingPlan(
+        qps, goals.percentile, goals, 0, 0, max_batch, 0.0, pcts, False, tuple(notes), 0.0, rep.peak, margins
+    )
