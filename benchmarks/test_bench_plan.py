@@ -17,7 +17,9 @@ def test_whole_catalog_methods_search(benchmark):
         make_plan, {"model": "llama-2-13b", "tokens": "1B"}, {"deadline": "3d", "methods": "full,lora,qlora"}
     )
     assert result.candidates
-    assert benchmark.stats.stats.median < bound(0.2)
+    # 0.3 s: three methods' complete searches with their bands take 0.28 s on the reference machine since
+    # the bands were calibrated (CI medians 278 and 371 ms at machine factors near 1 and 1.35), not 0.2 s
+    assert benchmark.stats.stats.median < bound(0.3)
 
 
 def _example(name):
