@@ -218,5 +218,5 @@ def test_a_vit_at_384_pixels_runs_577_tokens():
     hw = build_hardware("a100-80gb-sxm", CAT, default_count=1)
     step = [float(estimate(w, hw, CAT).as_dict()["training"]["step_seconds"]) for w in (base, big)]
     assert 577 / 197 < step[1] / step[0] < 4.0
-    with pytest.raises(UsageError, match="16-pixel patches: --image-size 390 is not a multiple of 16"):
+    with pytest.raises(UsageError, match="16-pixel patches: an image side of 390 is not a multiple of 16"):
         build_workload(spec | {"image_size": 390}, CAT)

@@ -504,7 +504,8 @@ def vit_at_image_size(model: TransformerArch, side: int) -> TransformerArch:
         raise ConfigError(f"{model.name} is not a vision transformer with a known patch size")
     if side % model.patch_side:
         raise ConfigError(
-            f"{model.name} cuts images into {model.patch_side}-pixel patches: an image side of {side} is not a multiple"
+            f"{model.name} cuts images into {model.patch_side}-pixel patches: an image side of {side} is not a "
+            f"multiple of {model.patch_side} (e.g. {max(1, side // model.patch_side) * model.patch_side})"
         )
     tokens = (side // model.patch_side) ** 2 + 1
     extra = model.extra_params + (tokens - model.fixed_seq) * model.hidden

@@ -134,11 +134,6 @@ def _at_image_size(model: ModelArch, side: int, catalog: Catalog) -> ModelArch:
             f"CNN); {model.name} has no image input to resize"
         )
     if isinstance(model, TransformerArch):
-        if side % model.patch_side:
-            raise UsageError(
-                f"{model.name} cuts images into {model.patch_side}-pixel patches: --image-size {side} is not a "
-                f"multiple of {model.patch_side} (e.g. {max(1, side // model.patch_side) * model.patch_side})"
-            )
         return model if side == described else vit_at_image_size(model, side)
     return model if side == described else at_image_size(model, side)
 
