@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
+from gpuwise.estimate.bitsandbytes import bnb_linears
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
@@ -180,7 +181,7 @@ def _setup_notes(
         f"{profile.step_overhead_seconds * 1e3:.3g} ms per step and {profile.request_overhead_seconds * 1e3:.3g} ms "
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
-    notes += _kernel_notes(job, hw)
+    notes += _kernel_notes(job, hw, profile.static_batching)
     notes += _mechanism_notes(profile, job, hw, catalog)
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
@@ -239,9 +240,20 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
     return notes
 
 
-def _kernel_notes(job: InferenceJob, hw: Hardware) -> list[str]:
+def _kernel_notes(job: InferenceJob, hw: Hardware, generate_loop: bool) -> list[str]:
     """What the quantized kernels are assumed to reach, and the evidence for it."""
     wd = job.weights_dtype
+    if generate_loop and wd in ("int8", "nf4"):
+        return [
+            f"{wd} weights in a generate loop are bitsandbytes layers (gpuwise.estimate.bitsandbytes): "
+            + (
+                "LLM.int8() launches about 42 kernels a linear call where 16-bit launches one, each issued "
+                "from Python (bitsandbytes 0.32-0.44 MatMul8bitLt)"
+                if wd == "int8"
+                else "one token runs the 4-bit GEMV kernel on the packed weights; more tokens dequantize every "
+                "weight and multiply it in 16 bits (fp32 for load-in-4bit) (bitsandbytes 0.41 matmul_4bit)"
+            )
+        ]
     if wd in ("int4", "nf4"):
         note = (
             f"{wd} weights: weight-only kernels read the packed weights at the bandwidth roofline and multiply in "
@@ -380,6 +392,8 @@ class StepModel:
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
         host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
+        # a generate loop's int8/nf4 linears are bitsandbytes': more launches, 4-bit weights dequantized
+        self.bnb = bnb_linears(job, profile, catalog, host) if host else None
         # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
@@ -502,7 +516,11 @@ class StepModel:
     def fixed(self, tokens: int, logits: int, routed: int | None = None) -> float:
         """A step's time besides attention (`tokens` > 0): its linear work, the step overhead and
         the pipeline hops; a step carries few distinct token counts, and the simulator asks often."""
-        t = max(self.linear(tokens, logits, routed), self.host_floor) + self.overhead
+        linear, floor = self.linear(tokens, logits, routed), self.host_floor
+        if self.bnb is not None:
+            linear += self.bnb.dequant_bytes(tokens) / self.rates.bandwidth
+            floor += self.bnb.host(tokens)
+        t = max(linear, floor) + self.overhead
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t
