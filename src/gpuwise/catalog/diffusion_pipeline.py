@@ -31,7 +31,15 @@ from typing import Any
 
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
 from gpuwise.catalog.arch import GenericArch, Operator
-from gpuwise.catalog.unet_operators import UNetConfig, _attention, _Ops, _resnet, unet_operators
+from gpuwise.catalog.unet_operators import (
+    AttentionKind,
+    UNetConfig,
+    _attention,
+    _Ops,
+    _resnet,
+    unet_operators,
+    unet_written,
+)
 
 SCHEDULER_KERNELS = 12  # PNDM's PLMS step: 8 to combine four outputs, 4 to form the previous sample
 
@@ -112,14 +120,16 @@ def safety_checker(cfg: Mapping[str, Any], name: str = "safety_checker") -> Part
     return Part(name, tuple(w.ops), w.params, w.peak)
 
 
-def _vae_attention(w: _Ops, p: str, c: int, hw: int) -> None:
+def _vae_attention(w: _Ops, p: str, c: int, hw: int, attention: AttentionKind) -> None:
+    """The VAE's single-head attention; eager, its softmax runs in fp32 (diffusers 0.11's AttentionBlock:
+    `torch.softmax(attention_scores.float(), dim=-1).type(attention_scores.dtype)`)."""
     w.held = _E * c * hw  # the residual
     w.norm(f"{p}.group_norm", c * hw, c)
-    _attention(w, p, c, hw, hw, c, bias=True)
+    _attention(w, p, c, hw, hw, c, bias=True, eager=(1, True) if attention == "eager" else None)
     w.held = 0.0
 
 
-def vae(cfg: Mapping[str, Any], name: str = "vae") -> Part:
+def vae(cfg: Mapping[str, Any], name: str = "vae", attention: AttentionKind = "flash") -> Part:
     """AutoencoderKL: the decoder on one latent of sample_size / 2^(blocks-1) pixels a side, as
     `decode_latents` runs it; the encoder and quant_conv only hold parameters here."""
     widths = [int(x) for x in cfg["block_out_channels"]]
@@ -134,7 +144,7 @@ def vae(cfg: Mapping[str, Any], name: str = "vae") -> Part:
         prev = c
         if i < len(widths) - 1:
             enc.conv(f"encoder.down.{i}.downsample", c, c, 3, 1, 1)
-    _mid(enc, "encoder.mid", widths[-1], 1)
+    _mid(enc, "encoder.mid", widths[-1], 1, attention)
     enc.norm("encoder.conv_norm_out", 1, widths[-1])
     enc.conv("encoder.conv_out", widths[-1], 2 * latent, 3, 1, 1)
     enc.conv("quant_conv", 2 * latent, 2 * latent, 1, 1, 1)
@@ -143,7 +153,7 @@ def vae(cfg: Mapping[str, Any], name: str = "vae") -> Part:
     w.pointwise(f"{name}.unscale", "elementwise", latent * hw, 2, fused=False)
     w.conv(f"{name}.post_quant_conv", latent, latent, 1, hw, hw)
     w.conv(f"{name}.decoder.conv_in", latent, widths[-1], 3, hw, hw)
-    _mid(w, f"{name}.decoder.mid", widths[-1], hw)
+    _mid(w, f"{name}.decoder.mid", widths[-1], hw, attention)
     prev = widths[-1]
     for i, c in enumerate(reversed(widths)):
         for j in range(layers + 1):
@@ -162,10 +172,10 @@ def vae(cfg: Mapping[str, Any], name: str = "vae") -> Part:
     return Part(name, tuple(w.ops), w.params + enc.params, w.peak)
 
 
-def _mid(w: _Ops, p: str, c: int, hw: int) -> None:
+def _mid(w: _Ops, p: str, c: int, hw: int, attention: AttentionKind) -> None:
     """UNetMidBlock2D of the VAE: ResNet block, single-head attention, ResNet block."""
     _resnet(w, f"{p}.resnet.0", c, c, hw, 0)
-    _vae_attention(w, f"{p}.attn", c, hw)
+    _vae_attention(w, f"{p}.attn", c, hw, attention)
     _resnet(w, f"{p}.resnet.1", c, c, hw, 0)
 
 
@@ -205,16 +215,20 @@ def _scaled(ops: tuple[Operator, ...], times: int, offset: int, prefix: str) -> 
     ]
 
 
-def pipeline_operators(doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str) -> GenericArch:
+def pipeline_operators(
+    doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str, attention: AttentionKind = "flash"
+) -> GenericArch:
     """Every kernel of one image through the pipeline (module docstring), in issue order; `params`
     every weight the pipeline holds; `activation_bytes_per_sample` the largest working set of any
-    part (the VAE decoder's at full resolution for SD 1.5)."""
+    part (the VAE decoder's at full resolution for SD 1.5; under eager attention the UNet's score
+    matrices of its 64x64 self-attention). `attention` eager: the UNet's and the VAE's attention
+    materialize their scores (CLIP's is transformers' eager attention either way)."""
     guided = float(doc["guidance_scale"]) > 1.0
     pair = 2 if guided else 1
-    unet = unet_operators(unet_cfg, name=f"{name}.unet")
-    unet_peak = _unet_peak(unet_cfg) * pair
+    unet = unet_operators(unet_cfg, name=f"{name}.unet", attention=attention)
+    unet_peak = unet_written(unet_cfg, attention).peak * pair  # the skip connections beside it aside
     te = text_encoder(doc["text_encoder"])
-    decoder = vae(doc["vae"])
+    decoder = vae(doc["vae"], attention=attention)
     checker = safety_checker(doc["safety_checker"]) if doc.get("safety_checker") else Part("none", (), 0, 0.0)
     ops: list[Operator] = []
     for _ in range(pair):  # the prompt, then the negative prompt: two calls at the prompt batch
@@ -236,13 +250,6 @@ def pipeline_operators(doc: Mapping[str, Any], unet_cfg: UNetConfig, name: str) 
         operators=tuple(ops),
         repeats=((first, len(unet.operators) + len(extras), steps),),
     )
-
-
-def _unet_peak(cfg: UNetConfig) -> float:
-    """The UNet's largest live set per sample: its skip connections are held through the down path,
-    so the peak is the largest kernel beside them; bounded here by the largest kernel's bytes."""
-    w = unet_operators(cfg, name="peak")
-    return max(op.act_bytes for op in w.operators)
 
 
 def is_whole_pipeline(model: GenericArch) -> bool:

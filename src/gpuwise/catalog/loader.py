@@ -122,8 +122,9 @@ class Catalog:
             raise UnknownNameError("model", model_id, self.models)
         return self.models[key]
 
-    def model(self, name_or_path: str) -> ModelArch:
-        """A catalog id, or a path to a Hugging Face config.json (or its folder)."""
+    def model(self, name_or_path: str, attention: str = "flash") -> ModelArch:
+        """A catalog id, or a path to a Hugging Face config.json (or its folder); `attention` eager:
+        a model written operator by operator from its config with its score matrices materialized."""
         p = Path(name_or_path)
         try:
             is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
@@ -132,7 +133,7 @@ class Catalog:
         if is_path:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
-        return arch_of(self.model_entry(name_or_path))
+        return arch_of(self.model_entry(name_or_path), attention)
 
     def image_models(self) -> list[str]:
         """The catalog's models that take an image whose side --image-size can change, by id."""
@@ -177,13 +178,13 @@ class Catalog:
         return ", ".join(bits)
 
 
-def arch_of(entry: ModelEntry) -> ModelArch:
+def arch_of(entry: ModelEntry, attention: str = "flash") -> ModelArch:
     if entry.kind == "transformer":
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    pipeline = _packaged_pipeline(entry.id)
-    described = pipeline or _packaged_operators(entry.id)
+    pipeline = _packaged_pipeline(entry.id, attention)
+    described = pipeline or _packaged_operators(entry.id, attention)
     acts = entry.activation_bytes_per_sample
     if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
         acts = pipeline.activation_bytes_per_sample
@@ -214,10 +215,11 @@ def _operator_file(p: Path) -> GenericArch | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _packaged_operators(model_id: str) -> GenericArch | None:
+def _packaged_operators(model_id: str, attention: str = "flash") -> GenericArch | None:
     """The per-operator description shipped for a built-in model (data/operators/<id>.json,
     written by scripts/describe_models.py), or written from a diffusers UNet's config
-    (data/unet/<id>.json, catalog/unet_operators.py), so that estimates need no torch."""
+    (data/unet/<id>.json, catalog/unet_operators.py, its attention fused or `eager`), so that estimates need
+    no torch."""
     ref = _package_dir().joinpath("data", "operators", f"{model_id}.json")
     if ref.is_file():
         return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
@@ -226,12 +228,13 @@ def _packaged_operators(model_id: str) -> GenericArch | None:
         from gpuwise.catalog.unet_operators import unet_config, unet_operators
 
         doc = json.loads(unet.read_text(encoding="utf-8"))
-        return unet_operators(unet_config(doc, where=f"unet/{model_id}.json"), name=model_id)
+        cfg = unet_config(doc, where=f"unet/{model_id}.json")
+        return unet_operators(cfg, name=model_id, attention="eager" if attention == "eager" else "flash")
     return None
 
 
 @functools.lru_cache(maxsize=8)
-def _packaged_pipeline(model_id: str) -> GenericArch | None:
+def _packaged_pipeline(model_id: str, attention: str = "flash") -> GenericArch | None:
     """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
     the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
     ref = _package_dir().joinpath("data", "diffusion", f"{model_id}.json")
@@ -246,7 +249,8 @@ def _packaged_pipeline(model_id: str) -> GenericArch | None:
         doc = {**json.loads(base.read_text(encoding="utf-8")), **doc}
     unet_id = str(doc["unet"])
     unet_doc = json.loads(_package_dir().joinpath("data", "unet", f"{unet_id}.json").read_text(encoding="utf-8"))
-    return pipeline_operators(doc, unet_config(unet_doc, where=f"unet/{unet_id}.json"), name=model_id)
+    cfg = unet_config(unet_doc, where=f"unet/{unet_id}.json")
+    return pipeline_operators(doc, cfg, name=model_id, attention="eager" if attention == "eager" else "flash")
 
 
 @functools.lru_cache(maxsize=1)

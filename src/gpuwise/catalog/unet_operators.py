@@ -12,7 +12,8 @@ a GEGLU feed-forward, each with its residual add; back to pixels, 1x1 proj_out, 
 stride-2 convolution; the middle block; up blocks that concatenate the skip connections, with
 nearest 2x upsampling and a 3x3 convolution; group norm, SiLU and conv_out. Attention is one
 fused kernel (PyTorch 2's scaled_dot_product_attention, diffusers' AttnProcessor2_0; TensorRT's
-fused MHA). The divisions by `output_scale_factor` and `rescale_output_factor` (1.0 in these
+fused MHA) by default; under `--attention eager` it is written as diffusers before PyTorch 2's
+SDPA runs it (`materialized_attention`): the score matrices written, softmaxed and read back. The divisions by `output_scale_factor` and `rescale_output_factor` (1.0 in these
 configs) are kernels eager PyTorch launches anyway.
 
 `fused_into` marks what a compiled engine folds into the kernel before it: SiLU into the group
@@ -25,13 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
 from gpuwise.catalog.arch import GenericArch, Operator
 
 CONTEXT_TOKENS = 77  # CLIP's text context: every Stable Diffusion pipeline pads the prompt to 77 tokens
 TIME_CHANNELS_PER_BLOCK0 = 4  # diffusers: time_embed_dim = block_out_channels[0] * 4
+
+AttentionKind = Literal["flash", "eager"]
+EAGER_SCORES_SUFFIX = ".scores.baddbmm"  # the kernel that names an attention written with its score matrices
+DEFAULT_HEADS = 8  # diffusers' attention_head_dim default; SD 1.x's configs set it to 8, used as the head count
 
 _DOWN = ("CrossAttnDownBlock2D", "DownBlock2D")
 _UP = ("CrossAttnUpBlock2D", "UpBlock2D")
@@ -51,6 +56,8 @@ class UNetConfig:
     transformer_layers: tuple[int, ...]
     linear_projection: bool  # proj_in/proj_out as linear layers (SD 2) or 1x1 convolutions (SD 1)
     sample_size: int
+    # heads per block: diffusers (0.11 to today) passes attention_head_dim[i] as the number of heads
+    heads: tuple[int, ...] = ()
 
 
 def unet_config(doc: Mapping[str, Any], where: str) -> UNetConfig:
@@ -83,6 +90,7 @@ def unet_config(doc: Mapping[str, Any], where: str) -> UNetConfig:
         transformer_layers=per_block(doc.get("transformer_layers_per_block", 1)),
         linear_projection=bool(doc.get("use_linear_projection", False)),
         sample_size=int(doc["sample_size"]),
+        heads=per_block(doc.get("attention_head_dim", DEFAULT_HEADS)),
     )
 
 
@@ -128,6 +136,28 @@ class _Ops:
         """softmax(Q K^T / sqrt(d)) V over all heads: one fused kernel reading Q, K, V, writing O."""
         self._add(Operator(name, "attention", 4.0 * t * s * c, _E * (2 * t * c + 2 * s * c)), True)
 
+    def materialized_attention(self, p: str, t: int, s: int, c: int, heads: int, upcast: bool) -> None:
+        """The same FLOPs as `attention`, as diffusers' CrossAttention._attention (0.11) and
+        AttnProcessor run it without SDPA or xFormers: Q, K and V copied to (batch x heads) layout,
+        baddbmm writing heads x t x s 16-bit scores, the softmax reading and writing them (in fp32
+        between two casts where the module upcasts: the VAE's attention), bmm reading them back.
+        While the softmax runs, get_attention_scores (diffusers 0.12 on) still holds baddbmm's
+        uninitialized beta=0 input of the scores' size: never read, but memory (0.11 freed it)."""
+        scores = heads * t * s
+        for x, n in (("q", t), ("k", s), ("v", s)):
+            self.pointwise(f"{p}.{x}.heads_to_batch", "data-movement", n * c, 2, fused=True)
+        self._add(Operator(f"{p}{EAGER_SCORES_SUFFIX}", "gemm", 2.0 * t * s * c, _E * (t * c + s * c + scores)), True)
+        held = self.held
+        self.held += _E * scores
+        if upcast:
+            self._add(Operator(f"{p}.scores.float", "elementwise", 0.0, (_E + 4) * scores), False)
+            self._add(Operator(f"{p}.softmax", "elementwise", 0.0, 8.0 * scores), False)
+            self._add(Operator(f"{p}.probs.half", "elementwise", 0.0, (4 + _E) * scores), False)
+        else:
+            self.pointwise(f"{p}.softmax", "elementwise", scores, 2, fused=False)
+        self.held = held
+        self._add(Operator(f"{p}.context.bmm", "gemm", 2.0 * t * s * c, _E * (scores + s * c + t * c)), True)
+
 
 def _resnet(w: _Ops, p: str, cin: int, cout: int, hw: int, temb: int) -> None:
     """diffusers' ResnetBlock2D; `temb` 0: no time embedding (the VAE's blocks). Its input stays
@@ -152,20 +182,31 @@ def _resnet(w: _Ops, p: str, cin: int, cout: int, hw: int, temb: int) -> None:
     w.pointwise(f"{p}.output_scale.div", "elementwise", cout * hw, 2, fused=True)
 
 
-def _attention(w: _Ops, p: str, c: int, t: int, s: int, kv_dim: int, bias: bool = False) -> None:
+def _attention(
+    w: _Ops, p: str, c: int, t: int, s: int, kv_dim: int, bias: bool = False, eager: tuple[int, bool] | None = None
+) -> None:
     """diffusers' Attention with AttnProcessor2_0: Q, K, V projections (biased in the VAE), one
-    SDPA kernel, the heads back to tokens, the output projection, rescale and residual add."""
+    SDPA kernel, the heads back to tokens, the output projection, rescale and residual add;
+    `eager` (heads, softmax upcast to fp32): the score matrices materialized instead of SDPA."""
     w.gemm(f"{p}.to_q", t, c, c, bias=bias)
     w.gemm(f"{p}.to_k", s, kv_dim, c, bias=bias)
     w.gemm(f"{p}.to_v", s, kv_dim, c, bias=bias)
-    w.attention(f"{p}.sdpa", t, s, c)
+    if eager is None:
+        w.attention(f"{p}.sdpa", t, s, c)
+    else:
+        w.materialized_attention(p, t, s, c, *eager)
     w.pointwise(f"{p}.transpose", "data-movement", t * c, 2, fused=True)
     w.gemm(f"{p}.to_out", t, c, c, bias=True)
     w.pointwise(f"{p}.rescale.div", "elementwise", t * c, 2, fused=True)
     w.pointwise(f"{p}.residual.add", "elementwise", t * c, 3, fused=True)
 
 
-def _transformer(w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int, linear: bool) -> None:
+def _transformer(
+    w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int, linear: bool, heads: int | None
+) -> None:
+    """Transformer2DModel; `heads` given: its attention materializes the scores (fp16 softmax, as
+    diffusers' UNet attention runs it: upcast_softmax is off there)."""
+    eager = None if heads is None else (heads, False)
     w.norm(f"{p}.norm", c * hw, c)
     if linear:
         w.pointwise(f"{p}.to_tokens", "data-movement", c * hw, 2, fused=False)
@@ -176,9 +217,9 @@ def _transformer(w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int
     for n in range(layers):
         b = f"{p}.block.{n}"
         w.norm(f"{b}.norm1", c * hw, c)
-        _attention(w, f"{b}.attn1", c, hw, hw, c)
+        _attention(w, f"{b}.attn1", c, hw, hw, c, eager=eager)
         w.norm(f"{b}.norm2", c * hw, c)
-        _attention(w, f"{b}.attn2", c, hw, CONTEXT_TOKENS, context_dim)
+        _attention(w, f"{b}.attn2", c, hw, CONTEXT_TOKENS, context_dim, eager=eager)
         w.norm(f"{b}.norm3", c * hw, c)
         w.gemm(f"{b}.ff.geglu.proj", hw, c, 8 * c, bias=True)
         w.pointwise(f"{b}.ff.geglu.gelu", "elementwise", 4 * c * hw, 2, fused=True)
@@ -194,9 +235,30 @@ def _transformer(w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int
     w.pointwise(f"{p}.residual.add", "elementwise", c * hw, 3, fused=True)
 
 
-def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> GenericArch:
+def unet_operators(
+    cfg: UNetConfig, name: str, task: str = "diffusion", attention: AttentionKind = "flash"
+) -> GenericArch:
     """One forward of the UNet per sample, operator by operator (module docstring)."""
+    w = unet_written(cfg, attention)
+    ops = tuple(w.ops)
+    return GenericArch(
+        name=name,
+        task=task,
+        params=w.params,
+        flops_per_sample=sum(op.flops for op in ops),
+        activation_bytes_per_sample=sum(op.act_bytes for op in ops),
+        input_shape=(cfg.in_channels, cfg.sample_size, cfg.sample_size),
+        operators=ops,
+    )
+
+
+def unet_written(cfg: UNetConfig, attention: AttentionKind = "flash") -> _Ops:
+    """The UNet's operators, parameters and largest live set per sample (`peak`)."""
     w = _Ops()
+
+    def heads(block: int) -> int | None:
+        return cfg.heads[block] if attention == "eager" else None
+
     c0 = cfg.widths[0]
     temb = c0 * TIME_CHANNELS_PER_BLOCK0
     for op in ("exp", "mul", "sin", "cos", "cat"):  # the sinusoidal timestep embedding
@@ -213,9 +275,8 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
         for j in range(cfg.layers_per_block):
             _resnet(w, f"down.{i}.resnet.{j}", prev if j == 0 else c, c, hw, temb)
             if kind.startswith("CrossAttn"):
-                _transformer(
-                    w, f"down.{i}.attn.{j}", c, hw, cfg.transformer_layers[i], cfg.context_dim, cfg.linear_projection
-                )
+                layers = cfg.transformer_layers[i]
+                _transformer(w, f"down.{i}.attn.{j}", c, hw, layers, cfg.context_dim, cfg.linear_projection, heads(i))
             skips.append(c)
         prev = c
         if i < len(cfg.widths) - 1:
@@ -224,7 +285,8 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
             skips.append(c)
     hw, c = side * side, cfg.widths[-1]
     _resnet(w, "mid.resnet.0", c, c, hw, temb)
-    _transformer(w, "mid.attn.0", c, hw, cfg.transformer_layers[-1], cfg.context_dim, cfg.linear_projection)
+    mid = len(cfg.widths) - 1
+    _transformer(w, "mid.attn.0", c, hw, cfg.transformer_layers[-1], cfg.context_dim, cfg.linear_projection, heads(mid))
     _resnet(w, "mid.resnet.1", c, c, hw, temb)
     up_widths = tuple(reversed(cfg.widths))
     for i, (kind, c) in enumerate(zip(cfg.up, up_widths, strict=True)):
@@ -235,9 +297,8 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
             w.pointwise(f"up.{i}.cat.{j}", "data-movement", (prev + skip) * hw, 2, fused=False)
             _resnet(w, f"up.{i}.resnet.{j}", prev + skip, c, hw, temb)
             if kind.startswith("CrossAttn"):
-                _transformer(
-                    w, f"up.{i}.attn.{j}", c, hw, cfg.transformer_layers[block], cfg.context_dim, cfg.linear_projection
-                )
+                layers = cfg.transformer_layers[block]
+                _transformer(w, f"up.{i}.attn.{j}", c, hw, layers, cfg.context_dim, cfg.linear_projection, heads(block))
             prev = c
         if i < len(cfg.widths) - 1:
             w.pointwise(f"up.{i}.upsample.nearest", "data-movement", c * hw * 5, 1, fused=False)
@@ -246,13 +307,34 @@ def unet_operators(cfg: UNetConfig, name: str, task: str = "diffusion") -> Gener
     w.norm("conv_norm_out", c0 * side * side, c0)
     w.pointwise("conv_act", "elementwise", c0 * side * side, 2, fused=True)
     w.conv("conv_out", c0, cfg.out_channels, 3, side * side, side * side)
-    ops = tuple(w.ops)
-    return GenericArch(
-        name=name,
-        task=task,
-        params=w.params,
-        flops_per_sample=sum(op.flops for op in ops),
-        activation_bytes_per_sample=sum(op.act_bytes for op in ops),
-        input_shape=(cfg.in_channels, cfg.sample_size, cfg.sample_size),
-        operators=ops,
-    )
+    return w
+
+
+def attention_written(model: GenericArch) -> AttentionKind | None:
+    """How a model written operator by operator runs its attention: one fused kernel ("flash"), its
+    score matrices materialized ("eager"), or None where it has no attention operators. One pass that
+    stops at the first attention kernel (a pipeline's 41,000 operators are not all read)."""
+    for op in model.operators:
+        if op.cls == "attention":
+            return "flash"
+        if op.name.endswith(EAGER_SCORES_SUFFIX):
+            return "eager"
+    return None
+
+
+def attention_note(model: GenericArch) -> str | None:
+    """Says which attention the figures assume, for a model whose attention is written out."""
+    kind = attention_written(model)
+    if kind == "flash":
+        return (
+            f"{model.name}: attention fused, one kernel per attention with no score matrix in memory (PyTorch 2's "
+            "scaled_dot_product_attention, xFormers, or an engine's fused MHA); for the catalog's diffusion models "
+            "--attention eager materializes the score matrices, as diffusers before PyTorch 2 without xFormers ran it"
+        )
+    if kind == "eager":
+        return (
+            f"{model.name}: attention eager (--attention eager): each attention writes its heads x queries x keys "
+            "score matrix in fp16 (baddbmm), softmaxes it in memory and reads it back (bmm), as diffusers without "
+            "SDPA or xFormers runs it (the VAE's softmax in fp32); the FLOPs are the fused kernel's"
+        )
+    return None

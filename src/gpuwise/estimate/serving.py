@@ -381,6 +381,7 @@ def inference_time(
         )
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
         from gpuwise.catalog.diffusion_pipeline import coverage_note
+        from gpuwise.catalog.unet_operators import attention_note
         from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
         served = served_batch(
@@ -390,6 +391,8 @@ def inference_time(
         covers = coverage_note(model)
         if covers:
             notes.append(covers)
+        if model is job.model and isinstance(model, GenericArch) and (said := attention_note(model)):
+            notes.append(said)
         t, lat = served.gpu_seconds, served.gpu_seconds + served.outside_seconds
         n = b * job.items_per_request
         tokens = 0.0

@@ -356,6 +356,10 @@ def _generic_work(
     ratio = backward_ratios(catalog, trainable=True)["matmul"]
     if model.operators:  # described operator by operator: the per-operator roofline
         f_t, b_t = operator_step(model, mb, rates, catalog, framework_of(job, catalog).efficiency, notes)
+        from gpuwise.catalog.unet_operators import attention_note
+
+        if said := attention_note(model):
+            notes.append(said)
     else:
         traffic = catalog.convention("generic_train_traffic_factor")
         act = (model.activation_bytes_per_sample or 0.0) * mb * training_element_bytes(job) / 2 * traffic

@@ -6,12 +6,13 @@ Every rule a person can break has a message here that names the rule and what to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
+from gpuwise.catalog.unet_operators import attention_written
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
@@ -85,6 +86,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     f = validate(WorkloadFields, opts)
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
+    if f.attention == "eager" and isinstance(model, GenericArch):
+        model = _operator_attention(model, raw_model, catalog)
     if f.image_size is not None:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
@@ -110,6 +113,22 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
     return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
+
+
+def _operator_attention(model: GenericArch, raw: Any, catalog: Catalog) -> GenericArch:
+    """--attention eager on a model written operator by operator: the catalog's diffusion models are
+    rewritten with their score matrices materialized; a model without attention written out refuses
+    the flag with the models that take it."""
+    if isinstance(raw, str):
+        model = cast(GenericArch, catalog.model(raw, attention="eager"))
+    if attention_written(model) == "eager":
+        return model
+    takers = [mid for mid, entry in catalog.models.items() if entry.kind == "generic" and entry.task == "diffusion"]
+    raise UsageError(
+        f"--attention eager: {model.name} has no attention written operator by operator whose score matrices "
+        f"could be materialized; it applies to LLM training, generate loops and the diffusion models "
+        f"({', '.join(takers)})"
+    )
 
 
 def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:
@@ -230,7 +249,7 @@ def _inference_job(
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
         enforce_eager=_enforce_eager(f, model, engine, catalog),
-        attention=_serving_attention(f, engine, catalog),
+        attention=_serving_attention(f, engine, model, catalog),
         bnb_4bit=_bnb_4bit(f, wd, engine, catalog),
         **_speculative(f),
         **_lora_adapters(f, model),
@@ -253,9 +272,13 @@ def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
     return True
 
 
-def _serving_attention(f: WorkloadFields, engine: str, catalog: Catalog) -> Attention | None:
-    """--attention in serving picks a generate loop's kernel; serving engines run their own. A
-    generate loop has none of a server's features: asking for one is a usage error."""
+PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's own attention code
+
+
+def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog: Catalog) -> Attention | None:
+    """--attention in serving picks a generate loop's kernel, or how PyTorch runs a diffusion model's
+    attention; serving engines run their own. A generate loop has none of a server's features: asking
+    for one is a usage error."""
     loop = engine in catalog.engines and catalog.engine(engine).static_batching
     server_only = {
         "--prefix-hit-rate": f.prefix_hit_rate,
@@ -270,6 +293,13 @@ def _serving_attention(f: WorkloadFields, engine: str, catalog: Catalog) -> Atte
         )
     if f.attention is None:
         return None
+    if isinstance(model, GenericArch) and attention_written(model) == f.attention:  # build_workload rewrote it
+        if f.attention == "eager" and engine not in PYTORCH_RUNTIMES:
+            raise UsageError(
+                f"--attention eager is PyTorch running the model's own attention code (--engine "
+                f"{' or '.join(PYTORCH_RUNTIMES)}); {engine} compiles its own fused attention: drop --attention"
+            )
+        return f.attention
     if engine not in catalog.engines or not catalog.engine(engine).static_batching:
         loops = ", ".join(e for e, p in catalog.engines.items() if p.static_batching)
         raise UsageError(

@@ -257,8 +257,9 @@ class WorkloadFields(StrictFields):
         default="the framework's (frameworks.yaml checkpoint_impl)",
     )
     attention: Annotated[Attention | None, Choice] = _f(
-        "Attention kernel: in training; in serving, that of a generate loop (--engine transformers): eager "
-        "materialises the score matrix, flash (SDPA or FlashAttention-2) does not.",
+        "Attention kernel: in training; in serving, that of a generate loop (--engine transformers) or of a "
+        "diffusion model under --engine eager/torchscript: eager materialises the score matrix, flash (SDPA, "
+        "xFormers or FlashAttention-2) does not.",
         example="flash",
         default="flash (transformers-v4.35: eager)",
     )

@@ -1,0 +1,144 @@
+"""`--attention eager` on the diffusion models written operator by operator: every attention of the
+UNet and the VAE materializes its score matrices (diffusers without SDPA or xFormers), the FLOPs
+unchanged, checked against published pairs of the same pipeline with and without fused attention."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpuwise.api import make_estimate
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.unet_operators import attention_written
+
+from .conftest import run_process
+
+CAT = load_catalog()
+UNET, PIPE = "stable-diffusion-v1-5-unet", "stable-diffusion-v1-5"
+E = 2  # bytes of a 16-bit element
+SELF_SCORES = 8 * 4096 * 4096  # 8 heads (SD 1.5's attention_head_dim) x 4,096 x 4,096 at the 64x64 latent
+
+
+def _ops(model: str, attention: str) -> dict[str, object]:
+    return {op.name: op for op in CAT.model(model, attention=attention).operators}
+
+
+def test_eager_self_attention_hand_computed():
+    """down.0's self-attention, width 320 over 4,096 tokens: the copies of Q, K, V to (batch x heads)
+    layout, baddbmm writing 134,217,728 fp16 scores, the softmax reading and writing them, bmm reading
+    them with V; the two matmuls carry the fused kernel's 4 t s c FLOPs."""
+    ops = _ops(UNET, "eager")
+    p = "down.0.attn.0.block.0.attn1"
+    assert f"{p}.sdpa" not in ops
+    scores, probs, ctx = ops[f"{p}.scores.baddbmm"], ops[f"{p}.softmax"], ops[f"{p}.context.bmm"]
+    assert scores.flops == ctx.flops == 2 * 4096 * 4096 * 320
+    assert scores.act_bytes == E * (2 * 4096 * 320 + SELF_SCORES)
+    assert probs.act_bytes == E * 2 * SELF_SCORES == 536_870_912
+    assert ctx.act_bytes == E * (SELF_SCORES + 2 * 4096 * 320)
+    assert ops[f"{p}.q.heads_to_batch"].act_bytes == E * 2 * 4096 * 320
+    cross = ops["down.0.attn.0.block.0.attn2.softmax"]  # to the 77 text tokens
+    assert cross.act_bytes == E * 2 * 8 * 4096 * 77
+
+
+def test_eager_keeps_the_flops_and_adds_five_kernels_per_attention():
+    """32 attentions (16 transformer blocks x self and cross): SDPA's one kernel becomes six."""
+    flash, eager = CAT.model(UNET), CAT.model(UNET, attention="eager")
+    assert sum(op.flops for op in eager.operators) == pytest.approx(sum(op.flops for op in flash.operators))
+    assert len(flash.operators) == 769 and len(eager.operators) == 769 + 32 * 5
+    assert attention_written(flash) == "flash" and attention_written(eager) == "eager"
+
+
+def test_the_vae_softmax_runs_in_fp32():
+    """diffusers' VAE attention upcasts: fp16 scores cast to fp32, softmaxed in fp32, cast back."""
+    ops = _ops(PIPE, "eager")
+    s = 4096 * 4096  # one head over the 64x64 latent
+    assert ops["vae.decoder.mid.attn.scores.float"].act_bytes == (2 + 4) * s
+    assert ops["vae.decoder.mid.attn.softmax"].act_bytes == 8 * s
+    assert ops["vae.decoder.mid.attn.probs.half"].act_bytes == (4 + 2) * s
+
+
+def test_the_pipeline_working_set_holds_three_score_matrices_per_latent():
+    """While the 64x64 self-attention softmaxes, a latent holds its fp16 scores, their softmax and
+    get_attention_scores' baddbmm input of the same size: 3 x 268 MB, twice per image (guidance),
+    above the VAE decoder's 403 MB."""
+    assert CAT.model(PIPE, attention="eager").activation_bytes_per_sample == 2 * 3 * E * SELF_SCORES
+    assert CAT.model(PIPE).activation_bytes_per_sample == 402_653_184
+
+
+# diffusers' docs/source/en/optimization/torch2.0.mdx at 663c654 (March 2023), FP16 table: SD v1.4 (the
+# v1.5 shapes), 50 steps, seconds per batch of images; 'Vanilla Attention' beside 'PyTorch2.0 SDPA'. The
+# A100 is the 40 GB part (vanilla runs out of memory at batch 32, which 80 GB holds), the V100 the 16 GB
+# one (out of memory at batch 8). Nothing is fitted to them; each bound is today's |error| plus 5 points.
+TORCH2_DOC = "https://github.com/huggingface/diffusers/blob/663c6545779b889c7ce51d2aaf8c43309aba6652/docs/source/en/optimization/torch2.0.mdx"
+VANILLA = [
+    # (GPU, images, published vanilla seconds, bound)
+    ("a100-40gb-sxm", 1, 2.69, 0.35),
+    ("a100-40gb-sxm", 2, 3.21, 0.20),
+    ("a100-40gb-sxm", 4, 5.27, 0.13),
+    ("a100-40gb-sxm", 8, 9.74, 0.13),
+    ("a100-40gb-sxm", 16, 18.95, 0.13),
+    ("a10", 4, 13.94, 0.24),
+    ("a10", 8, 27.09, 0.24),
+    ("a10", 10, 33.69, 0.24),
+    ("t4", 4, 38.81, 0.48),
+    ("v100-16gb-pcie", 4, 9.84, 0.12),
+    ("rtx-3090", 1, 2.94, 0.19),
+    ("rtx-3090", 4, 10.04, 0.19),
+    ("rtx-3090", 8, 19.27, 0.20),
+    ("rtx-3090", 10, 24.08, 0.20),
+]
+
+
+def _pipeline(gpu: str, images: int, attention: str) -> dict:
+    work = {
+        "model": PIPE,
+        "task": "inference",
+        "weights_dtype": "fp16",
+        "concurrency": images,
+        "engine": "eager",
+        "autocast": False,
+        "attention": attention,
+    }
+    return make_estimate(work, {"gpu": f"{gpu}:1"}).as_dict()
+
+
+@pytest.mark.parametrize(("gpu", "images", "published", "bound"), VANILLA)
+def test_published_vanilla_attention_pipeline_times(gpu: str, images: int, published: float, bound: float):
+    ours = _pipeline(gpu, images, "eager")["inference"]["latency_seconds"]
+    assert abs(ours / published - 1) <= bound, (TORCH2_DOC, gpu, images, ours, published)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "fits", "oom"),
+    [("t4", 4, 8), ("v100-16gb-pcie", 4, 8), ("a10", 10, 16), ("rtx-3090", 10, 16), ("a100-40gb-sxm", 16, 32)],
+)
+def test_vanilla_attention_runs_out_of_memory_where_published(gpu: str, fits: int, oom: int):
+    """The same table: the largest batch vanilla attention ran and the next, 'OOM', where SDPA ran both."""
+    assert _pipeline(gpu, fits, "eager")["memory"]["fits"]
+    assert not _pipeline(gpu, oom, "eager")["memory"]["fits"]
+    assert _pipeline(gpu, oom, "flash")["memory"]["fits"]
+
+
+def test_the_output_names_the_attention():
+    eager = json.dumps(_pipeline("a100-40gb-sxm", 1, "eager"))
+    assert "attention eager (--attention eager)" in eager and "score matrix in fp16" in eager
+    default = make_estimate(
+        {"model": UNET, "task": "inference", "weights_dtype": "fp16", "concurrency": 2, "engine": "eager"},
+        {"gpu": "a100-40gb-sxm:1"},
+    ).as_dict()
+    assert "attention fused" in json.dumps(default)
+
+
+def test_eager_attention_where_it_cannot_apply_is_a_usage_error():
+    compiled = run_process(
+        "estimate", "--model", UNET, "--task", "inference", "--gpu", "t4", "--engine", "tensorrt",
+        "--attention", "eager",
+    )  # fmt: skip
+    assert compiled.returncode == 2 and "--engine eager or torchscript" in compiled.stderr + compiled.stdout
+    cnn = run_process(
+        "estimate", "--model", "resnet-50", "--task", "inference", "--gpu", "t4", "--engine", "eager",
+        "--attention", "eager",
+    )  # fmt: skip
+    out = cnn.stderr + cnn.stdout
+    assert cnn.returncode == 2 and "no attention written operator by operator" in out and PIPE in out
