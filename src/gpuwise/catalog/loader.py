@@ -122,9 +122,10 @@ class Catalog:
             raise UnknownNameError("model", model_id, self.models)
         return self.models[key]
 
-    def model(self, name_or_path: str, attention: str = "flash") -> ModelArch:
+    def model(self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False) -> ModelArch:
         """A catalog id, or a path to a Hugging Face config.json (or its folder); `attention` eager:
-        a model written operator by operator from its config with its score matrices materialized."""
+        a model written operator by operator from its config with its score matrices materialized
+        (softmaxed in fp32 with `fp32_softmax`: under torch.autocast)."""
         p = Path(name_or_path)
         try:
             is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
@@ -133,7 +134,7 @@ class Catalog:
         if is_path:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
-        return arch_of(self.model_entry(name_or_path), attention)
+        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax)
 
     def image_models(self) -> list[str]:
         """The catalog's models that take an image whose side --image-size can change, by id."""
@@ -178,13 +179,13 @@ class Catalog:
         return ", ".join(bits)
 
 
-def arch_of(entry: ModelEntry, attention: str = "flash") -> ModelArch:
+def arch_of(entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False) -> ModelArch:
     if entry.kind == "transformer":
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    pipeline = _packaged_pipeline(entry.id, attention)
-    described = pipeline or _packaged_operators(entry.id, attention)
+    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax)
+    described = pipeline or _packaged_operators(entry.id, attention, fp32_softmax)
     acts = entry.activation_bytes_per_sample
     if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
         acts = pipeline.activation_bytes_per_sample
@@ -215,7 +216,7 @@ def _operator_file(p: Path) -> GenericArch | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _packaged_operators(model_id: str, attention: str = "flash") -> GenericArch | None:
+def _packaged_operators(model_id: str, attention: str = "flash", fp32_softmax: bool = False) -> GenericArch | None:
     """The per-operator description shipped for a built-in model (data/operators/<id>.json,
     written by scripts/describe_models.py), or written from a diffusers UNet's config
     (data/unet/<id>.json, catalog/unet_operators.py, its attention fused or `eager`), so that estimates need
@@ -229,12 +230,13 @@ def _packaged_operators(model_id: str, attention: str = "flash") -> GenericArch 
 
         doc = json.loads(unet.read_text(encoding="utf-8"))
         cfg = unet_config(doc, where=f"unet/{model_id}.json")
-        return unet_operators(cfg, name=model_id, attention="eager" if attention == "eager" else "flash")
+        eager = attention == "eager"
+        return unet_operators(cfg, name=model_id, attention="eager" if eager else "flash", fp32_softmax=fp32_softmax)
     return None
 
 
 @functools.lru_cache(maxsize=8)
-def _packaged_pipeline(model_id: str, attention: str = "flash") -> GenericArch | None:
+def _packaged_pipeline(model_id: str, attention: str = "flash", fp32_softmax: bool = False) -> GenericArch | None:
     """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
     the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
     ref = _package_dir().joinpath("data", "diffusion", f"{model_id}.json")
@@ -250,7 +252,10 @@ def _packaged_pipeline(model_id: str, attention: str = "flash") -> GenericArch |
     unet_id = str(doc["unet"])
     unet_doc = json.loads(_package_dir().joinpath("data", "unet", f"{unet_id}.json").read_text(encoding="utf-8"))
     cfg = unet_config(unet_doc, where=f"unet/{unet_id}.json")
-    return pipeline_operators(doc, cfg, name=model_id, attention="eager" if attention == "eager" else "flash")
+    eager = attention == "eager"
+    return pipeline_operators(
+        doc, cfg, name=model_id, attention="eager" if eager else "flash", fp32_softmax=fp32_softmax
+    )
 
 
 @functools.lru_cache(maxsize=1)

@@ -151,6 +151,7 @@ class _Ops:
         self.held += _E * scores
         if upcast:
             self._add(Operator(f"{p}.scores.float", "elementwise", 0.0, (_E + 4) * scores), False)
+            self.held += _E * scores  # the fp16 scores stay referenced while their fp32 copy is softmaxed
             self._add(Operator(f"{p}.softmax", "elementwise", 0.0, 8.0 * scores), False)
             self._add(Operator(f"{p}.probs.half", "elementwise", 0.0, (4 + _E) * scores), False)
         else:
@@ -202,11 +203,9 @@ def _attention(
 
 
 def _transformer(
-    w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int, linear: bool, heads: int | None
+    w: _Ops, p: str, c: int, hw: int, layers: int, context_dim: int, linear: bool, eager: tuple[int, bool] | None
 ) -> None:
-    """Transformer2DModel; `heads` given: its attention materializes the scores (fp16 softmax, as
-    diffusers' UNet attention runs it: upcast_softmax is off there)."""
-    eager = None if heads is None else (heads, False)
+    """Transformer2DModel; `eager` (heads, fp32 softmax) given: its attention materializes the scores."""
     w.norm(f"{p}.norm", c * hw, c)
     if linear:
         w.pointwise(f"{p}.to_tokens", "data-movement", c * hw, 2, fused=False)
@@ -236,10 +235,10 @@ def _transformer(
 
 
 def unet_operators(
-    cfg: UNetConfig, name: str, task: str = "diffusion", attention: AttentionKind = "flash"
+    cfg: UNetConfig, name: str, task: str = "diffusion", attention: AttentionKind = "flash", fp32_softmax: bool = False
 ) -> GenericArch:
     """One forward of the UNet per sample, operator by operator (module docstring)."""
-    w = unet_written(cfg, attention)
+    w = unet_written(cfg, attention, fp32_softmax)
     ops = tuple(w.ops)
     return GenericArch(
         name=name,
@@ -252,12 +251,15 @@ def unet_operators(
     )
 
 
-def unet_written(cfg: UNetConfig, attention: AttentionKind = "flash") -> _Ops:
-    """The UNet's operators, parameters and largest live set per sample (`peak`)."""
+def unet_written(cfg: UNetConfig, attention: AttentionKind = "flash", fp32_softmax: bool = False) -> _Ops:
+    """The UNet's operators, parameters and largest live set per sample (`peak`). Eager attention
+    softmaxes in fp16 (diffusers' UNet attention leaves upcast_softmax off) unless `fp32_softmax`:
+    under torch.autocast, softmax is one of the ops autocast runs in float32, so its fp16 scores
+    are cast up, softmaxed in fp32 and cast back by the module's `.to(value.dtype)`."""
     w = _Ops()
 
-    def heads(block: int) -> int | None:
-        return cfg.heads[block] if attention == "eager" else None
+    def heads(block: int) -> tuple[int, bool] | None:
+        return (cfg.heads[block], fp32_softmax) if attention == "eager" else None
 
     c0 = cfg.widths[0]
     temb = c0 * TIME_CHANNELS_PER_BLOCK0
@@ -322,6 +324,13 @@ def attention_written(model: GenericArch) -> AttentionKind | None:
     return None
 
 
+def _first_softmax_in_fp32(model: GenericArch) -> bool:
+    """Whether the first materialized attention softmaxes in fp32 (a cast follows its scores)."""
+    ops = model.operators
+    first = next(i for i, op in enumerate(ops) if op.name.endswith(EAGER_SCORES_SUFFIX))
+    return first + 1 < len(ops) and ops[first + 1].name.endswith(".scores.float")
+
+
 def attention_note(model: GenericArch) -> str | None:
     """Says which attention the figures assume, for a model whose attention is written out."""
     kind = attention_written(model)
@@ -335,6 +344,11 @@ def attention_note(model: GenericArch) -> str | None:
         return (
             f"{model.name}: attention eager (--attention eager): each attention writes its heads x queries x keys "
             "score matrix in fp16 (baddbmm), softmaxes it in memory and reads it back (bmm), as diffusers without "
-            "SDPA or xFormers runs it (the VAE's softmax in fp32); the FLOPs are the fused kernel's"
+            "SDPA or xFormers runs it; the FLOPs are the fused kernel's; "
+            + (
+                "every softmax in fp32 between two casts (torch.autocast runs softmax in float32)"
+                if _first_softmax_in_fp32(model)
+                else "the UNet's softmax in fp16, the VAE's in fp32"
+            )
         )
     return None

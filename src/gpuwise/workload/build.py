@@ -86,11 +86,11 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     f = validate(WorkloadFields, opts)
     given = f.model_dump(exclude_none=True)
     model = raw_model if isinstance(raw_model, TransformerArch | GenericArch) else catalog.model(str(raw_model))
-    if f.attention == "eager" and isinstance(model, GenericArch):
-        model = _operator_attention(model, raw_model, catalog)
     if f.image_size is not None:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
+    if f.attention == "eager" and isinstance(model, GenericArch):
+        model = _operator_attention(model, _autocasts(f, task, catalog), catalog)
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
     parallel = Parallelism(
@@ -115,12 +115,12 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
 
 
-def _operator_attention(model: GenericArch, raw: Any, catalog: Catalog) -> GenericArch:
+def _operator_attention(model: GenericArch, fp32_softmax: bool, catalog: Catalog) -> GenericArch:
     """--attention eager on a model written operator by operator: the catalog's diffusion models are
-    rewritten with their score matrices materialized; a model without attention written out refuses
-    the flag with the models that take it."""
-    if isinstance(raw, str):
-        model = cast(GenericArch, catalog.model(raw, attention="eager"))
+    rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast); a model
+    without attention written out refuses the flag with the models that take it."""
+    if model.name in catalog.models:
+        model = cast(GenericArch, catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax))
     if attention_written(model) == "eager":
         return model
     takers = [mid for mid, entry in catalog.models.items() if entry.kind == "generic" and entry.task == "diffusion"]
@@ -129,6 +129,18 @@ def _operator_attention(model: GenericArch, raw: Any, catalog: Catalog) -> Gener
         f"could be materialized; it applies to LLM training, generate loops and the diffusion models "
         f"({', '.join(takers)})"
     )
+
+
+def _autocasts(f: WorkloadFields, task: str, catalog: Catalog) -> bool:
+    """Whether PyTorch runs the model under torch.autocast at 16 bits, as the operator timer decides it:
+    training at 16 bits (mixed precision), or eager inference with --autocast (the eager runtime's default)."""
+    if task != "inference":
+        return (f.precision or "bf16") in ("fp16", "bf16")
+    engine = f.engine or DEFAULT_RUNTIME
+    if engine not in PYTORCH_RUNTIMES:
+        return False  # refused with its reason once the engine is known
+    amp = catalog.runtime(engine).autocast if f.autocast is None else f.autocast
+    return bool(amp) and (f.weights_dtype or f.precision or "bf16") in ("fp16", "bf16")
 
 
 def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:
