@@ -90,3 +90,31 @@ def test_bloom_176b_int8_on_four_a100s_is_host_bound():
     est = estimate(build_workload(spec | {"concurrency": 1}, CAT), build_hardware("a100-80gb-sxm:4", CAT), CAT)
     floor = (51 * 70 + 30 + 70 * 4 * 41) * HOST
     assert est.inference.decode_seconds_per_token == pytest.approx(floor, rel=0.02)
+
+
+def _llama31_tpot(gpu: str, dtype: str, batch: int) -> float:
+    spec = {"model": "llama-3.1-8b", "task": "inference", "engine": "transformers", "weights_dtype": dtype}
+    spec |= {"kv_dtype": "fp16" if dtype == "int8" else "bf16", "input_tokens": 64, "output_tokens": 100}
+    est = estimate(build_workload(spec | {"concurrency": batch}, CAT), build_hardware(f"{gpu}:1", CAT), CAT)
+    return est.inference.decode_seconds_per_token
+
+
+# (numerator, denominator, published ratio, bound on the signed error: today's |error| + 5 points)
+BNB_README_RATIOS = {
+    "h100 nf4-dq / bf16, batch 1": (("h100-sxm", "nf4", 1), ("h100-sxm", "bf16", 1), 52.8 / 24.4, 0.50),
+    "h100 nf4-dq batch 8 / batch 1": (("h100-sxm", "nf4", 8), ("h100-sxm", "nf4", 1), 66.3 / 52.8, 0.20),
+    "4090 int8-decomp / nf4-dq, batch 1": (("rtx-4090", "int8", 1), ("rtx-4090", "nf4", 1), 74.3 / 20.8, 0.45),
+}
+
+
+@pytest.mark.parametrize("name", BNB_README_RATIOS)
+def test_bitsandbytes_benchmark_ratios_on_one_host(name):
+    """bitsandbytes' own benchmark (benchmarking/README.md, v0.44.1 column, Llama 3.1 8B, mean per-token
+    latency; corpus/data/published_serving.yaml bnb-readme-*), as ratios on one host so that its cost per
+    launch cancels. Signed errors today: H100 NF4+DQ over BF16 at batch 1, 1.25 against 2.16 (-42%:
+    bitsandbytes' Python costs more a call than its 2 extra launches); H100 NF4+DQ batch 8 over batch 1,
+    1.10 against 1.26 (-12%); RTX 4090 INT8+Decomp over NF4+DQ at batch 1, 4.93 against 3.57 (+38%: not every
+    call of an 8B model meets an outlier column, and one that meets none launches about 15 kernels)."""
+    num, den, published, bound = BNB_README_RATIOS[name]
+    ours = _llama31_tpot(*num) / _llama31_tpot(*den)
+    assert abs(ours / published - 1) <= bound, f"{name}: {ours:.3g} against {published:.3g}"
