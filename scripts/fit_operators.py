@@ -38,16 +38,29 @@ DOC = ROOT / "docs" / "accuracy-operators.md"
 SOURCE = "gpuwise-fit-operators"
 _FITTED = "fitted by scripts/fit_operators.py to the cases of corpus/data/operators_accuracy.yaml"
 _CONV = (
-    "cuDNN convolution rate (channels-last, {prec}) on {arch}: " + _FITTED + " (ResNet-50 DeepLearningExamples tables)"
+    "cuDNN convolution rate (channels-last, {prec}) on {arch}, as a share of {base}: "
+    + _FITTED
+    + " (ResNet-50 DeepLearningExamples tables)"
 )
+# what a convolution efficiency multiplies: tensor-core convolutions run at the clock and operand feed the GPU's
+# own GEMMs get (its achievable GEMM rate, matmul_efficiency x peak: a GeForce card sustains clocks above the
+# datasheet's boost clock, a power-limited one below), CUDA-core fp32 ones at the fp32 peak
+_BASE = {
+    "tensor16": "the GPU's achievable GEMM rate (matmul_efficiency x dense peak)",
+    "tf32": "the GPU's achievable GEMM rate (matmul_efficiency x dense TF32 peak)",
+    "fp32": "the dense fp32 peak",
+}
+_UNIT = {"tensor16": "fraction of the achievable GEMM rate", "tf32": "fraction of the achievable GEMM rate"}
 # the cuDNN convolution rates the ResNet-50 tables decide: (architecture, precision) -> the first fit's value
+# (tensor-core ones: the first fit's fraction of peak over the matmul efficiency the cases' GPUs take, 0.75 for
+# Volta's and Turing's, the default, and 0.87 for Ampere's)
 _CONV_STARTS = {
-    ("volta", "tensor16"): 0.611,
+    ("volta", "tensor16"): 0.815,
     ("volta", "fp32"): 0.9,
-    ("turing", "tensor16"): 0.436,
+    ("turing", "tensor16"): 0.581,
     ("turing", "fp32"): 0.803,
-    ("ampere", "tensor16"): 0.53,
-    ("ampere", "tf32"): 0.381,
+    ("ampere", "tensor16"): 0.609,
+    ("ampere", "tf32"): 0.438,
 }
 # the machines each architecture's eager cases ran on, as their tables name them: the host CPU dispatches
 _HOSTS = {
@@ -59,7 +72,11 @@ HOST_DEFAULT = "ampere"  # the newest host generation with a case: what a machin
 # parameter -> (starting value: the first fit's, unit, why)
 PARAMS: dict[str, tuple[float, str, str]] = {
     **{
-        f"operator_conv_efficiency_{arch}_{prec}": (start, "fraction of dense peak", _CONV.format(prec=prec, arch=arch))
+        f"operator_conv_efficiency_{arch}_{prec}": (
+            start,
+            _UNIT.get(prec, "fraction of dense peak"),
+            _CONV.format(prec=prec, arch=arch, base=_BASE[prec]),
+        )
         for (arch, prec), start in _CONV_STARTS.items()
     },
     **{
@@ -109,7 +126,8 @@ DERIVED = {
     "fp32": ("operator_conv_efficiency_volta_fp32", "operator_conv_efficiency_turing_fp32"),
 }
 STEPS = (1.5, 1.2, 1.05, 1.01)
-CAPS = {k: 0.9 for k in PARAMS if "efficiency" in k}  # no kernel family sustains more than 90 % of peak
+# no kernel family sustains more than 90 % of its rate (the peak; a convolution's GEMM rate)
+CAPS = {k: 0.9 for k in PARAMS if "efficiency" in k}
 
 
 def loss(catalog: Catalog, subset: list[dict[str, Any]]) -> float:
@@ -177,10 +195,10 @@ def _derived_why(key: str) -> tuple[str, str]:
             "dispatches at least as fast; replace with a gpuwise bench measurement of the host"
         )
     prec = key.rsplit("_", 1)[1]
-    return "fraction of dense peak", (
+    return _UNIT.get(prec, "fraction of dense peak"), (
         f"no validated case: architectures without a published case here (all but {', '.join(ARCHES)}; CDNA3, "
         f"Ada, Hopper and Blackwell among them) take the median of the fitted {prec} convolution "
-        "efficiencies; replace with a gpuwise bench measurement"
+        f"efficiencies, a share of {_BASE[prec]}; replace with a gpuwise bench measurement"
     )
 
 

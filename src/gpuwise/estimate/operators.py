@@ -6,8 +6,12 @@ A roofline over totals is far too fast for these models: most of their kernels a
 each kernel costs a launch (and, in eager PyTorch, a host dispatch) whatever its size. Here every
 operator is timed on its own,
 
-    t_op = max(flops / (peak x eff[class, arch, precision]), bytes / (bandwidth x eff_mem[class]))
+    t_op = max(flops / (rate x eff[class, arch, precision]), bytes / (bandwidth x eff_mem[class]))
            + kernel floor
+
+where a tensor-core convolution's rate is the GPU's achievable GEMM rate (the catalog's measured
+matmul efficiency x the dense peak: the clock the card sustains under tensor load, which the
+datasheet's boost-clock peak does not say) and a CUDA-core fp32 one's the fp32 peak,
 
 for the forward pass, the backward pass (class-specific ratios: a convolution or GEMM runs its
 data- and weight-gradient kernels, twice the forward FLOPs) and, in training, the weight casts of
@@ -56,6 +60,7 @@ class OperatorParams:
     """The conventions one GPU and dtype need, looked up once (names in `sources`)."""
 
     conv_efficiency: float
+    conv_rate: float  # FLOP/s of a convolution: conv_efficiency x the GPU's achievable tensor GEMM rate (fp32: peak)
     gemm_rate: float  # FLOP/s of a large GEMM (the catalog's matmul efficiency)
     memory_efficiency: Mapping[str, float]
     backward_bytes: Mapping[str, float]
@@ -75,8 +80,13 @@ class OperatorParams:
         host_key = f"operator_host_seconds_eager_{rates.gpu.architecture}"  # the host its machines carry
         host_key = host_key if host_key in conv else "operator_host_seconds_eager"
         used = (conv_key, host_key, "operator_kernel_floor_seconds", "operator_train_norm_reads")
+        eff = conv[conv_key].value
+        # tensor cores run an implicit-GEMM convolution at the clock and operand feed the GPU's GEMMs get
+        # (rates.matmul: measured, power-capped, calibrated); CUDA-core fp32 at its peak and clock
+        base = rates.peak * rates.clock if prec == "fp32" else rates.matmul
         return cls(
-            conv_efficiency=conv[conv_key].value,
+            conv_efficiency=eff,
+            conv_rate=base * eff,
             gemm_rate=rates.matmul,
             memory_efficiency=mem,
             backward_bytes=bwd,
@@ -122,7 +132,7 @@ class _Timer:
         """Seconds this kernel adds to the batch: its roofline time and the kernel floor, plus any
         wait for the host."""
         if cls == "convolution":
-            rate = self.rates.peak * self.rates.clock * self.p.conv_efficiency
+            rate = self.p.conv_rate
         elif cls in ("gemm", "attention"):
             rate = (self.p.gemm_rate if cls == "gemm" else self.rates.attention) * self.gemm_share
         else:
