@@ -1,8 +1,7 @@
 """Score the dated holdouts (corpus/data/holdout.yaml, the first; corpus/data/holdout2.yaml, the
 second; corpus/data/holdout3.yaml, the third; corpus/data/holdout4.yaml, the fourth;
-corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; and corpus/data/holdout7.yaml,
-the seventh, each gathered
-apart): published measurements first read on or after 2026-12-01 from sources the project had not
+corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corpus/data/holdout7.yaml,
+the seventh; and corpus/data/holdout8.yaml, the eighth, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -11,7 +10,7 @@ gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise 
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
-accuracy-holdout7.md) and tests/test_holdout.py.
+accuracy-holdout7.md, accuracy-holdout8.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -214,6 +213,24 @@ SETS: dict[int, HoldoutSet] = {
                 "AI's lit-gpt/LitGPT tutorials, karpathy/llm.c's scripts, timm's results CSVs, NVIDIA DeepLearningExamples\n"
                 "and NeMo Automodel, the Hugging Face blog and transformers examples, AITemplate's examples,\n"
                 "turboderp's ExLlama repositories), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
+    8: HoldoutSet(
+        8,
+        DATA_DIR / "holdout8.yaml",
+        "accuracy-holdout8.md",
+        "the eighth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a known family (timm, FasterTransformer, torchtune, Vertex Model Garden reports)",
+                "family",
+                "`family`: {n} cases from further documents of documentation sets the project already uses (timm's\n"
+                "results CSVs, NVIDIA FasterTransformer's guides, torchtune's tutorials, Google Cloud's Vertex Model\n"
+                "Garden benchmarking reports), also reported without them.",
             ),
             EXTRA_ROW,
         ),

@@ -8,7 +8,8 @@ docs/accuracy-holdout4.md against the fourth (corpus/data/holdout4.yaml), gather
 with `--set 5`, docs/accuracy-holdout5.md against the fifth (corpus/data/holdout5.yaml), gathered apart from
 all four; with `--set 6`, docs/accuracy-holdout6.md against the sixth (corpus/data/holdout6.yaml), gathered
 apart from all five; with `--set 7`, docs/accuracy-holdout7.md against the seventh (corpus/data/holdout7.yaml),
-gathered apart from all six.
+gathered apart from all six; with `--set 8`, docs/accuracy-holdout8.md against the eighth
+(corpus/data/holdout8.yaml), gathered apart from all seven.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -240,14 +241,26 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
     since, diagnosis = doc.get("diagnostic_since"), doc.get("diagnosis")
     if frozen or not since:
         return []
-    ordinal = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth"}
+    ordinal = {
+        1: "first",
+        2: "second",
+        3: "third",
+        4: "fourth",
+        5: "fifth",
+        6: "sixth",
+        7: "seventh",
+        8: "eighth",
+        9: "ninth",
+    }
     name = Path(str(diagnosis)).name
+    judge = ordinal[hs.number + 1]
+    article = "An" if judge[0] in "aeiou" else "A"
     return [
         "",
         f"**Diagnostic since {since}, not out of sample.** The misses of this {ordinal[hs.number]} holdout were read to find",
         f"their causes ([{name}]({name})); mechanisms changed for causes found in the runs'",
         "own sources, never constants fitted to these rows, but the figures below are no longer out of sample:",
-        f"the frozen record is. A {ordinal[hs.number + 1]} holdout, gathered apart, judges the changes.",
+        f"the frozen record is. {article} {judge} holdout, gathered apart, judges the changes.",
     ]
 
 

@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout7.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout8.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -607,6 +607,110 @@ EXPECTED: dict[int, Expected] = {
             "vertex-openllama7b-lora-r16-a100-40gb-fp16-bs2-seq512-samples-per-s": +0.9563,
             "vertex-openllama7b-qlora-r16-a100-40gb-bs2-seq2048-peak-mem": +0.5201,
             "vertex-openllama7b-qlora-r16-a100-40gb-bs2-seq512-peak-mem": +0.3440,
+        },
+    ),
+    8: Expected(
+        first_read="2026-12-02",
+        kinds={"memory": 10, "training": 16, "inference": 22},
+        sources=22,
+        marked={"family": 14, "extra_row_of_source": 26},
+        # the DreamBooth LoRA fine-tune of the Stable Diffusion UNet: gpuwise describes the UNet by its operator
+        # totals and refuses LoRA on it; the case stays in the set, unscored, counted outside ±20 %
+        refused_for=frozenset({"diffusion-dreambooth-lora"}),
+        refusal_notes=("described by totals only",),
+        unscored=frozenset({"vertex-sd15-dreambooth-lora-r8-a100-40gb-bs4-1k-steps-wallclock"}),
+        end_to_end=(
+            "torchtune-tutorial-llama2-7b-lora-qv-r8-mb2-seq512-peak-reserved",
+            "accelerate-bigmodel-gptj6b-titanrtx-fp16-gpu0-mem",
+            "gpuconc-vllm-gptoss20b-h200-peak-device-mem",
+            "vectorlm-llama3-8b-full-fsdp-4xa100-80gb-mb8-seq2048-tok-per-s",
+            "glm130b-log-768xa100-40gb-tp4-pp8-gbs4224-step-time",
+            "mpt7b-card-440xa100-40gb-fsdp-lion-1t-tokens-wallclock",
+            "timm-train-pt111-nchw-rtx3090-resnet50-amp-bs384",
+            "mlcblog-amd-llama2-7b-q4f16-rtx4090-decode-tok-per-s",
+            "ft-gptguide-gpt20b-1xa100-80gb-fp16-bs1-in80-out200-latency",
+            "glm130b-quant-ft-int4-8xa100-40gb-tp8-len128-encode-ttft",
+            "glm130b-quant-ft-int4-8xa100-40gb-tp8-len128-decode-s-per-token",
+            "gpuconc-vllm-gptoss20b-h200-c16-output-tput",
+            "timm-infer-pt291-rtx4090-resnet50-amp-bs1024-tput",
+        ),
+        by_hand={
+            # 'Training time: 6 days'
+            "phi1-card-1.3b-8xa100-fp16-54b-tokens-wallclock": 6 * 86400,
+            # 'took about two weeks'
+            "falcon7b-card-384xa100-40gb-pp2-dp192-1.5t-tokens-wallclock": 14 * 86400,
+            # 'about 9.5 days'
+            "mpt7b-card-440xa100-40gb-fsdp-lion-1t-tokens-wallclock": 9.5 * 86400,
+            # 'about 11 minutes for 1k steps'
+            "vertex-sd15-dreambooth-lora-r8-a100-40gb-bs4-1k-steps-wallclock": 660,
+            # decode 4.29 s for 128 tokens
+            "glm130b-quant-ft-int4-8xa100-40gb-tp8-len128-decode-s-per-token": 4.29 / 128,
+            # 11.7GB of MiB / 1000
+            "accelerate-bigmodel-gptj6b-titanrtx-fp16-gpu0-mem": 11.7 * 1000 * 2**20,
+            # torchtune's GB: bytes / 1e9
+            "torchtune-tutorial-llama2-7b-lora-qv-r8-mb2-seq512-peak-reserved": 15.57e9,
+            # NVML used bytes / 1024**3
+            "gpuconc-vllm-gptoss20b-h200-peak-device-mem": 129.06658935546875 * 2**30,
+            # Max memory(MiB)
+            "pyllama-quant-llama7b-gptq4-benchmark1024-max-mem": 4172.2841796875 * 2**20,
+            # 88.5s/iter
+            "glm130b-log-768xa100-40gb-tp4-pp8-gbs4224-step-time": 88.5,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-02, at main 0ec983e, before the day's
+        # changes made after holdout 7's misses were read: memory 9.6%, training 23.9%, inference 23.9%) plus
+        # 2 points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by
+        # more than 2. The state on that date, not the goals.
+        medians={"memory": 0.116, "training": 0.260, "inference": 0.260},
+        first_errors={
+            "accelerate-bigmodel-gptj6b-titanrtx-fp16-gpu0-mem": -0.0113,
+            "accelerate-bigmodel-gptj6b-titanrtx-fp16-s-per-token": -0.2767,
+            "accelerate-bigmodel-gptneox20b-2xtitanrtx-fp16-gpu0-mem": -0.0878,
+            "accelerate-bigmodel-gptneox20b-2xtitanrtx-fp16-s-per-token": -0.1426,
+            "falcon7b-card-384xa100-40gb-pp2-dp192-1.5t-tokens-wallclock": -0.2392,
+            "ft-gptguide-gpt175b-8xa100-80gb-tp8-fp16-bs1-in128-out8-latency": -0.4382,
+            "ft-gptguide-gpt20b-1xa100-80gb-fp16-bs1-in80-out200-latency": -0.0164,
+            "ft-gptguide-gpt20b-8xa100-80gb-tp8-fp16-bs16-in200-out200-latency": -0.3614,
+            "glm130b-log-768xa100-40gb-tp4-pp8-gbs4224-step-time": -0.2794,
+            "glm130b-log-768xa100-40gb-tp4-pp8-gbs6144-step-time": -0.2521,
+            "glm130b-lowres-sat-8xa100-40gb-fp16-cola-mb30-peak-mem": -0.1039,
+            "glm130b-quant-ft-int4-4xrtx3090-tp4-len512-decode-s-per-token": -0.5591,
+            "glm130b-quant-ft-int4-8xa100-40gb-tp8-len128-decode-s-per-token": -0.6559,
+            "glm130b-quant-ft-int4-8xa100-40gb-tp8-len128-encode-ttft": -0.7393,
+            "gpuconc-vllm-gptoss20b-b200-peak-device-mem": -0.9154,
+            "gpuconc-vllm-gptoss20b-h100-pcie-c1-decode-tok-per-s": +0.7550,
+            "gpuconc-vllm-gptoss20b-h100-pcie-peak-device-mem": -0.8143,
+            "gpuconc-vllm-gptoss20b-h200-c1-decode-tok-per-s": +0.4565,
+            "gpuconc-vllm-gptoss20b-h200-c16-output-tput": +0.5740,
+            "gpuconc-vllm-gptoss20b-h200-peak-device-mem": -0.8931,
+            "llmperfbench-llamacpp-llama2-7b-q4km-rtx3090ti-decode-tok-per-s": +0.1081,
+            "llmperfbench-mlc-llama2-13b-q4f16-rtx4090-decode-tok-per-s": -0.2017,
+            "llmperfbench-mlc-llama2-7b-q4f16-rtx4090-decode-tok-per-s": -0.2982,
+            "mlcblog-amd-llama2-13b-q4f16-rtx4090-decode-tok-per-s": -0.0121,
+            "mlcblog-amd-llama2-7b-q4f16-rtx4090-decode-tok-per-s": -0.1084,
+            "mlcblog-multigpu-codellama-34b-q4f16-2xrtx4090-tp2-decode-tok-per-s": +0.0897,
+            "mlcblog-multigpu-llama2-70b-q4f16-2xrtx4090-tp2-decode-tok-per-s": +0.1010,
+            "mpt7b-card-440xa100-40gb-fsdp-lion-1t-tokens-wallclock": -0.3631,
+            "phi1-card-1.3b-8xa100-fp16-54b-tokens-wallclock": -0.2445,
+            "phi15-card-1.3b-32xa100-40gb-fp16-150b-tokens-wallclock": -0.5903,
+            "phi2-card-2.7b-96xa100-80gb-1.4t-tokens-wallclock": +0.3487,
+            "pyllama-quant-llama30b-gptq4-benchmark1024-max-mem": +0.0166,
+            "pyllama-quant-llama7b-gptq4-benchmark1024-max-mem": +0.0156,
+            "timm-infer-pt291-rtx4090-resnet50-amp-bs1024-tput": -0.1708,
+            "timm-infer-pt291-rtx4090-vit-base-16-amp-bs1024-tput": -0.1574,
+            "timm-train-pt111-nchw-rtx3090-efficientnet-b0-amp-bs384": +0.4628,
+            "timm-train-pt111-nchw-rtx3090-resnet50-amp-bs384": -0.0352,
+            "timm-train-pt111-nchw-rtx3090-resnext101-32x4d-amp-bs256": -0.0072,
+            "timm-train-pt111-nchw-rtx3090-vit-base-16-amp-bs192": +0.1198,
+            "torchtune-tutorial-llama2-7b-lora-qv-r8-mb2-seq512-peak-reserved": -0.0556,
+            "torchtune-tutorial-llama2-7b-qlora-all-linear-r8-mb2-seq512-peak-reserved": -0.4760,
+            "vectorlm-llama3-8b-full-fsdp-2xa100-80gb-mb2-seq8192-tok-per-s": -0.1031,
+            "vectorlm-llama3-8b-full-fsdp-4xa100-80gb-mb8-seq2048-tok-per-s": -0.0513,
+            "vectorlm-llama3-8b-lora-r8-1xa100-80gb-mb4-seq4096-tok-per-s": -0.0062,
+            "vectorlm-llama3-8b-lora-r8-4xa100-80gb-mb2-seq8192-tok-per-s": +0.0177,
+            "vertex-sd15-diffusers-serve-a100-40gb-4img-512px-latency": -0.1932,
+            "vertex-sd15-diffusers-serve-t4-4img-512px-latency": -0.4762,
         },
     ),
 }
