@@ -29,7 +29,7 @@ from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.generate import eager_score_bytes
-from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
+from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes, memory_fraction
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
@@ -80,14 +80,6 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
     if k <= 0:
         return 1.0
     return (1 - a ** (k + 1)) / (1 - a)
-
-
-def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
-    """The engine's memory share; vLLM's is the serving_memory_utilization convention that gpuwise
-    deploy passes as --gpu-memory-utilization, so a plan never needs more than the pod gets."""
-    if profile.memory_fraction is not None:
-        return profile.memory_fraction
-    return catalog.convention("serving_memory_utilization")
 
 
 def engine_setup(

@@ -256,6 +256,7 @@ def _inference_job(
         concurrency=f.concurrency or 1,
         parallel=parallel,
         engine=engine,
+        engine_named=f.engine is not None,
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),

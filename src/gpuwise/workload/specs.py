@@ -264,6 +264,9 @@ class InferenceJob:
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
     dtype_defaults: frozenset[str] = frozenset()
+    # the user named the engine: only then are its start-time allocations counted as it reports them
+    # (an unnamed one stands for any runtime in the memory figures); a job made in Python names it
+    engine_named: bool = True
 
     kind: Literal["inference"] = field(default="inference", init=False)
 

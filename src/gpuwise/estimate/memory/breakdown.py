@@ -39,6 +39,9 @@ class MemoryEstimate:
     per_gpu: MemoryBreakdown
     capacity: int
     assumptions: tuple[str, ...]
+    # what a serving engine allocates on each GPU at start (its KV block pool included), when more
+    # than this load needs: nvidia-smi shows it (gpuwise.estimate.memory.inference._engine_reserved)
+    engine_reserved: float | None = None
 
     @property
     def _resident(self) -> float:
@@ -60,15 +63,18 @@ class MemoryEstimate:
         max_memory_reserved (plus the caching allocator's slack) and device used (nvidia-smi: plus
         the CUDA context and NCCL buffers), so a measured peak is compared with what it measured.
         Paged optimizer states (cudaMallocManaged, outside torch's allocator) count only on the
-        device, and only as far as they fit beside the rest."""
+        device, and only as far as they fit beside the rest. A serving engine's KV block pool is
+        allocated whole at start: on the device, and in torch's counters (the pool is one tensor)."""
         d = self.per_gpu.detail
         outside = d.get("cuda_context", 0.0) + d.get("nccl_buffers", 0.0)
         paged = d.get("paged_optimizer_states", 0.0)
         reserved = self.per_gpu.total - outside - paged
+        device = min(self.per_gpu.total, max(self._resident, self.capacity))
+        pool = max(0.0, (self.engine_reserved or 0.0) - self.per_gpu.total)  # the pool's unused blocks
         return {
-            "max_allocated": reserved - d.get("allocator_fragmentation", 0.0),
-            "max_reserved": reserved,
-            "device_used": min(self.per_gpu.total, max(self._resident, self.capacity)),
+            "max_allocated": reserved - d.get("allocator_fragmentation", 0.0) + pool,
+            "max_reserved": reserved + pool,
+            "device_used": device + pool,
         }
 
     def as_dict(self) -> dict[str, object]:

@@ -97,7 +97,53 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     over = overheads(allocated, hw, sharded, n)
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
-    return MemoryEstimate(per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
+    reserved = _engine_reserved(job, bd, hw, n)
+    return MemoryEstimate(
+        per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items), engine_reserved=reserved
+    )
+
+
+def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
+    """The engine's memory share; vLLM's is the serving_memory_utilization convention that gpuwise
+    deploy passes as --gpu-memory-utilization, so a plan never needs more than the pod gets."""
+    if profile.memory_fraction is not None:
+        return profile.memory_fraction
+    return catalog.convention("serving_memory_utilization")
+
+
+def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: Notes) -> float | None:
+    """What a serving engine holds on each GPU from its start, whatever its load: it sizes its KV
+    block pool once, from its memory share, and keeps it (vLLM and SGLang a share of the device
+    with the weights, workspace and CUDA context inside it; TensorRT-LLM, LMDeploy and TGI a share
+    of what is free after them). nvidia-smi shows this, not the load's need. None for a generate
+    loop (its cache grows with the tokens) and for models without a KV cache."""
+    model = job.model
+    if not (isinstance(model, TransformerArch) and model.decoder) or job.engine not in n.cat.engines:
+        return None
+    profile = n.cat.engine(job.engine)
+    if profile.static_batching:
+        return None
+    cap = hw.gpu.capacity_bytes
+    frac = memory_fraction(profile, n.cat)
+    fixed = bd.total - bd.kv_cache
+    reserved = frac * cap if profile.memory_basis == "total" else fixed + frac * max(0.0, cap - fixed)
+    if reserved <= bd.total:
+        return None
+    if not job.engine_named:
+        n.add(
+            f"no engine named: the memory figures are this load's need under any runtime; {profile.name} (the "
+            f"default of the time figures) would hold {reserved / 2**30:.1f} GiB per GPU from its start, its KV "
+            "block pool included (name it with --engine to count that)"
+        )
+        return None
+    n.add(
+        f"{profile.name} allocates its KV block pool at start: "
+        + (f"{frac:.0%} of the device" if profile.memory_basis == "total" else f"{frac:.0%} of what the weights leave")
+        + f", {reserved / 2**30:.1f} GiB per GPU whatever the load (memory.as_reported.device_used, what "
+        "nvidia-smi shows; per_gpu.total is this load's need); CUDA graphs captured after it are not counted "
+        f"[{n.cat.sources[profile.source].title.split(':')[0]}]"
+    )
+    return reserved
 
 
 def _generate_memory(
