@@ -166,3 +166,20 @@ def test_eager_attention_where_it_cannot_apply_is_a_usage_error():
     )  # fmt: skip
     out = cnn.stderr + cnn.stdout
     assert cnn.returncode == 2 and "no attention written operator by operator" in out and PIPE in out
+
+
+@pytest.mark.parametrize(
+    ("workload", "said"),
+    [
+        ({"model": "stable-diffusion-v1-5", "engine": "eager", "attention": "eager", "weights_dtype": "fp16"}, False),
+        ({"model": "stable-diffusion-v1-5", "engine": "eager", "weights_dtype": "fp16"}, True),
+        ({"model": "resnet-50"}, False),
+        ({"model": "resnet-50", "task": "pretrain", "micro_batch": 64}, False),
+        ({"model": "vit-base-patch16-224"}, True),
+    ],
+)
+def test_the_fused_attention_rate_is_named_only_where_a_kernel_runs_at_it(workload, said) -> None:
+    """Eager attention runs as baddbmm, softmax and bmm, and a CNN has none: neither names the
+    fused-attention rate among its assumptions; SDPA in the UNet and a ViT's attention do."""
+    est = make_estimate({"task": "inference", **workload}, {"gpu": "a100-40gb-sxm:1"})
+    assert any(n.startswith("fused attention at ") for n in est.notes) is said

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 Runtime = Literal["eager", "graph", "folded", "compiled"]
@@ -325,6 +325,8 @@ def operator_step(
     The fitted efficiencies are kernel rates already; the estimator divides compute by the
     framework's efficiency afterwards, so it is multiplied in here and the two cancel."""
     t = operator_seconds(model, micro_batch, rates, catalog, training=True)
+    if not t.by_class.get("attention"):
+        notes[:] = without_fused_attention(notes)
     notes.extend(t.notes)
     notes.append(f"{model.name}: per-operator roofline (estimate/operators.py); the framework factor does not apply")
     return t.forward * framework, t.backward * framework
@@ -371,6 +373,7 @@ class ServedBatch:
     terms: dict[str, float]
     notes: tuple[str, ...]
     bottleneck: str = "compute"  # the GPU side: compute (conv, GEMM, attention) or memory-bandwidth
+    fused_attention: bool = True  # any kernel ran at the fused-attention rate
 
 
 def served_batch(
@@ -411,16 +414,18 @@ def served_batch(
         runs += f"; {rates.dtype} under torch.autocast: each convolution and GEMM weight is cast on every call"
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
     side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
+    fused = kernels.by_class.get("attention", 0.0) > 0
     if not profile.server:
         if input_from_host:
-            return _copied_then_run(model, samples, kernels.total, rates.gpu, catalog, (*kernels.notes, runs), side)
+            copied = _copied_then_run(model, samples, kernels.total, rates.gpu, catalog, (*kernels.notes, runs), side)
+            return replace(copied, fused_attention=fused)
         notes = (
             *kernels.notes,
             runs,
             f"{model.name}: no server around it: a batch of {samples} sample(s) takes the runtime's kernels only, "
             "inputs already on the GPU (a server adds its request floor, RPC and queue delay: --engine triton)",
         )
-        return ServedBatch(kernels.total, 0.0, {"gpu": kernels.total}, notes, side)
+        return ServedBatch(kernels.total, 0.0, {"gpu": kernels.total}, notes, side, fused)
     around = request_terms(model, items, rates.gpu, catalog)
     copy = around.pop("input_copy") * requests  # every request's input crosses PCIe in the batch
     terms = {"gpu": kernels.total, "input_copy": copy, **around}
@@ -435,7 +440,7 @@ def served_batch(
     )
     parts = " + ".join(f"{k.replace('_', ' ')} {v * 1e3:.2f}" for k, v in terms.items())
     notes += (f"{model.name}: request latency {sum(terms.values()) * 1e3:.2f} ms = {parts} (ms)",)
-    return ServedBatch(kernels.total + copy, sum(around.values()), terms, notes, side)
+    return ServedBatch(kernels.total + copy, sum(around.values()), terms, notes, side, fused)
 
 
 # ------------------------------------------------------------------------------------------

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 # Which peak a compute dtype runs at; fp32 training without TF32 uses the CUDA-core fp32 rate.
 PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8"}
 
+FUSED_ATTENTION_NOTE = "fused attention at "  # the start of the note naming the fused-attention rate
+
+
+def without_fused_attention(notes: list[str]) -> list[str]:
+    """The notes less the fused-attention rate, for a model whose kernels run no fused attention
+    (a CNN, or a UNet whose attention runs eagerly as baddbmm, softmax and bmm)."""
+    return [n for n in notes if not n.startswith(FUSED_ATTENTION_NOTE)]
+
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
@@ -133,7 +141,7 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
             f"[{mbw_key}: {_title(catalog, mbw_key)}]"
         )
     where = "FlashAttention-2 paper" if att_key == "attention_efficiency" else _title(catalog, att_key)
-    notes.append(f"fused attention at {att_eff:.0%} of peak [{att_key}: {where}]")
+    notes.append(f"{FUSED_ATTENTION_NOTE}{att_eff:.0%} of peak [{att_key}: {where}]")
     rates = Rates(
         gpu=gpu,
         dtype=key,

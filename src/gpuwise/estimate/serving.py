@@ -25,7 +25,7 @@ from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
 from gpuwise.estimate.memory.states import weight_bytes_per_param
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate_once
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
 from gpuwise.stats import rank, tolerated
@@ -387,7 +387,7 @@ def inference_time(
         served = served_batch(
             model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
         )
-        notes += served.notes
+        notes = (notes if served.fused_attention else without_fused_attention(notes)) + list(served.notes)
         covers = coverage_note(model)
         if covers:
             notes.append(covers)
