@@ -1,7 +1,8 @@
 """Score the dated holdouts (corpus/data/holdout.yaml, the first; corpus/data/holdout2.yaml, the
 second; corpus/data/holdout3.yaml, the third; corpus/data/holdout4.yaml, the fourth;
 corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corpus/data/holdout7.yaml,
-the seventh; and corpus/data/holdout8.yaml, the eighth, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
+the seventh; corpus/data/holdout8.yaml, the eighth; and corpus/data/holdout9.yaml, the ninth, each
+gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -10,7 +11,7 @@ gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise 
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
-accuracy-holdout7.md, accuracy-holdout8.md) and tests/test_holdout.py.
+accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -231,6 +232,23 @@ SETS: dict[int, HoldoutSet] = {
                 "`family`: {n} cases from further documents of documentation sets the project already uses (timm's\n"
                 "results CSVs, NVIDIA FasterTransformer's guides, torchtune's tutorials, Google Cloud's Vertex Model\n"
                 "Garden benchmarking reports), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
+    9: HoldoutSet(
+        9,
+        DATA_DIR / "holdout9.yaml",
+        "accuracy-holdout9.md",
+        "the ninth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a known family (FlagPerf, timm)",
+                "family",
+                "`family`: {n} cases from further documents of documentation sets the project already uses (FlagPerf's\n"
+                "per-case READMEs, timm's repository), also reported without them.",
             ),
             EXTRA_ROW,
         ),

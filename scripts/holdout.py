@@ -9,7 +9,8 @@ with `--set 5`, docs/accuracy-holdout5.md against the fifth (corpus/data/holdout
 all four; with `--set 6`, docs/accuracy-holdout6.md against the sixth (corpus/data/holdout6.yaml), gathered
 apart from all five; with `--set 7`, docs/accuracy-holdout7.md against the seventh (corpus/data/holdout7.yaml),
 gathered apart from all six; with `--set 8`, docs/accuracy-holdout8.md against the eighth
-(corpus/data/holdout8.yaml), gathered apart from all seven.
+(corpus/data/holdout8.yaml), gathered apart from all seven; with `--set 9`, docs/accuracy-holdout9.md against
+the ninth (corpus/data/holdout9.yaml), gathered apart from all eight.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -251,6 +252,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         7: "seventh",
         8: "eighth",
         9: "ninth",
+        10: "tenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

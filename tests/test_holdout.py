@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout8.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout9.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -714,6 +714,99 @@ EXPECTED: dict[int, Expected] = {
             "vectorlm-llama3-8b-lora-r8-4xa100-80gb-mb2-seq8192-tok-per-s": +0.0177,
             "vertex-sd15-diffusers-serve-a100-40gb-4img-512px-latency": -0.1932,
             "vertex-sd15-diffusers-serve-t4-4img-512px-latency": -0.4762,
+        },
+    ),
+    9: Expected(
+        first_read="2026-12-03",
+        kinds={"memory": 11, "training": 15, "inference": 17},
+        sources=20,
+        marked={"family": 11, "extra_row_of_source": 23},
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
+        end_to_end=(
+            "pithtrain79-torchtitan-8xb200-qwen3-30b-a3b-bf16-fsdp8-mb8-seq8192-peak-memory",
+            "dlrover-atorch-llama2-7b-fsdp-full-8xa100-80gb-mb4-seq4096-max-allocated",
+            "whynlp-tinyllama-1xa6000-bf16-mb8-seq2048-gpu-memory",
+            "llmfoundry1153-7b-4xa100-bf16-mb4-seq2048-tok-per-s-per-gpu",
+            "whynlp-tinyllama-1xrtx4090-bf16-mb4-seq2048-tok-per-s",
+            "mmpretrain1741-vit-b16-in1k-300ep-32xa100-80gb-fp32-bs128-wallclock",
+            "timm1491-a100-resnet50-amp-channels-last-bs512-benchmark-train-img-per-s",
+            "vllm-recipes431-mi300x-qwen3guard-8b-bf16-c32-in1k-out1k-tpot-median",
+            "databasemart-a40-vllm-qwen25-7b-fp16-c50-in100-out600-output-tok-per-s",
+            "inferencex870-sglang-8xh200-deepseek-r1-fp8-tp8-c4-in8k-out1k-e2e-mean",
+            "tgi-pr1243-mi250-gcd-llama2-13b-fp16-bs12-in256-prefill",
+            "flagperf-inference-vit-l16-a100-40gb-tensorrt-fp16-bs64-samples-per-s",
+        ),
+        by_hand={
+            # 'it only took 18 hours'
+            "mmpretrain1741-vit-b16-in1k-300ep-32xa100-80gb-fp32-bs128-wallclock": 18 * 3600,
+            # Median TPOT(ms) 35.96
+            "databasemart-a40-vllm-llama31-8b-fp16-c50-in100-out600-tpot-median": 35.96e-3,
+            # Mem Max allocated(MB): torch's bytes / 2**20
+            "dlrover-atorch-llama2-7b-fsdp-full-8xa100-80gb-mb4-seq4096-max-allocated": 39596.3 * 2**20,
+            # 141.79 GiB peak memory per GPU
+            "pithtrain79-torchtitan-8xb200-qwen3-30b-a3b-bf16-fsdp8-mb8-seq8192-peak-memory": 141.79 * 2**30,
+            # '19.52k tokens/s/GPU'
+            "pithtrain79-torchtitan-8xb200-qwen3-30b-a3b-bf16-fsdp8-mb8-seq8192-tok-per-s-per-gpu": 19520,
+            # Speed 73.3k (tokens/s, all GPUs)
+            "whynlp-tinyllama-8xa6000-bf16-mb8-seq2048-tok-per-s": 73300,
+            # Prefill average 711.99 ms
+            "tgi-pr1243-mi250-gcd-llama2-13b-fp16-bs12-in256-prefill": 0.71199,
+            # Mean E2E (s) 11.55
+            "inferencex870-sglang-8xh200-deepseek-r1-fp8-tp8-c4-in8k-out1k-e2e-mean": 11.55,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-03, at main 7634c01, before the day's
+        # changes made after holdout 8's misses were read: memory 36.8%, training 23.7%, inference 34.2%) plus
+        # 2 points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by
+        # more than 2. The state on that date, not the goals.
+        medians={"memory": 0.388, "training": 0.257, "inference": 0.363},
+        first_errors={
+            "benhamm-gist-sglang-8xb200-qwen3-235b-a22b-bf16-tp8-in1k-out1k-c1-tpot": -0.0523,
+            "databasemart-a40-vllm-llama31-8b-fp16-c50-in100-out600-tpot-median": -0.0405,
+            "databasemart-a40-vllm-qwen25-7b-fp16-c50-in100-out600-output-tok-per-s": +0.4760,
+            "dlrover-atorch-llama2-7b-fsdp-full-64xa100-80gb-mb4-seq4096-max-allocated": -0.5025,
+            "dlrover-atorch-llama2-7b-fsdp-full-8xa100-80gb-mb4-seq4096-max-allocated": -0.3245,
+            "dlrover-atorch-llama2-7b-fsdp-lora-64xa100-80gb-mb4-seq4096-max-allocated": -0.5656,
+            "dlrover-atorch-llama2-7b-fsdp-lora-8xa100-80gb-mb4-seq4096-max-allocated": -0.5595,
+            "flagperf-inference-bertlarge-a100-40gb-tensorrt-fp16-bs32-seq512-samples-per-s": +0.5650,
+            "flagperf-inference-vit-l16-a100-40gb-tensorrt-fp16-bs64-samples-per-s": +0.2689,
+            "flagperf-llama2-7b-lora-1xa100-40gb-fp16amp-mb4-seq512-memory": +0.3676,
+            "flagperf-llama2-7b-lora-1xa100-40gb-fp16amp-mb4-seq512-tok-per-s": +0.4913,
+            "flagperf-llama2-7b-lora-1xa100-40gb-fp32-mb2-seq512-memory": +0.0222,
+            "flagperf-llama2-7b-lora-1xa100-40gb-fp32-mb2-seq512-tok-per-s": -0.8364,
+            "flagperf-llama2-7b-megatron-deepspeed-8xa800-bf16-zero1-seq4096-memory": +0.2131,
+            "flagperf-llama2-7b-megatron-deepspeed-8xa800-bf16-zero1-seq4096-tok-per-s-per-gpu": -0.0947,
+            "flagperf-mixtral-8x7b-megatron-32xh100-pp2-tp8-mb3-seq4096-memory": -0.3779,
+            "flagperf-mixtral-8x7b-megatron-32xh100-pp2-tp8-mb3-seq4096-tok-per-s-per-gpu": +0.7187,
+            "inferencex870-sglang-8xh200-deepseek-r1-fp8-tp8-c4-in1k-out1k-tpot-mean": -0.5545,
+            "inferencex870-sglang-8xh200-deepseek-r1-fp8-tp8-c4-in1k-out8k-tpot-mean": -0.2387,
+            "inferencex870-sglang-8xh200-deepseek-r1-fp8-tp8-c4-in8k-out1k-e2e-mean": +1.2577,
+            "llm-price-compass6-2xa10g-vllm-llama3-8b-tp2-sharegpt-1000-output-tok-per-s": +0.7489,
+            "llmfoundry1153-13b-8xa100-bf16-mb4-seq2048-tok-per-s-per-gpu": +0.0997,
+            "llmfoundry1153-13b-8xmi250-gcd-bf16-mb4-seq2048-tok-per-s-per-gpu": +0.2805,
+            "llmfoundry1153-7b-4xa100-bf16-mb4-seq2048-tok-per-s-per-gpu": -0.1012,
+            "llmfoundry1153-7b-8xmi250-gcd-bf16-mb4-seq2048-tok-per-s-per-gpu": +0.1423,
+            "mmpretrain1741-vit-b16-in1k-300ep-32xa100-80gb-fp32-bs128-wallclock": +0.6440,
+            "pithtrain79-torchtitan-8xb200-qwen3-30b-a3b-bf16-fsdp8-mb8-seq8192-peak-memory": +0.4348,
+            "pithtrain79-torchtitan-8xb200-qwen3-30b-a3b-bf16-fsdp8-mb8-seq8192-tok-per-s-per-gpu": +0.2370,
+            "tgi-pr1243-mi250-gcd-llama2-13b-fp16-bs12-in256-prefill": -0.3926,
+            "tgi-pr1243-mi250-gcd-llama2-13b-fp16-bs24-in256-prefill": -0.4278,
+            "timm1491-a100-resnet50-amp-channels-last-bs512-benchmark-train-img-per-s": -0.1203,
+            "torchtitan-pr1884-4xh100-llama3-8b-flex-cp2-fullac-seq8192-memory": -0.0653,
+            "torchtitan-pr1884-4xh100-llama3-8b-flex-cp2-fullac-seq8192-tok-per-s-per-gpu": -0.1582,
+            "tt-inference-server340-a100-vllm-qwen3-30b-a3b-bf16-in128-out1024-c1-tpot": -0.3424,
+            "tt-inference-server340-a100-vllm-qwen3-30b-a3b-bf16-in2048-out128-c1-ttft": +0.2049,
+            "tt-inference-server340-a100-vllm-qwen3-30b-a3b-bf16-in8192-out128-c1-ttft": +1.2886,
+            "vllm-pr43232-4xb200-qwen3-235b-a22b-fp8-tp4-kvfp8-in30k-out1k-c64-output-tok-per-s": +0.2721,
+            "vllm-recipes431-mi300x-qwen3guard-8b-bf16-c32-in1k-out1k-output-tok-per-s": +0.2244,
+            "vllm-recipes431-mi300x-qwen3guard-8b-bf16-c32-in1k-out1k-tpot-median": +0.0222,
+            "whynlp-tinyllama-1xa6000-bf16-mb8-seq2048-gpu-memory": -0.0487,
+            "whynlp-tinyllama-1xrtx4090-bf16-mb4-seq2048-tok-per-s": -0.3646,
+            "whynlp-tinyllama-8xa100-80gb-bf16-mb16-seq2048-tok-per-s": -0.2619,
+            "whynlp-tinyllama-8xa6000-bf16-mb8-seq2048-tok-per-s": -0.0781,
         },
     ),
 }
