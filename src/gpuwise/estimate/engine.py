@@ -29,7 +29,7 @@ from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.generate import eager_score_bytes
-from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes, memory_fraction
+from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes, kv_pool_bytes, memory_fraction
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
@@ -99,7 +99,7 @@ def engine_setup(
     fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
     cap = hw.gpu.capacity_bytes
     frac = memory_fraction(profile, catalog)
-    kv_bytes = frac * cap - fixed if profile.memory_basis == "total" else frac * max(0.0, cap - fixed)
+    kv_bytes = kv_pool_bytes(profile, catalog, cap, fixed)
     ctx = job.context_tokens
     per_request = kv_cache_bytes(model, ctx, 1, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
     block = profile.kv_block_tokens

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal
 
@@ -417,8 +417,8 @@ def served_batch(
     fused = kernels.by_class.get("attention", 0.0) > 0
     if not profile.server:
         if input_from_host:
-            copied = _copied_then_run(model, samples, kernels.total, rates.gpu, catalog, (*kernels.notes, runs), side)
-            return replace(copied, fused_attention=fused)
+            notes = (*kernels.notes, runs)
+            return _copied_then_run(model, samples, kernels.total, rates.gpu, catalog, notes, side, fused)
         notes = (
             *kernels.notes,
             runs,
@@ -447,7 +447,14 @@ def served_batch(
 # embedding tables larger than the GPUs: host memory with a cache of hot rows
 # ------------------------------------------------------------------------------------------
 def _copied_then_run(
-    model: GenericArch, samples: int, kernels: float, gpu: GPU, catalog: Catalog, notes: tuple[str, ...], side: str
+    model: GenericArch,
+    samples: int,
+    kernels: float,
+    gpu: GPU,
+    catalog: Catalog,
+    notes: tuple[str, ...],
+    side: str,
+    fused: bool,
 ) -> ServedBatch:
     """A benchmark loop that copies each batch's input from (pinned) host memory and then runs the
     kernels, one after the other inside the timed region: FlagPerf's p_infer_core times `model([x])`,
@@ -459,7 +466,7 @@ def _copied_then_run(
         f"(--input-from-host): {samples * input_bytes_per_sample(model) / 1e6:.3g} MB at "
         f"{link.achieved_bandwidth / 1e9:.1f} GB/s [{link.name}], then the kernels; no server around it"
     )
-    return ServedBatch(kernels + copy, 0.0, {"input_copy": copy, "gpu": kernels}, (*notes, note), side)
+    return ServedBatch(kernels + copy, 0.0, {"input_copy": copy, "gpu": kernels}, (*notes, note), side, fused)
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,15 @@ def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
     return catalog.convention("serving_memory_utilization")
 
 
+def kv_pool_bytes(profile: EngineProfile, catalog: Catalog, capacity: float, fixed: float) -> float:
+    """The KV block pool an engine allocates beside `fixed` bytes (weights, workspace, context):
+    its share of the device less `fixed` (vLLM, SGLang), or its share of what `fixed` leaves."""
+    frac = memory_fraction(profile, catalog)
+    if profile.memory_basis == "total":
+        return frac * capacity - fixed
+    return frac * max(0.0, capacity - fixed)
+
+
 def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: Notes) -> float | None:
     """What a serving engine holds on each GPU from its start, whatever its load: it sizes its KV
     block pool once, from its memory share, and keeps it (vLLM and SGLang a share of the device
@@ -123,10 +132,8 @@ def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: No
     profile = n.cat.engine(job.engine)
     if profile.static_batching:
         return None
-    cap = hw.gpu.capacity_bytes
-    frac = memory_fraction(profile, n.cat)
     fixed = bd.total - bd.kv_cache
-    reserved = frac * cap if profile.memory_basis == "total" else fixed + frac * max(0.0, cap - fixed)
+    reserved = fixed + kv_pool_bytes(profile, n.cat, hw.gpu.capacity_bytes, fixed)
     if reserved <= bd.total:
         return None
     if not job.engine_named:
@@ -138,7 +145,8 @@ def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: No
         return None
     n.add(
         f"{profile.name} allocates its KV block pool at start: "
-        + (f"{frac:.0%} of the device" if profile.memory_basis == "total" else f"{frac:.0%} of what the weights leave")
+        + f"{memory_fraction(profile, n.cat):.0%} of "
+        + ("the device" if profile.memory_basis == "total" else "what the weights leave")
         + f", {reserved / 2**30:.1f} GiB per GPU whatever the load (memory.as_reported.device_used, what "
         "nvidia-smi shows; per_gpu.total is this load's need); CUDA graphs captured after it are not counted "
         f"[{n.cat.sources[profile.source].title.split(':')[0]}]"
