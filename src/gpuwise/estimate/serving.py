@@ -162,18 +162,57 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     c = math.ceil(todo / max(1, setup.token_budget - (b - 1) * v))
     ctx = prompt + (s * setup.tokens_per_step) / 2
     pairs_per_token = model.prefill_pairs(0, todo) / todo
-    dec = s / (c + s)  # share of a slot's steps spent decoding
 
     def mixed(prefill: float, decodes: float) -> float:
         return model.step(round(prefill), round(decodes), model.keys(ctx) * decodes, pairs_per_token * prefill)
 
     if model.lanes > 1:
         return _lockstep_state(model, setup, b, c, ctx)
-    t = mixed(b * todo / (c + s), b * dec)
-    others = (b - 1) * dec  # decodes beside one request's own step
-    tpot = mixed((b - 1) * todo / (c + s), 1 + others) / setup.tokens_per_step if s else 0.0
-    ttft = c * mixed(todo / c + (b - 1) * todo / (c + s), others) + setup.request_overhead
+    # a step's prompt chunks are those of the slots prefilling in it, each slot independently in c of
+    # its c + s steps: the mean over that count, not the step at the mean count (a step's time is not
+    # linear in its tokens: the experts a step reads, the roofline's bend)
+    chunk, p = todo / c, c / (c + s)
+    every, others = prefilling_slots(b, p), prefilling_slots(b - 1, p)
+    t = sum(w * mixed(k * chunk, b - k) for k, w in every)
+    tpot = sum(w * mixed(k * chunk, b - k) for k, w in others) / setup.tokens_per_step if s else 0.0
+    ttft = c * sum(w * mixed((k + 1) * chunk, b - 1 - k) for k, w in others) + setup.request_overhead
     return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
+
+
+# settings of the sum, not facts: `prefilling_slots` drops counts less likely than this share of the
+# likeliest, and merges the rest into at most this many points (each at its counts' mean)
+SLOTS_TAIL, SLOTS_POINTS = 1e-9, 16
+
+
+def prefilling_slots(n: int, p: float) -> list[tuple[float, float]]:
+    """(count, probability) points of a Binomial(`n`, `p`) count: how many of n slots prefill in one
+    step. Exact where few counts matter; a wide distribution is merged into SLOTS_POINTS points that
+    keep its mean (each point at the mean count of the counts it merges)."""
+    if n <= 0 or p <= 0.0:
+        return [(0.0, 1.0)]
+    if p >= 1.0:
+        return [(float(n), 1.0)]
+    mode = min(n, math.floor((n + 1) * p))
+    log_odds = math.log(p) - math.log1p(-p)
+
+    def log_pmf(k: int) -> float:
+        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_odds + n * math.log1p(-p)
+
+    top, floor = log_pmf(mode), math.log(SLOTS_TAIL)
+    lo = hi = mode
+    while lo > 0 and log_pmf(lo - 1) - top > floor:
+        lo -= 1
+    while hi < n and log_pmf(hi + 1) - top > floor:
+        hi += 1
+    counts = [(k, math.exp(log_pmf(k) - top)) for k in range(lo, hi + 1)]
+    total = sum(w for _, w in counts)
+    width = math.ceil(len(counts) / SLOTS_POINTS)
+    points = []
+    for i in range(0, len(counts), width):
+        group = counts[i : i + width]
+        mass = sum(w for _, w in group)
+        points.append((sum(k * w for k, w in group) / mass, mass / total))
+    return points
 
 
 def _lockstep_state(model: StepModel, setup: EngineSetup, b: int, c: int, ctx: float) -> SteadyState:
