@@ -74,3 +74,25 @@ def test_bnb_4bit_is_refused_where_it_means_nothing():
         "estimate", *base, "--weights-dtype", "nf4", "--bnb-4bit", "load-in-4bit", "--engine", "transformers"
     )
     assert ok.returncode == 0, ok.stderr
+
+
+def test_eager_scores_and_the_fp32_dequant_are_not_alive_together():
+    """One 512-token prompt under eager attention (fp16 activations): the score matrix's transients,
+    32 x 512 x 512 scores of 8 bytes at the softmax's worst (the 16-bit scores, their fp32 softmax and
+    its 16-bit cast) plus the 512 x 512 causal mask, and later in the layer the softmaxed weights the
+    decoder layer still holds (2 bytes a score) beside the down projection's fp32 dequantization
+    (512 x 11008 x 4 + 45,088,768 x 6). The larger of the two moments, not their sum, is above the QLoRA
+    recipe's peak (bf16 compute, nothing dequantized: the score matrix's moment)."""
+
+    def run(bnb: str) -> Any:
+        spec = {"model": "llama-2-7b", "task": "inference", "engine": "transformers", "input_tokens": 512}
+        spec |= {"output_tokens": 1, "concurrency": 1, "weights_dtype": "nf4", "kv_dtype": "fp16"}
+        spec |= {"bnb_4bit": bnb, "attention": "eager"}
+        return estimate(build_workload(spec, CAT), build_hardware("a100-80gb-sxm:1", CAT), CAT)
+
+    elements = 32 * 512 * 512
+    scores = elements * 8 + 512 * 512 * 2
+    held = elements * 2 + 512 * 11008 * 4 + 4096 * 11008 * 6
+    assert held > scores
+    loaded, qlora = run("load-in-4bit"), run("qlora")
+    assert loaded.memory.per_gpu.activations - qlora.memory.per_gpu.activations == pytest.approx(held - scores)

@@ -7,7 +7,8 @@ torch.cat (catalog engines.yaml, the `transformers` profiles):
 
 - the last layer's attention during the prefill: the cache of the prompt, one layer's
   activations over every prompt token, and with eager attention the score matrix
-  (batch x heads x prompt x prompt) scaled, masked and softmaxed in fp32;
+  (batch x heads x prompt x prompt) scaled, masked and softmaxed in fp32, or (later in the layer,
+  whichever is larger) the softmaxed weights the layer still holds beside a linear's transients;
 - the end of the prefill: the LM head's logits in 16-bit and their fp32 copy, for every
   position (before logits_to_keep) or for the last;
 - a decode step: the cache grown by one token beside the previous step's, whole when the loop
@@ -115,6 +116,11 @@ def generate_peak(
     scores = score_matrix_peak(b, model.heads / tp, s, dtype) if attention == "eager" else 0.0
     fp32_compute = job.weights_dtype == "nf4" and job.bnb_4bit == "load-in-4bit"
     dequant = fp32_dequant_bytes(model, tokens, tp) if fp32_compute else 0.0
+    # the score matrix's transients and a linear's dequantized weight are never alive together; eager
+    # attention returns its softmaxed weights and the decoder layer holds them (`hidden_states, _ =
+    # self.self_attn(...)`) through its MLP, so they sit beside the largest linear's dequantization
+    kept_probs = b * model.heads / tp * s * s * act_bytes if attention == "eager" else 0.0
+    transient = max(scores, kept_probs + dequant)
     step_dequant = fp32_dequant_bytes(model, b, tp) if fp32_compute else 0.0
     positions = s if profile.prefill_logits == "all" else 1
     prefill_logits = b * positions * vocab * (act_bytes + FP32)
@@ -132,7 +138,7 @@ def generate_peak(
             later = kv_at(last) * (1 + 1 / model.layers) + b * vocab * FP32 + step_logits
         decode = max(first, later) + step_dequant
     return GeneratePeak(
-        attention=kv_at(s) + layer + scores + dequant,
+        attention=kv_at(s) + layer + transient,
         logits=kv_at(s) + prefill_logits,
         decode=decode,
         final_kv=final,
