@@ -179,9 +179,10 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     return SteadyState(b, t, ttft, tpot, ttft + s * tpot * setup.tokens_per_step, b / ((c + s) * t))
 
 
-# settings of the sum, not facts: `prefilling_slots` drops counts less likely than this share of the
-# likeliest, and merges the rest into at most this many points (each at its counts' mean)
-SLOTS_TAIL, SLOTS_POINTS = 1e-9, 16
+# a setting of the sum, not a fact: `prefilling_slots` drops counts less likely than this share of the likeliest
+SLOTS_TAIL = 1e-9
+# a setting of the sum, not a fact: the counts left are merged into at most this many points (each at their mean)
+SLOTS_POINTS = 16
 
 
 def prefilling_slots(n: int, p: float) -> list[tuple[float, float]]:
