@@ -50,15 +50,6 @@ _TT_MISSES["peft-llama-2-70b-qlora-fsdp-2gpu-cpu-offload"] = (
     "(bitsandbytes dequantization buffers and FSDP's staging of the offloaded shards); nvidia-smi also keeps "
     "the caching allocator's pool from loading the 4-bit shards",
 )
-# LitGPT's 2023 FSDP rows: a full model copy per rank that the estimate does not hold (see _LOAD_FULL).
-_LOAD_FULL = (
-    "one full bf16 model per rank (13.5 GB for 7B, 26 GB for 13B) beside the shards: the published peak minus "
-    "that copy (8.7, 9.0, 9.9 and 9.5 GB) is close to this training estimate. Not a loading peak: Lightning's "
-    "load_raw at the pinned commit (71aed75) reads the checkpoint lazily on the CPU and unshards one FSDP unit "
-    "at a time on a meta-initialised model; the copy stays through training (the 2-GPU 7B row is above the "
-    "1-GPU row of the same run, 22.18 against 21.30 GB; 13B runs out of memory on 2x 40 GB); where it lives "
-    "was not found"
-)
 _LOAD_RESERVED = (
     "torchtune resets the peak after model init, but max reserved keeps the caching allocator's pool from "
     "init (the QLoRA tutorial logs 9.13 GB reserved at init for a 9.29 GB training peak). The single-device "
@@ -74,10 +65,6 @@ _FSDP_INIT = (
 )
 _TT_MISSES.update(
     {
-        "litgpt-rt-llama-2-7b-lora-mb1-2xa100": (0.67, _LOAD_FULL),
-        "litgpt-rt-llama-2-7b-lora-mb2-2xa100": (0.65, _LOAD_FULL),
-        "litgpt-rt-llama-2-7b-lora-mb4-2xa100": (0.60, _LOAD_FULL),
-        "litgpt-rt-llama-2-13b-lora-mb1-4xa100": (0.80, _LOAD_FULL),
         "torchtune-2024-04-llama-2-7b-qlora-4090": (0.53, _LOAD_RESERVED),
         "torchtune-2024-04-llama-2-7b-lora-2x4090": (0.44, _FSDP_INIT),
         "torchtune-2024-04-llama-2-7b-full-4x4090": (0.37, _FSDP_INIT),
@@ -243,7 +230,8 @@ def _memory_options(inp: dict[str, Any], compile_default: bool | None, source: s
     """The run's memory savers as workload fields: torch.compile (a case without the key ran eager
     unless `compile_default` is None: then the profile's default), optimizer in backward, a
     bitsandbytes paged optimizer (named in the optimizer: PagedAdamW, PagedAdamW8bit), the loss
-    its stack's version ran (`loss`, else SOURCE_LOSSES), the bitsandbytes it pinned (SOURCE_QUANTIZED_LINEAR)."""
+    its stack's version ran (`loss`, else SOURCE_LOSSES), the bitsandbytes it pinned (SOURCE_QUANTIZED_LINEAR),
+    and the FSDP behaviours it ran (unsynchronised accumulation, units mixing frozen and trainable weights)."""
     out: dict[str, Any] = {}
     loss = inp.get("loss") or SOURCE_LOSSES.get(source)
     if loss:
@@ -259,6 +247,9 @@ def _memory_options(inp: dict[str, Any], compile_default: bool | None, source: s
         out["paged_optimizer"] = True
     if inp.get("kbit_fp32_upcast"):  # PEFT prepare_model_for_kbit_training left in force
         out["kbit_fp32_upcast"] = True
+    for key in ("defer_grad_sync", "mixed_frozen_units"):  # FSDP behaviours the case's stack ran
+        if inp.get(key):
+            out[key] = True
     return out
 
 
@@ -406,6 +397,8 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
                 attention=inp.get("attention", "flash"),
                 zero=int(inp.get("zero_stage") or 0),
             )
+            if inp.get("global_batch"):  # micro-batches accumulated per step: what deferred gradient sync keeps
+                opts["global_batch"] = int(inp["global_batch"])
             opts.update(_memory_options(inp, False, case["source"]))
             offload = str(inp.get("cpu_offload") or "none").lower()
             if offload != "none":  # FSDP cpu_offload moves parameters too; ZeRO-Offload the optimizer

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gpuwise.catalog import load_catalog
 from gpuwise.cli.app import app
+from gpuwise.errors import UsageError
 from gpuwise.estimate import memory
 from gpuwise.workload import TrainingJob, build_hardware, build_workload
 
@@ -101,3 +102,79 @@ def test_a_replicated_embedding_keeps_its_states_on_every_tp_rank():
     assert off.weights - on.weights == pytest.approx(2 * extra) == 788_004_864
     assert off.gradients - on.gradients == pytest.approx(2 * extra)
     assert off.optimizer - on.optimizer == pytest.approx(4 * extra)
+
+
+# Llama 2 7B: each of 32 blocks 4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096 = 202,383,360 parameters;
+# LoRA r=8 on q and v: 32 x 2 x 8 x (4,096 + 4,096) = 4,194,304 (lit-gpt's printed trainable count)
+BLOCKS_7B = 32 * (4 * 4_096**2 + 3 * 4_096 * 11_008 + 2 * 4_096)
+LITGPT_LORA = {
+    "model": "llama-2-7b",
+    "task": "finetune",
+    "framework": "fsdp",
+    "method": "lora",
+    "precision": "bf16",
+    "master_weights": False,
+    "micro_batch": 1,
+    "seq": 1304,
+    "recompute": "full",
+    "lora_rank": 8,
+    "lora_targets": ["q_proj", "v_proj"],
+    "zero": 3,
+    "global_batch": 256,
+}
+
+
+def _lora(**opts: object) -> tuple[float, dict[str, float]]:
+    job = build_workload({**LITGPT_LORA, **opts}, CAT)
+    per_gpu = memory(job, build_hardware("a100-40gb-sxm:2", CAT), CAT).per_gpu
+    return per_gpu.gradients, per_gpu.detail
+
+
+def test_the_block_count_is_the_models():
+    assert BLOCKS_7B == 6_476_267_520
+    assert CAT.model("llama-2-7b").layer_params * 32 == BLOCKS_7B
+
+
+def test_mixed_frozen_units_give_every_block_weight_a_gradient():
+    """lit-gpt's FSDP LoRA (Lightning 2.1, use_orig_params=True, one unit per Block): the frozen block
+    weights get bf16 gradients, 2 B x 6,476,267,520 = 12,952,535,040 B before sharding; the embedding and
+    head unit holds no adapter and gets none. Synchronised every micro-batch, each of 2 ranks keeps half of
+    them with its adapters' 2 B x 4,194,304 / 2."""
+    grads, detail = _lora(mixed_frozen_units=True)
+    assert detail["frozen_weight_gradients"] == pytest.approx(2 * BLOCKS_7B) == 12_952_535_040
+    assert grads == pytest.approx((2 * BLOCKS_7B + 2 * 4_194_304) / 2)
+    plain, detail = _lora()
+    assert "frozen_weight_gradients" not in detail
+    assert plain == pytest.approx(2 * 4_194_304 / 2)
+
+
+def test_fsdp1_no_sync_keeps_the_mixed_units_gradients_unsharded_in_bf16():
+    """Under no_sync() (128 micro-batches per rank) FSDP1 keeps each unit's gradient unsharded in the
+    dtype the backward computed it (bf16 here: its post-backward hook returns before the reduce-dtype
+    cast), not the fsdp profile's 4 B reduce dtype: 2 B x (6,476,267,520 + 4,194,304) = 12,960,923,648 B
+    per rank, about the 13 GB by which lit-gpt's 2-GPU 7B peak (22.18 GB) exceeds a sharded estimate."""
+    grads, detail = _lora(mixed_frozen_units=True, defer_grad_sync=True)
+    assert detail["unsharded_gradients"] == pytest.approx(2 * (BLOCKS_7B + 4_194_304)) == 12_960_923_648
+    assert grads == pytest.approx(12_960_923_648)
+
+
+def test_mixed_frozen_units_need_lora_under_fsdp():
+    with pytest.raises(UsageError, match="--mixed-frozen-units"):
+        build_workload({**LITGPT_LORA, "method": "full", "mixed_frozen_units": True}, CAT)
+    job = build_workload({**LITGPT_LORA, "zero": 0, "mixed_frozen_units": True}, CAT)
+    with pytest.raises(UsageError, match="--mixed-frozen-units"):
+        memory(job, build_hardware("a100-40gb-sxm:2", CAT), CAT)
+
+
+def test_mixed_frozen_units_reach_the_cli():
+    args = [
+        "estimate", "--model", "llama-2-7b", "--task", "finetune", "--framework", "fsdp", "--method", "lora",
+        "--precision", "bf16", "--no-master-weights", "--micro-batch", "1", "--global-batch", "256",
+        "--seq", "1304", "--recompute", "full", "--zero", "3", "--gpu", "a100-40gb-sxm:2",
+        "--mixed-frozen-units", "--defer-grad-sync", "--json",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["workload"]["mixed_frozen_units"] is True
+    assert "--mixed-frozen-units" in " ".join(out["assumptions"])

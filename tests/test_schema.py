@@ -41,6 +41,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "speculative_acceptance": {"speculative_tokens": 4},
     "lora_adapter_rank": {"lora_adapters": 4},
     "sharding": {"framework": "fsdp", "zero": 3},
+    "mixed_frozen_units": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
@@ -81,6 +82,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
         in (
             "lora_adapter_rank",
             "sharding",
+            "mixed_frozen_units",
             "zeropp",
             "checkpoint_impl",
             "input_from_host",

@@ -304,6 +304,9 @@ class Framework(_Sourced):
     quantized_linear: Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"] = "bitsandbytes"
     loss_held_between_steps: bool = False  # the loop's `loss` keeps last micro-batch's graph into the next
     pipeline_fsdp_unsharded: bool = False  # under PP, FSDP keeps a stage unsharded and its grads unreduced
+    # a deferred-sync gradient is upcast to the reduce dtype as it accumulates (FSDP2); FSDP1's no_sync
+    # keeps it in the dtype the backward computed it (its post-backward hook returns before the cast)
+    deferred_grads_upcast: bool = False
     hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)
     # ZeRO-1 (a distributed optimizer) sharded inside a node and replicated across nodes (Megatron Core's
     # partial distributed optimizer, --num-distributed-optimizer-instances)

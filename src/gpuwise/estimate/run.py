@@ -204,6 +204,7 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         quantized_linear=work.quantized_linear,  # None: the framework's own
         overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
         defer_grad_sync=work.defer_grad_sync,
+        mixed_frozen_units=work.mixed_frozen_units,
         momentum_encoder=work.momentum_encoder,
         loss_parallel=work.loss_parallel,
         tp_embedding=work.tp_embedding,

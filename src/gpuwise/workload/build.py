@@ -501,6 +501,7 @@ def _training_job(
         loss=f.loss,
         quantized_linear=f.quantized_linear,
         defer_grad_sync=bool(f.defer_grad_sync),
+        mixed_frozen_units=bool(f.mixed_frozen_units),
         momentum_encoder=bool(f.momentum_encoder),
         loss_parallel=f.loss_parallel is not False,
         tp_embedding=f.tp_embedding is not False,
@@ -550,6 +551,8 @@ def _training_weights(
         raise UsageError("LoRA/QLoRA adapt a pretrained model: use --task finetune (or --method full to pretrain)")
     if method != "full" and not isinstance(model, TransformerArch):
         raise UsageError(f"--method {method} needs a transformer; {model.name} is described by totals only")
+    if f.mixed_frozen_units and method != "lora":
+        raise UsageError("--mixed-frozen-units gives frozen weights beside LoRA adapters gradients: use --method lora")
     default_w = "nf4" if method == "qlora" else (precision if precision in ("fp32", "fp16", "bf16") else "bf16")
     if method == "full" and precision == "tf32":
         default_w = "fp32"

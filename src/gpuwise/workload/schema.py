@@ -527,6 +527,15 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="off (a reduce-scatter every micro-batch, as torchtitan runs)",
     )
+    mixed_frozen_units: bool | None = _f(
+        "LoRA under FSDP with use_orig_params=True and each transformer block one unit: a unit holding an "
+        "adapter beside frozen weights keeps one flat gradient over all of them (PyTorch warns the gradient "
+        "memory is the unit's total numel), so the frozen block weights get gradients too (Lightning Fabric's "
+        "FSDPStrategy wrapping a LoRA model by its Block class).",
+        example=True,
+        applies="training",
+        default="off (frozen weights wrapped apart, or use_orig_params=False: only the adapters have gradients)",
+    )
     momentum_encoder: bool | None = _f(
         "A momentum encoder beside the trained model: a second copy of it, updated as a moving average of "
         "its weights and never back-propagated, encodes every micro-batch once more (MoCo's key encoder, "

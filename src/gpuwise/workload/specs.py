@@ -209,6 +209,7 @@ class TrainingJob:
     loss: Loss | None = None  # None: the framework's loss
     quantized_linear: QuantizedLinear | None = None  # None: the framework's (frameworks.yaml quantized_linear)
     defer_grad_sync: bool = False  # FSDP no_sync: unsharded gradients accumulated in the reduce dtype
+    mixed_frozen_units: bool = False  # FSDP units mixing frozen and trainable weights: gradients for all of them
     momentum_encoder: bool = False  # a moving-average copy of the model (MoCo's key encoder) runs a forward per batch
     loss_parallel: bool = True  # under TP, the loss on vocabulary-sharded logits (off: full logits per rank)
     tp_embedding: bool = True  # under TP, the token embedding sharded over the ranks (off: replicated)

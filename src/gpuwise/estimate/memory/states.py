@@ -239,12 +239,38 @@ def deferred_sync_gradients(
         return 0.0
     reduce_bytes = prof.gradient_bytes[job.precision]
     kept = DTYPE_BYTES["bf16"] if job.precision not in ("fp32", "tf32") and not job.master_weights else reduce_bytes
+    held, dtype = (reduce_bytes, "the reduce dtype") if prof.deferred_grads_upcast else (kept, "the compute dtype")
     n.add(
         f"gradient accumulation without synchronisation (--defer-grad-sync): every rank keeps its unsharded "
-        f"gradients in the reduce dtype ({reduce_bytes:g} B) until the last micro-batch's reduce-scatter"
+        f"gradients in {dtype} ({held:g} B) until the last micro-batch's reduce-scatter"
     )
-    detail["unsharded_gradients"] = grads * reduce_bytes / kept
+    detail["unsharded_gradients"] = grads * held / kept
     return detail["unsharded_gradients"]
+
+
+def frozen_unit_gradients(job: TrainingJob, sp_: StageParams, head: bool, n: Notes) -> float:
+    """Gradients of the frozen weights that share an FSDP unit with an adapter (--mixed-frozen-units):
+    under use_orig_params=True a unit's flat parameter requires a gradient when any of its parameters
+    does, so autograd computes one over all of them, in the flat parameter's dtype (PyTorch's
+    _validate_frozen_params: the unit's total numel instead of its trainable numel). With each
+    transformer block a unit, every block holding an adapter carries its frozen weights' gradients;
+    the embedding and head unit does only when the head has an adapter."""
+    if not job.mixed_frozen_units:
+        return 0.0
+    model = job.model
+    if job.method != "lora" or job.parallel.zero < 3 or not isinstance(model, TransformerArch):
+        raise UsageError(
+            "--mixed-frozen-units describes a LoRA transformer under FSDP: use it with --method lora --zero 3"
+        )
+    frozen = sp_.block_linear + sp_.layers * (model.layer_params - block_linear_params(model)) / job.parallel.tp
+    if head and "lm_head" in job.lora_targets:
+        frozen = sp_.total
+    n.add(
+        "FSDP units mixing frozen and trainable weights (--mixed-frozen-units, use_orig_params=True): each block "
+        "holding an adapter "
+        "keeps a gradient of all its weights, frozen ones included"
+    )
+    return frozen * DTYPE_BYTES[job.weights_dtype]
 
 
 def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes) -> float:
@@ -354,10 +380,14 @@ def adapter_states(
     trainable = lora_params(job, sp_.layers, job.parallel.tp, head)
     adapter_w = trainable * adapter_b
     detail["lora_adapters"] = adapter_w
+    frozen_grads = frozen_unit_gradients(job, sp_, head, n)
+    if frozen_grads:
+        detail["frozen_weight_gradients"] = frozen_grads
     n.add(
-        f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have gradients and optimizer states"
+        f"LoRA rank {job.lora_rank} on {', '.join(job.lora_targets)}: only adapters have "
+        + ("optimizer states" if frozen_grads else "gradients and optimizer states")
     )
-    return weights + adapter_w, trainable * adapter_b, trainable * opt_bpp
+    return weights + adapter_w, trainable * adapter_b + frozen_grads, trainable * opt_bpp
 
 
 def full_states(
