@@ -1,7 +1,8 @@
 """Compare gpuwise's serving simulation with published measurements at load
 (corpus/data/published_serving.yaml): TensorRT-LLM's online serving table (mean TTFT, mean
-inter-token latency and output tokens/s at a request rate), its maximum-throughput table, and a
-vLLM concurrency sweep on an RTX 4090 (clients in a closed loop).
+inter-token latency and output tokens/s at a request rate), its maximum-throughput table, and vLLM's
+cases (closed-loop client sweeps on an RTX 4090, A100s and H100 NVLs, OCI's MI300X tables, offline
+throughput runs).
 
 Each case runs the same engine model and simulator a plan uses: the profile of the engine it names,
 the request rate (Poisson) or all requests at once, the published number of requests;
@@ -41,6 +42,7 @@ class ServingResult:
     published: float
     ours: float
     checked: bool = True  # False: reported, not held to the goals (the case says why)
+    engine: str = ""
 
     @property
     def error(self) -> float:
@@ -119,6 +121,7 @@ def result(case: dict[str, Any], run: Run, request_overhead: float) -> ServingRe
         float(case["published_value"]),
         run.value(case["metric"], request_overhead),
         bool(case.get("checked", True)),
+        str(inp["engine"]),
     )
 
 
@@ -150,9 +153,9 @@ METRICS = (
 
 def held_out_errors() -> dict[str, float]:
     """Every checked case's out-of-sample error (ours / published - 1) as scripts/fit_serving.py wrote
-    it: a TensorRT-LLM case predicted with the overheads fitted without its (model, GPU) pair, another
-    engine's case with TensorRT-LLM's fit (never fitted to that engine). The test suite runs
-    `fit_serving.py --check`, so the file is the fit's."""
+    it: a case of a fitted engine (TensorRT-LLM) predicted with the overheads fitted without its held-out
+    unit, another engine's case with the fit it borrows (never fitted to that engine). The test suite
+    runs `fit_serving.py --check`, so the file is the fit's."""
     doc = yaml.safe_load(HELD_OUT.read_text(encoding="utf-8"))
     return {str(k): float(v) for k, v in doc["held_out"].items()}
 
@@ -193,6 +196,19 @@ def _bias_rows(results: list[ServingResult], held: Mapping[str, float]) -> list[
     ]
 
 
+def _engine_rows(results: list[ServingResult], held: Mapping[str, float]) -> list[str]:
+    """Per engine and metric, out of sample beside in sample: a fitted engine's held-out units, a borrowing
+    engine's cases with the fit it borrows (the same values both ways)."""
+    rows = []
+    for engine in sorted({r.engine for r in results if r.checked}):
+        mine = [r for r in results if r.engine == engine]
+        for prefix, name, _ in METRICS:
+            oos, ins = out_of_sample(mine, held, prefix), in_sample(mine, prefix)
+            if oos is not None:
+                rows.append(f"| {engine} | {name} | {oos.cases} | {_cell(oos)} | {_cell(ins)} |")
+    return rows
+
+
 def _cell(s: Summary | None) -> str:
     return "— | —" if s is None else f"{s.median_abs:.1%} | {s.bias:+.1%}"
 
@@ -224,12 +240,18 @@ def report(results: list[ServingResult], held: Mapping[str, float], notes: list[
         "`scripts/fit_serving.py` to TensorRT-LLM's published tables; each TensorRT-LLM (model, GPU) pair is "
         "predicted with overheads fitted without it (leave one group out), and every other engine's cases "
         "(vLLM) with TensorRT-LLM's fit, never fitted to them. **In sample**: the catalog's overheads, fitted "
-        "on every TensorRT-LLM case.",
+        "on every TensorRT-LLM case (for vLLM's cases the same borrowed values, so both columns agree).",
         "",
         "| metric | checked cases | out of sample: median abs error | bias | in sample: median abs error | bias "
         "| goal (median abs error) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         *_summary_rows(results, held),
+        "",
+        "## Per engine (checked cases)",
+        "",
+        "| engine | metric | cases | out of sample: median abs error | bias | in sample: median abs error | bias |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        *_engine_rows(results, held),
         "",
         "## Bias per GPU (checked cases, out of sample)",
         "",

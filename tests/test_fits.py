@@ -129,6 +129,25 @@ def test_leaving_a_source_out_leaves_its_family_out():
     assert sorted(sorted(c.id for c in g) for g in groups.values()) == [["a", "b"], ["c"]]
 
 
+def test_serving_fit_holds_out_a_family_when_an_engines_cases_span_several():
+    """fit_serving's held-out unit by hand: TensorRT-LLM's two pages are one family, so a (model, GPU) pair is
+    left out; cases from two France Travail suites and an RTX 4090 sweep leave out the suites together."""
+    fit = load_script("fit_serving")
+
+    def case(cid: str, source: str, group: str):
+        return fit.Case(cid, "e", group, families.family_of(source), "output_tokens_per_second", 1.0, cid, {})
+
+    trt = [case("a", "trtllm-perf-014-online", "8b on h100"), case("b", "trtllm-perf-017-throughput", "70b on h100")]
+    assert fit.held_out_unit(trt)[0] == "(model, GPU) pair"
+    mixed = [
+        case("c", "ft-a100-80-llama31-8b-vllm060", "8b on a100"),
+        case("d", "ft-h100nvl-llama31-8b-vllm061", "8b on h100-nvl"),
+        case("e", "vllm-rtx4090-mistral-sweep", "mistral on rtx-4090"),
+    ]
+    name, unit = fit.held_out_unit(mixed)
+    assert name == "source family" and unit(mixed[0]) == unit(mixed[1]) != unit(mixed[2])
+
+
 def test_a_machine_generations_host_dispatch_is_fitted_only_where_a_small_batch_eager_case_decides_it():
     """Training and large batches hide the host: fitted on them alone, a generation's eager dispatch would wander
     to wherever it trades a hair of error elsewhere, so `fit_operators.decided` leaves it at its starting value."""
