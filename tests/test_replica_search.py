@@ -111,15 +111,16 @@ def test_the_first_token_floor_is_below_every_simulated_first_token(
 
 
 def test_the_most_replicas_are_simulated_for_their_figures_when_the_floor_rules_every_count_out():
-    """8,000-token prompts at 7,000 QPS on H100s with a 520 ms TTFT (an idle replica's first token,
-    502 ms at the 80 % band's high end, is inside it): 4096 replicas carry the load (46 % of capacity,
-    70 % at the capacity band's low end) but the first-token floor alone misses at every count up to there. The search answers the most it
+    """8,000-token prompts at 7,000 QPS on H100s with a 560 ms TTFT (an idle replica's first token,
+    546 ms at the 80 % band's high end since the bands were refitted in 6eef02f, is inside it): 4096
+    replicas carry the load (46 % of capacity, 70 % at the capacity band's low end) but the first-token
+    floor alone misses at every count up to there. The search answers the most it
     tries, that it does not meet, with that count's simulated percentiles (its first tokens at least its
     floor), not infinite ones."""
     from gpuwise.api import make_estimate
 
     work = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 8000, "output_tokens": 2}
-    est = make_estimate(work, {"gpu": "h100-sxm:1", "qps": 7000, "ttft_ms": 520})
+    est = make_estimate(work, {"gpu": "h100-sxm:1", "qps": 7000, "ttft_ms": 560})
     sp = est.serving
     assert sp is not None and sp.replicas == 4096 and not sp.meets
     assert 0.5 < sp.value("ttft") < 60 and 0 < sp.value("e2e") < 60
@@ -146,14 +147,14 @@ def test_a_dynamic_batching_plan_stopping_missed_runs_is_the_plan_of_full_runs(c
 
 
 def test_a_load_more_replicas_than_searched_cannot_carry_is_unsized_with_finite_figures(capsys):
-    """8,000-token prompts at 11,000 QPS on H100: one replica carries 2.44 requests/s, 1.63 at the
-    capacity band's low end (x0.665), so 11,000/1.63 -> at least 6,769 replicas, above the 4,096
+    """8,000-token prompts at 11,000 QPS on H100 under a 560 ms TTFT: one replica carries 2.44
+    requests/s, 1.63 at the capacity band's low end (x0.665), so 11,000/1.63 -> at least 6,769 replicas, above the 4,096
     searched. It answered 4,096 replicas with every percentile infinite, and --json failed (exit 70)."""
     import json
     import math
 
     args = ("--model", "llama-3.1-8b", "--task", "inference", "--input-tokens", "8000", "--gpu", "h100-sxm")
-    code, out, _ = run_main(capsys, "estimate", *args, "--qps", "11000", "--ttft-ms", "520", "--json")
+    code, out, _ = run_main(capsys, "estimate", *args, "--qps", "11000", "--ttft-ms", "560", "--json")
     assert code == 1
     serving = json.loads(out)["inference"]["serving"]
     assert serving["replicas"] == 0 and serving["meets"] is False
