@@ -258,7 +258,8 @@ def frozen_unit_gradients(job: TrainingJob, sp_: StageParams, head: bool, n: Not
     if not job.mixed_frozen_units:
         return 0.0
     model = job.model
-    if job.method != "lora" or job.parallel.zero < 3 or not isinstance(model, TransformerArch):
+    # --method lora is refused at build (workload.build); the layout is known only here
+    if job.parallel.zero < 3 or not isinstance(model, TransformerArch):
         raise UsageError(
             "--mixed-frozen-units describes a LoRA transformer under FSDP: use it with --method lora --zero 3"
         )
@@ -267,8 +268,7 @@ def frozen_unit_gradients(job: TrainingJob, sp_: StageParams, head: bool, n: Not
         frozen = sp_.total
     n.add(
         "FSDP units mixing frozen and trainable weights (--mixed-frozen-units, use_orig_params=True): each block "
-        "holding an adapter "
-        "keeps a gradient of all its weights, frozen ones included"
+        "holding an adapter keeps a gradient of all its weights, frozen ones included"
     )
     return frozen * DTYPE_BYTES[job.weights_dtype]
 
