@@ -125,11 +125,11 @@ def engine_setup(
         tokens_per_step=e,
         notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv, lanes) if notes else (),
         request_overhead=profile.request_overhead_seconds,
-        pipelines=1 if profile.static_batching else pipes * lanes,  # a loop's stages run one at a time
+        pipelines=1 if static_batches(profile, job) else pipes * lanes,  # a batch's stages run one at a time
         chunked_prefill=profile.chunked_prefill,
         max_waiting_steps=profile.max_waiting_steps or 0,
         waiting_served_ratio=profile.waiting_served_ratio or 0.0,
-        static_batching=profile.static_batching,
+        static_batching=static_batches(profile, job),
         all_logits=profile.prefill_logits == "all",
     )
 
@@ -222,7 +222,7 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             "grown by torch.cat, read and written whole at every step"
             f" [{catalog.sources[profile.source].title.split(':')[0]}]"
         )
-    elif not profile.chunked_prefill:
+    elif not profile.chunked_prefill and job.batching != "static":
         notes.append(
             f"{profile.name} prefills new prompts in steps of their own while the running requests wait; its router "
             f"onboards waiting requests after {profile.max_waiting_steps} decode steps, or sooner when "
@@ -280,6 +280,12 @@ def moe_dispatch(model: TransformerArch, tokens: int, ep: int, topo: Topology) -
         return 0.0
     routed = tokens * model.experts_per_token * model.hidden * DTYPE_BYTES["bf16"]
     return 2 * model.moe_layers * collective("all_to_all", routed, ep, topo, spans_nodes=False)
+
+
+def static_batches(profile: EngineProfile, job: InferenceJob) -> bool:
+    """Whether the requests run in static batches: a generate loop always does, a server when the run
+    is its static-batch benchmark (--batching static)."""
+    return profile.static_batching or job.batching == "static"
 
 
 def issued_eagerly(profile: EngineProfile, job: InferenceJob) -> bool:

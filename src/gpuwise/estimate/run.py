@@ -244,6 +244,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         input_from_host=work.input_from_host,
         autocast=work.autocast,  # None: the runtime's default
         enforce_eager=work.enforce_eager,
+        batching=work.batching,  # None: the engine's own (a server's continuous, a generate loop's static)
         attention=work.attention,  # None: the engine's default (a generate loop's; serving engines their own)
         bnb_4bit=work.bnb_4bit if work.weights_dtype == "nf4" else None,
         lora_adapters=work.lora_adapters,
@@ -345,6 +346,12 @@ def estimate(
                 raise UsageError(
                     "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
                     "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
+                )
+            if target is not None and work.batching == "static" and not catalog.engine(work.engine).static_batching:
+                raise UsageError(
+                    "--batching static times one static batch (a benchmark_latency-style run); the replica simulation "
+                    "behind --qps models a server's continuous batching: drop --qps for the batch's figures at "
+                    "--concurrency, or --batching for a served load"
                 )
             if target is not None and work.engine in catalog.engines and catalog.engine(work.engine).static_batching:
                 raise UsageError(

@@ -296,13 +296,17 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
 
 
 def static_batch_state(model: StepModel, setup: EngineSetup, b: int, prompt: int, all_logits: bool) -> SteadyState:
-    """A generate loop's batch of `b` requests (static batching): one prefill pass over every
-    prompt (logits for every position when `all_logits`, else the last), then the decode steps of
-    the whole batch until the last request ends; the next batch starts after it."""
+    """A static batch of `b` requests: one prefill over every prompt (a generate loop's single pass,
+    with logits for every position when `all_logits`, else the last; a server's steps of at most its
+    token budget), then the decode steps of the whole batch until the last request ends; the next
+    batch starts after it."""
     s = setup.decode_steps
     tokens = b * prompt
-    prefill = model.fixed(tokens, tokens if all_logits else b)
-    prefill += model.prefill_per_pair * b * model.prefill_pairs(0, prompt) * model.layers
+    if tokens <= setup.token_budget:
+        prefill = model.fixed(tokens, tokens if all_logits else b)
+        prefill += model.prefill_per_pair * b * model.prefill_pairs(0, prompt) * model.layers
+    else:
+        prefill = _prefill_apart(model, tokens, prompt, setup.token_budget)
     ctx = prompt + (s * setup.tokens_per_step) / 2
     decode = model.step(0, b, model.keys(ctx) * b, 0.0) if s else 0.0
     ttft = prefill + setup.request_overhead

@@ -23,6 +23,7 @@ from gpuwise.workload.specs import (
     RUNTIMES,
     Attention,
     BatchBound,
+    Batching,
     Bnb4bit,
     DataPipeline,
     Engine,
@@ -262,6 +263,7 @@ def _inference_job(
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
         enforce_eager=_enforce_eager(f, model, engine, catalog),
+        batching=_batching(f, model, engine, catalog),
         attention=_serving_attention(f, engine, model, catalog),
         bnb_4bit=_bnb_4bit(f, wd, engine, catalog),
         **_speculative(f),
@@ -283,6 +285,21 @@ def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
             f"it is modelled for {counted}"
         )
     return True
+
+
+def _batching(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> Batching | None:
+    """--batching static times a server engine's static-batch benchmark; a generate loop has no other way
+    to batch, and models without an LLM engine have no batching to choose."""
+    if f.batching is None:
+        return None
+    if not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(f"--batching applies to LLM serving engines; {model.name} is not served by one")
+    if f.batching == "continuous" and catalog.engine(engine).static_batching:
+        raise UsageError(
+            f"--batching continuous: --engine {engine} is a generate loop, which runs static batches only; "
+            "use a serving engine (vllm, sglang, trtllm, lmdeploy, tgi) for continuous batching"
+        )
+    return f.batching
 
 
 PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's own attention code

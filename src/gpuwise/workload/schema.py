@@ -22,6 +22,7 @@ from gpuwise.errors import UsageError, check_unknown, shorten, suggest
 from gpuwise.units import parse_bytes, parse_count
 from gpuwise.workload.specs import (
     Attention,
+    Batching,
     Bnb4bit,
     CheckpointImpl,
     Engine,
@@ -317,6 +318,15 @@ class WorkloadFields(StrictFields):
         example=True,
         applies="inference",
         default="off: the engine's CUDA graphs (TGI before 2.0 has none: --engine tgi-v1)",
+    )
+    batching: Annotated[Batching | None, Choice] = _f(
+        "How the LLM engine batches the --concurrency requests: continuous (a server: a request joins the running "
+        "batch as another leaves) or static (one batch prefilled together, then decoded together until its last "
+        "request ends: vLLM's benchmark_latency and LLM.generate over a list, TGI's text-generation-benchmark, "
+        "TensorRT-LLM's gptSessionBenchmark). A static batch's TTFT is the whole batch's prefill.",
+        example="static",
+        applies="inference",
+        default="the engine's: continuous for servers, static for generate loops (transformers)",
     )
     bnb_4bit: Annotated[Bnb4bit | None, Choice] = _f(
         "How bitsandbytes 4-bit weights (--weights-dtype nf4) were loaded for a generate loop: qlora (NF4 with "

@@ -32,6 +32,9 @@ QuantizedLinear = Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"]
 # 16-bit compute) or BitsAndBytesConfig(load_in_4bit=True) as transformers leaves it (FP4, one fp32 absmax per
 # 64 weights, compute dtype fp32)
 Bnb4bit = Literal["qlora", "load-in-4bit"]
+# how an LLM engine batches requests: continuously (a server: requests join and leave a running batch) or
+# in static batches (one batch prefilled together, then decoded together until its last request ends)
+Batching = Literal["continuous", "static"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
     "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
@@ -259,6 +262,7 @@ class InferenceJob:
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
+    batching: Batching | None = None  # None: the engine's (a server's continuous, a generate loop's static)
     attention: Attention | None = None  # a generate loop's attention kernel (None: the engine's default)
     bnb_4bit: Bnb4bit = "qlora"  # how bitsandbytes 4-bit weights were loaded (weights_dtype nf4)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
