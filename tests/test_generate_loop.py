@@ -1,4 +1,4 @@
-"""Hugging Face transformers' generate as an LLM runtime (--engine transformers, transformers-v4.35):
+"""Hugging Face transformers' generate as an LLM runtime (--engine transformers, transformers-v4.36, transformers-v4.35):
 static batches, a contiguous cache grown by torch.cat, eager or SDPA attention, logits for every
 prompt position before logits_to_keep. Hand-computed on Llama 2 7B (32 layers, hidden 4096, 32
 heads, 32 KV heads, FFN 11008, vocabulary 32000)."""
@@ -25,7 +25,7 @@ from .conftest import run_process
 CAT = load_catalog()
 LLAMA7B = CAT.model("llama-2-7b")
 KV_PER_TOKEN = 32 * 2 * 4096 * 2  # layers x (K and V) x width x fp16 bytes, one request
-LOOPS = ("transformers", "transformers-v4.35")
+LOOPS = ("transformers", "transformers-v4.36", "transformers-v4.35")
 
 
 def _estimate(engine: str, batch: int, prompt: int, out: int, **more: Any) -> Any:
@@ -67,6 +67,20 @@ def test_sdpa_drops_the_score_matrix_and_logits_to_keep_the_full_logits():
     assert flash.memory.per_gpu.activations == pytest.approx(16384 * 32000 * (2 + 4))
     current = _estimate("transformers", 16, 1024, 1)
     assert current.memory.per_gpu.activations == pytest.approx(16384 * 2 * (2 * 4096 + 3 * 4096 + 3 * 11008))
+
+
+def test_v4_36_is_sdpa_with_the_full_logits_and_the_tuple_caches():
+    """transformers 4.36-4.41: SDPA by default (no score matrix), so the prefill peak is the 16-bit and
+    fp32 logits of every position (16 x 1024 x 32000 x (2 + 4)) as under v4.35 with --attention flash;
+    its first decode step holds the 1024-token cache beside the 1025-token one, with the prefill's fp32
+    logits, as v4.35's tuples do; and its decode dispatches SDPA's 51 kernels a layer, not eager's 54."""
+    prefill = _estimate("transformers-v4.36", 16, 1024, 1)
+    assert prefill.memory.per_gpu.activations == pytest.approx(16384 * 32000 * (2 + 4))
+    step = _estimate("transformers-v4.36", 16, 1024, 2)
+    kept = 16 * 1024 * 32000 * 4 + 16 * 32000 * 6
+    assert step.memory.per_gpu.activations == pytest.approx(16 * 1024 * KV_PER_TOKEN + kept)
+    assert eager_kernels(CAT.engine("transformers-v4.36"), LLAMA7B, tp=1) == 51 * 32 + 30
+    assert eager_kernels(CAT.engine("transformers-v4.35"), LLAMA7B, tp=1) == 54 * 32 + 30
 
 
 def test_v4_35_first_decode_step_holds_two_caches_and_the_prefill_logits():
@@ -162,7 +176,7 @@ def test_layers_split_over_gpus_run_one_stage_at_a_time():
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.sampled_from(["transformers", "transformers-v4.35"]),
+    st.sampled_from(list(LOOPS)),
     st.sampled_from(["flash", "eager"]),
     st.integers(1, 16),
     st.integers(1, 4096),

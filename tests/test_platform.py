@@ -29,12 +29,17 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
         ("resnet-50", None, "TensorRT under Triton Inference Server", "eager|torchscript"),
         ("resnet-50", "tensorrt", "TensorRT", "eager|torchscript"),
         ("resnet-50", "onnxruntime", "ONNX Runtime (CUDA execution provider)", "eager|torchscript"),
-        ("llama-3.1-8b", "trtllm", "TensorRT-LLM", "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|vllm"),
+        (
+            "llama-3.1-8b",
+            "trtllm",
+            "TensorRT-LLM",
+            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm",
+        ),
         (
             "llama-3.1-8b",
             "lmdeploy",
             "LMDeploy (TurboMind)",
-            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|vllm",
+            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm",
         ),
     ],
 )

@@ -51,7 +51,16 @@ ZeroPP = Literal["hpz", "qwz", "qgz"]
 # LLM serving engines with a profile in catalog engines.yaml `engines`; runtimes of models described
 # operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
 LLMEngine = Literal[
-    "vllm", "sglang", "trtllm", "lmdeploy", "tgi", "tgi-v2", "tgi-v1", "transformers", "transformers-v4.35"
+    "vllm",
+    "sglang",
+    "trtllm",
+    "lmdeploy",
+    "tgi",
+    "tgi-v2",
+    "tgi-v1",
+    "transformers",
+    "transformers-v4.36",
+    "transformers-v4.35",
 ]
 Runtime = Literal["eager", "torchscript", "onnxruntime", "tensorrt", "triton"]
 Engine = Literal[LLMEngine, Runtime]
