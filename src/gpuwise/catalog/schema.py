@@ -391,6 +391,10 @@ class EngineProfile(_Sourced):
     # GEMM of a block-FP8 checkpoint served in fp8 is held to at least this (0: not modelled); engines.yaml
     # says which measurement and which shapes were timed shorter
     block_fp8_gemm_seconds: Annotated[float, Ge(0)] = 0.0
+    # what one fused-MoE call (a MoE layer's routed experts in one kernel, as vLLM's and SGLang's Triton
+    # fused_moe) takes beyond streaming its experts' weights at the achievable bandwidth, by GPU
+    # architecture ("default": the others); engines.yaml names the kernel benchmarks (empty: not modelled)
+    fused_moe_call_seconds: dict[str, Annotated[float, Ge(0)]] = field(default_factory=dict)
     # how the engine issues a step's kernels: from CUDA graphs (the host cost is in the step
     # overhead), or eagerly from Python, one host dispatch per kernel (decode_host_seconds_eager):
     # `eager_kernels_per_layer` per decoder layer (all-reduces included under tensor parallelism,

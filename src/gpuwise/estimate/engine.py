@@ -205,6 +205,13 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             f"rows (q_a and kv_a fused into one) "
             f"[{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
         )
+    call = fused_moe_call(profile, model, hw.gpu.architecture)
+    if call:
+        notes.append(
+            f"{profile.name} runs each MoE layer's routed experts in one fused Triton kernel that takes "
+            f"{call * 1e6:.1f} us beyond streaming the experts' weights, at every step "
+            f"[{catalog.sources[profile.source_of('fused_moe_call_seconds')].title.split(':')[0]}]"
+        )
     if issued_eagerly(profile, job):
         notes.append(
             f"{profile.name} issues every kernel of a step from Python, without CUDA graphs"
@@ -314,6 +321,15 @@ def block_fp8_floor(profile: EngineProfile, job: InferenceJob, architecture: str
     return profile.block_fp8_gemm_seconds
 
 
+def fused_moe_call(profile: EngineProfile, model: TransformerArch, architecture: str) -> float:
+    """Seconds one fused-MoE call takes beyond streaming its experts' weights (0: not modelled): the
+    engine's published kernel times on this GPU architecture, else its default."""
+    table = profile.fused_moe_call_seconds
+    if not model.is_moe or not table:
+        return 0.0
+    return table.get(architecture, table.get("default", 0.0))
+
+
 def block_fp8_shortfall(ops: list[Op], model: TransformerArch, rates: Rates, floor: float, layers: int) -> float:
     """Seconds a step's block-FP8 GEMMs take beyond their roofline when each kernel takes at least `floor`:
     `ops` are one layer's mean over the stack (a MoE block's ops weighted by the MoE blocks' share, a dense
@@ -394,6 +410,7 @@ class StepModel:
         self.bnb = bnb_linears(job, profile, catalog, host) if host else None
         # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
+        self.moe_call = fused_moe_call(profile, model, rates.gpu.architecture)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
@@ -484,6 +501,9 @@ class StepModel:
         if self.fp8_floor:  # the kernels' floor is where their weights stream slower than the bandwidth
             extra = block_fp8_shortfall(ops, m, self.rates, self.fp8_floor, self.layers)
             out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + extra
+        if self.moe_call and (routed is None or routed):  # each MoE layer's fused call, beyond its weight reads
+            moe_layers = self.layers * m.moe_layers / m.layers
+            out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + moe_layers * self.moe_call
         for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
             out[side] = out.get(side, 0.0) + t
         if par.attention_dp:
