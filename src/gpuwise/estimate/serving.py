@@ -185,6 +185,12 @@ SLOTS_TAIL = 1e-9
 SLOTS_POINTS = 16
 
 
+def binomial_log_pmf(n: int, p: float, k: int) -> float:
+    """log P(K = k) for K ~ Binomial(n, p), 0 < p < 1: in log space, because (1 - p) ** n underflows to
+    0 for a large batch, which would read as every slot prefilling at once."""
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
+
+
 def prefilling_slots(n: int, p: float) -> list[tuple[float, float]]:
     """(count, probability) points of a Binomial(`n`, `p`) count: how many of n slots prefill in one
     step. Exact where few counts matter; a wide distribution is merged into SLOTS_POINTS points that
@@ -194,10 +200,9 @@ def prefilling_slots(n: int, p: float) -> list[tuple[float, float]]:
     if p >= 1.0:
         return [(float(n), 1.0)]
     mode = min(n, math.floor((n + 1) * p))
-    log_odds = math.log(p) - math.log1p(-p)
 
     def log_pmf(k: int) -> float:
-        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_odds + n * math.log1p(-p)
+        return binomial_log_pmf(n, p, k)
 
     top, floor = log_pmf(mode), math.log(SLOTS_TAIL)
     lo = hi = mode
@@ -249,17 +254,13 @@ def expected_busiest(slots: int, p: float, ranks: int) -> float:
         return float(slots)
     if p <= 0.0 or slots <= 0:
         return 0.0
-    # the pmf in log space: (1 - p) ** slots underflows to 0 for a large batch, which would read as
-    # every slot on the busiest rank
-    log_pmf, log_odds = slots * math.log1p(-p), math.log(p) - math.log1p(-p)
     cdf, total = 0.0, 0.0
     for k in range(slots):
-        cdf += math.exp(log_pmf)
+        cdf += math.exp(binomial_log_pmf(slots, p, k))
         tail = 1.0 - min(1.0, cdf) ** ranks
         if tail < BUSIEST_TAIL:
             break
         total += tail
-        log_pmf += math.log((slots - k) / (k + 1)) + log_odds
     return total
 
 
