@@ -1,8 +1,8 @@
 """Score the dated holdouts (corpus/data/holdout.yaml, the first; corpus/data/holdout2.yaml, the
 second; corpus/data/holdout3.yaml, the third; corpus/data/holdout4.yaml, the fourth;
 corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corpus/data/holdout7.yaml,
-the seventh; corpus/data/holdout8.yaml, the eighth; corpus/data/holdout9.yaml, the ninth; and
-corpus/data/holdout10.yaml, the tenth, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
+the seventh; corpus/data/holdout8.yaml, the eighth; corpus/data/holdout9.yaml, the ninth;
+corpus/data/holdout10.yaml, the tenth; and corpus/data/holdout11.yaml, the eleventh, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -11,8 +11,8 @@ gpuwise cannot express (`needs`); it is scored with the nearest options gpuwise 
 lists `wants` is tried first: once gpuwise accepts those options, the case uses them and the need
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
-accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md, accuracy-holdout10.md) and
-tests/test_holdout.py.
+accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md, accuracy-holdout10.md,
+accuracy-holdout11.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -268,6 +268,23 @@ SETS: dict[int, HoldoutSet] = {
                 "`family`: {n} cases from further documents of documentation sets the project already uses (FlagPerf's\n"
                 "per-case READMEs, the Qwen speed-benchmark page, AMD's ROCm 'Performance results' page), also reported\n"
                 "without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
+    11: HoldoutSet(
+        11,
+        DATA_DIR / "holdout11.yaml",
+        "accuracy-holdout11.md",
+        "the eleventh dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a known family (FlagPerf, Qwen speed benchmark, timm benchmark CSVs)",
+                "family",
+                "`family`: {n} cases from further documents of documentation sets the project already uses (FlagPerf's\n"
+                "per-case READMEs, the Qwen speed-benchmark page, timm's benchmark result CSVs), also reported without them.",
             ),
             EXTRA_ROW,
         ),
