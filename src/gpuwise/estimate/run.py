@@ -228,6 +228,29 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
     return out
 
 
+def _refuse_unsimulated(work: InferenceJob, catalog: Catalog) -> None:
+    """A serving target (--qps) sizes replicas in a simulation of a server's continuous batching: runs it
+    does not model are refused with the figures that do answer for them."""
+    if work.attention_ranks > 1:
+        raise UsageError(
+            "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
+            "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
+        )
+    loop = work.engine in catalog.engines and catalog.engine(work.engine).static_batching
+    if work.batching == "static" and not loop:
+        raise UsageError(
+            "--batching static times one static batch (a benchmark_latency-style run); the replica simulation "
+            "behind --qps models a server's continuous batching: drop --qps for the batch's figures at "
+            "--concurrency, or --batching for a served load"
+        )
+    if loop:
+        raise UsageError(
+            f"--engine {work.engine} is a generate loop (static batches: no request joins a running one), and "
+            "the replica simulation behind --qps models a server's continuous batching; drop --qps for the "
+            "loop's figures at --concurrency, or serve with an engine (vllm, sglang, trtllm)"
+        )
+
+
 def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
     """A serving job's resolved inputs."""
     return dict(
@@ -342,24 +365,8 @@ def estimate(
             rates = power_capped(rates, hw.power_cap, catalog)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
-            if target is not None and work.attention_ranks > 1:
-                raise UsageError(
-                    "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
-                    "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
-                )
-            if target is not None and work.batching == "static" and not catalog.engine(work.engine).static_batching:
-                raise UsageError(
-                    "--batching static times one static batch (a benchmark_latency-style run); the replica simulation "
-                    "behind --qps models a server's continuous batching: drop --qps for the batch's figures at "
-                    "--concurrency, or --batching for a served load"
-                )
-            if target is not None and work.engine in catalog.engines and catalog.engine(work.engine).static_batching:
-                raise UsageError(
-                    f"--engine {work.engine} is a generate loop (static batches: no request joins a running one), and "
-                    "the replica simulation behind --qps models a server's continuous batching; drop --qps for the "
-                    "loop's figures at --concurrency, or serve with an engine (vllm, sglang, trtllm)"
-                )
             if target is not None:
+                _refuse_unsimulated(work, catalog)
                 cap = max_conc if max_conc is not None else _concurrency_cap(work, hw, catalog)
                 serving = _serving(
                     work,
