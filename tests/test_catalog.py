@@ -234,6 +234,19 @@ def test_a_malformed_no_p2p_entry_is_a_config_error(tmp_path):
         build_catalog(data)
 
 
+def test_a_fused_moe_time_for_an_unknown_architecture_is_a_config_error(tmp_path):
+    """engines.yaml's fused_moe_call_seconds is keyed by GPU architecture: a misspelt key would silently
+    leave that architecture on the default, so the loader names it."""
+    data = _data_copy(tmp_path / "data")
+    path = data / "engines.yaml"
+    text = path.read_text()
+    line = "fused_moe_call_seconds: {ampere: 4.85e-05, hopper: 2.68e-05}"
+    assert line in text
+    path.write_text(text.replace(line, "fused_moe_call_seconds: {ampere: 4.85e-05, hoper: 2.68e-05}"))
+    with pytest.raises(ConfigError, match=r"unknown architecture\(s\) \['hoper'\]"):
+        build_catalog(data)
+
+
 # ----- the validated catalog cached across processes ------------------------------------------------
 def _data_copy(folder):
     from importlib import resources

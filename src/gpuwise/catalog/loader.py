@@ -363,15 +363,20 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
+    architectures = {g.architecture for g in cat.gpus.values()}
     for key, eng in cat.engines.items():
         if eng.runtime is not None and eng.runtime not in cat.runtimes:
             raise ConfigError(f"engines.yaml: engine {key!r} names an unknown runtime {eng.runtime!r}")
+        if unknown := set(eng.fused_moe_call_seconds) - architectures - {"default"}:
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} fused_moe_call_seconds names unknown architecture(s) {sorted(unknown)}"
+            )
     _check_boards(cat)
     for gid, srv in cat.servers.items():
         if gid not in cat.gpus or srv.source not in sources:
             raise ConfigError(f"costs.yaml: server {gid!r} names an unknown GPU or source {srv.source!r}")
     for run in cat.at_scale:
-        if run.source not in sources or run.architecture not in {g.architecture for g in cat.gpus.values()}:
+        if run.source not in sources or run.architecture not in architectures:
             raise ConfigError(f"reliability.yaml: at_scale_mfu {run.id!r} cites an unknown source or architecture")
     for key, conv in [*cat.conventions.items(), *cat.costs.items(), *cat.reliability.items(), *cat.pipeline.items()]:
         if conv.source not in sources:
