@@ -361,12 +361,13 @@ def estimate(
         else:
             from gpuwise.estimate.serving import compute_dtype, inference_time
 
+            if target is not None:  # before any timing: a run the replica simulation cannot size
+                _refuse_unsimulated(work, catalog)
             rates = compute_rates(hw.gpu, compute_dtype(work, hw.gpu.peak_flops, catalog), catalog, calibration)
             rates = power_capped(rates, hw.power_cap, catalog)
             inference = inference_time(work, hw, rates, topo, catalog)
             notes += inference.notes
             if target is not None:
-                _refuse_unsimulated(work, catalog)
                 cap = max_conc if max_conc is not None else _concurrency_cap(work, hw, catalog)
                 serving = _serving(
                     work,

@@ -503,12 +503,15 @@ def _refuse_generate_loops(workloads: list[Workload], cat: Catalog) -> None:
     """A plan sizes a serving fleet under continuous batching; a generate loop (static batches, one
     call at a time) is no server to size: `estimate` answers for it."""
     for w in workloads:
-        if isinstance(w, InferenceJob) and w.batching == "static" and not cat.engine(w.engine).static_batching:
+        if not isinstance(w, InferenceJob) or w.engine not in cat.engines:
+            continue  # training, or a runtime of a model timed operator by operator
+        loop = cat.engine(w.engine).static_batching
+        if w.batching == "static" and not loop:
             raise UsageError(
                 "--batching static times one static batch: plan sizes serving fleets under continuous batching; "
                 "use gpuwise estimate for the batch's figures"
             )
-        if isinstance(w, InferenceJob) and w.engine in cat.engines and cat.engine(w.engine).static_batching:
+        if loop:
             raise UsageError(
                 f"--engine {w.engine} is a generate loop (static batches, no server): plan sizes serving fleets "
                 "under continuous batching; use gpuwise estimate for it, or a serving engine (vllm, sglang, trtllm)"
