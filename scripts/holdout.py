@@ -12,7 +12,9 @@ gathered apart from all six; with `--set 8`, docs/accuracy-holdout8.md against t
 (corpus/data/holdout8.yaml), gathered apart from all seven; with `--set 9`, docs/accuracy-holdout9.md against
 the ninth (corpus/data/holdout9.yaml), gathered apart from all eight; with `--set 10`,
 docs/accuracy-holdout10.md against the tenth (corpus/data/holdout10.yaml), gathered apart from all nine; with
-`--set 11`, docs/accuracy-holdout11.md against the eleventh (corpus/data/holdout11.yaml), gathered apart from all ten.
+`--set 11`, docs/accuracy-holdout11.md against the eleventh (corpus/data/holdout11.yaml), gathered apart from all ten;
+with `--set 12`, docs/accuracy-holdout12.md against the twelfth (corpus/data/holdout12.yaml), gathered apart from all
+eleven.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -257,6 +259,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         10: "tenth",
         11: "eleventh",
         12: "twelfth",
+        13: "thirteenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

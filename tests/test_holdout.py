@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout11.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout12.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -1005,6 +1005,88 @@ EXPECTED: dict[int, Expected] = {
             "trtllm-blog-falcon180b-h200-1xh200-llama2-70b-fp8-in128-out128-bs960-out-tok-per-s": -0.0745,
             "trtllm-blog-falcon180b-h200-1xh200-llama2-70b-fp8-in128-out2048-bs192-out-tok-per-s": +0.6310,
             "trtllm-blog-falcon180b-h200-1xh200-llama2-70b-fp8-in128-out4096-bs96-out-tok-per-s": +0.5930,
+        },
+    ),
+    12: Expected(
+        first_read="2026-12-03",
+        kinds={"memory": 7, "training": 15, "inference": 13},
+        sources=14,
+        marked={"family": 4, "overlap_risk": 4, "extra_row_of_source": 21},
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
+        end_to_end=(
+            "torchtitan-bench-202412-8xh100-llama31-8b-fsdp-eager-sac-bs2-memory",
+            "rocm-blog-llama-qlora-1xmi300x-llama2-7b-nf4-qlora-r8-bs4-rocm-smi-memory",
+            "deepspeed-tutorial-autotp-1xv100-32gb-opt-13b-fp16-no-tp-memory-allocated",
+            "torchtitan-bench-202412-512xh100-llama31-405b-fsdp8-tp8-pp8-interleaved-fp8-tok-per-s-per-gpu",
+            "jax-toolbox-vit-b16-finetune-384px-8xa100-80gb-bf16-bs64-samples-per-s",
+            "colossal-llama-readme-64xa800-colossal-llama2-7b-zero2-bf16-8p5b-tokens-total-seconds",
+            "deepspeed-blog-azure-1024xa100-80gb-gpt-1t-zero3-offload-mbs8-seq1024-tok-per-s-per-gpu",
+            "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs1-in128-first-token-latency",
+            "rocm-blog-torch-compile-1xmi210-open-llama-7b-bf16-gpt-fast-eager-bs1-out200-tok-per-s",
+            "diffusers-docs-tome-1xa100-sd15-fp16-vanilla-512px-batch10-50-steps-latency",
+            "fastertransformer-vit-guide-1xt4-vit-b16-384px-fp16-torch-bs32-latency",
+        ),
+        by_hand={
+            # 15 hours = 15 x 3600 s
+            "colossal-llama-readme-64xa800-colossal-llama2-7b-zero2-bf16-8p5b-tokens-total-seconds": 54000,
+            # 204.49 TFLOPs/GPU over the post's FLOPs per token at s 512, l 96, h 12288, V 50257, to two decimals
+            "deepspeed-blog-azure-256xa100-80gb-gpt-175b-zero3-offload-mbs32-seq512-tok-per-s-per-gpu": round(
+                204.49e12 / (96 * 96 * 12288**2 * (1 + 512 / (6 * 12288) + 50257 / (16 * 96 * 12288))), 2
+            ),
+            # Memory(GiB) 82.4
+            "torchtitan-bench-202412-8xh100-llama31-8b-fsdp-eager-sac-bs2-memory": 82.4 * 2**30,
+            # rocm-smi VRAM% 43 of 192 GiB
+            "rocm-blog-llama-lora-1xmi300x-llama2-7b-fp32-lora-r8-bs4-rocm-smi-memory": 0.43 * 192 * 2**30,
+            # 1st Token Latency (ms) 7.1
+            "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs1-in128-first-token-latency": 7.1e-3,
+            # torch latency(ms) 684.27
+            "fastertransformer-vit-guide-1xt4-vit-b16-384px-fp16-torch-bs32-latency": 684.27e-3,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-03, at main 4f7ba1e, before the day's
+        # changes made after holdout 11's misses were read: memory 8.4%, training 16.2%, inference 32.1%) plus
+        # 2 points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by
+        # more than 2. The state on that date, not the goals.
+        medians={"memory": 0.105, "training": 0.183, "inference": 0.342},
+        first_errors={
+            "colossal-llama-readme-64xa800-colossal-llama2-7b-zero2-bf16-8p5b-tokens-total-seconds": -0.0835,
+            "deepspeed-blog-azure-1024xa100-80gb-gpt-1t-zero3-offload-mbs8-seq1024-tok-per-s-per-gpu": +0.0552,
+            "deepspeed-blog-azure-1024xa100-80gb-gpt-2t-zero3-offload-mbs8-seq1024-tok-per-s-per-gpu": +0.1141,
+            "deepspeed-blog-azure-256xa100-80gb-gpt-175b-zero3-offload-mbs32-seq512-tok-per-s-per-gpu": -0.1578,
+            "deepspeed-tutorial-autotp-1xv100-32gb-opt-13b-fp16-no-tp-memory-allocated": +0.0022,
+            "deepspeed-tutorial-bing-bert-squad-1xv100-32gb-bert-large-fp16-pytorch-mb12-seq384-samples-per-s": +0.2038,
+            "deepspeed-tutorial-bing-bert-squad-1xv100-32gb-bert-large-fp16-pytorch-mb4-seq384-samples-per-s": +0.3696,
+            "diffusers-docs-tome-1xa100-sd15-fp16-vanilla-512px-batch10-50-steps-latency": +0.6159,
+            "diffusers-docs-tome-1xv100-sd15-fp16-vanilla-512px-batch1-50-steps-latency": +0.4903,
+            "diffusers-docs-tome-1xv100-sd15-fp16-vanilla-512px-batch4-50-steps-latency": +0.6133,
+            "fastertransformer-vit-guide-1xa100-40gb-vit-b16-384px-fp16-torch-bs32-latency": -0.6974,
+            "fastertransformer-vit-guide-1xa100-40gb-vit-b16-384px-fp32-torch-bs32-latency": -0.1300,
+            "fastertransformer-vit-guide-1xt4-vit-b16-384px-fp16-torch-bs32-latency": -0.7232,
+            "fastertransformer-vit-guide-1xt4-vit-b16-384px-fp32-torch-bs8-latency": -0.2447,
+            "jax-toolbox-pax-gpt-126m-64xa100-80gb-bf16-dp64-bs4-seq2048-seq-per-s": +1.0610,
+            "jax-toolbox-pax-gpt-175b-256xa100-80gb-bf16-fsdp256-bs6-seq2048-seq-per-s": -0.0485,
+            "jax-toolbox-pax-gpt-5b-256xa100-80gb-bf16-fsdp256-bs8-seq2048-seq-per-s": +0.1963,
+            "jax-toolbox-vit-b16-finetune-384px-8xa100-80gb-bf16-bs64-samples-per-s": +0.8493,
+            "jax-toolbox-vit-b16-pretrain-8xa100-80gb-bf16-bs512-samples-per-s": +0.5117,
+            "jax-toolbox-vit-b16-pretrain-8xh100-bf16-bs512-samples-per-s": +1.1673,
+            "rocm-blog-llama-lora-1xmi300x-llama2-7b-fp32-full-ft-bs4-rocm-smi-memory": +0.0547,
+            "rocm-blog-llama-lora-1xmi300x-llama2-7b-fp32-lora-r8-bs4-rocm-smi-memory": -0.2621,
+            "rocm-blog-llama-qlora-1xmi300x-llama2-7b-nf4-qlora-r8-bs4-rocm-smi-memory": +2.3357,
+            "rocm-blog-llama2-qlora-1xmi250-gcd-llama2-7b-nf4-qlora-r8-bs4-rocm-smi-memory": -0.0930,
+            "rocm-blog-torch-compile-1xmi210-open-llama-7b-bf16-gpt-fast-eager-bs1-max-reserved": +0.0476,
+            "rocm-blog-torch-compile-1xmi210-open-llama-7b-bf16-gpt-fast-eager-bs1-out200-tok-per-s": -0.1472,
+            "rocm-blog-torch-compile-1xmi210-open-llama-7b-bf16-gpt-fast-reduce-overhead-bs1-out200-tok-per-s": +0.0331,
+            "torchtitan-bench-202412-128xh100-llama31-8b-fsdp-compile-sac-bs2-tok-per-s-per-gpu": -0.0397,
+            "torchtitan-bench-202412-512xh100-llama31-405b-fsdp8-tp8-pp8-interleaved-fp8-tok-per-s-per-gpu": -0.1622,
+            "torchtitan-bench-202412-8xh100-llama31-8b-fsdp-eager-sac-bs2-memory": -0.0842,
+            "torchtitan-bench-202412-8xh100-llama31-8b-fsdp-eager-sac-bs2-tok-per-s-per-gpu": -0.0840,
+            "trtllm-blog-h100vsa100-1xa100-gptj-6b-fp16-bs1-in128-first-token-latency": +0.3212,
+            "trtllm-blog-h100vsa100-1xa100-gptj-6b-fp16-bs64-in128-out128-out-tok-per-s": -0.0170,
+            "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs1-in128-first-token-latency": +0.4791,
+            "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs64-in128-out128-out-tok-per-s": -0.2572,
         },
     ),
 }
