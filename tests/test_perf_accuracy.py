@@ -83,3 +83,21 @@ def test_enough_new_training_runs_of_the_framework_profiles():
     methods = {c["inputs"].get("method") for c in new}
     assert {"lora", "qlora"} <= methods
     assert len(load()["cases"]) == len({c["id"] for c in load()["cases"]}), "case ids must be unique"
+
+
+@pytest.mark.parametrize(
+    ("text", "network"),
+    [
+        ("8x 200 Gbps HDR InfiniBand per node (Selene)", "8xib-hdr"),  # Selene: eight HDR HCAs a DGX A100
+        ("eight 200G NICs per 8-GPU server, multi-rail", "8xib-hdr"),
+        ("8x ConnectX-7 IB NDR 400Gb/s per node", "8xib-ndr"),
+        ("8x RoCE NICs per node; ASSUMED 400 Gb/s each", "8xroce-400g"),
+        ("InfiniBand HDR 200 Gb/s", "ib-hdr"),  # a port named without a count: one a node
+        ("RoCE, 400 Gbps per GPU", None),  # one NIC a GPU: the reference node
+    ],
+)
+def test_a_source_s_nic_count_per_node_reaches_the_estimate(text, network):
+    """The harness passes the NICs a node has, as the source counts them, not one port per node."""
+    from corpus.perf_accuracy import _network
+
+    assert _network(text) == network
