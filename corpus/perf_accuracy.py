@@ -82,7 +82,7 @@ def _arch(name: str, a: dict[str, Any]) -> Any:
     return arch
 
 
-_NIC_COUNT = re.compile(r"^(?:(\d+)\s*x|(two|four|eight))\b")
+_NIC_COUNT = re.compile(r"^(?:(\d+)\s*x|(two|four|eight)\b)")  # "8x", "8 x", "8xIB", "eight"
 _NIC_WORDS = {"two": 2, "four": 4, "eight": 8}
 
 

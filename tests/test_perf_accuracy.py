@@ -91,6 +91,8 @@ def test_enough_new_training_runs_of_the_framework_profiles():
         ("8x 200 Gbps HDR InfiniBand per node (Selene)", "8xib-hdr"),  # Selene: eight HDR HCAs a DGX A100
         ("eight 200G NICs per 8-GPU server, multi-rail", "8xib-hdr"),
         ("8x ConnectX-7 IB NDR 400Gb/s per node", "8xib-ndr"),
+        ("8xHDR 200 Gb/s per node", "8xib-hdr"),  # the count written against the fabric
+        ("eighteen HDR ports", "ib-hdr"),  # a word that only begins like a count is not one
         ("8x RoCE NICs per node; ASSUMED 400 Gb/s each", "8xroce-400g"),
         ("InfiniBand HDR 200 Gb/s", "ib-hdr"),  # a port named without a count: one a node
         ("RoCE, 400 Gbps per GPU", None),  # one NIC a GPU: the reference node
