@@ -140,14 +140,14 @@ def test_the_at_scale_ceiling_is_the_best_published_mfu_at_that_count_or_beyond(
 
 
 def test_a_layout_above_the_published_ceiling_is_stretched_to_it():
-    """Llama 2 7B on 2,048 A100 plans at about 68 % MFU; no run on 2,048+ A100s published more than
+    """Llama 2 7B on 2,048 A100 plans at about 59 % MFU; no run on 2,048+ A100s published more than
     54.2 %: the expected time is the failure-free time x (modelled MFU / 54.2 %) before stragglers
     and failures, and the plan says so."""
     work = {"model": "llama-2-7b", "task": "pretrain", "tokens": "2T", "seq": 4096, "global_batch": 1024}
     est = make_estimate(work | {"tp": 2, "zero": 3}, {"gpu": "a100-80gb-sxm:2048"})
     t = est.training
     mfu = t.flops_per_step / t.step_seconds / (2048 * est.hardware.gpu.peak_flops["bf16"])
-    assert mfu > 0.6
+    assert mfu > 0.542 + 0.03  # above the published ceiling, so the stretch applies
     r = training_reliability(est, CAT)
     assert r.at_scale_mfu == 0.542 and r.at_scale_run == "korthikanti-530b-2240"
     assert r.at_scale_seconds == pytest.approx(t.total_seconds * (mfu / 0.542 - 1))
