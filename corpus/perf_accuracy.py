@@ -101,8 +101,9 @@ def _network(text: str | None) -> str | None:
         link = "ib-hdr"
     else:
         return None
-    m = _NIC_COUNT.match(t)
-    count = (int(m.group(1)) if m.group(1) else _NIC_WORDS[m.group(2)]) if m else 1
+    count = 1
+    if m := _NIC_COUNT.match(t):
+        count = int(m.group(1)) if m.group(1) else _NIC_WORDS[m.group(2)]
     return f"{count}x{link}" if count > 1 else link
 
 

@@ -228,6 +228,17 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
     return out
 
 
+def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:
+    """How a serving job runs in static batches, which no continuous-batching server model sizes:
+    "generate loop" (an engine that never lets a request join a running batch), "static batch" (a
+    server's static-batch benchmark, --batching static), or None. `estimate --qps` and `plan` refuse both."""
+    if work.engine not in catalog.engines:
+        return None  # a runtime of a model timed operator by operator
+    if catalog.engine(work.engine).static_batching:
+        return "generate loop"
+    return "static batch" if work.batching == "static" else None
+
+
 def _refuse_unsimulated(work: InferenceJob, catalog: Catalog) -> None:
     """A serving target (--qps) sizes replicas in a simulation of a server's continuous batching: runs it
     does not model are refused with the figures that do answer for them."""
@@ -236,14 +247,14 @@ def _refuse_unsimulated(work: InferenceJob, catalog: Catalog) -> None:
             "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
             "ranks that step together yet; drop --qps for the steady-state figures at --concurrency"
         )
-    loop = work.engine in catalog.engines and catalog.engine(work.engine).static_batching
-    if work.batching == "static" and not loop:
+    kind = static_batched(work, catalog)
+    if kind == "static batch":
         raise UsageError(
             "--batching static times one static batch (a benchmark_latency-style run); the replica simulation "
             "behind --qps models a server's continuous batching: drop --qps for the batch's figures at "
             "--concurrency, or --batching for a served load"
         )
-    if loop:
+    if kind == "generate loop":
         raise UsageError(
             f"--engine {work.engine} is a generate loop (static batches: no request joins a running one), and "
             "the replica simulation behind --qps models a server's continuous batching; drop --qps for the "

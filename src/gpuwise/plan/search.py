@@ -23,7 +23,7 @@ from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why
 from gpuwise.estimate.offers import price_model_of
 from gpuwise.estimate.platform import platform_refusal
 from gpuwise.estimate.rates import Calibration, compute_rates
-from gpuwise.estimate.run import Estimate
+from gpuwise.estimate.run import Estimate, static_batched
 from gpuwise.estimate.sharing import shared_runs
 from gpuwise.plan.availability import add_redundancy, training_reliability
 from gpuwise.plan.explain import explain, headline
@@ -503,15 +503,15 @@ def _refuse_generate_loops(workloads: list[Workload], cat: Catalog) -> None:
     """A plan sizes a serving fleet under continuous batching; a generate loop (static batches, one
     call at a time) is no server to size: `estimate` answers for it."""
     for w in workloads:
-        if not isinstance(w, InferenceJob) or w.engine not in cat.engines:
-            continue  # training, or a runtime of a model timed operator by operator
-        loop = cat.engine(w.engine).static_batching
-        if w.batching == "static" and not loop:
+        if not isinstance(w, InferenceJob):
+            continue
+        kind = static_batched(w, cat)
+        if kind == "static batch":
             raise UsageError(
                 "--batching static times one static batch: plan sizes serving fleets under continuous batching; "
                 "use gpuwise estimate for the batch's figures"
             )
-        if loop:
+        if kind == "generate loop":
             raise UsageError(
                 f"--engine {w.engine} is a generate loop (static batches, no server): plan sizes serving fleets "
                 "under continuous batching; use gpuwise estimate for it, or a serving engine (vllm, sglang, trtllm)"
