@@ -14,12 +14,14 @@ import pytest
 from corpus import large_runs
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
+from gpuwise.errors import LayoutError
 from gpuwise.estimate.comm import Link, Topology, collective
 from gpuwise.estimate.memory.activations import _in_flight
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.plan.layouts import best_layout, virtual_stages
 from gpuwise.workload import Parallelism, TrainingJob, build_hardware, build_workload
+from gpuwise.workload.specs import interleavable
 
 from .conftest import load_script
 
@@ -108,6 +110,25 @@ def test_the_search_interleaves_a_long_pipeline_where_the_stack_can():
     assert virtual_stages(_job(framework="deepspeed"), hw, par, 1, CAT) == (1,)
     choice = best_layout(_job(), hw, CAT, compute_rates(hw.gpu, "bf16", CAT), (8, 16, 1))
     assert choice.job is not None and choice.job.parallel.vpp > 1
+
+
+def test_a_pipeline_chunk_may_hold_only_the_embedding_or_the_output_layer():
+    """Llama 3 405B's 126 layers on 16 ranks of 8 virtual stages: 128 chunks, the first holding only
+    the embedding and the last only the output layer and loss (Llama 3 paper section 3.3.2; Megatron
+    Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split). 129
+    chunks would leave one empty: refused by `estimate`, never proposed by the search (29 layers on
+    4 ranks: 8 a stage, 8 virtual stages make 32 chunks, three more than layers)."""
+    assert interleavable(126, 16, 8) and interleavable(126, 16, 1)
+    assert not interleavable(126, 43, 3)  # 129 chunks
+    assert interleavable(30, 4, 8) and not interleavable(29, 4, 8)
+    base = {"model": "llama-3.1-405b", "task": "pretrain", "framework": "megatron", "precision": "bf16"}
+    est = make_estimate(
+        base | {"tp": 8, "pp": 16, "vpp": 8, "micro_batch": 1, "global_batch": 2048, "seq": 8192},
+        {"gpu": "h100-sxm:16384"},
+    )
+    assert est.training is not None and est.training.terms["pipeline_bubble"] > 0
+    with pytest.raises(LayoutError, match="need at least 127 layers"):
+        build_workload(base | {"tp": 8, "pp": 43, "vpp": 3, "seq": 8192}, CAT)
 
 
 def test_a_data_parallel_group_beside_tensor_parallelism_sends_its_whole_buffer_over_the_network():

@@ -28,7 +28,7 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory.states import framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
-from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP
+from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP, interleavable
 
 __all__ = [
     "CostBound",
@@ -226,7 +226,7 @@ def virtual_stages(work: TrainingJob, hw: Hardware, par: Parallelism, micro: int
     if m % par.pp:
         return (1,)
     layers = math.ceil(model.layers / par.pp)
-    return (1, *(v for v in VPP_DEGREES if layers % v == 0))
+    return (1, *(v for v in VPP_DEGREES if layers % v == 0 and interleavable(model.layers, par.pp, v)))
 
 
 def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:

@@ -20,6 +20,7 @@ from gpuwise.workload.specs import (
     DEFAULT_LLM_ENGINE,
     DEFAULT_RUNTIME,
     LLM_ENGINES,
+    PIPELINE_EDGE_CHUNKS,
     RUNTIMES,
     Attention,
     BatchBound,
@@ -34,6 +35,7 @@ from gpuwise.workload.specs import (
     TrainingJob,
     WeightsDtype,
     Workload,
+    interleavable,
 )
 
 if TYPE_CHECKING:
@@ -676,10 +678,11 @@ def _check_model_layout(model: Any, par: Parallelism, pipeline_max_zero: int = 1
             f"--etp {etp} splits each MoE expert's matrices: "
             + (f"it must divide the expert FFN width {model.ffn}" if model.is_moe else f"{model.name} has no experts")
         )
-    if par.vpp > 1 and model.layers < par.pp * par.vpp:
+    if not interleavable(model.layers, par.pp, par.vpp):
         raise LayoutError(
-            f"--vpp {par.vpp} interleaves pipeline stages: it needs at least pp x vpp = "
-            f"{par.pp * par.vpp} layers ({model.name} has {model.layers})"
+            f"--vpp {par.vpp} interleaves pipeline stages: pp x vpp = {par.pp * par.vpp} chunks need at least "
+            f"{par.pp * par.vpp - PIPELINE_EDGE_CHUNKS} layers, the first and last chunks holding only the embedding "
+            f"and the output layer ({model.name} has {model.layers})"
         )
     if par.zero > pipeline_max_zero and par.pp > 1:
         raise LayoutError(

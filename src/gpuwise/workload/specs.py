@@ -107,6 +107,20 @@ DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRACon
 COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}
 
 
+# A pipeline chunk may hold only the input embedding or only the output layer and its loss (Megatron
+# Core's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split; the
+# Llama 3 schedule, Dubey et al. 2024 section 3.3.2, gives the first and last stages a layer fewer),
+# so a model's layers fill at most two chunks more than it has layers.
+PIPELINE_EDGE_CHUNKS = 2
+
+
+def interleavable(layers: int, pp: int, vpp: int) -> bool:
+    """Whether `layers` transformer layers fill pp x vpp pipeline chunks (vpp virtual stages per rank
+    of the interleaved schedule), the first and last chunks allowed to hold only the embedding and
+    the output layer."""
+    return vpp <= 1 or pp * vpp <= layers + PIPELINE_EDGE_CHUNKS
+
+
 @dataclass(frozen=True, slots=True)
 class Parallelism:
     """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP
