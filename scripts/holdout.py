@@ -14,7 +14,8 @@ the ninth (corpus/data/holdout9.yaml), gathered apart from all eight; with `--se
 docs/accuracy-holdout10.md against the tenth (corpus/data/holdout10.yaml), gathered apart from all nine; with
 `--set 11`, docs/accuracy-holdout11.md against the eleventh (corpus/data/holdout11.yaml), gathered apart from all ten;
 with `--set 12`, docs/accuracy-holdout12.md against the twelfth (corpus/data/holdout12.yaml), gathered apart from all
-eleven.
+eleven; with `--set 13`, docs/accuracy-holdout13.md against the thirteenth (corpus/data/holdout13.yaml), gathered apart
+from all twelve.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -260,6 +261,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         11: "eleventh",
         12: "twelfth",
         13: "thirteenth",
+        14: "fourteenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout12.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout13.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -1129,6 +1129,86 @@ EXPECTED: dict[int, Expected] = {
             "trtllm-blog-h100vsa100-1xa100-gptj-6b-fp16-bs64-in128-out128-out-tok-per-s": -0.0170,
             "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs1-in128-first-token-latency": +0.4791,
             "trtllm-blog-h100vsa100-1xh100-gptj-6b-fp8-bs64-in128-out128-out-tok-per-s": -0.2572,
+        },
+    ),
+    13: Expected(
+        first_read="2026-12-03",
+        kinds={"memory": 7, "training": 15, "inference": 15},
+        sources=12,
+        marked={"family": 13, "extra_row_of_source": 25},
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
+        end_to_end=(
+            "jan-blog-trtllm-rtx4090-mistral-7b-int4-awq-bs1-in2048-out512-vram-used",
+            "colossalai-readme-8xh200-llama-7b-zero2-dp8-bs36-seq4096-peak-mem",
+            "peft-method-comparison-1xl40s-llama32-3b-lora-r32-bf16-bs4-seq768-memory-max",
+            "colossalai-readme-8xb200-llama-7b-zero1-tp2-pp4-bs128-seq4096-samples-per-s",
+            "peft-method-comparison-1xl40s-llama32-3b-full-ft-bf16-bs4-tok-per-s",
+            "dgxc-bench-nemo-llama31-405b-576xh100-fp8-tp8-pp9-cp2-vp7-gbs252-step-time",
+            "jan-blog-trtllm-rtx4090-mistral-7b-int4-awq-bs1-in2048-out512-tok-per-s",
+            "qserve-readme-1xl40s-llama3-8b-w4a8kv4-bs128-in1024-out512-tok-per-s",
+            "vllm-blog-fp8-kvcache-1xh100-llama31-8b-bf16-kv-bf16-c8-in20k-out2k-median-itl",
+        ),
+        by_hand={
+            # Median ITL (ms) 15.18
+            "vllm-blog-fp8-kvcache-1xh100-llama31-8b-bf16-kv-bf16-c8-in20k-out2k-median-itl": 15.18e-3,
+            # Peak Mem(MiB) 119040.02
+            "colossalai-readme-8xh200-llama-7b-zero2-dp8-bs36-seq4096-peak-mem": 119040.02 * 2**20,
+            # accelerator_memory_max 22292725760 bytes
+            "peft-method-comparison-1xl40s-llama32-3b-lora-r32-bf16-bs4-seq768-memory-max": 22292725760,
+            # mem_peak_torch_mem_alloc_in_bytes 14411297792
+            "fms-accel-liger-ref-1xa100-80gb-llama3-8b-qlora-bnb-foak-liger-r16-bs4-seq4096-peak-alloc": 14411297792,
+            # VRAM Used (GB) 6.3
+            "jan-blog-trtllm-rtx4090-mistral-7b-int4-awq-bs1-in2048-out512-vram-used": 6.3e9,
+            # Training step time 8.91 seconds per step
+            "dgxc-bench-nemo-gpt3-175b-128xh100-bf16-tp4-pp8-vp12-gbs256-step-time": 8.91,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-03, at main 0b3d17f, before the day's
+        # changes made after holdout 12's misses were read: memory 17.8%, training 24.0%, inference 20.8%) plus
+        # 2 points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by
+        # more than 2. The state on that date, not the goals.
+        medians={"memory": 0.198, "training": 0.261, "inference": 0.229},
+        first_errors={
+            "a40-report-lmdeploy-pytorch-1xa40-llama3-8b-fp16-users10-in128-out256-tok-per-s": +0.3790,
+            "a40-report-lmdeploy-pytorch-1xa40-llama3-8b-fp16-users100-in128-out256-tok-per-s": +0.1552,
+            "a40-report-sglang-1xa40-llama3-8b-fp16-users10-in128-out256-tok-per-s": +0.5194,
+            "a40-report-sglang-1xa40-llama3-8b-fp16-users100-in128-out256-tok-per-s": +0.3259,
+            "colossalai-readme-8xb200-llama-7b-zero1-tp2-pp4-bs128-seq4096-peak-mem": -0.8423,
+            "colossalai-readme-8xb200-llama-7b-zero1-tp2-pp4-bs128-seq4096-samples-per-s": +0.2695,
+            "colossalai-readme-8xh200-llama-7b-zero2-dp8-bs36-seq4096-peak-mem": +0.1996,
+            "colossalai-readme-8xh200-llama-7b-zero2-dp8-bs36-seq4096-samples-per-s": -0.1751,
+            "dgxc-bench-hf-llama2-70b-lora-fsdp-512xh100-bf16-mb8-ga4-seq2048-samples-per-s": +1.0172,
+            "dgxc-bench-hf-llama2-70b-lora-fsdp-64xh100-bf16-mb8-ga4-seq2048-samples-per-s": +0.7834,
+            "dgxc-bench-hf-mistral-7b-lora-fsdp-128xh100-bf16-mb16-ga4-seq2048-samples-per-s": +1.1702,
+            "dgxc-bench-hf-mistral-7b-lora-fsdp-16xh100-bf16-mb16-ga4-seq2048-samples-per-s": +1.2118,
+            "dgxc-bench-nemo-gpt3-175b-128xh100-bf16-tp4-pp8-vp12-gbs256-step-time": +0.0951,
+            "dgxc-bench-nemo-gpt3-175b-128xh100-fp8-tp4-pp8-vp12-gbs256-step-time": -0.0167,
+            "dgxc-bench-nemo-gpt3-175b-512xh100-bf16-tp4-pp8-vp12-gbs1024-step-time": +0.0868,
+            "dgxc-bench-nemo-llama31-405b-576xh100-bf16-tp8-pp9-cp2-vp7-gbs252-step-time": +0.2404,
+            "dgxc-bench-nemo-llama31-405b-576xh100-fp8-tp8-pp9-cp2-vp7-gbs252-step-time": +0.1713,
+            "fms-accel-liger-ref-1xa100-80gb-llama3-8b-lora-foak-liger-r16-bs16-seq4096-peak-alloc": +0.1778,
+            "fms-accel-liger-ref-1xa100-80gb-llama3-8b-qlora-bnb-foak-liger-r16-bs4-seq4096-peak-alloc": +0.1764,
+            "fms-accel-liger-ref-1xa100-80gb-llama3-8b-qlora-bnb-foak-liger-r16-bs4-seq4096-tok-per-s": -0.2449,
+            "fms-accel-liger-ref-4xa100-80gb-llama3-8b-full-fsdp-foak-liger-bs16-seq4096-samples-per-s": -0.1597,
+            "jan-blog-llamacpp-rtx4090-mistral-7b-q4km-gguf-bs1-in2048-out512-tok-per-s": +0.3254,
+            "jan-blog-trtllm-rtx3090-mistral-7b-int4-awq-bs1-in2048-out512-tok-per-s": -0.1033,
+            "jan-blog-trtllm-rtx4090-mistral-7b-int4-awq-bs1-in2048-out512-tok-per-s": -0.2083,
+            "jan-blog-trtllm-rtx4090-mistral-7b-int4-awq-bs1-in2048-out512-vram-used": +2.7771,
+            "peft-method-comparison-1xl40s-llama32-3b-full-ft-bf16-bs4-seq768-memory-max": +0.1268,
+            "peft-method-comparison-1xl40s-llama32-3b-full-ft-bf16-bs4-tok-per-s": +0.5810,
+            "peft-method-comparison-1xl40s-llama32-3b-lora-r32-bf16-bs4-seq768-memory-max": -0.0808,
+            "peft-method-comparison-1xl40s-llama32-3b-lora-r32-bf16-bs4-tok-per-s": -0.0980,
+            "qserve-readme-1xa100-80gb-llama2-70b-w4a8kv4-bs96-in1024-out512-tok-per-s": -0.0423,
+            "qserve-readme-1xa100-80gb-llama2-7b-w4a8kv4-bs190-in1024-out512-tok-per-s": -0.2364,
+            "qserve-readme-1xl40s-llama2-70b-w4a8kv4-bs24-in1024-out512-tok-per-s": -0.1983,
+            "qserve-readme-1xl40s-llama3-8b-w4a8kv4-bs128-in1024-out512-tok-per-s": -0.3581,
+            "vllm-blog-fp8-kvcache-1xh100-gpt-oss-20b-kv-bf16-c8-in20k-out2k-output-tok-per-s": -0.2071,
+            "vllm-blog-fp8-kvcache-1xh100-llama31-8b-bf16-kv-bf16-c8-in20k-out2k-median-itl": +0.2718,
+            "vllm-blog-fp8-kvcache-1xh100-llama31-8b-bf16-kv-bf16-c8-in20k-out2k-output-tok-per-s": -0.0997,
+            "vllm-blog-fp8-kvcache-1xh100-llama31-8b-bf16-kv-fp8-c8-in20k-out2k-output-tok-per-s": -0.0108,
         },
     ),
 }
