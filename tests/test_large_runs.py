@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -115,20 +116,27 @@ def test_the_search_interleaves_a_long_pipeline_where_the_stack_can():
 def test_a_pipeline_chunk_may_hold_only_the_embedding_or_the_output_layer():
     """Llama 3 405B's 126 layers on 16 ranks of 8 virtual stages: 128 chunks, the first holding only
     the embedding and the last only the output layer and loss (Llama 3 paper section 3.3.2; Megatron
-    Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split). 129
-    chunks would leave one empty: refused by `estimate`, never proposed by the search (29 layers on
-    4 ranks: 8 a stage, 8 virtual stages make 32 chunks, three more than layers)."""
+    Core's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split), and the
+    interleaved bubble is the 1F1B one over 8. 129 chunks would leave one empty: `estimate` refuses
+    them, and the search does not try them (30 layers on 4 ranks: 8 a stage, 32 chunks, tried at 8
+    virtual stages; 29 layers: also 8 a stage, but 32 chunks for 29 layers, so 2 and 4 only)."""
     assert interleavable(126, 16, 8) and interleavable(126, 16, 1)
     assert not interleavable(126, 43, 3)  # 129 chunks
     assert interleavable(30, 4, 8) and not interleavable(29, 4, 8)
     base = {"model": "llama-3.1-405b", "task": "pretrain", "framework": "megatron", "precision": "bf16"}
-    est = make_estimate(
-        base | {"tp": 8, "pp": 16, "vpp": 8, "micro_batch": 1, "global_batch": 2048, "seq": 8192},
-        {"gpu": "h100-sxm:16384"},
-    )
-    assert est.training is not None and est.training.terms["pipeline_bubble"] > 0
+    layout = {"tp": 8, "pp": 16, "micro_batch": 1, "global_batch": 2048, "seq": 8192}
+    bubbles = [
+        make_estimate(base | layout | {"vpp": v}, {"gpu": "h100-sxm:16384"}).training.terms["pipeline_bubble"]
+        for v in (1, 8)
+    ]
+    assert bubbles[1] == pytest.approx(bubbles[0] / 8)
     with pytest.raises(LayoutError, match="need at least 127 layers"):
         build_workload(base | {"tp": 8, "pp": 43, "vpp": 3, "seq": 8192}, CAT)
+    hw, par = build_hardware("h100-sxm:32", CAT), Parallelism(tp=8, pp=4, zero=1)
+    job = _job(framework="megatron", global_batch=64)
+    for layers, tried in ((30, (1, 2, 4, 8)), (29, (1, 2, 4))):
+        shallow = replace(job, model=replace(job.model, layers=layers))
+        assert virtual_stages(shallow, hw, par, 1, CAT) == tried, layers
 
 
 def test_a_data_parallel_group_beside_tensor_parallelism_sends_its_whole_buffer_over_the_network():
