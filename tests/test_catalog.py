@@ -37,6 +37,8 @@ DESIGN_GPU_IDS = [
     # the GPUs published cases ran on (design.md: "to add")
     "mi250x",
     "mi250x-gcd",
+    "mi250",
+    "mi250-gcd",
     "mi210",
     "v100-16gb-pcie",
     "rtx-a5000",
@@ -140,6 +142,11 @@ def test_dense_peaks_are_consistent(gid):
         # one GCD: 1024 FLOP/clock/CU (AMD lab notes) x 110 CUs x 1.7 GHz; 1.6 TB/s per GCD (ROCm docs)
         ("mi250x-gcd", "bf16", 1024 * 110 * 1.7e9),
         ("mi250x-gcd", "memory_bandwidth", 1.6e12),
+        # the MI250 in the same table: 208 CUs, 362.1 TFLOPS FP16/BF16, 90.5 FP64 matrix; a GCD has 104 of them
+        ("mi250", "bf16", 362.1e12),
+        ("mi250", "fp64", 90.5e12),
+        ("mi250-gcd", "bf16", 1024 * 104 * 1.7e9),
+        ("mi250-gcd", "memory_bandwidth", 1.6e12),
         ("mi210", "fp16", 181e12),  # AnandTech's copy of AMD's MI210 table
         ("mi210", "bf16", 1024 * 104 * 1.7e9),  # not in the table: the per-CU rate equals FP16's
         ("v100-16gb-pcie", "fp16", 112e12),  # tensor, at the PCIe card's ~1,370 MHz (125 on SXM2)
