@@ -37,13 +37,7 @@ KNOWN_MISSES: dict[str, str] = {}
 
 # torchtitan's published peaks (max reserved over all GPUs) that the model misses, each with the
 # reason and a regression bound (the |error| when recorded plus 5 points).
-_TT_MISSES: dict[str, tuple[float, str]] = {
-    "torchtitan-llama31-405b-512gpu-1f1b-memory": (
-        0.37,  # -31.3 % when recorded (-76 % before the unsharded stage was modelled)
-        "the stage kept unsharded under PP is modelled (bf16 parameters, fp32 accumulated gradients); the rest of "
-        "the 28 GB gap is not identified (FP8 all-gather buffers and the 1F1B schedule's send/receive buffers suspected)",
-    ),
-}
+_TT_MISSES: dict[str, tuple[float, str]] = {}
 _TT_MISSES["peft-llama-2-70b-qlora-fsdp-2gpu-cpu-offload"] = (
     0.48,
     "FSDP cpu_offload of a 4-bit QLoRA base: the GPU holds more than the two gathered 4-bit layers modelled "

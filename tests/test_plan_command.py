@@ -2,6 +2,7 @@
 time, replicas and cost (within 0.5 %), over every example and over generated workloads."""
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def test_every_example_plans_to_commands_that_estimate_agrees_with(path):
 
 
 def test_the_13b_example_reproduces_the_cheaper_layout():
-    """ZeRO-2 without recomputation, not ZeRO-1 + full recompute (33 % dearer when found).
+    """Gradients sharded (ZeRO-2 or -3) without recomputation, not ZeRO-1 + full recompute (33 % dearer when found).
     The run was ~$3,345 from Lambda's on-demand 8x H100 instances, which Lambda does not join into a
     cluster; the 2-node run is now rented where the instances are a cluster (an InfiniBand offer)."""
     work, reqs, _ = read_plan_file(Path(__file__).parent.parent / "examples/train-13b-multi-gpu-plan.yaml")
@@ -95,7 +96,7 @@ def test_the_13b_example_reproduces_the_cheaper_layout():
     assert chosen["hardware"]["nodes"] == offer["instances"] > 1 and offer["fabric"]["kind"] == "infiniband"
     hours = chosen["cost"]["total_usd"] / chosen["cost"]["usd_per_hour"]
     assert chosen["cost"]["usd_per_hour"] == pytest.approx(offer["usd_per_hour"]) and hours < 72
-    assert "--zero 2" in chosen["command"] and "--recompute none" in chosen["command"]
+    assert re.search(r"--zero [23] ", chosen["command"]) and "--recompute none" in chosen["command"]
     assert _estimate(chosen["command"])["cost"]["total_usd"] == pytest.approx(chosen["cost"]["total_usd"], rel=REL)
 
 

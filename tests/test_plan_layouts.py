@@ -70,14 +70,17 @@ def test_the_chosen_layout_is_the_fastest_estimate_accepts_at_its_gpu_type_and_c
         assert rate.samples_per_second >= best * (1 - 1e-9), (c.label, rate.samples_per_second, best)
 
 
-def test_the_13b_example_on_h100_is_zero2_without_recomputation_not_zero1_with_full():
+def test_the_13b_example_on_h100_shards_gradients_without_recomputation_not_zero1_with_full():
     work, reqs, _ = read_plan_file(EXAMPLES / "train-13b-multi-gpu-plan.yaml")
     chosen = make_plan(work, {**reqs, "gpus": "h100-sxm"}).chosen
     assert chosen is not None
     w = chosen.est.workload
     assert isinstance(w, TrainingJob)
-    assert (w.parallel.zero, w.recompute) == (2, "none"), chosen.label
-    # about $5,573 on four CoreWeave HGX H100 instances over InfiniBand (4 x 49.24 USD/h for 28.3 h, 2.0 d at the
+    # ZeRO-1 needs 110 GiB a GPU at micro-batch 1; ZeRO-2 fits micro-batch 1 (61 GiB) and reduce-scatters each of
+    # its 16 micro-batches (22.8 ms exposed a step), ZeRO-3 fits micro-batch 2 (64 GiB, 8 micro-batches, 2.9 ms):
+    # 0.2 % apart in a 10.6 s step, and the search keeps the faster
+    assert w.parallel.zero >= 2 and w.recompute == "none", chosen.label
+    # about $5,615 on four CoreWeave HGX H100 instances over InfiniBand (4 x 49.24 USD/h for 28.5 h, 2.0 d at the
     # pessimistic end of the 80 % band: within the 3-day deadline). Two instances ($4,777 for 2.0 d) chose it until
     # 2026-12-03, when the refitted DeepSpeed band put their pessimistic end past 3 days; it was $3,345 when
     # Lambda's on-demand 8x H100 instances, which Lambda does not join into a cluster, priced it

@@ -23,8 +23,10 @@ from gpuwise.estimate.compute import (
 )
 from gpuwise.estimate.memory.states import (
     framework_of,
+    grads_reduced_each_micro_batch,
     lora_params,
     optimizer_bytes_per_param,
+    pipeline_fsdp_held,
     qlora_base,
     stage_params,
     state_bytes,
@@ -455,13 +457,16 @@ def _data_parallel_comm(
     spans = hw.nodes > 1
     m = job.grad_accumulation(hw.count)
     overlap = prof.overlap_grad_reduce if job.overlap_grad_reduce is None else job.overlap_grad_reduce
-    if job.parallel.zero >= 3:
+    backward = work.layers * layer_backward
+    if job.parallel.zero >= 3 and not pipeline_fsdp_held(job, prof):
         w_elem = e if job.method == "full" else 2
         g_elem = grad_bytes / n_train
         z3 = zero3_comm(job, hw, topo, (stage_total * w_elem, w_elem), (grad_bytes, g_elem), work.layers)
         notes.extend(z3.notes)
         if not overlap:
             return _zero3_unoverlapped(z3, m, per_mb, notes)
+        if m > 1 and job.defer_grad_sync:
+            return _zero3_reduced_once(z3, m, (per_mb, backward), notes)
         return m * max(0.0, z3.total - per_mb) + z3.first_layer
     if not overlap:
         # the optimizer updates, and the all-gather returns, the trainable parameters only (not a LoRA base)
@@ -469,16 +474,24 @@ def _data_parallel_comm(
     bucket_bytes = prof.bucket_bytes
     g = node_ranks(job, hw)  # the data-parallel group's ranks in one node: their NICs carry its traffic
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans, g)
-    backward = work.layers * layer_backward
-    if job.parallel.zero in (1, 2):
+    if job.parallel.zero >= 1:
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
         scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, n_train * e)
+        exposed_gather = max(0.0, gather - (per_mb - backward))
+        if grads_reduced_each_micro_batch(job, prof, m):
+            notes.append(
+                f"ZeRO-2: the rank keeps only its shard of the gradients, so each of the {m} micro-batches "
+                f"reduce-scatters its own in {bucket_bytes / MiB:g} MiB buckets under its backward, the last "
+                "bucket of each exposed; parameter all-gather under the first forward"
+            )
+            return m * (max(0.0, scatter - backward) + last) + exposed_gather
+        held = " (the pipeline stage held unsharded, reduced once)" if pipeline_fsdp_held(job, prof) else ""
         notes.append(
-            f"sharded optimizer: gradient reduce-scatter in {bucket_bytes / MiB:g} MiB buckets under the last "
+            f"sharded optimizer{held}: gradient reduce-scatter in {bucket_bytes / MiB:g} MiB buckets under the last "
             "backward, parameter all-gather under the first forward; the last bucket is exposed"
         )
-        return max(0.0, scatter - backward) + max(0.0, gather - (per_mb - backward)) + last
+        return max(0.0, scatter - backward) + exposed_gather + last
     total = collective("all_reduce", grad_bytes, dp, topo, spans, g)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
@@ -497,6 +510,16 @@ def _zero3_unoverlapped(z3: Zero3Comm, m: int, per_mb: float, notes: list[str]) 
     return m * (max(0.0, gathers - per_mb) + reduces) + z3.first_layer
 
 
+def _zero3_reduced_once(z3: Zero3Comm, m: int, seconds: tuple[float, float], notes: list[str]) -> float:
+    """ZeRO-3/FSDP accumulating unsharded gradients (--defer-grad-sync, FSDP no_sync): the parameter
+    gathers run every micro-batch under its compute, the gradient collectives once, under the last
+    backward. `seconds`: one micro-batch's compute and its backward."""
+    per_mb, backward = seconds
+    gathers = sum(v for k, v in z3.terms.items() if not k.startswith("grad_"))
+    notes.append(f"gradients reduced once after {m} micro-batches (deferred synchronisation)")
+    return m * max(0.0, gathers - per_mb) + max(0.0, z3.total - gathers - backward) + z3.first_layer
+
+
 def _reduction_after_backward(
     job: TrainingJob, hw: Hardware, topo: Topology, sizes: tuple[float, float], notes: list[str]
 ) -> float:
@@ -508,10 +531,9 @@ def _reduction_after_backward(
     dp, spans = data_parallel(job, hw), hw.nodes > 1
     notes.append(
         "gradient reduction not overlapped (--no-overlap-grad-reduce; Megatron Core's default): it runs after the "
-        "last backward"
-        + (", and the updated parameters' all-gather after the step" if job.parallel.zero in (1, 2) else "")
+        "last backward" + (", and the updated parameters' all-gather after the step" if job.parallel.zero >= 1 else "")
     )
-    if job.parallel.zero in (1, 2):
+    if job.parallel.zero >= 1:
         scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, param_bytes)
         return scatter + gather
     return collective("all_reduce", grad_bytes, dp, topo, spans, node_ranks(job, hw))

@@ -103,16 +103,23 @@ def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     return sorted(options)[: MAX_MICRO_OPTIONS + 1]
 
 
-def zero_stages(dp: int, pp: int, tables_sharded: bool = False) -> tuple[int, ...]:
-    """ZeRO stages worth timing. One data-parallel rank: nothing to shard. ZeRO-1 and -2 move the
-    same bytes as plain data parallelism (reduce-scatter + all-gather = all-reduce; Rajbhandari
-    et al., section 7) with a sharded optimizer and less memory, so stage 2 dominates 0 and 1;
-    with pipeline stages the frameworks shard the optimizer only (Megatron's distributed
-    optimizer; DeepSpeed refuses ZeRO-2/3 with pipelines). A recommender trains embedding-sharded:
-    its tables are split over the GPUs already and its dense part runs under DDP (TorchRec)."""
+def zero_stages(
+    dp: int, pp: int, accumulates: bool, pipeline_max_zero: int = 1, tables_sharded: bool = False
+) -> tuple[int, ...]:
+    """ZeRO stages worth timing. One data-parallel rank: nothing to shard. In one micro-batch a step,
+    ZeRO-1 and -2 move the same bytes as plain data parallelism (reduce-scatter + all-gather =
+    all-reduce; Rajbhandari et al., section 7) with a sharded optimizer and less memory, so stage 2
+    dominates 0 and 1; with gradient accumulation stage 2 reduce-scatters every micro-batch, so
+    stage 1 (reducing once) is timed too, after 2 so that a tie keeps the smaller one. With pipeline
+    stages, what the stack combines with them (`pipeline_max_zero`: Megatron's distributed optimizer
+    and DeepSpeed, which refuses ZeRO-2/3 with pipelines, shard the optimizer only; torchtitan's FSDP
+    goes further). A recommender trains embedding-sharded: its tables are split over the GPUs already
+    and its dense part runs under DDP (TorchRec)."""
     if dp == 1 or tables_sharded:
         return (0,)
-    return (1,) if pp > 1 else (2, 3)
+    if pp > 1:
+        return tuple(range(1, max(1, pipeline_max_zero) + 1))
+    return (2, 1, 3) if accumulates else (2, 3)
 
 
 def shardings(work: TrainingJob, hw: Hardware, zero: int, cat: Catalog) -> list[tuple[Sharding, tuple[ZeroPP, ...]]]:
@@ -321,7 +328,9 @@ def _search(
         micros = micro_batches(work, dp)
         if not micros:
             continue
-        for zero in zero_stages(dp * cp, pp, embedding_sharded(work.model)):
+        accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
+        max_zero = framework_of(work, cat).pipeline_max_zero
+        for zero in zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model)):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(
                     tp=tp, pp=pp, cp=cp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp

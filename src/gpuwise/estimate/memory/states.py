@@ -493,6 +493,25 @@ def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] 
     return {"params": params, "weights": place.gpu_bytes, "optimizer": state * on_gpu}
 
 
+def pipeline_fsdp_held(job: TrainingJob, prof: Framework) -> bool:
+    """FSDP under pipeline stages in a stack whose schedule keeps a stage unsharded between
+    micro-batches and defers its reduce-scatter to the last one (torchtitan on PyTorch's pipelining
+    stage): at ZeRO-2 as at ZeRO-3 the rank holds its stage's parameters and gradients whole, its
+    parameters gathered once a step and its gradients reduced once."""
+    return job.parallel.zero >= 2 and job.parallel.pp > 1 and prof.pipeline_fsdp_unsharded
+
+
+def grads_reduced_each_micro_batch(job: TrainingJob, prof: Framework, micro_batches: int) -> bool:
+    """A rank that keeps only its shard of the gradients (ZeRO-2/3) reduce-scatters each micro-batch's
+    under its backward: DeepSpeed's stage 1/2 optimizer reduces on every micro-step when it partitions
+    gradients and only at the accumulation boundary otherwise (stage_1_and_2.py,
+    reduce_ready_partitions_and_remove_grads), FSDP in every backward outside no_sync. Deferred
+    synchronisation and a pipeline stage held unsharded reduce once, after the last micro-batch."""
+    return (
+        job.parallel.zero >= 2 and micro_batches > 1 and not job.defer_grad_sync and not pipeline_fsdp_held(job, prof)
+    )
+
+
 def zero3_unsharded(
     job: TrainingJob,
     sp_: StageParams,
@@ -503,15 +522,19 @@ def zero3_unsharded(
     n: Notes,
     detail: dict[str, float],
 ) -> tuple[float, float]:
-    """What a ZeRO-3/FSDP rank holds unsharded beside its `shard` of the parameters: (parameters,
-    gradients), never more parameters than sharding saved."""
-    if job.parallel.zero < 3 or dp <= 1 or not isinstance(job.model, TransformerArch):
+    """What a ZeRO-2/3 (FSDP) rank holds unsharded beside its `shard` of the parameters: (parameters,
+    gradients), never more parameters than sharding saved (none at ZeRO-2, which keeps them whole)."""
+    if job.parallel.zero < 2 or dp <= 1 or not isinstance(job.model, TransformerArch):
         return 0.0, 0.0
     grads = 0.0
-    if job.parallel.pp > 1 and prof.pipeline_fsdp_unsharded:
+    if pipeline_fsdp_held(job, prof):
         gather, grads = _pipeline_unsharded(job, sp_, w_bytes, prof, n)
         detail["unsharded_gradients"] = grads
-    else:
+    elif job.parallel.zero >= 3:
         gather = _zero3_gathered(job, sp_, w_bytes, n)
+    else:
+        return 0.0, 0.0
+    if job.parallel.zero < 3:
+        return 0.0, grads
     detail["zero3_gather_buffer"] = min(gather, shard * dp - shard)
     return detail["zero3_gather_buffer"], grads

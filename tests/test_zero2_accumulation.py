@@ -1,0 +1,93 @@
+"""When a data-parallel rank reduces its gradients, as what it holds implies: ZeRO-2 keeps only its
+shard, so with gradient accumulation it reduce-scatters every micro-batch (DeepSpeed's
+stage_1_and_2.py reduces on every micro-step when it partitions gradients, only at the accumulation
+boundary for stage 1; FSDP in every backward outside no_sync); ZeRO-1, deferred synchronisation and
+torchtitan's pipeline stages (kept unsharded between micro-batches, reduced after the last) reduce
+once a step. The layout search times ZeRO-1 beside ZeRO-2 where a step accumulates, and with
+pipeline stages every stage the stack combines with them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate import memory
+from gpuwise.estimate.comm import Link, Topology
+from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.training import training_time
+from gpuwise.plan.layouts import zero_stages
+from gpuwise.workload import TrainingJob, build_hardware, build_workload
+
+CAT = load_catalog()
+# two nodes of 8 over 1 GB/s a GPU between them, no latencies: a micro-batch's gradient
+# reduce-scatter (13.5 GB of 7B fp32 gradients) takes far longer than its backward
+SLOW = Topology(
+    intra=Link("nvlink", 100e9, 0.0), inter=Link("net", 1e9, 0.0), gpus_per_node=8, notes=(), base_latency=0.0
+)
+HW16 = build_hardware("h100-sxm:16", CAT)
+
+
+def _job(**opts: object) -> TrainingJob:
+    base = {"model": "llama-2-7b", "task": "pretrain", "micro_batch": 1, "seq": 2048, "framework": "deepspeed"}
+    job = build_workload({**base, **opts}, CAT)
+    assert isinstance(job, TrainingJob)
+    return job
+
+
+def _dp_comm(job: TrainingJob, hw=HW16, topo: Topology = SLOW) -> float:
+    est = training_time(job, hw, compute_rates(hw.gpu, "bf16", CAT), topo, CAT)
+    return est.terms["data_parallel_comm"]
+
+
+def test_one_micro_batch_a_step_moves_the_same_under_zero1_and_zero2():
+    assert _dp_comm(_job(zero=2, global_batch=16)) == pytest.approx(_dp_comm(_job(zero=1, global_batch=16)))
+
+
+def test_zero2_pays_each_micro_batch_reduction_zero1_once():
+    """16 ranks, global batch 16 / 32 / 64: 1, 2 and 4 micro-batches a step. ZeRO-1's exposed time does
+    not depend on them; ZeRO-2's grows by the same amount for each micro-batch added."""
+    z1 = [_dp_comm(_job(zero=1, global_batch=16 * m)) for m in (1, 2, 4)]
+    z2 = [_dp_comm(_job(zero=2, global_batch=16 * m)) for m in (1, 2, 4)]
+    assert z1[0] == pytest.approx(z1[1]) == pytest.approx(z1[2])
+    per_micro_batch = z2[1] - z2[0]
+    assert per_micro_batch > 0.5 * z2[0]  # the slow network: each reduce-scatter mostly exposed
+    assert z2[2] - z2[1] == pytest.approx(2 * per_micro_batch)
+
+
+def test_deferred_synchronisation_makes_zero2_reduce_once():
+    deferred = _job(zero=2, global_batch=64, defer_grad_sync=True)
+    assert _dp_comm(deferred) == pytest.approx(_dp_comm(_job(zero=1, global_batch=64)))
+    assert _dp_comm(deferred) < _dp_comm(_job(zero=2, global_batch=64)) / 2
+
+
+def test_zero3_with_deferred_synchronisation_reduces_once():
+    """FSDP no_sync over 4 micro-batches: the parameter gathers stay per micro-batch, the gradient
+    reduce-scatter runs once: less exposed than synchronising each micro-batch."""
+    each = _dp_comm(_job(zero=3, global_batch=64, framework="fsdp"))
+    once = _dp_comm(_job(zero=3, global_batch=64, framework="fsdp", defer_grad_sync=True))
+    assert 0 < once < each
+
+
+def _titan(zero: int) -> TrainingJob:
+    return _job(framework="torchtitan", zero=zero, pp=2, global_batch=32, recompute="full")
+
+
+def test_torchtitan_pipeline_stages_hold_gradients_whole_at_zero2_as_at_zero3():
+    """PyTorch's pipelining stage runs every micro-batch but the last without gradient synchronisation
+    whatever the reshard setting: at ZeRO-2 as at ZeRO-3 a rank keeps its stage's gradients unsharded
+    in fp32 (4 B x the stage's parameters) and reduces them once, and so has the same exposed time."""
+    hw = build_hardware("h100-sxm:32", CAT)  # pp 2 x dp 16
+    z2, z3 = memory(_titan(2), hw, CAT).per_gpu, memory(_titan(3), hw, CAT).per_gpu
+    assert z2.detail["unsharded_gradients"] == pytest.approx(z3.detail["unsharded_gradients"])
+    assert z2.gradients >= z2.detail["unsharded_gradients"]
+    assert _dp_comm(_titan(2), hw) == pytest.approx(_dp_comm(_titan(3), hw))
+
+
+def test_the_search_times_the_stages_that_can_win():
+    assert zero_stages(1, 1, accumulates=True) == (0,)
+    assert zero_stages(8, 1, accumulates=False) == (2, 3)  # one micro-batch: ZeRO-2 dominates ZeRO-1
+    assert zero_stages(8, 1, accumulates=True) == (2, 1, 3)  # ZeRO-1 reduces once: timed, after ZeRO-2
+    assert zero_stages(8, 4, accumulates=True) == (1,)  # Megatron, DeepSpeed: the distributed optimizer
+    torchtitan = CAT.frameworks["torchtitan"].pipeline_max_zero
+    assert zero_stages(8, 4, accumulates=True, pipeline_max_zero=torchtitan) == (1, 2, 3)
+    assert zero_stages(8, 1, accumulates=True, tables_sharded=True) == (0,)
