@@ -15,7 +15,8 @@ docs/accuracy-holdout10.md against the tenth (corpus/data/holdout10.yaml), gathe
 `--set 11`, docs/accuracy-holdout11.md against the eleventh (corpus/data/holdout11.yaml), gathered apart from all ten;
 with `--set 12`, docs/accuracy-holdout12.md against the twelfth (corpus/data/holdout12.yaml), gathered apart from all
 eleven; with `--set 13`, docs/accuracy-holdout13.md against the thirteenth (corpus/data/holdout13.yaml), gathered apart
-from all twelve.
+from all twelve; with `--set 14`, docs/accuracy-holdout14.md against the fourteenth (corpus/data/holdout14.yaml), gathered
+apart from all thirteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -262,6 +263,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         12: "twelfth",
         13: "thirteenth",
         14: "fourteenth",
+        15: "fifteenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
