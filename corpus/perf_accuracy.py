@@ -435,11 +435,6 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "float8 on MI300X gains 15 % over bf16 where AMD's measured FP8 GEMM rate (1.8x its BF16 rate) gives more: "
         "torchao's dynamic casts and amax reductions on ROCm cost more than modelled",
     ),
-    "llamafactory-hf-fa2-llama2-7b-lora-a100": (
-        0.27,
-        "PEFT LoRA on the eager HF Llama at 4 x 1,024 tokens: the adapters' small matmuls and per-op kernels cost more "
-        "than the one hf-trainer factor that it shares with the 4-GPU FSDP Granite run at 8 x 4,096 tokens",
-    ),
     "mbridge26041-qwen3-235b-a22b-b200-fp8-256gpu-pp8-ep8": (
         0.56,
         "Qwen3-235B MoE at micro-batch 1: the estimate is the roofline of the expert GEMMs; the all-to-all "

@@ -308,6 +308,8 @@ class Framework(_Sourced):
     # keeps it in the dtype the backward computed it (its post-backward hook returns before the cast)
     deferred_grads_upcast: bool = False
     hybrid_sharding: bool = False  # shards inside a node and replicates across nodes (HSDP)
+    # LoRA adapters run as PEFT's eager modules (a separate output, scale and add per targeted layer)
+    peft_lora: bool = False
     # ZeRO-1 (a distributed optimizer) sharded inside a node and replicated across nodes (Megatron Core's
     # partial distributed optimizer, --num-distributed-optimizer-instances)
     hybrid_zero1: bool = False

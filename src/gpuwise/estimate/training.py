@@ -264,6 +264,42 @@ def _model_flops(
     return flops, (flops_fwd if job.recompute == "full" else 0.0)
 
 
+# row-parallel projections take their tensor-parallel slice of the input, the rest of the output
+_ROW_PARALLEL = ("o_proj", "down_proj")
+
+
+def _adapter_seconds(
+    job: TrainingJob, tokens: int, rates: Rates, catalog: Catalog, notes: list[str]
+) -> tuple[float, float]:
+    """Forward and backward seconds, for one layer, of PEFT's LoRA modules' passes over the
+    activations: lora_A reads each targeted layer's input again, lora_B writes a full-width output,
+    which is scaled and added to the frozen layer's; the backward mirrors them. The adapters' own
+    FLOPs (rank r) are negligible beside the layer's; their bytes per element are conventions. Stacks
+    with their own adapters (frameworks.yaml `peft_lora`) are timed without them."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    if job.method == "full" or not job.lora_targets or not framework_of(job, catalog).peft_lora:
+        return 0.0, 0.0
+    tp, width_in, width_out = job.parallel.tp, 0.0, 0.0
+    for n, dense in model.block_kinds():
+        for lin in model.linears(dense):
+            if lin.name not in job.lora_targets:
+                continue
+            share = n / model.layers * (min(lin.count, model.experts_per_token) if lin.count > 1 else 1)
+            row = lin.name in _ROW_PARALLEL
+            width_in += share * lin.d_in / (tp if row else 1)
+            width_out += share * lin.d_out / (1 if row else tp)
+    per_elem = training_element_bytes(job) / 2  # the conventions count 16-bit elements
+
+    def passes(direction: str) -> float:
+        b_in = catalog.convention(f"lora_adapter_{direction}_in_bytes")
+        b_out = catalog.convention(f"lora_adapter_{direction}_out_bytes")
+        return rates.time(0.0, tokens * per_elem * (b_in * width_in + b_out * width_out), "memory")
+
+    notes.append("LoRA through PEFT's eager modules: each adapter's output written, scaled and added (timed)")
+    return passes("forward"), passes("backward")
+
+
 def _eager_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> tuple[tuple[str, float], ...]:
     """Bytes per element of the elementwise ops a PyTorch-native stack runs as separate eager
     kernels (fp32 upcasts and intermediates), unless torch.compile fuses them into one read and
@@ -318,7 +354,9 @@ def _transformer_work(
     op_level = framework_of(job, catalog).selective_policy == "op"
     recompute = _recompute_seconds(job, layer, rates, l_f, op_level)
     dequant = _dequant_seconds(job, rates, catalog, notes)
-    compute = layers * (l_f + l_b + recompute + dequant) + h_f + h_b
+    a_f, a_b = _adapter_seconds(job, mtok, rates, catalog, notes)
+    adapters = a_f * (2 if job.recompute == "full" else 1) + a_b  # a full recomputation runs them again
+    compute = layers * (l_f + l_b + recompute + dequant + adapters) + h_f + h_b
     gemms = sum(rates.time(o.flops, o.bytes, o.kind) * (1 + ratios[o.kind]) for o in layer if o.kind == "matmul")
     tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers, gemms, catalog)
     attention = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
