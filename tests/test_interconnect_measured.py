@@ -69,17 +69,18 @@ def test_reduce_scatter_over_eight_pcie4_cards_by_hand():
 def test_zero3_13b_on_pcie_is_bound_by_its_ring():
     """ZeRO-3 13B on 8x A100 PCIe was once estimated only 6 % slower than on SXM. With the ring at the
     21 GB/s measured across two sockets (against NVSwitch's 232 GB/s) the PCIe node is 1.55x slower in
-    this full fine-tune (1.24x at the 26 GB/s copy rate): 43.3 s of exposed ring a step. Since the
-    card's measured GEMM rate (252.9 TFLOP/s, matmul_efficiency_a100-80gb-pcie) its compute is 95.5 s,
-    so the ring is 45 % of it, just under the communication_bottleneck_share (0.5) that names it the
-    bottleneck (it was named so at the A100 SXM's rate)."""
+    this full fine-tune (1.24x at the 26 GB/s copy rate): 44.8 s of exposed ring a step. Since the
+    card's measured GEMM rate (252.9 TFLOP/s, matmul_efficiency_a100-80gb-pcie) its compute is 94.1 s
+    (95.5 s until the hf-trainer efficiency was refitted 0.722 -> 0.733 on 2026-12-03, with 43.3 s of ring
+    exposed: a shorter micro-batch hides less of it), so the ring is 48 % of it, just under the
+    communication_bottleneck_share (0.5) that names it the bottleneck (it was named so at the A100 SXM's rate)."""
     opts = {"model": "llama-2-13b", "task": "finetune", "zero": 3, "micro_batch": 1, "global_batch": 256}
     w = build_workload({**opts, "seq": 4096, "recompute": "full", "tokens": "20B"}, CAT)
     pcie = estimate(w, build_hardware("a100-80gb-pcie:8", CAT), CAT, search_largest=False).training
     sxm = estimate(w, build_hardware("a100-80gb-sxm:8", CAT), CAT, search_largest=False).training
     assert pcie is not None and sxm is not None
     assert sxm.bottleneck == "compute"
-    assert pcie.comm_seconds_per_step == pytest.approx(0.454 * pcie.terms["compute"], abs=0.01 * pcie.terms["compute"])
+    assert pcie.comm_seconds_per_step == pytest.approx(0.476 * pcie.terms["compute"], abs=0.01 * pcie.terms["compute"])
     assert pcie.step_seconds >= 1.5 * sxm.step_seconds
 
 
