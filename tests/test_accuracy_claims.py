@@ -285,11 +285,11 @@ def _sections() -> Iterator[tuple[str, str]]:
         yield heading.strip(), body
 
 
-# a snippet of each registered clause -> the check that recomputes its figures
 def _diagnosis13_figures() -> None:
     _diagnosis_part("# The thirteenth holdout", "accuracy-holdout13.md", "accuracy-holdout13-2026-12-03.md", {}, 8)
 
 
+# a snippet of each registered clause -> the check that recomputes its figures
 CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("README.md", "% of published runs land within ±20% of gpuwise's time"): _share_claim(
         _flat((ROOT / "README.md").read_text(encoding="utf-8"))

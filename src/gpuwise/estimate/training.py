@@ -25,6 +25,7 @@ from gpuwise.estimate.memory.states import (
     framework_of,
     grads_reduced_each_micro_batch,
     lora_params,
+    lora_target_linears,
     optimizer_bytes_per_param,
     pipeline_fsdp_held,
     qlora_base,
@@ -281,14 +282,11 @@ def _adapter_seconds(
     if job.method == "full" or not job.lora_targets or not framework_of(job, catalog).peft_lora:
         return 0.0, 0.0
     tp, width_in, width_out = job.parallel.tp, 0.0, 0.0
-    for n, dense in model.block_kinds():
-        for lin in model.linears(dense):
-            if lin.name not in job.lora_targets:
-                continue
-            share = n / model.layers * (min(lin.count, model.experts_per_token) if lin.count > 1 else 1)
-            row = lin.name in _ROW_PARALLEL
-            width_in += share * lin.d_in / (tp if row else 1)
-            width_out += share * lin.d_out / (1 if row else tp)
+    for share, lin in lora_target_linears(job):
+        routed = share * (min(lin.count, model.experts_per_token) if lin.count > 1 else 1)  # a token's experts
+        row = lin.name in _ROW_PARALLEL
+        width_in += routed * lin.d_in / (tp if row else 1)
+        width_out += routed * lin.d_out / (1 if row else tp)
     per_elem = training_element_bytes(job) / 2  # the conventions count 16-bit elements
 
     def passes(direction: str) -> float:

@@ -5,10 +5,11 @@ offloading and recommenders' embedding tables."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog.arch import Linear
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, expert_linear_params, replicated_linear_params
@@ -69,16 +70,24 @@ def stage_params(
     return StageParams(block_linear=block, other=other, layers=n_layers)
 
 
+def lora_target_linears(job: TrainingJob) -> Iterator[tuple[float, Linear]]:
+    """Each matrix of a block that carries an adapter, with its share of the layers (a mean over the
+    stack's kinds of block, MoE and dense)."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    for n, dense in model.block_kinds():
+        for lin in model.linears(dense):
+            if lin.name in job.lora_targets:
+                yield n / model.layers, lin
+
+
 def lora_params(job: TrainingJob, layers: int, tp: int, head: bool = True) -> float:
     """Adapter parameters r*(d_in + d_out) per targeted matrix (Hu et al. 2021), per GPU; an
     `lm_head` target adds r*(hidden + vocab) on the GPU that holds the head (`head`)."""
     model = job.model
     assert isinstance(model, TransformerArch)
-    per_layer = sum(  # the mean over the stack's kinds of block (MoE and dense)
-        n / model.layers * lin.count * job.lora_rank * (lin.d_in + lin.d_out)
-        for n, dense in model.block_kinds()
-        for lin in model.linears(dense)
-        if lin.name in job.lora_targets
+    per_layer = sum(
+        share * lin.count * job.lora_rank * (lin.d_in + lin.d_out) for share, lin in lora_target_linears(job)
     )
     on_head = job.lora_rank * (model.hidden + model.vocab) if head and "lm_head" in job.lora_targets else 0
     return (layers * per_layer + on_head) / tp
