@@ -22,7 +22,6 @@ import yaml
 from gpuwise.catalog import Catalog
 from gpuwise.estimate import estimate
 from gpuwise.estimate.rates import compute_rates
-from gpuwise.plan.availability import training_reliability
 from gpuwise.plan.layouts import best_layout
 from gpuwise.workload import TrainingJob, build_hardware, build_workload
 
@@ -95,7 +94,7 @@ def stage(run: dict[str, Any], st: dict[str, Any], cat: Catalog) -> tuple[Traini
     if choice.job is None:
         raise ValueError(f"{run['id']}: no layout fits {gpus} x {run['gpu']} at sequence {st['seq']}")
     est = estimate(choice.job, hw, cat, search_largest=False)
-    rel = training_reliability(est, cat)
+    rel = est.reliability
     t = est.training
     assert t is not None and t.total_seconds and rel is not None
     to_hours = gpus / 3600

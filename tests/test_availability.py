@@ -10,14 +10,14 @@ from gpuwise.api import make_estimate, make_plan
 from gpuwise.catalog import load_catalog
 from gpuwise.deploy.common import DeployOptions
 from gpuwise.deploy.manifests import plan_manifests
-from gpuwise.i18n import reason_text
-from gpuwise.plan.availability import (
+from gpuwise.estimate.reliability import (
     _daly_interval,
     at_scale_ceiling,
     interruptions_per_gpu_hour,
     straggler_share,
     training_reliability,
 )
+from gpuwise.i18n import reason_text
 from gpuwise.planfile import read_plan_file
 from gpuwise.report.as_json import candidate_json
 
@@ -155,3 +155,34 @@ def test_a_layout_above_the_published_ceiling_is_stretched_to_it():
     assert r.straggler_seconds == pytest.approx((t.total_seconds + r.at_scale_seconds) * share)
     small = training_reliability(make_estimate(work | {"zero": 3}, {"gpu": "a100-80gb-sxm:128"}), CAT)
     assert small.at_scale_seconds == 0 and small.at_scale_mfu is None  # 128 GPUs: below the range
+
+
+def test_estimate_says_the_expected_run_a_plan_ranks_by():
+    """`estimate` carries the run's losses at its scale, so a plan row's command reproduces the
+    expected time and cost the plan ranks it by (the failure-free figures stay beside them)."""
+    from typer.testing import CliRunner
+
+    from gpuwise.cli.app import app
+
+    work = {"model": "llama-2-7b", "task": "pretrain", "tokens": "2T", "seq": 4096, "global_batch": 1024}
+    est = make_estimate(work | {"tp": 2, "zero": 3}, {"gpu": "a100-80gb-sxm:2048"})
+    r = est.reliability
+    assert r == training_reliability(est, CAT)  # the same losses, computed once inside the estimate
+    d = est.as_dict()
+    assert d["reliability"]["expected_seconds"] == pytest.approx(r.expected_seconds)
+    assert d["reliability"]["expected_gpu_hours"] == pytest.approx(r.expected_seconds * 2048 / 3600)
+    hourly = d["cost"]["usd_per_hour"]
+    assert d["cost"]["expected_total_usd"] == pytest.approx(hourly * r.expected_seconds / 3600)
+    assert (
+        d["cost"]["expected_total_usd"]
+        > d["cost"]["total_usd"]
+        == pytest.approx(hourly * est.training.total_seconds / 3600)
+    )
+    args = ["estimate", "--model", "llama-2-7b", "--task", "pretrain", "--tokens", "2T", "--seq", "4096"]
+    args += ["--global-batch", "1024", "--tp", "2", "--zero", "3", "--gpu", "a100-80gb-sxm:2048"]
+    out = CliRunner().invoke(app, args, env={"COLUMNS": "200"}).output
+    line = next(x for x in out.splitlines() if x.startswith("Expected with what the run loses"))
+    assert "at most 54% MFU as published at this scale" in line and "slow hosts" in line and "goodput" in line
+    # no total (no --tokens or --samples), or serving: nothing to expect
+    assert make_estimate({"model": "llama-2-7b", "method": "lora"}, {"gpu": "a100-80gb-sxm:1"}).reliability is None
+    assert make_estimate({"model": "llama-2-7b"}, {"gpu": "a100-80gb-sxm:1"}).as_dict()["reliability"] is None

@@ -51,8 +51,12 @@ def _agree(cand: dict, on_demand: bool) -> None:
         t, e = cand["training"], est["training"]
         _close(t["step_seconds"], e["step_seconds"], "step time", cmd)
         _close(t["total_seconds"], e["total_seconds"], "run time", cmd)
+        expected = (cand["reliability"] or {}).get("expected_seconds")
+        _close(expected, (est["reliability"] or {}).get("expected_seconds"), "expected run time", cmd)
         if on_demand:
             _close(cand["cost"]["total_usd"], est["cost"]["total_usd"], "run cost", cmd)
+            if cand["pipeline"] is None:  # a plan's upgraded data pipeline is the plan's, not the command's
+                _close(cand["cost"]["expected_total_usd"], est["cost"]["expected_total_usd"], "expected cost", cmd)
             _close(cand["cost"]["usd_per_hour"], est["cost"]["usd_per_hour"], "cost per hour", cmd)
         return
     i, e = cand["inference"], est["inference"]

@@ -72,16 +72,23 @@ def make_plan(
     params = CostParams.from_catalog(cat, costs, plan_market(cat, prices, **req.price_filters()))
     from gpuwise.plan import plan
 
-    options = [_command_options(o) for _, o in variants]
+    options = [_command_options(o, cat) for _, o in variants]
     targets = {**_targets(requirements), **({"calibrated": True} if calibrations else {})}
     return plan([w for w, _ in variants], req, cat, params, calibrations, options, targets, show)
 
 
-def _command_options(opts: Mapping[str, Any]) -> dict[str, Any]:
+def _command_options(opts: Mapping[str, Any], cat: Catalog | None = None) -> dict[str, Any]:
     """The options a candidate's `gpuwise estimate` line repeats: a model given as an architecture
-    (an uploaded config.json) is named as the file `estimate --model` reads, UPLOADED_CONFIG."""
+    is named by its catalog id where it is the catalog's (the web door resolves ids; `cat` given),
+    else as the file `estimate --model` reads, UPLOADED_CONFIG (an uploaded config.json)."""
+    from gpuwise.catalog.loader import arch_of
+
     model = opts.get("model")
-    return {**opts, "model": UPLOADED_CONFIG} if model is not None and not isinstance(model, str) else dict(opts)
+    if model is None or isinstance(model, str):
+        return dict(opts)
+    name = getattr(model, "name", None)
+    known = cat is not None and isinstance(name, str) and name in cat.models and arch_of(cat.models[name]) == model
+    return {**opts, "model": name if known else UPLOADED_CONFIG}
 
 
 def _targets(requirements: Mapping[str, Any]) -> dict[str, Any]:
@@ -306,9 +313,10 @@ def _estimate_inputs(
     hardware: Mapping[str, Any],
     costs: Mapping[str, Any] | None = None,
     confine_files: bool = False,
-) -> tuple[Workload, Hardware, Catalog, dict[str, Any]]:
-    """The workload, hardware and catalog of an estimate, from loose options, and the rest of
-    `estimate`'s arguments (serving target, confidence, pricing)."""
+) -> tuple[Workload, Hardware, Catalog, dict[str, Any], bool]:
+    """The workload, hardware and catalog of an estimate, from loose options, the rest of
+    `estimate`'s arguments (serving target, confidence, pricing), and whether the layout is searched
+    (--layout auto)."""
     cat = load_catalog()
     hw_opts = {k: v for k, v in hardware.items() if v is not None}
     target_keys = names("target")
@@ -317,7 +325,8 @@ def _estimate_inputs(
     for key in ("growth", *names("plan")):  # a plan file's own requirements: nothing to estimate
         hw_opts.pop(key, None)
     check_unknown(hw_opts, names("hardware"), "hardware")
-    work = build_workload(workload, cat)
+    work = build_workload(workload, cat)  # validates --layout too (a training option: the task defaults to one)
+    auto = _layout_mode(workload) == "auto"
     if not hw_opts.get("gpu"):
         raise UsageError("give the hardware with --gpu ID[:N], e.g. --gpu a100-80gb-sxm:8")
     hw = build_hardware(
@@ -340,7 +349,7 @@ def _estimate_inputs(
         market = plan_market(cat, prices, **filters)
         params = CostParams.from_catalog(cat, costs, market)
     rest = {"target": target, "confidence": confidence, "pricing": pricing, "params": params, "years": price.years}
-    return work, hw, cat, rest
+    return work, hw, cat, rest, auto
 
 
 def make_estimate(
@@ -355,8 +364,52 @@ def make_estimate(
     `percentile`, or the aliases `p95_ms`/`p99_ms`; `confidence`) and the prices (`pricing`, `years`,
     `prices`, `providers`, `exclude_providers`), priced as a plan prices it with `costs` overrides.
     `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
-    work, hw, cat, rest = _estimate_inputs(workload, hardware, costs, confine_files)
-    return estimate(work, hw, cat, calibration=(calibrations or {}).get(hw.gpu.id), **rest)
+    work, hw, cat, rest, auto = _estimate_inputs(workload, hardware, costs, confine_files)
+    calibration = (calibrations or {}).get(hw.gpu.id)
+    searched = _searched_layout(work, hw, cat, calibration, rest["confidence"], workload) if auto else None
+    est = estimate(searched[0] if searched else work, hw, cat, calibration=calibration, **rest)
+    return replace(est, notes=(searched[1], *est.notes)) if searched else est
+
+
+def _layout_mode(workload: Mapping[str, Any]) -> str:
+    """--layout: `auto` refuses layout options beside it (the search chooses them all)."""
+    mode = str(workload.get("layout") or "given").lower()
+    given = sorted(k for k in layout_names() - {"layout"} if workload.get(k) is not None)
+    if mode == "auto" and given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise UsageError(f"--layout auto chooses the layout itself: drop {flags}, or drop --layout auto")
+    return mode
+
+
+def _searched_layout(
+    work: Workload,
+    hw: Hardware,
+    cat: Catalog,
+    calibration: Calibration | None,
+    level: float,
+    options: Mapping[str, Any],
+) -> tuple[Workload, str]:
+    """--layout auto: the layout a plan chooses on exactly `hw` (plan.layouts.best_layout, its memory
+    sized at the band's high end at `level` where the plan sizes the batch), and the note that names
+    it with the command that reproduces it; the layout as written, and why, where none fits."""
+    from gpuwise.estimate.rates import compute_rates, power_capped
+    from gpuwise.plan.command import estimate_command
+    from gpuwise.plan.layouts import best_layout
+    from gpuwise.workload.precision import on_gpu
+
+    if not isinstance(work, TrainingJob):  # the builder refuses --layout for serving first
+        raise UsageError("--layout auto searches a training layout")
+    job = on_gpu(work, hw.gpu)
+    rates = power_capped(compute_rates(hw.gpu, job.precision, cat, calibration), hw.power_cap, cat)
+    choice = best_layout(job, hw, cat, rates, level=level)
+    if choice.job is None:
+        return work, f"layout: --layout auto found no layout that fits on {hw.count} x {hw.gpu.id}; timed as written"
+    options = _command_options({k: v for k, v in options.items() if k != "layout"}, cat)
+    line = estimate_command(choice.job, hw, options, planned=job)
+    return choice.job, (
+        f"layout: the fastest that fits on {hw.count} x {hw.gpu.id}, as a plan searches it (--layout auto, "
+        f"{choice.timed} layouts timed); the same estimate: {line}"
+    )
 
 
 def calibrated_estimate(
@@ -373,7 +426,9 @@ def calibrated_estimate(
     from gpuwise.calibration.fit import calibration_of, for_workload
     from gpuwise.calibration.report import calibration_notes
 
-    work, hw, cat, rest = _estimate_inputs(workload, hardware, costs)
+    work, hw, cat, rest, auto = _estimate_inputs(workload, hardware, costs)
+    if auto:
+        raise UsageError("--layout auto with --calibrated: time the searched layout's command with --calibrated")
     base = (calibrations or {}).get(hw.gpu.id)
     match = for_workload(measurements, work, hw.gpu.id, hw.gpus_per_node, cat, base, rest["confidence"])
     est = estimate(work, hw, cat, calibration=calibration_of(match) or base, **rest)

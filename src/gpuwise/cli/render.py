@@ -40,6 +40,9 @@ if not console.is_terminal:  # piped or captured: do not squeeze tables to 80 co
     console = Console(width=160, highlight=False, emoji=False)
 
 
+NAMED_LOSS = 0.001  # what a run loses is named by cause from 0.1 % of its failure-free time
+
+
 def _tflops(value: float | None) -> str:
     return "—" if not value else f"{value / 1e12:,.0f}"
 
@@ -252,6 +255,29 @@ def _training_view(d: dict[str, Any], llm: bool = True) -> None:
             f"Whole run: {fmt_seconds(t['total_seconds'])}{band_text(d, 'training.total_seconds', fmt_seconds)}, "
             f"{fmt_gpu_hours(t['gpu_hours'])}{band_text(d, 'training.gpu_hours', hours_number)}"
         )
+    if d.get("reliability"):
+        console.print(_expected_run(d["reliability"]))
+
+
+def _expected_run(r: dict[str, Any]) -> str:
+    """The run as a plan ranks it: failure-free time plus what a run at its scale loses, each cause
+    named where it adds at least 0.1 %."""
+    losses, free = r["losses_seconds"], r["failure_free_seconds"]
+    causes = [f"start-up {fmt_seconds(losses['start'])}"]
+    if losses["at_scale_efficiency"] >= NAMED_LOSS * free:
+        share = losses["at_scale_efficiency"] / free
+        causes.append(f"at most {r['at_scale_mfu']:.0%} MFU as published at this scale +{share:.1%}")
+    if losses["stragglers"] >= NAMED_LOSS * free:
+        causes.append(f"slow hosts +{losses['stragglers'] / free:.1%}")
+    if losses["checkpoints_and_failures"] >= NAMED_LOSS * free:
+        causes.append(
+            f"goodput {r['goodput']:.1%}: an interruption every {fmt_seconds(r['mtbf_seconds'])}, "
+            f"a checkpoint every {fmt_seconds(r['checkpoint_interval_seconds'])}"
+        )
+    return (
+        f"Expected with what the run loses: {fmt_seconds(r['expected_seconds'])}, "
+        f"{fmt_gpu_hours(r['expected_gpu_hours'])} · {' · '.join(causes)}"
+    )
 
 
 def _inference_view(d: dict[str, Any]) -> None:

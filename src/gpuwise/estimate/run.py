@@ -17,6 +17,7 @@ from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import Quote, default_market
 from gpuwise.estimate.platform import check_platform
 from gpuwise.estimate.rates import Calibration, Rates, compute_rates, power_capped
+from gpuwise.estimate.reliability import Reliability, training_reliability
 from gpuwise.workload import Hardware, InferenceJob, TrainingJob, Workload, check_layout, data_parallel
 from gpuwise.workload.precision import on_gpu, precision_notes
 from gpuwise.workload.requirements import LatencyGoals
@@ -70,6 +71,7 @@ class Estimate:
     measured: MeasuredSpread | None = None  # the bands of figures calibrated on the team's run
     # serving: the replicas together an hour, packed into instances (None: usd_per_hour x replicas)
     fleet_usd_per_hour: float | None = None
+    reliability: Reliability | None = None  # training with a total: what the run loses at its scale
 
     @property
     def bottleneck(self) -> str | None:
@@ -108,6 +110,7 @@ class Estimate:
             "inference": inference,
             "cost": self.cost(),
             "bottleneck": self.bottleneck,
+            "reliability": self.reliability.as_dict(self.hardware.count) if self.reliability else None,
             "assumptions": list(dict.fromkeys([*self.memory.assumptions, *self.notes])),
             "uncertainty": as_json(self.bands(), self.figures()),
         }
@@ -118,6 +121,10 @@ class Estimate:
         replicas = self.serving.replicas if self.serving else 1
         run = self.training.total_seconds if self.training else None
         fleet = fleet_cost(self.usd_per_hour, replicas, self.hardware.count, run, self.pricing, self.fleet_usd_per_hour)
+        if fleet is not None and self.training is not None:
+            r, hourly = self.reliability, fleet["usd_per_hour"]
+            expected = hourly * r.expected_seconds / 3600 if r is not None and isinstance(hourly, float) else None
+            fleet = {**fleet, "expected_total_usd": expected}  # the run with what it loses at its scale
         if fleet is None or self.horizon is None:
             return fleet
         years, total = self.horizon
@@ -397,7 +404,10 @@ def estimate(
     replicas = serving.replicas if serving is not None and serving.replicas > 1 else 1
     usd, fleet, horizon = _price(hw, catalog, notes, pricing, params, years, replicas)
     parts = (training, inference, serving, usd, tuple(notes), catalog.uncertainty, confidence, pricing, horizon)
-    return Estimate(work, hw, mem, largest, _link(hw), *parts, measured, fleet)
+    est = Estimate(work, hw, mem, largest, _link(hw), *parts, measured, fleet)
+    if training is None or not training.total_seconds:
+        return est
+    return replace(est, reliability=training_reliability(est, catalog))
 
 
 def _concurrency_cap(work: InferenceJob, hw: Hardware, catalog: Catalog) -> int:

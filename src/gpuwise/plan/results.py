@@ -23,6 +23,7 @@ from gpuwise.workload.requirements import Requirements
 if TYPE_CHECKING:
     from gpuwise.catalog.schema import FxRate
     from gpuwise.estimate.offers import Quote
+    from gpuwise.estimate.reliability import Reliability
     from gpuwise.estimate.run import Estimate
     from gpuwise.estimate.serving import ServingPlan
 
@@ -37,7 +38,6 @@ __all__ = [
     "PlanResult",
     "Reason",
     "Rejection",
-    "Reliability",
     "Serving",
 ]
 
@@ -219,44 +219,6 @@ class PipelineUpgrade:
 
 
 @dataclass(frozen=True, slots=True)
-class Reliability:
-    """What a training run loses beyond its failure-free time at the layout's modelled rate
-    (seconds unless named otherwise): the efficiency runs at its scale reached, slow hosts, and
-    failures (checkpoints, rework, restarts), with the start-up once. `losses` names the terms;
-    they and the failure-free time add up to the expected time."""
-
-    interruptions_per_gpu_hour: float
-    mtbf_seconds: float  # of the whole job
-    checkpoint_bytes: float
-    write_seconds: float
-    restore_seconds: float
-    interval_seconds: float  # Daly's first-order optimum
-    goodput: float  # useful training time / wall time
-    failure_free_seconds: float
-    start_seconds: float  # scheduling, start-up and loading, once per run (as after an interruption)
-    expected_seconds: float
-    at_scale_seconds: float = 0.0  # added where the layout's MFU exceeds the best published at its scale
-    at_scale_mfu: float | None = None  # that published ceiling (None: none applies)
-    at_scale_run: str | None = None  # the run (at_scale_mfu id) that set it
-    straggler_seconds: float = 0.0  # slow hosts holding back the synchronous steps
-
-    @property
-    def expected_interruptions(self) -> float:
-        return self.expected_seconds / self.mtbf_seconds
-
-    @property
-    def losses(self) -> dict[str, float]:
-        """Seconds by cause; with the failure-free time they add up to the expected time."""
-        useful = self.failure_free_seconds + self.at_scale_seconds + self.straggler_seconds
-        return {
-            "at_scale_efficiency": self.at_scale_seconds,
-            "stragglers": self.straggler_seconds,
-            "checkpoints_and_failures": self.expected_seconds - self.start_seconds - useful,
-            "start": self.start_seconds,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class Serving:
     """A serving candidate's replica layout: the (tp, batch) option searched, its capacity, and the
     simulation that confirmed it (None: the analytic floor)."""
@@ -299,7 +261,6 @@ class Candidate:
     fx: FxRate | None = None  # --currency's dated rate (None: USD)
     pricing: str = "on-demand"
     horizon_years: float | None = None  # owned pricing: the horizon `owned_usd` covers
-    reliability: Reliability | None = None  # training: expected losses to failures at this scale
     pipeline: PipelineUpgrade | None = None  # training: the upgraded data pipeline
     # serving: the whole fleet an hour, its replicas packed into instances (None: usd_per_hour x replicas)
     fleet_usd_per_hour: float | None = None
@@ -307,6 +268,11 @@ class Candidate:
     @property
     def gpus(self) -> int:
         return self.est.hardware.count * self.replicas
+
+    @property
+    def reliability(self) -> Reliability | None:
+        """Training: what the run loses at its scale (the estimate's, so `estimate` says it too)."""
+        return self.est.reliability
 
     @property
     def hourly(self) -> float | None:

@@ -25,7 +25,7 @@ from gpuwise.estimate.platform import platform_refusal
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, static_batched
 from gpuwise.estimate.sharing import shared_runs
-from gpuwise.plan.availability import add_redundancy, training_reliability
+from gpuwise.plan.availability import add_redundancy
 from gpuwise.plan.explain import explain, headline
 from gpuwise.plan.layouts import CostBound, best_layout, cost_bound, hardware
 from gpuwise.plan.limits import at_most, band_high, memory_meet, priced, shared_limits
@@ -74,7 +74,7 @@ def _trained(
     """The training candidate on `est` at `price` per hour: its failures at scale modelled, its
     requirements checked."""
     hw = est.hardware
-    c = Candidate(est, price, reliability=training_reliability(est, cat), **priced(hw, req, params), **kw)
+    c = Candidate(est, price, **priced(hw, req, params), **kw)
     return _meets_training(c, req)
 
 

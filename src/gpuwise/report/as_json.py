@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwise.i18n import Lang, check_lang, pipeline_text, reason_json, reason_text, rejection_json
-from gpuwise.plan.results import Candidate, Growth, Meet, PipelineUpgrade, PlanResult, Reliability, Serving
+from gpuwise.plan.results import Candidate, Growth, Meet, PipelineUpgrade, PlanResult, Serving
 
 __all__ = ["candidate_json", "plan_json"]
 
@@ -53,30 +53,6 @@ def _serving(s: Serving) -> dict[str, Any]:
     return d
 
 
-def _reliability(r: Reliability | None, gpus: int) -> dict[str, Any] | None:
-    if r is None:
-        return None
-    return {
-        "interruptions_per_gpu_hour": r.interruptions_per_gpu_hour,
-        "mtbf_seconds": r.mtbf_seconds,
-        "expected_interruptions": r.expected_interruptions,
-        "checkpoint_bytes": r.checkpoint_bytes,
-        "checkpoint_write_seconds": r.write_seconds,
-        "checkpoint_restore_seconds": r.restore_seconds,
-        "checkpoint_interval_seconds": r.interval_seconds,
-        "goodput": r.goodput,
-        "failure_free_seconds": r.failure_free_seconds,
-        "start_seconds": r.start_seconds,
-        "expected_seconds": r.expected_seconds,
-        "expected_gpu_hours": r.expected_seconds * gpus / 3600,
-        "losses_seconds": r.losses,
-        "at_scale_mfu": r.at_scale_mfu,
-        "at_scale_run": r.at_scale_run,
-        "basis": "reliability.yaml: Llama 3 interruption rate, Young/Daly checkpoint interval, MegaScale's slow "
-        "hosts, the best MFU published at this scale (at_scale_mfu)",
-    }
-
-
 def _pipeline(p: PipelineUpgrade | None) -> dict[str, Any] | None:
     if p is None:
         return None
@@ -111,7 +87,6 @@ def candidate_json(c: Candidate, lang: Lang = "en") -> dict[str, Any]:
     d["growth"] = _growth(c.growth, lang)
     d["confirmed_by_simulation"] = c.confirmed
     d["command"] = c.command
-    d["reliability"] = _reliability(c.reliability, c.est.hardware.count)
     d["pipeline"] = _pipeline(c.pipeline)
     d["offer"] = None if c.offer is None else c.offer.as_dict()
     d["currency"] = c.money()

@@ -28,6 +28,7 @@ from gpuwise.workload.specs import (
     Engine,
     FrameworkName,
     KvDtype,
+    LayoutMode,
     Loss,
     Method,
     Objective,
@@ -249,6 +250,15 @@ class WorkloadFields(StrictFields):
     )
     recompute: Annotated[Recompute | None, Choice] = _f(
         "Activation recomputation.", example="selective", applies="training", default="none", layout=True
+    )
+    layout: Annotated[LayoutMode | None, Choice] = _f(
+        "auto: time the layout a plan would choose on exactly these GPUs (tensor, pipeline and context "
+        "degrees, ZeRO stage and sharding, micro-batch, recomputation: the fastest that fits), named with the "
+        "command that reproduces it; given: the layout options as written.",
+        example="auto",
+        applies="training",
+        default="given",
+        layout=True,
     )
     checkpoint_impl: Annotated[CheckpointImpl | None, Choice] = _f(
         "How --recompute full is implemented: non-reentrant (the checkpointed forward builds the graph under "

@@ -45,6 +45,7 @@ Offload = Literal["optimizer", "params", "activations"]
 # ZeRO-3/FSDP sharding group: every data-parallel rank (full), or the ranks of a node with replicas
 # across nodes (hybrid: FSDP HYBRID_SHARD, torchtitan HSDP)
 Sharding = Literal["full", "hybrid"]
+LayoutMode = Literal["given", "auto"]  # estimate --layout: as written, or searched as a plan searches
 # DeepSpeed ZeRO++ (Wang et al. 2023): hierarchical partitioning (a secondary weight shard per node),
 # quantized weights (int8 all-gather), quantized gradients (int4 reduce-scatter)
 ZeroPP = Literal["hpz", "qwz", "qgz"]
