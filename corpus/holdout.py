@@ -3,8 +3,8 @@ second; corpus/data/holdout3.yaml, the third; corpus/data/holdout4.yaml, the fou
 corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corpus/data/holdout7.yaml,
 the seventh; corpus/data/holdout8.yaml, the eighth; corpus/data/holdout9.yaml, the ninth;
 corpus/data/holdout10.yaml, the tenth; corpus/data/holdout11.yaml, the eleventh; corpus/data/holdout12.yaml,
-the twelfth; corpus/data/holdout13.yaml, the thirteenth; and corpus/data/holdout14.yaml, the fourteenth, each gathered
-apart): published measurements first read on or after 2026-12-01 from sources the project had not
+the twelfth; corpus/data/holdout13.yaml, the thirteenth; corpus/data/holdout14.yaml, the fourteenth; and
+corpus/data/holdout15.yaml, the fifteenth, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -14,7 +14,8 @@ lists `wants` is tried first: once gpuwise accepts those options, the case uses 
 counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-holdout2.md,
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
 accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md, accuracy-holdout10.md,
-accuracy-holdout11.md, accuracy-holdout12.md, accuracy-holdout13.md, accuracy-holdout14.md) and tests/test_holdout.py.
+accuracy-holdout11.md, accuracy-holdout12.md, accuracy-holdout13.md, accuracy-holdout14.md,
+accuracy-holdout15.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -346,6 +347,24 @@ SETS: dict[int, HoldoutSet] = {
                 "`family`: {n} cases from further documents of sets earlier holdouts drew on (the PEFT method\n"
                 "comparison's result files, the Diffusers optimization pages, sariekr/gpu_conc's and\n"
                 "LambdaLabsML/lambda-diffusers' benchmark files), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
+    15: HoldoutSet(
+        15,
+        DATA_DIR / "holdout15.yaml",
+        "accuracy-holdout15.md",
+        "the fifteenth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a set an earlier holdout or the corpus drew on (timm results, lambda-diffusers, Falcon cards)",
+                "family",
+                "`family`: {n} cases from further documents of sets earlier holdouts or the corpus drew on (timm's\n"
+                "results files, LambdaLabsML/lambda-diffusers' benchmark files, TII's Falcon model cards), also\n"
+                "reported without them.",
             ),
             EXTRA_ROW,
         ),

@@ -16,7 +16,8 @@ docs/accuracy-holdout10.md against the tenth (corpus/data/holdout10.yaml), gathe
 with `--set 12`, docs/accuracy-holdout12.md against the twelfth (corpus/data/holdout12.yaml), gathered apart from all
 eleven; with `--set 13`, docs/accuracy-holdout13.md against the thirteenth (corpus/data/holdout13.yaml), gathered apart
 from all twelve; with `--set 14`, docs/accuracy-holdout14.md against the fourteenth (corpus/data/holdout14.yaml), gathered
-apart from all thirteen.
+apart from all thirteen; with `--set 15`, docs/accuracy-holdout15.md against the fifteenth (corpus/data/holdout15.yaml),
+gathered apart from all fourteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -264,6 +265,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         13: "thirteenth",
         14: "fourteenth",
         15: "fifteenth",
+        16: "sixteenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

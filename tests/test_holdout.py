@@ -1,4 +1,4 @@
-"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout14.yaml: `holdout.SETS`):
+"""The dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout15.yaml: `holdout.SETS`):
 their cases are sourced and dated, their models read at their published sizes, their scorer predicts them as
 `gpuwise estimate` does, each set's document is current, and nothing regresses past the bounds
 recorded from each set's first scoring. What a set is held to is one entry of EXPECTED."""
@@ -1322,6 +1322,91 @@ EXPECTED: dict[int, Expected] = {
             # (main 1ab24a1: its 512-GPU pipeline rows run torchtitan's default micro-batches, the stage it keeps
             # unsharded under pipelines is gathered and reduced once a step); bounded at +49.7 % + 3
             "tzafon-blog-b200-smollm3-3b-torchtitan-fp8-tok-per-s-per-gpu": +0.4967,
+        },
+    ),
+    15: Expected(
+        first_read="2026-12-03",
+        kinds={"memory": 7, "training": 11, "inference": 17},
+        sources=14,
+        marked={"family": 10, "extra_row_of_source": 21},
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
+        end_to_end=(
+            "mi300-testing-torchchat-1xmi300x-llama31-8b-bf16-eager-generate-memory-used",
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-reserved-while-training",
+            "xhmy-torch-benchmark-1xrtx4090-resnet50-half-sgd-bs64-img-per-s",
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-packed-step-time",
+            "stablelm-3b-4e1t-card-256xa100-40gb-gptneox-zero1-4t-tokens-train-time",
+            "mi300-testing-vllm-8xmi300x-llama31-405b-bf16-tp8-sonnet-c1-tpot",
+            "quanto-bench-1xa10g-llama2-7b-fp16-in512-out512-request-tok-per-s",
+            "mi300-testing-vllm-1xmi300x-mixtral-8x7b-bf16-offline-8-prompts-in128-out128-output-tput",
+        ),
+        by_hand={
+            # Memory used: 16.68 GB (torch.cuda.max_memory_reserved() / 1e9)
+            "mi300-testing-torchchat-1xmi300x-llama31-8b-bf16-eager-generate-memory-used": 16.68e9,
+            # 7.516GB (+140.257GB cache), axolotl's GB being GiB: 147.773 GiB reserved
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-reserved-while-training": 147.773 * 2**30,
+            # 12.36 s/it
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-packed-step-time": 12.36,
+            # approximately 30 days
+            "stablelm-3b-4e1t-card-256xa100-40gb-gptneox-zero1-4t-tokens-train-time": 30 * 86400,
+            # took two months, read as 60 days
+            "falcon-40b-card-384xa100-40gb-tp8-pp4-dp12-zero-1t-tokens-train-time": 60 * 86400,
+            # pp512 1334.37 t/s: 512 / 1334.37 = 383.70 ms
+            "mi300-testing-readme-1xmi300x-llama2-7b-q4-0-llamacpp-hip-pp512-prefill": 383.7e-3,
+            # Median TPOT (ms): 65.92
+            "mi300-testing-vllm-8xmi300x-llama31-405b-bf16-tp8-sonnet-c1-tpot": 65.92e-3,
+            # Throughput 445.01 tokens/s of 128 prompt + 128 output tokens a request: 445.01 / 2 output tokens/s
+            "mi300-testing-vllm-1xmi300x-mixtral-8x7b-bf16-offline-8-prompts-in128-out128-output-tput": 222.505,
+            # 37 ms per generated token: 1000 / 37 = 27.03 tokens/s
+            "quanto-bench-1xa10g-llama2-7b-fp16-in512-out512-request-tok-per-s": 27.03,
+            # memory 3.41 (torch.cuda.memory_reserved() / 1e9)
+            "lambda-diffusers-noxformers-1xa100-40gb-sxm-sd14-half-bs1-memory-reserved": 3.41e9,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-03, at main 17597d9, before any change made
+        # after holdout 14's misses were read: memory 15.3%, training 12.9%, inference 27.9%) plus 2 points: each
+        # scored case's |error| may not grow by more than 3 points, each kind's median |error| by more than 2. The
+        # state on that date, not the goals.
+        medians={"memory": 0.173, "training": 0.149, "inference": 0.299},
+        first_errors={
+            "autogptq-readme-1xa100-40gb-llama-7b-fp16-beams1-new512-tok-per-s": +0.2813,
+            "autogptq-readme-1xa100-40gb-llama-7b-gptq-int4-beams1-new512-tok-per-s": -0.0530,
+            "falcon-40b-card-384xa100-40gb-tp8-pp4-dp12-zero-1t-tokens-train-time": -0.1132,
+            "lambda-diffusers-noxformers-1xa10-sd14-half-bs4-memory-reserved": +0.3163,
+            "lambda-diffusers-noxformers-1xa100-40gb-sxm-sd14-half-bs1-memory-reserved": +0.1526,
+            "lambda-diffusers-noxformers-1xh100-pcie-sd14-half-bs8-memory-reserved": +0.2544,
+            "lambda-diffusers-noxformers-1xrtx-a6000-sd14-half-bs16-memory-reserved": +0.3800,
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero2-seq8192-mb8-packed-step-time": -0.1745,
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero2-seq8192-mb8-reserved-while-training": -0.0538,
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-packed-step-time": -0.0175,
+            "mi300-testing-axolotl-8xmi300x-llama31-8b-full-zero3-seq8192-mb8-reserved-while-training": -0.0618,
+            "mi300-testing-readme-1xmi300x-llama2-7b-q4-0-llamacpp-hip-pp512-prefill": -0.9403,
+            "mi300-testing-readme-1xmi300x-llama2-7b-q4-0-llamacpp-hip-tg128-tok-per-s": +0.4467,
+            "mi300-testing-torchchat-1xmi300x-llama31-8b-bf16-eager-generate-memory-used": +0.0129,
+            "mi300-testing-torchchat-1xmi300x-llama31-8b-bf16-eager-generate-next-tok-per-s": -0.2085,
+            "mi300-testing-torchtune-1xmi300x-llama31-8b-full-single-device-bs2-alpaca-step-time": -0.9307,
+            "mi300-testing-vllm-1xmi300x-mixtral-8x7b-bf16-offline-8-prompts-in128-out128-output-tput": +0.0173,
+            "mi300-testing-vllm-2xmi300x-mixtral-8x7b-bf16-tp2-offline-16-prompts-in128-out128-output-tput": +0.3226,
+            "mi300-testing-vllm-8xmi300x-llama31-405b-bf16-tp8-sonnet-64-at-once-output-tput": +2.5270,
+            "mi300-testing-vllm-8xmi300x-llama31-405b-bf16-tp8-sonnet-c1-tpot": -0.3728,
+            "mi300-testing-vllm-8xmi300x-llama31-405b-bf16-tp8-sonnet-c1-ttft": -0.7841,
+            "quanto-bench-1xa10g-llama2-7b-bnb-4bit-fp4-in512-out512-request-tok-per-s": -0.2222,
+            "quanto-bench-1xa10g-llama2-7b-bnb-8bit-llm-int8-in512-out512-request-tok-per-s": -0.3561,
+            "quanto-bench-1xa10g-llama2-7b-fp16-in512-out512-request-tok-per-s": -0.1516,
+            "quanto-bench-1xa10g-zephyr-7b-beta-fp16-in512-out512-request-tok-per-s": -0.0900,
+            "stablelm-3b-4e1t-card-256xa100-40gb-gptneox-zero1-4t-tokens-train-time": +0.0280,
+            "timm-nhwc-infer-1xrtx4090-efficientnet-b0-amp-bs512-img-per-s": -0.2793,
+            "timm-nhwc-infer-1xrtx4090-resnet50-amp-bs512-img-per-s": -0.2542,
+            "timm-nhwc-infer-1xrtx4090-vit-b16-amp-bs512-img-per-s": -0.1205,
+            "timm-nhwc-train-pt111-1xrtx3090-resnet50-amp-bs512-img-per-s": -0.2656,
+            "timm-nhwc-train-pt111-1xrtx3090-vit-b16-amp-bs192-img-per-s": +0.1215,
+            "xhmy-torch-benchmark-1xh100-resnet50-half-sgd-bs64-img-per-s": +0.8698,
+            "xhmy-torch-benchmark-1xh100-vit-b16-half-sgd-bs64-img-per-s": +0.9622,
+            "xhmy-torch-benchmark-1xrtx4090-resnet50-half-sgd-bs64-img-per-s": -0.1285,
+            "xhmy-torch-benchmark-1xrtx4090-vit-b16-half-sgd-bs64-img-per-s": +0.0431,
         },
     ),
 }
