@@ -321,6 +321,7 @@ class Framework(_Sourced):
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
     interleaved_pipeline: bool = False  # runs the interleaved 1F1B schedule (virtual pipeline stages)
+    expert_parallel: bool = False  # shards MoE experts over ranks (--ep), which the layout search may choose
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0
     efficiency_note: str = ""
 

@@ -142,6 +142,7 @@ def estimate_view(d: dict[str, Any]) -> None:
     )
     console.print(Text(what, style="bold"))
     layout = f"tp={w['tp']} pp={w['pp']} dp={w['dp']}" + (f" zero={w['zero']}" if "zero" in w else "")
+    layout += "".join(f" {k}={w[k]}" for k in ("cp", "vpp", "ep") if (w.get(k) or 1) > 1)  # where used
     seq = f" × seq {w['seq']}" if "layers" in w and "seq" in w else ""
     shape = (
         f"micro-batch {w['micro_batch']}{seq} · recompute {w['recompute']}"

@@ -22,6 +22,8 @@ from gpuwise.estimate.compute import (
     mean_context,
 )
 from gpuwise.estimate.memory.states import (
+    StageParams,
+    expert_shard_factor,
     framework_of,
     grads_reduced_each_micro_batch,
     lora_params,
@@ -456,10 +458,18 @@ def _pipeline_bubble(pp: int, m: int, vpp: int, micro_batch_seconds: float, note
     return (pp - 1) * micro_batch_seconds / vpp
 
 
+def _first_stage(job: TrainingJob, hw: Hardware) -> StageParams:
+    """The parameters one GPU of the first pipeline stage holds, as the memory model counts them
+    (1/ep of the experts under expert parallelism, the embedding as --tp-embedding says)."""
+    par = job.parallel
+    stage = "first" if par.pp > 1 else "only"
+    return stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, job.tp_embedding)
+
+
 def _trainable_params(job: TrainingJob, hw: Hardware) -> tuple[float, float]:
     """Trainable parameters on one GPU of the first stage, and all its parameters."""
     model, par = job.model, job.parallel
-    stage = stage_params(model, par.tp, par.pp, "first" if par.pp > 1 else "only", hw.count)
+    stage = _first_stage(job, hw)
     if isinstance(model, GenericArch):  # sharded tables are updated in place, never gathered or reduced
         return (model.dense_params, model.dense_params) if model.embedding_tables else (model.params, stage.total)
     if job.method == "full":
@@ -589,8 +599,10 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
         per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
     state = per_param * n_train
     if job.parallel.zero >= 1:
-        # over the data-parallel ranks, or under hybrid sharding a node's (each node updates its copy)
+        # over the data-parallel ranks, or under hybrid sharding a node's (each node updates its copy);
+        # MoE experts over the expert-data-parallel ranks only, ep x etp / tp times fewer
         state /= node_ranks(job, hw) if job.parallel.sharding == "hybrid" else data_parallel(job, hw)
+        state *= expert_shard_factor(job, _first_stage(job, hw))[1]
     return rates.time(0.0, 2 * state, "memory")
 
 

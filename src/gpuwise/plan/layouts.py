@@ -18,6 +18,7 @@ against every layout `estimate` accepts at the same GPU type and count.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -35,6 +36,7 @@ __all__ = [
     "LayoutChoice",
     "best_layout",
     "cost_bound",
+    "expert_degrees",
     "hardware",
     "micro_batches",
     "shardings",
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
+EP_DEGREES = (1, 2, 4, 8, 16, 32, 64)  # expert parallelism, where the stack shards MoE experts
 PP_DEGREES = (1, 2, 4, 8, 16)
 VPP_DEGREES = (2, 4, 8)  # virtual stages per rank of the interleaved schedule, where the stack runs it
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7
@@ -101,6 +104,19 @@ def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     if per_rank % work.micro_batch == 0:
         options.add(work.micro_batch)
     return sorted(options)[: MAX_MICRO_OPTIONS + 1]
+
+
+def expert_degrees(work: TrainingJob, count: int, tp: int, pp: int, cat: Catalog) -> tuple[int, ...]:
+    """Expert-parallel degrees worth timing for a mixture of experts on a stack that shards them
+    (frameworks.yaml `expert_parallel`, Megatron Core): each that divides the experts and whose
+    ep x etp grid (etp = tp, Megatron's default) divides a pipeline stage's ranks. Each rank then
+    holds, reduces and updates 1/ep of the experts for a dispatch and combine all-to-all per layer,
+    so neither side dominates: every degree is timed. (1,) for a dense model."""
+    model = work.model
+    if not isinstance(model, TransformerArch) or not model.is_moe or not framework_of(work, cat).expert_parallel:
+        return (1,)
+    ranks = count // pp
+    return tuple(ep for ep in EP_DEGREES if model.experts % ep == 0 and ranks % (ep * tp) == 0)
 
 
 def zero_stages(
@@ -330,10 +346,13 @@ def _search(
             continue
         accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
         max_zero = framework_of(work, cat).pipeline_max_zero
-        for zero in zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model)):
+        for ep, zero in itertools.product(
+            expert_degrees(work, hw.count, tp, pp, cat),
+            zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model)),
+        ):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(
-                    tp=tp, pp=pp, cp=cp, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
+                    tp=tp, pp=pp, cp=cp, ep=ep, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
                 )
                 (_piped if pp > 1 else _flat)(s, par, micros)
     return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)

@@ -318,6 +318,18 @@ def shard_model_states(
     return weights, grads, optimizer, master
 
 
+def expert_shard_factor(job: TrainingJob, sp_: StageParams) -> tuple[float, float]:
+    """The experts' share f of a rank's parameters and the factor r = (1 - f) + f x ep x etp / tp by
+    which its ZeRO-sharded states (and their optimizer update) exceed an even 1/dp share: the experts
+    shard over the expert-data-parallel group only (Megatron's expert grid). (0, 1) for a dense model
+    or a method that trains adapters only."""
+    model, par = job.model, job.parallel
+    if job.method != "full" or not isinstance(model, TransformerArch) or not model.is_moe:
+        return 0.0, 1.0
+    share = sp_.layers * expert_linear_params(model) / (par.ep * par.expert_tp) / max(sp_.total, 1)
+    return share, (1 - share) + share * par.ep * par.expert_tp / par.tp
+
+
 def shard_job_states(
     job: TrainingJob, sp_: StageParams, states: tuple[float, float, float, float], dp: int, n: Notes
 ) -> tuple[tuple[float, float, float, float], float]:
@@ -327,13 +339,9 @@ def shard_job_states(
     (parallel_state's expert grid), so r = (1 - f) + f x ep x etp / tp for an expert share f."""
     zero = job.parallel.zero
     weights, grads, opt, master = shard_model_states(*states, dp, zero)
-    model, par = job.model, job.parallel
-    if not zero or job.method != "full" or not isinstance(model, TransformerArch) or not model.is_moe:
-        return (weights, grads, opt, master), 1.0
-    experts_w = expert_linear_params(model)
-    share = sp_.layers * experts_w / (par.ep * par.expert_tp) / max(sp_.total, 1)
-    r = (1 - share) + share * par.ep * par.expert_tp / par.tp
-    if r == 1:
+    par = job.parallel
+    share, r = expert_shard_factor(job, sp_)
+    if not zero or r == 1:
         return (weights, grads, opt, master), 1.0
     n.add(
         f"MoE experts ({share:.0%} of the rank's parameters) shard their states over {par.ep * par.expert_tp / par.tp:g}x fewer ranks (expert data parallelism)"
