@@ -440,7 +440,7 @@ TIME_MISSES: dict[str, tuple[float, str]] = {
         "Qwen3-235B MoE at micro-batch 1: the estimate is the roofline of the expert GEMMs; the all-to-all "
         "dispatcher's per-layer host sync of token counts, the router and permutation kernels and MXFP8 "
         "quantization are not modelled (the B300 row at micro-batch 2 runs 1.57x faster per GPU); +56 % -> "
-        "+59 % on 2026-12-03 when each rank's gradient reduction came to carry its 1/ep of the experts only",
+        "+57 % on 2026-12-03 when each rank came to reduce only its 1/ep of the experts, over the ranks holding them",
     ),
     "mbridge26041-qwen3-235b-a22b-h100-fp8-256gpu-tp2-pp8-ep32": (
         0.30,

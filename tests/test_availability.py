@@ -171,6 +171,12 @@ def test_estimate_says_the_expected_run_a_plan_ranks_by():
     d = est.as_dict()
     assert d["reliability"]["expected_seconds"] == pytest.approx(r.expected_seconds)
     assert d["reliability"]["expected_gpu_hours"] == pytest.approx(r.expected_seconds * 2048 / 3600)
+    # the training time's band, as the plan's deadline takes it: the same multipliers on the expected run
+    total, band = d["training"]["total_seconds"], d["uncertainty"]["training.total_seconds"]
+    for key in ("expected_seconds", "expected_gpu_hours"):
+        expected, b = d["reliability"][key], d["uncertainty"][f"reliability.{key}"]
+        assert b["low"] < expected < b["high"] and b["basis"] == band["basis"]
+        assert b["high"] / expected == pytest.approx(band["high"] / total)
     hourly = d["cost"]["usd_per_hour"]
     assert d["cost"]["expected_total_usd"] == pytest.approx(hourly * r.expected_seconds / 3600)
     assert (
@@ -180,8 +186,8 @@ def test_estimate_says_the_expected_run_a_plan_ranks_by():
     )
     args = ["estimate", "--model", "llama-2-7b", "--task", "pretrain", "--tokens", "2T", "--seq", "4096"]
     args += ["--global-batch", "1024", "--tp", "2", "--zero", "3", "--gpu", "a100-80gb-sxm:2048"]
-    out = CliRunner().invoke(app, args, env={"COLUMNS": "200"}).output
-    line = next(x for x in out.splitlines() if x.startswith("Expected with what the run loses"))
+    out = CliRunner().invoke(app, args).output
+    line = out.split("Expected with what the run loses", 1)[1].split("\nCost (", 1)[0].replace("\n", "")  # wrapped
     assert "at most 54% MFU as published at this scale" in line and "slow hosts" in line and "goodput" in line
     # no total (no --tokens or --samples), or serving: nothing to expect
     assert make_estimate({"model": "llama-2-7b", "method": "lora"}, {"gpu": "a100-80gb-sxm:1"}).reliability is None

@@ -1,7 +1,7 @@
 """Expert parallelism in the training time model: each rank holds, reduces and updates 1/ep of the
-experts (as the memory model has always counted them), so the data-parallel gradient traffic shrinks
-with ep, and the sharded optimizer update does not (the experts shard over the expert-data-parallel
-group only, ep times fewer ranks: Megatron's expert grid)."""
+experts (as the memory model has always counted them), reduced over the ranks that hold the same
+experts (strided across the nodes: Megatron's expert grid), and the sharded optimizer update stays
+the same share of all states (the experts shard over that group only, ep times fewer ranks)."""
 
 import pytest
 
@@ -9,7 +9,7 @@ from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.comm import collective, topology
 from gpuwise.estimate.memory.states import expert_linear_params, stage_params
-from gpuwise.estimate.sharding import node_ranks
+from gpuwise.estimate.sharding import expert_data_parallel, node_ranks
 
 CAT = load_catalog()
 # Mixtral 8x7B on 64 H100 (8 nodes), plain data parallelism with the reduction after the backward, so the
@@ -29,9 +29,14 @@ def test_the_gradient_all_reduce_carries_the_ranks_own_experts_only(ep):
     experts = model.layers * expert_linear_params(model)
     assert experts == pytest.approx(32 * 8 * 3 * 4096 * 14336)
     assert held.total == pytest.approx(model.params - experts + experts / ep, rel=1e-9)
-    grad_bytes = held.total * 4  # fp32 gradients
     topo = topology(hw, CAT)
-    expected = collective("all_reduce", grad_bytes, 64, topo, True, node_ranks(job, hw))
+    dense, experts_held = (model.params - experts) * 4, experts / ep * 4  # fp32 gradients
+    # the dense part over the 64 data-parallel ranks (8 in a node); each expert's over the ranks that hold
+    # it: with EP 8 filling a node, 8 ranks, one in each node, all of it across the network
+    expected = collective("all_reduce", dense + (experts_held if ep == 1 else 0), 64, topo, True, node_ranks(job, hw))
+    if ep > 1:
+        assert expert_data_parallel(job, hw) == (8, 1)
+        expected += collective("all_reduce", experts_held, 8, topo, True, 1)
     assert est.training.terms["data_parallel_comm"] == pytest.approx(expected, rel=1e-9)
 
 
@@ -40,4 +45,24 @@ def test_the_sharded_optimizer_update_is_the_same_share_of_all_states_whatever_e
     the same experts: every rank updates (dense + experts) / 64 parameters in both layouts."""
     one, eight = (make_estimate(WORK | {"zero": 1, "ep": ep}, HW) for ep in (1, 8))
     assert eight.training.terms["optimizer_step"] == pytest.approx(one.training.terms["optimizer_step"], rel=1e-9)
-    assert eight.training.terms["data_parallel_comm"] < one.training.terms["data_parallel_comm"] / 3
+    # an eighth of the experts' bytes, but every byte across the network: about half the time here
+    assert 0.3 < eight.training.terms["data_parallel_comm"] / one.training.terms["data_parallel_comm"] < 0.7
+
+
+def test_zero3_gathers_and_reduces_the_experts_over_their_own_group():
+    """ZeRO-3 (fully sharded): the dense part over the 64 data-parallel ranks, the experts' share over
+    the 8 ranks, one a node, that hold the same experts."""
+    from gpuwise.estimate.sharding import zero3_comm
+
+    est = make_estimate(WORK | {"zero": 3, "ep": 8}, HW)
+    job, hw = est.workload, est.hardware
+    topo, g = topology(hw, CAT), node_ranks(job, hw)
+    w, grads, share = 8e9, 16e9, 0.75
+    z3 = zero3_comm(job, hw, topo, (w, 2), (grads, 4), 32, (share, (8, 1)))
+    gather = collective("all_gather", w / 4, 64, topo, True, g) + collective("all_gather", w * 3 / 4, 8, topo, True, 1)
+    scatter = collective("reduce_scatter", grads / 4, 64, topo, True, g)
+    scatter += collective("reduce_scatter", grads * 3 / 4, 8, topo, True, 1)
+    assert z3.terms["param_all_gather_forward"] == pytest.approx(gather, rel=1e-12)
+    assert z3.terms["grad_reduce_scatter"] == pytest.approx(scatter, rel=1e-12)
+    plain = zero3_comm(job, hw, topo, (w, 2), (grads, 4), 32)  # without the split: one group, as for a dense model
+    assert plain.terms["param_all_gather_forward"] == pytest.approx(collective("all_gather", w, 64, topo, True, g))

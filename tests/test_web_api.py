@@ -251,3 +251,18 @@ def test_numbers_are_written_as_the_cli_writes_them():
     assert row
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(0), re.S)]
     assert cells[2:] == ["80 GiB", "HBM2e", "2.04 TB/s", "312.0 TFLOP/s", "—", "400 W", "7", "$10,000", f"${cloud:.2f}"]
+
+
+def test_the_estimate_page_states_the_run_cost_the_cli_states():
+    """The page's run cost is the expected one (start-up and failures counted), as `gpuwise estimate`
+    and a plan print it, at the pricing asked; the expected run is shown with its band."""
+    q = {"model": "llama-2-7b", "task": "finetune", "method": "qlora", "tokens": "50M", "gpu": "a10"}
+    page = CLIENT.get("/estimate", params=q).text
+    cost = re.search(r'<p id="cost">(.*?)</p>', page, re.S).group(1)
+    est = CLIENT.post(
+        "/api/estimate", json={"workload": {k: v for k, v in q.items() if k != "gpu"}, "gpu": "a10"}
+    ).json()
+    assert est["cost"]["expected_total_usd"] > est["cost"]["total_usd"]
+    assert f"${est['cost']['expected_total_usd']:,.2f} for the run" in cost and "/hour on demand" in cost
+    expected = re.search(r'<p id="expected">(.*?)</p>', page, re.S).group(1)
+    assert "Expected with what the run loses" in expected and "80%" in expected

@@ -366,18 +366,25 @@ def make_estimate(
     `confine_files` (the web door): a `prices` file must be a YAML file below the working directory."""
     work, hw, cat, rest, auto = _estimate_inputs(workload, hardware, costs, confine_files)
     calibration = (calibrations or {}).get(hw.gpu.id)
-    searched = _searched_layout(work, hw, cat, calibration, rest["confidence"], workload) if auto else None
+    # the prices and the confidence the search sized memory at, repeated in its command
+    prices = {k: v for k, v in hardware.items() if v is not None and (k in names("prices") or k == "confidence")}
+    searched = _searched_layout(work, hw, cat, (calibration, rest["confidence"]), workload, prices) if auto else None
     est = estimate(searched[0] if searched else work, hw, cat, calibration=calibration, **rest)
     return replace(est, notes=(searched[1], *est.notes)) if searched else est
 
 
 def _layout_mode(workload: Mapping[str, Any]) -> str:
-    """--layout: `auto` refuses layout options beside it (the search chooses them all)."""
+    """--layout: `auto` refuses layout options beside it (the search chooses them all; a micro-batch
+    stays the batch per GPU as in a plan, searched only where --global-batch is given)."""
     mode = str(workload.get("layout") or "given").lower()
-    given = sorted(k for k in layout_names() - {"layout"} if workload.get(k) is not None)
+    chosen = (layout_names() - {"layout"}) | {"sequence_parallel"}  # on with tensor parallelism, as plan sets it
+    given = sorted(k for k in chosen if workload.get(k) is not None)
     if mode == "auto" and given:
         flags = ", ".join("--" + k.replace("_", "-") for k in given)
-        raise UsageError(f"--layout auto chooses the layout itself: drop {flags}, or drop --layout auto")
+        raise UsageError(
+            f"--layout auto chooses the layout itself: drop {flags} (a flag or a key of the workload file), "
+            "or drop --layout auto"
+        )
     return mode
 
 
@@ -385,13 +392,15 @@ def _searched_layout(
     work: Workload,
     hw: Hardware,
     cat: Catalog,
-    calibration: Calibration | None,
-    level: float,
+    rated: tuple[Calibration | None, float],
     options: Mapping[str, Any],
+    prices: Mapping[str, Any],
 ) -> tuple[Workload, str]:
-    """--layout auto: the layout a plan chooses on exactly `hw` (plan.layouts.best_layout, its memory
-    sized at the band's high end at `level` where the plan sizes the batch), and the note that names
-    it with the command that reproduces it; the layout as written, and why, where none fits."""
+    """--layout auto: the layout a plan chooses on exactly `hw` (plan.layouts.best_layout at the
+    bench calibration given, its memory sized at the band's high end at the level where the plan
+    sizes the batch), and the note that names it with the command that reproduces it (`prices`:
+    the price options it repeats); the layout as written, and why, where none fits."""
+    calibration, level = rated
     from gpuwise.estimate.rates import compute_rates, power_capped
     from gpuwise.plan.command import estimate_command
     from gpuwise.plan.layouts import best_layout
@@ -405,7 +414,7 @@ def _searched_layout(
     if choice.job is None:
         return work, f"layout: --layout auto found no layout that fits on {hw.count} x {hw.gpu.id}; timed as written"
     options = _command_options({k: v for k, v in options.items() if k != "layout"}, cat)
-    line = estimate_command(choice.job, hw, options, planned=job)
+    line = estimate_command(choice.job, hw, options, prices, planned=job)
     return choice.job, (
         f"layout: the fastest that fits on {hw.count} x {hw.gpu.id}, as a plan searches it (--layout auto, "
         f"{choice.timed} layouts timed); the same estimate: {line}"

@@ -212,6 +212,13 @@ def _memory_verdict(d: dict[str, Any], timed: bool) -> None:
         console.print("Largest that fits (others unchanged): " + ", ".join(parts))
     if not mem["fits"] and timed:
         console.print(Text(msg("no_fit_speed"), style="yellow"))
+        if d.get("training") and d["hardware"]["count"] > 1 and not _layout_searched(d):
+            console.print(Text(msg("no_fit_layout_auto"), style="yellow"))
+
+
+def _layout_searched(d: dict[str, Any]) -> bool:
+    """Whether --layout auto chose this layout (its note is among the assumptions)."""
+    return any(a.startswith("layout: --layout auto") or "(--layout auto," in a for a in d.get("assumptions", ()))
 
 
 def _oom_risk(d: dict[str, Any]) -> str:
@@ -257,12 +264,13 @@ def _training_view(d: dict[str, Any], llm: bool = True) -> None:
             f"{fmt_gpu_hours(t['gpu_hours'])}{band_text(d, 'training.gpu_hours', hours_number)}"
         )
     if d.get("reliability"):
-        console.print(_expected_run(d["reliability"]))
+        console.print(_expected_run(d))
 
 
-def _expected_run(r: dict[str, Any]) -> str:
+def _expected_run(d: dict[str, Any]) -> str:
     """The run as a plan ranks it: failure-free time plus what a run at its scale loses, each cause
-    named where it adds at least 0.1 %."""
+    named where it adds at least 0.1 %, with the band of the training time."""
+    r = d["reliability"]
     losses, free = r["losses_seconds"], r["failure_free_seconds"]
     causes = [f"start-up {fmt_seconds(losses['start'])}"]
     if losses["at_scale_efficiency"] >= NAMED_LOSS * free:
@@ -276,8 +284,9 @@ def _expected_run(r: dict[str, Any]) -> str:
             f"a checkpoint every {fmt_seconds(r['checkpoint_interval_seconds'])}"
         )
     return (
-        f"Expected with what the run loses: {fmt_seconds(r['expected_seconds'])}, "
-        f"{fmt_gpu_hours(r['expected_gpu_hours'])} · {' · '.join(causes)}"
+        f"Expected with what the run loses: {fmt_seconds(r['expected_seconds'])}"
+        f"{band_text(d, 'reliability.expected_seconds', fmt_seconds)}, {fmt_gpu_hours(r['expected_gpu_hours'])}"
+        f"{band_text(d, 'reliability.expected_gpu_hours', hours_number)} · {' · '.join(causes)}"
     )
 
 

@@ -293,7 +293,15 @@ class MeasuredSpread:
 # which band each JSON figure takes
 # --------------------------------------------------------------------------------------------
 TRAINING_RATES = ("training.tokens_per_second", "training.samples_per_second")
-TRAINING_TIMES = ("training.step_seconds", "training.total_seconds", "training.gpu_hours")
+# the expected run (failure-free time plus what a run at its scale loses) takes the training time's band, as the
+# plan's deadline does: the losses are sourced constants, not fitted, and carry no band of their own
+TRAINING_TIMES = (
+    "training.step_seconds",
+    "training.total_seconds",
+    "training.gpu_hours",
+    "reliability.expected_seconds",
+    "reliability.expected_gpu_hours",
+)
 INFERENCE_RATES = ("inference.tokens_per_second", "inference.samples_per_second", "inference.requests_per_second")
 
 

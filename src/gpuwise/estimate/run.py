@@ -123,7 +123,7 @@ class Estimate:
         fleet = fleet_cost(self.usd_per_hour, replicas, self.hardware.count, run, self.pricing, self.fleet_usd_per_hour)
         if fleet is not None and self.training is not None:
             r, hourly = self.reliability, fleet["usd_per_hour"]
-            expected = hourly * r.expected_seconds / 3600 if r is not None and isinstance(hourly, float) else None
+            expected = hourly * r.expected_seconds / 3600 if r is not None and isinstance(hourly, int | float) else None
             fleet = {**fleet, "expected_total_usd": expected}  # the run with what it loses at its scale
         if fleet is None or self.horizon is None:
             return fleet
@@ -149,6 +149,9 @@ class Estimate:
             for key, value in part.as_dict().items():
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     out[f"{section}.{key}"] = float(value)
+        if self.reliability is not None:
+            r = self.reliability.as_dict(self.hardware.count)
+            out |= {f"reliability.{k}": float(r[k]) for k in ("expected_seconds", "expected_gpu_hours")}
         return out
 
 

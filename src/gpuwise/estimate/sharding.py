@@ -36,6 +36,16 @@ def node_ranks(job: TrainingJob, hw: Hardware) -> int:
     return max(1, min(group, hw.gpus_per_node // job.parallel.tp))
 
 
+def expert_data_parallel(job: TrainingJob, hw: Hardware) -> tuple[int, int]:
+    """(ranks, ranks in one node) of the group that reduces one expert's gradients: Megatron Core folds a
+    stage's tp x cp x dp ranks into etp x ep x expert-dp, the ep x etp ranks adjacent (inside a node
+    where they fit), so the expert-data-parallel ranks are strided across the nodes."""
+    par = job.parallel
+    grid = par.ep * par.expert_tp
+    ranks = max(1, hw.count // (par.pp * grid))
+    return ranks, max(1, min(ranks, hw.gpus_per_node // grid))
+
+
 def shard_ranks(job: TrainingJob, hw: Hardware) -> int:
     """Ranks each ZeRO-sharded state is split over: the data x context parallel group (Megatron's
     distributed optimizer and FSDP shard over it), or under hybrid sharding its part in one node."""
@@ -73,9 +83,12 @@ def zero3_comm(
     weight_bytes: tuple[float, float],
     grad_bytes: tuple[float, float],
     layers: int,
+    experts: tuple[float, tuple[int, int]] | None = None,
 ) -> Zero3Comm:
     """The collectives of one micro-batch under the job's layout. `weight_bytes` and `grad_bytes`:
-    (the stage's bytes as gathered / reduced, bytes of one element)."""
+    (the stage's bytes as gathered / reduced, bytes of one element); `experts`: the MoE experts' share
+    of them and their expert-data-parallel group (ranks, ranks in a node), over which that share is
+    gathered and reduced (full sharding; hybrid sharding and ZeRO++ keep it with the rest)."""
     par, dp, spans = job.parallel, data_parallel(job, hw), hw.nodes > 1
     w, w_elem = weight_bytes
     grads, g_elem = grad_bytes
@@ -97,15 +110,22 @@ def zero3_comm(
         return Zero3Comm(terms, collective("all_gather", per_layer, g, topo, spans_nodes=False), (note,))
     if par.zeropp and spans:
         return _zeropp(job, hw, topo, (w, w_elem), (grads, g_elem), per_layer)
-    g = node_ranks(job, hw)
-    gather = collective("all_gather", w, dp, topo, spans, g)
+    share, (e_ranks, e_node) = experts or (0.0, (dp, node_ranks(job, hw)))
+    groups = ((1 - share, dp, spans, node_ranks(job, hw)), (share, e_ranks, e_ranks > e_node, e_node))
+
+    def over(
+        kind: str, bytes_: float
+    ) -> float:  # the dense part over the data-parallel ranks, the experts' over theirs
+        return sum(collective(kind, bytes_ * f, n, topo, across, g) for f, n, across, g in groups if f > 0)
+
+    gather = over("all_gather", w)
     terms = {
         "param_all_gather_forward": gather,
         "param_all_gather_backward": gather,
-        "grad_reduce_scatter": collective("reduce_scatter", grads, dp, topo, spans, g),
+        "grad_reduce_scatter": over("reduce_scatter", grads),
     }
     note = "ZeRO-3/FSDP: parameters gathered forward and backward, gradients reduce-scattered, overlapped with compute"
-    return Zero3Comm(terms, collective("all_gather", per_layer, dp, topo, spans, g), (note,))
+    return Zero3Comm(terms, over("all_gather", per_layer), (note,))
 
 
 def _zeropp(
@@ -145,12 +165,23 @@ def _zeropp(
 
 
 def sharded_optimizer_comm(
-    job: TrainingJob, hw: Hardware, topo: Topology, grad_bytes: float, param_bytes: float
+    job: TrainingJob,
+    hw: Hardware,
+    topo: Topology,
+    grad_bytes: float,
+    param_bytes: float,
+    group: tuple[int, int] | None = None,
 ) -> tuple[float, float]:
     """(gradient reduction, updated-parameter all-gather) seconds of a step under ZeRO-1/2: over
     every data-parallel rank, or under hybrid ZeRO-1/2 (Megatron Core's partial distributed optimizer,
     FSDP _HYBRID_SHARD_ZERO2) a reduce-scatter inside the node plus the shards' all-reduce across
-    nodes, and the all-gather inside the node."""
+    nodes, and the all-gather inside the node. `group` (ranks, ranks in a node): another group than
+    the data-parallel one (MoE experts' expert-data-parallel group, fully sharded over it)."""
+    if group is not None:
+        ranks, g = group
+        spans = ranks > g
+        scatter = collective("reduce_scatter", grad_bytes, ranks, topo, spans, g)
+        return scatter, collective("all_gather", param_bytes, ranks, topo, spans, g)
     dp, spans = data_parallel(job, hw), hw.nodes > 1
     g = node_ranks(job, hw)
     if job.parallel.sharding == "hybrid" and spans and dp > g:

@@ -39,7 +39,13 @@ from gpuwise.estimate.memory.states import (
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates
-from gpuwise.estimate.sharding import Zero3Comm, node_ranks, sharded_optimizer_comm, zero3_comm
+from gpuwise.estimate.sharding import (
+    Zero3Comm,
+    expert_data_parallel,
+    node_ranks,
+    sharded_optimizer_comm,
+    zero3_comm,
+)
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
 from gpuwise.workload.specs import DTYPE_BYTES
@@ -507,7 +513,15 @@ def _data_parallel_comm(
     if job.parallel.zero >= 3 and not pipeline_fsdp_held(job, prof):
         w_elem = e if job.method == "full" else 2
         g_elem = grad_bytes / n_train
-        z3 = zero3_comm(job, hw, topo, (stage_total * w_elem, w_elem), (grad_bytes, g_elem), work.layers)
+        z3 = zero3_comm(
+            job,
+            hw,
+            topo,
+            (stage_total * w_elem, w_elem),
+            (grad_bytes, g_elem),
+            work.layers,
+            _expert_split(job, hw, notes),
+        )
         notes.extend(z3.notes)
         if not overlap:
             return _zero3_unoverlapped(z3, m, per_mb, notes)
@@ -523,7 +537,7 @@ def _data_parallel_comm(
     if job.parallel.zero >= 1:
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
-        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, n_train * e)
+        scatter, gather = _grouped_sync(job, hw, topo, (grad_bytes, n_train * e), notes)
         exposed_gather = max(0.0, gather - (per_mb - backward))
         if grads_reduced_each_micro_batch(job, prof, m):
             notes.append(
@@ -538,11 +552,53 @@ def _data_parallel_comm(
             "backward, parameter all-gather under the first forward; the last bucket is exposed"
         )
         return max(0.0, scatter - backward) + exposed_gather + last
-    total = collective("all_reduce", grad_bytes, dp, topo, spans, g)
+    total, _ = _grouped_sync(job, hw, topo, (grad_bytes, n_train * e), notes)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
     )
     return max(0.0, total - backward) + last
+
+
+def _expert_split(job: TrainingJob, hw: Hardware, notes: list[str]) -> tuple[float, tuple[int, int]] | None:
+    """Under expert parallelism (ep x etp other than tp): the MoE experts' share of the rank's trainable
+    parameters and the expert-data-parallel group that gathers and reduces them (sharding.expert_data_parallel);
+    None where the experts share the data-parallel group."""
+    par = job.parallel
+    share = 0.0 if par.ep * par.expert_tp == par.tp else expert_shard_factor(job, _first_stage(job, hw))[0]
+    if not share:
+        return None
+    group = expert_data_parallel(job, hw)
+    notes.append(
+        f"MoE experts ({share:.0%} of the rank's parameters) gathered and reduced over their expert-data-parallel "
+        f"group: {group[0]} ranks, {group[1]} in a node"
+    )
+    return share, group
+
+
+def _grouped_sync(
+    job: TrainingJob, hw: Hardware, topo: Topology, sizes: tuple[float, float], notes: list[str]
+) -> tuple[float, float]:
+    """(gradient reduction, updated-parameter all-gather) seconds: all-reduce without ZeRO, reduce-
+    scatter and all-gather with a sharded optimizer. Under expert parallelism (ep x etp other than tp)
+    the experts' part of `sizes` (gradient bytes, 16-bit parameter bytes of the rank) is reduced over
+    its own expert-data-parallel group, strided across the nodes (sharding.expert_data_parallel), the
+    rest over the data-parallel ranks."""
+    grad_bytes, param_bytes = sizes
+    par = job.parallel
+    split = _expert_split(job, hw, notes)
+    parts: list[tuple[float, tuple[int, int] | None]] = [(1.0, None)]
+    if split is not None:
+        parts = [(1 - split[0], None), split]
+    reduce = gather = 0.0
+    for f, group in parts:
+        if par.zero >= 1:
+            r, a = sharded_optimizer_comm(job, hw, topo, grad_bytes * f, param_bytes * f, group)
+        else:
+            ranks, per_node = group or (data_parallel(job, hw), node_ranks(job, hw))
+            spans = hw.nodes > 1 if group is None else ranks > per_node
+            r, a = collective("all_reduce", grad_bytes * f, ranks, topo, spans, per_node), 0.0
+        reduce, gather = reduce + r, gather + a
+    return reduce, gather
 
 
 def _zero3_unoverlapped(z3: Zero3Comm, m: int, per_mb: float, notes: list[str]) -> float:
@@ -573,16 +629,12 @@ def _reduction_after_backward(
     --overlap-grad-reduce: finalize_model_grads reduces the whole gradient buffer; with the distributed
     optimizer the updated parameters are all-gathered after the step, without --overlap-param-gather).
     `sizes`: (gradient bytes as reduced, trainable 16-bit parameter bytes as gathered)."""
-    grad_bytes, param_bytes = sizes
-    dp, spans = data_parallel(job, hw), hw.nodes > 1
     notes.append(
         "gradient reduction not overlapped (--no-overlap-grad-reduce; Megatron Core's default): it runs after the "
         "last backward" + (", and the updated parameters' all-gather after the step" if job.parallel.zero >= 1 else "")
     )
-    if job.parallel.zero >= 1:
-        scatter, gather = sharded_optimizer_comm(job, hw, topo, grad_bytes, param_bytes)
-        return scatter + gather
-    return collective("all_reduce", grad_bytes, dp, topo, spans, node_ranks(job, hw))
+    reduce, gather = _grouped_sync(job, hw, topo, sizes, notes)
+    return reduce + gather
 
 
 def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:

@@ -110,6 +110,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "The speed below assumes it fits; it does not, so it cannot run like this.",
         "zh": "以下速度假定放得下；实际放不下，无法按此运行。",
     },
+    "no_fit_layout_auto": {
+        "en": "--layout auto times the layout a plan would choose on these GPUs.",
+        "zh": "--layout auto 按计划在这些 GPU 上会选的并行布局估算。",
+    },
     "row_memory": {"en": "memory per GPU", "zh": "每块 GPU 显存"},
     "row_memory_value": {"en": "{need} of {cap}", "zh": "{need} / {cap}"},
     "row_throughput": {"en": "throughput", "zh": "吞吐"},

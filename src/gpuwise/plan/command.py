@@ -77,7 +77,8 @@ def _workload_flags(work: Workload, hw: Hardware, options: Mapping[str, Any], pl
 
 def _hardware_flags(hw: Hardware) -> list[str]:
     flags = ["--gpu", f"{hw.gpu.id}:{hw.count}", "--gpus-per-node", str(hw.gpus_per_node)]
-    return flags + (["--network", hw.network] if hw.network else [])
+    flags += ["--network", hw.network] if hw.network else []
+    return flags + (["--power-cap", _text(hw.power_cap)] if hw.power_cap else [])  # a plan has none; estimate may
 
 
 def estimate_command(

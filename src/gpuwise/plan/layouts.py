@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 TP_DEGREES = (1, 2, 4, 8)  # tensor parallelism stays inside a node
-EP_DEGREES = (1, 2, 4, 8, 16, 32, 64)  # expert parallelism, where the stack shards MoE experts
+EP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # expert parallelism, where the stack shards MoE experts
 PP_DEGREES = (1, 2, 4, 8, 16)
 VPP_DEGREES = (2, 4, 8)  # virtual stages per rank of the interleaved schedule, where the stack runs it
 MAX_MICRO_OPTIONS = 8  # micro-batches tried per layout: powers of two up to the user's x 2^7

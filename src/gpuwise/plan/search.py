@@ -240,12 +240,11 @@ def _holds(
         est = estimate(job, hw, cat, search_largest=False, calibration=cal, confidence=req.confidence)
     except GpuwiseError:
         return False
-    t = est.training
     band = est.bands().get("training.total_seconds")
     high = 1.0 if band is None else band.high  # the deadline is met at the band's high end
-    in_time = req.deadline_seconds is None or (
-        t is not None and t.total_seconds is not None and t.total_seconds * high <= req.deadline_seconds
-    )
+    # the expected run (start-up and failures counted), as the deadline check and the growth check take it
+    total = Candidate(est, None).time if est.training is not None and est.training.total_seconds else None
+    in_time = req.deadline_seconds is None or (total is not None and total * high <= req.deadline_seconds)
     return est.memory.fits and in_time
 
 
