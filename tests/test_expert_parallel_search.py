@@ -54,3 +54,17 @@ def test_the_search_finds_the_fastest_expert_parallel_layout_estimate_accepts():
             continue
         best = max(best, rate)
     assert choice.samples_per_second == pytest.approx(best, rel=1e-9)
+
+
+def test_a_plan_names_the_expert_parallel_degree_it_chose():
+    """The row label and the layout reason say EP where the search sharded the experts, in both
+    languages; the command repeats it."""
+    from gpuwise.api import make_plan
+    from gpuwise.i18n import reason_text
+
+    work = {"model": "mixtral-8x7b-v0.1", "task": "pretrain", "tokens": "50B", "seq": 4096, "global_batch": 256}
+    chosen = make_plan(work, {"deadline": "14d", "gpus": "h100-sxm"}).chosen
+    ep = chosen.est.workload.parallel.ep
+    assert ep > 1 and f" ep{ep} " in chosen.label and f"--ep {ep}" in chosen.command
+    layout = next(w for w in chosen.why if w.code == "layout.fastest_fit")
+    assert f"(EP{ep})" in reason_text(layout) and f"(EP{ep})" in reason_text(layout, "zh")

@@ -377,9 +377,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{method} 冻结的基座权重保持 {dtype}：每块 GPU {need_bytes}，容量 {capacity_bytes}",
     },
     "layout.fastest_fit": {
-        "en": "layout TP{tp}{sequence_parallel} x PP{pp} x DP{dp}, ZeRO-{zero}, recompute {recompute}, micro-batch "
+        "en": "layout TP{tp}{sequence_parallel} x PP{pp} x DP{dp}{expert}, ZeRO-{zero}, recompute {recompute}, micro-batch "
         "{micro_batch} x {accumulation} accumulation: the fastest that fits on {count}x {gpu}",
-        "zh": "并行布局 TP{tp}{sequence_parallel} × PP{pp} × DP{dp}，ZeRO-{zero}，重计算 {recompute}，micro-batch "
+        "zh": "并行布局 TP{tp}{sequence_parallel} × PP{pp} × DP{dp}{expert}，ZeRO-{zero}，重计算 {recompute}，micro-batch "
         "{micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
     "layout.embedding_sharded": {

@@ -58,6 +58,7 @@ MEET_SPACED: Fmt = lambda v, lang: term("meet", v, lang).replace("_", " ")  # no
 LIST: Fmt = lambda v, _: ", ".join(map(str, v))  # noqa: E731
 DASH: Fmt = lambda v, _: "—" if v is None else str(v)  # noqa: E731
 SP: Fmt = lambda v, _: " +SP" if v else ""  # noqa: E731
+EP: Fmt = lambda v, _: f" (EP{v})" if v and v > 1 else ""  # noqa: E731  # the experts sharded over ep ranks
 LOCALIZE: Fmt = lambda v, lang: localize(str(v), lang)  # noqa: E731
 VERDICT: Fmt = lambda v, lang: msg(f"disagg_{v}", lang)  # noqa: E731
 PERCENTILE: Fmt = lambda v, _: f"P{v:g}"  # noqa: E731
@@ -88,7 +89,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "plan.cheapest": {},
     "plan.fastest": {},
     "method.adapter": {"method": UPPER, "need_bytes": BYTES, "capacity_bytes": BYTES},
-    "layout.fastest_fit": {"sequence_parallel": SP},
+    "layout.fastest_fit": {"sequence_parallel": SP, "expert": EP},
     "layout.embedding_sharded": {"table_params": COUNT, "dense_params": COUNT},
     "layout.batch_sized": {"global_batch": COUNT, "bound": COUNT},
     "speed.rate": {"rate": COUNT, "unit": UNIT, "bottleneck": BOTTLENECK},

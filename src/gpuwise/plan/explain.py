@@ -47,6 +47,7 @@ def layout_reason(w: TrainingJob, count: int, gpu: str) -> Reason:
         sequence_parallel=bool(par.sequence_parallel and par.tp > 1),
         pp=par.pp,
         dp=par.dp(count),
+        expert=par.ep,
         zero=par.zero,
         recompute=w.recompute,
         micro_batch=w.micro_batch,

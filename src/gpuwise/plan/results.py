@@ -67,9 +67,7 @@ class Code(StrEnum):
     CHEAPEST = "plan.cheapest"
     FASTEST = "plan.fastest"
     ADAPTER = "method.adapter"  # method, dtype, need_bytes, capacity_bytes
-    LAYOUT = (
-        "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, zero, recompute, micro_batch, accumulation, count, gpu
-    )
+    LAYOUT = "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, expert, zero, recompute, micro_batch, accumulation, count, gpu
     TABLES_LAYOUT = "layout.embedding_sharded"  # count, gpu, table_params, dense_params, micro_batch, accumulation
     BATCH_SIZED = "layout.batch_sized"  # micro_batch, global_batch, bound, model, source, tolerance (no batch named)
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
@@ -351,6 +349,7 @@ class Candidate:
         if self.replicas > 1:
             base = f"{self.replicas} x ({base})"
         layout = [f"tp{par.tp}" if par.tp > 1 else "", f"pp{par.pp}" if par.pp > 1 else ""]
+        layout += [f"ep{par.ep}" if par.ep > 1 else ""]
         if isinstance(w, TrainingJob):
             layout += [
                 w.method,
