@@ -17,7 +17,8 @@ with `--set 12`, docs/accuracy-holdout12.md against the twelfth (corpus/data/hol
 eleven; with `--set 13`, docs/accuracy-holdout13.md against the thirteenth (corpus/data/holdout13.yaml), gathered apart
 from all twelve; with `--set 14`, docs/accuracy-holdout14.md against the fourteenth (corpus/data/holdout14.yaml), gathered
 apart from all thirteen; with `--set 15`, docs/accuracy-holdout15.md against the fifteenth (corpus/data/holdout15.yaml),
-gathered apart from all fourteen.
+gathered apart from all fourteen; with `--set 16`, docs/accuracy-holdout16.md against the sixteenth
+(corpus/data/holdout16.yaml), gathered apart from all fifteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -266,6 +267,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         14: "fourteenth",
         15: "fifteenth",
         16: "sixteenth",
+        17: "seventeenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
