@@ -400,12 +400,12 @@ def _searched_layout(
     bench calibration given, its memory sized at the band's high end at the level where the plan
     sizes the batch), and the note that names it with the command that reproduces it (`prices`:
     the price options it repeats); the layout as written, and why, where none fits."""
-    calibration, level = rated
     from gpuwise.estimate.rates import compute_rates, power_capped
     from gpuwise.plan.command import estimate_command
     from gpuwise.plan.layouts import best_layout
     from gpuwise.workload.precision import on_gpu
 
+    calibration, level = rated
     if not isinstance(work, TrainingJob):  # the builder refuses --layout for serving first
         raise UsageError("--layout auto searches a training layout")
     job = on_gpu(work, hw.gpu)

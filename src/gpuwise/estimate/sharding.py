@@ -113,9 +113,8 @@ def zero3_comm(
     share, (e_ranks, e_node) = experts or (0.0, (dp, node_ranks(job, hw)))
     groups = ((1 - share, dp, spans, node_ranks(job, hw)), (share, e_ranks, e_ranks > e_node, e_node))
 
-    def over(
-        kind: str, bytes_: float
-    ) -> float:  # the dense part over the data-parallel ranks, the experts' over theirs
+    def over(kind: str, bytes_: float) -> float:
+        """The dense part over the data-parallel ranks, the experts' over theirs."""
         return sum(collective(kind, bytes_ * f, n, topo, across, g) for f, n, across, g in groups if f > 0)
 
     gather = over("all_gather", w)
