@@ -18,6 +18,7 @@ CAT = load_catalog()
 UNET, PIPE = "stable-diffusion-v1-5-unet", "stable-diffusion-v1-5"
 E = 2  # bytes of a 16-bit element
 SELF_SCORES = 8 * 4096 * 4096  # 8 heads (SD 1.5's attention_head_dim) x 4,096 x 4,096 at the 64x64 latent
+QK = E * 2 * 4096 * 320  # that attention's Q and K (4,096 tokens x 320), read while baddbmm writes
 
 
 def _ops(model: str, attention: str) -> dict[str, object]:
@@ -52,8 +53,9 @@ def test_eager_keeps_the_flops_and_adds_five_kernels_per_attention():
 def test_under_autocast_the_unet_softmax_runs_in_fp32():
     """torch.autocast runs softmax in float32: the fp16 scores are cast up (2 + 4 bytes a score),
     softmaxed (4 + 4) and cast back by `.to(value.dtype)` (4 + 2): two kernels more per attention,
-    and while the softmax runs a latent holds the fp16 scores, baddbmm's input, the fp32 copy and
-    the fp32 result: 12 bytes a score, 1.61 GB at the 64x64 self-attention, 3.22 GB per guided image."""
+    and while the softmax runs a latent holds the fp16 scores, the fp32 copy and the fp32 result:
+    10 bytes a score, 1.34 GB at the 64x64 self-attention, 2.68 GB per guided image; 12 bytes
+    (3.22 GB) where diffusers 0.13-0.16 keep baddbmm's input beside them."""
     amp = CAT.model(UNET, attention="eager", fp32_softmax=True)
     ops = {op.name: op for op in amp.operators}
     p = "down.0.attn.0.block.0.attn1"
@@ -62,7 +64,9 @@ def test_under_autocast_the_unet_softmax_runs_in_fp32():
     assert ops[f"{p}.probs.half"].act_bytes == 6 * SELF_SCORES
     assert len(amp.operators) == 769 + 32 * 7
     pipe = CAT.model(PIPE, attention="eager", fp32_softmax=True)
-    assert pipe.activation_bytes_per_sample == 2 * 12 * SELF_SCORES == 3_221_225_472
+    assert pipe.activation_bytes_per_sample == 2 * 10 * SELF_SCORES == 2_684_354_560
+    held = CAT.model(PIPE, attention="eager", fp32_softmax=True, scores_input_held=True)
+    assert held.activation_bytes_per_sample == 2 * 12 * SELF_SCORES == 3_221_225_472
 
 
 def test_eager_pytorch_autocasts_by_default_and_no_autocast_keeps_fp16():
@@ -82,12 +86,56 @@ def test_the_vae_softmax_runs_in_fp32():
     assert ops["vae.decoder.mid.attn.probs.half"].act_bytes == (4 + 2) * s
 
 
-def test_the_pipeline_working_set_holds_three_score_matrices_per_latent():
-    """While the 64x64 self-attention softmaxes, a latent holds its fp16 scores, their softmax and
-    get_attention_scores' baddbmm input of the same size: 3 x 268 MB, twice per image (guidance),
-    above the VAE decoder's 403 MB."""
-    assert CAT.model(PIPE, attention="eager").activation_bytes_per_sample == 2 * 3 * E * SELF_SCORES
+def test_the_pipeline_working_set_holds_two_score_matrices_per_latent():
+    """While the 64x64 self-attention's baddbmm writes, a latent holds its uninitialized input and the
+    scores; while the softmax runs, the scores and their softmax: 2 x 268 MB, twice per image
+    (guidance), with the Q and K baddbmm reads, above the VAE decoder's 403 MB. diffusers 0.11 and 0.12 pass the input inline (a
+    temporary freed when baddbmm returns), 0.17 on delete it (#3463); 0.13-0.16's
+    get_attention_scores keeps it named through the softmax: 3 x 268 MB."""
+    assert CAT.model(PIPE, attention="eager").activation_bytes_per_sample == 2 * (2 * E * SELF_SCORES + QK)
+    held = CAT.model(PIPE, attention="eager", scores_input_held=True)
+    assert held.activation_bytes_per_sample == 2 * 3 * E * SELF_SCORES
     assert CAT.model(PIPE).activation_bytes_per_sample == 402_653_184
+
+
+@pytest.mark.parametrize(
+    ("version", "held"),
+    [("0.11", False), ("0.12.1", False), ("0.13", True), ("0.16.1", True), ("0.17", False), ("0.35.2", False)],
+)
+def test_the_diffusers_release_decides_the_held_input(version: str, held: bool) -> None:
+    """The releases between #2111 (0.13, which named the input) and #3463 (0.17, which deletes it)."""
+    work = {"model": PIPE, "task": "inference", "weights_dtype": "fp16", "concurrency": 4, "engine": "eager"}
+    work |= {"autocast": False, "attention": "eager", "diffusers_version": version}
+    est = make_estimate(work, {"gpu": "a100-80gb-sxm:1"})
+    assert est.memory.per_gpu.activations == 4 * 2 * (3 * E * SELF_SCORES if held else 2 * E * SELF_SCORES + QK)
+    assert f"diffusers {version}: " in json.dumps(est.as_dict())
+
+
+def test_lambda_ran_batch_64_on_80_gb_which_only_a_freed_input_allows():
+    """LambdaLabsML/lambda-diffusers' benchmark_no_xformers.csv (86a67dd), diffusers 0.11.0 pinned in
+    scripts/Dockerfile: 'NVIDIA A100 80GB PCIe,half,False,False,pytorch,64,55.55,79.54' (79.54 GB
+    reserved at 64 images). Two score matrices per latent fit the 80 GB card; three would not."""
+    work = {"model": PIPE, "task": "inference", "weights_dtype": "fp16", "concurrency": 64, "engine": "eager"}
+    work |= {"autocast": False, "attention": "eager"}
+    freed = make_estimate(work, {"gpu": "a100-80gb-pcie:1"}).as_dict()["memory"]
+    held = make_estimate(work | {"diffusers_version": "0.14"}, {"gpu": "a100-80gb-pcie:1"}).as_dict()["memory"]
+    assert freed["fits"] and not held["fits"]
+    assert abs(freed["per_gpu"]["total"] / 79.54e9 - 1) < 0.10
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--diffusers-version", "0.x"], "takes a release such as 0.14"),
+        (["--attention", "flash", "--diffusers-version", "0.14"], "give --attention eager"),
+    ],
+)
+def test_a_diffusers_version_that_cannot_apply_is_a_usage_error(flags: list[str], said: str) -> None:
+    base = ["estimate", "--model", PIPE, "--task", "inference", "--gpu", "a10", "--engine", "eager"]
+    if "--attention" not in flags:
+        base += ["--attention", "eager"]
+    done = run_process(*base, *flags)
+    assert done.returncode == 2 and said in done.stderr + done.stdout
 
 
 # diffusers' docs/source/en/optimization/torch2.0.mdx at 663c654 (March 2023), FP16 table: SD v1.4 (the
@@ -115,7 +163,9 @@ VANILLA = [
 
 
 def _pipeline(gpu: str, images: int, attention: str) -> dict:
+    """The torch2.0 benchmark (PR #2303, February 2023) ran diffusers 0.13's AttnProcessor."""
     work = {
+        **({"diffusers_version": "0.13"} if attention == "eager" else {}),
         "model": PIPE,
         "task": "inference",
         "weights_dtype": "fp16",
@@ -183,3 +233,16 @@ def test_the_fused_attention_rate_is_named_only_where_a_kernel_runs_at_it(worklo
     fused-attention rate among its assumptions; SDPA in the UNet and a ViT's attention do."""
     est = make_estimate({"task": "inference", **workload}, {"gpu": "a100-40gb-sxm:1"})
     assert any(n.startswith("fused attention at ") for n in est.notes) is said
+
+
+@pytest.mark.parametrize(("weights", "autocast", "scale"), [("fp32", False, 2), ("fp16", True, 1), ("fp16", False, 1)])
+def test_fp32_weights_keep_fp32_activations(weights: str, autocast: bool, scale: int) -> None:
+    """A described model's working set is written at 16 bits; diffusers' fp32 pipeline (torch_dtype
+    float32, no autocast: lambda-diffusers' 'single' rows) writes every activation in fp32, twice
+    that; 16-bit weights, with or without autocast, write 16-bit activations."""
+    work = {"model": PIPE, "task": "inference", "concurrency": 4, "engine": "eager", "attention": "eager"}
+    work |= {"weights_dtype": weights, "autocast": autocast}
+    est = make_estimate(work, {"gpu": "h100-pcie:1"})
+    per_image = CAT.model(PIPE, attention="eager", fp32_softmax=autocast).activation_bytes_per_sample
+    assert est.memory.per_gpu.activations == 4 * per_image * scale
+    assert ("activations in fp32" in json.dumps(est.as_dict())) is (scale == 2)

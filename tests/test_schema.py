@@ -46,6 +46,11 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
+    "diffusers_version": {
+        "model": "stable-diffusion-v1-5",
+        "engine": "eager",
+        "attention": "eager",
+    },  # eager attention of a diffusion pipeline
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
     "image_size": {"model": "resnet-50", "method": "full"},  # an image model described operator by operator
     "eval_every": {"eval_batches": 400},  # an evaluation is how often and how many batches: both
@@ -87,6 +92,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "checkpoint_impl",
             "input_from_host",
             "autocast",
+            "diffusers_version",
             "bnb_4bit",
             "image_size",
             "eval_every",

@@ -56,6 +56,11 @@ COMPANIONS = {
     "zeropp": {"framework": "deepspeed", "zero": "3"},  # ZeRO++ is DeepSpeed's, on ZeRO-3
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
+    "diffusers_version": {
+        "model": "stable-diffusion-v1-5",
+        "engine": "eager",
+        "attention": "eager",
+    },  # eager attention of a diffusion pipeline
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
     "image_size": {"model": "resnet-50", "method": "full", "samples": "1M"},  # a CNN described operator by operator
     "eval_every": {"eval_batches": "400"},  # an evaluation is how often and how many batches: both

@@ -122,10 +122,13 @@ class Catalog:
             raise UnknownNameError("model", model_id, self.models)
         return self.models[key]
 
-    def model(self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False) -> ModelArch:
+    def model(
+        self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+    ) -> ModelArch:
         """A catalog id, or a path to a Hugging Face config.json (or its folder); `attention` eager:
         a model written operator by operator from its config with its score matrices materialized
-        (softmaxed in fp32 with `fp32_softmax`: under torch.autocast)."""
+        (softmaxed in fp32 with `fp32_softmax`: under torch.autocast; a pipeline's working set as
+        diffusers 0.13-0.16 held it with `scores_input_held`)."""
         p = Path(name_or_path)
         try:
             is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
@@ -134,7 +137,7 @@ class Catalog:
         if is_path:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
-        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax)
+        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax, scores_input_held)
 
     def image_models(self) -> list[str]:
         """The catalog's models that take an image whose side --image-size can change, by id."""
@@ -179,12 +182,14 @@ class Catalog:
         return ", ".join(bits)
 
 
-def arch_of(entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False) -> ModelArch:
+def arch_of(
+    entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+) -> ModelArch:
     if entry.kind == "transformer":
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax)
+    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax, scores_input_held)
     described = pipeline or _packaged_operators(entry.id, attention, fp32_softmax)
     acts = entry.activation_bytes_per_sample
     if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
@@ -236,7 +241,9 @@ def _packaged_operators(model_id: str, attention: str = "flash", fp32_softmax: b
 
 
 @functools.lru_cache(maxsize=8)
-def _packaged_pipeline(model_id: str, attention: str = "flash", fp32_softmax: bool = False) -> GenericArch | None:
+def _packaged_pipeline(
+    model_id: str, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+) -> GenericArch | None:
     """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
     the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
     ref = _package_dir().joinpath("data", "diffusion", f"{model_id}.json")
@@ -254,7 +261,12 @@ def _packaged_pipeline(model_id: str, attention: str = "flash", fp32_softmax: bo
     cfg = unet_config(unet_doc, where=f"unet/{unet_id}.json")
     eager = attention == "eager"
     return pipeline_operators(
-        doc, cfg, name=model_id, attention="eager" if eager else "flash", fp32_softmax=fp32_softmax
+        doc,
+        cfg,
+        name=model_id,
+        attention="eager" if eager else "flash",
+        fp32_softmax=fp32_softmax,
+        scores_input_held=scores_input_held,
     )
 
 

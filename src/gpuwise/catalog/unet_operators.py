@@ -94,10 +94,22 @@ def unet_config(doc: Mapping[str, Any], where: str) -> UNetConfig:
     )
 
 
+# diffusers releases whose get_attention_scores keeps baddbmm's input named through the softmax:
+# from 0.13 ("fuse attention mask", #2111) until 0.17 deleted it (#3463); 0.11 and 0.12 pass it inline
+SCORES_INPUT_HELD = ((0, 13), (0, 17))
+
+
+def holds_scores_input(diffusers_version: str) -> bool:
+    """Whether a diffusers release ("0.14", "0.16.1") keeps baddbmm's input through the softmax."""
+    release = tuple(int(x) for x in diffusers_version.split(".")[:2])
+    return SCORES_INPUT_HELD[0] <= release < SCORES_INPUT_HELD[1]
+
+
 class _Ops:
     """Appends operators and counts parameters; `anchor` is the last kernel a compiler fuses into."""
 
-    def __init__(self) -> None:
+    def __init__(self, scores_input_held: bool = False) -> None:
+        self.scores_input_held = scores_input_held  # diffusers 0.13-0.16 (materialized_attention)
         self.ops: list[Operator] = []
         self.params = 0
         self.anchor = 0
@@ -141,14 +153,18 @@ class _Ops:
         AttnProcessor run it without SDPA or xFormers: Q, K and V copied to (batch x heads) layout,
         baddbmm writing heads x t x s 16-bit scores, the softmax reading and writing them (in fp32
         between two casts where the module upcasts: the VAE's attention), bmm reading them back.
-        While the softmax runs, get_attention_scores (diffusers 0.12 on) still holds baddbmm's
-        uninitialized beta=0 input of the scores' size: never read, but memory (0.11 freed it)."""
+        Memory: baddbmm's uninitialized beta=0 input of the scores' size is a temporary freed when
+        baddbmm returns in 0.11 and 0.12 (inline) and from 0.17 (`del baddbmm_input`, diffusers
+        #3463), so two scores-sized buffers live at a time; `scores_input_held` (0.13 to 0.16, whose
+        get_attention_scores names it) keeps it through the softmax too, three."""
         scores = heads * t * s
         for x, n in (("q", t), ("k", s), ("v", s)):
             self.pointwise(f"{p}.{x}.heads_to_batch", "data-movement", n * c, 2, fused=True)
-        self._add(Operator(f"{p}{EAGER_SCORES_SUFFIX}", "gemm", 2.0 * t * s * c, _E * (t * c + s * c + scores)), True)
         held = self.held
-        self.held += _E * scores
+        self.held += _E * scores  # baddbmm's empty input
+        self._add(Operator(f"{p}{EAGER_SCORES_SUFFIX}", "gemm", 2.0 * t * s * c, _E * (t * c + s * c + scores)), True)
+        if not self.scores_input_held:
+            self.held = held
         if upcast:
             self._add(Operator(f"{p}.scores.float", "elementwise", 0.0, (_E + 4) * scores), False)
             self.held += _E * scores  # the fp16 scores stay referenced while their fp32 copy is softmaxed
@@ -156,7 +172,7 @@ class _Ops:
             self._add(Operator(f"{p}.probs.half", "elementwise", 0.0, (4 + _E) * scores), False)
         else:
             self.pointwise(f"{p}.softmax", "elementwise", scores, 2, fused=False)
-        self.held = held
+        self.held = held  # 0.11 still names the scores here: a peak above the softmax's by V and the output only
         self._add(Operator(f"{p}.context.bmm", "gemm", 2.0 * t * s * c, _E * (scores + s * c + t * c)), True)
 
 
@@ -235,10 +251,15 @@ def _transformer(
 
 
 def unet_operators(
-    cfg: UNetConfig, name: str, task: str = "diffusion", attention: AttentionKind = "flash", fp32_softmax: bool = False
+    cfg: UNetConfig,
+    name: str,
+    task: str = "diffusion",
+    attention: AttentionKind = "flash",
+    fp32_softmax: bool = False,
+    scores_input_held: bool = False,
 ) -> GenericArch:
     """One forward of the UNet per sample, operator by operator (module docstring)."""
-    w = unet_written(cfg, attention, fp32_softmax)
+    w = unet_written(cfg, attention, fp32_softmax, scores_input_held)
     ops = tuple(w.ops)
     return GenericArch(
         name=name,
@@ -251,12 +272,15 @@ def unet_operators(
     )
 
 
-def unet_written(cfg: UNetConfig, attention: AttentionKind = "flash", fp32_softmax: bool = False) -> _Ops:
+def unet_written(
+    cfg: UNetConfig, attention: AttentionKind = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+) -> _Ops:
     """The UNet's operators, parameters and largest live set per sample (`peak`). Eager attention
     softmaxes in fp16 (diffusers' UNet attention leaves upcast_softmax off) unless `fp32_softmax`:
     under torch.autocast, softmax is one of the ops autocast runs in float32, so its fp16 scores
-    are cast up, softmaxed in fp32 and cast back by the module's `.to(value.dtype)`."""
-    w = _Ops()
+    are cast up, softmaxed in fp32 and cast back by the module's `.to(value.dtype)`;
+    `scores_input_held`: diffusers 0.13-0.16's working set (`_Ops.materialized_attention`)."""
+    w = _Ops(scores_input_held)
 
     def heads(block: int) -> tuple[int, bool] | None:
         return (cfg.heads[block], fp32_softmax) if attention == "eager" else None

@@ -287,6 +287,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         items_per_request=work.items_per_request,
         input_from_host=work.input_from_host,
         autocast=work.autocast,  # None: the runtime's default
+        diffusers_version=work.diffusers_version,  # None: a release that frees baddbmm's input
         enforce_eager=work.enforce_eager,
         batching=work.batching,  # None: the engine's own (a server's continuous, a generate loop's static)
         attention=work.attention,  # None: the engine's default (a generate loop's; serving engines their own)

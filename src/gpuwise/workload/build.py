@@ -5,6 +5,7 @@ Every rule a person can break has a message here that names the rule and what to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -12,7 +13,7 @@ from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
-from gpuwise.catalog.unet_operators import attention_written
+from gpuwise.catalog.unet_operators import attention_written, holds_scores_input
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
@@ -93,7 +94,12 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
     if f.attention == "eager" and isinstance(model, GenericArch):
-        model = _operator_attention(model, _autocasts(f, task, catalog), catalog)
+        model = _operator_attention(model, _autocasts(f, task, catalog), _scores_input_held(f, model), catalog)
+    elif f.diffusers_version is not None:
+        raise UsageError(
+            "--diffusers-version sizes the score matrices diffusers keeps under --attention eager; give "
+            "--attention eager (with fused attention no score matrix is held)"
+        )
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
     parallel = Parallelism(
@@ -118,12 +124,16 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
 
 
-def _operator_attention(model: GenericArch, fp32_softmax: bool, catalog: Catalog) -> GenericArch:
+def _operator_attention(model: GenericArch, fp32_softmax: bool, held: bool, catalog: Catalog) -> GenericArch:
     """--attention eager on a model written operator by operator: the catalog's diffusion models are
-    rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast); a model
-    without attention written out refuses the flag with the models that take it."""
+    rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast; the
+    working set of diffusers 0.13-0.16 with `held`); a model without attention written out refuses
+    the flag with the models that take it."""
     if model.name in catalog.models:
-        model = cast(GenericArch, catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax))
+        model = cast(
+            GenericArch,
+            catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax, scores_input_held=held),
+        )
     if attention_written(model) == "eager":
         return model
     takers = [mid for mid, entry in catalog.models.items() if entry.kind == "generic" and entry.task == "diffusion"]
@@ -132,6 +142,18 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, catalog: Catalog
         f"could be materialized; it applies to LLM training, generate loops and the diffusion models "
         f"({', '.join(takers)})"
     )
+
+
+def _scores_input_held(f: WorkloadFields, model: GenericArch) -> bool:
+    """Whether --diffusers-version names a release that keeps baddbmm's input through the softmax;
+    the flag applies to a whole diffusion pipeline (a UNet alone is timed, its peak not kept)."""
+    if f.diffusers_version is None:
+        return False
+    if model.task != "diffusion":
+        raise UsageError(f"--diffusers-version applies to diffusion pipelines; {model.name} is not one")
+    if not re.fullmatch(r"[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,4})?", f.diffusers_version):
+        raise UsageError(f"--diffusers-version takes a release such as 0.14 or 0.16.1; got {f.diffusers_version!r}")
+    return holds_scores_input(f.diffusers_version)
 
 
 def _autocasts(f: WorkloadFields, task: str, catalog: Catalog) -> bool:
@@ -264,6 +286,7 @@ def _inference_job(
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
+        diffusers_version=f.diffusers_version,
         enforce_eager=_enforce_eager(f, model, engine, catalog),
         batching=_batching(f, model, engine, catalog),
         attention=_serving_attention(f, engine, model, catalog),

@@ -356,6 +356,16 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="the runtime's (engines.yaml runtimes: autocast)",
     )
+    diffusers_version: str | None = _f(
+        "The diffusers release a diffusion pipeline ran under --attention eager, for the memory its attention "
+        "holds: 0.13 to 0.16 keep baddbmm's scores-sized input alive through the softmax (three score matrices "
+        "at once); earlier and later releases free it (two).",
+        example="0.14",
+        applies="inference",
+        metavar="X.Y",
+        default="a release that frees it (0.17 and later, as 0.11 and 0.12)",
+        max_length=32,
+    )
     items_per_request: int | None = _f(
         "Ranking models: candidates scored per request (each one sample through the model).",
         example=200,

@@ -285,6 +285,7 @@ class InferenceJob:
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
+    diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     batching: Batching | None = None  # None: the engine's (a server's continuous, a generate loop's static)
     attention: Attention | None = None  # a generate loop's attention kernel (None: the engine's default)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
@@ -82,16 +83,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
         else:
             acts = inference_workspace(model, job, n)
     else:
-        act = model.activation_bytes_per_sample or 0.0
-        acts = act * job.concurrency
-        from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline  # operator models only
-
-        n.add(
-            f"{model.name}: forward working set of the pipeline's largest part per image (the VAE decoder's at full "
-            "resolution, activations and workspace)"
-            if is_whole_pipeline(model)
-            else f"{model.name}: forward working set bounded by the training activation size per sample"
-        )
+        acts = _described_working_set(model, job, catalog, n)
     detail["prefill_workspace"] = acts
     allocated = weights + kv + acts
     over = overheads(allocated, hw, sharded, n)
@@ -101,6 +93,43 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     return MemoryEstimate(
         per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items), engine_reserved=reserved
     )
+
+
+def _described_working_set(model: GenericArch, job: InferenceJob, catalog: Catalog, n: Notes) -> float:
+    """A model described operator by operator: its largest working set per sample, for every request
+    of the batch, at the activations' element size (and which diffusers release's, where eager
+    attention's matrices depend on it)."""
+    from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline  # operator models only
+    from gpuwise.catalog.unet_operators import holds_scores_input
+
+    acts = (model.activation_bytes_per_sample or 0.0) * job.concurrency * _activation_scale(job, catalog, n)
+    if job.diffusers_version is not None:
+        n.add(
+            f"diffusers {job.diffusers_version}: "
+            + (
+                "get_attention_scores keeps baddbmm's input alive through the softmax, three score matrices "
+                "per attention at once (0.13 to 0.16)"
+                if holds_scores_input(job.diffusers_version)
+                else "baddbmm's input is freed when it returns, two score matrices per attention at once"
+            )
+        )
+    n.add(
+        f"{model.name}: forward working set of the pipeline's largest part per image (the VAE decoder's at full "
+        "resolution, activations and workspace)"
+        if is_whole_pipeline(model)
+        else f"{model.name}: forward working set bounded by the training activation size per sample"
+    )
+    return acts
+
+
+def _activation_scale(job: InferenceJob, catalog: Catalog, n: Notes) -> float:
+    """A described model's working set is written at 16 bits a value; fp32 weights run every
+    activation in fp32, twice that, as the operator timer runs them (autocast counts only over
+    16-bit weights: workload.build._autocasts)."""
+    if job.weights_dtype != "fp32" or job.engine not in catalog.runtimes:
+        return 1.0
+    n.add("fp32 weights: activations in fp32, twice the 16-bit working set")
+    return DTYPE_BYTES["fp32"] / DESCRIBED_ELEMENT_BYTES
 
 
 def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
