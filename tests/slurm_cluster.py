@@ -180,7 +180,9 @@ class SlurmCluster:
     def _ctld_up(self) -> bool:
         return self.scontrol("ping", check=False).returncode == 0
 
-    def wait_idle(self, nodes: Iterable[str], seconds: float = 60) -> None:
+    def wait_idle(self, nodes: Iterable[str], seconds: float = 180) -> None:
+        """Until every node registers idle; a loaded CI machine (two test workers) has taken over a
+        minute, so the wait is long and its failure carries the slurmd logs."""
         want = set(nodes)
 
         def idle() -> bool:
@@ -189,7 +191,12 @@ class SlurmCluster:
             return all(states.get(n, "").startswith("IDLE") for n in want)
 
         _wait(
-            idle, seconds, lambda: f"nodes {sorted(want)} not up: {self.scontrol('show', 'node', check=False).stdout}"
+            idle,
+            seconds,
+            lambda: (
+                f"nodes {sorted(want)} not up: {self.scontrol('show', 'node', check=False).stdout}\n"
+                + self.log("slurmd")[-3000:]
+            ),
         )
 
     def stop(self) -> None:
