@@ -18,7 +18,8 @@ eleven; with `--set 13`, docs/accuracy-holdout13.md against the thirteenth (corp
 from all twelve; with `--set 14`, docs/accuracy-holdout14.md against the fourteenth (corpus/data/holdout14.yaml), gathered
 apart from all thirteen; with `--set 15`, docs/accuracy-holdout15.md against the fifteenth (corpus/data/holdout15.yaml),
 gathered apart from all fourteen; with `--set 16`, docs/accuracy-holdout16.md against the sixteenth
-(corpus/data/holdout16.yaml), gathered apart from all fifteen.
+(corpus/data/holdout16.yaml), gathered apart from all fifteen; with `--set 17`, docs/accuracy-holdout17.md against the
+seventeenth (corpus/data/holdout17.yaml), gathered apart from all sixteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -268,6 +269,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         15: "fifteenth",
         16: "sixteenth",
         17: "seventeenth",
+        18: "eighteenth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
