@@ -200,10 +200,11 @@ def matmul(
 
 
 def membw(device: str = "cpu", quick: bool = False, progress: ProgressFn | None = None) -> list[Measurement]:
-    """Device memory bandwidth of a large copy `dst.copy_(src)`: bytes read + written per second.
-
-    One Measurement 'copy', params {bytes: size of one buffer}. Buffers are far larger than the
-    caches (GPU: 1 GiB, quick 256 MiB; host: 256 MiB, quick 64 MiB).
+    """Device memory bandwidth: 'copy', a large `dst.copy_(src)` (bytes read + written per second),
+    and 'read', a sum over the same buffer (bytes read per second: what a decode step's weight
+    stream does; a copy measures less, e.g. a V100 copies at 0.88-0.92 of its datasheet and reads at
+    0.99, docs/memory-bandwidth-evidence.md). Params {bytes: size of one buffer}. Buffers are far
+    larger than the caches (GPU: 1 GiB, quick 256 MiB; host: 256 MiB, quick 64 MiB).
     """
     torch = torch_module()
     device = resolve_device(device)
@@ -213,19 +214,21 @@ def membw(device: str = "cpu", quick: bool = False, progress: ProgressFn | None 
         free, _ = torch.cuda.mem_get_info(device)
         while 2 * nbytes > 0.8 * free and nbytes > 16 * MiB:
             nbytes //= 2
-    bar = Progress(progress, "membw", 1)
+    bar = Progress(progress, "membw", 2)
+    out = []
     with on_device(device):
         src = torch.rand(nbytes // 4, device=device)
         dst = torch.empty_like(src)
-
-        def copy() -> Any:
-            return dst.copy_(src)
-
-        once = time_calls(copy, device, warmup=2, reps=1)[0]
-        reps = reps_for(once, 0.2 if quick else 1.0, 7, 30 if quick else 100)
-        times = time_calls(copy, device, warmup=1, reps=reps)
+        for name, call, moved in (("copy", lambda: dst.copy_(src), 2.0), ("read", lambda: src.sum(), 1.0)):
+            once = time_calls(call, device, warmup=2, reps=1)[0]
+            reps = reps_for(once, 0.2 if quick else 1.0, 7, 30 if quick else 100)
+            times = time_calls(call, device, warmup=1, reps=reps)
+            out.append(
+                Measurement.median_of("membw", name, [moved * nbytes / t for t in times], "bytes/s", bytes=nbytes)
+            )
+            bar.advance()
     bar.finish()
-    return [Measurement.median_of("membw", "copy", [2.0 * nbytes / t for t in times], "bytes/s", bytes=nbytes)]
+    return out
 
 
 def h2d(device: str = "cpu", quick: bool = False, progress: ProgressFn | None = None) -> list[Measurement]:
