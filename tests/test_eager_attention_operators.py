@@ -100,7 +100,17 @@ def test_the_pipeline_working_set_holds_two_score_matrices_per_latent():
 
 @pytest.mark.parametrize(
     ("version", "held"),
-    [("0.11", False), ("0.12.1", False), ("0.13", True), ("0.16.1", True), ("0.17", False), ("0.35.2", False)],
+    [
+        ("0.11", False),
+        ("0.12.1", False),
+        ("0.13", True),
+        ("v0.14", True),
+        ("0.14.0.dev0", True),
+        ("0.16.1rc1", True),
+        ("0.16.1", True),
+        ("0.17", False),
+        ("0.35.2", False),
+    ],
 )
 def test_the_diffusers_release_decides_the_held_input(version: str, held: bool) -> None:
     """The releases between #2111 (0.13, which named the input) and #3463 (0.17, which deletes it)."""
@@ -126,16 +136,31 @@ def test_lambda_ran_batch_64_on_80_gb_which_only_a_freed_input_allows():
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
-        (["--diffusers-version", "0.x"], "takes a release such as 0.14"),
-        (["--attention", "flash", "--diffusers-version", "0.14"], "give --attention eager"),
+        (["--model", PIPE, "--attention", "eager", "--diffusers-version", "0.x"], "takes a release such as 0.14"),
+        (["--model", PIPE, "--attention", "flash", "--diffusers-version", "0.14"], "give --attention eager"),
+        (["--model", UNET, "--attention", "eager", "--diffusers-version", "0.14"], "a whole diffusion pipeline"),
+        (["--model", "resnet-50", "--attention", "eager", "--diffusers-version", "0.14"], "resnet-50 is not one"),
+        (
+            [
+                "--model",
+                "llama-2-7b",
+                "--engine",
+                "transformers",
+                "--attention",
+                "eager",
+                "--diffusers-version",
+                "0.14",
+            ],
+            "llama-2-7b is not one",
+        ),
     ],
 )
 def test_a_diffusers_version_that_cannot_apply_is_a_usage_error(flags: list[str], said: str) -> None:
-    base = ["estimate", "--model", PIPE, "--task", "inference", "--gpu", "a10", "--engine", "eager"]
-    if "--attention" not in flags:
-        base += ["--attention", "eager"]
-    done = run_process(*base, *flags)
-    assert done.returncode == 2 and said in done.stderr + done.stdout
+    """A release that is none, fused attention, a UNet alone (timed; its peak is not the pipeline's),
+    a model without attention written out, an LLM: each refused with its reason, exit 2."""
+    engine = [] if "--engine" in flags else ["--engine", "eager"]
+    done = run_process("estimate", "--task", "inference", "--gpu", "a100-80gb-sxm", *engine, *flags)
+    assert done.returncode == 2 and said in done.stderr + done.stdout, done.stderr + done.stdout
 
 
 # diffusers' docs/source/en/optimization/torch2.0.mdx at 663c654 (March 2023), FP16 table: SD v1.4 (the
@@ -246,3 +271,13 @@ def test_fp32_weights_keep_fp32_activations(weights: str, autocast: bool, scale:
     per_image = CAT.model(PIPE, attention="eager", fp32_softmax=autocast).activation_bytes_per_sample
     assert est.memory.per_gpu.activations == 4 * per_image * scale
     assert ("activations in fp32" in json.dumps(est.as_dict())) is (scale == 2)
+
+
+@pytest.mark.parametrize("model", ["resnet-50", "vit-base-patch16-224"])
+def test_fp32_weights_double_the_working_set_of_cnns_and_encoders(model: str) -> None:
+    """The same rule for a CNN described operator by operator and for an encoder written out from its
+    architecture (its prefill workspace at 4 bytes a value): fp32 weights keep fp32 activations."""
+    work = {"model": model, "task": "inference", "concurrency": 64, "engine": "eager"}
+    fp32 = make_estimate(work | {"weights_dtype": "fp32"}, {"gpu": "a100-80gb-sxm:1"}).memory.per_gpu.activations
+    fp16 = make_estimate(work | {"weights_dtype": "fp16"}, {"gpu": "a100-80gb-sxm:1"}).memory.per_gpu.activations
+    assert fp16 > 0 and fp32 == pytest.approx(2 * fp16)

@@ -24,6 +24,7 @@ projection. Bytes at 16 bits (DESCRIBED_ELEMENT_BYTES); FLOPs 2 m k n per GEMM a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -99,10 +100,20 @@ def unet_config(doc: Mapping[str, Any], where: str) -> UNetConfig:
 SCORES_INPUT_HELD = ((0, 13), (0, 17))
 
 
+# a diffusers release as pip shows it: 0.14, 0.16.1, 0.14.0.dev0, 0.16.1rc1, v0.14 (the major and minor decide)
+RELEASE = re.compile(r"v?([0-9]{1,4})\.([0-9]{1,4})(?:\.[0-9]{1,4})?(?:[.-]?(?:dev|rc|a|b|post)[0-9]{0,4})?")
+
+
+def diffusers_release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a diffusers release string, or None when it is not one."""
+    m = RELEASE.fullmatch(version.strip())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def holds_scores_input(diffusers_version: str) -> bool:
-    """Whether a diffusers release ("0.14", "0.16.1") keeps baddbmm's input through the softmax."""
-    release = tuple(int(x) for x in diffusers_version.split(".")[:2])
-    return SCORES_INPUT_HELD[0] <= release < SCORES_INPUT_HELD[1]
+    """Whether a diffusers release ("0.14", "0.16.1rc1") keeps baddbmm's input through the softmax."""
+    release = diffusers_release(diffusers_version)
+    return release is not None and SCORES_INPUT_HELD[0] <= release < SCORES_INPUT_HELD[1]
 
 
 class _Ops:

@@ -5,7 +5,6 @@ Every rule a person can break has a message here that names the rule and what to
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,7 +12,7 @@ from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
-from gpuwise.catalog.unet_operators import attention_written, holds_scores_input
+from gpuwise.catalog.unet_operators import attention_written, diffusers_release, holds_scores_input
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
@@ -97,7 +96,9 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         model = _operator_attention(model, _autocasts(f, task, catalog), _scores_input_held(f, model), catalog)
     elif f.diffusers_version is not None:
         raise UsageError(
-            "--diffusers-version sizes the score matrices diffusers keeps under --attention eager; give "
+            f"--diffusers-version applies to a diffusion pipeline under --attention eager; {model.name} is not one"
+            if f.attention == "eager"
+            else "--diffusers-version sizes the score matrices diffusers keeps under --attention eager; give "
             "--attention eager (with fused attention no score matrix is held)"
         )
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
@@ -149,10 +150,17 @@ def _scores_input_held(f: WorkloadFields, model: GenericArch) -> bool:
     the flag applies to a whole diffusion pipeline (a UNet alone is timed, its peak not kept)."""
     if f.diffusers_version is None:
         return False
-    if model.task != "diffusion":
-        raise UsageError(f"--diffusers-version applies to diffusion pipelines; {model.name} is not one")
-    if not re.fullmatch(r"[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,4})?", f.diffusers_version):
-        raise UsageError(f"--diffusers-version takes a release such as 0.14 or 0.16.1; got {f.diffusers_version!r}")
+    from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline
+
+    if not is_whole_pipeline(model):
+        raise UsageError(
+            f"--diffusers-version applies to a whole diffusion pipeline (its memory is the pipeline's peak); "
+            f"{model.name} is not one"
+        )
+    if diffusers_release(f.diffusers_version) is None:
+        raise UsageError(
+            f"--diffusers-version takes a release such as 0.14, 0.16.1 or 0.14.0.dev0; got {f.diffusers_version!r}"
+        )
     return holds_scores_input(f.diffusers_version)
 
 

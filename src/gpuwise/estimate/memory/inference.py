@@ -236,7 +236,9 @@ def inference_workspace(model: TransformerArch, job: InferenceJob, n: Notes) -> 
     tokens: float = job.concurrency * job.input_tokens
     if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
         tokens = min(tokens, n.conv("prefill_chunk_tokens"))
-    e = 2
+    e = DTYPE_BYTES["fp32"] if job.weights_dtype == "fp32" else DESCRIBED_ELEMENT_BYTES
+    if e > DESCRIBED_ELEMENT_BYTES:
+        n.add("fp32 weights: activations in fp32, 4 bytes a value")
     per_token = e * (
         2 * model.hidden
         + model.q_dim / tp
