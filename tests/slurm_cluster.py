@@ -181,21 +181,33 @@ class SlurmCluster:
         return self.scontrol("ping", check=False).returncode == 0
 
     def wait_idle(self, nodes: Iterable[str], seconds: float = 180) -> None:
-        """Until every node registers idle; a loaded CI machine (two test workers) has taken over a
-        minute, so the wait is long and its failure carries the slurmd logs."""
+        """Until every node registers idle. A loaded CI machine (two test workers) has left one slurmd
+        unregistered for good (2026-12-03 and -04, with its log cut off): a node not up after a
+        third of the wait has its slurmd started again, and a failure carries every node's log."""
         want = set(nodes)
 
-        def idle() -> bool:
+        def states() -> dict[str, str]:
             out = self.scontrol("show", "node", "-o", check=False).stdout
-            states = dict(re.findall(r"NodeName=(\S+).*? State=(\S+)", out))
-            return all(states.get(n, "").startswith("IDLE") for n in want)
+            return dict(re.findall(r"NodeName=(\S+).*? State=(\S+)", out))
 
+        def idle() -> bool:
+            now = states()
+            return all(now.get(n, "").startswith("IDLE") for n in want)
+
+        try:
+            _wait(idle, seconds / 3, lambda: "")
+            return
+        except RuntimeError:
+            late = sorted(n for n in want if not states().get(n, "").startswith("IDLE"))
+        for name in late:
+            _kill(self.root / "spool" / f"{name}.pid")
+            self._daemon([tool("slurmd"), "-f", str(self.conf), "-N", name], f"slurmd {name}")
         _wait(
             idle,
-            seconds,
+            2 * seconds / 3,
             lambda: (
-                f"nodes {sorted(want)} not up: {self.scontrol('show', 'node', check=False).stdout}\n"
-                + self.log("slurmd")[-3000:]
+                f"nodes {sorted(want)} not up ({late} restarted once): "
+                f"{self.scontrol('show', 'node', check=False).stdout}\n" + self.log("slurmd")
             ),
         )
 
@@ -205,8 +217,9 @@ class SlurmCluster:
             _kill(pid_file)
 
     def log(self, daemon: str) -> str:
+        """The end of each of the daemon's logs (one per node for slurmd), each named."""
         logs = sorted((self.root / "log").glob(f"{daemon}*.log"))
-        return "\n".join(p.read_text(errors="replace")[-3000:] for p in logs)
+        return "\n".join(f"--- {p.name}\n" + p.read_text(errors="replace")[-3000:] for p in logs)
 
     # --- commands -----------------------------------------------------------------------
     def scontrol(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
