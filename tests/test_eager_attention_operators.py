@@ -10,7 +10,7 @@ import pytest
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.unet_operators import attention_written
+from gpuwise.catalog.unet_operators import EagerCode, attention_written
 
 from .conftest import run_process
 
@@ -50,10 +50,10 @@ def test_eager_keeps_the_flops_and_adds_five_kernels_per_attention():
     assert attention_written(flash) == "flash" and attention_written(eager) == "eager"
 
 
-def test_under_autocast_the_unet_softmax_runs_in_fp32():
-    """torch.autocast runs softmax in float32: the fp16 scores are cast up (2 + 4 bytes a score),
+def test_under_bf16_autocast_the_unet_softmax_runs_in_fp32():
+    """torch.autocast runs softmax in float32; a bf16 input is cast up first (2 + 4 bytes a score),
     softmaxed (4 + 4) and cast back by `.to(value.dtype)` (4 + 2): two kernels more per attention,
-    and while the softmax runs a latent holds the fp16 scores, the fp32 copy and the fp32 result:
+    and while the softmax runs a latent holds the 16-bit scores, the fp32 copy and the fp32 result:
     10 bytes a score, 1.34 GB at the 64x64 self-attention, 2.68 GB per guided image; 12 bytes
     (3.22 GB) where diffusers 0.13-0.16 keep baddbmm's input beside them."""
     amp = CAT.model(UNET, attention="eager", fp32_softmax=True)
@@ -65,15 +65,36 @@ def test_under_autocast_the_unet_softmax_runs_in_fp32():
     assert len(amp.operators) == 769 + 32 * 7
     pipe = CAT.model(PIPE, attention="eager", fp32_softmax=True)
     assert pipe.activation_bytes_per_sample == 2 * 10 * SELF_SCORES == 2_684_354_560
-    held = CAT.model(PIPE, attention="eager", fp32_softmax=True, scores_input_held=True)
+    held = CAT.model(PIPE, attention="eager", fp32_softmax=True, code=EagerCode(release=(0, 14)))
     assert held.activation_bytes_per_sample == 2 * 12 * SELF_SCORES == 3_221_225_472
+
+
+@pytest.mark.parametrize(("release", "per_score"), [(None, 6), ((0, 11), 8), ((0, 14), 10), ((0, 17), 6)])
+def test_under_fp16_autocast_the_softmax_reads_half_and_writes_float(release, per_score: int) -> None:
+    """PyTorch's CUDA softmax takes an fp16 input straight to an fp32 output (half_to_float) when
+    autocast asks for float: no copy kernel, 2 + 4 bytes read and written, then the cast back (4 + 2).
+    Live while it runs, per score: 0.17 on 2 + 4 (the scores are deleted before the cast back: 4 + 2
+    then); 0.11 and 0.12 also name the fp16 scores during the cast back, 2 + 4 + 2 = 8; 0.13-0.16
+    keep baddbmm's input besides, 10."""
+    code = EagerCode(release=release, half_to_float=True)
+    amp = CAT.model(UNET, attention="eager", fp32_softmax=True, code=code)
+    ops = {op.name: op for op in amp.operators}
+    p = "down.0.attn.0.block.0.attn1"
+    assert f"{p}.scores.float" not in ops
+    assert ops[f"{p}.softmax"].act_bytes == 6 * SELF_SCORES
+    assert ops[f"{p}.probs.half"].act_bytes == 6 * SELF_SCORES
+    assert len(amp.operators) == 769 + 32 * 6
+    pipe = CAT.model(PIPE, attention="eager", fp32_softmax=True, code=code)
+    assert pipe.activation_bytes_per_sample == 2 * per_score * SELF_SCORES
 
 
 def test_eager_pytorch_autocasts_by_default_and_no_autocast_keeps_fp16():
     work = {"model": UNET, "task": "inference", "weights_dtype": "fp16", "concurrency": 2, "engine": "eager"}
     amp = make_estimate({**work, "attention": "eager"}, {"gpu": "a100-40gb-sxm:1"}).as_dict()
     half = make_estimate({**work, "attention": "eager", "autocast": False}, {"gpu": "a100-40gb-sxm:1"}).as_dict()
-    assert "every softmax in fp32" in json.dumps(amp) and "the UNet's softmax in fp16" in json.dumps(half)
+    assert "reads fp16 and writes fp32" in json.dumps(amp) and "the UNet's softmax in fp16" in json.dumps(half)
+    bf16 = make_estimate({**work, "weights_dtype": "bf16", "attention": "eager"}, {"gpu": "a100-40gb-sxm:1"})
+    assert "every softmax in fp32" in json.dumps(bf16.as_dict())
     assert amp["inference"]["latency_seconds"] > half["inference"]["latency_seconds"]
 
 
@@ -93,7 +114,7 @@ def test_the_pipeline_working_set_holds_two_score_matrices_per_latent():
     temporary freed when baddbmm returns), 0.17 on delete it (#3463); 0.13-0.16's
     get_attention_scores keeps it named through the softmax: 3 x 268 MB."""
     assert CAT.model(PIPE, attention="eager").activation_bytes_per_sample == 2 * (2 * E * SELF_SCORES + QK)
-    held = CAT.model(PIPE, attention="eager", scores_input_held=True)
+    held = CAT.model(PIPE, attention="eager", code=EagerCode(release=(0, 14)))
     assert held.activation_bytes_per_sample == 2 * 3 * E * SELF_SCORES
     assert CAT.model(PIPE).activation_bytes_per_sample == 402_653_184
 
@@ -268,7 +289,8 @@ def test_fp32_weights_keep_fp32_activations(weights: str, autocast: bool, scale:
     work = {"model": PIPE, "task": "inference", "concurrency": 4, "engine": "eager", "attention": "eager"}
     work |= {"weights_dtype": weights, "autocast": autocast}
     est = make_estimate(work, {"gpu": "h100-pcie:1"})
-    per_image = CAT.model(PIPE, attention="eager", fp32_softmax=autocast).activation_bytes_per_sample
+    code = EagerCode(half_to_float=weights == "fp16")
+    per_image = CAT.model(PIPE, attention="eager", fp32_softmax=autocast, code=code).activation_bytes_per_sample
     assert est.memory.per_gpu.activations == 4 * per_image * scale
     assert ("activations in fp32" in json.dumps(est.as_dict())) is (scale == 2)
 

@@ -32,7 +32,9 @@ from typing import Any
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES as _E
 from gpuwise.catalog.arch import GenericArch, Operator
 from gpuwise.catalog.unet_operators import (
+    TODAYS_CODE,
     AttentionKind,
+    EagerCode,
     UNetConfig,
     _attention,
     _Ops,
@@ -221,20 +223,20 @@ def pipeline_operators(
     name: str,
     attention: AttentionKind = "flash",
     fp32_softmax: bool = False,
-    scores_input_held: bool = False,
+    code: EagerCode = TODAYS_CODE,
 ) -> GenericArch:
     """Every kernel of one image through the pipeline (module docstring), in issue order; `params`
     every weight the pipeline holds; `activation_bytes_per_sample` the largest working set of any
     part (the VAE decoder's at full resolution for SD 1.5; under eager attention the UNet's score
     matrices of its 64x64 self-attention). `attention` eager: the UNet's and the VAE's attention
     materialize their scores (CLIP's is transformers' eager attention either way), the UNet's
-    softmax in fp32 with `fp32_softmax` (under torch.autocast); the UNet's working set as diffusers
-    0.13-0.16 held it with `scores_input_held`."""
+    softmax in fp32 with `fp32_softmax` (under torch.autocast); `code`: what the UNet's eager
+    attention keeps and runs by diffusers release and autocast dtype."""
     guided = float(doc["guidance_scale"]) > 1.0
     pair = 2 if guided else 1
-    unet = unet_operators(unet_cfg, name=f"{name}.unet", attention=attention, fp32_softmax=fp32_softmax)
+    unet = unet_operators(unet_cfg, name=f"{name}.unet", attention=attention, fp32_softmax=fp32_softmax, code=code)
     unet_peak = (
-        unet_written(unet_cfg, attention, fp32_softmax, scores_input_held).peak * pair
+        unet_written(unet_cfg, attention, fp32_softmax, code).peak * pair
     )  # the skip connections beside it aside
     te = text_encoder(doc["text_encoder"])
     decoder = vae(doc["vae"], attention=attention)

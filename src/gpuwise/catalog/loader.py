@@ -49,6 +49,8 @@ from gpuwise.errors import ConfigError, UnknownNameError
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+    from gpuwise.catalog.unet_operators import EagerCode
+
 _FILES = (
     "gpus.yaml",
     "interconnects.yaml",
@@ -123,12 +125,12 @@ class Catalog:
         return self.models[key]
 
     def model(
-        self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+        self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
     ) -> ModelArch:
         """A catalog id, or a path to a Hugging Face config.json (or its folder); `attention` eager:
         a model written operator by operator from its config with its score matrices materialized
         (softmaxed in fp32 with `fp32_softmax`: under torch.autocast; a pipeline's working set as
-        diffusers 0.13-0.16 held it with `scores_input_held`)."""
+        `code`: what the eager attention's diffusers release and autocast dtype keep and run)."""
         p = Path(name_or_path)
         try:
             is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
@@ -137,7 +139,7 @@ class Catalog:
         if is_path:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
-        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax, scores_input_held)
+        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax, code)
 
     def image_models(self) -> list[str]:
         """The catalog's models that take an image whose side --image-size can change, by id."""
@@ -183,14 +185,14 @@ class Catalog:
 
 
 def arch_of(
-    entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+    entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
 ) -> ModelArch:
     if entry.kind == "transformer":
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax, scores_input_held)
-    described = pipeline or _packaged_operators(entry.id, attention, fp32_softmax)
+    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax, code)
+    described = pipeline or _packaged_operators(entry.id, attention, fp32_softmax, code)
     acts = entry.activation_bytes_per_sample
     if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
         acts = pipeline.activation_bytes_per_sample
@@ -221,7 +223,9 @@ def _operator_file(p: Path) -> GenericArch | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _packaged_operators(model_id: str, attention: str = "flash", fp32_softmax: bool = False) -> GenericArch | None:
+def _packaged_operators(
+    model_id: str, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
+) -> GenericArch | None:
     """The per-operator description shipped for a built-in model (data/operators/<id>.json,
     written by scripts/describe_models.py), or written from a diffusers UNet's config
     (data/unet/<id>.json, catalog/unet_operators.py, its attention fused or `eager`), so that estimates need
@@ -231,18 +235,24 @@ def _packaged_operators(model_id: str, attention: str = "flash", fp32_softmax: b
         return arch_from_operators(json.loads(ref.read_text(encoding="utf-8")), where=f"operators/{model_id}.json")
     unet = _package_dir().joinpath("data", "unet", f"{model_id}.json")  # a diffusers UNet's config.json
     if unet.is_file():
-        from gpuwise.catalog.unet_operators import unet_config, unet_operators
+        from gpuwise.catalog.unet_operators import TODAYS_CODE, unet_config, unet_operators
 
         doc = json.loads(unet.read_text(encoding="utf-8"))
         cfg = unet_config(doc, where=f"unet/{model_id}.json")
         eager = attention == "eager"
-        return unet_operators(cfg, name=model_id, attention="eager" if eager else "flash", fp32_softmax=fp32_softmax)
+        return unet_operators(
+            cfg,
+            name=model_id,
+            attention="eager" if eager else "flash",
+            fp32_softmax=fp32_softmax,
+            code=code or TODAYS_CODE,
+        )
     return None
 
 
 @functools.lru_cache(maxsize=8)
 def _packaged_pipeline(
-    model_id: str, attention: str = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+    model_id: str, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
 ) -> GenericArch | None:
     """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
     the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
@@ -250,7 +260,7 @@ def _packaged_pipeline(
     if not ref.is_file():
         return None
     from gpuwise.catalog.diffusion_pipeline import pipeline_operators
-    from gpuwise.catalog.unet_operators import unet_config
+    from gpuwise.catalog.unet_operators import TODAYS_CODE, unet_config
 
     doc = json.loads(ref.read_text(encoding="utf-8"))
     if "base" in doc:  # a variant: the base pipeline's parts with some replaced (null: not loaded)
@@ -266,7 +276,7 @@ def _packaged_pipeline(
         name=model_id,
         attention="eager" if eager else "flash",
         fp32_softmax=fp32_softmax,
-        scores_input_held=scores_input_held,
+        code=code or TODAYS_CODE,
     )
 
 

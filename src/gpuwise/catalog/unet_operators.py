@@ -116,11 +116,34 @@ def holds_scores_input(diffusers_version: str) -> bool:
     return release is not None and SCORES_INPUT_HELD[0] <= release < SCORES_INPUT_HELD[1]
 
 
+@dataclass(frozen=True, slots=True)
+class EagerCode:
+    """What an eager attention's code keeps alive and runs, beyond its shapes: the diffusers release
+    (None: 0.17 and later, the code of today) and whether fp16 autocast softmaxes the fp16 scores
+    straight into fp32 (PyTorch's CUDA softmax with half_to_float, no copy; bf16 is cast first)."""
+
+    release: tuple[int, int] | None = None
+    half_to_float: bool = False
+
+    @property
+    def input_held(self) -> bool:
+        """0.13-0.16's get_attention_scores names baddbmm's input through the softmax."""
+        return self.release is not None and SCORES_INPUT_HELD[0] <= self.release < SCORES_INPUT_HELD[1]
+
+    @property
+    def scores_named_at_cast(self) -> bool:
+        """Before 0.17 the fp16 scores stay named while the fp32 probabilities are cast back (#3463 deletes them)."""
+        return self.release is not None and self.release < SCORES_INPUT_HELD[1]
+
+
+TODAYS_CODE = EagerCode()  # diffusers 0.17 on, softmax as bf16 autocast or no autocast runs it
+
+
 class _Ops:
     """Appends operators and counts parameters; `anchor` is the last kernel a compiler fuses into."""
 
-    def __init__(self, scores_input_held: bool = False) -> None:
-        self.scores_input_held = scores_input_held  # diffusers 0.13-0.16 (materialized_attention)
+    def __init__(self, code: EagerCode = TODAYS_CODE) -> None:
+        self.code = code  # what the eager attention's release keeps (materialized_attention)
         self.ops: list[Operator] = []
         self.params = 0
         self.anchor = 0
@@ -163,20 +186,26 @@ class _Ops:
         """The same FLOPs as `attention`, as diffusers' CrossAttention._attention (0.11) and
         AttnProcessor run it without SDPA or xFormers: Q, K and V copied to (batch x heads) layout,
         baddbmm writing heads x t x s 16-bit scores, the softmax reading and writing them (in fp32
-        between two casts where the module upcasts: the VAE's attention), bmm reading them back.
+        where the module upcasts, the VAE's attention, or autocast does: cast up and softmaxed, or
+        under fp16 autocast softmaxed from fp16 into fp32, then cast back), bmm reading them back.
         Memory: baddbmm's uninitialized beta=0 input of the scores' size is a temporary freed when
         baddbmm returns in 0.11 and 0.12 (inline) and from 0.17 (`del baddbmm_input`, diffusers
-        #3463), so two scores-sized buffers live at a time; `scores_input_held` (0.13 to 0.16, whose
-        get_attention_scores names it) keeps it through the softmax too, three."""
+        #3463), so two scores-sized buffers live at a time; 0.13 to 0.16 (`EagerCode.input_held`,
+        get_attention_scores names it) keep it through the softmax too, three."""
         scores = heads * t * s
         for x, n in (("q", t), ("k", s), ("v", s)):
             self.pointwise(f"{p}.{x}.heads_to_batch", "data-movement", n * c, 2, fused=True)
         held = self.held
         self.held += _E * scores  # baddbmm's empty input
         self._add(Operator(f"{p}{EAGER_SCORES_SUFFIX}", "gemm", 2.0 * t * s * c, _E * (t * c + s * c + scores)), True)
-        if not self.scores_input_held:
+        if not self.code.input_held:
             self.held = held
-        if upcast:
+        if upcast and self.code.half_to_float:
+            self._add(Operator(f"{p}.softmax", "elementwise", 0.0, (_E + 4) * scores), False)
+            named = self.held + (_E * scores if self.code.scores_named_at_cast else 0.0)
+            self.held = named
+            self._add(Operator(f"{p}.probs.half", "elementwise", 0.0, (4 + _E) * scores), False)
+        elif upcast:
             self._add(Operator(f"{p}.scores.float", "elementwise", 0.0, (_E + 4) * scores), False)
             self.held += _E * scores  # the fp16 scores stay referenced while their fp32 copy is softmaxed
             self._add(Operator(f"{p}.softmax", "elementwise", 0.0, 8.0 * scores), False)
@@ -267,10 +296,10 @@ def unet_operators(
     task: str = "diffusion",
     attention: AttentionKind = "flash",
     fp32_softmax: bool = False,
-    scores_input_held: bool = False,
+    code: EagerCode = TODAYS_CODE,
 ) -> GenericArch:
     """One forward of the UNet per sample, operator by operator (module docstring)."""
-    w = unet_written(cfg, attention, fp32_softmax, scores_input_held)
+    w = unet_written(cfg, attention, fp32_softmax, code)
     ops = tuple(w.ops)
     return GenericArch(
         name=name,
@@ -284,14 +313,14 @@ def unet_operators(
 
 
 def unet_written(
-    cfg: UNetConfig, attention: AttentionKind = "flash", fp32_softmax: bool = False, scores_input_held: bool = False
+    cfg: UNetConfig, attention: AttentionKind = "flash", fp32_softmax: bool = False, code: EagerCode = TODAYS_CODE
 ) -> _Ops:
     """The UNet's operators, parameters and largest live set per sample (`peak`). Eager attention
     softmaxes in fp16 (diffusers' UNet attention leaves upcast_softmax off) unless `fp32_softmax`:
     under torch.autocast, softmax is one of the ops autocast runs in float32, so its fp16 scores
     are cast up, softmaxed in fp32 and cast back by the module's `.to(value.dtype)`;
-    `scores_input_held`: diffusers 0.13-0.16's working set (`_Ops.materialized_attention`)."""
-    w = _Ops(scores_input_held)
+    `code`: what the release and the autocast dtype keep and run (`EagerCode`)."""
+    w = _Ops(code)
 
     def heads(block: int) -> tuple[int, bool] | None:
         return (cfg.heads[block], fp32_softmax) if attention == "eager" else None
@@ -359,11 +388,15 @@ def attention_written(model: GenericArch) -> AttentionKind | None:
     return None
 
 
-def _first_softmax_in_fp32(model: GenericArch) -> bool:
-    """Whether the first materialized attention softmaxes in fp32 (a cast follows its scores)."""
+def _first_softmax_kind(model: GenericArch) -> str:
+    """How the first materialized attention softmaxes: 'fp16', 'fp32' (cast up first: bf16 autocast)
+    or 'half-to-float' (fp16 autocast: fp16 read, fp32 written, then cast back)."""
     ops = model.operators
     first = next(i for i, op in enumerate(ops) if op.name.endswith(EAGER_SCORES_SUFFIX))
-    return first + 1 < len(ops) and ops[first + 1].name.endswith(".scores.float")
+    after = [op.name for op in ops[first + 1 : first + 3]]
+    if after and after[0].endswith(".scores.float"):
+        return "fp32"
+    return "half-to-float" if len(after) > 1 and after[1].endswith(".probs.half") else "fp16"
 
 
 def attention_note(model: GenericArch) -> str | None:
@@ -380,10 +413,11 @@ def attention_note(model: GenericArch) -> str | None:
             f"{model.name}: attention eager (--attention eager): each attention writes its heads x queries x keys "
             "score matrix in fp16 (baddbmm), softmaxes it in memory and reads it back (bmm), as diffusers without "
             "SDPA or xFormers runs it; the FLOPs are the fused kernel's; "
-            + (
-                "every softmax in fp32 between two casts (torch.autocast runs softmax in float32)"
-                if _first_softmax_in_fp32(model)
-                else "the UNet's softmax in fp16, the VAE's in fp32"
-            )
+            + {
+                "fp32": "every softmax in fp32 between two casts (torch.autocast runs softmax in float32)",
+                "half-to-float": "the UNet's softmax reads fp16 and writes fp32 (fp16 autocast: PyTorch's CUDA "
+                "softmax with half_to_float, no copy), then cast back; the VAE's in fp32",
+                "fp16": "the UNet's softmax in fp16, the VAE's in fp32",
+            }[_first_softmax_kind(model)]
         )
     return None

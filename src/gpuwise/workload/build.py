@@ -12,7 +12,7 @@ from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
-from gpuwise.catalog.unet_operators import attention_written, diffusers_release, holds_scores_input
+from gpuwise.catalog.unet_operators import EagerCode, attention_written, diffusers_release
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
@@ -93,7 +93,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
     if f.attention == "eager" and isinstance(model, GenericArch):
-        model = _operator_attention(model, _autocasts(f, task, catalog), _scores_input_held(f, model), catalog)
+        model = _operator_attention(model, _autocasts(f, task, catalog), _eager_code(f, model, task), catalog)
     elif f.diffusers_version is not None:
         raise UsageError(
             f"--diffusers-version applies to a diffusion pipeline under --attention eager; {model.name} is not one"
@@ -125,15 +125,15 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
 
 
-def _operator_attention(model: GenericArch, fp32_softmax: bool, held: bool, catalog: Catalog) -> GenericArch:
+def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode, catalog: Catalog) -> GenericArch:
     """--attention eager on a model written operator by operator: the catalog's diffusion models are
-    rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast; the
-    working set of diffusers 0.13-0.16 with `held`); a model without attention written out refuses
-    the flag with the models that take it."""
+    rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast; what
+    the diffusers release and the autocast dtype keep and run in `code`); a model without attention
+    written out refuses the flag with the models that take it."""
     if model.name in catalog.models:
         model = cast(
             GenericArch,
-            catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax, scores_input_held=held),
+            catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax, code=code),
         )
     if attention_written(model) == "eager":
         return model
@@ -145,11 +145,15 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, held: bool, cata
     )
 
 
-def _scores_input_held(f: WorkloadFields, model: GenericArch) -> bool:
-    """Whether --diffusers-version names a release that keeps baddbmm's input through the softmax;
-    the flag applies to a whole diffusion pipeline (a UNet alone is timed, its peak not kept)."""
+def _eager_code(f: WorkloadFields, model: GenericArch, task: str) -> EagerCode:
+    """What the eager attention's code keeps and runs: the --diffusers-version release (a whole
+    diffusion pipeline's; a UNet alone is timed, its peak not kept) and whether fp16 autocast
+    softmaxes half to float (PyTorch's CUDA softmax; bf16 is cast up first)."""
+    fp16_autocast = (
+        (f.weights_dtype or f.precision or "bf16") == "fp16" if task == "inference" else f.precision == "fp16"
+    )
     if f.diffusers_version is None:
-        return False
+        return EagerCode(half_to_float=fp16_autocast)
     from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline
 
     if not is_whole_pipeline(model):
@@ -157,11 +161,12 @@ def _scores_input_held(f: WorkloadFields, model: GenericArch) -> bool:
             f"--diffusers-version applies to a whole diffusion pipeline (its memory is the pipeline's peak); "
             f"{model.name} is not one"
         )
-    if diffusers_release(f.diffusers_version) is None:
+    release = diffusers_release(f.diffusers_version)
+    if release is None:
         raise UsageError(
             f"--diffusers-version takes a release such as 0.14, 0.16.1 or 0.14.0.dev0; got {f.diffusers_version!r}"
         )
-    return holds_scores_input(f.diffusers_version)
+    return EagerCode(release=release, half_to_float=fp16_autocast)
 
 
 def _autocasts(f: WorkloadFields, task: str, catalog: Catalog) -> bool:
