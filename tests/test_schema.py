@@ -245,3 +245,22 @@ def test_describe_error_shortens_long_values():
     except ValidationError as exc:
         message = describe_error(exc, WorkloadFields)
     assert len(message) < 120 and message.endswith("...")
+
+
+@pytest.mark.parametrize(("raw", "said"), [(0.14, "quote it: '0.14'"), (14, "quote it: '14'")])
+def test_a_number_where_text_belongs_says_to_quote_it(raw, said):
+    """A YAML plan file reads an unquoted 0.14 as a number (and 0.10 as 0.1): the error says to quote it."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as exc:
+        WorkloadFields.model_validate({"diffusers_version": raw})
+    message = describe_error(exc.value, WorkloadFields)
+    assert message.startswith("--diffusers-version must be text; got the number") and said in message
+
+
+def test_a_non_text_value_that_is_no_number_keeps_the_plain_message():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as exc:
+        WorkloadFields.model_validate({"diffusers_version": True})
+    assert describe_error(exc.value, WorkloadFields) == "--diffusers-version must be text; got True"

@@ -1037,6 +1037,9 @@ def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
     if kind == "value_error":  # the parser's own message already shows the value
         return f"{flag}: {rule}"
     shown = repr(str(raw) if isinstance(raw, float) and not math.isfinite(raw) else raw)
+    if kind == "string_type" and isinstance(raw, int | float) and not isinstance(raw, bool):
+        # YAML reads an unquoted 0.14 as a number (and 0.10 as 0.1): text must be quoted there
+        return f"{flag} {rule}; got the number {shorten(shown)} (in a YAML file, quote it: '{raw}')"
     return f"{flag} {rule}; got {shorten(shown)}"
 
 
