@@ -235,9 +235,8 @@ def pipeline_operators(
     guided = float(doc["guidance_scale"]) > 1.0
     pair = 2 if guided else 1
     unet = unet_operators(unet_cfg, name=f"{name}.unet", attention=attention, fp32_softmax=fp32_softmax, code=code)
-    unet_peak = (
-        unet_written(unet_cfg, attention, fp32_softmax, code).peak * pair
-    )  # the skip connections beside it aside
+    # the skip connections beside it aside
+    unet_peak = unet_written(unet_cfg, attention, fp32_softmax, code).peak * pair
     te = text_encoder(doc["text_encoder"])
     decoder = vae(doc["vae"], attention=attention)
     checker = safety_checker(doc["safety_checker"]) if doc.get("safety_checker") else Part("none", (), 0, 0.0)

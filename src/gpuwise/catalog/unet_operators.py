@@ -110,12 +110,6 @@ def diffusers_release(version: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def holds_scores_input(diffusers_version: str) -> bool:
-    """Whether a diffusers release ("0.14", "0.16.1rc1") keeps baddbmm's input through the softmax."""
-    release = diffusers_release(diffusers_version)
-    return release is not None and SCORES_INPUT_HELD[0] <= release < SCORES_INPUT_HELD[1]
-
-
 @dataclass(frozen=True, slots=True)
 class EagerCode:
     """What an eager attention's code keeps alive and runs, beyond its shapes: the diffusers release

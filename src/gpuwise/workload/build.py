@@ -93,7 +93,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
     if f.attention == "eager" and isinstance(model, GenericArch):
-        model = _operator_attention(model, _autocasts(f, task, catalog), _eager_code(f, model, task), catalog)
+        amp = _autocast_dtype(f, task, catalog)
+        model = _operator_attention(model, amp is not None, _eager_code(f, model, amp == "fp16"), catalog)
     elif f.diffusers_version is not None:
         raise UsageError(
             f"--diffusers-version applies to a diffusion pipeline under --attention eager; {model.name} is not one"
@@ -145,13 +146,10 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode,
     )
 
 
-def _eager_code(f: WorkloadFields, model: GenericArch, task: str) -> EagerCode:
+def _eager_code(f: WorkloadFields, model: GenericArch, fp16_autocast: bool) -> EagerCode:
     """What the eager attention's code keeps and runs: the --diffusers-version release (a whole
     diffusion pipeline's; a UNet alone is timed, its peak not kept) and whether fp16 autocast
     softmaxes half to float (PyTorch's CUDA softmax; bf16 is cast up first)."""
-    fp16_autocast = (
-        (f.weights_dtype or f.precision or "bf16") == "fp16" if task == "inference" else f.precision == "fp16"
-    )
     if f.diffusers_version is None:
         return EagerCode(half_to_float=fp16_autocast)
     from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline
@@ -169,16 +167,20 @@ def _eager_code(f: WorkloadFields, model: GenericArch, task: str) -> EagerCode:
     return EagerCode(release=release, half_to_float=fp16_autocast)
 
 
-def _autocasts(f: WorkloadFields, task: str, catalog: Catalog) -> bool:
-    """Whether PyTorch runs the model under torch.autocast at 16 bits, as the operator timer decides it:
-    training at 16 bits (mixed precision), or eager inference with --autocast (the eager runtime's default)."""
+def _autocast_dtype(f: WorkloadFields, task: str, catalog: Catalog) -> str | None:
+    """The 16-bit dtype PyTorch runs the model at under torch.autocast, as the operator timer decides
+    it (None: no autocast): training at 16 bits (mixed precision), or eager inference with --autocast
+    (the eager runtime's default) over 16-bit weights."""
+    dtype: str
     if task != "inference":
-        return (f.precision or "bf16") in ("fp16", "bf16")
-    engine = f.engine or DEFAULT_RUNTIME
-    if engine not in PYTORCH_RUNTIMES:
-        return False  # refused with its reason once the engine is known
-    amp = catalog.runtime(engine).autocast if f.autocast is None else f.autocast
-    return bool(amp) and (f.weights_dtype or f.precision or "bf16") in ("fp16", "bf16")
+        dtype = f.precision or "bf16"
+    else:
+        engine = f.engine or DEFAULT_RUNTIME
+        if engine not in PYTORCH_RUNTIMES:
+            return None  # refused with its reason once the engine is known
+        amp = catalog.runtime(engine).autocast if f.autocast is None else f.autocast
+        dtype = (f.weights_dtype or f.precision or "bf16") if amp else "none"
+    return dtype if dtype in ("fp16", "bf16") else None
 
 
 def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:

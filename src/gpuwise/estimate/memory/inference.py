@@ -83,7 +83,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
         else:
             acts = inference_workspace(model, job, n)
     else:
-        acts = _described_working_set(model, job, catalog, n)
+        acts = _described_working_set(model, job, n)
     detail["prefill_workspace"] = acts
     allocated = weights + kv + acts
     over = overheads(allocated, hw, sharded, n)
@@ -95,21 +95,23 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     )
 
 
-def _described_working_set(model: GenericArch, job: InferenceJob, catalog: Catalog, n: Notes) -> float:
+def _described_working_set(model: GenericArch, job: InferenceJob, n: Notes) -> float:
     """A model described operator by operator: its largest working set per sample, for every request
     of the batch, at the activations' element size (and which diffusers release's, where eager
     attention's matrices depend on it)."""
     from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline  # operator models only
-    from gpuwise.catalog.unet_operators import holds_scores_input
+    from gpuwise.catalog.unet_operators import EagerCode, diffusers_release
 
-    acts = (model.activation_bytes_per_sample or 0.0) * job.concurrency * _activation_scale(job, catalog, n)
+    scale = activation_element_bytes(job, n) / DESCRIBED_ELEMENT_BYTES
+    acts = (model.activation_bytes_per_sample or 0.0) * job.concurrency * scale
     if job.diffusers_version is not None:
+        held = EagerCode(release=diffusers_release(job.diffusers_version)).input_held
         n.add(
             f"diffusers {job.diffusers_version}: "
             + (
                 "get_attention_scores keeps baddbmm's input alive through the softmax, three score matrices "
                 "per attention at once (0.13 to 0.16)"
-                if holds_scores_input(job.diffusers_version)
+                if held
                 else "baddbmm's input is freed when it returns, two score matrices per attention at once"
             )
         )
@@ -122,14 +124,13 @@ def _described_working_set(model: GenericArch, job: InferenceJob, catalog: Catal
     return acts
 
 
-def _activation_scale(job: InferenceJob, catalog: Catalog, n: Notes) -> float:
-    """A described model's working set is written at 16 bits a value; fp32 weights run every
-    activation in fp32, twice that, as the operator timer runs them (autocast counts only over
-    16-bit weights: workload.build._autocasts)."""
-    if job.weights_dtype != "fp32" or job.engine not in catalog.runtimes:
-        return 1.0
-    n.add("fp32 weights: activations in fp32, twice the 16-bit working set")
-    return DTYPE_BYTES["fp32"] / DESCRIBED_ELEMENT_BYTES
+def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
+    """Bytes of an activation in serving: 16 bits, or fp32 where the weights are fp32 (no autocast
+    counts over fp32 weights, workload.build._autocast_dtype, so the operator timer runs them at 4)."""
+    if job.weights_dtype != "fp32":
+        return DESCRIBED_ELEMENT_BYTES
+    n.add("fp32 weights: activations in fp32, 4 bytes a value")
+    return int(DTYPE_BYTES["fp32"])
 
 
 def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
@@ -236,9 +237,7 @@ def inference_workspace(model: TransformerArch, job: InferenceJob, n: Notes) -> 
     tokens: float = job.concurrency * job.input_tokens
     if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
         tokens = min(tokens, n.conv("prefill_chunk_tokens"))
-    e = DTYPE_BYTES["fp32"] if job.weights_dtype == "fp32" else DESCRIBED_ELEMENT_BYTES
-    if e > DESCRIBED_ELEMENT_BYTES:
-        n.add("fp32 weights: activations in fp32, 4 bytes a value")
+    e = activation_element_bytes(job, n)
     per_token = e * (
         2 * model.hidden
         + model.q_dim / tp
