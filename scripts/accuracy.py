@@ -63,9 +63,9 @@ def _measured_summary(kind: str, errs: list[float]) -> list[str]:
     share = sum(abs(e) <= MEASURED_GOAL for e in errs) / len(errs)
     return [
         f"In sample (no constant is fitted to these peaks, but the model was developed with them in view; the "
-        f"first sixteen dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, the "
-        f"sixteenth since 2026-12-04); the seventeenth, gathered apart, is the out-of-sample check, "
-        f"docs/accuracy-holdout17.md, `python scripts/holdout.py --set 17`): "
+        f"first seventeen dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, "
+        f"the sixteenth and seventeenth since 2026-12-04); the eighteenth, gathered apart, is the out-of-sample check, "
+        f"docs/accuracy-holdout18.md, `python scripts/holdout.py --set 18`): "
         f"median |error| "
         f"{_median_abs(errs):.1%}, bias (median signed error) {statistics.median(errs):+.1%}, "
         f"{share:.0%} within ±{MEASURED_GOAL:.0%} (goal: median ≤ 10 %, ≥ 85 % within ±20 %)."

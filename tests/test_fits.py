@@ -1,5 +1,5 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout17.yaml,
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout18.yaml,
 scored by scripts/holdout.py) but fit_bands.py, whose band widths come from the scored holdouts' frozen first
 scorings (never the newest holdout, never a model constant), and leaving a source out leaves its whole family of releases out."""
 
@@ -23,7 +23,7 @@ FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
 # the arguments each fitting script is run with: `--check` where it writes a file, else what prints its numbers
 ARGS = {"fit_allocator_slack.py": ["--json"]}
 # the dated holdouts' case files in corpus/data, the first to the newest
-HOLDOUT_FILES = tuple(f"holdout{n}.yaml" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17))
+HOLDOUT_FILES = tuple(f"holdout{n}.yaml" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18))
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
 GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     """
@@ -36,8 +36,8 @@ GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     script = sys.argv[1]
     # fit_bands.py alone reads the holdouts already scored (corpus.first_scorings.CALIBRATING: their frozen
     # first-scoring errors set band widths, never a model constant): those whose first scoring is frozen (the
-    # sixteenth's is, docs/accuracy-holdout16-2026-12-03.md); the newest holdout, the seventeenth, stays closed to it
-    OPEN = NAMES[:16] if Path(script).name == "fit_bands.py" else ()
+    # seventeenth's is, docs/accuracy-holdout17-2026-12-04.md); the newest holdout, the eighteenth, stays closed to it
+    OPEN = NAMES[:17] if Path(script).name == "fit_bands.py" else ()
     SHUT = tuple(p for p, name in zip(SETS, NAMES) if name not in OPEN)
 
     def refuse(event, args):
@@ -88,17 +88,17 @@ def test_every_fitting_script_is_guarded():
             continue
         text = (ROOT / "scripts" / name).read_text(encoding="utf-8")
         assert "from corpus import holdout" not in text and "corpus.holdout" not in text, name
-    assert 17 not in CALIBRATING  # the seventeenth judges the changes made after the sixteenth's misses were read
+    assert 18 not in CALIBRATING  # the eighteenth judges the changes made after the seventeenth's misses were read
 
 
-def test_fit_bands_never_reads_the_seventeenth_holdout(tmp_path):
-    """The guard as fit_bands.py runs under it: the sixteen holdouts with a frozen first scoring open, the
-    seventeenth refused."""
+def test_fit_bands_never_reads_the_eighteenth_holdout(tmp_path):
+    """The guard as fit_bands.py runs under it: the seventeen holdouts with a frozen first scoring open, the
+    eighteenth refused."""
     probe = tmp_path / "fit_bands.py"
-    probe.write_text("open('corpus/data/holdout16.yaml').read()\nopen('corpus/data/holdout17.yaml').read()\n")
+    probe.write_text("open('corpus/data/holdout17.yaml').read()\nopen('corpus/data/holdout18.yaml').read()\n")
     proc = _guarded(str(probe))
-    assert proc.returncode != 0 and "read the dated holdout" in proc.stderr and "holdout17.yaml" in proc.stderr
-    assert "holdout16.yaml" not in proc.stderr
+    assert proc.returncode != 0 and "read the dated holdout" in proc.stderr and "holdout18.yaml" in proc.stderr
+    assert "holdout17.yaml" not in proc.stderr
 
 
 def test_nemo_and_megatron_bridge_releases_are_one_family():
