@@ -20,8 +20,6 @@ from .conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
-# the arguments each fitting script is run with: `--check` where it writes a file, else what prints its numbers
-ARGS = {"fit_allocator_slack.py": ["--json"]}
 # the dated holdouts' case files in corpus/data, the first to the newest
 HOLDOUT_FILES = tuple(f"holdout{n}.yaml" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18))
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
@@ -75,7 +73,7 @@ def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
 def test_fit_is_current_and_never_reads_the_holdout(script):
     """Each fitting script, under the guard: its written files are up to date (or, for a probe that
     writes nothing, it runs) and it opens no holdout file on the way."""
-    proc = _guarded(f"scripts/{script}", *ARGS.get(script, ["--check"]))
+    proc = _guarded(f"scripts/{script}", "--check")
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 

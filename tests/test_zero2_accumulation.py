@@ -85,6 +85,8 @@ def test_torchtitan_pipeline_stages_hold_gradients_whole_at_zero2_as_at_zero3():
 
 def test_the_search_times_the_stages_that_can_win():
     assert zero_stages(1, 1, accumulates=True) == (0,)
+    # one GPU with the optimizer in CPU memory: ZeRO-Offload (ZeRO-1) is its own layout, timed beside the loop
+    assert zero_stages(1, 1, accumulates=True, offloads_optimizer=True) == (0, 1)
     assert zero_stages(8, 1, accumulates=False) == (2, 3)  # one micro-batch: ZeRO-2 dominates ZeRO-1
     assert zero_stages(8, 1, accumulates=True) == (2, 1, 3)  # ZeRO-1 reduces once: timed, after ZeRO-2
     assert zero_stages(8, 4, accumulates=True) == (1,)  # Megatron, DeepSpeed: the distributed optimizer

@@ -67,6 +67,9 @@ FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fi
 UNCERTAINTY_FILE = "uncertainty.yaml"  # written by scripts/fit_bands.py
 SERVING_FIT_FILE = "serving_fit.yaml"  # written by scripts/fit_serving.py
 OPERATOR_FIT_FILE = "operator_fit.yaml"  # written by scripts/fit_operators.py
+ALLOCATOR_FIT_FILE = "allocator_fit.yaml"  # written by scripts/fit_allocator_slack.py
+# the generated files of fitted conventions, merged into conventions.yaml's (each name in one file)
+FITTED_CONVENTION_FILES = (OPERATOR_FIT_FILE, ALLOCATOR_FIT_FILE)
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -547,13 +550,15 @@ def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str
 
 
 def _conventions(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Convention]:
-    """conventions.yaml's conventions and those scripts/fit_operators.py fitted (each defined in one file)."""
-    own = _entries(doc, "conventions", Convention, "conventions.yaml", keyed=True)
-    fitted = _entries(_read(OPERATOR_FIT_FILE, data_dir), "conventions", Convention, OPERATOR_FIT_FILE, keyed=True)
-    both = sorted(own.keys() & fitted.keys())
-    if both:
-        raise ConfigError(f"conventions.yaml and {OPERATOR_FIT_FILE} both define {both}: the fit's file owns them")
-    return {**own, **fitted}
+    """conventions.yaml's conventions and those the fitting scripts wrote (each defined in one file)."""
+    out = _entries(doc, "conventions", Convention, "conventions.yaml", keyed=True)
+    for fname in FITTED_CONVENTION_FILES:
+        fitted = _entries(_read(fname, data_dir), "conventions", Convention, fname, keyed=True)
+        both = sorted(out.keys() & fitted.keys())
+        if both:
+            raise ConfigError(f"{fname} and another conventions file both define {both}: the fit's file owns them")
+        out.update(fitted)
+    return out
 
 
 def _engines(doc: dict[str, Any], data_dir: Path | None) -> dict[str, EngineProfile]:

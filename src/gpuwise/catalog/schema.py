@@ -282,6 +282,9 @@ class Framework(_Sourced):
     main_gradient_bytes: dict[str, float] = field(default_factory=dict)
     fp32_params: bool
     master_weights: bool
+    # parameters and gradients in contiguous buffers allocated once (Megatron Core): the caching
+    # allocator's slack is the convention allocator_fragmentation_assumed, not the fitted one
+    contiguous_buffers: bool = False
     norm_saved_bytes: Annotated[float, Gt(0)]
     fused_swiglu: bool
     attention_kernel: Literal["fa2", "fused"]  # FlashAttention-2, or fused cuDNN / FlashAttention-3 class

@@ -120,9 +120,16 @@ def expert_degrees(work: TrainingJob, count: int, tp: int, pp: int, cat: Catalog
 
 
 def zero_stages(
-    dp: int, pp: int, accumulates: bool, pipeline_max_zero: int = 1, tables_sharded: bool = False
+    dp: int,
+    pp: int,
+    accumulates: bool,
+    pipeline_max_zero: int = 1,
+    tables_sharded: bool = False,
+    offloads_optimizer: bool = False,
 ) -> tuple[int, ...]:
-    """ZeRO stages worth timing. One data-parallel rank: nothing to shard. In one micro-batch a step,
+    """ZeRO stages worth timing. One data-parallel rank: nothing to shard, but with the optimizer kept
+    in CPU memory ZeRO-Offload on one GPU (ZeRO-1: 16-bit weights on the GPU, the fp32 master with the
+    optimizer on the CPU) is another layout than the stack's own loop, so it is timed too. In one micro-batch a step,
     ZeRO-1 and -2 move the same bytes as plain data parallelism (reduce-scatter + all-gather =
     all-reduce; Rajbhandari et al., section 7) with a sharded optimizer and less memory, so stage 2
     dominates 0 and 1; with gradient accumulation stage 2 reduce-scatters every micro-batch, so
@@ -131,8 +138,10 @@ def zero_stages(
     and DeepSpeed, which refuses ZeRO-2/3 with pipelines, shard the optimizer only; torchtitan's FSDP
     goes further). A recommender trains embedding-sharded: its tables are split over the GPUs already
     and its dense part runs under DDP (TorchRec)."""
-    if dp == 1 or tables_sharded:
+    if tables_sharded:
         return (0,)
+    if dp == 1:
+        return (0, 1) if offloads_optimizer else (0,)
     if pp > 1:
         return tuple(range(1, max(1, pipeline_max_zero) + 1))
     return (2, 1, 3) if accumulates else (2, 3)
@@ -348,7 +357,7 @@ def _search(
         max_zero = framework_of(work, cat).pipeline_max_zero
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat),
-            zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model)),
+            zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model), "optimizer" in work.offload),
         ):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(

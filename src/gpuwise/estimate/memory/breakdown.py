@@ -112,9 +112,13 @@ class Notes:
             self.items.append(text)
 
 
-def overheads(allocated: float, hw: Hardware, comm: bool, n: Notes) -> dict[str, float]:
+def overheads(allocated: float, hw: Hardware, comm: bool, n: Notes, fitted_slack: bool = False) -> dict[str, float]:
+    """The CUDA context, NCCL's buffers and the caching allocator's slack: the one fitted to training
+    peaks of PyTorch-native stacks (`fitted_slack`), else the assumption (serving, and stacks whose
+    parameters and gradients live in contiguous buffers allocated once)."""
     out = {"cuda_context": n.conv("cuda_context_bytes")}
     if comm:
         out["nccl_buffers"] = n.conv("nccl_buffer_bytes_per_channel") * n.conv("nccl_channels")
-    out["allocator_fragmentation"] = allocated * n.conv("allocator_fragmentation")
+    slack = "allocator_fragmentation" if fitted_slack else "allocator_fragmentation_assumed"
+    out["allocator_fragmentation"] = allocated * n.conv(slack)
     return out

@@ -121,7 +121,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
         detail["autocast_weight_copies"] = copies
         acts += copies
     allocated = weights + grads + opt + master + acts - detail.get("paged_optimizer_states", 0.0)
-    over = overheads(allocated, hw, hw.count > 1, n)
+    over = overheads(allocated, hw, hw.count > 1, n, fitted_slack=not prof.contiguous_buffers)
     if job.method == "qlora" and isinstance(job.model, TransformerArch):
         big = max(lin.d_in * lin.d_out for _, d in job.model.block_kinds() for lin in job.model.linears(d)) / par.tp
         over["dequant_buffer"] = big * DTYPE_BYTES["bf16"]
