@@ -166,9 +166,25 @@ class SlurmCluster:
 
     # --- daemons ------------------------------------------------------------------------
     def start(self, slurmd_nodes: Iterable[str] | None = None) -> None:
-        self.write_conf()
-        self._daemon([tool("slurmctld"), "-f", str(self.conf), "-i"], "slurmctld")
-        _wait(self._ctld_up, 30, lambda: "slurmctld did not answer: " + self.log("slurmctld"))
+        """slurmctld, then each node's slurmd. The ports were free when picked, but another process (the
+        other test worker's connections) may bind one first: slurmctld then exits with 'Address already
+        in use' (the fresh-clone CI of 2026-12-04), and it is started again on new ports, twice at most
+        (where the node lines are the caller's, their ports are too, so that failure stands)."""
+        for attempt in range(3):
+            for old in (self.root / "log").glob("slurmctld*.log"):  # each attempt's log alone
+                old.unlink()
+            self.write_conf()
+            self._daemon([tool("slurmctld"), "-f", str(self.conf), "-i"], "slurmctld")
+            try:
+                _wait(self._ctld_up, 30, lambda: "slurmctld did not answer: " + self.log("slurmctld"))
+                break
+            except RuntimeError:
+                if attempt == 2 or self.node_lines is not None or "Address already in use" not in self.log("slurmctld"):
+                    raise
+                from .conftest import free_port
+
+                self.stop()
+                self.ports = [free_port() for _ in self.ports]
         for name in self.nodes if slurmd_nodes is None else slurmd_nodes:
             self._daemon([tool("slurmd"), "-f", str(self.conf), "-N", name], f"slurmd {name}")
 

@@ -356,3 +356,28 @@ def test_the_throwaway_cluster_starts_a_slurmd_that_never_registered_again(munge
         assert all(f"NodeName={n} " in states for n in names) and states.count("State=IDLE") == 2
     finally:
         cluster.stop()
+
+
+def test_the_throwaway_cluster_moves_off_a_port_taken_meanwhile(munge_socket: str, tmp_path: Path) -> None:
+    """The CI failure of 2026-12-04: a port free when picked was bound by another process before
+    slurmctld, which exited with 'Address already in use'; start() picks new ports and starts again."""
+    import socket
+
+    from .conftest import free_port, slurm_gres_types
+    from .slurm_cluster import SlurmCluster
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        busy = int(taken.getsockname()[1])
+        cluster = SlurmCluster(
+            tmp_path / "c", munge_socket, ["port-node1"], slurm_gres_types()[:1], [busy, free_port()]
+        )
+        cluster.root.mkdir()
+        try:
+            cluster.start()
+            assert cluster.ports[0] != busy
+            cluster.wait_idle(["port-node1"], seconds=60)
+        finally:
+            cluster.stop()

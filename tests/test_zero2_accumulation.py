@@ -85,8 +85,11 @@ def test_torchtitan_pipeline_stages_hold_gradients_whole_at_zero2_as_at_zero3():
 
 def test_the_search_times_the_stages_that_can_win():
     assert zero_stages(1, 1, accumulates=True) == (0,)
-    # one GPU with the optimizer in CPU memory: ZeRO-Offload (ZeRO-1) is its own layout, timed beside the loop
-    assert zero_stages(1, 1, accumulates=True, offloads_optimizer=True) == (0, 1)
+    # one GPU with the optimizer in CPU memory, on a stack that runs DeepSpeed's ZeRO-Offload (ZeRO-2): its
+    # own layout, timed beside the loop; FSDP and torchtitan offload parameters, gradients and states together
+    assert zero_stages(1, 1, accumulates=True, zero_offload=True) == (0, 2)
+    assert CAT.frameworks["hf-trainer"].zero_offload and CAT.frameworks["deepspeed"].zero_offload
+    assert not CAT.frameworks["fsdp"].zero_offload and not CAT.frameworks["torchtitan"].zero_offload
     assert zero_stages(8, 1, accumulates=False) == (2, 3)  # one micro-batch: ZeRO-2 dominates ZeRO-1
     assert zero_stages(8, 1, accumulates=True) == (2, 1, 3)  # ZeRO-1 reduces once: timed, after ZeRO-2
     assert zero_stages(8, 4, accumulates=True) == (1,)  # Megatron, DeepSpeed: the distributed optimizer

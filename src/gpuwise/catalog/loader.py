@@ -552,12 +552,13 @@ def _collectives(doc: dict[str, Any], sources: Mapping[str, Source]) -> dict[str
 def _conventions(doc: dict[str, Any], data_dir: Path | None) -> dict[str, Convention]:
     """conventions.yaml's conventions and those the fitting scripts wrote (each defined in one file)."""
     out = _entries(doc, "conventions", Convention, "conventions.yaml", keyed=True)
+    owner = dict.fromkeys(out, "conventions.yaml")
     for fname in FITTED_CONVENTION_FILES:
         fitted = _entries(_read(fname, data_dir), "conventions", Convention, fname, keyed=True)
-        both = sorted(out.keys() & fitted.keys())
-        if both:
-            raise ConfigError(f"{fname} and another conventions file both define {both}: the fit's file owns them")
+        if both := sorted(out.keys() & fitted.keys()):
+            raise ConfigError(f"{owner[both[0]]} and {fname} both define {both}: the fit's file owns them")
         out.update(fitted)
+        owner.update(dict.fromkeys(fitted, fname))
     return out
 
 

@@ -323,6 +323,9 @@ class Framework(_Sourced):
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
+    # runs DeepSpeed's ZeRO-Offload (optimizer states and fp32 master in CPU memory under ZeRO-2, 16-bit
+    # weights on the GPU): what a one-GPU layout search may choose beside the stack's own loop
+    zero_offload: bool = False
     interleaved_pipeline: bool = False  # runs the interleaved 1F1B schedule (virtual pipeline stages)
     expert_parallel: bool = False  # shards MoE experts over ranks (--ep), which the layout search may choose
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0

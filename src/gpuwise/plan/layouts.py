@@ -125,11 +125,12 @@ def zero_stages(
     accumulates: bool,
     pipeline_max_zero: int = 1,
     tables_sharded: bool = False,
-    offloads_optimizer: bool = False,
+    zero_offload: bool = False,
 ) -> tuple[int, ...]:
-    """ZeRO stages worth timing. One data-parallel rank: nothing to shard, but with the optimizer kept
-    in CPU memory ZeRO-Offload on one GPU (ZeRO-1: 16-bit weights on the GPU, the fp32 master with the
-    optimizer on the CPU) is another layout than the stack's own loop, so it is timed too. In one micro-batch a step,
+    """ZeRO stages worth timing. One data-parallel rank: nothing to shard, but where the stack runs
+    DeepSpeed's ZeRO-Offload and the optimizer is kept in CPU memory (`zero_offload`), ZeRO-Offload on
+    one GPU (ZeRO-2: 16-bit weights on the GPU, the fp32 master with the optimizer on the CPU) is
+    another layout than the stack's own loop, so it is timed too. In one micro-batch a step,
     ZeRO-1 and -2 move the same bytes as plain data parallelism (reduce-scatter + all-gather =
     all-reduce; Rajbhandari et al., section 7) with a sharded optimizer and less memory, so stage 2
     dominates 0 and 1; with gradient accumulation stage 2 reduce-scatters every micro-batch, so
@@ -141,7 +142,7 @@ def zero_stages(
     if tables_sharded:
         return (0,)
     if dp == 1:
-        return (0, 1) if offloads_optimizer else (0,)
+        return (0, 2) if zero_offload else (0,)
     if pp > 1:
         return tuple(range(1, max(1, pipeline_max_zero) + 1))
     return (2, 1, 3) if accumulates else (2, 3)
@@ -348,16 +349,17 @@ def _search(
 ) -> LayoutChoice:
     s = _Search(work, hw, cat, rates, _recomputes(work), limit)
     cp = degrees[2] if degrees else 1
+    prof = framework_of(work, cat)
+    offloads = prof.zero_offload and "optimizer" in work.offload  # ZeRO-Offload: one GPU may shard too
     for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw):
         dp = hw.count // (tp * pp * cp)
         micros = micro_batches(work, dp)
         if not micros:
             continue
         accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
-        max_zero = framework_of(work, cat).pipeline_max_zero
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat),
-            zero_stages(dp * cp, pp, accumulates, max_zero, embedding_sharded(work.model), "optimizer" in work.offload),
+            zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads),
         ):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(

@@ -112,7 +112,7 @@ class Notes:
             self.items.append(text)
 
 
-def overheads(allocated: float, hw: Hardware, comm: bool, n: Notes, fitted_slack: bool = False) -> dict[str, float]:
+def overheads(allocated: float, hw: Hardware, comm: bool, n: Notes, *, fitted_slack: bool) -> dict[str, float]:
     """The CUDA context, NCCL's buffers and the caching allocator's slack: the one fitted to training
     peaks of PyTorch-native stacks (`fitted_slack`), else the assumption (serving, and stacks whose
     parameters and gradients live in contiguous buffers allocated once)."""

@@ -86,7 +86,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
         acts = _described_working_set(model, job, n)
     detail["prefill_workspace"] = acts
     allocated = weights + kv + acts
-    over = overheads(allocated, hw, sharded, n)
+    over = overheads(allocated, hw, sharded, n, fitted_slack=False)  # no serving peak fits the slack
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
     reserved = _engine_reserved(job, bd, hw, n)
