@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -95,8 +96,29 @@ def _pg_bindir() -> Path | None:
     return Path(found).parent if found else None
 
 
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out for outgoing connections (Linux: ip_local_port_range)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def free_port() -> int:
-    """A loopback TCP port free when asked (another process may take it before it is bound)."""
+    """A TCP port free when asked, for a daemon that binds it a moment later. Below the kernel's
+    ephemeral range where there is one: a port bind(0) returns is in that range, and there any process's
+    outgoing connection may take it first (slurmctld exited 'Address already in use' in the fresh-clone
+    CI twice on 2026-12-04, the other test worker's Slurm clients connecting meanwhile)."""
+    low = _ephemeral_low()
+    rng = random.SystemRandom()
+    for _ in range(200 if low > 20000 else 0):
+        port = rng.randrange(10000, low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
