@@ -20,8 +20,8 @@ from gpuwise.estimate.memory import memory
 from gpuwise.estimate.memory.activations import layer_activation_bytes
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.inference import kv_cache_bytes
-from gpuwise.estimate.memory.states import shard_model_states
-from gpuwise.workload import build_hardware, build_workload, check_layout
+from gpuwise.estimate.memory.states import framework_of, shard_model_states
+from gpuwise.workload import TrainingJob, build_hardware, build_workload, check_layout
 
 DATA = Path(__file__).parent / "data" / "published_memory.yaml"
 RUNS = Path(__file__).parent / "data" / "published_memory_training.yaml"
@@ -88,6 +88,7 @@ class Result:
     checked: bool  # asserted within tolerance
     tolerance: float
     note: str
+    stack: str | None = None  # the training stack the estimate ran (framework id), for training peaks
 
     @property
     def error(self) -> float | None:
@@ -278,7 +279,7 @@ def _measured_part(case: dict[str, Any], est: Any) -> tuple[float, str]:
     return est.as_reported()[how], MEASURES[how]
 
 
-def _training_peak(case: dict[str, Any], cat: Catalog) -> tuple[float, str]:
+def _training_peak(case: dict[str, Any], cat: Catalog) -> tuple[float, str, str]:
     """A published training run's peak (framework, layout and method as the run states them)."""
     inp = case["inputs"]
     keys = ("framework", "precision", "tp", "pp", "cp", "vpp", "ep", "zero", "micro_batch", "global_batch", "seq")
@@ -293,7 +294,8 @@ def _training_peak(case: dict[str, Any], cat: Catalog) -> tuple[float, str]:
     work = build_workload(opts, cat)
     hw = build_hardware(f"{inp['gpu']}:{inp['gpus']}", cat, min(int(inp.get("gpus_per_node") or 8), int(inp["gpus"])))
     check_layout(work, hw)
-    return _measured_part(case, memory(work, hw, cat))
+    assert isinstance(work, TrainingJob)
+    return (*_measured_part(case, memory(work, hw, cat)), framework_of(work, cat).id)
 
 
 def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
@@ -313,6 +315,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
     checked = conf in ("high", "medium") and vt != "nominal"
     note = ""
     ours: float | None
+    stack: str | None = None
     if kind == "zero_model_states":
         p, k = float(inp["params"]), float(inp["k_optimizer_bytes_per_param"])
         w, g, o, m = shard_model_states(
@@ -370,7 +373,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         if vt == "nominal":
             note = "nominal figure (all parameters x bytes); gpuwise keeps embeddings/head 16-bit when quantized"
     elif kind == "training_peak":
-        ours, note = _training_peak(case, cat)
+        ours, note, stack = _training_peak(case, cat)
         if why := _unmodelled(inp):
             checked, note = False, "not modelled: " + "; ".join(why)
     elif kind in ("finetune_peak", "inference_peak"):
@@ -420,6 +423,8 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         check_layout(work, hw)
         est = memory(work, hw, cat)
         ours, note = _measured_part(case, est)
+        if isinstance(work, TrainingJob):
+            stack = framework_of(work, cat).id
         if why:
             checked = False
             note = "not modelled: " + "; ".join(why)
@@ -429,7 +434,7 @@ def evaluate(case: dict[str, Any], cat: Catalog) -> Result:
         note = f"known miss: {KNOWN_MISSES[case['id']]}"
     if case.get("unchecked"):  # the source's figure is not a peak of the run it describes (the case says why)
         checked, note = False, f"unchecked: {case['unchecked']}"
-    return Result(**base, ours=ours, checked=checked, tolerance=tol, note=note)
+    return Result(**base, ours=ours, checked=checked, tolerance=tol, note=note, stack=stack)
 
 
 def evaluate_all(cat: Catalog) -> list[Result]:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from corpus.families import family_of  # noqa: E402
 from corpus.generated import write_or_check  # noqa: E402
-from corpus.memory_accuracy import KNOWN_MISSES, SOURCE_FRAMEWORKS, evaluate_all, load, measured_as  # noqa: E402
+from corpus.memory_accuracy import KNOWN_MISSES, evaluate_all, load, measured_as  # noqa: E402
 from gpuwise.catalog import load_catalog  # noqa: E402
 
 KINDS = ("finetune_peak", "training_peak")
@@ -60,8 +60,7 @@ def reserved_peaks() -> tuple[list[Peak], float]:
             continue
         if measured_as(cases[r.id]) != "max_reserved":
             continue
-        stack = cases[r.id].get("inputs", {}).get("framework") or SOURCE_FRAMEWORKS.get(r.source)
-        if stack in cat.frameworks and cat.frameworks[stack].contiguous_buffers:
+        if r.stack is not None and cat.frameworks[r.stack].contiguous_buffers:  # the stack the estimate ran
             continue
         out.append(Peak(r.id, r.source, r.published, r.ours / (1 + slack)))  # max_reserved = allocated x (1 + slack)
     return out, cat.conventions["allocator_fragmentation_assumed"].value

@@ -196,8 +196,7 @@ class _Ops:
             self.held = held
         if upcast and self.code.half_to_float:
             self._add(Operator(f"{p}.softmax", "elementwise", 0.0, (_E + 4) * scores), False)
-            named = self.held + (_E * scores if self.code.scores_named_at_cast else 0.0)
-            self.held = named
+            self.held += _E * scores if self.code.scores_named_at_cast else 0.0
             self._add(Operator(f"{p}.probs.half", "elementwise", 0.0, (4 + _E) * scores), False)
         elif upcast:
             self._add(Operator(f"{p}.scores.float", "elementwise", 0.0, (_E + 4) * scores), False)
