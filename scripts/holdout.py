@@ -20,7 +20,8 @@ apart from all thirteen; with `--set 15`, docs/accuracy-holdout15.md against the
 gathered apart from all fourteen; with `--set 16`, docs/accuracy-holdout16.md against the sixteenth
 (corpus/data/holdout16.yaml), gathered apart from all fifteen; with `--set 17`, docs/accuracy-holdout17.md against the
 seventeenth (corpus/data/holdout17.yaml), gathered apart from all sixteen; with `--set 18`, docs/accuracy-holdout18.md
-against the eighteenth (corpus/data/holdout18.yaml), gathered apart from all seventeen.
+against the eighteenth (corpus/data/holdout18.yaml), gathered apart from all seventeen; with `--set 19`,
+docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), gathered apart from all eighteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -272,6 +273,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         17: "seventeenth",
         18: "eighteenth",
         19: "nineteenth",
+        20: "twentieth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -1636,6 +1636,93 @@ EXPECTED: dict[int, Expected] = {
             "trtllm-issue220-8xa100-llama2-70b-fp16-benchmarkpy-b80-in512-out200-latency": -0.243,
         },
     ),
+    19: Expected(
+        first_read="2026-12-04",
+        kinds={"memory": 6, "training": 12, "inference": 24},
+        sources=20,
+        marked={"family": 10, "extra_row_of_source": 22},
+        # TRL's expert-parallel Qwen3-30B-A3B row (step time and peak memory), written as --tp 8 --ep 8: gpuwise
+        # refuses the expert-tensor-parallel degree it defaults to (--etp = --tp, 8 x 8 ranks on 8 GPUs); both stay
+        # in the set, unscored, counted outside ±20 %
+        refused_for=frozenset({"tp-ep-shared-batch", "rounded-figure", "memory-measure-unstated"}),
+        refusal_notes=("must divide the tp x cp x dp",),
+        unscored=frozenset(
+            {
+                "trl-pr6869-8xh100-qwen3-30b-a3b-full-ft-ep8-s2048-step-time",
+                "trl-pr6869-8xh100-qwen3-30b-a3b-full-ft-ep8-s2048-peak-memory",
+            }
+        ),
+        end_to_end=(
+            "mbridge-skill-memtuning-32xh100-llama3-70b-sft-fp8cs-tp4-pp8-vpp5-peak-mem",
+            "mbridge-card-qwen3-8b-16xh100-pretrain-dp16-gbs1024-s4096-step-time",
+            "vllm-issue25915-1xh100-qwen3-8b-bf16-vllm085-bench-throughput-in1024-out2048-output-tok-per-s",
+            "vllm-issue5316-1xa40-phi3-mini-bf16-vllm043-summarize-rate60-median-tpot",
+        ),
+        by_hand={
+            # Peak Mem (GB) 53.2, read as decimal GB
+            "mbridge-skill-memtuning-32xh100-llama3-70b-sft-fp8cs-tp4-pp8-vpp5-peak-mem": 53.2e9,
+            # memory: 47.61GiB (torchtitan's max reserved)
+            "torchtitan-issue929-8xa100-80gb-llama3-8b-fsdp2-compile-sac-mb1-s8192-max-reserved": 47.61 * 2**30,
+            # tps 2,931 / 2,872 / 2,949 at steps 20, 30 and 40: their mean, 2917.3 as written
+            "torchtitan-issue929-8xa100-80gb-llama3-8b-fsdp2-compile-sac-mb1-s8192-tps-per-gpu": 2917.3,
+            # 0.575 requests/s (its tokens/s counts prompt and output tokens) x 1024 output tokens
+            "vllm-issue1888-1xa100-mistral-7b-fp16-benchmark-throughput-in10240-out1024-n100-output-tok-per-s": 588.8,
+            # response_token_count 15610 over dur_s 91.73, 170.17 as written
+            "anyscale-cbb-issue4-1xa100-40gb-opt-13b-vllm012-in512-range32-output-tok-per-s": 170.17,
+            # Median TPOT (ms) 189.92
+            "vllm-issue5316-1xa40-phi3-mini-bf16-vllm043-summarize-rate60-median-tpot": 189.92e-3,
+            # last_10_steps_step_time_ms_avg: 24361.810
+            "mbridge-card-qwen3-8b-16xh100-pretrain-dp16-gbs1024-s4096-step-time": 24.36181,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-04, at main 51c0a65, before any change made
+        # after holdout 18's misses were read) plus 2 points: each scored case's |error| may not grow by more than
+        # 3 points, each kind's median |error| by more than 2. The state on that date, not the goals.
+        medians={"memory": 0.343, "training": 0.195, "inference": 0.413},
+        first_errors={
+            "anyscale-cbb-issue4-1xa100-40gb-opt-13b-vllm012-in512-range32-output-tok-per-s": +0.049,
+            "mbridge-card-qwen3-30b-a3b-16xh100-pretrain-ep16-gbs1024-s4096-step-time": +0.175,
+            "mbridge-card-qwen3-30b-a3b-16xh100-pretrain-perf-recipe-ep16-gbs1024-s4096-step-time": +0.767,
+            "mbridge-card-qwen3-30b-a3b-16xh100-sft-ep16-gbs32-s2048-packed-step-time": -0.542,
+            "mbridge-card-qwen3-8b-16xh100-pretrain-dp16-gbs1024-s4096-step-time": +0.140,
+            "mbridge-card-qwen3-8b-1xh100-lora-r8-qkv-proj-gbs8-s8192-packed-step-time": +0.365,
+            "mbridge-card-qwen3-8b-4xh100-sft-tp4-gbs8-s8192-packed-step-time": +0.124,
+            "mbridge-skill-memtuning-32xh100-llama3-70b-sft-fp8cs-tp4-pp8-vpp5-peak-mem": +0.323,
+            "mbridge-skill-memtuning-32xh100-llama3-70b-sft-fp8cs-tp8-pp4-vpp5-peak-mem": +0.122,
+            "mbridge-skill-recompute-32xh100-llama3-70b-sft-fp8cs-tp4-pp4-vpp5-mlp-attn-recompute-peak-mem": +0.537,
+            "mbridge-skill-recompute-32xh100-llama3-70b-sft-fp8cs-tp4-pp4-vpp5-mlp-recompute-peak-mem": +0.537,
+            "nemo-rl-issue966-32xh200-qwen3-30b-a3b-sft-megatron-ep8-tp1-gbs512-mbs8-s4k-step-time": -0.625,
+            "nemo-rl-issue966-32xh200-qwen3-30b-a3b-sft-megatron-ep8-tp2-gbs512-mbs1-s32k-packed-step-time": +2.041,
+            "paddle-benchmark-pr1672-1xa100-timm-resnet50-amp-nhwc-bs256-compile-samples-per-s": +0.085,
+            "paddle-benchmark-pr1672-1xa100-timm-resnet50-amp-nhwc-bs256-eager-samples-per-s": +0.093,
+            "torchtitan-issue929-8xa100-80gb-llama3-8b-fsdp2-compile-sac-mb1-s8192-max-reserved": +0.052,
+            "torchtitan-issue929-8xa100-80gb-llama3-8b-fsdp2-compile-sac-mb1-s8192-tps-per-gpu": -0.051,
+            "trtllm-issue1410-2xa100-llama2-13b-fp16-benchmarkpy-b1-in710-out190-generation-tok-per-s": +0.754,
+            "trtllm-issue1410-2xa100-llama2-13b-fp16-benchmarkpy-b1-in710-out190-latency": -0.500,
+            "trtllm-issue6294-1xh100-pcie-llama31-8b-fp8-trtllm-0200-nvidia-rerun-in128-out128-output-tok-per-s": -0.043,
+            "trtllm-issue6294-1xh100-pcie-llama31-8b-fp8-trtllm-bench-pytorch-0200-in128-out128-output-tok-per-s": +1.358,
+            "trtllm-issue703-1xh100-gptj-6b-gptsession-b64-in2048-out128-latency": +0.067,
+            "trtllm-issue703-1xh100-gptj-6b-gptsession-b64-in2048-out2048-latency": -0.072,
+            "vllm-issue16300-2xa100-80gb-qwq-32b-vllm072-latency-b128-in1-out200": -0.491,
+            "vllm-issue16300-4xa100-80gb-qwq-32b-vllm072-latency-b1-in1-out200": -0.296,
+            "vllm-issue16300-8xa100-80gb-qwq-32b-vllm072-latency-b16-in1-out200": -0.541,
+            "vllm-issue17852-2xh20-qwen3-32b-bf16-sglang-random-in512-out512-tpot": +8.631,
+            "vllm-issue17852-2xh20-qwen3-32b-bf16-vllm-random-in512-out512-tpot": +8.029,
+            "vllm-issue17852-2xh20-qwen3-32b-fp8-sglang-random-in512-out512-tpot": +8.721,
+            "vllm-issue18725-1xh200-qwq-32b-bf16-vllm-sharegpt10-c1-output-tok-per-s": -0.550,
+            "vllm-issue1888-1xa100-mistral-7b-fp16-benchmark-throughput-in10240-out1024-n100-output-tok-per-s": +0.072,
+            "vllm-issue1888-8xa100-mistral-7b-fp16-tp8-benchmark-throughput-in10240-out1024-n100-output-tok-per-s": +12.409,
+            "vllm-issue25540-4xh200-qwen3-235b-a22b-bf16-vllm-in10240-out1024-c4-mean-ttft": -0.602,
+            "vllm-issue25540-4xh200-qwen3-235b-a22b-bf16-vllm-in10240-out1024-c4-output-tok-per-s": -0.060,
+            "vllm-issue25915-1xh100-qwen3-8b-bf16-vllm0102-bench-throughput-in1024-out2048-output-tok-per-s": -0.051,
+            "vllm-issue25915-1xh100-qwen3-8b-bf16-vllm085-bench-throughput-in1024-out2048-output-tok-per-s": +0.145,
+            "vllm-issue25915-1xh100-qwen3-8b-fp8-vllm085-bench-throughput-in1024-out2048-output-tok-per-s": +0.269,
+            "vllm-issue5316-1xa40-phi3-mini-bf16-vllm043-summarize-rate60-median-tpot": +0.048,
+            "vllm-issue5316-1xa40-phi3-mini-bf16-vllm043-summarize-rate60-output-tok-per-s": +0.209,
+            "vllm-issue8244-8xh100-llama31-405b-fp8-vllm-offline-32prompts-in128-out512-output-tok-per-s": +2.320,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
