@@ -56,13 +56,13 @@ _LOAD_RESERVED = (
 _FSDP_INIT = (
     "torchtune's distributed recipes at this commit build rank 0's model on the CPU and let FSDP move and "
     "broadcast one decoder layer at a time (sync_module_states, device_id), so no full model is staged on a "
-    "GPU; the 7.8 and 6.9 GB above the estimate are not identified"
+    "GPU; the 7.8 GB above the estimate are not identified (the full 4 x 4090 row of the same table is inside "
+    "tolerance since the allocator slack was refitted to 13.0 %, 2026-12-04)"
 )
 _TT_MISSES.update(
     {
         "torchtune-2024-04-llama-2-7b-qlora-4090": (0.53, _LOAD_RESERVED),
         "torchtune-2024-04-llama-2-7b-lora-2x4090": (0.44, _FSDP_INIT),
-        "torchtune-2024-04-llama-2-7b-full-4x4090": (0.37, _FSDP_INIT),
     }
 )
 MISS_BOUNDS: dict[str, float] = {k: b for k, (b, _) in _TT_MISSES.items()}

@@ -122,6 +122,25 @@ def interleavable(layers: int, pp: int, vpp: int) -> bool:
     return vpp <= 1 or pp * vpp <= layers + PIPELINE_EDGE_CHUNKS
 
 
+def stage_layers(layers: int, pp: int, stage: str) -> int:
+    """Transformer layers on the `first`, `last` or a full `middle` pipeline stage (all of them when
+    `only`): ceil(layers / pp), where pp does not divide the layers the first stage (embedding) and
+    then the last (output layer and loss) hold one fewer, as the embedding and the loss take a
+    layer's place in the split (Megatron Core's --account-for-embedding-in-pipeline-split and
+    --account-for-loss-in-pipeline-split; Llama 3 405B: 126 layers on 16 stages as 7, 14 x 8, 7,
+    Dubey et al. 2024 section 3.3.2). Every stage holds ceil or ceil - 1 layers, so the slowest holds
+    ceil(layers / pp) layers or the last one's and the output layer."""
+    if pp <= 1 or stage == "only":
+        return layers
+    full = math.ceil(layers / pp)
+    short = pp * full - layers  # stages that hold full - 1 layers (< pp)
+    if stage == "first":
+        return full - (short >= 1)
+    if stage == "last":
+        return full - (short >= 2)
+    return full
+
+
 @dataclass(frozen=True, slots=True)
 class Parallelism:
     """Tensor (tp), pipeline (pp), context (cp, ring attention over sequence shards) and ZeRO/FSDP

@@ -11,7 +11,7 @@ from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.states import kbit_upcast, qlora_base
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
 
@@ -253,9 +253,15 @@ def training_activations(
         n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
     opts = _layer_options(job, prof, e, n)
     per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
-    stage_layers = math.ceil(model.layers / pp)
+    held = stage_layers(model.layers, pp, stage)
+    if held < math.ceil(model.layers / pp) and stage == "first":
+        n.add(
+            f"{model.layers} layers on {pp} pipeline stages: the first holds {held} beside the embedding, the last "
+            f"{stage_layers(model.layers, pp, 'last')} beside the output layer (the embedding and the loss take a "
+            "layer's place: Megatron Core --account-for-embedding/loss-in-pipeline-split; Llama 3 section 3.3.2)"
+        )
     m = job.grad_accumulation(hw.count)
-    kept = stage_layers * _in_flight(pp, par.vpp, m, n) if stage == "first" else stage_layers
+    kept = held * _in_flight(pp, par.vpp, m, n) if stage == "first" else held
     if "activations" in job.offload:
         kept = min(kept, 2)
         n.add("activation offloading: saved activations go to CPU memory; two layers' worth (current + prefetch) stay")
@@ -274,9 +280,9 @@ def training_activations(
         n.add("selective recomputation: attention scores recomputed (Korthikanti et al.)")
     if job.attention == "flash" and job.recompute == "none":
         n.add("FlashAttention: no s x s attention matrix is stored")
-    held = _bnb_inputs_held(job, prof, seq, e, stage_layers, n)
-    if held:
-        detail["bnb_inputs_held"] = held
+    bnb_held = _bnb_inputs_held(job, prof, seq, e, held, n)
+    if bnb_held:
+        detail["bnb_inputs_held"] = bnb_held
     if model.lm_head and stage in ("last", "only"):
         detail.update(_logits_and_loss(job, prof, seq, e, n))
     if not (model.dropout or model.attention_dropout):

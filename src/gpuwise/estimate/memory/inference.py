@@ -47,7 +47,10 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     model = job.model
     par = job.parallel
     stage = "first" if par.pp > 1 else "only"
-    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp)
+    # a whole stage's layers with the embedding: the heaviest stage at most (the engine's KV room is
+    # that of the stage with the most layers; kv_cache_bytes counts as many)
+    whole = math.ceil(model.layers / par.pp) if isinstance(model, TransformerArch) else None
+    sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, layers=whole)
     wd = job.weights_dtype
     keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd
     loaded = wd == "nf4" and job.bnb_4bit == "load-in-4bit"  # transformers' load_in_4bit defaults

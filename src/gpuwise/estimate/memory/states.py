@@ -4,7 +4,6 @@ offloading and recommenders' embedding tables."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, expert_linear_params, replicated_linear_params
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.units import fmt_bytes
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +39,7 @@ def stage_params(
     ep: int = 1,
     etp: int | None = None,
     tp_embedding: bool = True,
+    layers: int | None = None,
 ) -> StageParams:
     """Parameters on one GPU of the `first` or `last` pipeline stage (the same when pp == 1); the token
     embedding split over tp unless `tp_embedding` is off (replicated on every TP rank).
@@ -51,7 +51,7 @@ def stage_params(
     """
     if isinstance(model, GenericArch):
         return StageParams(block_linear=0, other=model.dense_params + model.embedding_params / gpus, layers=0)
-    n_layers = math.ceil(model.layers / pp)
+    n_layers = stage_layers(model.layers, pp, stage) if layers is None else layers
     linear_w: float = block_linear_params(model)
     layer_rest = model.layer_params - linear_w
     experts_w = expert_linear_params(model)
