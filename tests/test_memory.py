@@ -247,6 +247,40 @@ def test_offload_moves_states_to_cpu():
     )
 
 
+def test_zero_offload_keeps_only_the_reduce_buckets_of_the_gradients():
+    """DeepSpeed's ZeRO-Offload (ZeRO-2, optimizer offloaded) copies each gradient from the reduce bucket
+    to its fp32 partition in CPU memory as backward makes it: the GPU keeps the 16-bit weights, two
+    buckets of reduce_bucket_size elements (DeepSpeed's default 5e8, overlap_comm) and the largest
+    parameter's staging buffer, so Llama 2 13B full fine-tuning fits one V100 32 GB, as the DeepSpeed
+    tutorial states ('models of up to 13B parameters on one V100'). Under the Transformers Trainer the
+    bucket is 'auto': hidden_size^2. FSDP's CPU offload is not ZeRO-Offload: its gradients stay."""
+    catalog = load_catalog()
+    model = catalog.model("llama-2-13b")
+    v100 = Hardware(catalog.gpu("v100-32gb-sxm"), 1, 8)
+    job = TrainingJob(
+        model=model,
+        framework="deepspeed",
+        precision="fp16",
+        seq=512,
+        recompute="full",
+        parallel=Parallelism(zero=2),
+        offload=("optimizer",),
+    )
+    est = training_memory(job, v100, catalog)
+    embedding = 32000 * 5120  # the largest tensor: the embedding (and the untied head)
+    assert est.per_gpu.gradients == pytest.approx((2 * 5e8 + embedding) * 2)
+    assert est.per_gpu.detail["offloaded_to_cpu"] > 13e9 * 2 * 4  # fp16 gradients, fp32 master and Adam moments
+    assert est.per_gpu.weights == pytest.approx(model.params * 2, rel=0.01)
+    assert est.fits
+    trainer = training_memory(replace(job, framework="hf-trainer"), v100, catalog).per_gpu
+    assert trainer.gradients == pytest.approx((2 * 5120 * 5120 + embedding) * 2)
+    without = training_memory(replace(job, offload=()), v100, catalog).per_gpu
+    assert without.gradients == pytest.approx(model.params * 2, rel=0.01)  # ZeRO-2 on one GPU: all of them
+    fsdp = replace(job, framework="fsdp", parallel=Parallelism(zero=3))
+    kept = training_memory(fsdp, v100, catalog).per_gpu.gradients
+    assert training_memory(replace(fsdp, offload=("optimizer",)), v100, catalog).per_gpu.gradients == kept
+
+
 def test_fp8_keeps_fp8_linear_inputs():
     """Transformer Engine FP8: the inputs linears keep for their weight gradients are 1 B, not 2,
     (QKV/MLP inputs, down-projection and attention-output inputs); attention tensors stay bf16."""

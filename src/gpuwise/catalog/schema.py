@@ -326,6 +326,9 @@ class Framework(_Sourced):
     # runs DeepSpeed's ZeRO-Offload (optimizer states and fp32 master in CPU memory under ZeRO-2, 16-bit
     # weights on the GPU): what a one-GPU layout search may choose beside the stack's own loop
     zero_offload: bool = False
+    # its DeepSpeed config leaves reduce_bucket_size 'auto', which the Transformers integration fills
+    # with hidden_size^2 (else DeepSpeed's default, conventions deepspeed_reduce_bucket_elements)
+    zero_bucket_auto: bool = False
     interleaved_pipeline: bool = False  # runs the interleaved 1F1B schedule (virtual pipeline stages)
     expert_parallel: bool = False  # shards MoE experts over ranks (--ep), which the layout search may choose
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0

@@ -297,11 +297,50 @@ def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes)
     n.add("optimizer step fused into backward: each gradient is applied and freed at once, the largest one at the peak")
     if not isinstance(model, TransformerArch):
         return sp_.total * grad_bytes
-    tp = job.parallel.tp
+    return min(largest_tensor(model, job.parallel.tp), sp_.total) * grad_bytes
+
+
+def largest_tensor(model: TransformerArch, tp: int) -> float:
+    """Elements of the largest parameter tensor on one tensor-parallel rank: a block's largest
+    weight matrix, or the token embedding / LM head."""
     biggest: float = max(lin.d_in * lin.d_out for _, d in model.block_kinds() for lin in model.linears(d)) / tp
     if model.embedding_params or model.lm_head:
         biggest = max(biggest, model.vocab * model.hidden / tp)
-    return min(biggest, sp_.total) * grad_bytes
+    return biggest
+
+
+def zero_offload_gradients(
+    job: TrainingJob, prof: Framework, grads: float, dp: int, n: Notes, detail: dict[str, float]
+) -> float:
+    """The gradient bytes left on the GPU under DeepSpeed's ZeRO-Offload (optimizer offloaded, ZeRO
+    1-3): each gradient goes from the reduce bucket to its fp32 partition in CPU memory as backward
+    produces it (stage_1_and_2 copy_grads_in_partition under cpu_offload, no GPU partition buffer), so
+    the GPU keeps the bucket(s), reduce_bucket_size elements each (a second under overlap_comm), and the
+    staging buffer of the largest parameter (two under ZeRO-3, of its partition). Other stacks' CPU
+    offload moves gradients with the parameters (offload())."""
+    model = job.model
+    zero = job.parallel.zero
+    if not (prof.zero_offload and zero >= 1 and "optimizer" in job.offload and "params" not in job.offload):
+        return grads
+    if not isinstance(model, TransformerArch):
+        return grads
+    e = training_element_bytes(job)
+    auto = prof.zero_bucket_auto
+    bucket = model.hidden * model.hidden if auto else n.conv("deepspeed_reduce_bucket_elements")
+    buffers = 2 if prof.overlap_grad_reduce else 1
+    staging = (2 if zero == 3 else 1) * largest_tensor(model, job.parallel.tp) / (dp if zero == 3 else 1)
+    kept = (buffers * bucket + staging) * e
+    if kept >= grads:
+        return grads
+    detail["offloaded_to_cpu"] = detail.get("offloaded_to_cpu", 0.0) + grads
+    detail["zero_offload_gradient_buffers"] = kept
+    size = "hidden_size² ('auto' in the Transformers DeepSpeed integration)" if auto else "DeepSpeed's default"
+    n.add(
+        f"ZeRO-Offload: gradients go to their fp32 partitions in CPU memory as backward makes them; the GPU keeps "
+        f"{buffers} reduce bucket(s) of {bucket:,.0f} elements ({size}) and the largest parameter's staging "
+        f"buffer: {fmt_bytes(kept)} [DeepSpeed stage_1_and_2.py copy_grads_in_partition, cpu_offload]"
+    )
+    return kept
 
 
 def shard_model_states(
@@ -465,7 +504,7 @@ def offload(
     also the parameter shards and gradients with ZeRO-Infinity / FSDP cpu_offload."""
     weights, grads, opt, master = states
     if "optimizer" in job.offload or "params" in job.offload:
-        detail["offloaded_to_cpu"] = opt + master
+        detail["offloaded_to_cpu"] = detail.get("offloaded_to_cpu", 0.0) + opt + master
         opt = master = 0.0
         n.add(
             "optimizer states (and any fp32 master copy) live in CPU memory (ZeRO-Offload); the update runs on the CPU"

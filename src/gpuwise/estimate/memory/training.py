@@ -26,6 +26,7 @@ from gpuwise.estimate.memory.states import (
     step_in_backward,
     training_element_bytes,
     zero3_unsharded,
+    zero_offload_gradients,
 )
 from gpuwise.estimate.sharding import node_ranks, secondary_weight_bytes, shard_ranks
 from gpuwise.workload.build import data_parallel
@@ -90,6 +91,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
+    grads = zero_offload_gradients(job, prof, grads, dp, n, detail)
     weights, grads = weights + gathered, max(grads + unreduced, deferred)
     weights += _zero_groups(job, hw, sp_.total, dp, n, detail)
     if job.optimizer_in_backward:
