@@ -4,6 +4,9 @@ where the stack has no such layout; the plan search trying them across nodes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from gpuwise.catalog import load_catalog
@@ -121,6 +124,8 @@ def test_hpz_adds_the_secondary_weight_shard():
         ({"framework": "megatron", "sharding": "hybrid", "zero": 0}, "give --zero 1, 2 or 3"),
         ({"framework": "fsdp", "zeropp": "hpz"}, "DeepSpeed's ZeRO\\+\\+"),
         ({"framework": "deepspeed", "zeropp": "qgz", "zero": 2}, "give --zero 3"),
+        ({"framework": "torchtitan", "zero": 1}, "runs ZeRO stages 0, 2, 3 only .*did you mean --zero 2"),
+        ({"framework": "torchtune", "zero": 1}, "runs ZeRO stages 0, 2, 3 only"),
     ],
 )
 def test_a_layout_the_stack_lacks_is_refused(opts: dict[str, object], says: str):
@@ -143,3 +148,24 @@ def test_the_layout_search_picks_zeropp_on_a_slow_network():
     hw = build_hardware("h100-sxm:32", CAT, network="1x100g")
     choice = best_layout(job, hw, CAT, compute_rates(hw.gpu, "bf16", CAT))
     assert choice.job is not None and choice.job.parallel.zeropp == ("hpz", "qwz", "qgz")
+
+
+def test_the_search_never_picks_a_zero_stage_the_stack_lacks():
+    """FSDP2 stacks (torchtitan, torchtune) shard gradients with the optimizer states or run unsharded:
+    no ZeRO-1, which the search would otherwise time first where gradients accumulate (reducing once).
+    DeepSpeed and plain PyTorch (ZeroRedundancyOptimizer) keep it; `estimate` refuses --zero 1 for the
+    former with the nearest stage named (exit 2)."""
+    hw = build_hardware("h100-sxm:16", CAT)
+    rates = compute_rates(hw.gpu, "bf16", CAT)
+    for stack in ("torchtitan", "torchtune"):
+        job = _job(framework=stack, global_batch=256, zero=None)
+        choice = best_layout(job, hw, CAT, rates)
+        assert choice.job is not None and choice.job.parallel.zero in (2, 3), stack
+    assert CAT.framework("deepspeed").zero_stages == [0, 1, 2, 3] == CAT.framework("fsdp").zero_stages
+    flags = ("--model", "llama-2-7b", "--task", "pretrain", "--framework", "torchtitan", "--zero", "1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuwise.cli.app", "estimate", *flags, "--gpu", "h100-sxm:8"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "did you mean --zero 2" in proc.stderr, proc.stderr[-500:]

@@ -323,6 +323,9 @@ class Framework(_Sourced):
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
+    # the ZeRO stages the stack can run: FSDP2 stacks shard gradients with the states or not at all (no
+    # ZeRO-1: FULL_SHARD is 3, reshard_after_forward=False / SHARD_GRAD_OP is 2, DDP or one GPU 0)
+    zero_stages: list[Annotated[int, Ge(0), Le(3)]] = field(default_factory=lambda: [0, 1, 2, 3])
     # runs DeepSpeed's ZeRO-Offload (optimizer states and fp32 master in CPU memory under ZeRO-2, 16-bit
     # weights on the GPU): what a one-GPU layout search may choose beside the stack's own loop
     zero_offload: bool = False

@@ -357,9 +357,9 @@ def _search(
         if not micros:
             continue
         accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
+        stages = zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads)
         for ep, zero in itertools.product(
-            expert_degrees(work, hw.count, tp, pp, cat),
-            zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads),
+            expert_degrees(work, hw.count, tp, pp, cat), [z for z in stages if z in prof.zero_stages]
         ):
             for sharding, zeropp in shardings(work, hw, zero, cat):
                 par = Parallelism(

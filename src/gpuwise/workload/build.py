@@ -257,6 +257,12 @@ def _check_sharding(par: Parallelism, profile: Framework) -> None:
                 f"--sharding hybrid: {profile.name} has no hybrid sharding (FSDP's HYBRID_SHARD, torchtitan's HSDP): "
                 "use --framework fsdp or torchtitan"
             )
+    if par.zero not in profile.zero_stages:
+        near = min(profile.zero_stages, key=lambda z: (abs(z - par.zero), -z))
+        raise LayoutError(
+            f"--zero {par.zero}: {profile.name} runs ZeRO stages {', '.join(map(str, profile.zero_stages))} only "
+            f"(its FSDP2 shards the gradients with the states or nothing); did you mean --zero {near}?"
+        )
     if par.zeropp:
         if not profile.zeropp:
             raise UsageError(f"--zeropp is DeepSpeed's ZeRO++; {profile.name} has none: use --framework deepspeed")
