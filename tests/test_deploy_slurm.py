@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,29 @@ def test_stack_flags_follow_the_layout():
     assert "--gradient_accumulation_steps=8" in [a.value for a in hf]
     assert any("tensor parallelism" in n for n in hf_notes) and any("ZeRO-1" in n for n in hf_notes)
     assert framework_args(work, hw, "deepspeed")[0] == []
+
+
+def test_megatron_runs_the_interleaved_schedule_and_the_edge_split_the_plan_assumes():
+    """Llama 3.1 405B on Table 4's layout (TP 8, PP 16, 8 virtual stages): 126 layers, 7 on the first
+    stage beside the embedding and 7 on the last beside the loss (the memory model's split), which
+    Megatron Core runs with both account-for flags (126 + 2 = 16 x 8 chunks of one); 125 layers on 16
+    stages leave 3 short (7, 8 ... 8, 7 with one more stage of 7), which no such flag says: a note."""
+    cat = load_catalog()
+    spec = {"model": "llama-3.1-405b", "task": "pretrain", "framework": "megatron", "tp": 8, "pp": 16}
+    work = build_workload(spec | {"vpp": 8, "zero": 1, "seq": 8192, "global_batch": 2048}, cat)
+    hw = build_hardware("h100-sxm:16384", cat)
+    args, notes = framework_args(work, hw, "megatron")
+    flags = [a.value for a in args]
+    assert "--num-virtual-stages-per-pipeline-rank=8" in flags and not notes
+    split = ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
+    assert [f for f in flags if f.startswith("--account-for")] == split
+    even = build_workload({**spec, "model": "llama-3.1-70b", "pp": 8, "zero": 1, "seq": 8192}, cat)
+    assert not [f for f in (a.value for a in framework_args(even, hw, "megatron")[0]) if "split" in f or "virtual" in f]
+    short3 = replace(work, model=replace(work.model, layers=125), parallel=replace(work.parallel, vpp=1))
+    args3, notes3 = framework_args(short3, hw, "megatron")
+    assert not [a for a in args3 if "account-for" in a.value or a.value == "embedding"]
+    assert any("pipeline split of 125 layers" in n for n in notes3)
+    assert any("interleaved schedule" in n for n in framework_args(work, hw, "torchtitan")[1])
 
 
 def test_hybrid_sharding_is_sharded_in_a_node_and_replicated_across_nodes():

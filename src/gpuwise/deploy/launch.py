@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
 
-from gpuwise.catalog import Catalog
+from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.deploy.common import DeployOptions, Why, slug, why
 from gpuwise.deploy.nccl import EnvVar, Fabric, nccl_env
 from gpuwise.estimate.sharding import node_ranks
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, TrainingJob
+from gpuwise.workload.specs import stage_layers
 
 TORCHRUN_PORT = 29500  # torchrun's default master/rendezvous port
 
@@ -94,6 +95,7 @@ def _values(work: TrainingJob, hw: Hardware) -> dict[str, int]:
     return {
         "tp": par.tp,
         "pp": par.pp,
+        "vpp": par.vpp,
         "cp": par.cp,
         "dp": par.dp(gpus),
         "shard_group": group,
@@ -113,6 +115,24 @@ def _sharding_row(work: TrainingJob, hw: Hardware) -> tuple[str, str | None, str
     return "zero", str(par.zero), f"the plan's sharding: ZeRO-{par.zero} over {par.dp(hw.count)} data-parallel ranks"
 
 
+def _pipeline_split(work: TrainingJob) -> tuple[str, str | None, str] | None:
+    """Where the pipeline size does not divide the layers, the memory model gives the first stage (and
+    then the last) a layer fewer (stage_layers): the embedding (and the loss) take a layer's place in
+    the split. A shortfall of more than two layers is no such split (the stages between would differ)."""
+    model, pp = work.model, work.parallel.pp
+    if pp <= 1 or not isinstance(model, TransformerArch) or model.layers % pp == 0:
+        return None
+    first, last = stage_layers(model.layers, pp, "first"), stage_layers(model.layers, pp, "last")
+    short = pp * stage_layers(model.layers, pp, "middle") - model.layers
+    sub = {1: "embedding", 2: "embedding-and-loss"}.get(short)
+    return (
+        "pipeline_split",
+        sub,
+        f"the plan's pipeline split of {model.layers} layers: {first} on the first stage beside the embedding, "
+        f"{last} on the last beside the output layer",
+    )
+
+
 def _chosen(work: TrainingJob, hw: Hardware) -> list[tuple[str, str | None, str]]:
     """(table key, sub-key or None, reason) of every layout value the plan sets."""
     par = work.parallel
@@ -120,6 +140,10 @@ def _chosen(work: TrainingJob, hw: Hardware) -> list[tuple[str, str | None, str]
         ("tp", None, f"the plan's tensor parallelism ({par.tp})"),
         ("pp", None, f"the plan's pipeline stages ({par.pp})"),
     ]
+    if par.vpp > 1:
+        rows.append(("vpp", None, f"the plan's interleaved schedule ({par.vpp} virtual stages per pipeline rank)"))
+    if split := _pipeline_split(work):
+        rows.append(split)
     if par.cp > 1:
         rows.append(("cp", None, f"the plan's context parallelism ({par.cp})"))
     if par.tp > 1 and par.sequence_parallel:
@@ -149,7 +173,7 @@ def framework_args(work: TrainingJob, hw: Hardware, framework: str) -> tuple[lis
     values, args, notes = _values(work, hw), [], []
     for key, sub, reason in _chosen(work, hw):
         entry = spec.get(key)
-        flags = entry.get(sub) if isinstance(entry, dict) and sub is not None else entry
+        flags = (entry.get(sub) if sub is not None else None) if isinstance(entry, dict) else entry
         trivial = (key in ("tp", "pp") and values[key] == 1) or (key == "zero" and sub == "0")
         if flags is None:
             if not trivial and key not in ("precision", "grad_accumulation", "global_batch"):
