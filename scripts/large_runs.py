@@ -128,22 +128,27 @@ and 40 % above those of Llama 3.1 405B. The causes, found before any loss was ad
   configuration), and about 800B tokens at up to 128K context with context parallelism 16; the
   cases now state the schedule instead of one layout for all 15.6T tokens.
 - **The pipeline's edge stages.** 405B's 126 layers on 16 stages were counted as 8 on every stage,
-  the first with the embedding: the first stage held 88.9 GiB without recomputation (of 80), so the
-  search chose full recomputation (30 % MFU). Meta gave the first and last stages a layer fewer
-  (section 3.3.2), as Megatron Core does when the embedding and the loss take a layer's place in the
-  split; where the pipeline size does not divide the layers, the memory model now gives the first
-  stage (and then the last) one layer fewer (`workload.specs.stage_layers`). The first stage then
-  holds 78.2 GiB, and the layout Meta ran fits without recomputation, as Meta trained it: 40.0 %
-  MFU in the model (Meta: 41 % on 16,384 GPUs, 43 % on 8,192).
-- **What is left.** The time model still paces a pipeline by a full stage and the output layer,
-  though the last stage holds a layer fewer where the split is uneven (405B: 7 layers and the output
-  layer against 8); timing the slowest stage instead (tried 2026-12-04, not kept) models 405B at
-  42.6 % MFU, but refits Megatron's efficiency from 0.734 to 0.713 (its median |error|
+  the first with the embedding. Meta gave the first and last stages a layer fewer (section 3.3.2),
+  as Megatron Core does when the embedding and the loss take a layer's place in the split; where the
+  pipeline size does not divide the layers the memory model now gives the first stage (and then the
+  last) one layer fewer (`workload.specs.stage_layers`), and `gpuwise deploy` passes Megatron the
+  flags for that split and the virtual stages. The first stage then holds 7 layers' activations of
+  16 micro-batches; but the second rank, a full stage of 8 layers, holds all 16 micro-batches too
+  under the interleaved warm-up (16 micro-batches a rank at pipeline size 16), 86 GiB in all, so
+  the layout still needs recomputation in the model (checked since 2026-12-04: the memory model
+  takes the largest of the first, second and last ranks).
+- **What is left.** 405B's 8K stages need full recomputation in gpuwise's memory model: the ranks
+  after the first hold 16 micro-batches of 8 layers (68 GB of activations at TP 8 with sequence
+  parallelism) beside Megatron's unsharded fp32 gradient buffer (14 GB); Meta sharded the
+  gradients FSDP-style (section 3.3.2), which Megatron's distributed optimizer does not do with
+  pipelines, and trained without activation checkpointing, so gpuwise expects 30 % MFU where Meta
+  published 41-43 %. The time model still paces a pipeline by a full stage and the output layer
+  (405B: 8 layers and the head, where the last stage holds 7); timing the slowest stage instead
+  refits Megatron's efficiency from 0.734 to 0.713 (its median |error|
   out of sample, leaving one source out, from 8.3 to 8.7 %) and moves six cases of earlier
-  holdouts 3-5 points past their first scoring.
-  The Llama 2 runs are below the published hours by 13-20 %: the ceiling is the best published A100
-  run, and Meta's accounting includes what no paper itemizes. The 128K stage is modelled at 48 % MFU
-  before the losses where Meta published 38 %.
+  holdouts 3-5 points past their first scoring (tried 2026-12-04, not kept). The Llama 2 runs are
+  below the published hours by 13-20 %: the ceiling is the best published A100 run, and Meta's
+  accounting includes what no paper itemizes.
 """
 
 

@@ -19,9 +19,16 @@ from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import LayoutError
 from gpuwise.estimate.comm import Link, Topology, collective
-from gpuwise.estimate.memory.activations import _in_flight, _layer_options, layer_activation_bytes, saving_linears
+from gpuwise.estimate.memory.activations import (
+    _in_flight,
+    _layer_options,
+    layer_activation_bytes,
+    saving_linears,
+    training_activations,
+)
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.states import framework_of
+from gpuwise.estimate.memory.training import pipeline_ranks
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.plan.layouts import best_layout, virtual_stages
 from gpuwise.workload import Parallelism, TrainingJob, build_hardware, build_workload
@@ -35,10 +42,15 @@ SCRIPT = load_script("large_runs")
 RESULTS = {run["id"]: (run, ins, oos) for run, ins, oos, _ in SCRIPT.evaluate(CAT)}
 
 
-# runs outside the goal, each bounded at its error + 3 points with the cause (the goal stays 25 %);
-# none since 2026-12-04: Llama 3.1 405B went from +36 % to +5 % when the first and last pipeline
-# stages held a layer fewer (stage_layers) and its 8K stages fitted without recomputation, as Meta ran them
-MISSES: dict[str, float] = {}
+# runs outside the goal, each bounded at its error + 3 points with the cause (the goal stays 25 %)
+MISSES = {
+    # +21 % -> +36 % when the megatron fit went from NVIDIA's and Meta's papers alone to six publications
+    # (2026-12-03, with the corpus harness reading Selene's eight NICs a node): other teams' Megatron-LM runs
+    # at 0.74 of the roofline, Meta's own Llama 3 stack faster (its corpus rows -28 % out of sample); its 8K
+    # stages need full recomputation in the memory model (the ranks after the first hold 16 micro-batches of 8
+    # layers beside Megatron's unsharded fp32 gradients; Meta sharded the gradients and recomputed nothing)
+    "llama31-405b": 0.39,
+}
 # each run's out-of-sample error as of 2026-12-04, +/- 3 points: a regression bound beside the goal
 ERRORS = {
     "llama2-7b": -0.156,
@@ -46,7 +58,7 @@ ERRORS = {
     "llama2-70b": -0.128,
     "llama31-8b": -0.199,
     "llama31-70b": 0.074,
-    "llama31-405b": 0.052,
+    "llama31-405b": 0.364,
 }
 
 
@@ -204,15 +216,15 @@ def test_the_stages_hold_every_layer_once(pp, extra):
     assert first + last + (pp - 2) * full - inner_short == layers
 
 
-def test_the_405b_first_stage_fits_without_recomputation_at_table_4s_layout():
+def test_at_table_4s_layout_the_second_rank_holds_the_most():
     """Table 4's 16,384-GPU layout (TP 8, PP 16, 8 virtual stages, 16 micro-batches a rank): the first
-    rank holds all 16 micro-batches of its 7 layers (128 chunks of 8, the first chunk the embedding's),
-    112 layers' activations where 8 layers a stage held 128, and fits 80 GB without recomputation."""
-    est = make_estimate(
-        {"model": "llama-3.1-405b", "task": "pretrain", "framework": "megatron", "seq": 8192, "global_batch": 2048}
-        | {"micro_batch": 1, "tp": 8, "pp": 16, "vpp": 8, "zero": 1, "recompute": "none"},
-        {"gpu": "h100-sxm:16384"},
-    )
+    rank holds all 16 micro-batches of its 7 layers (the first chunk is the embedding's), 112 layers'
+    activations; the second rank, a full stage of 8 layers, runs 2 x 14 + 7 x 16 = 140 warm-up chunks,
+    capped at all 128 of its 16 micro-batches: 128 layers' activations, the most of any rank, so the
+    layout does not fit 80 GB without recomputation in the model."""
+    spec = {"model": "llama-3.1-405b", "task": "pretrain", "framework": "megatron", "seq": 8192, "global_batch": 2048}
+    layout = {"micro_batch": 1, "tp": 8, "pp": 16, "vpp": 8, "zero": 1, "recompute": "none"}
+    est = make_estimate(spec | layout, {"gpu": "h100-sxm:16384"})
     job = _job(framework="megatron", tp=8, pp=16, vpp=8, zero=1, recompute="none")
     per_layer = layer_activation_bytes(
         job.model,
@@ -227,7 +239,13 @@ def test_the_405b_first_stage_fits_without_recomputation_at_table_4s_layout():
         saving_linears(job),
         **_layer_options(job, framework_of(job, CAT), 2, Notes(CAT)),
     )
-    assert est.memory.per_gpu.detail["layer_activations"] == pytest.approx(7 * 16 * per_layer)
-    assert est.memory.fits
-    # without the layer fewer: 8 x 16 layers' activations and 88.9 GiB, which does not fit
-    assert est.memory.per_gpu.total < 80 * 2**30 < est.memory.per_gpu.total + 16 * per_layer
+    assert pipeline_ranks(job) == ("first", "second", "last")
+    assert _in_flight(16, 8, 16, Notes(CAT), rank=1) == 16
+    assert est.memory.per_gpu.detail["layer_activations"] == pytest.approx(8 * 16 * per_layer)
+    assert not est.memory.fits
+    first = training_activations(
+        job, build_hardware("h100-sxm:16384", CAT), "first", framework_of(job, CAT), Notes(CAT)
+    )
+    assert first[1]["layer_activations"] == pytest.approx(7 * 16 * per_layer)
+    # 1F1B at pipeline size 4 with 30 layers (7, 8, 8, 7) and 8 micro-batches: rank 0 holds 4 x 7, rank 1 3 x 8
+    assert _in_flight(4, 1, 8, Notes(CAT), rank=1) == 3

@@ -269,13 +269,22 @@ def test_zero_offload_keeps_only_the_reduce_buckets_of_the_gradients():
     est = training_memory(job, v100, catalog)
     embedding = 32000 * 5120  # the largest tensor: the embedding (and the untied head)
     assert est.per_gpu.gradients == pytest.approx((2 * 5e8 + embedding) * 2)
-    assert est.per_gpu.detail["offloaded_to_cpu"] > 13e9 * 2 * 4  # fp16 gradients, fp32 master and Adam moments
+    assert est.per_gpu.detail["gradients_in_cpu_memory"] == pytest.approx(model.params * 2, rel=0.01)
+    assert est.per_gpu.detail["offloaded_to_cpu"] > 13e9 * 12  # fp32 master and Adam moments (not the gradients)
     assert est.per_gpu.weights == pytest.approx(model.params * 2, rel=0.01)
     assert est.fits
     trainer = training_memory(replace(job, framework="hf-trainer"), v100, catalog).per_gpu
     assert trainer.gradients == pytest.approx((2 * 5120 * 5120 + embedding) * 2)
     without = training_memory(replace(job, offload=()), v100, catalog).per_gpu
     assert without.gradients == pytest.approx(model.params * 2, rel=0.01)  # ZeRO-2 on one GPU: all of them
+    # ZeRO-1 reduces at the accumulation boundary only: with 8 micro-batches a step every gradient waits
+    eight = Hardware(catalog.gpu("a100-80gb-sxm"), 8, 8)
+    zero1 = replace(job, parallel=Parallelism(zero=1), global_batch=64)
+    assert training_memory(zero1, eight, catalog).per_gpu.gradients == pytest.approx(model.params * 2, rel=0.01)
+    one_step = replace(zero1, global_batch=8)
+    assert training_memory(one_step, eight, catalog).per_gpu.gradients == pytest.approx((2 * 5e8 + embedding) * 2)
+    no_overlap = replace(job, overlap_grad_reduce=False)
+    assert training_memory(no_overlap, v100, catalog).per_gpu.gradients == pytest.approx((5e8 + embedding) * 2)
     fsdp = replace(job, framework="fsdp", parallel=Parallelism(zero=3))
     kept = training_memory(fsdp, v100, catalog).per_gpu.gradients
     assert training_memory(replace(fsdp, offload=("optimizer",)), v100, catalog).per_gpu.gradients == kept

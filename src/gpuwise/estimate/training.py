@@ -469,7 +469,10 @@ def _first_stage(job: TrainingJob, hw: Hardware) -> StageParams:
     (1/ep of the experts under expert parallelism, the embedding as --tp-embedding says)."""
     par = job.parallel
     stage = "first" if par.pp > 1 else "only"
-    return stage_params(job.model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, job.tp_embedding)
+    model = job.model
+    # a whole stage's layers with the embedding, as the time model paces the pipeline (a full stage)
+    whole = math.ceil(model.layers / par.pp) if isinstance(model, TransformerArch) else None
+    return stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, job.tp_embedding, layers=whole)
 
 
 def _trainable_params(job: TrainingJob, hw: Hardware) -> tuple[float, float]:

@@ -193,19 +193,20 @@ def _eager_norm_weight_bytes(job: TrainingJob, prof: Framework, e: float, n: Not
     return e
 
 
-def _in_flight(pp: int, vpp: int, m: int, n: Notes) -> float:
-    """Micro-batches of a whole stage whose activations the first pipeline stage holds at its peak.
-    1F1B: min(pp, m). Interleaved 1F1B with vpp chunks per rank (Megatron's schedule): the first
-    rank runs 2(pp - 1) + (vpp - 1)pp warm-up forward chunks before its first backward, so it holds
+def _in_flight(pp: int, vpp: int, m: int, n: Notes, rank: int = 0) -> float:
+    """Micro-batches of a whole stage whose activations pipeline rank `rank` holds at its peak.
+    1F1B: min(pp - rank, m). Interleaved 1F1B with vpp chunks per rank (Megatron's schedule): rank r
+    runs 2(pp - r - 1) + (vpp - 1)pp warm-up forward chunks before its first backward, so it holds
     that many + 1 chunks of stage_layers / vpp layers each, at most all m x vpp of them."""
     if pp <= 1:
         return 1.0
+    which = "the first stage" if rank == 0 else f"pipeline rank {rank}"
     if vpp <= 1:
-        n.add("pipeline 1F1B schedule: the first stage keeps activations of min(pp, micro-batches) micro-batches")
-        return float(min(pp, m))
-    chunks = min(2 * (pp - 1) + (vpp - 1) * pp + 1, m * vpp)
+        n.add(f"pipeline 1F1B schedule: {which} keeps activations of min(pp - {rank}, micro-batches) micro-batches")
+        return float(min(pp - rank, m))
+    chunks = min(2 * (pp - rank - 1) + (vpp - 1) * pp + 1, m * vpp)
     n.add(
-        f"interleaved 1F1B ({vpp} virtual stages): the first stage keeps {chunks} chunks of 1/{vpp} of its "
+        f"interleaved 1F1B ({vpp} virtual stages): {which} keeps {chunks} chunks of 1/{vpp} of its "
         f"layers, {chunks / vpp:g} micro-batches' worth [Megatron-LM schedules.py warm-up count]"
     )
     return chunks / vpp
@@ -261,7 +262,8 @@ def training_activations(
             "layer's place: Megatron Core --account-for-embedding/loss-in-pipeline-split; Llama 3 section 3.3.2)"
         )
     m = job.grad_accumulation(hw.count)
-    kept = held * _in_flight(pp, par.vpp, m, n) if stage == "first" else held
+    rank = {"first": 0, "second": 1}.get(stage)
+    kept = held * _in_flight(pp, par.vpp, m, n, rank) if rank is not None else held
     if "activations" in job.offload:
         kept = min(kept, 2)
         n.add("activation offloading: saved activations go to CPU memory; two layers' worth (current + prefetch) stay")

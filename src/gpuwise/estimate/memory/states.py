@@ -310,29 +310,34 @@ def largest_tensor(model: TransformerArch, tp: int) -> float:
 
 
 def zero_offload_gradients(
-    job: TrainingJob, prof: Framework, grads: float, dp: int, n: Notes, detail: dict[str, float]
+    job: TrainingJob, prof: Framework, grads: float, dp: int, micro_batches: int, n: Notes, detail: dict[str, float]
 ) -> float:
     """The gradient bytes left on the GPU under DeepSpeed's ZeRO-Offload (optimizer offloaded, ZeRO
     1-3): each gradient goes from the reduce bucket to its fp32 partition in CPU memory as backward
     produces it (stage_1_and_2 copy_grads_in_partition under cpu_offload, no GPU partition buffer), so
     the GPU keeps the bucket(s), reduce_bucket_size elements each (a second under overlap_comm), and the
-    staging buffer of the largest parameter (two under ZeRO-3, of its partition). Other stacks' CPU
-    offload moves gradients with the parameters (offload())."""
+    staging buffer of the largest parameter (two under ZeRO-3, of its partition). ZeRO-1 reduces only at
+    the accumulation boundary, so with gradient accumulation every gradient waits on the GPU until then.
+    Other stacks' CPU offload moves gradients with the parameters (offload()). The gradients in CPU
+    memory are kept apart from `offloaded_to_cpu`: a checkpoint does not save them."""
     model = job.model
     zero = job.parallel.zero
     if not (prof.zero_offload and zero >= 1 and "optimizer" in job.offload and "params" not in job.offload):
+        return grads
+    if zero == 1 and micro_batches > 1:
         return grads
     if not isinstance(model, TransformerArch):
         return grads
     e = training_element_bytes(job)
     auto = prof.zero_bucket_auto
     bucket = model.hidden * model.hidden if auto else n.conv("deepspeed_reduce_bucket_elements")
-    buffers = 2 if prof.overlap_grad_reduce else 1
+    overlap = prof.overlap_grad_reduce if job.overlap_grad_reduce is None else job.overlap_grad_reduce
+    buffers = 2 if overlap else 1
     staging = (2 if zero == 3 else 1) * largest_tensor(model, job.parallel.tp) / (dp if zero == 3 else 1)
     kept = (buffers * bucket + staging) * e
     if kept >= grads:
         return grads
-    detail["offloaded_to_cpu"] = detail.get("offloaded_to_cpu", 0.0) + grads
+    detail["gradients_in_cpu_memory"] = grads
     detail["zero_offload_gradient_buffers"] = kept
     size = "hidden_size² ('auto' in the Transformers DeepSpeed integration)" if auto else "DeepSpeed's default"
     n.add(

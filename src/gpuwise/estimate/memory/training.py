@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
@@ -30,7 +31,7 @@ from gpuwise.estimate.memory.states import (
 )
 from gpuwise.estimate.sharding import node_ranks, secondary_weight_bytes, shard_ranks
 from gpuwise.workload.build import data_parallel
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 
 def _zero_groups(job: TrainingJob, hw: Hardware, params: float, dp: int, n: Notes, detail: dict[str, float]) -> float:
@@ -91,7 +92,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     # ZeRO sharding over data-parallel ranks (Rajbhandari et al.)
     (weights, grads, opt, master), expert_r = shard_job_states(job, sp_, (weights, grads, opt, master), dp, n)
     gathered, unreduced = zero3_unsharded(job, sp_, w_bytes, prof, dp, weights, n, detail)
-    grads = zero_offload_gradients(job, prof, grads, dp, n, detail)
+    grads = zero_offload_gradients(job, prof, grads, dp, job.grad_accumulation(hw.count), n, detail)
     weights, grads = weights + gathered, max(grads + unreduced, deferred)
     weights += _zero_groups(job, hw, sp_.total, dp, n, detail)
     if job.optimizer_in_backward:
@@ -139,11 +140,28 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     )
 
 
+def pipeline_ranks(job: TrainingJob) -> tuple[str, ...]:
+    """The pipeline stages whose memory can be the largest: the first (the embedding and the most
+    micro-batches in flight) and the last (the output layer and the loss); where the first holds a
+    layer fewer (stage_layers), also the second rank, a full stage with one micro-batch (or warm-up
+    pair of chunks) fewer in flight, which then holds more activations than the first."""
+    pp = job.parallel.pp
+    if pp <= 1:
+        return ("only",)
+    model = job.model
+    uneven = isinstance(model, TransformerArch) and stage_layers(model.layers, pp, "first") < math.ceil(
+        model.layers / pp
+    )
+    if pp > 2 and uneven:
+        return ("first", "second", "last")
+    return ("first", "last")
+
+
 def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
     n = Notes(catalog)
     prof = framework_of(job, catalog)
     n.add(f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}")
-    stages = ("first", "last") if job.parallel.pp > 1 else ("only",)
+    stages = pipeline_ranks(job)
     breakdowns = [_training_stage(job, hw, s, prof, n) for s in stages]
     worst = max(breakdowns, key=lambda b: b.total)
     return MemoryEstimate(per_gpu=worst, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items))
