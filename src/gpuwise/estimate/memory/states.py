@@ -300,10 +300,15 @@ def step_in_backward(job: TrainingJob, hw: Hardware, sp_: StageParams, n: Notes)
     return min(largest_tensor(model, job.parallel.tp), sp_.total) * grad_bytes
 
 
+def largest_linear(model: TransformerArch, tp: int) -> float:
+    """Elements of a block's largest weight matrix on one tensor-parallel rank."""
+    return max(lin.d_in * lin.d_out for _, d in model.block_kinds() for lin in model.linears(d)) / tp
+
+
 def largest_tensor(model: TransformerArch, tp: int) -> float:
     """Elements of the largest parameter tensor on one tensor-parallel rank: a block's largest
     weight matrix, or the token embedding / LM head."""
-    biggest: float = max(lin.d_in * lin.d_out for _, d in model.block_kinds() for lin in model.linears(d)) / tp
+    biggest = largest_linear(model, tp)
     if model.embedding_params or model.lm_head:
         biggest = max(biggest, model.vocab * model.hidden / tp)
     return biggest

@@ -18,6 +18,7 @@ from gpuwise.estimate.memory.states import (
     framework_of,
     full_states,
     kbit_head_copy,
+    largest_linear,
     offload,
     optimizer_bytes_per_param,
     pure_16bit_state_scale,
@@ -126,7 +127,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     allocated = weights + grads + opt + master + acts - detail.get("paged_optimizer_states", 0.0)
     over = overheads(allocated, hw, hw.count > 1, n, fitted_slack=not prof.contiguous_buffers)
     if job.method == "qlora" and isinstance(job.model, TransformerArch):
-        big = max(lin.d_in * lin.d_out for _, d in job.model.block_kinds() for lin in job.model.linears(d)) / par.tp
+        big = largest_linear(job.model, par.tp)
         over["dequant_buffer"] = big * DTYPE_BYTES["bf16"]
     detail.update(over)
     return MemoryBreakdown(
