@@ -134,7 +134,7 @@ and 40 % above those of Llama 3.1 405B. The causes, found before any loss was ad
   last) one layer fewer (`workload.specs.stage_layers`), and `gpuwise deploy` passes Megatron the
   flags for that split and the virtual stages. The first stage then holds 7 layers' activations of
   16 micro-batches; but the second rank, a full stage of 8 layers, holds all 16 micro-batches too
-  under the interleaved warm-up (16 micro-batches a rank at pipeline size 16), 86 GiB in all, so
+  under the interleaved warm-up (16 micro-batches a rank at pipeline size 16), 87.3 GiB in all, so
   the layout still needs recomputation in the model (checked since 2026-12-04: the memory model
   takes the largest of the first, second and last ranks).
 - **What is left.** 405B's 8K stages need full recomputation in gpuwise's memory model: the ranks

@@ -21,7 +21,7 @@ from gpuwise.estimate.sharding import node_ranks
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import Hardware, TrainingJob
-from gpuwise.workload.specs import stage_layers
+from gpuwise.workload.specs import stage_layers, stage_shortfall
 
 TORCHRUN_PORT = 29500  # torchrun's default master/rendezvous port
 
@@ -120,11 +120,10 @@ def _pipeline_split(work: TrainingJob) -> tuple[str, str | None, str] | None:
     then the last) a layer fewer (stage_layers): the embedding (and the loss) take a layer's place in
     the split. A shortfall of more than two layers is no such split (the stages between would differ)."""
     model, pp = work.model, work.parallel.pp
-    if pp <= 1 or not isinstance(model, TransformerArch) or model.layers % pp == 0:
+    if not isinstance(model, TransformerArch) or not stage_shortfall(model.layers, pp):
         return None
     first, last = stage_layers(model.layers, pp, "first"), stage_layers(model.layers, pp, "last")
-    short = pp * stage_layers(model.layers, pp, "middle") - model.layers
-    sub = {1: "embedding", 2: "embedding-and-loss"}.get(short)
+    sub = {1: "embedding", 2: "embedding-and-loss"}.get(stage_shortfall(model.layers, pp))
     return (
         "pipeline_split",
         sub,

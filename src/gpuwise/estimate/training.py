@@ -48,7 +48,7 @@ from gpuwise.estimate.sharding import (
 )
 from gpuwise.units import MiB
 from gpuwise.workload import Hardware, TrainingJob, data_parallel
-from gpuwise.workload.specs import DTYPE_BYTES
+from gpuwise.workload.specs import DTYPE_BYTES, stage_layers
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,7 +471,7 @@ def _first_stage(job: TrainingJob, hw: Hardware) -> StageParams:
     stage = "first" if par.pp > 1 else "only"
     model = job.model
     # a whole stage's layers with the embedding, as the time model paces the pipeline (a full stage)
-    whole = math.ceil(model.layers / par.pp) if isinstance(model, TransformerArch) else None
+    whole = stage_layers(model.layers, par.pp, "middle") if isinstance(model, TransformerArch) else None
     return stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, job.tp_embedding, layers=whole)
 
 

@@ -261,7 +261,7 @@ def _check_sharding(par: Parallelism, profile: Framework) -> None:
         near = min(profile.zero_stages, key=lambda z: (abs(z - par.zero), -z))
         raise LayoutError(
             f"--zero {par.zero}: {profile.name} runs ZeRO stages {', '.join(map(str, profile.zero_stages))} only "
-            f"(its FSDP2 shards the gradients with the states or nothing); did you mean --zero {near}?"
+            f"(frameworks.yaml zero_stages); did you mean --zero {near}?"
         )
     if par.zeropp:
         if not profile.zeropp:

@@ -122,18 +122,22 @@ def interleavable(layers: int, pp: int, vpp: int) -> bool:
     return vpp <= 1 or pp * vpp <= layers + PIPELINE_EDGE_CHUNKS
 
 
+def stage_shortfall(layers: int, pp: int) -> int:
+    """Stages that hold a layer fewer than ceil(layers / pp) (0 where pp divides the layers; < pp)."""
+    return pp * math.ceil(layers / pp) - layers if pp > 1 else 0
+
+
 def stage_layers(layers: int, pp: int, stage: str) -> int:
-    """Transformer layers on the `first`, `last` or a full `middle` pipeline stage (all of them when
-    `only`): ceil(layers / pp), where pp does not divide the layers the first stage (embedding) and
-    then the last (output layer and loss) hold one fewer, as the embedding and the loss take a
-    layer's place in the split (Megatron Core's --account-for-embedding-in-pipeline-split and
-    --account-for-loss-in-pipeline-split; Llama 3 405B: 126 layers on 16 stages as 7, 14 x 8, 7,
-    Dubey et al. 2024 section 3.3.2). Every stage holds ceil or ceil - 1 layers, so the slowest holds
-    ceil(layers / pp) layers or the last one's and the output layer."""
+    """Transformer layers on the `first`, `last` or a full (`middle`, `second`) pipeline stage (all of
+    them when `only`): ceil(layers / pp), where pp does not divide the layers the first stage
+    (embedding) and then the last (output layer and loss) hold one fewer, as the embedding and the
+    loss take a layer's place in the split (Megatron Core's --account-for-embedding-in-pipeline-split
+    and --account-for-loss-in-pipeline-split; Llama 3 405B: 126 layers on 16 stages as 7, 14 x 8, 7,
+    Dubey et al. 2024 section 3.3.2). Every stage holds ceil or ceil - 1 layers."""
     if pp <= 1 or stage == "only":
         return layers
     full = math.ceil(layers / pp)
-    short = pp * full - layers  # stages that hold full - 1 layers (< pp)
+    short = stage_shortfall(layers, pp)
     if stage == "first":
         return full - (short >= 1)
     if stage == "last":

@@ -255,7 +255,7 @@ def training_activations(
     opts = _layer_options(job, prof, e, n)
     per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
     held = stage_layers(model.layers, pp, stage)
-    if held < math.ceil(model.layers / pp) and stage == "first":
+    if held < stage_layers(model.layers, pp, "middle") and stage == "first":
         n.add(
             f"{model.layers} layers on {pp} pipeline stages: the first holds {held} beside the embedding, the last "
             f"{stage_layers(model.layers, pp, 'last')} beside the output layer (the embedding and the loss take a "

@@ -12,7 +12,7 @@ from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.generate import generate_peak
 from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, stage_layers
 
 
 def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: float, tp: int = 1, pp: int = 1) -> float:
@@ -49,7 +49,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     stage = "first" if par.pp > 1 else "only"
     # a whole stage's layers with the embedding: the heaviest stage at most (the engine's KV room is
     # that of the stage with the most layers; kv_cache_bytes counts as many)
-    whole = math.ceil(model.layers / par.pp) if isinstance(model, TransformerArch) else None
+    whole = stage_layers(model.layers, par.pp, "middle") if isinstance(model, TransformerArch) else None
     sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, layers=whole)
     wd = job.weights_dtype
     keep16 = "bf16" if wd in ("int8", "int4", "nf4", "fp8") else wd

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
@@ -32,7 +31,7 @@ from gpuwise.estimate.memory.states import (
 )
 from gpuwise.estimate.sharding import node_ranks, secondary_weight_bytes, shard_ranks
 from gpuwise.workload.build import data_parallel
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_shortfall
 
 
 def _zero_groups(job: TrainingJob, hw: Hardware, params: float, dp: int, n: Notes, detail: dict[str, float]) -> float:
@@ -150,10 +149,7 @@ def pipeline_ranks(job: TrainingJob) -> tuple[str, ...]:
     if pp <= 1:
         return ("only",)
     model = job.model
-    uneven = isinstance(model, TransformerArch) and stage_layers(model.layers, pp, "first") < math.ceil(
-        model.layers / pp
-    )
-    if pp > 2 and uneven:
+    if pp > 2 and isinstance(model, TransformerArch) and stage_shortfall(model.layers, pp):
         return ("first", "second", "last")
     return ("first", "last")
 
