@@ -585,3 +585,85 @@ def test_full_recompute_checkpoints_without_sequence_parallelism_are_whole_per_r
     )
     whole = training_memory(job, hw(catalog, count=8), catalog).per_gpu.detail["layer_activations"]
     assert whole == pytest.approx(4 * 2048 * 5120 * 2 * 20 * 2)
+
+
+# --- Megatron Core's FP8 parameters and bf16 gradient reduce (Megatron-Bridge's FP8 performance recipes) ---
+def _fp8_70b(catalog, **extra):
+    """Llama 3 70B SFT on 32 H100 at TP 4, PP 8, VP 5, DP 1 (Megatron-Bridge's perf-memory-tuning skill)."""
+    from gpuwise.workload import build_workload
+
+    opts = {"model": "llama-3.1-70b", "task": "finetune", "framework": "nemo", "precision": "fp8", "tp": 4, "pp": 8}
+    work = build_workload({**opts, "vpp": 5, "micro_batch": 1, "global_batch": 32, "seq": 4096, **extra}, catalog)
+    assert isinstance(work, TrainingJob)
+    return work
+
+
+def test_fp8_parameters_store_one_byte_per_linear_weight(catalog):
+    """--weights-dtype fp8 (--fp8-param-gather): a rank's block linears are stored in FP8 (1 B), the
+    rest (embedding, norms) in bf16; Transformer Engine then caches only the FP8 transpose (1 B per
+    linear weight, where bf16 parameters cache an FP8 copy and its transpose, 2 B)."""
+    from gpuwise.estimate.memory.states import fp8_weight_cache, full_states
+
+    nemo = catalog.framework("nemo")
+    sp_ = stage_params(catalog.model("llama-3.1-70b"), 4, 8, "first")
+    for extra, stored, cached in (({}, sp_.total * 2, 2 * sp_.block_linear), ({"weights_dtype": "fp8"}, None, None)):
+        job = _fp8_70b(catalog, **extra)
+        weights = full_states(job, sp_, nemo, Notes(catalog), {})[0]
+        cache = fp8_weight_cache(job, sp_, nemo, Notes(catalog))
+        assert weights == pytest.approx(stored if stored else sp_.block_linear * 1 + sp_.other * 2)
+        assert cache == pytest.approx(cached if cached else sp_.block_linear)
+    # 70.6B over TP 4 x PP 8: about 2.2B linear weights a rank, 2.2 GB in FP8 where bf16 took 4.4 GB
+    assert 2.0e9 < sp_.block_linear < 2.4e9
+
+
+def test_bf16_gradient_reduce_halves_the_gradient_buffer(catalog):
+    """--grad-reduce-dtype bf16 (Megatron's --grad-reduce-in-bf16): the contiguous gradient buffer
+    holds 2 B per parameter, not the fp32 main gradients' 4 B; the time model reduces half the bytes."""
+    from gpuwise.api import make_estimate
+    from gpuwise.workload import build_hardware
+
+    hw32 = build_hardware("h100-sxm:32", catalog)
+    fp32 = training_memory(_fp8_70b(catalog, pp=4), hw32, catalog).per_gpu
+    bf16 = training_memory(_fp8_70b(catalog, pp=4, grad_reduce_dtype="bf16"), hw32, catalog).per_gpu
+    assert bf16.gradients == pytest.approx(fp32.gradients / 2)
+    opts = {"model": "llama-3.1-70b", "task": "pretrain", "framework": "nemo", "precision": "bf16", "tp": 8}
+    opts |= {"pp": 1, "zero": 1, "micro_batch": 1, "global_batch": 16, "seq": 4096, "overlap_grad_reduce": False}
+    comm = {}
+    for dtype in ("fp32", "bf16"):
+        est = make_estimate({**opts, "grad_reduce_dtype": dtype}, {"gpu": "h100-sxm:16"}).as_dict()
+        comm[dtype] = est["training"]["step_terms"]["data_parallel_comm"]
+    # the reduce-scatter carries half the bytes; the 16-bit parameter all-gather is the same
+    assert 0 < comm["bf16"] < comm["fp32"]
+
+
+def test_no_parameter_transpose_cache_drops_the_fp8_weight_copies(catalog):
+    """Megatron Core's disable_parameter_transpose_cache runs each TE linear with is_first_microbatch=None:
+    no FP8 weight copy outlives its micro-batch's GEMMs (0 B cached)."""
+    from gpuwise.workload import build_hardware
+
+    hw32 = build_hardware("h100-sxm:32", catalog)
+    detail = training_memory(_fp8_70b(catalog, param_transpose_cache=False), hw32, catalog).per_gpu.detail
+    assert "fp8_weight_cache" not in detail
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        ({"framework": "torchtitan", "weights_dtype": "fp8", "zero": 0}, "fp8_params"),
+        ({"precision": "bf16", "weights_dtype": "fp8"}, "--precision fp8"),
+        ({"weights_dtype": "fp8", "master_weights": False}, "main copy"),
+        ({"framework": "deepspeed", "grad_reduce_dtype": "bf16", "zero": 1}, "bf16_grad_reduce"),
+        ({"precision": "bf16", "param_transpose_cache": False}, "--precision fp8"),
+    ],
+)
+def test_fp8_parameters_and_bf16_reduce_are_refused_where_the_run_cannot_have_them(catalog, extra, says):
+    with pytest.raises(UsageError, match=says):
+        _fp8_70b(catalog, **extra)
+
+
+def test_an_fp32_gradient_reduce_the_stack_cannot_set_is_refused(catalog):
+    """torchtune keeps bf16 gradients (pure bf16): --grad-reduce-dtype fp32 names no setting of it."""
+    with pytest.raises(UsageError, match="gradient_bytes"):
+        _fp8_70b(
+            catalog, framework="torchtune", precision="bf16", grad_reduce_dtype="fp32", tp=1, pp=1, vpp=None, zero=3
+        )

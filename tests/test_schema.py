@@ -43,6 +43,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "sharding": {"framework": "fsdp", "zero": 3},
     "mixed_frozen_units": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
+    "grad_reduce_dtype": {"framework": "nemo", "method": "full"},  # Megatron Core's --grad-reduce-in-bf16
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
@@ -89,6 +90,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "sharding",
             "mixed_frozen_units",
             "zeropp",
+            "grad_reduce_dtype",
             "checkpoint_impl",
             "input_from_host",
             "autocast",

@@ -332,6 +332,11 @@ class Framework(_Sourced):
     # its DeepSpeed config leaves reduce_bucket_size 'auto', which the Transformers integration fills
     # with hidden_size^2 (else DeepSpeed's default, conventions deepspeed_reduce_bucket_elements)
     zero_bucket_auto: bool = False
+    # accumulates and reduces gradients in bf16 on request (Megatron Core's --grad-reduce-in-bf16)
+    bf16_grad_reduce: bool = False
+    # keeps the linears' weights as Transformer Engine FP8 parameters beside an fp32 main copy
+    # (Megatron Core's --fp8-param-gather): --weights-dtype fp8 in full training
+    fp8_params: bool = False
     interleaved_pipeline: bool = False  # runs the interleaved 1F1B schedule (virtual pipeline stages)
     expert_parallel: bool = False  # shards MoE experts over ranks (--ep), which the layout search may choose
     efficiency: Annotated[float, Gt(0), Le(1.5)] = 1.0

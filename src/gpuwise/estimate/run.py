@@ -213,6 +213,8 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         loss=work.loss,  # None: the framework's own, named in the assumptions
         quantized_linear=work.quantized_linear,  # None: the framework's own
         overlap_grad_reduce=work.overlap_grad_reduce,  # None: the framework's default
+        grad_reduce_dtype=work.grad_reduce_dtype,  # None: the framework's
+        param_transpose_cache=work.param_transpose_cache,
         defer_grad_sync=work.defer_grad_sync,
         mixed_frozen_units=work.mixed_frozen_units,
         momentum_encoder=work.momentum_encoder,

@@ -24,6 +24,7 @@ from gpuwise.estimate.compute import (
 from gpuwise.estimate.memory.states import (
     StageParams,
     expert_shard_factor,
+    fp8_params,
     framework_of,
     grads_reduced_each_micro_batch,
     lora_params,
@@ -33,6 +34,7 @@ from gpuwise.estimate.memory.states import (
     qlora_base,
     stage_params,
     state_bytes,
+    stored_weight_bytes,
     training_element_bytes,
     weight_bytes_per_param,
 )
@@ -507,6 +509,8 @@ def _data_parallel_comm(
     prof = framework_of(job, catalog)
     # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
     grad_bytes = n_train * (state_bytes(job, prof, catalog.convention).gradient if full else e)
+    # the updated parameters are all-gathered as stored (FP8 parameters: one byte a linear weight)
+    param_bytes = stored_weight_bytes(job, _first_stage(job, hw)) if fp8_params(job) else n_train * e
     if dp <= 1 or grad_bytes <= 0:
         return None
     spans = hw.nodes > 1
@@ -533,14 +537,14 @@ def _data_parallel_comm(
         return m * max(0.0, z3.total - per_mb) + z3.first_layer
     if not overlap:
         # the optimizer updates, and the all-gather returns, the trainable parameters only (not a LoRA base)
-        return _reduction_after_backward(job, hw, topo, (grad_bytes, n_train * e), notes)
+        return _reduction_after_backward(job, hw, topo, (grad_bytes, param_bytes), notes)
     bucket_bytes = prof.bucket_bytes
     g = node_ranks(job, hw)  # the data-parallel group's ranks in one node: their NICs carry its traffic
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans, g)
     if job.parallel.zero >= 1:
         # distributed optimizer: gradients reduce-scattered under the last backward, updated 16-bit
         # parameters all-gathered under the next step's first forward (Megatron --overlap-param-gather)
-        scatter, gather = _grouped_sync(job, hw, topo, (grad_bytes, n_train * e), notes)
+        scatter, gather = _grouped_sync(job, hw, topo, (grad_bytes, param_bytes), notes)
         exposed_gather = max(0.0, gather - (per_mb - backward))
         if grads_reduced_each_micro_batch(job, prof, m):
             notes.append(
@@ -555,7 +559,7 @@ def _data_parallel_comm(
             "backward, parameter all-gather under the first forward; the last bucket is exposed"
         )
         return max(0.0, scatter - backward) + exposed_gather + last
-    total, _ = _grouped_sync(job, hw, topo, (grad_bytes, n_train * e), notes)
+    total, _ = _grouped_sync(job, hw, topo, (grad_bytes, param_bytes), notes)
     notes.append(
         f"data parallel: gradient all-reduce in {bucket_bytes / MiB:g} MiB buckets overlapped with the last backward; the last bucket is exposed"
     )

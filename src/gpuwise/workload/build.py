@@ -516,6 +516,8 @@ def _training_job(
     method = f.method or "full"
     precision = f.precision or "bf16"
     wd = _training_weights(f, method, precision, task, model)
+    _check_fp8_params(f, wd, precision, profile)
+    _check_grad_reduce(f, precision, profile)
     micro = _micro_batch(f)
     seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
@@ -558,6 +560,8 @@ def _training_job(
         offload=tuple(dict.fromkeys(f.offload or ())),
         compile=profile.compile if f.compile is None else f.compile,
         overlap_grad_reduce=f.overlap_grad_reduce,
+        grad_reduce_dtype=f.grad_reduce_dtype,
+        param_transpose_cache=f.param_transpose_cache is not False,
         optimizer_in_backward=bool(f.optimizer_in_backward),
         paged_optimizer=bool(f.paged_optimizer),
         kbit_fp32_upcast=bool(f.kbit_fp32_upcast),
@@ -625,11 +629,64 @@ def _training_weights(
             f"QLoRA-style adapters train on a 4-bit frozen base: nf4 (bitsandbytes, the QLoRA paper) or int4 "
             f"(a GPTQ or AWQ checkpoint); --weights-dtype {wd} contradicts --method qlora"
         )
-    if method == "full" and wd in ("int8", "int4", "nf4", "fp8"):
+    if method == "full" and wd == "fp8" and precision != "fp8":
+        raise UsageError(
+            "full training keeps FP8 weights only as Transformer Engine FP8 parameters, which compute in FP8: "
+            "give --precision fp8 (or a 16/32-bit --weights-dtype)"
+        )
+    if method == "full" and wd in ("int8", "int4", "nf4"):
         raise UsageError(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
     return wd
+
+
+def _check_fp8_params(f: WorkloadFields, wd: str, precision: str, profile: Framework) -> None:
+    """FP8 parameters in full training (Transformer Engine's fp8_model_init, Megatron Core's
+    --fp8-param-gather): the linears' weights live in FP8 and the update runs on the fp32 main copy
+    the distributed optimizer keeps, so they need FP8 compute, master weights and a stack that has them;
+    --no-param-transpose-cache changes Transformer Engine's FP8 weight copies only."""
+    if f.param_transpose_cache is False and precision != "fp8":
+        raise UsageError(
+            "--no-param-transpose-cache drops Transformer Engine's FP8 weight copies: give --precision fp8"
+        )
+    if wd != "fp8" or (f.method or "full") != "full":
+        return
+    if not profile.fp8_params:
+        raise UsageError(
+            f"--weights-dtype fp8 in full training is Transformer Engine FP8 parameters (Megatron Core's "
+            f"--fp8-param-gather); {profile.name} has none (frameworks.yaml fp8_params): use --framework megatron or nemo"
+        )
+    if f.master_weights is False:
+        raise UsageError("FP8 parameters are updated through the fp32 main copy: drop --no-master-weights")
+    if (profile.default_zero if f.zero is None else f.zero) >= 2:
+        raise UsageError(
+            "FP8 parameters are modelled beside Megatron Core's distributed optimizer (--zero 0 or 1), "
+            "not with sharded parameters"
+        )
+
+
+def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) -> None:
+    """A 16-bit gradient reduce where the stack offers it (Megatron Core's --grad-reduce-in-bf16)."""
+    if f.grad_reduce_dtype is None:
+        return
+    if f.grad_reduce_dtype == "fp32":
+        if profile.gradient_bytes[precision] != 4:
+            raise UsageError(
+                f"--grad-reduce-dtype fp32: {profile.name} keeps {profile.gradient_bytes[precision]:g} B gradients under "
+                f"--precision {precision} (frameworks.yaml gradient_bytes), and gpuwise has no fp32 setting for it"
+            )
+        return
+    if not profile.bf16_grad_reduce:
+        raise UsageError(
+            f"--grad-reduce-dtype bf16: {profile.name} has no bf16 gradient reduce setting here "
+            "(frameworks.yaml bf16_grad_reduce): use --framework megatron or nemo"
+        )
+    if precision not in ("bf16", "fp8") or f.master_weights is False:
+        raise UsageError(
+            "--grad-reduce-dtype bf16 replaces the fp32 main gradients of bf16 or fp8 mixed precision: "
+            "give --precision bf16 or fp8 with master weights"
+        )
 
 
 def _evaluation(f: WorkloadFields) -> tuple[int, int] | None:

@@ -27,6 +27,7 @@ from gpuwise.workload.specs import (
     CheckpointImpl,
     Engine,
     FrameworkName,
+    GradReduceDtype,
     KvDtype,
     LayoutMode,
     Loss,
@@ -174,7 +175,10 @@ class WorkloadFields(StrictFields):
     )
     precision: Annotated[Precision | None, Choice] = _f("Compute precision.", example="bf16", default="bf16")
     weights_dtype: Annotated[WeightsDtype | None, Choice] = _f(
-        "Storage dtype of the weights.", example="bf16", default="the precision (nf4 for QLoRA)"
+        "Storage dtype of the weights (fp8 in full training: Transformer Engine FP8 parameters, Megatron Core's "
+        "--fp8-param-gather).",
+        example="bf16",
+        default="the precision (nf4 for QLoRA)",
     )
     kv_dtype: Annotated[KvDtype | None, Choice] = _f(
         "Storage dtype of the KV cache.", example="fp8", applies="inference", default="the weights' 16-bit dtype"
@@ -523,6 +527,20 @@ class WorkloadFields(StrictFields):
         example=False,
         applies="training",
         default="the framework's (frameworks.yaml overlap_grad_reduce)",
+    )
+    grad_reduce_dtype: Annotated[GradReduceDtype | None, Choice] = _f(
+        "Dtype gradients accumulate and reduce in: bf16 is Megatron Core's --grad-reduce-in-bf16 "
+        "(Megatron-Bridge grad_reduce_in_fp32=False, its performance recipes' setting).",
+        example="bf16",
+        applies="training",
+        default="the framework's (Megatron Core: fp32 under bf16 and fp8)",
+    )
+    param_transpose_cache: bool | None = _f(
+        "FP8 training: Transformer Engine keeps each linear's FP8 weight copy and transpose across micro-batches; "
+        "off: Megatron Core's disable_parameter_transpose_cache (cast again each micro-batch).",
+        example=True,
+        applies="training",
+        default="on",
     )
     optimizer_in_backward: bool | None = _f(
         "Optimizer step fused into backward (torchtune optimizer_in_bwd): no full gradient buffer.",

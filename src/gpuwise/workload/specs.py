@@ -24,6 +24,7 @@ Recompute = Literal["none", "selective", "full"]
 CheckpointImpl = Literal["non-reentrant", "reentrant"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
+GradReduceDtype = Literal["fp32", "bf16"]
 Loss = Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
 # QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: MatMul4Bit keeps no input), bitsandbytes before
 # 0.43.2 (MatMul4Bit keeps its input on autograd ctx), torchao's LinearNF4 (keeps only the weight)
@@ -253,6 +254,11 @@ class TrainingJob:
     offload: tuple[Offload, ...] = ()
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
     overlap_grad_reduce: bool | None = None  # None: the framework's (frameworks.yaml overlap_grad_reduce)
+    # the dtype gradients accumulate and reduce in; None: the framework's (frameworks.yaml gradient_bytes)
+    grad_reduce_dtype: GradReduceDtype | None = None
+    # Transformer Engine keeps its FP8 weight copies (and transposes) across micro-batches (Megatron Core's
+    # is_first_microbatch); off: --disable-parameter-transpose-cache, cast again in every micro-batch
+    param_transpose_cache: bool = True
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
     kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream

@@ -187,7 +187,7 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     half = DTYPE_BYTES["bf16"]
     if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
         return StateBytes(half, half, 0.0, 0.0, opt * pure_16bit_state_scale(job))
-    grad = prof.gradient_bytes[job.precision]
+    grad = DTYPE_BYTES["bf16"] if job.grad_reduce_dtype == "bf16" else prof.gradient_bytes[job.precision]
     if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
     main = prof.main_gradient_bytes.get(job.precision, 0.0)
@@ -456,12 +456,33 @@ def adapter_states(
     return weights + adapter_w, trainable * adapter_b + frozen_grads, trainable * opt_bpp
 
 
+def fp8_params(job: TrainingJob) -> bool:
+    """Full training with Transformer Engine FP8 parameters (--weights-dtype fp8, Megatron Core's
+    --fp8-param-gather): the block linears' weights are stored in FP8, the rest in 16 bits."""
+    return job.method == "full" and job.weights_dtype == "fp8"
+
+
+def stored_weight_bytes(job: TrainingJob, sp_: StageParams) -> float:
+    """Bytes of a stage's trained weights as the GPU stores (and a sharded optimizer all-gathers) them:
+    16-bit, or with FP8 parameters one byte for each block linear's weight."""
+    if fp8_params(job):
+        return sp_.block_linear * DTYPE_BYTES["fp8"] + sp_.other * DTYPE_BYTES["bf16"]
+    return sp_.total * training_element_bytes(job)
+
+
 def full_states(
     job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes, detail: dict[str, float]
 ) -> tuple[float, float, float, float]:
     """Full training: (weights, gradients, optimizer states, master weights + fp32 main gradients)."""
     sb = state_bytes(job, prof, n.conv)
     n_par = sp_.total
+    if job.grad_reduce_dtype == "bf16":
+        n.add(f"gradients accumulated and reduced in bf16 (--grad-reduce-in-bf16): {sb.gradient:g} B per parameter")
+    if fp8_params(job):
+        n.add(
+            "FP8 parameters (Transformer Engine, --fp8-param-gather): block linear weights stored in FP8, updated "
+            "through the optimizer's fp32 main copy"
+        )
     if job.precision not in ("fp32", "tf32"):
         if not job.master_weights:
             n.add("pure 16-bit training: no fp32 master copy; gradients and optimizer states in the parameter dtype")
@@ -476,13 +497,22 @@ def full_states(
                 + f" ({sb.total:g} B/param with {job.optimizer})"
             )
     detail["main_gradients"] = n_par * sb.main_gradient
-    return n_par * sb.weight, n_par * sb.gradient, n_par * sb.optimizer, n_par * (sb.master + sb.main_gradient)
+    weights = stored_weight_bytes(job, sp_) if fp8_params(job) else n_par * sb.weight
+    return weights, n_par * sb.gradient, n_par * sb.optimizer, n_par * (sb.master + sb.main_gradient)
 
 
 def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes) -> float:
-    """Transformer Engine caches an FP8 copy of each linear weight and its transpose across micro-batches."""
+    """Transformer Engine caches an FP8 copy of each linear weight and its transpose across micro-batches
+    (Megatron Core passes is_first_microbatch); FP8 parameters are the copy, so only the transpose is
+    cached; with the cache off (disable_parameter_transpose_cache) the copies live one GEMM each."""
     if job.precision != "fp8" or not prof.fp8_saves_fp8_inputs or job.method != "full":
         return 0.0
+    if not job.param_transpose_cache:
+        n.add("FP8 (Transformer Engine): no weight copies cached across micro-batches (parameter transpose cache off)")
+        return 0.0
+    if fp8_params(job):
+        n.add("FP8 parameters: each linear's FP8 transpose cached across micro-batches (1 B per linear weight)")
+        return DTYPE_BYTES["fp8"] * sp_.block_linear
     n.add("FP8 (Transformer Engine): an FP8 weight and its transpose cached per linear (2 B per linear weight)")
     return 2 * DTYPE_BYTES["fp8"] * sp_.block_linear
 
