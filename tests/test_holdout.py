@@ -945,7 +945,10 @@ EXPECTED: dict[int, Expected] = {
             "colossalai-lightning-bench-4xa100-40gb-gpt2-xl-ddp-amp-mb6-seq1024-max-cuda-memory": -0.1451,
             "colossalai-lightning-bench-4xa100-40gb-gpt2-xl-deepspeed-zero3-gbs160-seq1024-samples-per-s": +0.4908,
             "colossalai-lightning-bench-4xa100-40gb-gpt2-xl-deepspeed-zero3-mb40-seq1024-max-cuda-memory": +0.7395,
-            "deepspeed-bert-pretraining-tutorial-1024xv100-dgx2-bert-large-lamb-fp16-two-phase-wallclock": -0.0041,
+            # past its first bound (-0.4 %) since DeepSpeed's gradient bucket is counted in elements, its config's unit
+            # (2026-12-04): 5e8 fp16 elements hold BERT-large's 680 MB of gradients in one bucket, reduced after the
+            # backward (+2.9 % -> +4.6 %); bounded at +4.6 % + 3
+            "deepspeed-bert-pretraining-tutorial-1024xv100-dgx2-bert-large-lamb-fp16-two-phase-wallclock": +0.0462,
             # regressed past its first bound (+22.5 %) when the deepspeed efficiency was refitted with MT-NLG's Selene
             # nodes at their eight HDR NICs (the corpus harness had given them one): 0.650 -> 0.627; bounded at +26.9
             # % + 3

@@ -662,3 +662,27 @@ def test_a_momentum_encoder_adds_a_forward_per_micro_batch_and_a_weight_copy():
     copy = moco["memory"]["detail"]["momentum_encoder"]
     assert copy == pytest.approx(CAT.model("resnet-50").params * 4)
     assert moco["workload"]["momentum_encoder"] is True
+
+
+@pytest.mark.parametrize(
+    ("framework", "zero", "bucket"),
+    [
+        # DeepSpeed's reduce_bucket_size (and its engine's all-reduce without ZeRO) counts elements: 5e8 of them at
+        # the width bf16 training reduces its (fp32-accumulated) gradients in, 4 B
+        ("deepspeed", 2, 5e8 * 4),
+        ("deepspeed", 0, 5e8 * 4),
+        # the Trainer's DeepSpeed config leaves it 'auto': hidden_size^2 = 4096^2 elements for Llama 2 7B
+        ("hf-trainer", 2, 4096 * 4096 * 4),
+        # the Trainer without ZeRO is PyTorch DDP: 25 MiB buckets, in bytes
+        ("hf-trainer", 0, 25 * 2**20),
+        # Megatron's 40M fp32 elements, given in bytes
+        ("megatron", 1, 160e6),
+    ],
+)
+def test_the_gradient_bucket_is_counted_in_each_stacks_unit(framework, zero, bucket):
+    from gpuwise.estimate.memory.states import reduce_bucket_bytes, state_bytes
+
+    work = build_workload({"model": "llama-2-7b", "framework": framework, "zero": zero, "method": "full"}, CAT)
+    prof = CAT.framework(framework)
+    element = state_bytes(work, prof, CAT.convention).gradient
+    assert reduce_bucket_bytes(work, prof, CAT.convention, element) == pytest.approx(bucket)

@@ -295,7 +295,8 @@ class Framework(_Sourced):
     loss_kind: Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
-    bucket_bytes: Annotated[float, Gt(0)]
+    # the data-parallel gradient bucket in bytes; None: DeepSpeed's, counted in elements (reduce_bucket_bytes)
+    bucket_bytes: Annotated[float, Gt(0)] | None = None
     overlap_grad_reduce: bool
     tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool

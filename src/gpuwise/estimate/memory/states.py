@@ -335,7 +335,7 @@ def zero_offload_gradients(
         return grads
     e = training_element_bytes(job)
     auto = prof.zero_bucket_auto
-    bucket = model.hidden * model.hidden if auto else n.conv("deepspeed_reduce_bucket_elements")
+    bucket = deepspeed_bucket_elements(job, prof, n.conv)
     overlap = prof.overlap_grad_reduce if job.overlap_grad_reduce is None else job.overlap_grad_reduce
     buffers = 2 if overlap else 1
     staging = (2 if zero == 3 else 1) * largest_tensor(model, job.parallel.tp) / (dp if zero == 3 else 1)
@@ -351,6 +351,26 @@ def zero_offload_gradients(
         f"buffer: {fmt_bytes(kept)} [DeepSpeed stage_1_and_2.py copy_grads_in_partition, cpu_offload]"
     )
     return kept
+
+
+def deepspeed_bucket_elements(job: TrainingJob, prof: Framework, conv: Callable[[str], float]) -> float:
+    """DeepSpeed's gradient bucket, in elements as its config counts it (reduce_bucket_size, and the
+    engine's own all-reduce without ZeRO): its default 5e8, or hidden_size² where the Transformers
+    integration fills an 'auto' config (frameworks.yaml zero_bucket_auto)."""
+    model = job.model
+    if prof.zero_bucket_auto and isinstance(model, TransformerArch):
+        return float(model.hidden * model.hidden)
+    return conv("deepspeed_reduce_bucket_elements")
+
+
+def reduce_bucket_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float], element: float) -> float:
+    """The data-parallel gradient bucket in bytes: the stack's bucket_bytes (PyTorch DDP's 25 MiB,
+    Megatron's 40M fp32 elements), or, where DeepSpeed's engine reduces (the deepspeed stack, or a
+    DeepSpeed ZeRO stage under the Trainer or axolotl), its bucket of elements at the width they are
+    reduced in (`element` bytes)."""
+    if prof.bucket_bytes is not None and not (prof.zero_offload and job.parallel.zero >= 1):
+        return prof.bucket_bytes
+    return deepspeed_bucket_elements(job, prof, conv) * element
 
 
 def shard_model_states(
