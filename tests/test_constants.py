@@ -196,8 +196,10 @@ def test_the_planner_stops_doubling_by_its_threshold(monkeypatch):
     for threshold in (0.0, 0.05, 1.0):
         monkeypatch.setattr(search, "DOUBLING_MIN_SAVING", threshold)
         r = _plan(CAT, work, req)
-        assert r.candidates and all(c.ok for c in r.candidates)
-        costs = [c.cost for c in sorted(r.candidates, key=lambda c: c.gpus)]
+        # one GPU with ZeRO-Offload is shown and misses the deadline (its CPU-Adam step: ~5 s a step for 7B)
+        meeting = [c for c in r.candidates if c.ok]
+        assert meeting and all(c.gpus == 1 for c in r.candidates if not c.ok)
+        costs = [c.cost for c in sorted(meeting, key=lambda c: c.gpus)]
         keep = 1 - threshold
         assert all(costs[k] < keep * min(costs[:k]) for k in range(1, len(costs) - 1)), costs
         assert costs[-1] >= keep * min(costs[:-1]), costs

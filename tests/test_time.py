@@ -686,3 +686,18 @@ def test_the_gradient_bucket_is_counted_in_each_stacks_unit(framework, zero, buc
     prof = CAT.framework(framework)
     element = state_bytes(work, prof, CAT.convention).gradient
     assert reduce_bucket_bytes(work, prof, CAT.convention, element) == pytest.approx(bucket)
+
+
+def test_zero_offload_times_the_cpu_adam_step_of_each_host():
+    """DeepSpeed's CPU-Adam runs after the backward on every rank's partition at once, sharing its host: at
+    DeepSpeed's measured 1.41e9 parameters/s a host (PR #735: 11.6B in 8.2 s), 8 ranks of one node with ZeRO-2
+    update 8 x 1/8 of Llama 2 7B's parameters, and 16 ranks on two nodes each host's half: n / 1.41e9 and
+    n / 2 / 1.41e9 seconds. FSDP's CPU offload (torch's optimizer on the host) has no sourced rate."""
+    opts = {"model": "llama-2-7b", "method": "full", "framework": "deepspeed", "zero": 2, "offload": "optimizer"}
+    work = build_workload({**opts, "micro_batch": 1, "seq": 1024}, CAT)
+    n = CAT.model("llama-2-7b").params
+    for gpus, share in (("a100-80gb-sxm:8", 1.0), ("a100-80gb-sxm:16", 0.5)):
+        est = estimate(work, build_hardware(gpus, CAT), CAT)
+        assert est.training.terms["cpu_optimizer_step"] == pytest.approx(n * share / 1.41e9, rel=0.01)
+    fsdp = build_workload({**opts, "framework": "fsdp", "zero": 3, "micro_batch": 1, "seq": 1024}, CAT)
+    assert "cpu_optimizer_step" not in estimate(fsdp, build_hardware("a100-80gb-sxm:8", CAT), CAT).training.terms

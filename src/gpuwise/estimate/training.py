@@ -46,6 +46,7 @@ from gpuwise.estimate.sharding import (
     Zero3Comm,
     expert_data_parallel,
     node_ranks,
+    shard_ranks,
     sharded_optimizer_comm,
     zero3_comm,
 )
@@ -659,9 +660,9 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
         per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
     state = per_param * n_train
     if job.parallel.zero >= 1:
-        # over the data-parallel ranks, or under hybrid sharding a node's (each node updates its copy);
+        # over the data x context parallel ranks, or under hybrid sharding a node's (each node updates its copy);
         # MoE experts over the expert-data-parallel ranks only, ep x etp / tp times fewer
-        state /= node_ranks(job, hw) if job.parallel.sharding == "hybrid" else data_parallel(job, hw)
+        state /= shard_ranks(job, hw)
         state *= expert_shard_factor(job, _first_stage(job, hw))[1]
     return rates.time(0.0, 2 * state, "memory")
 
@@ -689,10 +690,31 @@ def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: f
         acts = training_memory(replace(job, offload=()), hw, catalog).per_gpu.detail.get("layer_activations", 0.0)
         seconds += m * max(0.0, 2 * acts / rate - per_mb)
     notes.append(
-        f"CPU offload ({', '.join(job.offload)}): transfers at {rate / 1e9:.0f} GB/s host-device copy "
-        f"[{link.name}]; the CPU optimizer step itself is not timed"
+        f"CPU offload ({', '.join(job.offload)}): transfers at {rate / 1e9:.0f} GB/s host-device copy [{link.name}]"
     )
     return seconds
+
+
+def _cpu_optimizer_step(job: TrainingJob, hw: Hardware, catalog: Catalog, notes: list[str]) -> float:
+    """The optimizer step on the host under ZeRO-Offload: DeepSpeed's CPU-Adam updates each rank's
+    partition after the backward (no delayed update), every rank of a host at once on its shared
+    cores and memory, at the measured rate of CPU-Adam (conventions cpu_adam_params_per_second).
+    Other stacks' CPU optimizers (torch's, under FSDP cpu_offload) have no sourced rate: not timed."""
+    if "optimizer" not in job.offload and "params" not in job.offload:
+        return 0.0
+    prof = framework_of(job, catalog)
+    if not prof.zero_offload or job.optimizer != "adamw":
+        notes.append(f"the CPU optimizer step ({prof.name}, {job.optimizer}) is not timed: no published rate")
+        return 0.0
+    n_train, _ = _trainable_params(job, hw)
+    shard = n_train / shard_ranks(job, hw) if job.parallel.zero >= 1 else n_train
+    host = min(hw.count, hw.gpus_per_node)
+    rate = catalog.convention("cpu_adam_params_per_second")
+    notes.append(
+        f"CPU-Adam (DeepSpeed) updates {host} x {shard / 1e9:.3g}B parameters on each host after the backward, "
+        f"at {rate / 1e9:.3g}B parameters/s a host [conventions cpu_adam_params_per_second]"
+    )
+    return shard * host / rate
 
 
 def _bottleneck(work: MicroBatchWork, terms: dict[str, float], exposed_comm: float, catalog: Catalog) -> str:
@@ -752,6 +774,9 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog)
     if job.offload:
         terms["cpu_offload_transfers"] = _offload_seconds(job, hw, catalog, per_mb, notes)
+        cpu_step = _cpu_optimizer_step(job, hw, catalog, notes)
+        if cpu_step:
+            terms["cpu_optimizer_step"] = cpu_step
     step = sum(terms.values())
     comm_terms = ("tensor_parallel_comm", "context_parallel_comm", "expert_parallel_comm", "pipeline_p2p")
     exposed_comm = sum(terms.get(k, 0.0) for k in comm_terms) + (dp_exposed or 0.0)
