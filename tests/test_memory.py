@@ -667,3 +667,20 @@ def test_an_fp32_gradient_reduce_the_stack_cannot_set_is_refused(catalog):
         _fp8_70b(
             catalog, framework="torchtune", precision="bf16", grad_reduce_dtype="fp32", tp=1, pp=1, vpp=None, zero=3
         )
+
+
+def test_the_largest_micro_batch_of_a_step_in_backward_takes_the_global_batch_with_it(catalog):
+    """--optimizer-in-backward takes one micro-batch a step: sizing the micro-batch of a run written with
+    --global-batch (torchtune's single-device recipe: batch 2, optimizer_in_bwd) moves the global batch with
+    it rather than refusing the run (the sizing used to try micro-batch 1 under global batch 2)."""
+    from gpuwise.workload import build_hardware, build_workload
+
+    opts = {"model": "llama-2-7b", "method": "full", "framework": "torchtune", "master_weights": False}
+    work = build_workload(
+        {**opts, "optimizer_in_backward": True, "micro_batch": 2, "global_batch": 2, "seq": 512}, catalog
+    )
+    hw1 = build_hardware("a100-80gb-sxm:1", catalog)
+    best = largest_fitting(work, hw1, catalog, "micro_batch")
+    assert best >= 2
+    assert training_memory(replace(work, micro_batch=best, global_batch=best), hw1, catalog).fits
+    assert not training_memory(replace(work, micro_batch=best + 1, global_batch=best + 1), hw1, catalog).fits

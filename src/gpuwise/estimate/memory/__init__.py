@@ -35,6 +35,9 @@ def largest_fitting(work: Workload, hw: Hardware, catalog: Catalog, field_name: 
 
     def fits(v: int) -> bool:
         changes: dict[str, Any] = {field_name: v}
+        if field_name == "micro_batch" and isinstance(work, TrainingJob) and work.optimizer_in_backward:
+            # a step in backward takes one micro-batch a step: the global batch follows the micro-batch
+            changes["global_batch"] = None if work.global_batch is None else v * work.parallel.dp(hw.count)
         return memory(replace(work, **changes), hw, catalog).fits
 
     if not fits(1):
