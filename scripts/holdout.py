@@ -21,7 +21,8 @@ gathered apart from all fourteen; with `--set 16`, docs/accuracy-holdout16.md ag
 (corpus/data/holdout16.yaml), gathered apart from all fifteen; with `--set 17`, docs/accuracy-holdout17.md against the
 seventeenth (corpus/data/holdout17.yaml), gathered apart from all sixteen; with `--set 18`, docs/accuracy-holdout18.md
 against the eighteenth (corpus/data/holdout18.yaml), gathered apart from all seventeen; with `--set 19`,
-docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), gathered apart from all eighteen.
+docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), gathered apart from all eighteen; with
+`--set 20`, docs/accuracy-holdout20.md against the twentieth (corpus/data/holdout20.yaml), gathered apart from all nineteen.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -274,6 +275,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         18: "eighteenth",
         19: "nineteenth",
         20: "twentieth",
+        21: "twenty-first",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

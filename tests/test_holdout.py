@@ -1738,6 +1738,107 @@ EXPECTED: dict[int, Expected] = {
             "vllm-issue8244-8xh100-llama31-405b-fp8-vllm-offline-32prompts-in128-out512-output-tok-per-s": +2.320,
         },
     ),
+    20: Expected(
+        first_read="2026-12-04",
+        kinds={"memory": 13, "training": 13, "inference": 28},
+        sources=28,
+        marked={"family": 14, "overlap_risk": 4, "extra_row_of_source": 26},
+        # torchtitan pull request #808's float8 row, written as --weights-dtype fp8 (torchao's tensorwise float8 with
+        # float8 all-gather): gpuwise has FP8 parameters only as Megatron Core's (frameworks.yaml fp8_params) and refuses
+        # them for torchtitan; it stays in the set, unscored, counted outside ±20 %
+        refused_for=frozenset(
+            {"meta-h100-95gib-power", "model-family", "single-logged-step", "torchao-float8-tensorwise"}
+        ),
+        refusal_notes=("fp8_params",),
+        unscored=frozenset(
+            {
+                "torchtitan-pr808-8xh100-llama3-8b-fsdp8-float8-tensorwise-fp8-allgather-compile-sac-mb1-s8192-tps-per-gpu"
+            }
+        ),
+        end_to_end=(
+            "torchtune-pr527-1xgpu-llama2-7b-full-bf16-pagedadamw-optim-in-bwd-max-allocated",
+            "philschmid-fsdp-qlora-llama3-4xa10g-llama3-70b-qlora-r16-fsdp-offload-s3072-gb-per-gpu",
+            "torchtitan-pr808-8xh100-llama3-8b-fsdp8-bf16-compile-sac-mb1-s8192-tps-per-gpu",
+            "colossalai-issue4342-8xa800-llama-7b-deepspeed-zero3-mb8-s512-samples-per-s",
+            "sglcookbook-llama31-8xa100-llama31-70b-sglang056-random8k1k-c1-mean-ttft",
+            "tome-readme-1xv100-timm-vit-b16-224-fp32-b256-original-im-per-s",
+        ),
+        by_hand={
+            # tps: 5,760 (step 20, bf16 + compile)
+            "torchtitan-pr808-8xh100-llama3-8b-fsdp8-bf16-compile-sac-mb1-s8192-tps-per-gpu": 5760,
+            # memory: 47.65GiB (torchtitan's max reserved)
+            "torchtitan-pr808-8xh100-llama3-8b-fsdp8-bf16-compile-sac-mb1-s8192-max-reserved": 47.65 * 2**30,
+            # 32.78 it/s: one sampler iteration 1 / 32.78 s = 30.51 ms as written
+            "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b1-dpmpp2m-iteration": 30.51e-3,
+            # GPU peak memory allocation: 13.993540096GB (decimal GB: torch's byte count / 1e9)
+            "torchtune-pr527-1xgpu-llama2-7b-full-bf16-pagedadamw-optim-in-bwd-max-allocated": 13.993540096e9,
+            # Top Training Speed 805 img/sec
+            "tresnet-readme-1xv100-resnet50-amp-b259-top-training-img-per-s": 805,
+        },
+        conversion_noted=True,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-04, at main 2ee5e1b, before any change made
+        # after holdout 19's misses were read) plus 2 points: each scored case's |error| may not grow by more than
+        # 3 points, each kind's median |error| by more than 2. The state on that date, not the goals.
+        medians={"memory": 0.139, "training": 0.188, "inference": 0.319},
+        first_errors={
+            "torchtitan-pr808-8xh100-llama3-8b-fsdp8-bf16-compile-sac-mb1-s8192-max-reserved": +0.0570,
+            "torchtitan-issue1207-4xh100-llama3-8b-fsdp2-tp2-bf16-sac-max-reserved": +0.1060,
+            "msswift-fa3-mcore-4xh20-qwen3-30b-a3b-lora-r32-ep4-gbs16-s8192-packed-fa2-max-reserved": -0.1190,
+            "msswift-fa3-transformers-4xh20-qwen25-7b-full-zero3-liger-gbs16-s16384-packed-fa2-max-reserved": +0.1960,
+            "msswift-megatron-long-text-4xa100-qwen25-7b-full-tp4-sp-gbs8-s32768-packed-max-reserved": -0.1260,
+            "msswift-packing-liger-4xa100-qwen25-7b-full-zero3-gbs8-s16384-packed-max-reserved": +0.2240,
+            "tomesd-readme-1xrtx4090-sd15-fp16-512px-50plms-baseline-gb-per-image": -0.0570,
+            "philschmid-fsdp-qlora-llama3-4xa10g-llama3-70b-qlora-r16-fsdp-offload-s3072-gb-per-gpu": -0.2650,
+            "msswift-examples-full-1xgpu-qwen25-7b-full-bf16-mb1-s2048-max-reserved": -0.0930,
+            "msswift-examples-lora-1xgpu-qwen25-7b-lora-r8-all-linear-mb1-selfcog-max-reserved": -0.0310,
+            "msswift-examples-zero3-2xgpu-qwen25-7b-lora-r8-all-linear-mb1-selfcog-max-reserved": -0.3680,
+            "colossalai-issue4342-8xa800-llama-7b-deepspeed-zero3-mb8-s512-samples-per-s": -0.0770,
+            "torchtitan-pr808-8xh100-llama3-8b-fsdp8-bf16-compile-sac-mb1-s8192-tps-per-gpu": +0.2140,
+            "torchtitan-issue1207-4xh100-llama3-8b-fsdp2-tp2-bf16-sac-tps-per-gpu": +0.2130,
+            "megatron-lm-llama-readme-8xh100-llama3-8b-fp8-cp2-gbs128-s8192-tok-per-gpu": +0.0400,
+            "megatron-lm-llama-readme-64xh100-llama3-70b-fp8-tp4-pp8-vp5-gbs128-s8192-tok-per-gpu": -0.1010,
+            "megatron-lm-llama-readme-1024xh100-llama3-405b-fp8-tp8-pp8-cp2-vp8-gbs512-s8192-tok-per-gpu": -0.1170,
+            "msswift-fa3-mcore-4xh20-qwen3-30b-a3b-lora-r32-ep4-gbs16-s8192-packed-fa2-step-time": -0.1220,
+            "msswift-fa3-transformers-4xh20-qwen25-7b-full-zero3-liger-gbs16-s16384-packed-fa2-step-time": +1.0150,
+            "msswift-megatron-long-text-4xa100-qwen25-7b-full-tp4-sp-gbs8-s32768-packed-step-time": +0.5630,
+            "msswift-packing-liger-4xa100-qwen25-7b-full-zero3-gbs8-s16384-packed-step-time": +0.5720,
+            "deepspeed-flops-profiler-tutorial-1xa100-bert-large-preln-fp16-bs80-s128-samples-per-s": +0.0440,
+            "tresnet-readme-1xv100-resnet50-amp-b259-top-training-img-per-s": +0.2300,
+            "vllm-issue20710-2xb200-llama33-70b-fp8-vllm090-c1-in512-out512-e2e": -0.4100,
+            "vllm-issue20710-2xb200-llama33-70b-fp8-vllm090-c16-in512-out512-e2e": -0.1100,
+            "trtllm-issue4043-8xb200-llama31-405b-fp8-trtllm020rc0-bench-in124-out2048-output-tok-per-s": +2.0520,
+            "trtllm-issue4043-8xh200-llama31-405b-fp8-trtllm020rc0-bench-in124-out2048-output-tok-per-s": -0.1070,
+            "tensorrt-issue3993-1xa100-resnet50v2-trt8616-b4-latency": -0.3280,
+            "tensorrt-issue3993-1xa100-resnet50v2-trt8616-b64-latency": -0.6750,
+            "llmperfbench-pr35-1xrtx3090-llama2-7b-awq-vllm-b1-out256-latency": +0.2820,
+            "sglcookbook-llama31-8xa100-llama31-70b-sglang056-random1k1k-c1-mean-tpot": -0.1570,
+            "sglcookbook-llama31-8xa100-llama31-70b-sglang056-random1k1k-c100-output-tok-per-s": +0.5850,
+            "sglcookbook-llama31-8xa100-llama31-70b-sglang056-random8k1k-c1-mean-ttft": +0.3920,
+            "sglcookbook-qwen3-8xb200-qwen3-235b-a22b-sglang056-random1k1k-c1-mean-tpot": -0.3730,
+            "sglcookbook-qwen3-8xb200-qwen3-235b-a22b-sglang056-random1k1k-c100-output-tok-per-s": +1.0240,
+            "sglcookbook-llama4-8xmi300x-llama4-scout-sglang059-random1k1k-c1-mean-tpot": -0.2400,
+            "sglcookbook-llama4-8xmi300x-llama4-scout-sglang059-random1k1k-c100-output-tok-per-s": +1.1420,
+            "sglcookbook-deepseekr1-8xb200-deepseek-r1-0528-fp8-sglang-random1k1k-c1-mean-tpot": -0.4170,
+            "sglcookbook-deepseekr1-8xb200-deepseek-r1-0528-fp8-sglang-random1k1k-c100-output-tok-per-s": +0.9980,
+            "zjuici-mistral7b-1xa100-40gb-vllm025-in128-out512-c1-latency-per-output-token": -0.0720,
+            "zjuici-mistral7b-1xa100-40gb-vllm025-in128-out128-burst399-output-tok-per-s": +1.0500,
+            "zjuici-mistral7b-1xa100-40gb-tgi134-in128-out512-c1-latency-per-output-token": -0.1120,
+            "zjuici-mistral7b-openorca-awq-1xa100-40gb-vllm025-in128-out512-c1-latency-per-output-token": -0.5500,
+            "zjuici-mistral7b-openorca-awq-1xa100-40gb-tgi134-in128-out512-c1-latency-per-output-token": -0.3140,
+            "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b1-dpmpp2m-iteration": +0.0350,
+            "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b4-dpmpp2m-iteration": -0.0500,
+            "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b8-dpmpp2m-iteration": -0.1420,
+            "tomesd-readme-1xrtx4090-sd15-fp16-512px-50plms-baseline-s-per-image": -0.2830,
+            "tome-readme-1xv100-timm-vit-b16-224-fp32-b256-original-im-per-s": -0.0490,
+            "tome-readme-1xv100-swag-vit-b16-384-fp32-b256-original-im-per-s": -0.0020,
+            "tresnet-readme-1xv100-resnet50-amp-b512-top-inference-img-per-s": +0.0740,
+            # unscored at the first scoring (gpuwise refused its own largest-micro-batch sizing of a step in backward
+            # under --global-batch, a defect fixed the same day): first scored at the fix, bounded at that + 3
+            "torchtune-pr527-1xgpu-llama2-7b-full-bf16-pagedadamw-optim-in-bwd-max-allocated": +0.0160,
+            "torchtune-pr527-1xgpu-llama2-7b-full-bf16-pagedadamw-optim-in-bwd-max-reserved": +0.0060,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
