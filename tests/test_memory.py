@@ -638,11 +638,12 @@ def test_bf16_gradient_reduce_halves_the_gradient_buffer(catalog):
 
 def test_no_parameter_transpose_cache_drops_the_fp8_weight_copies(catalog):
     """Megatron Core's disable_parameter_transpose_cache runs each TE linear with is_first_microbatch=None:
-    no FP8 weight copy outlives its micro-batch's GEMMs (0 B cached)."""
+    with FP8 parameters no transpose is cached (backward makes it again): 0 B."""
     from gpuwise.workload import build_hardware
 
     hw32 = build_hardware("h100-sxm:32", catalog)
-    detail = training_memory(_fp8_70b(catalog, param_transpose_cache=False), hw32, catalog).per_gpu.detail
+    job = _fp8_70b(catalog, weights_dtype="fp8", param_transpose_cache=False)
+    detail = training_memory(job, hw32, catalog).per_gpu.detail
     assert "fp8_weight_cache" not in detail
 
 
@@ -653,7 +654,7 @@ def test_no_parameter_transpose_cache_drops_the_fp8_weight_copies(catalog):
         ({"precision": "bf16", "weights_dtype": "fp8"}, "--precision fp8"),
         ({"weights_dtype": "fp8", "master_weights": False}, "main copy"),
         ({"framework": "deepspeed", "grad_reduce_dtype": "bf16", "zero": 1}, "bf16_grad_reduce"),
-        ({"precision": "bf16", "param_transpose_cache": False}, "--precision fp8"),
+        ({"precision": "bf16", "param_transpose_cache": False}, "FP8 parameters only"),
     ],
 )
 def test_fp8_parameters_and_bf16_reduce_are_refused_where_the_run_cannot_have_them(catalog, extra, says):
@@ -684,3 +685,46 @@ def test_the_largest_micro_batch_of_a_step_in_backward_takes_the_global_batch_wi
     assert best >= 2
     assert training_memory(replace(work, micro_batch=best, global_batch=best), hw1, catalog).fits
     assert not training_memory(replace(work, micro_batch=best + 1, global_batch=best + 1), hw1, catalog).fits
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        # Megatron asserts the distributed optimizer for --fp8-param-gather
+        ({"weights_dtype": "fp8", "zero": 0}, "did you mean --zero 1"),
+        ({"weights_dtype": "fp8", "zero": 2, "pp": 1, "vpp": None}, "did you mean --zero 1"),
+        # without FP8 parameters each micro-batch keeps its own FP8 weight copy: not modelled
+        ({"param_transpose_cache": False}, "FP8 parameters only"),
+        # the gradient buffer of full mixed precision only: adapters and pure 16-bit have none to set
+        ({"grad_reduce_dtype": "bf16", "method": "lora"}, "full mixed-precision"),
+        ({"grad_reduce_dtype": "fp32", "master_weights": False}, "full mixed-precision"),
+        # DeepSpeed offloads under ZeRO 1-3
+        ({"framework": "deepspeed", "offload": "optimizer", "zero": 0, "pp": 1, "vpp": None}, "did you mean --zero 2"),
+    ],
+)
+def test_options_a_run_cannot_have_are_refused_with_the_fix(catalog, extra, says):
+    with pytest.raises(UsageError, match=says):
+        _fp8_70b(catalog, **extra)
+
+
+def test_fp8_parameters_default_to_and_plan_with_the_distributed_optimizer(catalog):
+    """--weights-dtype fp8 without --zero takes Megatron Core's distributed optimizer (ZeRO-1), and the
+    layout search times no other stage for it, so the plan's command is one estimate accepts."""
+    from gpuwise.api import make_plan
+
+    work = _fp8_70b(catalog, weights_dtype="fp8", framework="megatron")
+    assert work.parallel.zero == 1
+    wl = {"model": "llama-3.1-8b", "task": "pretrain", "framework": "megatron", "precision": "fp8"}
+    result = make_plan(
+        {**wl, "weights_dtype": "fp8", "seq": 4096, "tokens": "10B"}, {"gpus": ["h100-sxm"], "deadline": "3d"}
+    )
+    assert result.candidates and all(c.est.workload.parallel.zero == 1 for c in result.candidates)
+
+
+def test_deepspeed_offload_defaults_to_zero_offload(catalog):
+    """The Trainer's CPU offload runs through DeepSpeed's ZeRO: --offload optimizer without --zero is
+    ZeRO-Offload (ZeRO-2), not the Trainer's own loop (ZeRO 0), which has no offload."""
+    from gpuwise.workload import build_workload
+
+    work = build_workload({"model": "llama-2-7b", "method": "lora", "offload": "optimizer"}, catalog)
+    assert isinstance(work, TrainingJob) and work.parallel.zero == 2

@@ -667,12 +667,12 @@ def test_a_momentum_encoder_adds_a_forward_per_micro_batch_and_a_weight_copy():
 @pytest.mark.parametrize(
     ("framework", "zero", "bucket"),
     [
-        # DeepSpeed's reduce_bucket_size (and its engine's all-reduce without ZeRO) counts elements: 5e8 of them at
-        # the width bf16 training reduces its (fp32-accumulated) gradients in, 4 B
-        ("deepspeed", 2, 5e8 * 4),
-        ("deepspeed", 0, 5e8 * 4),
+        # DeepSpeed's reduce_bucket_size (and its engine's all-reduce without ZeRO) counts elements: 5e8 of them in
+        # its 16-bit bucket buffer (stage_1_and_2 allocates ipg_buffer in the model dtype), 2 B each
+        ("deepspeed", 2, 5e8 * 2),
+        ("deepspeed", 0, 5e8 * 2),
         # the Trainer's DeepSpeed config leaves it 'auto': hidden_size^2 = 4096^2 elements for Llama 2 7B
-        ("hf-trainer", 2, 4096 * 4096 * 4),
+        ("hf-trainer", 2, 4096 * 4096 * 2),
         # the Trainer without ZeRO is PyTorch DDP: 25 MiB buckets, in bytes
         ("hf-trainer", 0, 25 * 2**20),
         # Megatron's 40M fp32 elements, given in bytes
@@ -680,12 +680,11 @@ def test_a_momentum_encoder_adds_a_forward_per_micro_batch_and_a_weight_copy():
     ],
 )
 def test_the_gradient_bucket_is_counted_in_each_stacks_unit(framework, zero, bucket):
-    from gpuwise.estimate.memory.states import reduce_bucket_bytes, state_bytes
+    from gpuwise.estimate.memory.states import reduce_bucket_bytes, training_element_bytes
 
     work = build_workload({"model": "llama-2-7b", "framework": framework, "zero": zero, "method": "full"}, CAT)
     prof = CAT.framework(framework)
-    element = state_bytes(work, prof, CAT.convention).gradient
-    assert reduce_bucket_bytes(work, prof, CAT.convention, element) == pytest.approx(bucket)
+    assert reduce_bucket_bytes(work, prof, CAT.convention, training_element_bytes(work)) == pytest.approx(bucket)
 
 
 def test_zero_offload_times_the_cpu_adam_step_of_each_host():

@@ -26,7 +26,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, embeddin
 from gpuwise.estimate import memory
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.comm import topology
-from gpuwise.estimate.memory.states import framework_of
+from gpuwise.estimate.memory.states import fp8_params, framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
 from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP, interleavable
@@ -128,9 +128,9 @@ def zero_stages(
     zero_offload: bool = False,
 ) -> tuple[int, ...]:
     """ZeRO stages worth timing. One data-parallel rank: nothing to shard, but where the stack runs
-    DeepSpeed's ZeRO-Offload and the optimizer is kept in CPU memory (`zero_offload`), ZeRO-Offload on
-    one GPU (ZeRO-2: 16-bit weights on the GPU, the fp32 master with the optimizer on the CPU) is
-    another layout than the stack's own loop, so it is timed too. In one micro-batch a step,
+    DeepSpeed's ZeRO-Offload and the optimizer is kept in CPU memory (`zero_offload`), the layout is
+    ZeRO-Offload on one GPU (ZeRO-2: 16-bit weights on the GPU, the fp32 master with the optimizer on
+    the CPU): DeepSpeed offloads the optimizer under ZeRO stages 1-3 only. In one micro-batch a step,
     ZeRO-1 and -2 move the same bytes as plain data parallelism (reduce-scatter + all-gather =
     all-reduce; Rajbhandari et al., section 7) with a sharded optimizer and less memory, so stage 2
     dominates 0 and 1; with gradient accumulation stage 2 reduce-scatters every micro-batch, so
@@ -142,7 +142,7 @@ def zero_stages(
     if tables_sharded:
         return (0,)
     if dp == 1:
-        return (0, 2) if zero_offload else (0,)
+        return (2,) if zero_offload else (0,)
     if pp > 1:
         return tuple(range(1, max(1, pipeline_max_zero) + 1))
     return (2, 1, 3) if accumulates else (2, 3)
@@ -358,6 +358,8 @@ def _search(
             continue
         accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
         stages = zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads)
+        if fp8_params(work):  # Megatron Core's FP8 parameters run with its distributed optimizer only
+            stages = (1,)
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat), [z for z in stages if z in prof.zero_stages]
         ):

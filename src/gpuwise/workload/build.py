@@ -107,7 +107,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     parallel = Parallelism(
         tp=f.tp or 1,
         pp=f.pp or 1,
-        zero=f.zero if f.zero is not None else (profile.default_zero if profile else 0),
+        zero=f.zero if f.zero is not None else _default_zero(f, profile),
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
@@ -119,7 +119,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if profile is not None:
-        _check_sharding(parallel, profile)
+        _check_sharding(parallel, profile, tuple(o for o in f.offload or () if o in ("optimizer", "params")))
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
@@ -240,10 +240,10 @@ def _check_serving_layout(model: ModelArch, par: Parallelism) -> None:
         )
 
 
-def _check_sharding(par: Parallelism, profile: Framework) -> None:
+def _check_sharding(par: Parallelism, profile: Framework, offloaded: tuple[str, ...] = ()) -> None:
     """Hybrid sharding (FSDP, torchtitan) shards ZeRO-2/3 states inside a node, Megatron's partial
     distributed optimizer its ZeRO-1 states; ZeRO++ (DeepSpeed) changes ZeRO-3's collectives: each
-    only where the stack has it."""
+    only where the stack has it. A DeepSpeed-engine stack offloads (`offloaded`) under ZeRO 1-3 only."""
     if par.sharding == "hybrid":
         if par.zero == 0:
             raise UsageError("--sharding hybrid shards ZeRO states inside each node: give --zero 1, 2 or 3")
@@ -262,6 +262,11 @@ def _check_sharding(par: Parallelism, profile: Framework) -> None:
         raise LayoutError(
             f"--zero {par.zero}: {profile.name} runs ZeRO stages {', '.join(map(str, profile.zero_stages))} only "
             f"(frameworks.yaml zero_stages); did you mean --zero {near}?"
+        )
+    if par.zero == 0 and profile.zero_offload and offloaded:
+        raise LayoutError(
+            f"--offload {','.join(offloaded)}: {profile.name} offloads through DeepSpeed's ZeRO (offload_optimizer, "
+            "offload_param under stages 1-3); did you mean --zero 2?"
         )
     if par.zeropp:
         if not profile.zeropp:
@@ -641,14 +646,34 @@ def _training_weights(
     return wd
 
 
+def _fp8_params_given(f: WorkloadFields) -> bool:
+    """FP8 parameters asked for: --weights-dtype fp8 in full training."""
+    return f.weights_dtype == "fp8" and (f.method or "full") == "full"
+
+
+def _default_zero(f: WorkloadFields, profile: Framework | None) -> int:
+    """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
+    FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload."""
+    if profile is None:
+        return 0
+    if _fp8_params_given(f) and profile.fp8_params:
+        return 1
+    if profile.zero_offload and profile.default_zero == 0 and {"optimizer", "params"} & set(f.offload or ()):
+        return 2
+    return profile.default_zero
+
+
 def _check_fp8_params(f: WorkloadFields, wd: str, precision: str, profile: Framework) -> None:
     """FP8 parameters in full training (Transformer Engine's fp8_model_init, Megatron Core's
     --fp8-param-gather): the linears' weights live in FP8 and the update runs on the fp32 main copy
-    the distributed optimizer keeps, so they need FP8 compute, master weights and a stack that has them;
-    --no-param-transpose-cache changes Transformer Engine's FP8 weight copies only."""
-    if f.param_transpose_cache is False and precision != "fp8":
+    the distributed optimizer keeps (Megatron asserts --use-distributed-optimizer for them), so they
+    need FP8 compute, master weights, ZeRO-1 and a stack that has them. --no-param-transpose-cache is
+    modelled with them only: without FP8 parameters each micro-batch's FP8 weight copy lives until its
+    backward, which gpuwise does not count per micro-batch."""
+    if f.param_transpose_cache is False and not _fp8_params_given(f):
         raise UsageError(
-            "--no-param-transpose-cache drops Transformer Engine's FP8 weight copies: give --precision fp8"
+            "--no-param-transpose-cache is modelled with FP8 parameters only (--precision fp8 --weights-dtype fp8 "
+            "on megatron or nemo): without them each micro-batch keeps its own FP8 weight copy for the backward"
         )
     if wd != "fp8" or (f.method or "full") != "full":
         return
@@ -659,17 +684,23 @@ def _check_fp8_params(f: WorkloadFields, wd: str, precision: str, profile: Frame
         )
     if f.master_weights is False:
         raise UsageError("FP8 parameters are updated through the fp32 main copy: drop --no-master-weights")
-    if (profile.default_zero if f.zero is None else f.zero) >= 2:
-        raise UsageError(
-            "FP8 parameters are modelled beside Megatron Core's distributed optimizer (--zero 0 or 1), "
-            "not with sharded parameters"
+    if f.zero is not None and f.zero != 1:
+        raise LayoutError(
+            f"--zero {f.zero}: FP8 parameters (--fp8-param-gather) run with Megatron Core's distributed optimizer; "
+            "did you mean --zero 1?"
         )
 
 
 def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) -> None:
-    """A 16-bit gradient reduce where the stack offers it (Megatron Core's --grad-reduce-in-bf16)."""
+    """A 16-bit gradient reduce where the stack offers it (Megatron Core's --grad-reduce-in-bf16); the
+    option sets the gradient buffer of full mixed-precision training and nothing else."""
     if f.grad_reduce_dtype is None:
         return
+    if (f.method or "full") != "full" or f.master_weights is False or precision in ("fp32", "tf32"):
+        raise UsageError(
+            "--grad-reduce-dtype sets the gradient buffer of full mixed-precision training (16-bit or FP8 compute "
+            "with fp32 main weights): drop it with adapters, --no-master-weights or fp32 compute"
+        )
     if f.grad_reduce_dtype == "fp32":
         if profile.gradient_bytes[precision] != 4:
             raise UsageError(
@@ -681,11 +712,6 @@ def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) ->
         raise UsageError(
             f"--grad-reduce-dtype bf16: {profile.name} has no bf16 gradient reduce setting here "
             "(frameworks.yaml bf16_grad_reduce): use --framework megatron or nemo"
-        )
-    if precision not in ("bf16", "fp8") or f.master_weights is False:
-        raise UsageError(
-            "--grad-reduce-dtype bf16 replaces the fp32 main gradients of bf16 or fp8 mixed precision: "
-            "give --precision bf16 or fp8 with master weights"
         )
 
 

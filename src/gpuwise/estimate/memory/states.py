@@ -366,8 +366,9 @@ def deepspeed_bucket_elements(job: TrainingJob, prof: Framework, conv: Callable[
 def reduce_bucket_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float], element: float) -> float:
     """The data-parallel gradient bucket in bytes: the stack's bucket_bytes (PyTorch DDP's 25 MiB,
     Megatron's 40M fp32 elements), or, where DeepSpeed's engine reduces (the deepspeed stack, or a
-    DeepSpeed ZeRO stage under the Trainer or axolotl), its bucket of elements at the width they are
-    reduced in (`element` bytes)."""
+    DeepSpeed ZeRO stage under the Trainer or axolotl), its bucket of elements at `element` bytes, the
+    16-bit width of its buffer (stage_1_and_2's ipg_buffer is allocated in the model dtype, and the
+    reduce runs in it by default), as the ZeRO-Offload memory model counts it."""
     if prof.bucket_bytes is not None and not (prof.zero_offload and job.parallel.zero >= 1):
         return prof.bucket_bytes
     return deepspeed_bucket_elements(job, prof, conv) * element
@@ -524,11 +525,12 @@ def full_states(
 def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes) -> float:
     """Transformer Engine caches an FP8 copy of each linear weight and its transpose across micro-batches
     (Megatron Core passes is_first_microbatch); FP8 parameters are the copy, so only the transpose is
-    cached; with the cache off (disable_parameter_transpose_cache) the copies live one GEMM each."""
+    cached, and with the cache off (disable_parameter_transpose_cache, modelled with FP8 parameters
+    only) backward makes it again each time and keeps none."""
     if job.precision != "fp8" or not prof.fp8_saves_fp8_inputs or job.method != "full":
         return 0.0
-    if not job.param_transpose_cache:
-        n.add("FP8 (Transformer Engine): no weight copies cached across micro-batches (parameter transpose cache off)")
+    if fp8_params(job) and not job.param_transpose_cache:
+        n.add("FP8 parameters without the parameter transpose cache: each backward transposes the FP8 weight again")
         return 0.0
     if fp8_params(job):
         n.add("FP8 parameters: each linear's FP8 transpose cached across micro-batches (1 B per linear weight)")
