@@ -96,3 +96,15 @@ def test_the_search_times_the_stages_that_can_win():
     torchtitan = CAT.frameworks["torchtitan"].pipeline_max_zero
     assert zero_stages(8, 4, accumulates=True, pipeline_max_zero=torchtitan) == (1, 2, 3)
     assert zero_stages(8, 1, accumulates=True, tables_sharded=True) == (0,)
+
+
+def test_a_step_in_backward_is_searched_at_its_ranks_whole_batch():
+    """--optimizer-in-backward accumulates nothing: the search's only micro-batch is the rank's share of the
+    global batch (global 4 over 2 ranks: 2), where it used to try 1, 2 and 4 and refuse each accumulation."""
+    from gpuwise.plan.layouts import micro_batches
+    from gpuwise.workload import build_workload
+
+    opts = {"model": "llama-2-7b", "method": "full", "framework": "torchtune", "master_weights": False}
+    work = build_workload({**opts, "optimizer_in_backward": True, "micro_batch": 1, "global_batch": 4}, CAT)
+    assert micro_batches(work, 2) == [2]
+    assert micro_batches(work, 3) == []  # 4 samples do not split over 3 ranks

@@ -90,7 +90,8 @@ def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     first. Without a global batch the user's micro-batch is the batch per GPU, so it stays; where
     the user named no batch and the catalog bounds the model's global batch (`work.batch_bound`),
     the batch per GPU is every power of two whose global batch over `dp` ranks stays within it
-    (none when even one sample per rank exceeds it)."""
+    (none when even one sample per rank exceeds it). A step in backward (--optimizer-in-backward)
+    accumulates nothing, so its micro-batch is the rank's whole share of the global batch."""
     gb = work.global_batch
     if gb is None and work.batch_bound is not None:
         largest = work.batch_bound.samples // dp
@@ -100,6 +101,8 @@ def micro_batches(work: TrainingJob, dp: int) -> list[int]:
     if gb % dp:
         return []
     per_rank = gb // dp
+    if work.optimizer_in_backward:  # a step in backward takes one micro-batch a step: the whole batch of a rank
+        return [per_rank]
     options = {m for m in (2**i for i in range(MAX_MICRO_OPTIONS + 4)) if per_rank % m == 0}
     if per_rank % work.micro_batch == 0:
         options.add(work.micro_batch)
