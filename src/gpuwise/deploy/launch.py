@@ -120,10 +120,13 @@ def _pipeline_split(work: TrainingJob) -> tuple[str, str | None, str] | None:
     then the last) a layer fewer (stage_layers): the embedding (and the loss) take a layer's place in
     the split. A shortfall of more than two layers is no such split (the stages between would differ)."""
     model, pp = work.model, work.parallel.pp
-    if not isinstance(model, TransformerArch) or not stage_shortfall(model.layers, pp):
+    if not isinstance(model, TransformerArch):
+        return None
+    short = stage_shortfall(model.layers, pp)
+    if not short:
         return None
     first, last = stage_layers(model.layers, pp, "first"), stage_layers(model.layers, pp, "last")
-    sub = {1: "embedding", 2: "embedding-and-loss"}.get(stage_shortfall(model.layers, pp))
+    sub = {1: "embedding", 2: "embedding-and-loss"}.get(short)
     return (
         "pipeline_split",
         sub,

@@ -24,18 +24,19 @@ from gpuwise.estimate.compute import (
 from gpuwise.estimate.memory.states import (
     StageParams,
     expert_shard_factor,
+    fp8_param_bytes,
     fp8_params,
     framework_of,
     grads_reduced_each_micro_batch,
     lora_params,
     lora_target_linears,
     optimizer_bytes_per_param,
+    optimizer_on_host,
     pipeline_fsdp_held,
     qlora_base,
     reduce_bucket_bytes,
     stage_params,
     state_bytes,
-    stored_weight_bytes,
     training_element_bytes,
     weight_bytes_per_param,
 )
@@ -512,7 +513,7 @@ def _data_parallel_comm(
     # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
     grad_bytes = n_train * (state_bytes(job, prof, catalog.convention).gradient if full else e)
     # the updated parameters are all-gathered as stored (FP8 parameters: one byte a linear weight)
-    param_bytes = stored_weight_bytes(job, _first_stage(job, hw)) if fp8_params(job) else n_train * e
+    param_bytes = fp8_param_bytes(_first_stage(job, hw)) if fp8_params(job) else n_train * e
     if dp <= 1 or grad_bytes <= 0:
         return None
     spans = hw.nodes > 1
@@ -650,7 +651,7 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
     """The update reads and writes weights, gradients, the master copy and the optimizer states of
     the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks. An
     optimizer offloaded to the CPU updates there (its PCIe traffic is the offload term)."""
-    if "optimizer" in job.offload or "params" in job.offload:
+    if optimizer_on_host(job):
         return 0.0
     n_train, _ = _trainable_params(job, hw)
     if job.method == "full":
@@ -682,7 +683,7 @@ def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: f
     shard = 1 / dp if job.parallel.zero >= 2 else 1.0
     e = training_element_bytes(job)
     seconds = 0.0
-    if "optimizer" in job.offload or "params" in job.offload:
+    if optimizer_on_host(job):
         seconds += n_train * shard * (DTYPE_BYTES["fp32"] + e) / rate
     if "params" in job.offload:
         seconds += m * (2 * stage_total / dp * e + n_train / dp * DTYPE_BYTES["fp32"]) / rate
@@ -700,7 +701,7 @@ def _cpu_optimizer_step(job: TrainingJob, hw: Hardware, catalog: Catalog, notes:
     partition after the backward (no delayed update), every rank of a host at once on its shared
     cores and memory, at the measured rate of CPU-Adam (conventions cpu_adam_params_per_second).
     Other stacks' CPU optimizers (torch's, under FSDP cpu_offload) have no sourced rate: not timed."""
-    if "optimizer" not in job.offload and "params" not in job.offload:
+    if not optimizer_on_host(job):
         return 0.0
     prof = framework_of(job, catalog)
     if not prof.zero_offload or job.optimizer != "adamw":

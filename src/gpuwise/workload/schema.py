@@ -537,7 +537,8 @@ class WorkloadFields(StrictFields):
     )
     param_transpose_cache: bool | None = _f(
         "FP8 training: Transformer Engine keeps each linear's FP8 weight copy and transpose across micro-batches; "
-        "off: Megatron Core's disable_parameter_transpose_cache (cast again each micro-batch).",
+        "off (with FP8 parameters only): Megatron Core's disable_parameter_transpose_cache, transposed again in "
+        "each backward.",
         example=True,
         applies="training",
         default="on",

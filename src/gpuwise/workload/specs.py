@@ -257,7 +257,7 @@ class TrainingJob:
     # the dtype gradients accumulate and reduce in; None: the framework's (frameworks.yaml gradient_bytes)
     grad_reduce_dtype: GradReduceDtype | None = None
     # Transformer Engine keeps its FP8 weight copies (and transposes) across micro-batches (Megatron Core's
-    # is_first_microbatch); off: --disable-parameter-transpose-cache, cast again in every micro-batch
+    # is_first_microbatch); off (FP8 parameters only): disable_parameter_transpose_cache, transposed in each backward
     param_transpose_cache: bool = True
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator

@@ -483,12 +483,16 @@ def fp8_params(job: TrainingJob) -> bool:
     return job.method == "full" and job.weights_dtype == "fp8"
 
 
-def stored_weight_bytes(job: TrainingJob, sp_: StageParams) -> float:
-    """Bytes of a stage's trained weights as the GPU stores (and a sharded optimizer all-gathers) them:
-    16-bit, or with FP8 parameters one byte for each block linear's weight."""
-    if fp8_params(job):
-        return sp_.block_linear * DTYPE_BYTES["fp8"] + sp_.other * DTYPE_BYTES["bf16"]
-    return sp_.total * training_element_bytes(job)
+def fp8_param_bytes(sp_: StageParams) -> float:
+    """Bytes of a stage's weights as FP8 parameters store (and a sharded optimizer all-gathers) them: one
+    byte for each block linear's weight, the embedding, norms and head in bf16."""
+    return sp_.block_linear * DTYPE_BYTES["fp8"] + sp_.other * DTYPE_BYTES["bf16"]
+
+
+def optimizer_on_host(job: TrainingJob) -> bool:
+    """The optimizer states live, and the step runs, in CPU memory (ZeRO-Offload, or with the parameters
+    under ZeRO-Infinity / FSDP cpu_offload)."""
+    return "optimizer" in job.offload or "params" in job.offload
 
 
 def full_states(
@@ -518,7 +522,7 @@ def full_states(
                 + f" ({sb.total:g} B/param with {job.optimizer})"
             )
     detail["main_gradients"] = n_par * sb.main_gradient
-    weights = stored_weight_bytes(job, sp_) if fp8_params(job) else n_par * sb.weight
+    weights = fp8_param_bytes(sp_) if fp8_params(job) else n_par * sb.weight
     return weights, n_par * sb.gradient, n_par * sb.optimizer, n_par * (sb.master + sb.main_gradient)
 
 
@@ -565,7 +569,7 @@ def offload(
     """States kept in CPU memory leave the GPU: optimizer (and master) states with ZeRO-Offload,
     also the parameter shards and gradients with ZeRO-Infinity / FSDP cpu_offload."""
     weights, grads, opt, master = states
-    if "optimizer" in job.offload or "params" in job.offload:
+    if optimizer_on_host(job):
         detail["offloaded_to_cpu"] = detail.get("offloaded_to_cpu", 0.0) + opt + master
         opt = master = 0.0
         n.add(
