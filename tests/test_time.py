@@ -675,16 +675,22 @@ def test_a_momentum_encoder_adds_a_forward_per_micro_batch_and_a_weight_copy():
         ("hf-trainer", 2, 4096 * 4096 * 2),
         # the Trainer without ZeRO is PyTorch DDP: 25 MiB buckets, in bytes
         ("hf-trainer", 0, 25 * 2**20),
-        # Megatron's 40M fp32 elements, given in bytes
-        ("megatron", 1, 160e6),
+        # Megatron's --ddp-bucket-size counts 40M elements of its gradient buffer: fp32 under bf16 (160 MB) ...
+        ("megatron", 1, 40e6 * 4),
+        # ... and bf16 under --grad-reduce-in-bf16 (80 MB)
+        ("megatron+bf16-reduce", 1, 40e6 * 2),
     ],
 )
 def test_the_gradient_bucket_is_counted_in_each_stacks_unit(framework, zero, bucket):
-    from gpuwise.estimate.memory.states import reduce_bucket_bytes, training_element_bytes
+    from gpuwise.estimate.memory.states import reduce_bucket_bytes, state_bytes, training_element_bytes
 
-    work = build_workload({"model": "llama-2-7b", "framework": framework, "zero": zero, "method": "full"}, CAT)
-    prof = CAT.framework(framework)
-    assert reduce_bucket_bytes(work, prof, CAT.convention, training_element_bytes(work)) == pytest.approx(bucket)
+    spec = {"model": "llama-2-7b", "framework": framework.split("+")[0], "zero": zero, "method": "full"}
+    if framework.endswith("+bf16-reduce"):
+        spec["grad_reduce_dtype"] = "bf16"
+    work = build_workload(spec, CAT)
+    prof = CAT.framework(spec["framework"])
+    grad = state_bytes(work, prof, CAT.convention).gradient
+    assert reduce_bucket_bytes(work, prof, CAT.convention, training_element_bytes(work), grad) == pytest.approx(bucket)
 
 
 def test_zero_offload_times_the_cpu_adam_step_of_each_host():

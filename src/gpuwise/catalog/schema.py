@@ -295,8 +295,10 @@ class Framework(_Sourced):
     loss_kind: Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
     loss: str
     default_recompute: Literal["none", "selective", "full"]
-    # the data-parallel gradient bucket in bytes; None: DeepSpeed's, counted in elements (reduce_bucket_bytes)
+    # the data-parallel gradient bucket in bytes (PyTorch DDP), or in elements of the gradient buffer at the
+    # width it reduces in (Megatron); both None: DeepSpeed's, counted in elements (reduce_bucket_bytes)
     bucket_bytes: Annotated[float, Gt(0)] | None = None
+    bucket_elements: Annotated[float, Gt(0)] | None = None
     overlap_grad_reduce: bool
     tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool

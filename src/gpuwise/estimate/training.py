@@ -541,7 +541,7 @@ def _data_parallel_comm(
     if not overlap:
         # the optimizer updates, and the all-gather returns, the trainable parameters only (not a LoRA base)
         return _reduction_after_backward(job, hw, topo, (grad_bytes, param_bytes), notes)
-    bucket_bytes = reduce_bucket_bytes(job, prof, catalog.convention, e)
+    bucket_bytes = reduce_bucket_bytes(job, prof, catalog.convention, e, grad_bytes / n_train)
     g = node_ranks(job, hw)  # the data-parallel group's ranks in one node: their NICs carry its traffic
     last = collective("all_reduce", min(grad_bytes, bucket_bytes), dp, topo, spans, g)
     if job.parallel.zero >= 1:

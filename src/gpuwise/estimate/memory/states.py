@@ -363,14 +363,20 @@ def deepspeed_bucket_elements(job: TrainingJob, prof: Framework, conv: Callable[
     return conv("deepspeed_reduce_bucket_elements")
 
 
-def reduce_bucket_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float], element: float) -> float:
-    """The data-parallel gradient bucket in bytes: the stack's bucket_bytes (PyTorch DDP's 25 MiB,
-    Megatron's 40M fp32 elements), or, where DeepSpeed's engine reduces (the deepspeed stack, or a
-    DeepSpeed ZeRO stage under the Trainer or axolotl), its bucket of elements at `element` bytes, the
-    16-bit width of its buffer (stage_1_and_2's ipg_buffer is allocated in the model dtype, and the
+def reduce_bucket_bytes(
+    job: TrainingJob, prof: Framework, conv: Callable[[str], float], element: float, grad_element: float
+) -> float:
+    """The data-parallel gradient bucket in bytes: the stack's bucket_bytes (PyTorch DDP's 25 MiB), its
+    bucket_elements at `grad_element`, the width its gradient buffer reduces in (Megatron's 40M: fp32
+    under bf16 unless --grad-reduce-in-bf16), or, where DeepSpeed's engine reduces (the deepspeed stack,
+    or a DeepSpeed ZeRO stage under the Trainer or axolotl), its bucket of elements at `element` bytes,
+    the 16-bit width of its buffer (stage_1_and_2's ipg_buffer is allocated in the model dtype, and the
     reduce runs in it by default), as the ZeRO-Offload memory model counts it."""
-    if prof.bucket_bytes is not None and not (prof.zero_offload and job.parallel.zero >= 1):
-        return prof.bucket_bytes
+    if not (prof.zero_offload and job.parallel.zero >= 1):
+        if prof.bucket_bytes is not None:
+            return prof.bucket_bytes
+        if prof.bucket_elements is not None:
+            return prof.bucket_elements * grad_element
     return deepspeed_bucket_elements(job, prof, conv) * element
 
 
