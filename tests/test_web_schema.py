@@ -70,7 +70,11 @@ COMPANIONS = {
 }
 # fields whose example only a generate loop takes: the plan form answers them with plan's refusal of
 # generate loops (it sizes serving fleets), a clear 400, as the CLI does with exit 2
-PLAN_REFUSES = {"bnb_4bit": "is a generate loop", "batching": "plan sizes serving fleets"}
+PLAN_REFUSES = {
+    "bnb_4bit": "is a generate loop",
+    "batching": "plan sizes serving fleets",
+    "requests": "plan sizes serving fleets",
+}
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
 REPLACES = {"samples": "tokens", "image_size": "tokens"}
 PAGES = {"/": PLAN_SECTIONS, "/estimate": ESTIMATE_SECTIONS}

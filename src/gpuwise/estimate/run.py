@@ -254,6 +254,11 @@ def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:
 def _refuse_unsimulated(work: InferenceJob, catalog: Catalog) -> None:
     """A serving target (--qps) sizes replicas in a simulation of a server's continuous batching: runs it
     does not model are refused with the figures that do answer for them."""
+    if work.requests:
+        raise UsageError(
+            "--requests times one finite run sent at the start; --qps sizes replicas for requests arriving at a "
+            "rate: drop --qps for the run's figures, or --requests for the served load"
+        )
     if work.attention_ranks > 1:
         raise UsageError(
             "--attention-dp with a serving target (--qps): the replica simulation does not model attention "
@@ -284,6 +289,8 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         concurrency=work.concurrency,
         engine=work.engine,
         prefix_hit_rate=work.prefix_hit_rate,
+        requests=work.requests or None,
+        clients=(work.clients or None) if work.requests else None,  # --concurrency of a finite run (None: a burst)
         speculative_tokens=work.speculative_tokens,
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,

@@ -15,18 +15,20 @@ import functools
 import itertools
 import math
 import operator
+import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.encoder_operators import encoder_operators
+from gpuwise.errors import UsageError
 from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates, without_fused_attention
-from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate_once
+from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate, simulate_once
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
 from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
@@ -396,6 +398,8 @@ def inference_time(
         notes.append(_batching_note(setup, b))
         if b > setup.max_batch:
             notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
+        if job.requests:
+            return _finite_run(job, step, setup, ttft1, terms, notes)
         return InferenceEstimate(
             prefill_seconds=ttft1,
             time_to_first_token_seconds=st.ttft_seconds,
@@ -453,6 +457,40 @@ def inference_time(
         f"network and feature lookups outside the GPU add latency that is not modelled"
     )
     return InferenceEstimate(t, t, 0.0, t, 0.0, b / t, b / t, {}, "compute", tuple(notes))
+
+
+def _finite_run(
+    job: InferenceJob, step: StepModel, setup: EngineSetup, prefill: float, terms: dict[str, float], notes: list[str]
+) -> InferenceEstimate:
+    """--requests N: the benchmark run itself, through the load simulation (gpuwise.estimate.simulate): N
+    requests sent at the start, admitted as the batch cap and KV cache allow (no preemption), or by
+    `clients` closed-loop clients; figures are the run's means and its output tokens over its whole span
+    (the start-up prefills, the synchronized waves of equal requests and the drain of the last ones included)."""
+    if setup.pipelines > 1:
+        raise UsageError(
+            "--requests: a finite run on pipeline-parallel or attention-data-parallel replicas is not modelled"
+        )
+    n, closed = job.requests, job.clients > 0
+    run_setup = replace(setup, max_batch=max(1, min(job.clients, setup.max_batch) if closed else setup.max_batch))
+    res = simulate(step, run_setup, [0.0] * n, job.input_tokens, closed_loop=closed)
+    ttft, tpot, e2e = (statistics.fmean(v) for v in (res.ttft, res.tpot, res.e2e))
+    notes.append(
+        f"a finite run of {n} requests sent at the start"
+        + (f" by {job.clients} closed-loop clients" if closed else f", admitted {run_setup.max_batch} at most at once")
+        + f": it ends after {res.end:.1f} s; TTFT and TPOT are the run's means, throughput its output tokens over its span"
+    )
+    return InferenceEstimate(
+        prefill_seconds=prefill,
+        time_to_first_token_seconds=ttft,
+        decode_seconds_per_token=tpot,
+        latency_seconds=e2e,
+        tokens_per_second=n * job.output_tokens / res.end,
+        samples_per_second=n / res.end,
+        requests_per_second=n / res.end,
+        terms=terms,
+        bottleneck=_bottleneck(terms),
+        notes=tuple(notes),
+    )
 
 
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:

@@ -504,6 +504,11 @@ def _refuse_generate_loops(workloads: list[Workload], cat: Catalog) -> None:
     for w in workloads:
         if not isinstance(w, InferenceJob):
             continue
+        if w.requests:
+            raise UsageError(
+                "--requests times one finite benchmark run: plan sizes serving fleets for --qps; use gpuwise "
+                "estimate for the run's figures"
+            )
         kind = static_batched(w, cat)
         if kind == "static batch":
             raise UsageError(

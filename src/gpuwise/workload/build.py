@@ -309,6 +309,7 @@ def _inference_job(
         engine=engine,
         engine_named=f.engine is not None,
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
+        **_finite_run(f, model, engine, catalog),
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
@@ -320,6 +321,18 @@ def _inference_job(
         **_speculative(f),
         **_lora_adapters(f, model),
     )
+
+
+def _finite_run(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> dict[str, int]:
+    """--requests N: a finite run on a server engine's continuous batching (a generate loop's static batch
+    is one run already); --concurrency names its clients (none: a burst)."""
+    if not f.requests:
+        return {}
+    if not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(f"--requests applies to LLM serving engines; {model.name} is not served by one")
+    if catalog.engine(engine).static_batching or f.batching == "static":
+        raise UsageError("--requests times a server's continuous batching; a static batch is timed by --concurrency")
+    return {"requests": f.requests, "clients": f.concurrency or 0}
 
 
 def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:

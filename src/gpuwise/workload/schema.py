@@ -319,6 +319,18 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=MAX_BATCH,
     )
+    requests: int | None = _f(
+        "LLM serving: time a finite benchmark run of N requests, all sent at the start, instead of the steady "
+        "state: a burst the engine admits as its batch cap and KV cache allow, or, with --concurrency C, C clients "
+        "that each send their next request when one of theirs ends (vllm bench serve --max-concurrency C); the "
+        "figures are the run's own (mean TTFT and TPOT, output tokens over the whole run).",
+        example=1000,
+        applies="inference",
+        metavar="N",
+        default="none (the steady state at --concurrency)",
+        ge=1,
+        le=100_000,
+    )
     input_from_host: bool | None = _f(
         "Models described operator by operator on a runtime without a server: each batch's input is copied "
         "from host memory inside the timed loop (a benchmark that calls .cuda() per batch, FlagPerf's p_infer_core).",

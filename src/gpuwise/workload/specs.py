@@ -309,6 +309,10 @@ class InferenceJob:
     parallel: Parallelism = field(default_factory=Parallelism)
     engine: Engine = "vllm"
     prefix_hit_rate: float = 0.0  # share of prompt tokens served from the prefix cache
+    # a finite benchmark run of this many requests sent at the start (0: the steady state); `clients`: how many
+    # send them, each its next when one of its own ends (0: all at once, a burst bounded by the engine)
+    requests: int = 0
+    clients: int = 0
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)

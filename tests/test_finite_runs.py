@@ -1,0 +1,97 @@
+"""A finite benchmark run (--requests N): `vllm bench serve --num-prompts N` sends N requests at the start,
+all at once (a burst the engine admits as its batch cap and KV cache allow) or through --max-concurrency C
+clients that each send the next request when one of theirs ends. The run's figures are its own: mean TTFT
+and TPOT over its requests, and output tokens over its whole span, start-up and drain included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate import estimate
+from gpuwise.workload import build_hardware, build_workload
+
+from .conftest import run_process
+
+CAT = load_catalog()
+SPEC = {"model": "llama-3.1-8b", "task": "inference", "engine": "vllm", "input_tokens": 1000, "output_tokens": 200}
+
+
+def _run(**options: Any) -> dict[str, Any]:
+    job = build_workload(SPEC | options, CAT)
+    return estimate(job, build_hardware("h100-sxm:1", CAT), CAT).as_dict()["inference"]
+
+
+def test_one_request_is_the_single_request_figures_and_its_rate_is_its_own_latency():
+    """One request alone: the same prefill and decode as the steady state at concurrency 1 (the steady state
+    decodes at the mean context, the run each step at its own: equal to 1e-5); the run's throughput is its 200
+    output tokens over its latency, nothing else in the span."""
+    alone, run = _run(concurrency=1), _run(concurrency=1, requests=1)
+    assert run["time_to_first_token_seconds"] == pytest.approx(alone["time_to_first_token_seconds"], rel=1e-9)
+    assert run["decode_seconds_per_token"] == pytest.approx(alone["decode_seconds_per_token"], rel=1e-5)
+    assert run["tokens_per_second"] == pytest.approx(200 / run["latency_seconds"], rel=1e-9)
+    assert run["requests_per_second"] == pytest.approx(1 / run["latency_seconds"], rel=1e-9)
+
+
+def test_a_burst_the_engine_admits_whole_is_n_clients_sending_one_each():
+    """64 requests at once fit vLLM's batch cap on an H100: the burst and 64 closed-loop clients with one
+    request each are one run."""
+    burst, clients = _run(requests=64), _run(requests=64, concurrency=64)
+    for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "tokens_per_second"):
+        assert burst[key] == pytest.approx(clients[key], rel=1e-9), key
+
+
+def test_the_prompts_of_a_burst_queue_behind_each_other():
+    """64 prompts of 1,000 tokens sent together go through the engine's 8,192-token prefill budget a few at
+    a time: their mean TTFT is several single-prompt prefills, while the steady state at concurrency 64
+    (requests arriving spread out) pays one prefill beside the running decodes."""
+    steady, burst = _run(concurrency=64), _run(requests=64)
+    assert burst["time_to_first_token_seconds"] > 5 * steady["time_to_first_token_seconds"]
+
+
+def test_a_longer_run_loses_less_to_its_start_and_drain():
+    """64 clients: the output rate over the run rises with its length and stays below the steady state's,
+    which has no start and no end."""
+    steady = _run(concurrency=64)["tokens_per_second"]
+    rates = [_run(requests=n, concurrency=64)["tokens_per_second"] for n in (64, 256, 1024)]
+    assert rates == sorted(rates)
+    assert rates[-1] < steady
+
+
+def test_the_run_is_echoed_and_explained():
+    proc = run_process(
+        "estimate", "--model", "llama-3.1-8b", "--task", "inference", "--engine", "vllm", "--input-tokens", "1000",
+        "--output-tokens", "200", "--requests", "256", "--concurrency", "64", "--gpu", "h100-sxm:1", "--json",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["workload"]["requests"] == 256
+    assert out["workload"]["clients"] == 64
+    assert any(
+        "a finite run of 256 requests sent at the start by 64 closed-loop clients" in str(a) for a in out["assumptions"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["estimate", "--qps", "5", "--ttft-ms", "500", "--gpu", "h100-sxm:1"], "drop --qps"),
+        (["plan", "--qps", "5", "--ttft-ms", "500"], "use gpuwise estimate"),
+        (["estimate", "--engine", "transformers", "--gpu", "h100-sxm:1"], "continuous batching"),
+        (["estimate", "--batching", "static", "--gpu", "h100-sxm:1"], "continuous batching"),
+    ],
+)
+def test_what_a_finite_run_does_not_describe_is_refused(args, says):
+    base = ["--model", "llama-3.1-8b", "--task", "inference", "--requests", "100"]
+    proc = run_process(*args[:1], *base, *args[1:])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr
+
+
+def test_a_model_no_serving_engine_runs_is_refused():
+    proc = run_process("estimate", "--model", "resnet-50", "--task", "inference", "--requests", "10", "--gpu", "t4:1")
+    assert proc.returncode == 2
+    assert "--requests applies to LLM serving engines" in proc.stderr
