@@ -44,6 +44,8 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "mixed_frozen_units": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
     "grad_reduce_dtype": {"framework": "nemo", "method": "full"},  # Megatron Core's --grad-reduce-in-bf16
+    "moe_dispatcher": {"framework": "nemo"},  # Megatron Core's MoE token dispatchers
+    "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
@@ -91,6 +93,8 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "mixed_frozen_units",
             "zeropp",
             "grad_reduce_dtype",
+            "moe_dispatcher",
+            "overlap_ep_comm",
             "checkpoint_impl",
             "input_from_host",
             "autocast",

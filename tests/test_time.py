@@ -475,7 +475,7 @@ def test_padded_capacity_factor_scales_the_all_to_all_bytes(monkeypatch):
     )
     hw = build_hardware("h100-sxm:8", CAT)
     for job in (_moe_job(), _moe_job(capacity_factor=1.25, pad_to_capacity=True)):  # 1 s per collective
-        assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 4
+        assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), CAT, []) == 4
     assert sent == [("all_to_all", 4096 * 2 * 4096 * 2, 4), ("all_to_all", 1.25 * 4096 * 2 * 4096 * 2, 4)]
 
 
@@ -498,7 +498,7 @@ def test_expert_tensor_parallelism_keeps_flops_and_gathers_over_etp(monkeypatch)
     )
     hw = build_hardware("h100-sxm:8", CAT)
     job = _moe_job(tp=2, ep=2, etp=2)
-    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 4 + 2  # 1 s each
+    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), CAT, []) == 4 + 2  # 1 s each
     copies = 2048 * 2 * 4096 * 2
     assert sent == [("all_to_all", copies, 2), ("all_reduce", 2 * copies, 2)]
 
@@ -527,7 +527,7 @@ def test_full_recomputation_reruns_the_forward_all_to_alls(monkeypatch):
     monkeypatch.setattr(training, "collective", lambda kind, b, ranks, topo, spans_nodes: 1.0)
     hw = build_hardware("h100-sxm:8", CAT)
     job = _moe_job(recompute="full")
-    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), []) == 6
+    assert training._expert_parallel_comm(job, hw, job.model, 4096, topology(hw, CAT), CAT, []) == 6
 
 
 def test_cdna3_rates_are_the_published_kernel_measurements():

@@ -55,6 +55,8 @@ COMPANIONS = {
     "mixed_frozen_units": {"framework": "fsdp", "zero": "3"},  # LoRA's frozen weights in FSDP units
     "zeropp": {"framework": "deepspeed", "zero": "3"},  # ZeRO++ is DeepSpeed's, on ZeRO-3
     "grad_reduce_dtype": {"framework": "nemo", "method": "full"},  # Megatron Core's --grad-reduce-in-bf16
+    "moe_dispatcher": {"framework": "nemo"},  # Megatron Core's MoE token dispatchers
+    "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {

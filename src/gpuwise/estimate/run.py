@@ -225,6 +225,8 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         kbit_fp32_upcast=work.kbit_fp32_upcast,
         capacity_factor=work.capacity_factor,
         pad_to_capacity=work.pad_to_capacity,
+        moe_dispatcher=work.moe_dispatcher,
+        overlap_ep_comm=work.overlap_ep_comm,
     )
     if work.method != "full":
         out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))

@@ -210,13 +210,21 @@ def _context_parallel_comm(
 
 
 def _expert_parallel_comm(
-    job: TrainingJob, hw: Hardware, model: TransformerArch, tokens: int, topo: Topology, notes: list[str]
+    job: TrainingJob,
+    hw: Hardware,
+    model: TransformerArch,
+    tokens: int,
+    topo: Topology,
+    catalog: Catalog,
+    notes: list[str],
 ) -> float:
     """MoE expert parallelism, per layer, on the critical path (Megatron's all-to-all dispatcher):
     dispatch and combine all-to-alls of this rank's routed token copies (its sequence-parallel
     shard: tokens/tp), forward and backward; with expert-tensor parallelism the etp ranks of an
     expert also all-gather its tokens before the expert GEMMs and reduce-scatter after. Dropless
-    routing sends each token's top-k copies; a padded capacity factor sends the capacity."""
+    routing sends each token's top-k copies; a padded capacity factor sends the capacity. HybridEP
+    (`moe_dispatcher`) sends a token once per node across nodes (_hybridep_seconds); with
+    `overlap_ep_comm` a measured share of it runs under the adjacent micro-batch's compute."""
     par = job.parallel
     ep, etp = par.ep, par.expert_tp
     if job.capacity_factor is not None:
@@ -233,12 +241,66 @@ def _expert_parallel_comm(
     spans = hw.nodes > 1 and par.tp * ep > hw.gpus_per_node
     # dispatch and combine, forward and backward; full recomputation runs the forward pair again
     passes = 4 + (2 if job.recompute == "full" else 0)
-    notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
-    a2a = passes * collective("all_to_all", routed, ep, topo, spans)
+    hybrid = _hybridep_seconds(job, hw, model, own, topo, catalog) if job.moe_dispatcher == "hybridep" else None
+    if hybrid is not None:
+        a2a = passes / 2 * hybrid
+        notes.append(
+            f"expert parallelism {ep}: HybridEP dispatch and combine across nodes, one copy a token per node it "
+            f"reaches, at HybridEP's measured H100 rate [hybridep_*_bandwidth]: {a2a * 1e3:.3g} ms a layer"
+        )
+    else:
+        if job.moe_dispatcher == "hybridep":
+            notes.append("HybridEP inside one node: timed as the NVLink all-to-all (its measured rate matches it)")
+        notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
+        a2a = passes * collective("all_to_all", routed, ep, topo, spans)
+    if job.overlap_ep_comm:
+        share = catalog.convention("ep_overlap_hidden_share")
+        notes.append(
+            f"expert-parallel overlap (--overlap-moe-expert-parallel-comm): {share:.0%} of the dispatch and combine "
+            "time runs under the adjacent micro-batch's compute [ep_overlap_hidden_share]"
+        )
+        a2a *= 1 - share
     if etp <= 1:
         return a2a
     notes.append(f"expert-tensor parallelism {etp}: expert tokens all-gathered and reduce-scattered over {etp} ranks")
     return a2a + 2 * collective("all_reduce", routed * etp, etp, topo, spans_nodes=etp > hw.gpus_per_node)
+
+
+_HYBRIDEP_RANKS = (16, 32, 64)  # the rank counts of HybridEP's measured H100 table (conventions hybridep_*)
+
+
+def _hybridep_seconds(
+    job: TrainingJob, hw: Hardware, model: TransformerArch, own: float, topo: Topology, catalog: Catalog
+) -> float | None:
+    """One dispatch plus one combine of a rank's tokens by HybridEP when the expert-parallel group spans
+    nodes (None inside one node). HybridEP sends each token once to every node holding one of its experts
+    and forwards it over NVLink there; its benchmark counts those copies, the token's own node included,
+    and reports them per second (hybridep_*_bandwidth, H100, 16 to 64 ranks; between the measured counts
+    the rate is interpolated in log2 of the ranks, beyond them held). At uniform routing a node holding
+    experts/nodes of the experts is reached with probability 1 - C(E - E/n, k) / C(E, k). Networks other
+    than the measured one's scale the rates by their per-GPU rate (an assumption)."""
+    par = job.parallel
+    per_node = max(1, hw.gpus_per_node // max(1, par.expert_tp))  # Megatron strides expert ranks by etp
+    nodes = par.ep // per_node if per_node < par.ep else 1
+    if not (hw.nodes > 1 and nodes > 1 and topo.inter is not None):
+        return None
+    scale = topo.inter.bandwidth / catalog.convention("hybridep_reference_network_bandwidth")
+    e, k = model.experts, model.experts_per_token
+    local = e // nodes
+    reached = nodes * (1 - math.comb(e - local, k) / math.comb(e, k)) if local < e else 1.0
+    moved = own * job.expert_load * model.hidden * training_element_bytes(job) * reached
+    first, last = math.log2(_HYBRIDEP_RANKS[0]), math.log2(_HYBRIDEP_RANKS[-1])
+    x = min(max(math.log2(par.ep), first), last)  # held at the measured ends
+    lo = _HYBRIDEP_RANKS[min(len(_HYBRIDEP_RANKS) - 2, int(x - first))]
+    hi = lo * 2
+    t = x - math.log2(lo)
+
+    def rate(kind: str) -> float:
+        a = catalog.convention(f"hybridep_{kind}_bandwidth_{lo}")
+        b = catalog.convention(f"hybridep_{kind}_bandwidth_{hi}")
+        return (a + (b - a) * t) * scale
+
+    return moved / rate("dispatch") + moved / rate("combine")
 
 
 def _link_between(hw: Hardware, topo: Topology, span: int) -> Link:
@@ -373,7 +435,7 @@ def _transformer_work(
     attention = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
     attention *= 1 + ratios["attention"]  # forward and backward attention hide the ring exchange
     context_parallel = layers * _context_parallel_comm(job, hw, model, mtok, topo, attention, notes)
-    expert_parallel = layers * _expert_parallel_comm(job, hw, model, mtok, topo, notes)
+    expert_parallel = layers * _expert_parallel_comm(job, hw, model, mtok, topo, catalog, notes)
     pipeline = _pipeline_p2p(job, hw, model, mtok, topo)
     flops, recompute_flops = _model_flops(job, hw, tokens_per_sample, ratios, notes)
     return MicroBatchWork(

@@ -548,6 +548,7 @@ def _training_job(
         raise LayoutError(
             f"--cp {parallel.cp} needs a sequence length divisible by 2 x cp = {2 * parallel.cp}; got --seq {seq}"
         )
+    _check_moe_comm(f, parallel, recompute, profile)
     return TrainingJob(
         model=model,
         task=task,  # type: ignore[arg-type]
@@ -604,11 +605,30 @@ def _micro_batch(f: WorkloadFields) -> int:
     return micro
 
 
+def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, profile: Framework) -> None:
+    """The MoE dispatcher and expert-parallel overlap are Megatron Core's (frameworks.yaml expert_parallel);
+    they act on expert parallelism only (a layout search may choose it; without it they change nothing).
+    Megatron-Bridge refuses the overlap under full recomputation (comm_overlap.py: recompute_granularity
+    must not be full)."""
+    if not (f.moe_dispatcher not in (None, "alltoall") or f.overlap_ep_comm):
+        return
+    flag = "--overlap-ep-comm" if f.overlap_ep_comm else f"--moe-dispatcher {f.moe_dispatcher}"
+    if not profile.expert_parallel:
+        raise UsageError(f"{flag} is Megatron Core's ({profile.name} shards no experts)")
+    if f.overlap_ep_comm and recompute == "full":
+        raise UsageError("--overlap-ep-comm cannot run with full recomputation (Megatron-Bridge refuses it)")
+
+
 def _capacity(f: WorkloadFields) -> dict[str, Any]:
     """MoE expert capacity: padding to it needs a factor (Megatron rejects one without the other)."""
     if f.pad_to_capacity and f.capacity_factor is None:
         raise UsageError("--pad-to-capacity pads each expert's input to its capacity: give --capacity-factor F as well")
-    return {"capacity_factor": f.capacity_factor, "pad_to_capacity": bool(f.pad_to_capacity)}
+    return {
+        "capacity_factor": f.capacity_factor,
+        "pad_to_capacity": bool(f.pad_to_capacity),
+        "moe_dispatcher": f.moe_dispatcher or "alltoall",
+        "overlap_ep_comm": bool(f.overlap_ep_comm),
+    }
 
 
 def _pipeline(f: WorkloadFields) -> DataPipeline | None:

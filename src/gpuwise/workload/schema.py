@@ -32,6 +32,7 @@ from gpuwise.workload.specs import (
     LayoutMode,
     Loss,
     Method,
+    MoeDispatcher,
     Objective,
     Offload,
     Optimizer,
@@ -692,6 +693,21 @@ class WorkloadFields(StrictFields):
     pad_to_capacity: bool | None = _f(
         "Pad each expert's input to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs --capacity-factor).",
         example=False,
+        applies="training",
+        default="off",
+    )
+    moe_dispatcher: Annotated[MoeDispatcher | None, Choice] = _f(
+        "MoE token dispatcher under expert parallelism: alltoall is Megatron Core's NCCL all-to-all (every routed "
+        "copy crosses), hybridep its flex dispatcher with DeepEP's HybridEP backend (one copy a token per node, "
+        "at HybridEP's measured H100 rate).",
+        example="hybridep",
+        applies="training",
+        default="alltoall",
+    )
+    overlap_ep_comm: bool | None = _f(
+        "MoE expert-parallel dispatch and combine overlapped with the adjacent micro-batch's compute "
+        "(Megatron Core --overlap-moe-expert-parallel-comm); needs --ep above 1 and no full recomputation.",
+        example=True,
         applies="training",
         default="off",
     )

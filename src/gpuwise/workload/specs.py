@@ -25,6 +25,7 @@ CheckpointImpl = Literal["non-reentrant", "reentrant"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
 GradReduceDtype = Literal["fp32", "bf16"]
+MoeDispatcher = Literal["alltoall", "hybridep"]  # Megatron Core --moe-token-dispatcher-type (flex: its backend)
 Loss = Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
 # QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: MatMul4Bit keeps no input), bitsandbytes before
 # 0.43.2 (MatMul4Bit keeps its input on autograd ctx), torchao's LinearNF4 (keeps only the weight)
@@ -271,6 +272,8 @@ class TrainingJob:
     tp_embedding: bool = True  # under TP, the token embedding sharded over the ranks (off: replicated)
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
+    moe_dispatcher: MoeDispatcher = "alltoall"  # Megatron Core's default; hybridep: flex dispatcher, HybridEP backend
+    overlap_ep_comm: bool = False  # Megatron Core --overlap-moe-expert-parallel-comm
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
     dtype_defaults: frozenset[str] = frozenset()
 

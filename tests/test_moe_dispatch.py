@@ -1,0 +1,72 @@
+"""MoE token dispatch under expert parallelism: HybridEP across nodes (one copy of a token per node it
+reaches, at HybridEP's measured H100 rate) and Megatron Core's expert-parallel overlap, by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gpuwise.api import make_estimate
+from gpuwise.catalog import load_catalog
+from gpuwise.errors import UsageError
+
+QWEN3_EP16 = {
+    "model": "qwen3-30b-a3b",
+    "task": "pretrain",
+    "framework": "nemo",
+    "precision": "bf16",
+    "tp": 1,
+    "pp": 1,
+    "ep": 16,
+    "micro_batch": 1,
+    "global_batch": 1024,
+    "seq": 4096,
+}
+GPUS = {"gpu": "h100-sxm:16"}
+
+
+def _ep_term(**extra: object) -> float:
+    est = make_estimate({**QWEN3_EP16, **extra}, GPUS).as_dict()
+    return float(est["training"]["step_terms"]["expert_parallel_comm"])
+
+
+def test_hybridep_by_hand() -> None:
+    """Qwen3-30B-A3B at EP 16 over two 8-GPU nodes: 128 experts, 64 a node, top-8; a token reaches a node
+    unless all 8 of its experts sit in the other: 2 x (1 - C(64, 8) / C(128, 8)) nodes on average. A rank's
+    4,096 tokens x 2,048 x 2 bytes times that, at 54.47 GB/s dispatch and 53.35 GB/s combine (HybridEP's
+    16-rank H100 rates), forward and backward, 48 layers, 64 micro-batches."""
+    cat = load_catalog()
+    reached = 2 * (1 - math.comb(64, 8) / math.comb(128, 8))
+    moved = 4096 * 2048 * 2 * reached
+    d, c = (cat.convention(f"hybridep_{k}_bandwidth_16") for k in ("dispatch", "combine"))
+    per_layer = 2 * (moved / d + moved / c)
+    assert _ep_term(moe_dispatcher="hybridep") == pytest.approx(64 * 48 * per_layer, rel=1e-9)
+    # the all-to-all sends every routed copy: HybridEP moves less across nodes
+    assert _ep_term(moe_dispatcher="hybridep") < 0.5 * _ep_term()
+
+
+def test_overlap_hides_the_measured_share() -> None:
+    share = load_catalog().convention("ep_overlap_hidden_share")
+    for dispatcher in ("alltoall", "hybridep"):
+        alone = _ep_term(moe_dispatcher=dispatcher)
+        assert _ep_term(moe_dispatcher=dispatcher, overlap_ep_comm=True) == pytest.approx((1 - share) * alone)
+
+
+def test_hybridep_inside_a_node_is_the_nvlink_all_to_all() -> None:
+    one_node = {**QWEN3_EP16, "ep": 8, "global_batch": 512}
+    a = make_estimate({**one_node, "moe_dispatcher": "hybridep"}, {"gpu": "h100-sxm:8"}).as_dict()
+    b = make_estimate(one_node, {"gpu": "h100-sxm:8"}).as_dict()
+    assert a["training"]["step_terms"] == b["training"]["step_terms"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"framework": "fsdp", "zero": 3, "moe_dispatcher": "hybridep"},  # not Megatron Core's
+        {"overlap_ep_comm": True, "recompute": "full"},  # Megatron-Bridge refuses it
+    ],
+)
+def test_refusals(extra: dict[str, object]) -> None:
+    with pytest.raises(UsageError):
+        make_estimate({**QWEN3_EP16, **extra}, GPUS)
