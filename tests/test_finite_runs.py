@@ -95,3 +95,25 @@ def test_a_model_no_serving_engine_runs_is_refused():
     proc = run_process("estimate", "--model", "resnet-50", "--task", "inference", "--requests", "10", "--gpu", "t4:1")
     assert proc.returncode == 2
     assert "--requests applies to LLM serving engines" in proc.stderr
+
+
+def test_clients_beyond_the_engines_batch_wait_in_its_queue():
+    """2,000 requests: with more clients than the engine runs at once (351 on an H100 at these lengths) the
+    requests past its batch wait in its queue, counted in their TTFT from the moment their client sent them;
+    the output rate is the engine's either way. As many clients as requests is the burst."""
+    runs = {c: _run(requests=2000, concurrency=c) for c in (300, 1000, 2000)}
+    burst = _run(requests=2000)
+    for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "tokens_per_second"):
+        assert runs[2000][key] == pytest.approx(burst[key], rel=1e-9), key
+    ttfts = [runs[c]["time_to_first_token_seconds"] for c in (300, 1000, 2000)]
+    assert ttfts == sorted(ttfts) and ttfts[1] > 5 * ttfts[0]
+    assert runs[1000]["tokens_per_second"] == pytest.approx(burst["tokens_per_second"], rel=1e-9)
+
+
+def test_a_request_larger_than_the_kv_cache_is_a_requirement_not_met():
+    proc = run_process(
+        "estimate", "--model", "llama-3.1-8b", "--task", "inference", "--input-tokens", "440000",
+        "--requests", "5", "--gpu", "h100-sxm:1",
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "needs more KV cache than the replica has" in proc.stderr

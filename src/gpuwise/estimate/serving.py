@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.encoder_operators import encoder_operators
-from gpuwise.errors import UsageError
+from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
@@ -470,13 +470,34 @@ def _finite_run(
         raise UsageError(
             "--requests: a finite run on pipeline-parallel or attention-data-parallel replicas is not modelled"
         )
-    n, closed = job.requests, job.clients > 0
-    run_setup = replace(setup, max_batch=max(1, min(job.clients, setup.max_batch) if closed else setup.max_batch))
-    res = simulate(step, run_setup, [0.0] * n, job.input_tokens, closed_loop=closed)
-    ttft, tpot, e2e = (statistics.fmean(v) for v in (res.ttft, res.tpot, res.e2e))
+    n = job.requests
+    if setup.max_batch < 1:
+        raise RequirementNotMet(
+            f"--requests: one request of {job.input_tokens + job.output_tokens:,} tokens needs more KV cache than the "
+            "replica has left after its weights: nothing of the run can be served"
+        )
+    closed = 0 < job.clients < n  # as many clients as requests send them all at once: a burst
+    clients = job.clients if closed else n
+    # the server admits in the order requests reach it, as many as its cap and KV cache allow
+    run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
+    res = simulate(step, run_setup, [0.0] * n, job.input_tokens)
+    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
+    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
+    # where there are more clients than the engine runs at once, counts in its TTFT)
+    sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
+    ttft = statistics.fmean(t - s for t, s in zip(res.ttft, sent, strict=True))
+    e2e = statistics.fmean(t - s for t, s in zip(res.e2e, sent, strict=True))
+    tpot = statistics.fmean(res.tpot)
+    if not all(math.isfinite(x) for x in (ttft, tpot, e2e, res.end)):  # pragma: no cover - the cap is checked above
+        raise RequirementNotMet("--requests: some requests of the run could not be served")
     notes.append(
         f"a finite run of {n} requests sent at the start"
-        + (f" by {job.clients} closed-loop clients" if closed else f", admitted {run_setup.max_batch} at most at once")
+        + (
+            f" by {clients} closed-loop clients"
+            + (f", {setup.max_batch} running at most" if clients > setup.max_batch else "")
+            if closed
+            else f", admitted {min(n, run_setup.max_batch)} at most at once"
+        )
         + f": it ends after {res.end:.1f} s; TTFT and TPOT are the run's means, throughput its output tokens over its span"
     )
     return InferenceEstimate(

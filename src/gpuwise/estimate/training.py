@@ -235,10 +235,14 @@ def _expert_parallel_comm(
             else f"--capacity-factor has no effect: {model.name} has no experts"
         )
     if ep <= 1 or not model.is_moe:
+        if job.moe_dispatcher != "alltoall" or job.overlap_ep_comm:
+            why = f"{model.name} has no experts" if not model.is_moe else "no expert parallelism (--ep 1)"
+            notes.append(f"--moe-dispatcher and --overlap-ep-comm have no effect: {why}")
         return 0.0
     own = tokens / par.tp if (par.sequence_parallel and par.tp > 1) else tokens
     routed = own * model.experts_per_token * job.expert_load * model.hidden * training_element_bytes(job)
-    spans = hw.nodes > 1 and par.tp * ep > hw.gpus_per_node
+    # Megatron Core lays expert ranks out etp first: an expert-parallel group spans etp x ep consecutive ranks
+    spans = hw.nodes > 1 and etp * ep > hw.gpus_per_node
     # dispatch and combine, forward and backward; full recomputation runs the forward pair again
     passes = 4 + (2 if job.recompute == "full" else 0)
     hybrid = _hybridep_seconds(job, hw, model, own, topo, catalog) if job.moe_dispatcher == "hybridep" else None
@@ -254,13 +258,17 @@ def _expert_parallel_comm(
         notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
         a2a = passes * collective("all_to_all", routed, ep, topo, spans)
     if job.overlap_ep_comm:
-        share = catalog.convention("ep_overlap_hidden_share")
+        # the forward of one micro-batch runs beside the backward of the one before: the first forward and the
+        # last backward have no partner, so of m micro-batches m - 1 hide the measured share
+        m = job.grad_accumulation(hw.count)
+        share = catalog.convention("ep_overlap_hidden_share") * (m - 1) / m
         notes.append(
             f"expert-parallel overlap (--overlap-moe-expert-parallel-comm): {share:.0%} of the dispatch and combine "
-            "time runs under the adjacent micro-batch's compute [ep_overlap_hidden_share]"
+            f"time runs under the adjacent micro-batch's compute ({m - 1} of {m} micro-batches have one) "
+            "[ep_overlap_hidden_share]"
         )
         a2a *= 1 - share
-    if etp <= 1:
+    if etp <= 1 or hybrid is not None:  # HybridEP dispatches over the tensor- and expert-parallel ranks at once
         return a2a
     notes.append(f"expert-tensor parallelism {etp}: expert tokens all-gathered and reduce-scattered over {etp} ranks")
     return a2a + 2 * collective("all_reduce", routed * etp, etp, topo, spans_nodes=etp > hw.gpus_per_node)
@@ -284,13 +292,15 @@ def _hybridep_seconds(
     nodes = par.ep // per_node if per_node < par.ep else 1
     if not (hw.nodes > 1 and nodes > 1 and topo.inter is not None):
         return None
+    # the measured table's ranks were 8 a node: its rates are read at the same count of nodes
+    ranks = nodes * 8
     scale = topo.inter.bandwidth / catalog.convention("hybridep_reference_network_bandwidth")
     e, k = model.experts, model.experts_per_token
     local = e // nodes
     reached = nodes * (1 - math.comb(e - local, k) / math.comb(e, k)) if local < e else 1.0
     moved = own * job.expert_load * model.hidden * training_element_bytes(job) * reached
     first, last = math.log2(_HYBRIDEP_RANKS[0]), math.log2(_HYBRIDEP_RANKS[-1])
-    x = min(max(math.log2(par.ep), first), last)  # held at the measured ends
+    x = min(max(math.log2(ranks), first), last)  # held at the measured ends
     lo = _HYBRIDEP_RANKS[min(len(_HYBRIDEP_RANKS) - 2, int(x - first))]
     hi = lo * 2
     t = x - math.log2(lo)

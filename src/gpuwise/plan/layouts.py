@@ -167,8 +167,11 @@ def shardings(work: TrainingJob, hw: Hardware, zero: int, cat: Catalog) -> list[
 
 
 def _recomputes(work: TrainingJob) -> tuple[Recompute, ...]:
-    """Fastest first; models known only by totals have no layers to recompute."""
-    return ("none", "selective", "full") if isinstance(work.model, TransformerArch) else ("none",)
+    """Fastest first; models known only by totals have no layers to recompute. Megatron-Bridge refuses
+    expert-parallel overlap under full recomputation (workload.build._check_moe_comm)."""
+    if not isinstance(work.model, TransformerArch):
+        return ("none",)
+    return ("none", "selective") if work.overlap_ep_comm else ("none", "selective", "full")
 
 
 def _fits(job: TrainingJob, hw: Hardware, cat: Catalog, limit: float) -> tuple[bool, float]:

@@ -617,6 +617,11 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
         raise UsageError(f"{flag} is Megatron Core's ({profile.name} shards no experts)")
     if f.overlap_ep_comm and recompute == "full":
         raise UsageError("--overlap-ep-comm cannot run with full recomputation (Megatron-Bridge refuses it)")
+    if f.moe_dispatcher == "hybridep" and f.pad_to_capacity:
+        raise UsageError(
+            "--moe-dispatcher hybridep with --pad-to-capacity: Megatron Core's flex dispatcher does not pad expert "
+            "inputs to capacity (TransformerConfig refuses it)"
+        )
 
 
 def _capacity(f: WorkloadFields) -> dict[str, Any]:
