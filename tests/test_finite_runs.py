@@ -117,3 +117,24 @@ def test_a_request_larger_than_the_kv_cache_is_a_requirement_not_met():
     )  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "needs more KV cache than the replica has" in proc.stderr
+
+
+def test_a_run_holds_what_the_engine_admits_at_once():
+    """A burst of 2,000 holds the engine's batch at once, not 2,000 (which would not fit) nor the default
+    1: its memory, header and echo are at that batch; 100 clients hold 100."""
+    from gpuwise.estimate.engine import engine_setup
+
+    job = build_workload(SPEC | {"concurrency": 1}, CAT)
+    cap = engine_setup(job, build_hardware("h100-sxm:1", CAT), CAT, notes=False).max_batch
+    assert 1 < cap < 2000
+    for extra, held in (({}, cap), ({"concurrency": 100}, 100)):
+        est = estimate(build_workload(SPEC | {"requests": 2000} | extra, CAT), build_hardware("h100-sxm:1", CAT), CAT)
+        out = est.as_dict()
+        assert out["workload"]["concurrency"] == held
+        assert out["memory"]["per_gpu"]["total"] <= out["memory"]["capacity"]
+    proc = run_process(
+        "estimate", "--model", "llama-3.1-8b", "--task", "inference", "--engine", "vllm", "--input-tokens", "1000",
+        "--output-tokens", "200", "--requests", "2000", "--gpu", "h100-sxm:1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert f"a run of 2000 request(s), {cap} at once" in proc.stdout

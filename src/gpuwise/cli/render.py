@@ -147,7 +147,12 @@ def estimate_view(d: dict[str, Any]) -> None:
     shape = (
         f"micro-batch {w['micro_batch']}{seq} · recompute {w['recompute']}"
         if w["task"] != "inference"
-        else f"{w['concurrency']} request(s) × ({w['input_tokens']} in + {w['output_tokens']} out) tokens"
+        else (
+            f"a run of {w['requests']} request(s), {w['concurrency']} at once"
+            if w.get("requests")
+            else f"{w['concurrency']} request(s)"
+        )
+        + f" × ({w['input_tokens']} in + {w['output_tokens']} out) tokens"
     )
     console.print(
         f"{hw['count']} × {hw['gpu']} on {hw['nodes']} node(s), link {hw['interconnect']} · {layout} · {shape}"

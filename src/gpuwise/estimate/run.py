@@ -242,6 +242,19 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
     return out
 
 
+def _finite_run_in_flight(work: Workload, hw: Hardware, catalog: Catalog) -> Workload:
+    """A finite run (--requests) holds at once what the engine admits of its requests or clients: its
+    memory, header and steady-state terms are at that batch (a burst of 2,000 runs the engine's cap,
+    not 2,000 at once, nor the default 1)."""
+    if not (isinstance(work, InferenceJob) and work.requests):
+        return work
+    from gpuwise.estimate.engine import engine_setup
+
+    cap = engine_setup(replace(work, concurrency=1), hw, catalog, notes=False).max_batch
+    wanted = work.clients if 0 < work.clients < work.requests else work.requests
+    return replace(work, concurrency=max(1, min(wanted, cap)))
+
+
 def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:
     """How a serving job runs in static batches, which no continuous-batching server model sizes:
     "generate loop" (an engine that never lets a request join a running batch), "static batch" (a
@@ -376,6 +389,7 @@ def estimate(
     work = on_gpu(work, hw.gpu)
     check_platform(work, hw.gpu, catalog)
     check_layout(work, hw)
+    work = _finite_run_in_flight(work, hw, catalog)
     mem = memory(work, hw, catalog)
     notes: list[str] = precision_notes(work, hw.gpu)
     largest, max_conc = _largest(work, hw, catalog, notes) if search_largest else ({}, None)
