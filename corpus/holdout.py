@@ -676,7 +676,8 @@ def resolve(case: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], t
             still.append(str(need["id"]))
             continue
         try:
-            trial = {**options, **wants}
+            # a want of None drops the option (a burst's concurrency left to the engine's own bound)
+            trial = {k: v for k, v in {**options, **wants}.items() if v is not None}
             est, options = predict(trial), trial
             met.append(str(need["id"]))
         except GpuwiseError:

@@ -138,3 +138,30 @@ def test_a_run_holds_what_the_engine_admits_at_once():
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert f"a run of 2000 request(s), {cap} at once" in proc.stdout
+
+
+def test_a_paced_run_between_one_request_at_a_time_and_the_burst():
+    """--request-rate R (vllm bench serve's Poisson pacing): at 1 request a second each 200-token request
+    (about 1.7 s alone on an H100) mostly runs beside one or two others, so its TTFT stays near the single
+    prefill and the run serves about R requests a second; at 1,000 a second it is nearly the burst."""
+    alone = _run(concurrency=1)
+    slow = _run(requests=200, request_rate=1.0)
+    assert slow["time_to_first_token_seconds"] < 1.5 * alone["time_to_first_token_seconds"]
+    assert 0.8 < slow["requests_per_second"] < 1.0  # the last arrivals' drain: below the rate, near it
+    fast, burst = _run(requests=200, request_rate=1000.0), _run(requests=200)
+    assert fast["tokens_per_second"] == pytest.approx(burst["tokens_per_second"], rel=0.05)
+    assert _run(requests=200, request_rate=5.0)["tokens_per_second"] < fast["tokens_per_second"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--request-rate", "5"], "give --requests N"),
+        (["--request-rate", "5", "--requests", "100", "--concurrency", "10"], "give one of them"),
+        (["--request-rate", "0", "--requests", "100"], "request-rate"),
+    ],
+)
+def test_a_paced_run_needs_its_requests(extra, says):
+    proc = run_process("estimate", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm:1", *extra)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr

@@ -44,6 +44,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "mixed_frozen_units": {"framework": "fsdp", "zero": 3},
     "zeropp": {"framework": "deepspeed", "zero": 3},
     "grad_reduce_dtype": {"framework": "nemo", "method": "full"},  # Megatron Core's --grad-reduce-in-bf16
+    "request_rate": {"requests": 100, "concurrency": 100},  # paces a finite run (--requests), no client cap
     "moe_dispatcher": {"framework": "nemo"},  # Megatron Core's MoE token dispatchers
     "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "checkpoint_impl": {"recompute": "full"},
@@ -93,6 +94,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "mixed_frozen_units",
             "zeropp",
             "grad_reduce_dtype",
+            "request_rate",
             "moe_dispatcher",
             "overlap_ep_comm",
             "checkpoint_impl",

@@ -55,6 +55,7 @@ COMPANIONS = {
     "mixed_frozen_units": {"framework": "fsdp", "zero": "3"},  # LoRA's frozen weights in FSDP units
     "zeropp": {"framework": "deepspeed", "zero": "3"},  # ZeRO++ is DeepSpeed's, on ZeRO-3
     "grad_reduce_dtype": {"framework": "nemo", "method": "full"},  # Megatron Core's --grad-reduce-in-bf16
+    "request_rate": {"requests": 100, "concurrency": 100},  # paces a finite run (--requests), no client cap
     "moe_dispatcher": {"framework": "nemo"},  # Megatron Core's MoE token dispatchers
     "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
@@ -76,6 +77,7 @@ PLAN_REFUSES = {
     "bnb_4bit": "is a generate loop",
     "batching": "plan sizes serving fleets",
     "requests": "plan sizes serving fleets",
+    "request_rate": "plan sizes serving fleets",
 }
 # fields that replace one of the base's (the amount of training is tokens or samples, not both)
 REPLACES = {"samples": "tokens", "image_size": "tokens"}

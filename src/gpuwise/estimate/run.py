@@ -306,6 +306,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         prefix_hit_rate=work.prefix_hit_rate,
         requests=work.requests or None,
         clients=(work.clients or None) if work.requests else None,  # --concurrency of a finite run (None: a burst)
+        request_rate=(work.request_rate or None) if work.requests else None,
         speculative_tokens=work.speculative_tokens,
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,

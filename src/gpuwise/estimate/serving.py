@@ -480,38 +480,59 @@ def _finite_run(
     clients = job.clients if closed else n
     # the server admits in the order requests reach it, as many as its cap and KV cache allow
     run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
-    res = simulate(step, run_setup, [0.0] * n, job.input_tokens)
-    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
-    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
-    # where there are more clients than the engine runs at once, counts in its TTFT)
-    sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
-    ttft = statistics.fmean(t - s for t, s in zip(res.ttft, sent, strict=True))
-    e2e = statistics.fmean(t - s for t, s in zip(res.e2e, sent, strict=True))
-    tpot = statistics.fmean(res.tpot)
-    if not all(math.isfinite(x) for x in (ttft, tpot, e2e, res.end)):  # pragma: no cover - the cap is checked above
+    if job.request_rate:
+        ttft, tpot, e2e, end = _paced_run(job, step, run_setup)
+    else:
+        res = simulate(step, run_setup, [0.0] * n, job.input_tokens)
+        # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
+        # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
+        # where there are more clients than the engine runs at once, counts in its TTFT)
+        sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
+        ttft = statistics.fmean(t - s for t, s in zip(res.ttft, sent, strict=True))
+        e2e = statistics.fmean(t - s for t, s in zip(res.e2e, sent, strict=True))
+        tpot, end = statistics.fmean(res.tpot), res.end
+    if not all(math.isfinite(x) for x in (ttft, tpot, e2e, end)):  # pragma: no cover - the cap is checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
-    notes.append(
-        f"a finite run of {n} requests sent at the start"
-        + (
-            f" by {clients} closed-loop clients"
-            + (f", {setup.max_batch} running at most" if clients > setup.max_batch else "")
-            if closed
-            else f", admitted {min(n, run_setup.max_batch)} at most at once"
+    if job.request_rate:
+        how = f" at {job.request_rate:g} a second (Poisson, the mean of {PACED_SEEDS} draws)"
+    elif closed:
+        how = f" sent at the start by {clients} closed-loop clients" + (
+            f", {setup.max_batch} running at most" if clients > setup.max_batch else ""
         )
-        + f": it ends after {res.end:.1f} s; TTFT and TPOT are the run's means, throughput its output tokens over its span"
+    else:
+        how = f" sent at the start, admitted {min(n, run_setup.max_batch)} at most at once"
+    notes.append(
+        f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
+        "throughput its output tokens over its span"
     )
+    res_end = end
     return InferenceEstimate(
         prefill_seconds=prefill,
         time_to_first_token_seconds=ttft,
         decode_seconds_per_token=tpot,
         latency_seconds=e2e,
-        tokens_per_second=n * job.output_tokens / res.end,
-        samples_per_second=n / res.end,
-        requests_per_second=n / res.end,
+        tokens_per_second=n * job.output_tokens / res_end,
+        samples_per_second=n / res_end,
+        requests_per_second=n / res_end,
         terms=terms,
         bottleneck=_bottleneck(terms),
         notes=tuple(notes),
     )
+
+
+PACED_SEEDS = 5  # draws of a paced run's Poisson arrivals averaged (one draw of 50 requests is noisy)
+
+
+def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> tuple[float, float, float, float]:
+    """--requests N --request-rate R (vllm bench serve --request-rate R --num-prompts N): requests sent at
+    Poisson times from the start (the first at 0), each timed from its arrival; (mean TTFT, TPOT and
+    latency, the run's span), each the mean over PACED_SEEDS draws."""
+    out = []
+    for seed in range(PACED_SEEDS):
+        times = poisson_arrivals(job.request_rate, job.requests, seed)
+        res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens)
+        out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end))
+    return tuple(statistics.fmean(col) for col in zip(*out, strict=True))  # type: ignore[return-value]
 
 
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:

@@ -323,16 +323,23 @@ def _inference_job(
     )
 
 
-def _finite_run(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> dict[str, int]:
+def _finite_run(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> dict[str, Any]:
     """--requests N: a finite run on a server engine's continuous batching (a generate loop's static batch
     is one run already); --concurrency names its clients (none: a burst)."""
     if not f.requests:
+        if f.request_rate:
+            raise UsageError("--request-rate paces a finite run: give --requests N (the run's requests) with it")
         return {}
     if not (isinstance(model, TransformerArch) and model.decoder):
         raise UsageError(f"--requests applies to LLM serving engines; {model.name} is not served by one")
     if catalog.engine(engine).static_batching or f.batching == "static":
         raise UsageError("--requests times a server's continuous batching; a static batch is timed by --concurrency")
-    return {"requests": f.requests, "clients": f.concurrency or 0}
+    if f.request_rate and f.concurrency and f.concurrency < f.requests:
+        raise UsageError(
+            "--request-rate with --concurrency: a paced run whose clients also cap what is in flight is not "
+            "modelled; give one of them"
+        )
+    return {"requests": f.requests, "clients": f.concurrency or 0, "request_rate": f.request_rate or 0.0}
 
 
 def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:

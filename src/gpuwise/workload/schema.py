@@ -332,6 +332,16 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=100_000,
     )
+    request_rate: float | None = _f(
+        "LLM serving, with --requests N: send the run's requests at R a second (Poisson gaps from the start, "
+        "vllm bench serve --request-rate R) instead of all at once; each is timed from its arrival.",
+        example=10.0,
+        applies="inference",
+        metavar="R",
+        default="none (all sent at the start)",
+        gt=0,
+        le=1_000_000,
+    )
     input_from_host: bool | None = _f(
         "Models described operator by operator on a runtime without a server: each batch's input is copied "
         "from host memory inside the timed loop (a benchmark that calls .cuda() per batch, FlagPerf's p_infer_core).",

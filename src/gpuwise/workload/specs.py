@@ -316,6 +316,7 @@ class InferenceJob:
     # send them, each its next when one of its own ends (0: all at once, a burst bounded by the engine)
     requests: int = 0
     clients: int = 0
+    request_rate: float = 0.0  # a finite run's requests sent at this rate (Poisson; 0: all at the start)
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
