@@ -165,3 +165,12 @@ def test_a_paced_run_needs_its_requests(extra, says):
     proc = run_process("estimate", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm:1", *extra)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert says in proc.stderr
+
+
+def test_an_engine_that_prefills_apart_says_the_run_is_optimistic():
+    """TGI 2.x prefills behind its router's waiting rule, not in chunks beside the decodes as the simulation
+    does: the run's figures carry the caveat the serving search gives; vLLM's do not."""
+    for engine, said in (("tgi-v2", True), ("vllm", False)):
+        job = build_workload(SPEC | {"engine": engine, "requests": 100}, CAT)
+        out = estimate(job, build_hardware("h100-sxm:1", CAT), CAT).as_dict()
+        assert any("the run's TTFT and TPOT are optimistic" in str(a) for a in out["assumptions"]) is said, engine

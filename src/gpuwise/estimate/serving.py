@@ -505,6 +505,11 @@ def _finite_run(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
+    if not setup.chunked_prefill:
+        notes.append(
+            f"the finite run's simulation chunks prompts beside the decodes; {setup.name} prefills them in steps of "
+            "its own behind its router's waiting rule: the run's TTFT and TPOT are optimistic"
+        )
     res_end = end
     return InferenceEstimate(
         prefill_seconds=prefill,
