@@ -251,8 +251,7 @@ def _finite_run_in_flight(work: Workload, hw: Hardware, catalog: Catalog) -> Wor
     from gpuwise.estimate.engine import engine_setup
 
     cap = engine_setup(replace(work, concurrency=1), hw, catalog, notes=False).max_batch
-    wanted = work.clients if 0 < work.clients < work.requests else work.requests
-    return replace(work, concurrency=max(1, min(wanted, cap)))
+    return replace(work, concurrency=max(1, min(work.senders, cap)))
 
 
 def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:
@@ -305,8 +304,8 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         engine=work.engine,
         prefix_hit_rate=work.prefix_hit_rate,
         requests=work.requests or None,
-        clients=(work.clients or None) if work.requests else None,  # --concurrency of a finite run (None: a burst)
-        request_rate=(work.request_rate or None) if work.requests else None,
+        clients=work.clients or None,  # --concurrency of a finite run (None: a burst; set with --requests only)
+        request_rate=work.request_rate or None,
         speculative_tokens=work.speculative_tokens,
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,

@@ -476,8 +476,8 @@ def _finite_run(
             f"--requests: one request of {job.input_tokens + job.output_tokens:,} tokens needs more KV cache than the "
             "replica has left after its weights: nothing of the run can be served"
         )
-    closed = 0 < job.clients < n  # as many clients as requests send them all at once: a burst
-    clients = job.clients if closed else n
+    clients = job.senders
+    closed = clients < n
     # the server admits in the order requests reach it, as many as its cap and KV cache allow
     run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
     if job.request_rate:
@@ -510,15 +510,14 @@ def _finite_run(
             f"the finite run's simulation chunks prompts beside the decodes; {setup.name} prefills them in steps of "
             "its own behind its router's waiting rule: the run's TTFT and TPOT are optimistic"
         )
-    res_end = end
     return InferenceEstimate(
         prefill_seconds=prefill,
         time_to_first_token_seconds=ttft,
         decode_seconds_per_token=tpot,
         latency_seconds=e2e,
-        tokens_per_second=n * job.output_tokens / res_end,
-        samples_per_second=n / res_end,
-        requests_per_second=n / res_end,
+        tokens_per_second=n * job.output_tokens / end,
+        samples_per_second=n / end,
+        requests_per_second=n / end,
         terms=terms,
         bottleneck=_bottleneck(terms),
         notes=tuple(notes),
@@ -537,7 +536,8 @@ def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> tuple[
         times = poisson_arrivals(job.request_rate, job.requests, seed)
         res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens)
         out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end))
-    return tuple(statistics.fmean(col) for col in zip(*out, strict=True))  # type: ignore[return-value]
+    ttft, tpot, e2e, end = (statistics.fmean(col) for col in zip(*out, strict=True))
+    return ttft, tpot, e2e, end
 
 
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:

@@ -254,7 +254,7 @@ def _expert_parallel_comm(
         )
     else:
         if job.moe_dispatcher == "hybridep":
-            notes.append("HybridEP inside one node: timed as the NVLink all-to-all (its measured rate matches it)")
+            notes.append("HybridEP inside one node: timed as the NVLink all-to-all (its table measures nodes)")
         notes.append(f"expert parallelism {ep}: token dispatch and combine all-to-alls forward and backward")
         a2a = passes * collective("all_to_all", routed, ep, topo, spans)
     if job.overlap_ep_comm:
@@ -275,6 +275,7 @@ def _expert_parallel_comm(
 
 
 _HYBRIDEP_RANKS = (16, 32, 64)  # the rank counts of HybridEP's measured H100 table (conventions hybridep_*)
+_HYBRIDEP_RANKS_PER_NODE = 8  # that table's H100 nodes: 16 ranks on 2 (conventions hybridep_dispatch_bandwidth_16)
 
 
 def _hybridep_seconds(
@@ -292,8 +293,8 @@ def _hybridep_seconds(
     nodes = par.ep // per_node if per_node < par.ep else 1
     if not (hw.nodes > 1 and nodes > 1 and topo.inter is not None):
         return None
-    # the measured table's ranks were 8 a node: its rates are read at the same count of nodes
-    ranks = nodes * 8
+    # the rates are read at the run's count of nodes, as the table measured them
+    ranks = nodes * _HYBRIDEP_RANKS_PER_NODE
     scale = topo.inter.bandwidth / catalog.convention("hybridep_reference_network_bandwidth")
     e, k = model.experts, model.experts_per_token
     local = e // nodes

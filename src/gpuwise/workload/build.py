@@ -617,7 +617,7 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
     they act on expert parallelism only (a layout search may choose it; without it they change nothing).
     Megatron-Bridge refuses the overlap under full recomputation (comm_overlap.py: recompute_granularity
     must not be full)."""
-    if not (f.moe_dispatcher not in (None, "alltoall") or f.overlap_ep_comm):
+    if f.moe_dispatcher in (None, "alltoall") and not f.overlap_ep_comm:
         return
     flag = "--overlap-ep-comm" if f.overlap_ep_comm else f"--moe-dispatcher {f.moe_dispatcher}"
     if not profile.expert_parallel:

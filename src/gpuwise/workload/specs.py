@@ -346,6 +346,12 @@ class InferenceJob:
         return self.input_tokens + self.output_tokens
 
     @property
+    def senders(self) -> int:
+        """Who sends a finite run's requests: its clients, or, with none or as many as requests, every
+        request at once (a burst)."""
+        return self.clients if 0 < self.clients < self.requests else self.requests
+
+    @property
     def attention_ranks(self) -> int:
         """Ranks that each run attention on their own requests: tp under attention data parallelism, else 1."""
         par = self.parallel
