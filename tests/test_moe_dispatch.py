@@ -87,6 +87,24 @@ def test_a_plan_with_overlap_offers_no_full_recomputation() -> None:
     assert "full" not in _recomputes(job)
 
 
+def test_overlap_in_a_pipeline_runs_interleaved() -> None:
+    """Megatron Core overlaps expert-parallel communication in a pipeline only under the interleaved
+    schedule: with virtual stages the estimate runs; the layout search times no 1F1B pipeline with it."""
+    from gpuwise.plan.layouts import virtual_stages
+    from gpuwise.workload import Parallelism, build_hardware, build_workload
+
+    cat = load_catalog()
+
+    piped = {**QWEN3_EP16, "ep": 8, "pp": 2, "vpp": 2, "overlap_ep_comm": True}
+    est = make_estimate(piped, GPUS).as_dict()
+    assert est["training"]["step_terms"]["expert_parallel_comm"] > 0
+    hw, par = build_hardware("h100-sxm:16", cat), Parallelism(tp=1, pp=2, ep=8)
+    job = build_workload({**QWEN3_EP16, "overlap_ep_comm": True}, cat)
+    stages = virtual_stages(job, hw, par, 1, cat)
+    assert stages and 1 not in stages  # 24 layers a stage: 2, 4 and 8 virtual stages
+    assert virtual_stages(build_workload(QWEN3_EP16, cat), hw, par, 1, cat) == (1, *stages)
+
+
 def test_hybridep_inside_a_node_is_the_nvlink_all_to_all() -> None:
     one_node = {**QWEN3_EP16, "ep": 8, "global_batch": 512}
     a = make_estimate({**one_node, "moe_dispatcher": "hybridep"}, {"gpu": "h100-sxm:8"}).as_dict()
@@ -100,6 +118,8 @@ def test_hybridep_inside_a_node_is_the_nvlink_all_to_all() -> None:
         {"framework": "fsdp", "zero": 3, "moe_dispatcher": "hybridep"},  # not Megatron Core's
         {"overlap_ep_comm": True, "recompute": "full"},  # Megatron-Bridge refuses it
         {"moe_dispatcher": "hybridep", "capacity_factor": 1.0, "pad_to_capacity": True},  # flex does not pad
+        {"overlap_ep_comm": True, "ep": 8, "pp": 2},  # Megatron Core: virtual stages needed in a pipeline
+        {"overlap_ep_comm": True, "ep": 8, "pp": 2, "vpp": 1},
     ],
 )
 def test_refusals(extra: dict[str, object]) -> None:

@@ -256,16 +256,19 @@ def _flat(s: _Search, par: Parallelism, micros: list[int]) -> None:
 def virtual_stages(work: TrainingJob, hw: Hardware, par: Parallelism, micro: int, cat: Catalog) -> tuple[int, ...]:
     """Virtual stages per rank worth timing: 1 (1F1B), and where the stack runs the interleaved
     schedule each of VPP_DEGREES that divides the stage's layers, when the micro-batches are a
-    multiple of the pipeline size (Megatron's schedule requires it). Interleaving divides the
-    bubble by vpp for vpp times the point-to-point sends and more activations held."""
+    multiple of the pipeline size (Megatron's schedule requires it); with expert-parallel overlap only
+    the interleaved ones. Interleaving divides the bubble by vpp for vpp times the point-to-point
+    sends and more activations held."""
     model = work.model
     if par.pp <= 1 or not isinstance(model, TransformerArch) or not framework_of(work, cat).interleaved_pipeline:
         return (1,)
+    # expert-parallel overlap in a pipeline runs only in the interleaved schedule (workload.build._check_moe_comm)
+    plain = () if work.overlap_ep_comm else (1,)
     m = replace(work, parallel=par, micro_batch=micro).grad_accumulation(hw.count)
     if m % par.pp:
-        return (1,)
+        return plain
     layers = math.ceil(model.layers / par.pp)
-    return (1, *(v for v in VPP_DEGREES if layers % v == 0 and interleavable(model.layers, par.pp, v)))
+    return (*plain, *(v for v in VPP_DEGREES if layers % v == 0 and interleavable(model.layers, par.pp, v)))
 
 
 def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:

@@ -616,7 +616,7 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
     """The MoE dispatcher and expert-parallel overlap are Megatron Core's (frameworks.yaml expert_parallel);
     they act on expert parallelism only (a layout search may choose it; without it they change nothing).
     Megatron-Bridge refuses the overlap under full recomputation (comm_overlap.py: recompute_granularity
-    must not be full)."""
+    must not be full) and Megatron Core without virtual stages in a pipeline (transformer_config.py)."""
     if f.moe_dispatcher in (None, "alltoall") and not f.overlap_ep_comm:
         return
     flag = "--overlap-ep-comm" if f.overlap_ep_comm else f"--moe-dispatcher {f.moe_dispatcher}"
@@ -624,6 +624,11 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
         raise UsageError(f"{flag} is Megatron Core's ({profile.name} shards no experts)")
     if f.overlap_ep_comm and recompute == "full":
         raise UsageError("--overlap-ep-comm cannot run with full recomputation (Megatron-Bridge refuses it)")
+    if f.overlap_ep_comm and parallel.pp > 1 and parallel.vpp < 2:
+        raise UsageError(
+            f"--overlap-ep-comm with --pp {parallel.pp} needs virtual pipeline stages (--vpp 2 or more): Megatron Core "
+            "overlaps expert-parallel communication only in the interleaved schedule (TransformerConfig asserts it)"
+        )
     if f.moe_dispatcher == "hybridep" and f.pad_to_capacity:
         raise UsageError(
             "--moe-dispatcher hybridep with --pad-to-capacity: Megatron Core's flex dispatcher does not pad expert "
