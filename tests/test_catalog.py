@@ -254,6 +254,19 @@ def test_a_fused_moe_time_for_an_unknown_architecture_is_a_config_error(tmp_path
         build_catalog(data)
 
 
+def test_an_fp8_gemm_share_for_an_unknown_gpu_is_a_config_error(tmp_path):
+    """fp8_gemm_time_share is keyed by GPU id or architecture: a misspelt key would silently leave that GPU
+    without its measured FP8 GEMM time, so the loader names it."""
+    data = _data_copy(tmp_path / "data")
+    path = data / "engines.yaml"
+    text = path.read_text()
+    line = "fp8_gemm_time_share: {h100-sxm: 0.627,"
+    assert line in text
+    path.write_text(text.replace(line, "fp8_gemm_time_share: {h100-sx: 0.627,"))
+    with pytest.raises(ConfigError, match=r"fp8_gemm_time_share names unknown GPU\(s\) \['h100-sx'\]"):
+        build_catalog(data)
+
+
 # ----- the validated catalog cached across processes ------------------------------------------------
 def _data_copy(folder):
     from importlib import resources

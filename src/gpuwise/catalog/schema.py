@@ -418,6 +418,10 @@ class EngineProfile(_Sourced):
     # fused_moe) takes beyond streaming its experts' weights at the achievable bandwidth, by GPU
     # architecture ("default": the others); engines.yaml names the kernel benchmarks (empty: not modelled)
     fused_moe_call_seconds: dict[str, Annotated[float, Ge(0)]] = field(default_factory=dict)
+    # a per-tensor FP8 GEMM's time at decode sizes (1-128 rows) over the 16-bit GEMM's of the same shape,
+    # measured for the engine's own linear layer, by GPU id (else architecture): above 0.5 the FP8 kernels
+    # stream their half-size weights below the 16-bit kernels' rate (empty: not measured, not modelled)
+    fp8_gemm_time_share: dict[str, Annotated[float, Gt(0), Le(2)]] = field(default_factory=dict)
     # how the engine issues a step's kernels: from CUDA graphs (the host cost is in the step
     # overhead), or eagerly from Python, one host dispatch per kernel (decode_host_seconds_eager):
     # `eager_kernels_per_layer` per decoder layer (all-reduces included under tensor parallelism,

@@ -22,7 +22,7 @@ import functools
 import math
 from dataclasses import dataclass, replace
 
-from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.catalog import GPU, Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
 from gpuwise.estimate.bitsandbytes import bnb_linears
 from gpuwise.estimate.comm import Topology, collective, p2p
@@ -205,6 +205,14 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             f"rows (q_a and kv_a fused into one) "
             f"[{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
         )
+    share = fp8_gemm_share(profile, job, hw.gpu)
+    if share > FP8_BYTES_SHARE and not floor:
+        notes.append(
+            f"{profile.name}'s per-tensor FP8 GEMMs at decode sizes take {share:.2f} x the 16-bit GEMM's time on "
+            f"{hw.gpu.name} (not {FP8_BYTES_SHARE:g}: their smaller weights stream at {FP8_BYTES_SHARE / share:.0%} "
+            "of the 16-bit kernels' "
+            f"rate) [{catalog.sources[profile.source_of('fp8_gemm_time_share')].title.split(':')[0]}]"
+        )
     call = fused_moe_call(profile, model, hw.gpu.architecture)
     if call:
         notes.append(
@@ -321,6 +329,24 @@ def block_fp8_floor(profile: EngineProfile, job: InferenceJob, architecture: str
     return profile.block_fp8_gemm_seconds
 
 
+# an FP8 weight's bytes over a 16-bit one's: the time share of a GEMM that streams its weights as fast
+FP8_BYTES_SHARE = DTYPE_BYTES["fp8"] / DTYPE_BYTES["bf16"]
+
+
+def fp8_gemm_share(profile: EngineProfile, job: InferenceJob, gpu: GPU) -> float:
+    """A per-tensor FP8 GEMM's time at decode sizes over the 16-bit GEMM's, as the engine's measured
+    linear layer takes it on this GPU (0: not measured or not applicable): FP8 weights computed on FP8
+    tensor cores (serving.compute_dtype) in a dense model (MoE experts run the fused-MoE kernels, which
+    the tables do not time)."""
+    model = job.model
+    if job.weights_dtype != "fp8" or "fp8" not in gpu.peak_flops:
+        return 0.0
+    if not isinstance(model, TransformerArch) or model.is_moe:
+        return 0.0
+    table = profile.fp8_gemm_time_share
+    return table.get(gpu.id, table.get(gpu.architecture, 0.0))
+
+
 def fused_moe_call(profile: EngineProfile, model: TransformerArch, architecture: str) -> float:
     """Seconds one fused-MoE call takes beyond streaming its experts' weights (0: not modelled): the
     engine's published kernel times on this GPU architecture, else its default."""
@@ -401,6 +427,11 @@ class StepModel:
         profile = catalog.engine(job.engine)
         eff = profile.matmul_efficiency  # what a serving step's GEMMs reach of the large-GEMM rate
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
+        # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
+        self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
+        share = fp8_gemm_share(profile, job, rates.gpu) if not self.fp8_floor else 0.0
+        if share > FP8_BYTES_SHARE:  # per-tensor FP8 GEMMs stream their weights below the 16-bit kernels' rate
+            rates = replace(rates, matmul_bandwidth=rates.bandwidth_of("matmul") * FP8_BYTES_SHARE / share)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
@@ -408,8 +439,6 @@ class StepModel:
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
         # a generate loop's int8/nf4 linears are bitsandbytes': more launches, 4-bit weights dequantized
         self.bnb = bnb_linears(job, profile, catalog, host) if host else None
-        # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
-        self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         self.moe_call = fused_moe_call(profile, model, rates.gpu.architecture)
         self.pp_hops = job.parallel.pp - 1  # activations handed from stage to stage in every step
         self.lanes = lanes  # attention ranks stepping together (1: none)
