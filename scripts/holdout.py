@@ -22,7 +22,9 @@ gathered apart from all fourteen; with `--set 16`, docs/accuracy-holdout16.md ag
 seventeenth (corpus/data/holdout17.yaml), gathered apart from all sixteen; with `--set 18`, docs/accuracy-holdout18.md
 against the eighteenth (corpus/data/holdout18.yaml), gathered apart from all seventeen; with `--set 19`,
 docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), gathered apart from all eighteen; with
-`--set 20`, docs/accuracy-holdout20.md against the twentieth (corpus/data/holdout20.yaml), gathered apart from all nineteen.
+`--set 20`, docs/accuracy-holdout20.md against the twentieth (corpus/data/holdout20.yaml), gathered apart from all nineteen;
+with `--set 21`, docs/accuracy-holdout21.md against the twenty-first (corpus/data/holdout21.yaml), gathered apart from all
+twenty.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -276,6 +278,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         19: "nineteenth",
         20: "twentieth",
         21: "twenty-first",
+        22: "twenty-second",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
