@@ -129,6 +129,32 @@ def test_one_user_waits_for_no_router():
     assert st.latency_seconds == pytest.approx(0.1 + 49 * 0.02)
 
 
+def test_an_engine_that_prefills_first_runs_each_prompt_as_it_comes():
+    """SGLang's scheduler (prefill_first): 20 closed-loop users, 49 decode steps: a request finishes every
+    49 / 20 = 2.45 decode steps and its successor's prompt runs at once, alone: P = 2.45,
+    r = 20 x 49 / (49 + 1.225) = 19.51 running, k = 20 x 2.45 / 50.225 = 0.976 prompts a prefill; a new
+    prompt waits half a decode step (the step under way), then its prefill; 49 / 2.45 = 20 prefills
+    interrupt a request's decodes."""
+    setup = _setup(prefill_tokens=216, decode_steps=49, chunked_prefill=False, prefill_first=True)
+    st = router_steady_state(_FixedSteps(), setup, 20, 216)  # type: ignore[arg-type]
+    assert st.ttft_seconds == pytest.approx(0.5 * 0.02 + 0.1)  # 0.11 s
+    assert st.tpot_seconds == pytest.approx((49 * 0.02 + 20 * 0.1) / 49)  # 60.8 ms
+    assert st.requests_per_second == pytest.approx((20 * 2.45 / 50.225) / (2.45 * 0.02 + 0.1))  # 6.55/s
+    # more completions than decode steps: several prompts go in each prefill step, one a decode step apart
+    fast = router_steady_state(_FixedSteps(), replace(setup, decode_steps=9), 20, 216)  # type: ignore[arg-type]
+    assert fast.ttft_seconds == pytest.approx(0.5 * 0.02 + 0.1)
+    assert fast.tpot_seconds == pytest.approx((9 * 0.02 + 9 * 0.1) / 9)
+
+
+def test_sglang_is_profiled_to_prefill_first():
+    sglang = CAT.engine("sglang")
+    assert sglang.prefill_first and not sglang.chunked_prefill
+    assert CAT.sources[sglang.source_of("prefill_first")].url.endswith("v0.5.6/python/sglang/srt/managers/scheduler.py")
+    job, hw = _job("sglang", concurrency=20, gpu="a100-80gb-sxm", tp=1)
+    setup = engine_setup(job, hw, CAT)
+    assert setup.prefill_first and not setup.chunked_prefill
+
+
 def test_a_prefill_over_the_budget_takes_several_steps():
     setup = _setup(prefill_tokens=1000, decode_steps=49, token_budget=4096)
     st = router_steady_state(_FixedSteps(), setup, 20, 1000)  # type: ignore[arg-type]

@@ -163,6 +163,24 @@ def test_a_lone_request_takes_its_prefill_then_its_decode_steps():
     assert res.e2e[0] > ttft and all(0 < t < res.e2e[0] for t in res.tpot)
 
 
+def test_an_engine_that_prefills_apart_stops_the_decodes_for_a_newcomer_prompt():
+    """One request decoding when a second arrives: an engine that prefills apart (SGLang) runs the new
+    prompt in a step of its own, alone (its TTFT: at least that step, hand-composed), and the running
+    request waits through it, so it ends that step's time later than where prompts ride in its steps;
+    the decodes then run together either way."""
+    w, step, mixed = _replica(engine="sglang")
+    mixed = dataclasses.replace(mixed, chunked_prefill=True, prefill_first=False)
+    apart = dataclasses.replace(mixed, chunked_prefill=False, prefill_first=True)
+    alone = step.step(512, 0, 0.0, step.prefill_pairs(0, 512))
+    arrivals = [0.0, alone + 0.05]  # during the first request's decodes
+    a, m = simulate(step, apart, arrivals, w.input_tokens), simulate(step, mixed, arrivals, w.input_tokens)
+    assert a.ttft[0] == m.ttft[0] == pytest.approx(alone + mixed.request_overhead)
+    assert a.ttft[1] >= alone + mixed.request_overhead
+    waited = a.e2e[0] - m.e2e[0]  # the first request's delay: the newcomer's own step, less what mixing cost it
+    mixed_step = step.step(512, 1, step.keys(512 + 10) * 1, step.prefill_pairs(0, 512)) - step.step(0, 1, 0.0, 0.0)
+    assert waited > 0 and waited == pytest.approx(alone - mixed_step, rel=0.05)
+
+
 def test_every_request_is_served_and_busy_time_is_below_one():
     w, step, setup = _replica()
     res = simulate(step, setup, poisson_arrivals(20.0, 1500, 3), w.input_tokens)

@@ -396,6 +396,10 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} fused_moe_call_seconds names unknown architecture(s) {sorted(unknown)}"
             )
+        if eng.prefill_first and eng.chunked_prefill:
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} prefills first, so it cannot chunk prompts into decode steps"
+            )
         if unknown := set(eng.fp8_gemm_time_share) - architectures - set(cat.gpus):
             raise ConfigError(
                 f"engines.yaml: engine {key!r} fp8_gemm_time_share names unknown GPU(s) {sorted(unknown)}"

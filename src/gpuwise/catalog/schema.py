@@ -437,6 +437,9 @@ class EngineProfile(_Sourced):
     chunked_prefill: bool = True
     max_waiting_steps: Annotated[int, Ge(1)] | None = None
     waiting_served_ratio: Annotated[float, Gt(0)] | None = None
+    # prompts in steps of their own as soon as one waits: a new prefill batch runs before the next decode
+    # step (SGLang's scheduler with mixed chunks off, its default); no waiting rule (needs chunked_prefill off)
+    prefill_first: bool = False
     # a library's generate loop rather than a server (Hugging Face transformers): the whole batch
     # prefills in one forward pass (no token budget) and decodes until its longest request finishes
     # (`static_batching`); the KV cache is contiguous and grows by torch.cat every step (`kv_concat`:

@@ -59,6 +59,7 @@ class EngineSetup:
     chunked_prefill: bool = True
     max_waiting_steps: int = 0
     waiting_served_ratio: float = 0.0
+    prefill_first: bool = False  # prompts in steps of their own as soon as one waits (no waiting rule)
     static_batching: bool = False  # a generate loop: the batch prefills together, decodes to its longest
     all_logits: bool = False  # its prefill computes logits at every prompt position
 
@@ -129,6 +130,7 @@ def engine_setup(
         chunked_prefill=profile.chunked_prefill,
         max_waiting_steps=profile.max_waiting_steps or 0,
         waiting_served_ratio=profile.waiting_served_ratio or 0.0,
+        prefill_first=profile.prefill_first,
         static_batching=static_batches(profile, job),
         all_logits=profile.prefill_logits == "all",
     )
@@ -236,6 +238,13 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             "until its longest request ends; no request joins a running batch; the cache is contiguous and "
             "grown by torch.cat, read and written whole at every step"
             f" [{catalog.sources[profile.source].title.split(':')[0]}]"
+        )
+    elif profile.prefill_first and job.batching != "static":
+        notes.append(
+            f"{profile.name} runs waiting prompts in prefill steps of their own, before the next decode step, "
+            f"as soon as one waits (chunks of at most its token budget; mixed prefill and decode batches are off "
+            f"by default): the running requests wait through each "
+            f"[{catalog.sources[profile.source_of('prefill_first')].title.split(':')[0]}]"
         )
     elif not profile.chunked_prefill and job.batching != "static":
         notes.append(

@@ -275,7 +275,10 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
     against r - P r/s running: P = ratio / (1 + ratio) x s, never beyond s. A request waits P/2 decode steps
     on average, then its prefill step (beside the k prompts onboarded with it, in steps of at most
     the prefill token budget), then s decode steps among r running requests, interrupted by s/P
-    other prefills. Per request P/2 + s decode steps: r = b s / (s + P/2), k = b P / (s + P/2)."""
+    other prefills. Per request P/2 + s decode steps: r = b s / (s + P/2), k = b P / (s + P/2).
+    An engine that prefills first (SGLang) runs a prompt as soon as it waits: with b requests in
+    rotation one arrives every s/b decode steps, so P = s/b (at least 1) and a new prompt waits for
+    the step under way only, half a decode step on average."""
     s, todo = setup.decode_steps, setup.prefill_tokens
     ctx = prompt + (s * setup.tokens_per_step) / 2
     if b == 1:  # nobody else waits: the prompt runs at once
@@ -286,11 +289,14 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
         ratio = setup.waiting_served_ratio
         by_ratio = math.ceil(ratio / (1 + ratio) * s) if ratio else s
         period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio, s)))
+        if setup.prefill_first:
+            period = max(1.0, s / b)
         running, onboard = b * s / (s + period / 2), b * period / (s + period / 2)
     decode = model.step(0, max(1, round(running)), model.keys(ctx) * max(1, round(running)), 0.0) if s else 0.0
     prefill = _prefill_apart(model, round(onboard * todo), todo, setup.token_budget)
     interrupts = s / period if period else 0.0  # other prompts' prefills during one request's decodes
-    ttft = period / 2 * decode + prefill + setup.request_overhead
+    waited = min(period, 1.0) if setup.prefill_first else period  # decode steps a new prompt waits for
+    ttft = waited / 2 * decode + prefill + setup.request_overhead
     tpot = (s * decode + interrupts * prefill) / s / setup.tokens_per_step if s else 0.0
     latency = ttft + s * tpot * setup.tokens_per_step
     cycle = period * decode + prefill if period else prefill + s * decode  # onboard requests per cycle
@@ -505,10 +511,10 @@ def _finite_run(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
-    if not setup.chunked_prefill:
+    if not setup.chunked_prefill and not setup.prefill_first:
         notes.append(
-            f"the finite run's simulation chunks prompts beside the decodes; {setup.name} prefills them in steps of "
-            "its own behind its router's waiting rule: the run's TTFT and TPOT are optimistic"
+            f"the finite run's simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
+            "router also holds them back by its waiting rule: the run's TTFT and TPOT are optimistic"
         )
     return InferenceEstimate(
         prefill_seconds=prefill,
@@ -774,10 +780,10 @@ def replica(
 
         caveat = (
             ""
-            if setup.chunked_prefill
-            else f"the load simulation chunks prompts beside the decodes; {setup.name} prefills them in steps of its "
-            "own behind its router's waiting rule: the simulated TTFT and TPOT percentiles are optimistic (the "
-            "estimate's steady state models the router)"
+            if setup.chunked_prefill or setup.prefill_first
+            else f"the load simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
+            "router also holds them back by its waiting rule: the simulated TTFT and TPOT percentiles are optimistic "
+            "(the estimate's steady state models the router)"
         )
         lone = alone_metrics(step, setup, job.input_tokens)
         return Replica(lone, peak, run, "continuous", max_batch, caveat, surely)

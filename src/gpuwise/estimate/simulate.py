@@ -1,7 +1,9 @@
 """Event-driven simulation of one replica's continuous batching with chunked prefill.
 
 Each engine step carries one token of every running request and, within the step's token
-budget, chunks of admitted prompts (first come, first served). A request is admitted when the
+budget, chunks of admitted prompts (first come, first served). An engine that prefills apart
+(SGLang, Text Generation Inference before 3.0) runs admitted prompts in steps of their own, up to
+the token budget, before the next decode step, the running requests waiting through them. A request is admitted when the
 batch has room and the KV cache holds its whole context (no preemption: the admission vLLM and
 TensorRT-LLM make with a guaranteed-no-evict policy). Between events (an arrival that can be
 admitted, a request finishing) every step is the same pure-decode step, so the simulator jumps
@@ -171,12 +173,11 @@ class _Run:
         self.missed = False
 
     def loop(self, closed_loop: bool) -> tuple[float, float, int, int]:
-        """Events until every request is served or a target is missed: (end, busy, held, served); `held` is at
-        least every count of requests compared with the batch cap, so a run under any cap above it is this one."""
+        """Events to the last request or a missed target: (end, busy, held, served); a cap above `held` runs alike."""
         ends, ceil = _Ends(self), math.ceil
         arrivals, ttft, tpot, e2e, first = self.arrivals, self.ttft, self.tpot, self.e2e, self.first
         n, max_batch, per_request, fits, budget, prompt, steps_after, extra, context0 = ends.sizes
-        verify, grow, after_first, layers, per_key, per_pair, fixed_of, plain = ends.rates
+        verify, grow, after_first, layers, per_key, per_pair, fixed_of, plain, apart = ends.rates
         skip, lim_ttft, lim_tpot, lim_e2e, allowed = self.limits
         decode_fixed = [0.0] * (max_batch + 1)  # a decode step's time besides attention, by decodes (0: not yet)
         prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
@@ -196,7 +197,9 @@ class _Run:
                 held = count if (count := len(prefilling) + len(running)) > held else held  # each count against the cap
             decodes = len(running)
             ready, context = 0, key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
-            if prefilling:  # a closed loop admits its next request at the next step: no run of chunks
+            if prefilling and apart:  # prompts in a step of their own, the running requests waiting
+                now, busy, ready = ends.apart_step(prefilling, now, busy)
+            elif prefilling:  # a closed loop admits its next request at the next step: no run of chunks
                 head, chunk = prefilling[0], budget - decodes * verify  # what the oldest prompt may take
                 start, admits = head[1], closed_loop and nxt < n and len(prefilling) + decodes < max_batch
                 if chunk > 0 and prompt - start > chunk and not (admits and kv_used <= fits):
@@ -272,10 +275,11 @@ class _Ends:
             *(self.budget, self.prompt, steps, setup.request_overhead, run.start_context),
         )
         # (tokens a request puts in a step, its context's growth a step, its output tokens after the first,
-        # layers, a decode's seconds per key read, a prompt's per (query, key) pair, StepModel.fixed, no windows)
+        # layers, a decode's seconds per key read, a prompt's per (query, key) pair, StepModel.fixed, no windows,
+        # prompts prefilled in steps of their own)
         self.rates = (
             *(model.verify, self.grow, max(1.0, steps * self.grow), model.layers, model.decode_per_key),
-            *(model.prefill_per_pair, model.fixed, model.window is None),
+            *(model.prefill_per_pair, model.fixed, model.window is None, not setup.chunked_prefill),
         )
 
     def mixed_step(self, prefilling: deque[list[int]], decodes: int, context: float) -> tuple[float, int]:
@@ -309,6 +313,12 @@ class _Ends:
             keys *= decodes
         fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
         return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
+
+    def apart_step(self, prefilling: deque[list[int]], now: float, busy: float) -> tuple[float, float, int]:
+        """A step of prompts alone (an engine that prefills apart): (the clock and busy time after it, the
+        prompts it completed); the running requests' decodes wait through it."""
+        t, ready = self.mixed_step(prefilling, 0, 0.0)
+        return now + t, busy + t, ready
 
     def one_token(self, r: int, latency: float, over_tpot: int, over_e2e: int, missed: bool) -> tuple[int, int, bool]:
         """A request whose output is its first token is done at it (`latency`): its records, and the
