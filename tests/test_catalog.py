@@ -260,10 +260,10 @@ def test_an_fp8_gemm_share_for_an_unknown_gpu_is_a_config_error(tmp_path):
     data = _data_copy(tmp_path / "data")
     path = data / "engines.yaml"
     text = path.read_text()
-    line = "fp8_gemm_time_share: {h100-sxm: 0.627,"
+    line = "fp8_gemm_time_share: {hopper: 0.627, h200: 0.711,"
     assert line in text
-    path.write_text(text.replace(line, "fp8_gemm_time_share: {h100-sx: 0.627,"))
-    with pytest.raises(ConfigError, match=r"fp8_gemm_time_share names unknown GPU\(s\) \['h100-sx'\]"):
+    path.write_text(text.replace(line, "fp8_gemm_time_share: {hopper: 0.627, h20O: 0.711,"))
+    with pytest.raises(ConfigError, match=r"fp8_gemm_time_share names unknown GPU\(s\) \['h20O'\]"):
         build_catalog(data)
 
 

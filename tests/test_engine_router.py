@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import EngineSetup, eager_kernels, engine_setup, step_model
@@ -65,6 +66,7 @@ class _FixedSteps:
     they carry (so the router's arithmetic is checked by hand)."""
 
     verify = 1
+    lanes = 1  # one engine lane (no attention data parallelism)
 
     def step(self, prefill: int, decodes: int, decode_keys: float, prefill_pairs: float) -> float:
         return 0.1 if prefill else 0.02
@@ -131,19 +133,21 @@ def test_one_user_waits_for_no_router():
 
 def test_an_engine_that_prefills_first_runs_each_prompt_as_it_comes():
     """SGLang's scheduler (prefill_first): 20 closed-loop users, 49 decode steps: a request finishes every
-    49 / 20 = 2.45 decode steps and its successor's prompt runs at once, alone: P = 2.45,
-    r = 20 x 49 / (49 + 1.225) = 19.51 running, k = 20 x 2.45 / 50.225 = 0.976 prompts a prefill; a new
-    prompt waits half a decode step (the step under way), then its prefill; 49 / 2.45 = 20 prefills
-    interrupt a request's decodes."""
+    49 / 20 = 2.45 decode steps and its successor's prompt runs at once, alone: P = 2.45; a new prompt
+    waits half a decode step (the step under way), then its prefill: r = 20 x 49 / 49.5 = 19.8 running,
+    k = 20 x 2.45 / 49.5 = 0.990 prompts a prefill; the other 19 users' prompts interrupt a request's
+    decodes (49 / 2.45 x 19/20)."""
     setup = _setup(prefill_tokens=216, decode_steps=49, chunked_prefill=False, prefill_first=True)
     st = router_steady_state(_FixedSteps(), setup, 20, 216)  # type: ignore[arg-type]
     assert st.ttft_seconds == pytest.approx(0.5 * 0.02 + 0.1)  # 0.11 s
-    assert st.tpot_seconds == pytest.approx((49 * 0.02 + 20 * 0.1) / 49)  # 60.8 ms
-    assert st.requests_per_second == pytest.approx((20 * 2.45 / 50.225) / (2.45 * 0.02 + 0.1))  # 6.55/s
+    assert st.tpot_seconds == pytest.approx((49 * 0.02 + 19 * 0.1) / 49)  # 58.8 ms
+    assert st.requests_per_second == pytest.approx((20 * 2.45 / 49.5) / (2.45 * 0.02 + 0.1))  # 6.64/s
+    # the rotation closes: 20 users over a request's latency is within 1 % of the rate
+    assert 20 / st.latency_seconds == pytest.approx(st.requests_per_second, rel=0.01)
     # more completions than decode steps: several prompts go in each prefill step, one a decode step apart
     fast = router_steady_state(_FixedSteps(), replace(setup, decode_steps=9), 20, 216)  # type: ignore[arg-type]
     assert fast.ttft_seconds == pytest.approx(0.5 * 0.02 + 0.1)
-    assert fast.tpot_seconds == pytest.approx((9 * 0.02 + 9 * 0.1) / 9)
+    assert fast.tpot_seconds == pytest.approx((9 * 0.02 + 9 * 19 / 20 * 0.1) / 9)
 
 
 def test_sglang_is_profiled_to_prefill_first():
@@ -152,7 +156,45 @@ def test_sglang_is_profiled_to_prefill_first():
     assert CAT.sources[sglang.source_of("prefill_first")].url.endswith("v0.5.6/python/sglang/srt/managers/scheduler.py")
     job, hw = _job("sglang", concurrency=20, gpu="a100-80gb-sxm", tp=1)
     setup = engine_setup(job, hw, CAT)
-    assert setup.prefill_first and not setup.chunked_prefill
+    assert setup.prefill_first and not setup.chunked_prefill and not setup.router_waits
+    assert _setup().router_waits  # TGI 2.x: its router's waiting rule
+
+
+def test_a_few_sglang_clients_serve_what_their_latency_allows():
+    """Two closed-loop clients: the rate is the clients over a request's latency (the estimate agrees
+    with itself), and the estimate names SGLang's rule."""
+    spec = {"model": "llama-3.1-8b", "task": "inference", "engine": "sglang", "input_tokens": 1024}
+    est = make_estimate(spec | {"output_tokens": 1000, "concurrency": 2}, {"gpu": "h100-sxm:1"}).as_dict()
+    inf = est["inference"]
+    assert inf["tokens_per_second"] == pytest.approx(2 * 1000 / inf["latency_seconds"], rel=0.02)
+    assert any("runs waiting prompts in prefill steps of their own" in a for a in est["assumptions"])
+    assert not any("max_batch_prefill_tokens" in a or "wait for the router" in a for a in est["assumptions"])
+
+
+def test_prefill_first_needs_prompts_apart(tmp_path):
+    """engines.yaml: an engine that prefills first runs prompts apart, so it cannot also chunk them into
+    the decode steps: the loader says so."""
+    from importlib import resources
+
+    from gpuwise.catalog.loader import build_catalog
+    from gpuwise.errors import ConfigError
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for f in resources.files("gpuwise.catalog").joinpath("data").iterdir():
+        if f.is_file():
+            (data / f.name).write_bytes(f.read_bytes())
+        else:
+            import shutil
+
+            shutil.copytree(str(f), data / f.name)
+    path = data / "engines.yaml"
+    text = path.read_text()
+    line = "    chunked_prefill: false  # prompts chunked to the budget but never mixed"
+    assert line in text
+    path.write_text(text.replace(line, "    chunked_prefill: true  # prompts chunked to the budget but never mixed"))
+    with pytest.raises(ConfigError, match="prefills first, so it cannot chunk prompts"):
+        build_catalog(data)
 
 
 def test_a_prefill_over_the_budget_takes_several_steps():

@@ -5,6 +5,7 @@ lockstep of the ranks, each against a figure computed by hand."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -109,6 +110,19 @@ def test_ranks_in_lockstep_run_at_the_busiest_ranks_step():
     assert st.step_seconds == pytest.approx(t, rel=1e-12)
     assert st.tpot_seconds == st.step_seconds
     assert st.requests_per_second == pytest.approx(128 / (2048 * t), rel=1e-12)
+
+
+def test_sglang_attention_ranks_keep_the_lockstep_model():
+    """SGLang prefills apart on one lane, but its attention ranks step together: the lockstep model
+    (every rank's prompt chunks lengthen every rank's step) stays theirs, not the one-lane rule."""
+    job = _job(tp=8, ep=8, attention_dp=True, engine="sglang")
+    hw = build_hardware("h200:8", CAT)
+    rates, topo = compute_rates(hw.gpu, "fp8", CAT), topology(hw, CAT)
+    model, setup = StepModel(job, rates, topo, CAT), engine_setup(job, hw, CAT)
+    assert model.lanes == 8 and not setup.chunked_prefill
+    apart = steady_state(model, setup, 128, 1024)
+    mixed = steady_state(model, replace(setup, chunked_prefill=True, prefill_first=False), 128, 1024)
+    assert apart == mixed
 
 
 def test_experts_on_the_mean_load_read_the_same_weights_for_fewer_tokens():

@@ -46,6 +46,10 @@ def test_the_measured_shares_by_engine_and_gpu():
     assert fp8_gemm_share(vllm, _job("vllm"), CAT.gpu("a100-80gb-sxm")) == 0.0  # no FP8 tensor cores
     assert fp8_gemm_share(vllm, _job("vllm", weights_dtype="bf16", precision="bf16"), h100) == 0.0
     assert fp8_gemm_share(vllm, _job("vllm", model="qwen3-30b-a3b"), h100) == 0.0  # experts: fused-MoE kernels
+    block = _job("sglang")
+    block = replace(block, model=replace(block.model, fp8_weight_block=128))  # a block-scaled checkpoint
+    for gpu in (h100, h200, CAT.gpu("b200")):  # its own kernels (block_fp8_floor), not the per-tensor table
+        assert fp8_gemm_share(sglang, block, gpu) == fp8_gemm_share(vllm, block, gpu) == 0.0
 
 
 def test_fp8_weights_stream_at_half_over_the_share_of_the_16_bit_rate():

@@ -779,6 +779,32 @@ def test_disaggregated_pools_send_the_prompt_kv_and_decode_without_interference(
     assert d.percentiles["ttft"]["p50"] > d.kv_transfer_seconds
 
 
+def test_a_decode_pool_runs_no_forward_pass_for_arriving_kv_whatever_the_engine():
+    """A decode replica receives each request's KV over the network: an engine that prefills apart
+    (SGLang) stops nothing for it, so its decode pool is vLLM's at the same GEMM share and overheads."""
+    from gpuwise.estimate.disagg import plan_disaggregated
+    from gpuwise.workload.requirements import LatencyGoals
+
+    hw = build_hardware("h100-sxm", CAT)
+    goals = LatencyGoals(99, None, 0.8, 0.1)
+    pools = {}
+    for engine in ("vllm", "sglang"):
+        w = build_workload(
+            {
+                "model": "llama-3.1-8b",
+                "task": "inference",
+                "engine": engine,
+                "input_tokens": 1024,
+                "output_tokens": 256,
+            },
+            CAT,
+        )
+        pools[engine] = plan_disaggregated(
+            w, hw, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT, qps=20, goals=goals
+        )
+    assert pools["sglang"].percentiles["tpot"] == pools["vllm"].percentiles["tpot"]
+
+
 @pytest.mark.parametrize(
     ("prompt", "qps", "ttft"), [(1024, 40, 0.15), (1024, 300, 0.3), (8000, 40, 1.0), (8000, 40, 0.2), (1024, 40, 2.0)]
 )

@@ -104,7 +104,8 @@ def plan_disaggregated(
     unit = poisson_arrivals(1.0, n, 0)
     transfer = kv_transfer_seconds(job, hw, catalog)
     prefill_setup = replace(setup, decode_steps=0)  # a request leaves the pool with its first token
-    decode_setup = replace(setup, prefill_tokens=1, request_overhead=0.0)  # its KV arrives over the network
+    # its KV arrives over the network: no forward pass of its own, whatever the engine's prefill rule
+    decode_setup = replace(setup, prefill_tokens=1, request_overhead=0.0, chunked_prefill=True, prefill_first=False)
     key = f"p{goals.percentile:g}"
     runs: dict[tuple[str, int], SimResult] = {}
 

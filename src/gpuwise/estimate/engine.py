@@ -63,6 +63,12 @@ class EngineSetup:
     static_batching: bool = False  # a generate loop: the batch prefills together, decodes to its longest
     all_logits: bool = False  # its prefill computes logits at every prompt position
 
+    @property
+    def router_waits(self) -> bool:
+        """Prompts prefill apart behind a router's waiting rule (TGI before 3.0), which the load
+        simulation does not follow (it runs them as soon as they wait)."""
+        return not self.chunked_prefill and not self.prefill_first
+
     def as_dict(self) -> dict[str, object]:
         return {
             "engine": self.engine,
@@ -155,7 +161,13 @@ def _setup_notes(
         f"{profile.name}: {frac:.0%} of {cap / 2**30:.0f} GiB "
         f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "
         f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step "
-        + ("(chunked prefill)" if profile.chunked_prefill else "of prefill (max_batch_prefill_tokens)")
+        + (
+            "(chunked prefill)"
+            if profile.chunked_prefill
+            else "of prefill (chunked_prefill_size)"
+            if profile.prefill_first
+            else "of prefill (max_batch_prefill_tokens)"
+        )
         + (f", at most {engine_cap} running requests" if engine_cap else "")
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
         f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens"
@@ -208,7 +220,7 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             f"[{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
         )
     share = fp8_gemm_share(profile, job, hw.gpu)
-    if share > FP8_BYTES_SHARE and not floor:
+    if share > FP8_BYTES_SHARE:
         notes.append(
             f"{profile.name}'s per-tensor FP8 GEMMs at decode sizes take {share:.2f} x the 16-bit GEMM's time on "
             f"{hw.gpu.name} (not {FP8_BYTES_SHARE:g}: their smaller weights stream at {FP8_BYTES_SHARE / share:.0%} "
@@ -350,8 +362,8 @@ def fp8_gemm_share(profile: EngineProfile, job: InferenceJob, gpu: GPU) -> float
     model = job.model
     if job.weights_dtype != "fp8" or "fp8" not in gpu.peak_flops:
         return 0.0
-    if not isinstance(model, TransformerArch) or model.is_moe:
-        return 0.0
+    if not isinstance(model, TransformerArch) or model.is_moe or model.fp8_weight_block:
+        return 0.0  # MoE experts: fused-MoE kernels; block-scaled checkpoints: their own kernels (block_fp8_floor)
     table = profile.fp8_gemm_time_share
     return table.get(gpu.id, table.get(gpu.architecture, 0.0))
 
@@ -438,7 +450,7 @@ class StepModel:
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
         # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
-        share = fp8_gemm_share(profile, job, rates.gpu) if not self.fp8_floor else 0.0
+        share = fp8_gemm_share(profile, job, rates.gpu)
         if share > FP8_BYTES_SHARE:  # per-tensor FP8 GEMMs stream their weights below the 16-bit kernels' rate
             rates = replace(rates, matmul_bandwidth=rates.bandwidth_of("matmul") * FP8_BYTES_SHARE / share)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step

@@ -158,7 +158,7 @@ def steady_state(model: StepModel, setup: EngineSetup, batch: int, prompt: int) 
     b = max(1, min(batch, setup.max_batch) if setup.max_batch else batch)
     if setup.static_batching:
         return static_batch_state(model, setup, b, prompt, setup.all_logits)
-    if not setup.chunked_prefill:
+    if not setup.chunked_prefill and model.lanes == 1:
         return router_steady_state(model, setup, b, prompt)
     s, todo, v = setup.decode_steps, setup.prefill_tokens, model.verify
     c = math.ceil(todo / max(1, setup.token_budget - (b - 1) * v))
@@ -266,6 +266,10 @@ def expected_busiest(slots: int, p: float, ranks: int) -> float:
     return total
 
 
+# the share of the step under way a prompt arriving at a uniformly random moment waits for, on average
+STEP_UNDER_WAY = 1 / 2
+
+
 def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: int) -> SteadyState:
     """`b` requests in rotation on an engine that prefills apart (Text Generation Inference before
     3.0): new prompts wait until the router onboards them, every P decode steps, P the sooner of
@@ -277,10 +281,12 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
     the prefill token budget), then s decode steps among r running requests, interrupted by s/P
     other prefills. Per request P/2 + s decode steps: r = b s / (s + P/2), k = b P / (s + P/2).
     An engine that prefills first (SGLang) runs a prompt as soon as it waits: with b requests in
-    rotation one arrives every s/b decode steps, so P = s/b (at least 1) and a new prompt waits for
-    the step under way only, half a decode step on average."""
+    rotation one arrives every s/b decode steps, so P = s/b (at least 1), a new prompt waits for the
+    step under way only (half a decode step on average: r = b s / (s + 1/2), k = b P / (s + 1/2)), and
+    the other b - 1 clients' prompts interrupt a request's decodes."""
     s, todo = setup.decode_steps, setup.prefill_tokens
     ctx = prompt + (s * setup.tokens_per_step) / 2
+    wait = 0.0
     if b == 1:  # nobody else waits: the prompt runs at once
         period, running, onboard = 0.0, 1.0, 1.0
     elif s == 0:  # no decodes to wait for: every prompt in rotation is prefilled together
@@ -291,12 +297,14 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
         period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio, s)))
         if setup.prefill_first:
             period = max(1.0, s / b)
-        running, onboard = b * s / (s + period / 2), b * period / (s + period / 2)
+        wait = STEP_UNDER_WAY if setup.prefill_first else period / 2  # decode steps a new prompt waits for
+        running, onboard = b * s / (s + wait), b * period / (s + wait)
     decode = model.step(0, max(1, round(running)), model.keys(ctx) * max(1, round(running)), 0.0) if s else 0.0
     prefill = _prefill_apart(model, round(onboard * todo), todo, setup.token_budget)
     interrupts = s / period if period else 0.0  # other prompts' prefills during one request's decodes
-    waited = min(period, 1.0) if setup.prefill_first else period  # decode steps a new prompt waits for
-    ttft = waited / 2 * decode + prefill + setup.request_overhead
+    if setup.prefill_first:
+        interrupts *= (b - 1) / b  # its own prompt ran before them
+    ttft = (wait if period else 0.0) * decode + prefill + setup.request_overhead
     tpot = (s * decode + interrupts * prefill) / s / setup.tokens_per_step if s else 0.0
     latency = ttft + s * tpot * setup.tokens_per_step
     cycle = period * decode + prefill if period else prefill + s * decode  # onboard requests per cycle
@@ -377,6 +385,11 @@ def _batching_note(setup: EngineSetup, b: int) -> str:
             f"continuous batching at {b} running request(s): each step carries their decodes and "
             f"{setup.token_budget} tokens of prompt chunks at most; TTFT is a new prompt's chunks "
             f"beside the running decodes"
+        )
+    if setup.prefill_first:
+        return (
+            f"continuous batching at {b} running request(s): a new prompt runs in a prefill step of its own "
+            f"({setup.token_budget} tokens at most) before the next decode step, while the running requests wait"
         )
     return (
         f"batching at {b} request(s) in rotation: new prompts wait for the router, then are "
@@ -511,7 +524,7 @@ def _finite_run(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
-    if not setup.chunked_prefill and not setup.prefill_first:
+    if setup.router_waits:
         notes.append(
             f"the finite run's simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
             "router also holds them back by its waiting rule: the run's TTFT and TPOT are optimistic"
@@ -780,7 +793,7 @@ def replica(
 
         caveat = (
             ""
-            if setup.chunked_prefill or setup.prefill_first
+            if not setup.router_waits
             else f"the load simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
             "router also holds them back by its waiting rule: the simulated TTFT and TPOT percentiles are optimistic "
             "(the estimate's steady state models the router)"

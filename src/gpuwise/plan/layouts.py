@@ -260,10 +260,12 @@ def virtual_stages(work: TrainingJob, hw: Hardware, par: Parallelism, micro: int
     the interleaved ones. Interleaving divides the bubble by vpp for vpp times the point-to-point
     sends and more activations held."""
     model = work.model
-    if par.pp <= 1 or not isinstance(model, TransformerArch) or not framework_of(work, cat).interleaved_pipeline:
+    if par.pp <= 1:
         return (1,)
     # expert-parallel overlap in a pipeline runs only in the interleaved schedule (workload.build._check_moe_comm)
     plain = () if work.overlap_ep_comm else (1,)
+    if not isinstance(model, TransformerArch) or not framework_of(work, cat).interleaved_pipeline:
+        return plain
     m = replace(work, parallel=par, micro_batch=micro).grad_accumulation(hw.count)
     if m % par.pp:
         return plain
@@ -279,7 +281,10 @@ def _piped(s: _Search, par: Parallelism, micros: list[int]) -> None:
     last = 0.0
     for micro in micros:
         rate = 0.0
-        for vpp in virtual_stages(s.work, s.hw, par, micro, s.cat):
+        stages = virtual_stages(s.work, s.hw, par, micro, s.cat)
+        if not stages:  # none at this micro-batch (the interleaved schedule's count): try the next
+            continue
+        for vpp in stages:
             p = replace(par, vpp=vpp)
             job = next(
                 (j for rc in s.recomputes if s.fits(j := replace(s.work, parallel=p, recompute=rc, micro_batch=micro))),
