@@ -241,29 +241,38 @@ def test_a_malformed_no_p2p_entry_is_a_config_error(tmp_path):
         build_catalog(data)
 
 
-def test_a_fused_moe_time_for_an_unknown_architecture_is_a_config_error(tmp_path):
-    """engines.yaml's fused_moe_call_seconds is keyed by GPU architecture: a misspelt key would silently
-    leave that architecture on the default, so the loader names it."""
+@pytest.mark.parametrize(
+    ("line", "wrong", "message"),
+    [
+        # fused_moe_call_seconds is keyed by architecture: a misspelt key would leave it on the default
+        (
+            "fused_moe_call_seconds: {ampere: 4.85e-05, hopper: 2.68e-05}",
+            "fused_moe_call_seconds: {ampere: 4.85e-05, hoper: 2.68e-05}",
+            r"unknown architecture\(s\) \['hoper'\]",
+        ),
+        # fp8_gemm_time_share by GPU id or architecture: a misspelt key would leave the GPU unmeasured
+        (
+            "fp8_gemm_time_share: {hopper: 0.627, h200: 0.711,",
+            "fp8_gemm_time_share: {hopper: 0.627, h20O: 0.711,",
+            r"fp8_gemm_time_share names unknown GPU\(s\) \['h20O'\]",
+        ),
+        # an engine that prefills first runs prompts apart: it cannot also chunk them into decode steps
+        (
+            "    chunked_prefill: false  # prompts chunked to the budget but never mixed",
+            "    chunked_prefill: true  # prompts chunked to the budget but never mixed",
+            "prefills first, so it cannot chunk prompts",
+        ),
+    ],
+)
+def test_an_engine_field_the_loader_cannot_honour_is_a_config_error(tmp_path, line, wrong, message):
+    """engines.yaml fields keyed by GPU or bound to another field: the loader names the mistake rather than
+    silently running the engine otherwise."""
     data = _data_copy(tmp_path / "data")
     path = data / "engines.yaml"
     text = path.read_text()
-    line = "fused_moe_call_seconds: {ampere: 4.85e-05, hopper: 2.68e-05}"
     assert line in text
-    path.write_text(text.replace(line, "fused_moe_call_seconds: {ampere: 4.85e-05, hoper: 2.68e-05}"))
-    with pytest.raises(ConfigError, match=r"unknown architecture\(s\) \['hoper'\]"):
-        build_catalog(data)
-
-
-def test_an_fp8_gemm_share_for_an_unknown_gpu_is_a_config_error(tmp_path):
-    """fp8_gemm_time_share is keyed by GPU id or architecture: a misspelt key would silently leave that GPU
-    without its measured FP8 GEMM time, so the loader names it."""
-    data = _data_copy(tmp_path / "data")
-    path = data / "engines.yaml"
-    text = path.read_text()
-    line = "fp8_gemm_time_share: {hopper: 0.627, h200: 0.711,"
-    assert line in text
-    path.write_text(text.replace(line, "fp8_gemm_time_share: {hopper: 0.627, h20O: 0.711,"))
-    with pytest.raises(ConfigError, match=r"fp8_gemm_time_share names unknown GPU\(s\) \['h20O'\]"):
+    path.write_text(text.replace(line, wrong))
+    with pytest.raises(ConfigError, match=message):
         build_catalog(data)
 
 

@@ -171,32 +171,6 @@ def test_a_few_sglang_clients_serve_what_their_latency_allows():
     assert not any("max_batch_prefill_tokens" in a or "wait for the router" in a for a in est["assumptions"])
 
 
-def test_prefill_first_needs_prompts_apart(tmp_path):
-    """engines.yaml: an engine that prefills first runs prompts apart, so it cannot also chunk them into
-    the decode steps: the loader says so."""
-    from importlib import resources
-
-    from gpuwise.catalog.loader import build_catalog
-    from gpuwise.errors import ConfigError
-
-    data = tmp_path / "data"
-    data.mkdir()
-    for f in resources.files("gpuwise.catalog").joinpath("data").iterdir():
-        if f.is_file():
-            (data / f.name).write_bytes(f.read_bytes())
-        else:
-            import shutil
-
-            shutil.copytree(str(f), data / f.name)
-    path = data / "engines.yaml"
-    text = path.read_text()
-    line = "    chunked_prefill: false  # prompts chunked to the budget but never mixed"
-    assert line in text
-    path.write_text(text.replace(line, "    chunked_prefill: true  # prompts chunked to the budget but never mixed"))
-    with pytest.raises(ConfigError, match="prefills first, so it cannot chunk prompts"):
-        build_catalog(data)
-
-
 def test_a_prefill_over_the_budget_takes_several_steps():
     setup = _setup(prefill_tokens=1000, decode_steps=49, token_budget=4096)
     st = router_steady_state(_FixedSteps(), setup, 20, 1000)  # type: ignore[arg-type]
