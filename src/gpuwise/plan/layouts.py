@@ -29,7 +29,7 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory.states import fp8_params, framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
-from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP, interleavable
+from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP, interleavable, interleaved_only
 
 __all__ = [
     "CostBound",
@@ -262,8 +262,7 @@ def virtual_stages(work: TrainingJob, hw: Hardware, par: Parallelism, micro: int
     model = work.model
     if par.pp <= 1:
         return (1,)
-    # expert-parallel overlap in a pipeline runs only in the interleaved schedule (workload.build._check_moe_comm)
-    plain = () if work.overlap_ep_comm else (1,)
+    plain = () if interleaved_only(work.overlap_ep_comm, par.pp) else (1,)  # 1F1B, where the stack allows it
     if not isinstance(model, TransformerArch) or not framework_of(work, cat).interleaved_pipeline:
         return plain
     m = replace(work, parallel=par, micro_batch=micro).grad_accumulation(hw.count)

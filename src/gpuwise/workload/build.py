@@ -36,6 +36,7 @@ from gpuwise.workload.specs import (
     WeightsDtype,
     Workload,
     interleavable,
+    interleaved_only,
 )
 
 if TYPE_CHECKING:
@@ -624,7 +625,7 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
         raise UsageError(f"{flag} is Megatron Core's ({profile.name} shards no experts)")
     if f.overlap_ep_comm and recompute == "full":
         raise UsageError("--overlap-ep-comm cannot run with full recomputation (Megatron-Bridge refuses it)")
-    if f.overlap_ep_comm and parallel.pp > 1 and parallel.vpp < 2:
+    if interleaved_only(bool(f.overlap_ep_comm), parallel.pp) and parallel.vpp < 2:
         raise UsageError(
             f"--overlap-ep-comm with --pp {parallel.pp} needs virtual pipeline stages (--vpp 2 or more): Megatron Core "
             "overlaps expert-parallel communication only in the interleaved schedule (TransformerConfig asserts it)"

@@ -124,6 +124,13 @@ def interleavable(layers: int, pp: int, vpp: int) -> bool:
     return vpp <= 1 or pp * vpp <= layers + PIPELINE_EDGE_CHUNKS
 
 
+def interleaved_only(overlap_ep_comm: bool, pp: int) -> bool:
+    """Whether a pipeline may run only the interleaved schedule (virtual stages, vpp >= 2): Megatron Core
+    overlaps expert-parallel communication in a pipeline only there (TransformerConfig asserts
+    virtual_pipeline_model_parallel_size when overlap_moe_expert_parallel_comm and pp > 1)."""
+    return overlap_ep_comm and pp > 1
+
+
 def stage_shortfall(layers: int, pp: int) -> int:
     """Stages that hold a layer fewer than ceil(layers / pp) (0 where pp divides the layers; < pp)."""
     return pp * math.ceil(layers / pp) - layers if pp > 1 else 0
