@@ -256,6 +256,12 @@ def test_a_malformed_no_p2p_entry_is_a_config_error(tmp_path):
             "fp8_gemm_time_share: {hopper: 0.627, h20O: 0.711,",
             r"fp8_gemm_time_share names unknown GPU\(s\) \['h20O'\]",
         ),
+        # token budget tiers rise by memory: a tier out of order would never be reached
+        (
+            "token_budget_tiers: [[37580963840, 2048], [64424509440, 4096],",
+            "token_budget_tiers: [[64424509440, 2048], [37580963840, 4096],",
+            "token_budget_tiers must rise by memory",
+        ),
         # an engine that prefills first runs prompts apart: it cannot also chunk them into decode steps
         (
             "    chunked_prefill: false  # prompts chunked to the budget but never mixed",

@@ -160,6 +160,18 @@ def test_sglang_is_profiled_to_prefill_first():
     assert _setup().router_waits  # TGI 2.x: its router's waiting rule
 
 
+def test_sglang_chunks_prompts_by_the_gpus_memory():
+    """SGLang 0.5.6's chunked_prefill_size by total memory: 2048 under 35 GiB, 4096 under 60, 8192 under
+    160, 16384 from 160 GiB (server_args.py); its running-request cap stays unset."""
+    sglang = CAT.engine("sglang")
+    gib = 2**30
+    for memory, tokens in ((32 * gib, 2048), (48 * gib, 4096), (80 * gib, 8192), (141 * gib, 8192), (180 * gib, 16384)):
+        assert sglang.budget(memory) == (tokens, None), memory
+    assert sglang.budget(160 * gib - 1)[0] == 8192 and sglang.budget(160 * gib)[0] == 16384
+    # an engine without tiers keeps its two: vLLM's 2048 / 256 under 70 GiB
+    assert CAT.engine("vllm").budget(48 * gib) == (2048, 256)
+
+
 def test_a_few_sglang_clients_serve_what_their_latency_allows():
     """Two closed-loop clients: the rate is the clients over a request's latency (the estimate agrees
     with itself), and the estimate names SGLang's rule."""

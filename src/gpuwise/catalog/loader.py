@@ -396,6 +396,8 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} fused_moe_call_seconds names unknown architecture(s) {sorted(unknown)}"
             )
+        if [b for b, _ in eng.token_budget_tiers] != sorted({b for b, _ in eng.token_budget_tiers}):
+            raise ConfigError(f"engines.yaml: engine {key!r} token_budget_tiers must rise by memory, each bound once")
         if eng.prefill_first and eng.chunked_prefill:
             raise ConfigError(
                 f"engines.yaml: engine {key!r} prefills first, so it cannot chunk prompts into decode steps"

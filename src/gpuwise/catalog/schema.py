@@ -394,6 +394,10 @@ class EngineProfile(_Sourced):
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
     small_gpu_token_budget: Annotated[int, Ge(1)]
     small_gpu_max_seqs: Annotated[int, Ge(1)] | None = None
+    # tokens per step by the GPU's memory, where the engine sets more than two tiers (SGLang 0.5's
+    # chunked_prefill_size): (memory in bytes below which, tokens) ascending; at or above the last bound
+    # `token_budget`; empty: `small_gpu_token_budget` below `small_gpu_bytes`
+    token_budget_tiers: tuple[tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)]], ...] = ()
     # running requests at most by GPU, where the engine picks it from the device name (LMDeploy's
     # get_max_batch_size): a substring of the GPU id -> the cap; others keep `max_seqs`
     max_seqs_by_gpu: dict[str, Annotated[int, Ge(1)]] = field(default_factory=dict)
@@ -458,9 +462,13 @@ class EngineProfile(_Sourced):
     def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""
         by_name = next((cap for name, cap in self.max_seqs_by_gpu.items() if name in gpu_id), None)
+        seqs = self.small_gpu_max_seqs if memory_bytes < self.small_gpu_bytes else self.max_seqs
+        if self.token_budget_tiers:
+            tokens = next((t for below, t in self.token_budget_tiers if memory_bytes < below), self.token_budget)
+            return tokens, by_name or seqs
         if memory_bytes < self.small_gpu_bytes:
-            return self.small_gpu_token_budget, by_name or self.small_gpu_max_seqs
-        return self.token_budget, by_name or self.max_seqs
+            return self.small_gpu_token_budget, by_name or seqs
+        return self.token_budget, by_name or seqs
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
