@@ -462,13 +462,12 @@ class EngineProfile(_Sourced):
     def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""
         by_name = next((cap for name, cap in self.max_seqs_by_gpu.items() if name in gpu_id), None)
-        seqs = self.small_gpu_max_seqs if memory_bytes < self.small_gpu_bytes else self.max_seqs
+        small = memory_bytes < self.small_gpu_bytes
         if self.token_budget_tiers:
             tokens = next((t for below, t in self.token_budget_tiers if memory_bytes < below), self.token_budget)
-            return tokens, by_name or seqs
-        if memory_bytes < self.small_gpu_bytes:
-            return self.small_gpu_token_budget, by_name or seqs
-        return self.token_budget, by_name or seqs
+        else:
+            tokens = self.small_gpu_token_budget if small else self.token_budget
+        return tokens, by_name or (self.small_gpu_max_seqs if small else self.max_seqs)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

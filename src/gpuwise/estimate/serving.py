@@ -292,19 +292,20 @@ def router_steady_state(model: StepModel, setup: EngineSetup, b: int, prompt: in
     elif s == 0:  # no decodes to wait for: every prompt in rotation is prefilled together
         period, running, onboard = 0.0, float(b), float(b)
     else:
-        ratio = setup.waiting_served_ratio
-        by_ratio = math.ceil(ratio / (1 + ratio) * s) if ratio else s
-        period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio, s)))
-        if setup.prefill_first:
-            period = max(1.0, s / b)
-        wait = STEP_UNDER_WAY if setup.prefill_first else period / 2  # decode steps a new prompt waits for
+        if setup.prefill_first:  # a prompt as each request ends, waiting only for the step under way
+            period, wait = max(1.0, s / b), STEP_UNDER_WAY
+        else:
+            ratio = setup.waiting_served_ratio
+            by_ratio = math.ceil(ratio / (1 + ratio) * s) if ratio else s
+            period = float(max(1, min(setup.max_waiting_steps or by_ratio, by_ratio, s)))
+            wait = period / 2  # decode steps a new prompt waits for, on average
         running, onboard = b * s / (s + wait), b * period / (s + wait)
     decode = model.step(0, max(1, round(running)), model.keys(ctx) * max(1, round(running)), 0.0) if s else 0.0
     prefill = _prefill_apart(model, round(onboard * todo), todo, setup.token_budget)
     interrupts = s / period if period else 0.0  # other prompts' prefills during one request's decodes
     if setup.prefill_first:
         interrupts *= (b - 1) / b  # its own prompt ran before them
-    ttft = (wait if period else 0.0) * decode + prefill + setup.request_overhead
+    ttft = wait * decode + prefill + setup.request_overhead
     tpot = (s * decode + interrupts * prefill) / s / setup.tokens_per_step if s else 0.0
     latency = ttft + s * tpot * setup.tokens_per_step
     cycle = period * decode + prefill if period else prefill + s * decode  # onboard requests per cycle

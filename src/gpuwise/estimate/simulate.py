@@ -1,10 +1,10 @@
 """Event-driven simulation of one replica's continuous batching with chunked prefill.
 
 Each engine step carries one token of every running request and, within the step's token
-budget, chunks of admitted prompts (first come, first served). An engine that prefills apart
-(SGLang, Text Generation Inference before 3.0) runs admitted prompts in steps of their own, up to
-the token budget, before the next decode step, the running requests waiting through them. A request is admitted when the
-batch has room and the KV cache holds its whole context (no preemption: the admission vLLM and
+budget, chunks of admitted prompts (first come, first served); an engine that prefills apart
+(SGLang, Text Generation Inference before 3.0) runs them in steps of their own, up to the token
+budget, before the next decode step, the running requests waiting through them. A request is
+admitted when the batch has room and the KV cache holds its whole context (no preemption: the admission vLLM and
 TensorRT-LLM make with a guaranteed-no-evict policy). Between events (an arrival that can be
 admitted, a request finishing) every step is the same pure-decode step, so the simulator jumps
 over all of them at once; the running requests sit in a queue by the step they finish at (each

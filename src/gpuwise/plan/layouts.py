@@ -29,7 +29,15 @@ from gpuwise.estimate.comm import topology
 from gpuwise.estimate.memory.states import fp8_params, framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
-from gpuwise.workload.specs import ZEROPP, Recompute, Sharding, ZeroPP, interleavable, interleaved_only
+from gpuwise.workload.specs import (
+    ZEROPP,
+    Recompute,
+    Sharding,
+    ZeroPP,
+    full_recompute_allowed,
+    interleavable,
+    interleaved_only,
+)
 
 __all__ = [
     "CostBound",
@@ -167,11 +175,11 @@ def shardings(work: TrainingJob, hw: Hardware, zero: int, cat: Catalog) -> list[
 
 
 def _recomputes(work: TrainingJob) -> tuple[Recompute, ...]:
-    """Fastest first; models known only by totals have no layers to recompute. Megatron-Bridge refuses
-    expert-parallel overlap under full recomputation (workload.build._check_moe_comm)."""
+    """Fastest first; models known only by totals have no layers to recompute, and expert-parallel
+    overlap no full recomputation (workload.specs.full_recompute_allowed)."""
     if not isinstance(work.model, TransformerArch):
         return ("none",)
-    return ("none", "selective") if work.overlap_ep_comm else ("none", "selective", "full")
+    return ("none", "selective", "full") if full_recompute_allowed(work.overlap_ep_comm) else ("none", "selective")
 
 
 def _fits(job: TrainingJob, hw: Hardware, cat: Catalog, limit: float) -> tuple[bool, float]:

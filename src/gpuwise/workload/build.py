@@ -35,6 +35,7 @@ from gpuwise.workload.specs import (
     TrainingJob,
     WeightsDtype,
     Workload,
+    full_recompute_allowed,
     interleavable,
     interleaved_only,
 )
@@ -623,7 +624,7 @@ def _check_moe_comm(f: WorkloadFields, parallel: Parallelism, recompute: str, pr
     flag = "--overlap-ep-comm" if f.overlap_ep_comm else f"--moe-dispatcher {f.moe_dispatcher}"
     if not profile.expert_parallel:
         raise UsageError(f"{flag} is Megatron Core's ({profile.name} shards no experts)")
-    if f.overlap_ep_comm and recompute == "full":
+    if recompute == "full" and not full_recompute_allowed(bool(f.overlap_ep_comm)):
         raise UsageError("--overlap-ep-comm cannot run with full recomputation (Megatron-Bridge refuses it)")
     if interleaved_only(bool(f.overlap_ep_comm), parallel.pp) and parallel.vpp < 2:
         raise UsageError(

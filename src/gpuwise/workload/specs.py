@@ -131,6 +131,12 @@ def interleaved_only(overlap_ep_comm: bool, pp: int) -> bool:
     return overlap_ep_comm and pp > 1
 
 
+def full_recompute_allowed(overlap_ep_comm: bool) -> bool:
+    """Whether full recomputation may run: Megatron-Bridge refuses expert-parallel overlap under it
+    (comm_overlap.py: recompute_granularity must not be full; Megatron Core asserts it too)."""
+    return not overlap_ep_comm
+
+
 def stage_shortfall(layers: int, pp: int) -> int:
     """Stages that hold a layer fewer than ceil(layers / pp) (0 where pp divides the layers; < pp)."""
     return pp * math.ceil(layers / pp) - layers if pp > 1 else 0
