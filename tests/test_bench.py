@@ -209,6 +209,45 @@ def test_allreduce_gloo_two_ranks(allreduce_run):
     assert ms[-1].value < 1e12  # loopback TCP does not move a terabyte a second
 
 
+def test_allreduce_starts_again_when_its_port_is_taken(monkeypatch):
+    """Rank 0 may find the port it was given taken by then (EADDRINUSE, seen in CI beside a parallel test
+    run): the ranks start again on a new port, up to PORT_ATTEMPTS in all; any other failure, or the last
+    attempt's, stands."""
+    import gpuwise.bench.collective as collective
+
+    raised = torch.multiprocessing.ProcessRaisedException
+    calls: list[int] = []
+
+    def spawned(*args: object) -> list[str]:
+        calls.append(1)
+        if len(calls) < 2:
+            raise raised("code: -98, name: EADDRINUSE, message: address already in use", 0, 1)
+        return ["measured"]
+
+    monkeypatch.setattr(collective, "_spawned", spawned)
+    assert collective.allreduce("cpu", quick=True) == ["measured"] and len(calls) == 2
+
+    def taken(*args: object) -> list[str]:
+        calls.append(1)
+        raise raised("EADDRINUSE", 0, 1)
+
+    calls.clear()
+    monkeypatch.setattr(collective, "_spawned", taken)
+    with pytest.raises(raised):
+        collective.allreduce("cpu", quick=True)
+    assert len(calls) == collective.PORT_ATTEMPTS
+
+    def broken(*args: object) -> list[str]:
+        calls.append(1)
+        raise raised("some other failure", 0, 1)
+
+    calls.clear()
+    monkeypatch.setattr(collective, "_spawned", broken)
+    with pytest.raises(raised):
+        collective.allreduce("cpu", quick=True)
+    assert len(calls) == 1
+
+
 def test_allreduce_rejects_bad_input():
     with pytest.raises(UsageError):
         allreduce("cpu", True, None, world_size=0)

@@ -100,7 +100,27 @@ def allreduce(
                 f"world_size {world_size} from {device} needs GPUs {first}..{first + world_size - 1}; "
                 f"this host has {count} (run it under torchrun across hosts, or lower world_size)"
             )
-    return _spawned(device, quick, chosen, progress, world_size)
+    return _spawned_on_a_free_port(device, quick, chosen, progress, world_size)
+
+
+# a port found free by binding it can be taken by another process before rank 0 listens on it (EADDRINUSE):
+# the ranks are started again on a new port, this many times in all, before the error stands
+PORT_ATTEMPTS = 3
+
+
+def _spawned_on_a_free_port(
+    device: str, quick: bool, sizes: list[int], progress: ProgressFn | None, world_size: int
+) -> list[Measurement]:
+    """`_spawned`, started again on a new port when rank 0 finds its port taken."""
+    raised = getattr(torch_module().multiprocessing, "ProcessRaisedException", RuntimeError)
+    attempt = 1
+    while True:
+        try:
+            return _spawned(device, quick, sizes, progress, world_size)
+        except raised as exc:
+            if "EADDRINUSE" not in str(exc) or attempt >= PORT_ATTEMPTS:
+                raise
+            attempt += 1
 
 
 def _check_sizes(sizes: Sequence[int]) -> list[int]:
