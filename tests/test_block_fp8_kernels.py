@@ -137,6 +137,9 @@ def test_a_dense_block_fp8_model_leaves_the_affine_fast_path():
     rates, topo = compute_rates(hw.gpu, "fp8", CAT), topology(hw, CAT)
     plain = StepModel(job, rates, topo, CAT)
     step = StepModel(replace(job, model=blocked), rates, topo, CAT)
-    # 32 layers x 4 kernels (qkv, o, gate-up, down) of at least 23.3 us: 2.98 ms, where the 8 GB of
-    # fp8 weights stream in about 2 ms at H200's rate
-    assert step.linear(4, 4) >= 32 * 4 * FLOOR > plain.linear(4, 4)
+    # 32 layers x 4 kernels (qkv, o, gate-up, down) of at least 23.3 us: 2.98 ms, where the 7 GB of fp8
+    # block weights stream in about 2 ms at H200's rate; the 16-bit LM head (1.05 GB) and the rest add
+    # the same to both, so the floor shows as the difference
+    floored = step.linear(4, 4)
+    assert floored >= 32 * 4 * FLOOR
+    assert floored - plain.linear(4, 4) > 0.1 * floored

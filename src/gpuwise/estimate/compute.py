@@ -9,9 +9,16 @@ constant but what each operation's shape allows.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog import GenericArch, TransformerArch
+from gpuwise.workload.specs import DTYPE_BYTES
+
+# Quantized checkpoints keep the LM head 16-bit: vLLM's ParallelLMHead takes a quantization method only
+# where the checkpoint says its head was quantized (GPTQ's lm_head flag), llm-compressor's FP8 and
+# TensorRT Model Optimizer's configs exclude lm_head, and transformers' bitsandbytes loading skips the
+# output embedding (get_keys_to_not_convert). Its weights stream at 16 bits (or wider, unquantized).
+HEAD_MIN_WEIGHT_BYTES = DTYPE_BYTES["bf16"]
 
 # Bytes moved per logit by the softmax cross-entropy: read the 16-bit logits, write and re-read
 # their fp32 upcast (2 + 4 + 4).
@@ -210,7 +217,8 @@ def head_ops(model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss
     h, e = model.hidden, s.act_bytes
     ops = [Op("embedding", 0.0, e * s.tokens * h, "memory")]
     if model.lm_head and logits_tokens:
-        ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, s))
+        head = replace(s, weight_bytes=max(s.weight_bytes, HEAD_MIN_WEIGHT_BYTES))  # never quantized
+        ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, head))
         if loss:
             ops.append(Op("loss", 0.0, LOSS_BYTES_PER_LOGIT * logits_tokens * model.vocab / tp, "memory"))
     return ops

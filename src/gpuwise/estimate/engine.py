@@ -450,9 +450,6 @@ class StepModel:
         rates = replace(rates, matmul=rates.matmul * eff, attention=rates.attention * eff)
         # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
-        share = fp8_gemm_share(profile, job, rates.gpu)
-        if share > FP8_BYTES_SHARE:  # per-tensor FP8 GEMMs stream their weights below the 16-bit kernels' rate
-            rates = replace(rates, matmul_bandwidth=rates.bandwidth_of("matmul") * FP8_BYTES_SHARE / share)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
@@ -465,6 +462,9 @@ class StepModel:
         self.lanes = lanes  # attention ranks stepping together (1: none)
         self.job, self.model, self.rates, self.topo = job, model, rates, topo
         self.w_bytes = weight_bytes_per_param(job.weights_dtype, catalog.convention, job.bnb_4bit == "qlora")
+        share = fp8_gemm_share(profile, job, rates.gpu)
+        if share > FP8_BYTES_SHARE:  # per-tensor FP8 GEMMs stream their weights below the 16-bit kernels' rate:
+            self.w_bytes *= share / FP8_BYTES_SHARE  # as if wider (the 16-bit LM head is not one of them)
         self.kv_bytes = DTYPE_BYTES[job.kv_dtype]
         self.verify = job.speculative_tokens + 1  # tokens each running request puts in a step
         tp = job.parallel.tp
