@@ -8,8 +8,12 @@ from __future__ import annotations
 import pytest
 
 from gpuwise.api import make_estimate
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate.memory.inference import memory_fraction, reserved_mib
+from gpuwise.workload import build_hardware, build_workload
 
 GIB = 2**30
+CAT = load_catalog()
 LLAMA = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 1000, "output_tokens": 1000, "concurrency": 1}
 
 
@@ -29,8 +33,52 @@ def test_vllm_shows_its_share_of_the_device_whatever_the_load() -> None:
 
 
 def test_sglang_takes_its_static_fraction() -> None:
-    shown, _, _ = _memory("sglang", "h100-sxm:1")
-    assert shown["device_used"] == pytest.approx(0.88 * 80 * GIB)
+    """SGLang 0.5.6 on an 80 GiB H100 at tp 1: 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13,440 MiB
+    reserved, mem_fraction_static round((81,920 - 13,440) / 81,920, 3) = 0.836."""
+    shown, _, notes = _memory("sglang", "h100-sxm:1")
+    assert shown["device_used"] == pytest.approx(0.836 * 80 * GIB)
+    assert any(n.startswith("SGLang allocates its KV block pool at start: 83.6% of the device") for n in notes)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "tp", "fraction"),
+    [
+        ("h100-sxm", 8, 0.819),  # 512 + 12288 + 2 x 512 + 1024 = 14,848 of 81,920
+        ("h200", 8, 0.897),  # the same 14,848 of 144,384
+        ("b200", 8, 0.853),  # 512 + 1.5 x 16384 + 1024 + 1024 = 27,136 of 184,320
+        ("l40s", 1, 0.861),  # 512 + 1.5 x 4096 + 2 x 32 + 128 = 6,848 of 49,152 (no 10 GiB floor under 60 GiB)
+        ("rtx-4090", 1, 0.847),  # 512 + 1.5 x 2048 + 2 x 24 + 128 = 3,760 of 24,576
+        ("t4", 1, 0.772),  # 512 + 3072 + 2 x 8 + 128 = 3,728 of 16,384 (the catalog's 16 GiB): 0.77246
+    ],
+)
+def test_sglang_computes_its_share_from_the_device(gpu: str, tp: int, fraction: float) -> None:
+    """server_args._handle_gpu_memory_settings (engines.yaml sglang-mem-fraction-056), by hand."""
+
+    cat = CAT
+    hw = build_hardware(f"{gpu}:{tp}", cat)
+    job = build_workload({**LLAMA, "engine": "sglang", "tp": tp}, cat)
+    assert memory_fraction(cat.engine("sglang"), cat, hw.gpu.capacity_bytes, job) == fraction
+
+
+def test_sglang_reserves_more_for_a_draft_and_for_attention_ranks() -> None:
+    """EAGLE-style speculation adds 2,048 MiB; attention data parallelism over 8 ranks adds 3 x 512 x 8 and,
+    above a graph batch of 300, 1.5 x 512 x 8 more: 14,848 + 18,432 = 33,280 MiB of an H200's 144,384."""
+
+    cat = CAT
+    rule = cat.engine("sglang").memory_reserve
+    assert rule is not None
+
+    cap = cat.gpu("h200").capacity_bytes
+    plain = build_workload({**LLAMA, "engine": "sglang", "tp": 8}, cat)
+    draft = build_workload(
+        {**LLAMA, "engine": "sglang", "tp": 8, "speculative_tokens": 3, "speculative_acceptance": 0.7}, cat
+    )
+    assert reserved_mib(rule, 8192, cap, plain) == (14848, 512)
+    assert reserved_mib(rule, 8192, cap, draft) == (14848 + 2048, 512)
+    moe = {"model": "deepseek-v3", "task": "inference", "engine": "sglang", "tp": 8, "ep": 8, "attention_dp": True}
+    ranks = build_workload({**moe, "input_tokens": 1000, "output_tokens": 100}, cat)
+    assert ranks.attention_ranks == 8
+    assert reserved_mib(rule, 8192, cap, ranks) == (14848 + (3 + 1.5) * 512 * 8, 512)
 
 
 def test_trtllm_takes_its_fraction_of_what_the_weights_leave() -> None:

@@ -126,7 +126,7 @@ def test_kv_capacity_is_the_engine_share_minus_what_is_fixed():
     assert s.kv_tokens == expected
     assert s.max_batch == min(1024, expected // 1024)  # 1024-token requests, 16-token blocks
     sg = engine_setup(dataclasses.replace(w, engine="sglang"), hw, CAT)
-    assert sg.kv_tokens < s.kv_tokens  # SGLang's static share is 0.88
+    assert sg.kv_tokens < s.kv_tokens  # SGLang 0.5.6's static share on an 80 GiB device at tp 1 is 0.836
 
 
 def test_sliding_window_decode_is_capped_by_the_window():

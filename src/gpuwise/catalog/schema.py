@@ -378,6 +378,42 @@ class FittedOverheads(_Strict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryReserve(_Strict):
+    """An engine's static memory share computed from the device (SGLang 0.5's mem_fraction_static when
+    none is given): (device MiB - reserve MiB) / device MiB, to three places, the reserve holding the
+    attention backend's metadata (`base_mib`), a prefill chunk's activations (`per_prefill_token_mib` x
+    max(the chunk, `min_prefill_tokens`)), the CUDA graphs' buffers (`per_graph_request_mib` x the
+    largest graph batch), the communicators of tp x pp ranks (`per_rank_mib` each), attention data
+    parallelism's padding (`per_dp_request_mib` x graph batch x ranks, `per_dp_request_large_mib` more
+    above `large_graph_batch`) and a draft model's (`speculative_mib`); at least `floor_mib` on devices
+    above `floor_above_bytes`. The largest graph batch by the device's memory: `graph_batch_tiers`
+    ((bytes below which, batch under tp `graph_batch_tp_split`, batch from it), ascending), else
+    `graph_batch`."""
+
+    base_mib: Annotated[float, Ge(0)]
+    per_prefill_token_mib: Annotated[float, Ge(0)]
+    min_prefill_tokens: Annotated[int, Ge(0)]
+    per_graph_request_mib: Annotated[float, Ge(0)]
+    per_rank_mib: Annotated[float, Ge(0)]
+    per_dp_request_mib: Annotated[float, Ge(0)]
+    per_dp_request_large_mib: Annotated[float, Ge(0)]
+    large_graph_batch: Annotated[int, Ge(1)]
+    speculative_mib: Annotated[float, Ge(0)]
+    floor_mib: Annotated[float, Ge(0)]
+    floor_above_bytes: Annotated[int, Ge(0)]
+    graph_batch_tiers: tuple[tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)], Annotated[int, Ge(1)]], ...]
+    graph_batch: Annotated[int, Ge(1)]
+    graph_batch_tp_split: Annotated[int, Ge(1)]
+
+    def graph_max_batch(self, memory_bytes: float, tp: int) -> int:
+        """The largest batch the engine captures a CUDA graph for on this device at this tp."""
+        row = next((r for r in self.graph_batch_tiers if memory_bytes < r[0]), None)
+        if row is None:
+            return self.graph_batch
+        return row[1] if tp < self.graph_batch_tp_split else row[2]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EngineProfile(_Sourced):
     """A serving engine's scheduler and memory defaults (catalog engines.yaml).
 
@@ -388,6 +424,9 @@ class EngineProfile(_Sourced):
     name: str
     memory_basis: Literal["total", "free"]
     memory_fraction: Annotated[float, Gt(0), Le(1)] | None = None
+    # where the engine computes its share from the device when none is given (SGLang 0.5), how; then
+    # `memory_fraction` is what it falls back to without a device
+    memory_reserve: MemoryReserve | None = None
     kv_block_tokens: Annotated[int, Ge(1)]
     token_budget: Annotated[int, Ge(1)]  # tokens (prefill chunks plus decodes) per engine step
     max_seqs: Annotated[int, Ge(1)] | None = None

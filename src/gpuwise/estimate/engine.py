@@ -29,7 +29,13 @@ from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.generate import eager_score_bytes
-from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes, kv_pool_bytes, memory_fraction
+from gpuwise.estimate.memory.inference import (
+    inference_memory,
+    kv_cache_bytes,
+    kv_pool_bytes,
+    memory_fraction,
+    reserved_mib,
+)
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
@@ -101,12 +107,12 @@ def engine_setup(
     assert isinstance(model, TransformerArch)
     one = (alone or inference_memory(replace(job, concurrency=1), hw, catalog)).per_gpu
     lanes = job.attention_ranks  # attention data parallelism: each rank schedules its own requests
-    job = job.attention_rank()
+    cap = hw.gpu.capacity_bytes
+    frac = memory_fraction(profile, catalog, cap, job)  # the whole replica's rule
+    replica, job = job, job.attention_rank()
     par = job.parallel
     fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
-    cap = hw.gpu.capacity_bytes
-    frac = memory_fraction(profile, catalog)
-    kv_bytes = kv_pool_bytes(profile, catalog, cap, fixed)
+    kv_bytes = kv_pool_bytes(profile, frac, cap, fixed)
     ctx = job.context_tokens
     per_request = kv_cache_bytes(model, ctx, 1, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
     block = profile.kv_block_tokens
@@ -130,7 +136,7 @@ def engine_setup(
         prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
         decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
         tokens_per_step=e,
-        notes=_setup_notes(job, hw, catalog, kv_tokens, by_kv, lanes) if notes else (),
+        notes=_setup_notes(replica, hw, catalog, (kv_tokens, by_kv), frac) if notes else (),
         request_overhead=profile.request_overhead_seconds,
         pipelines=1 if static_batches(profile, job) else pipes * lanes,  # a batch's stages run one at a time
         chunked_prefill=profile.chunked_prefill,
@@ -143,22 +149,32 @@ def engine_setup(
 
 
 def _setup_notes(
-    job: InferenceJob, hw: Hardware, catalog: Catalog, kv_tokens: int, by_kv: int, lanes: int = 1
+    replica: InferenceJob, hw: Hardware, catalog: Catalog, kv: tuple[int, int], frac: float
 ) -> tuple[str, ...]:
-    """What `engine_setup` assumed, in words (`kv_tokens`: the whole replica's, or one attention
-    rank's of `lanes`; `by_kv`: the requests its KV cache holds in each pipeline batch)."""
+    """What `engine_setup` assumed for the `replica`, in words (`kv`: the tokens the KV cache holds, the
+    replica's or, under attention data parallelism, one attention rank's, and the requests it holds in
+    each pipeline batch; `frac`: the engine's memory share)."""
+    lanes, job = replica.attention_ranks, replica.attention_rank()
     profile = catalog.engine(job.engine)
     model = job.model
     assert isinstance(model, TransformerArch)
+    kv_tokens, by_kv = kv
     cap = hw.gpu.capacity_bytes
-    frac = memory_fraction(profile, catalog)
     block = profile.kv_block_tokens
     budget, engine_cap = profile.budget(cap, hw.gpu.id)
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)
+    share = f"{frac:.0%} of {cap / 2**30:.0f} GiB"
+    if profile.memory_reserve is not None:  # computed from the device, as the engine does
+        reserve, graphs = reserved_mib(profile.memory_reserve, budget, cap, replica)
+        share = (
+            f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
+            f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks "
+            f"[{catalog.sources[profile.source_of('memory_reserve')].title.split(':')[0]}])"
+        )
     notes = [
-        f"{profile.name}: {frac:.0%} of {cap / 2**30:.0f} GiB "
+        f"{profile.name}: {share} "
         f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "
         f"for weights and KV cache, KV blocks of {block} tokens, {budget} tokens per step "
         + (

@@ -7,7 +7,7 @@ import math
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
-from gpuwise.catalog.schema import EngineProfile
+from gpuwise.catalog.schema import EngineProfile, MemoryReserve
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.generate import generate_peak
@@ -37,6 +37,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     dense layers whole, 1/ep of the experts, the KV cache of its own share of the requests."""
     n = Notes(catalog)
     sharded = job.parallel.model_parallel > 1 or job.parallel.ep > 1  # NCCL communicators exist
+    replica = job  # the engine sizes its memory share for the whole replica
     if job.attention_ranks > 1:
         n.add(
             f"attention data parallelism over {job.attention_ranks} ranks: each holds attention and the dense "
@@ -92,7 +93,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     over = overheads(allocated, hw, sharded, n, fitted_slack=False)  # no serving peak fits the slack
     detail.update(over)
     bd = MemoryBreakdown(weights=weights, activations=acts, kv_cache=kv, overhead=sum(over.values()), detail=detail)
-    reserved = _engine_reserved(job, bd, hw, n)
+    reserved = _engine_reserved(job, bd, hw, n, replica)
     return MemoryEstimate(
         per_gpu=bd, capacity=hw.gpu.capacity_bytes, assumptions=tuple(n.items), engine_reserved=reserved
     )
@@ -136,24 +137,54 @@ def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
     return int(DTYPE_BYTES["fp32"])
 
 
-def memory_fraction(profile: EngineProfile, catalog: Catalog) -> float:
-    """The engine's memory share; vLLM's is the serving_memory_utilization convention that gpuwise
-    deploy passes as --gpu-memory-utilization, so a plan never needs more than the pod gets."""
+def memory_fraction(profile: EngineProfile, catalog: Catalog, capacity: float, job: InferenceJob) -> float:
+    """The engine's memory share on a device of `capacity` bytes for the whole replica's `job`: computed
+    from the device where the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default;
+    vLLM's is the serving_memory_utilization convention that gpuwise deploy passes as
+    --gpu-memory-utilization, so a plan never needs more than the pod gets."""
+    if profile.memory_reserve is not None:
+        return reserved_fraction(profile.memory_reserve, profile.budget(int(capacity))[0], capacity, job)
     if profile.memory_fraction is not None:
         return profile.memory_fraction
     return catalog.convention("serving_memory_utilization")
 
 
-def kv_pool_bytes(profile: EngineProfile, catalog: Catalog, capacity: float, fixed: float) -> float:
-    """The KV block pool an engine allocates beside `fixed` bytes (weights, workspace, context):
-    its share of the device less `fixed` (vLLM, SGLang), or its share of what `fixed` leaves."""
-    frac = memory_fraction(profile, catalog)
+def reserved_fraction(rule: MemoryReserve, chunk: int, capacity: float, job: InferenceJob) -> float:
+    """SGLang 0.5's mem_fraction_static: the device less `reserved_mib`, in MiB of the device as the
+    engine reads it, to three places (engines.yaml sglang-mem-fraction-056)."""
+    mib = capacity / 2**20
+    return round((mib - reserved_mib(rule, chunk, capacity, job)[0]) / mib, 3)
+
+
+def reserved_mib(rule: MemoryReserve, chunk: int, capacity: float, job: InferenceJob) -> tuple[float, int]:
+    """(MiB, the largest CUDA-graph batch): what SGLang 0.5 keeps out of its static share on a device of
+    `capacity` bytes for prefill chunks of `chunk` tokens, its CUDA graphs, the ranks' communicators,
+    attention data parallelism's padding and a draft model."""
+    par = job.parallel
+    graphs = rule.graph_max_batch(capacity, par.tp)
+    reserve = rule.base_mib + rule.per_prefill_token_mib * max(chunk, rule.min_prefill_tokens)
+    reserve += rule.per_graph_request_mib * graphs + rule.per_rank_mib * par.tp * par.pp
+    if job.attention_ranks > 1:
+        dp = rule.per_dp_request_mib + (rule.per_dp_request_large_mib if graphs > rule.large_graph_batch else 0)
+        reserve += dp * graphs * job.attention_ranks
+    if capacity > rule.floor_above_bytes:
+        reserve = max(reserve, rule.floor_mib)
+    if job.speculative_tokens:
+        reserve += rule.speculative_mib
+    return reserve, graphs
+
+
+def kv_pool_bytes(profile: EngineProfile, frac: float, capacity: float, fixed: float) -> float:
+    """The KV block pool an engine allocates beside `fixed` bytes (weights, workspace, context) from
+    its share `frac`: of the device less `fixed` (vLLM, SGLang), or of what `fixed` leaves."""
     if profile.memory_basis == "total":
         return frac * capacity - fixed
     return frac * max(0.0, capacity - fixed)
 
 
-def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: Notes) -> float | None:
+def _engine_reserved(
+    job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: Notes, replica: InferenceJob
+) -> float | None:
     """What a serving engine holds on each GPU from its start, whatever its load: it sizes its KV
     block pool once, from its memory share, and keeps it (vLLM and SGLang a share of the device
     with the weights, workspace and CUDA context inside it; TensorRT-LLM, LMDeploy and TGI a share
@@ -166,7 +197,8 @@ def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: No
     if profile.static_batching:
         return None
     fixed = bd.total - bd.kv_cache
-    reserved = fixed + kv_pool_bytes(profile, n.cat, hw.gpu.capacity_bytes, fixed)
+    frac = memory_fraction(profile, n.cat, hw.gpu.capacity_bytes, replica)
+    reserved = fixed + kv_pool_bytes(profile, frac, hw.gpu.capacity_bytes, fixed)
     if reserved <= bd.total:
         return None
     if not job.engine_named:
@@ -178,7 +210,8 @@ def _engine_reserved(job: InferenceJob, bd: MemoryBreakdown, hw: Hardware, n: No
         return None
     n.add(
         f"{profile.name} allocates its KV block pool at start: "
-        + f"{memory_fraction(profile, n.cat):.0%} of "
+        + (f"{frac:.1%}" if profile.memory_reserve else f"{frac:.0%}")
+        + " of "
         + ("the device" if profile.memory_basis == "total" else "what the weights leave")
         + f", {reserved / 2**30:.1f} GiB per GPU whatever the load (memory.as_reported.device_used, what "
         "nvidia-smi shows; per_gpu.total is this load's need); CUDA graphs captured after it are not counted "
