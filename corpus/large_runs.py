@@ -93,17 +93,20 @@ def stage(run: dict[str, Any], st: dict[str, Any], cat: Catalog) -> tuple[Traini
     choice = best_layout(work, hw, cat, compute_rates(hw.gpu, "bf16", cat), degrees)  # type: ignore[arg-type]
     if choice.job is None:
         raise ValueError(f"{run['id']}: no layout fits {gpus} x {run['gpu']} at sequence {st['seq']}")
-    est = estimate(choice.job, hw, cat, search_largest=False)
+    job = choice.job
+    if st.get("recompute"):  # the recomputation the source states, where the memory model would choose otherwise
+        job = dataclasses.replace(job, recompute=st["recompute"])
+    est = estimate(job, hw, cat, search_largest=False)
     rel = est.reliability
     t = est.training
     assert t is not None and t.total_seconds and rel is not None
     to_hours = gpus / 3600
     peak = hw.gpu.peak_flops["bf16"]
-    return choice.job, StageResult(
+    return job, StageResult(
         tokens=float(st["tokens"]),
         seq=int(st["seq"]),
         gpus=gpus,
-        layout=_layout(choice.job),
+        layout=_layout(job),
         mfu=t.flops_per_step / t.step_seconds / (gpus * peak),
         failure_free_gpu_hours=t.total_seconds * to_hours,
         expected_gpu_hours=rel.expected_seconds * to_hours,

@@ -91,7 +91,8 @@ runs at that scale lose, each mechanism from published measurements and none fit
 
 Each case is a whole published run: its token count and batch/sequence schedule as published, on
 its GPU count (ASSUMED where unpublished, with the rule in its notes), in the layout the source
-states or else the one `plan` chooses for that count. `error` = predicted / published - 1 (positive:
+states (its degrees, and its recomputation where it says) or else the one `plan` chooses for that
+count. `error` = predicted / published - 1 (positive:
 gpuwise expects more GPU-hours). A prediction is **out of sample** when no constant it uses was
 derived from the run it predicts (leave-one-run-out); the Llama 3 405B run gave the catalog its
 interruption count, restart time, its Table 4 MFU rows and part of the Megatron fit, so it is shown in
@@ -137,12 +138,16 @@ and 40 % above those of Llama 3.1 405B. The causes, found before any loss was ad
   under the interleaved warm-up (16 micro-batches a rank at pipeline size 16), 87.3 GiB in all, so
   the layout still needs recomputation in the model (checked since 2026-12-04: the memory model
   takes the largest of the first, second and last ranks).
-- **What is left.** 405B's 8K stages need full recomputation in gpuwise's memory model: the ranks
-  after the first hold 16 micro-batches of 8 layers (68 GB of activations at TP 8 with sequence
-  parallelism) beside Megatron's unsharded fp32 gradient buffer (14 GB); Meta sharded the
-  gradients FSDP-style (section 3.3.2), which Megatron's distributed optimizer does not do with
-  pipelines, and trained without activation checkpointing, so gpuwise expects 30 % MFU where Meta
-  published 41-43 %. The time model still paces a pipeline by a full stage and the output layer
+- **Recomputation as published.** Meta states that it pre-trained on 8K sequences without
+  activation checkpointing (section 3.3.2); the 405B's 4K and 8K stages now run without it, as
+  their degrees run as Table 4 gives them (modelled 39.7 % MFU against the published 41-43 %; with
+  the full recomputation gpuwise's memory model chooses, 30.3 % and +36 % out of sample). That
+  memory model still puts the layout 7.3 GiB over the H100's 80 GiB, so `plan` on its own would
+  recompute: the ranks after the first hold 16 micro-batches of 8 layers (68 GB of activations at TP
+  8 with sequence parallelism) beside Megatron's unsharded fp32 gradient buffer (14 GB); Meta
+  sharded the gradients FSDP-style (section 3.3.2), which Megatron's distributed optimizer does not
+  do with pipelines (a stack gpuwise does not model).
+- **What is left.** The time model still paces a pipeline by a full stage and the output layer
   (405B: 8 layers and the head, where the last stage holds 7); timing the slowest stage instead
   refits Megatron's efficiency from 0.734 to 0.713 (its median |error|
   out of sample, leaving one source out, from 8.3 to 8.7 %) and moves six cases of earlier
