@@ -33,13 +33,13 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
             "llama-3.1-8b",
             "trtllm",
             "TensorRT-LLM",
-            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm",
+            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm|vllm-v0",
         ),
         (
             "llama-3.1-8b",
             "lmdeploy",
             "LMDeploy (TurboMind)",
-            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm",
+            "sglang|tgi|tgi-v1|tgi-v2|transformers|transformers-v4.35|transformers-v4.36|vllm|vllm-v0",
         ),
     ],
 )

@@ -452,6 +452,10 @@ class EngineProfile(_Sourced):
     step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    # host work per sequence of a step that the engine does not overlap with the GPU (scheduling, input
+    # preparation, sampling bookkeeping and output processing in Python, as vLLM's V0 engine ran them in
+    # turn with the forward pass): each step takes this much longer for every sequence it carries
+    host_seconds_per_sequence: Annotated[float, Ge(0)] = 0.0
     # the time one block-scaled FP8 GEMM kernel of the engine was measured to take at decode sizes on a
     # named Hopper GPU (flat over the rows: set by the weight tiles' parallelism, not the batch): each such
     # GEMM of a block-FP8 checkpoint served in fp8 is held to at least this (0: not modelled); engines.yaml

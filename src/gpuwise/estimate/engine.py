@@ -227,6 +227,12 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
     model = job.model
     assert isinstance(model, TransformerArch)
     notes: list[str] = []
+    if profile.host_seconds_per_sequence:
+        notes.append(
+            f"{profile.name} processes every sequence's output on the host while the GPU waits: each step takes "
+            f"{profile.host_seconds_per_sequence * 1e3:.2g} ms longer per sequence it carries "
+            f"[{catalog.sources[profile.source_of('host_seconds_per_sequence')].title.split(':')[0]}]"
+        )
     floor = block_fp8_floor(profile, job, hw.gpu.architecture)
     if floor:
         notes.append(
@@ -468,6 +474,8 @@ class StepModel:
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
+        # host work per sequence that the engine runs in turn with the GPU (vLLM's V0 engine): per logit
+        self.per_sequence = profile.host_seconds_per_sequence / (job.speculative_tokens + 1)
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
         host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
@@ -604,7 +612,7 @@ class StepModel:
         if self.bnb is not None:
             linear += self.bnb.dequant_bytes(tokens) / self.rates.bandwidth
             floor += self.bnb.host(tokens)
-        t = max(linear, floor) + self.overhead
+        t = max(linear, floor) + self.overhead + self.per_sequence * logits
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t

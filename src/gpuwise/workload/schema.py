@@ -415,7 +415,7 @@ class WorkloadFields(StrictFields):
         le=8192,
     )
     engine: Annotated[Engine | None, Choice] = _f(
-        "Serving engine: for LLMs vllm|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1|transformers|transformers-v4.36|"
+        "Serving engine: for LLMs vllm|vllm-v0|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1|transformers|transformers-v4.36|"
         "transformers-v4.35 (scheduler and "
         "memory rules; transformers: a generate loop, static batches); for models "
         "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton "

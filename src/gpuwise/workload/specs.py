@@ -55,6 +55,7 @@ ZeroPP = Literal["hpz", "qwz", "qgz"]
 # operator by operator (CNNs, recommenders) with one in its `runtimes` (a test keeps them equal)
 LLMEngine = Literal[
     "vllm",
+    "vllm-v0",
     "sglang",
     "trtllm",
     "lmdeploy",
