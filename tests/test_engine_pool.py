@@ -57,7 +57,26 @@ def test_sglang_computes_its_share_from_the_device(gpu: str, tp: int, fraction: 
     cat = CAT
     hw = build_hardware(f"{gpu}:{tp}", cat)
     job = build_workload({**LLAMA, "engine": "sglang", "tp": tp}, cat)
-    assert memory_fraction(cat.engine("sglang"), cat, hw.gpu.capacity_bytes, job) == fraction
+    assert memory_fraction(cat.engine("sglang"), cat, hw.gpu, job) == fraction
+
+
+def test_sglang_on_amd_scales_its_share_for_long_context_models() -> None:
+    """aiter, SGLang's default attention backend on AMD for models without latent attention, takes 0.85 of the
+    share for models of more than 8,192 positions: Llama 3.1 (131,072) on eight MI300X 0.862 x 0.85; Llama 2
+    (4,096) and DeepSeek-V3 (latent attention) keep 0.862."""
+    hw = build_hardware("mi300x:8", CAT)
+    sglang = CAT.engine("sglang")
+
+    def share(model: str, **extra: object) -> float:
+        job = build_workload({**LLAMA, "model": model, "engine": "sglang", "tp": 8} | extra, CAT)
+        return memory_fraction(sglang, CAT, hw.gpu, job)
+
+    assert share("llama-3.1-8b") == pytest.approx(0.862 * 0.85)
+    assert share("llama-2-7b") == 0.862
+    assert share("deepseek-v3") == 0.862
+    h100 = build_hardware("h100-sxm:8", CAT)
+    job = build_workload({**LLAMA, "engine": "sglang", "tp": 8}, CAT)
+    assert memory_fraction(sglang, CAT, h100.gpu, job) == 0.819  # NVIDIA: no scale
 
 
 def test_sglang_reserves_more_for_a_draft_and_for_attention_ranks() -> None:

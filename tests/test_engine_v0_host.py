@@ -56,3 +56,12 @@ def test_the_estimate_names_the_mechanism_and_runs_slower_under_load():
     assert not any("on the host while the GPU waits" in a for a in v1["assumptions"])
     slow = v0["inference"]["decode_seconds_per_token"] / v1["inference"]["decode_seconds_per_token"]
     assert slow > 1.3  # 64 sequences: 6.4 ms a step beside a step of about 10 ms
+
+
+def test_v0_prefills_up_to_the_models_context():
+    """V0 without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048), the model's own context."""
+    v0 = CAT.engine("vllm-v0")
+    cap = CAT.gpu("h100-sxm").capacity_bytes
+    assert v0.budget(cap, "h100-sxm", CAT.model("llama-3.1-8b").max_seq) == (131072, 256)
+    assert v0.budget(cap, "h100-sxm", 1024) == (2048, 256)  # at least 2048
+    assert CAT.engine("vllm").budget(cap, "h100-sxm", 131072)[0] == 8192  # V1 chunks: its own budget

@@ -404,6 +404,10 @@ class MemoryReserve(_Strict):
     graph_batch_tiers: tuple[tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)], Annotated[int, Ge(1)]], ...]
     graph_batch: Annotated[int, Ge(1)]
     graph_batch_tp_split: Annotated[int, Ge(1)]
+    # on AMD GPUs the default attention backend (aiter, for models without latent attention) scales the share
+    # by `amd_scale` for models of more than `amd_scale_above_positions` positions
+    amd_scale: Annotated[float, Gt(0), Le(1)] = 1.0
+    amd_scale_above_positions: Annotated[int, Ge(0)] = 0
 
     def graph_max_batch(self, memory_bytes: float, tp: int) -> int:
         """The largest batch the engine captures a CUDA graph for on this device at this tp."""
@@ -429,6 +433,9 @@ class EngineProfile(_Sourced):
     memory_reserve: MemoryReserve | None = None
     kv_block_tokens: Annotated[int, Ge(1)]
     token_budget: Annotated[int, Ge(1)]  # tokens (prefill chunks plus decodes) per engine step
+    # the budget is at least the model's maximum context (vLLM V0 without chunked prefill:
+    # max_num_batched_tokens = max(max_model_len, 2048), `token_budget` the 2048)
+    budget_covers_context: bool = False
     max_seqs: Annotated[int, Ge(1)] | None = None
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
     small_gpu_token_budget: Annotated[int, Ge(1)]
@@ -502,14 +509,17 @@ class EngineProfile(_Sourced):
     # eager): its `tf32_gemm` says whether fp32 weights multiply on TF32 tensor cores (None: they do)
     runtime: str | None = None
 
-    def budget(self, memory_bytes: int, gpu_id: str = "") -> tuple[int, int | None]:
-        """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`."""
+    def budget(self, memory_bytes: int, gpu_id: str = "", max_seq: int = 0) -> tuple[int, int | None]:
+        """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`, serving a
+        model of `max_seq` positions (where the engine's budget is at least the model's context)."""
         by_name = next((cap for name, cap in self.max_seqs_by_gpu.items() if name in gpu_id), None)
         small = memory_bytes < self.small_gpu_bytes
         if self.token_budget_tiers:
             tokens = next((t for below, t in self.token_budget_tiers if memory_bytes < below), self.token_budget)
         else:
             tokens = self.small_gpu_token_budget if small else self.token_budget
+        if self.budget_covers_context:
+            tokens = max(tokens, max_seq)
         return tokens, by_name or (self.small_gpu_max_seqs if small else self.max_seqs)
 
 

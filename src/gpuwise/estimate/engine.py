@@ -34,6 +34,7 @@ from gpuwise.estimate.memory.inference import (
     kv_cache_bytes,
     kv_pool_bytes,
     memory_fraction,
+    reserved_fraction,
     reserved_mib,
 )
 from gpuwise.estimate.memory.states import weight_bytes_per_param
@@ -108,7 +109,7 @@ def engine_setup(
     one = (alone or inference_memory(replace(job, concurrency=1), hw, catalog)).per_gpu
     lanes = job.attention_ranks  # attention data parallelism: each rank schedules its own requests
     cap = hw.gpu.capacity_bytes
-    frac = memory_fraction(profile, catalog, cap, job)  # the whole replica's rule
+    frac = memory_fraction(profile, catalog, hw.gpu, job)  # the whole replica's rule
     replica, job = job, job.attention_rank()
     par = job.parallel
     fixed = one.total - one.kv_cache  # weights, prefill workspace, CUDA context, fragmentation
@@ -119,7 +120,7 @@ def engine_setup(
     rounded = math.ceil(ctx / block) * block
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
-    budget, engine_cap = profile.budget(cap, hw.gpu.id)
+    budget, engine_cap = profile.budget(cap, hw.gpu.id, model.max_seq)
     pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
@@ -161,16 +162,19 @@ def _setup_notes(
     kv_tokens, by_kv = kv
     cap = hw.gpu.capacity_bytes
     block = profile.kv_block_tokens
-    budget, engine_cap = profile.budget(cap, hw.gpu.id)
+    budget, engine_cap = profile.budget(cap, hw.gpu.id, model.max_seq)
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)
     share = f"{frac:.0%} of {cap / 2**30:.0f} GiB"
-    if profile.memory_reserve is not None:  # computed from the device, as the engine does
-        reserve, graphs = reserved_mib(profile.memory_reserve, budget, cap, replica)
+    if (rule := profile.memory_reserve) is not None:  # computed from the device, as the engine does
+        reserve, graphs = reserved_mib(rule, budget, cap, replica)
+        scaled = (
+            "" if frac == reserved_fraction(rule, budget, cap, replica) else f", x {rule.amd_scale:g} (aiter on AMD)"
+        )
         share = (
             f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
-            f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks "
+            f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks{scaled} "
             f"[{catalog.sources[profile.source_of('memory_reserve')].title.split(':')[0]}])"
         )
     notes = [
@@ -180,6 +184,8 @@ def _setup_notes(
         + (
             "(chunked prefill)"
             if profile.chunked_prefill
+            else "of prefill (max_num_batched_tokens: the model's context, at least)"
+            if profile.budget_covers_context
             else "of prefill (chunked_prefill_size)"
             if profile.prefill_first
             else "of prefill (max_batch_prefill_tokens)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from gpuwise.catalog import Catalog, GenericArch, TransformerArch
+from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.catalog.schema import EngineProfile, MemoryReserve
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
@@ -137,13 +137,17 @@ def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
     return int(DTYPE_BYTES["fp32"])
 
 
-def memory_fraction(profile: EngineProfile, catalog: Catalog, capacity: float, job: InferenceJob) -> float:
-    """The engine's memory share on a device of `capacity` bytes for the whole replica's `job`: computed
-    from the device where the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default;
-    vLLM's is the serving_memory_utilization convention that gpuwise deploy passes as
-    --gpu-memory-utilization, so a plan never needs more than the pod gets."""
-    if profile.memory_reserve is not None:
-        return reserved_fraction(profile.memory_reserve, profile.budget(int(capacity))[0], capacity, job)
+def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: InferenceJob) -> float:
+    """The engine's memory share on `gpu` for the whole replica's `job`: computed from the device where
+    the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default; vLLM's is the
+    serving_memory_utilization convention that gpuwise deploy passes as --gpu-memory-utilization, so a
+    plan never needs more than the pod gets."""
+    rule = profile.memory_reserve
+    if rule is not None:
+        frac = reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
+        model = job.model
+        long = isinstance(model, TransformerArch) and not model.mla and model.max_seq > rule.amd_scale_above_positions
+        return frac * rule.amd_scale if gpu.vendor == "amd" and long else frac
     if profile.memory_fraction is not None:
         return profile.memory_fraction
     return catalog.convention("serving_memory_utilization")
@@ -197,7 +201,7 @@ def _engine_reserved(
     if profile.static_batching:
         return None
     fixed = bd.total - bd.kv_cache
-    frac = memory_fraction(profile, n.cat, hw.gpu.capacity_bytes, replica)
+    frac = memory_fraction(profile, n.cat, hw.gpu, replica)
     reserved = fixed + kv_pool_bytes(profile, frac, hw.gpu.capacity_bytes, fixed)
     if reserved <= bd.total:
         return None
