@@ -13,7 +13,6 @@ import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
@@ -268,12 +267,13 @@ def test_npy_round_trip(tmp_path):
     assert read_npy_rows(tmp_path / "b.npy", 1, 2).tolist() == [[3, 4, 5]]
 
 
-def test_io_generated_data_set_is_decoded_and_removed():
-    before = set(Path(tempfile.gettempdir()).glob("gpuwise-io-*"))
+def test_io_generated_data_set_is_decoded_and_removed(tmp_path, monkeypatch):
+    # a temporary directory of its own: a parallel test's `gpuwise bench` writes its data sets beside it
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     rec = Recorder()
     ms = io("cpu", True, rec)
     rec.check("io")
-    assert set(Path(tempfile.gettempdir()).glob("gpuwise-io-*")) == before
+    assert not list(tmp_path.glob("gpuwise-io-*"))
     sane(ms, "io", "samples/s")
     formats = {m.params["format"] for m in ms}
     assert "npy" in formats

@@ -189,6 +189,20 @@ def test_each_engine_gets_the_plans_tp_batch_and_port(engine):
     assert word(flags[-1]) == '--port="${port}"'  # the replica's port, expanded by the shell
 
 
+def test_sglang_is_given_the_memory_share_the_estimate_sized_its_kv_cache_with():
+    """SGLang 0.5's mem_fraction_static as the estimate computed it for the plan's GPU and replica (three
+    places: a two-place flag would round 0.836 up to 0.84, more than the plan assumed)."""
+    from gpuwise.estimate.memory.inference import memory_fraction
+
+    cat = load_catalog()
+    c = _plan(*SERVE).chosen
+    cmd = server_command("sglang", c, cat, None, 48, ShellText("${port}"))
+    flags = [a.value if hasattr(a, "value") else a for a in cmd.args]
+    share = memory_fraction(cat.engine("sglang"), cat, c.est.hardware.gpu, c.est.workload)
+    assert share != 0.88  # not v0.4's fixed share
+    assert f"--mem-fraction-static={share:.3f}" in flags
+
+
 def test_plan_values_are_data_for_the_shell():
     assert word("a b") == "'a b'"
     assert word(HOSTILE) == "'" + HOSTILE + "'"

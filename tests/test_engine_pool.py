@@ -79,9 +79,10 @@ def test_sglang_on_amd_scales_its_share_for_long_context_models() -> None:
     assert memory_fraction(sglang, CAT, h100.gpu, job) == 0.819  # NVIDIA: no scale
 
 
-def test_sglang_reserves_more_for_a_draft_and_for_attention_ranks() -> None:
-    """EAGLE-style speculation adds 2,048 MiB; attention data parallelism over 8 ranks adds 3 x 512 x 8 and,
-    above a graph batch of 300, 1.5 x 512 x 8 more: 14,848 + 18,432 = 33,280 MiB of an H200's 144,384."""
+def test_sglang_reserves_more_for_attention_ranks_not_for_ngram_speculation() -> None:
+    """gpuwise's speculation (n-gram lookup) adds nothing: SGLang reserves 2,048 MiB for draft models, none for
+    NGRAM; attention data parallelism over 8 ranks adds 3 x 512 x 8 and, above a graph batch of 300, 1.5 x 512 x 8
+    more: 14,848 + 18,432 = 33,280 MiB of an H200's 144,384."""
 
     cat = CAT
     rule = cat.engine("sglang").memory_reserve
@@ -93,7 +94,7 @@ def test_sglang_reserves_more_for_a_draft_and_for_attention_ranks() -> None:
         {**LLAMA, "engine": "sglang", "tp": 8, "speculative_tokens": 3, "speculative_acceptance": 0.7}, cat
     )
     assert reserved_mib(rule, 8192, cap, plain) == (14848, 512)
-    assert reserved_mib(rule, 8192, cap, draft) == (14848 + 2048, 512)
+    assert reserved_mib(rule, 8192, cap, draft) == (14848, 512)
     moe = {"model": "deepseek-v3", "task": "inference", "engine": "sglang", "tp": 8, "ep": 8, "attention_dp": True}
     ranks = build_workload({**moe, "input_tokens": 1000, "output_tokens": 100}, cat)
     assert ranks.attention_ranks == 8

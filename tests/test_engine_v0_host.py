@@ -62,6 +62,21 @@ def test_v0_prefills_up_to_the_models_context():
     """V0 without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048), the model's own context."""
     v0 = CAT.engine("vllm-v0")
     cap = CAT.gpu("h100-sxm").capacity_bytes
-    assert v0.budget(cap, "h100-sxm", CAT.model("llama-3.1-8b").max_seq) == (131072, 256)
+    assert v0.budget(cap, "h100-sxm", CAT.model("llama-3.1-8b").max_seq) == (131072, 256)  # unchunked
     assert v0.budget(cap, "h100-sxm", 1024) == (2048, 256)  # at least 2048
     assert CAT.engine("vllm").budget(cap, "h100-sxm", 131072)[0] == 8192  # V1 chunks: its own budget
+
+
+def test_v0_chunks_long_context_models_as_05_did():
+    """vLLM 0.5's arg_utils: chunked prefill on by default above 32,768 positions without a sliding window,
+    512 tokens a step; Llama 3.1 (131,072) is chunked, Mistral 7B v0.1 (32,768, a sliding window) and Phi-3-mini-4k are not."""
+    from gpuwise.estimate.engine import engine_profile
+
+    def profile(model: str):
+        return engine_profile(CAT, build_workload(JOB | {"model": model, "engine": "vllm-v0"}, CAT))
+
+    long = profile("llama-3.1-8b")
+    assert long.chunked_prefill and not long.prefill_first and long.token_budget == 512
+    for short in ("mistral-7b-v0.1", "phi-3-mini-4k-instruct"):
+        p = profile(short)
+        assert not p.chunked_prefill and p.prefill_first and p.budget_covers_context

@@ -340,19 +340,20 @@ def _one_step_at_a_time(model: StepModel, setup, arrivals: list[float], prompt_t
                 break
             now = arrivals[nxt]
             continue
-        left, chunk, pairs = setup.token_budget - len(running) * model.verify, 0, 0.0
+        left, chunk, pairs, ends = setup.token_budget - len(running) * model.verify, 0, 0.0, 0
         for item in prefilling:
             take = min(left, setup.prefill_tokens - item[1])
             if take <= 0:
                 break
             pairs += model.prefill_pairs(item[1], take)
             item[1], left, chunk = item[1] + take, left - take, chunk + take
+            ends += item[1] >= setup.prefill_tokens  # a prompt ends: its first token's logits
         if chunk:
             run, beyond = None, 0.0
         else:
             run = run or [min(left for _, left, _ in running) * grow / 2, 0]
             beyond, run[1] = run[0] - run[1] * grow, run[1] + 1
-        now += model.step(chunk, len(running), sum(model.keys(c + beyond) for _, _, c in running), pairs)
+        now += model.step(chunk, len(running), sum(model.keys(c + beyond) for _, _, c in running), pairs, None, ends)
         for req in running:
             req[1], req[2] = req[1] - 1, req[2] + grow
         for r, _, _ in [req for req in running if req[1] == 0]:

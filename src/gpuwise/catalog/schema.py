@@ -10,7 +10,7 @@ imported inside `validate`, not here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
 from annotated_types import Ge, Gt, Le, MinLen
@@ -385,7 +385,8 @@ class MemoryReserve(_Strict):
     max(the chunk, `min_prefill_tokens`)), the CUDA graphs' buffers (`per_graph_request_mib` x the
     largest graph batch), the communicators of tp x pp ranks (`per_rank_mib` each), attention data
     parallelism's padding (`per_dp_request_mib` x graph batch x ranks, `per_dp_request_large_mib` more
-    above `large_graph_batch`) and a draft model's (`speculative_mib`); at least `floor_mib` on devices
+    above `large_graph_batch`; a draft model's reserve does not apply: gpuwise's speculation is n-gram
+    lookup, for which SGLang reserves nothing); at least `floor_mib` on devices
     above `floor_above_bytes`. The largest graph batch by the device's memory: `graph_batch_tiers`
     ((bytes below which, batch under tp `graph_batch_tp_split`, batch from it), ascending), else
     `graph_batch`."""
@@ -398,7 +399,6 @@ class MemoryReserve(_Strict):
     per_dp_request_mib: Annotated[float, Ge(0)]
     per_dp_request_large_mib: Annotated[float, Ge(0)]
     large_graph_batch: Annotated[int, Ge(1)]
-    speculative_mib: Annotated[float, Ge(0)]
     floor_mib: Annotated[float, Ge(0)]
     floor_above_bytes: Annotated[int, Ge(0)]
     graph_batch_tiers: tuple[tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)], Annotated[int, Ge(1)]], ...]
@@ -436,6 +436,10 @@ class EngineProfile(_Sourced):
     # the budget is at least the model's maximum context (vLLM V0 without chunked prefill:
     # max_num_batched_tokens = max(max_model_len, 2048), `token_budget` the 2048)
     budget_covers_context: bool = False
+    # models of more than `chunked_above_positions` positions and no sliding window are served with chunked
+    # prefill at `chunked_token_budget` tokens a step instead (vLLM 0.5's default for contexts over 32K); 0: never
+    chunked_above_positions: Annotated[int, Ge(0)] = 0
+    chunked_token_budget: Annotated[int, Ge(0)] = 0
     max_seqs: Annotated[int, Ge(1)] | None = None
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
     small_gpu_token_budget: Annotated[int, Ge(1)]
@@ -508,6 +512,20 @@ class EngineProfile(_Sourced):
     # the runtime (engines.yaml `runtimes`) whose kernels a library loop issues (transformers: PyTorch
     # eager): its `tf32_gemm` says whether fp32 weights multiply on TF32 tensor cores (None: they do)
     runtime: str | None = None
+
+    def for_model(self, max_seq: int, sliding_window: bool) -> EngineProfile:
+        """The profile as the engine runs a model of `max_seq` positions: chunked prefill where the engine
+        turns it on for long contexts (`chunked_above_positions`), else itself."""
+        if not self.chunked_above_positions or max_seq <= self.chunked_above_positions or sliding_window:
+            return self
+        return replace(
+            self,
+            chunked_prefill=True,
+            prefill_first=False,
+            budget_covers_context=False,
+            token_budget=self.chunked_token_budget,
+            small_gpu_token_budget=self.chunked_token_budget,
+        )
 
     def budget(self, memory_bytes: int, gpu_id: str = "", max_seq: int = 0) -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`, serving a

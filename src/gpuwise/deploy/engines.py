@@ -23,6 +23,7 @@ from gpuwise.deploy.common import DeployConventions, Why, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
+from gpuwise.estimate.memory.inference import memory_fraction
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
@@ -170,9 +171,9 @@ def _sglang_args(
         *_dtype_args(work),
         *_plan_args(work, batch, "--tp-size", "--max-running-requests", "--context-length"),
         why(
-            f"--mem-fraction-static={fraction:.2f}",
-            "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang "
-            "(catalog engines.yaml)",
+            f"--mem-fraction-static={fraction:.3f}",
+            "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang, as "
+            "SGLang 0.5 computes it from the device when none is given (catalog engines.yaml memory_reserve)",
         ),
         why("--host=0.0.0.0", "SGLang listens on 127.0.0.1 by default: serve other hosts"),
         port_arg(port),
@@ -219,7 +220,8 @@ def server_command(
         args = vllm_args(work, source, batch, vllm_memory(c, share or Sharing("none"), conv), port)
     else:
         profile = catalog.engine(engine)
-        fraction = profile.memory_fraction or DeployConventions.from_catalog(catalog).gpu_memory_utilization
+        # the share the estimate sized the KV cache with (SGLang's computed from the GPU and the replica)
+        fraction = memory_fraction(profile, catalog, c.est.hardware.gpu, work)
         build = _sglang_args if engine == "sglang" else _trtllm_args
         args = build(work, source, batch, fraction, port)
         if engine == "trtllm" and work.kv_dtype == "fp8":

@@ -96,6 +96,15 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
     return (1 - a ** (k + 1)) / (1 - a)
 
 
+def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
+    """The job's engine as it runs the job's model: prompts chunked where the engine turns chunked prefill
+    on for long contexts (vLLM 0.5 above 32K positions), else its profile as the catalog gives it."""
+    profile, model = catalog.engine(job.engine), job.model
+    if not isinstance(model, TransformerArch):
+        return profile
+    return profile.for_model(model.max_seq, model.sliding_window is not None)
+
+
 def engine_setup(
     job: InferenceJob, hw: Hardware, catalog: Catalog, alone: MemoryEstimate | None = None, notes: bool = True
 ) -> EngineSetup:
@@ -103,7 +112,7 @@ def engine_setup(
     batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency).
     `alone`: the job's memory at concurrency 1, when the caller has it already; `notes=False`: the
     numbers only (the serving search sizes every layout, and only the chosen one is explained)."""
-    profile = catalog.engine(job.engine)
+    profile = engine_profile(catalog, job)
     model = job.model
     assert isinstance(model, TransformerArch)
     one = (alone or inference_memory(replace(job, concurrency=1), hw, catalog)).per_gpu
@@ -156,7 +165,7 @@ def _setup_notes(
     replica's or, under attention data parallelism, one attention rank's, and the requests it holds in
     each pipeline batch; `frac`: the engine's memory share)."""
     lanes, job = replica.attention_ranks, replica.attention_rank()
-    profile = catalog.engine(job.engine)
+    profile = engine_profile(catalog, job)
     model = job.model
     assert isinstance(model, TransformerArch)
     kv_tokens, by_kv = kv
@@ -599,15 +608,22 @@ class StepModel:
         return (self.layers - self.win_layers) * context + self.win_layers * min(context, self.window)
 
     def step(
-        self, prefill: int, decodes: int, decode_keys: float, prefill_pairs: float, routed: int | None = None
+        self,
+        prefill: int,
+        decodes: int,
+        decode_keys: float,
+        prefill_pairs: float,
+        routed: int | None = None,
+        prompts: int = 1,
     ) -> float:
         """One step: `prefill` prompt tokens and `decodes` running requests, whose decode reads
         `decode_keys` keys in all (see `keys`) and whose chunks attend `prefill_pairs` pairs
-        (`routed`: an attention rank's expert tokens when the ranks' loads differ, see linear_terms)."""
+        (`routed`: an attention rank's expert tokens when the ranks' loads differ, see linear_terms);
+        `prompts` of its chunks end a prompt and take their first token's logits (at least one)."""
         tokens = prefill + decodes * self.verify
         if not tokens:
             return 0.0
-        fixed = self.fixed(tokens, decodes * self.verify + (1 if prefill else 0), routed)
+        fixed = self.fixed(tokens, decodes * self.verify + (max(prompts, 1) if prefill else 0), routed)
         return fixed + self.decode_per_key * decode_keys + self.prefill_per_pair * prefill_pairs * self.layers
 
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one model per replica layout, bounded

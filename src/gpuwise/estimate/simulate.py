@@ -311,7 +311,8 @@ class _Ends:
         if decodes:
             keys = model.layers * context if window is None else self.windowed_keys(context)
             keys *= decodes
-        fixed = model.fixed(tokens, decodes * model.verify + (1 if chunk_tokens else 0))
+        # each prompt the step completes takes its first token's logits (and its share of host work)
+        fixed = model.fixed(tokens, decodes * model.verify + (max(ready, 1) if chunk_tokens else 0))
         return fixed + model.decode_per_key * keys + model.prefill_per_pair * pairs * model.layers, ready
 
     def apart_step(self, prefilling: deque[list[int]], now: float, busy: float) -> tuple[float, float, int]:

@@ -162,8 +162,8 @@ def reserved_fraction(rule: MemoryReserve, chunk: int, capacity: float, job: Inf
 
 def reserved_mib(rule: MemoryReserve, chunk: int, capacity: float, job: InferenceJob) -> tuple[float, int]:
     """(MiB, the largest CUDA-graph batch): what SGLang 0.5 keeps out of its static share on a device of
-    `capacity` bytes for prefill chunks of `chunk` tokens, its CUDA graphs, the ranks' communicators,
-    attention data parallelism's padding and a draft model."""
+    `capacity` bytes for prefill chunks of `chunk` tokens, its CUDA graphs, the ranks' communicators and
+    attention data parallelism's padding."""
     par = job.parallel
     graphs = rule.graph_max_batch(capacity, par.tp)
     reserve = rule.base_mib + rule.per_prefill_token_mib * max(chunk, rule.min_prefill_tokens)
@@ -173,9 +173,7 @@ def reserved_mib(rule: MemoryReserve, chunk: int, capacity: float, job: Inferenc
         reserve += dp * graphs * job.attention_ranks
     if capacity > rule.floor_above_bytes:
         reserve = max(reserve, rule.floor_mib)
-    if job.speculative_tokens:
-        reserve += rule.speculative_mib
-    return reserve, graphs
+    return reserve, graphs  # gpuwise's speculation is n-gram lookup: SGLang reserves nothing for NGRAM
 
 
 def kv_pool_bytes(profile: EngineProfile, frac: float, capacity: float, fixed: float) -> float:
