@@ -226,25 +226,17 @@ def test_allreduce_starts_again_when_its_port_is_taken(monkeypatch):
     monkeypatch.setattr(collective, "_spawned", spawned)
     assert collective.allreduce("cpu", quick=True) == ["measured"] and len(calls) == 2
 
-    def taken(*args: object) -> list[str]:
-        calls.append(1)
-        raise raised("EADDRINUSE", 0, 1)
+    for message, attempts in (("EADDRINUSE", collective.PORT_ATTEMPTS), ("some other failure", 1)):
 
-    calls.clear()
-    monkeypatch.setattr(collective, "_spawned", taken)
-    with pytest.raises(raised):
-        collective.allreduce("cpu", quick=True)
-    assert len(calls) == collective.PORT_ATTEMPTS
+        def failing(*args: object, message: str = message) -> list[str]:
+            calls.append(1)
+            raise raised(message, 0, 1)
 
-    def broken(*args: object) -> list[str]:
-        calls.append(1)
-        raise raised("some other failure", 0, 1)
-
-    calls.clear()
-    monkeypatch.setattr(collective, "_spawned", broken)
-    with pytest.raises(raised):
-        collective.allreduce("cpu", quick=True)
-    assert len(calls) == 1
+        calls.clear()
+        monkeypatch.setattr(collective, "_spawned", failing)
+        with pytest.raises(raised):
+            collective.allreduce("cpu", quick=True)
+        assert len(calls) == attempts
 
 
 def test_allreduce_rejects_bad_input():

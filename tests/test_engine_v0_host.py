@@ -1,6 +1,7 @@
 """vLLM's V0 engine (0.5 and before) processed every sequence's output on the host while the GPU waited:
-vLLM issue #6913 measured LLMEngine._process_model_outputs at 0.2 ms for one sequence and 3.4 ms for 32
-(Llama3-70B FP8 on 4 H100), 0.1 ms per sequence (engines.yaml vllm-v0-output-processing). Checked by hand
+https://github.com/vllm-project/vllm/issues/6913 measured LLMEngine._process_model_outputs at 0.2 ms for one
+sequence and 3.4 ms for 32 (Llama3-70B FP8 on 4 H100), 0.1 ms per sequence (engines.yaml
+vllm-v0-output-processing). Checked by hand
 against today's vLLM profile, which overlaps that work (V1's asynchronous output processing)."""
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def test_each_sequence_of_a_step_adds_its_host_time():
     assert CAT.engine("vllm").host_seconds_per_sequence == 0
     for n in (1, 32, 256):
         assert v0.fixed(n, n) - v1.fixed(n, n) == pytest.approx(n * 1e-4)
-    # issue #6913's own growth from batch 1 to 32: 3.2 ms of output processing
+    # that issue's own growth from batch 1 to 32: 3.2 ms of output processing
     assert (v0.fixed(32, 32) - v0.fixed(1, 1)) - (v1.fixed(32, 32) - v1.fixed(1, 1)) == pytest.approx(3.1e-3)
 
 

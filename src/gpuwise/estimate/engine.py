@@ -30,11 +30,11 @@ from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_w
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.generate import eager_score_bytes
 from gpuwise.estimate.memory.inference import (
+    amd_scaled,
     inference_memory,
     kv_cache_bytes,
     kv_pool_bytes,
     memory_fraction,
-    reserved_fraction,
     reserved_mib,
 )
 from gpuwise.estimate.memory.states import weight_bytes_per_param
@@ -178,9 +178,7 @@ def _setup_notes(
     share = f"{frac:.0%} of {cap / 2**30:.0f} GiB"
     if (rule := profile.memory_reserve) is not None:  # computed from the device, as the engine does
         reserve, graphs = reserved_mib(rule, budget, cap, replica)
-        scaled = (
-            "" if frac == reserved_fraction(rule, budget, cap, replica) else f", x {rule.amd_scale:g} (aiter on AMD)"
-        )
+        scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if amd_scaled(rule, hw.gpu, replica) else ""
         share = (
             f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
             f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks{scaled} "

@@ -145,12 +145,18 @@ def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: Inf
     rule = profile.memory_reserve
     if rule is not None:
         frac = reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
-        model = job.model
-        long = isinstance(model, TransformerArch) and not model.mla and model.max_seq > rule.amd_scale_above_positions
-        return frac * rule.amd_scale if gpu.vendor == "amd" and long else frac
+        return frac * rule.amd_scale if amd_scaled(rule, gpu, job) else frac
     if profile.memory_fraction is not None:
         return profile.memory_fraction
     return catalog.convention("serving_memory_utilization")
+
+
+def amd_scaled(rule: MemoryReserve, gpu: GPU, job: InferenceJob) -> bool:
+    """Whether SGLang's share is scaled on this GPU: an AMD GPU, whose default attention backend for models
+    without latent attention (aiter) takes `amd_scale` of it for models of more than its positions."""
+    model = job.model
+    long = isinstance(model, TransformerArch) and not model.mla and model.max_seq > rule.amd_scale_above_positions
+    return gpu.vendor == "amd" and long
 
 
 def reserved_fraction(rule: MemoryReserve, chunk: int, capacity: float, job: InferenceJob) -> float:
