@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup
+from gpuwise.estimate.lengths import varied_shapes
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.serving import fewest_replicas, replica_counts
 from gpuwise.estimate.simulate import Targets, poisson_arrivals, simulate
-from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
+from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import tolerated
 from gpuwise.workload import build_hardware, build_workload
 
@@ -78,36 +79,44 @@ def test_the_replica_search_finds_the_fewest_count_that_meets_whatever_its_patte
     n=st.integers(2, 150),
     seed=st.integers(0, 1000),
     overhead=st.floats(0.0, 0.05),
+    spread=st.sampled_from([0.0, 0.6, 0.95]),
 )
 def test_the_first_token_floor_is_below_every_simulated_first_token(
-    model, prompt, output, budget, max_batch, kv_requests, rate, n, seed, overhead
+    model, prompt, output, budget, max_batch, kv_requests, rate, n, seed, overhead, spread
 ):
     """On random small workloads and loads (a sliding-window model and a mixture of experts among
-    them), every request's simulated time to first token is at least its floor (the first-come-
-    first-served queue of `prefill_work` a request), so a limit the floor misses for more requests
-    than allowed is one the simulation misses: the bound the search skips counts by is sound."""
+    them, requests alike or of lengths that vary), every request's simulated time to first token is
+    at least its floor (the first-come-first-served queue of each request's `prefill_work`), so a limit
+    the floor misses for more requests than allowed is one the simulation misses: the bound the search
+    skips counts by is sound."""
     tp = 2 if model == "mixtral-8x7b-v0.1" else 1
     spec = {"model": model, "task": "inference", "input_tokens": prompt, "output_tokens": output, "tp": tp}
+    spec["length_spread"] = spread
     w = build_workload(spec, CAT)
     hw = build_hardware(f"h100-sxm:{tp}", CAT)
     step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
     setup = dataclasses.replace(
         engine_setup(w, hw, CAT), token_budget=budget, max_batch=max_batch, request_overhead=overhead
     )
-    setup = dataclasses.replace(setup, kv_tokens=kv_requests * setup.tokens_per_request)
+    shapes = varied_shapes(w, setup, n, seed)
+    longest = setup.tokens_per_request if shapes is None else max(shapes.kv)  # an engine holds its longest request
+    setup = dataclasses.replace(setup, kv_tokens=kv_requests * longest)
     arrivals = poisson_arrivals(rate, n, seed)
-    run = simulate(step, setup, arrivals, w.input_tokens)
-    work = prefill_work(step, setup)
+    run = simulate(step, setup, arrivals, w.input_tokens, shapes=shapes)
+    works = prefill_works(step, setup, shapes, n)
     backlog, last = 0.0, 0.0
-    for a, ttft in zip(arrivals, run.ttft, strict=True):
+    for a, ttft, work in zip(arrivals, run.ttft, works, strict=True):
         backlog = max(0.0, backlog - (a - last)) + work
         last = a
         assert backlog + overhead <= ttft
     skip = n // 10
     allowed = tolerated(n - skip, 99.0)
     for limit in sorted(run.ttft)[:: max(1, n // 7)]:
-        if floor_misses(arrivals, work, overhead, limit, skip, allowed):
-            assert simulate(step, setup, arrivals, w.input_tokens, targets=Targets(skip, allowed, ttft=limit)).missed
+        if floor_misses(arrivals, works, overhead, limit, skip, allowed):
+            judged = simulate(
+                step, setup, arrivals, w.input_tokens, targets=Targets(skip, allowed, ttft=limit), shapes=shapes
+            )
+            assert judged.missed
 
 
 def test_the_most_replicas_are_simulated_for_their_figures_when_the_floor_rules_every_count_out():

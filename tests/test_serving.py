@@ -245,8 +245,8 @@ def test_the_loops_run_of_prompt_chunks_is_the_step_models_bit_for_bit(
     step = StepModel(w, compute_rates(hw.gpu, "bf16", CAT), topology(hw, CAT), CAT)
     setup = dataclasses.replace(engine_setup(w, hw, CAT), prefill_tokens=start + steps * chunk + 1)
     finish = steps if decodes else 10**9  # the oldest running request's last step: the run stops there too
-    running = collections.deque([(finish, r) for r in range(decodes)])
-    run_of_chunks = sim._chunk_runner(sim._Ends(sim._Run(step, setup, [0.0], 1, None)), running)
+    running = [(finish, r, 0.0) for r in range(decodes)]  # a heap: every request ends at the same step
+    run_of_chunks = sim._chunk_runner(sim._Ends(sim._Run(step, setup, [0.0], sim.alike(setup, 1, 0), None)), running)
     head = [0, start]
     expected = step.chunk_run(steps, chunk, decodes, context, setup.tokens_per_step, start)
     assert run_of_chunks(head, chunk, 0, context) == (expected, steps)
@@ -551,7 +551,8 @@ def test_the_replica_search_finds_what_full_simulations_find(monkeypatch):
     args, kw = _replica_search()
     judged = serving.plan_replicas(*args, **kw)
     full_simulate = serving.simulate_once
-    monkeypatch.setattr(serving, "simulate_once", lambda *a: full_simulate(*a[:-1], None))
+    # (key, step model, setup, arrivals, prompt, targets, shapes): every run without targets
+    monkeypatch.setattr(serving, "simulate_once", lambda *a: full_simulate(*a[:5], None, *a[6:]))
     full = serving.plan_replicas(*args, **kw)
     assert judged == full and judged.meets
 
@@ -827,7 +828,7 @@ def test_the_disaggregated_prefill_pool_judged_by_its_target_is_the_one_full_run
     real = disagg.simulate
     monkeypatch.setattr(disagg, "simulate", lambda *a, **k: stopped.append(real(*a, **k).missed) or real(*a, **k))
     judged = disagg.plan_disaggregated(*args, qps=qps, goals=goals)
-    monkeypatch.setattr(disagg, "simulate", lambda *a, targets=None: real(*a))
+    monkeypatch.setattr(disagg, "simulate", lambda *a, targets=None, shapes=None: real(*a, shapes=shapes))
     assert judged == disagg.plan_disaggregated(*args, qps=qps, goals=goals)
     # the tight targets: some count stopped early, except where the first-token floor rules out every
     # count (8,000 tokens in 0.2 s), so that only the bound's own figures are simulated, in full

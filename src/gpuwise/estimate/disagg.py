@@ -22,11 +22,12 @@ from dataclasses import dataclass, replace
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model
+from gpuwise.estimate.lengths import varied_shapes
 from gpuwise.estimate.memory.inference import kv_cache_bytes
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.serving import PERCENTILES, fewest_replicas, meets_goals, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
-from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
+from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import percentile, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
@@ -108,6 +109,11 @@ def plan_disaggregated(
     decode_setup = replace(setup, prefill_tokens=1, request_overhead=0.0, chunked_prefill=True, prefill_first=False)
     key = f"p{goals.percentile:g}"
     runs: dict[tuple[str, int], SimResult] = {}
+    shapes = varied_shapes(job, setup, n, 0)  # each pool sees the same requests: prompts, then decodes
+    pool_shapes = {
+        "prefill": None if shapes is None else replace(shapes, steps=(0,) * n),
+        "decode": None if shapes is None else replace(shapes, prefill=(1,) * n),
+    }
 
     def run(pool: str, r: int, judge: Targets | None = None) -> SimResult:
         """The pool's run at `r` replicas; with `judge`, it may stop once a target is missed (a
@@ -116,7 +122,9 @@ def plan_disaggregated(
         if made is None or (made.missed and judge is None):
             s = prefill_setup if pool == "prefill" else decode_setup
             arrivals = [t * r / qps for t in unit]
-            made = runs[pool, r] = simulate(step, s, arrivals, job.input_tokens, targets=judge).warm(warm)
+            made = runs[pool, r] = simulate(
+                step, s, arrivals, job.input_tokens, targets=judge, shapes=pool_shapes[pool]
+            ).warm(warm)
         return made
 
     prefill_cap, decode_cap = _capacity(step, prefill_setup, job), _capacity(step, decode_setup, job)
@@ -124,7 +132,7 @@ def plan_disaggregated(
     # a prefill run's TTFT plus the transfer exceeds the limit exactly when the TTFT exceeds `most`
     most = None if limit is None else _most(limit, transfer)
     judge = None if most is None else Targets(warm, tolerated(n - warm, goals.percentile), ttft=most)
-    work = prefill_work(step, prefill_setup)
+    works = prefill_works(step, prefill_setup, pool_shapes["prefill"], n)
 
     def prefill_ok(r: int) -> bool:
         if qps / (r * prefill_cap) >= 1:
@@ -137,7 +145,7 @@ def plan_disaggregated(
     def surely_misses(r: int) -> bool:  # monotone in r; implies not prefill_ok(r) (ttft_floor)
         assert judge is not None
         arrivals = [t * r / qps for t in unit]
-        return floor_misses(arrivals, work, prefill_setup.request_overhead, judge.ttft, judge.skip, judge.allowed)
+        return floor_misses(arrivals, works, prefill_setup.request_overhead, judge.ttft, judge.skip, judge.allowed)
 
     p = _fewest(prefill_ok, math.floor(qps / prefill_cap) + 1, None if judge is None else surely_misses)
     e2e_limit = goals.e2e_seconds

@@ -87,6 +87,21 @@ class EngineSetup:
         }
 
 
+def prefill_tokens(input_tokens: int, hit_rate: float) -> int:
+    """Prompt tokens a request prefills: those the prefix cache does not hold, at least one."""
+    return max(1, math.ceil(input_tokens * (1 - hit_rate)))
+
+
+def blocks_held(context: int, block: int) -> int:
+    """KV tokens a request of `context` tokens holds: whole blocks."""
+    return math.ceil(context / block) * block
+
+
+def decode_steps(output_tokens: int, per_step: float) -> int:
+    """Engine steps after a request's first token, at `per_step` tokens a step (speculation: more than one)."""
+    return math.ceil(max(output_tokens - 1, 0) / per_step)
+
+
 def tokens_per_decode_step(job: InferenceJob) -> float:
     """Expected tokens a request gains per step with k proposals accepted each with probability a:
     (1 - a^(k+1)) / (1 - a) (Leviathan et al., 2023, eq. 1); 1 without speculative decoding."""
@@ -126,12 +141,14 @@ def engine_setup(
     ctx = job.context_tokens
     per_request = kv_cache_bytes(model, ctx, 1, DTYPE_BYTES[job.kv_dtype], par.tp, par.pp)
     block = profile.kv_block_tokens
-    rounded = math.ceil(ctx / block) * block
+    rounded = blocks_held(ctx, block)
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
     budget, engine_cap = profile.budget(cap, hw.gpu.id, model.max_seq)
     pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
+    if kv_tokens // pipes < blocks_held(job.longest_context, block):  # lengths vary: the longest must fit
+        by_kv = 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
     e = tokens_per_decode_step(job)
     return EngineSetup(
@@ -143,8 +160,8 @@ def engine_setup(
         block_tokens=block,
         memory_fraction=frac,
         tokens_per_request=rounded,
-        prefill_tokens=max(1, math.ceil(job.input_tokens * (1 - job.prefix_hit_rate))),
-        decode_steps=math.ceil(max(job.output_tokens - 1, 0) / e),
+        prefill_tokens=prefill_tokens(job.input_tokens, job.prefix_hit_rate),
+        decode_steps=decode_steps(job.output_tokens, e),
         tokens_per_step=e,
         notes=_setup_notes(replica, hw, catalog, (kv_tokens, by_kv), frac) if notes else (),
         request_overhead=profile.request_overhead_seconds,

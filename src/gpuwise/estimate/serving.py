@@ -26,10 +26,11 @@ from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
 from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
+from gpuwise.estimate.lengths import RequestShapes, drawn_lengths, varied_shapes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate, simulate_once
-from gpuwise.estimate.ttft_floor import floor_misses, prefill_work
+from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
@@ -399,6 +400,9 @@ def _batching_note(setup: EngineSetup, b: int) -> str:
     )
 
 
+STEADY_AT_MEAN = "the steady state is at the mean lengths; they vary in a simulated run (--requests, or a plan's load)"
+
+
 def inference_time(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog
 ) -> InferenceEstimate:
@@ -420,6 +424,7 @@ def inference_time(
             notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
         if job.requests:
             return _finite_run(job, step, setup, ttft1, terms, notes)
+        notes += [f"--length-spread {job.length_spread:g}: {STEADY_AT_MEAN}"] if job.length_spread else []
         return InferenceEstimate(
             prefill_seconds=ttft1,
             time_to_first_token_seconds=st.ttft_seconds,
@@ -493,17 +498,21 @@ def _finite_run(
     n = job.requests
     if setup.max_batch < 1:
         raise RequirementNotMet(
-            f"--requests: one request of {job.input_tokens + job.output_tokens:,} tokens needs more KV cache than the "
-            "replica has left after its weights: nothing of the run can be served"
+            f"--requests: one request of {job.longest_context:,} tokens"
+            + (" (the longest --length-spread draws)" if job.length_spread else "")
+            + " needs more KV cache than the replica has left after its weights: the run cannot be served"
         )
     clients = job.senders
     closed = clients < n
     # the server admits in the order requests reach it, as many as its cap and KV cache allow
     run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
+    shapes = varied_shapes(job, setup, n, 0)
+    outputs: float
     if job.request_rate:
-        ttft, tpot, e2e, end = _paced_run(job, step, run_setup)
+        ttft, tpot, e2e, end, outputs = _paced_run(job, step, run_setup)
     else:
-        res = simulate(step, run_setup, [0.0] * n, job.input_tokens)
+        res = simulate(step, run_setup, [0.0] * n, job.input_tokens, shapes=shapes)
+        outputs = n * job.output_tokens if shapes is None else shapes.output_tokens
         # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
         # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
         # where there are more clients than the engine runs at once, counts in its TTFT)
@@ -525,6 +534,8 @@ def _finite_run(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
+    if job.length_spread:
+        notes.append(_spread_note(job, n))
     if setup.router_waits:
         notes.append(
             f"the finite run's simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
@@ -535,7 +546,7 @@ def _finite_run(
         time_to_first_token_seconds=ttft,
         decode_seconds_per_token=tpot,
         latency_seconds=e2e,
-        tokens_per_second=n * job.output_tokens / end,
+        tokens_per_second=outputs / end,
         samples_per_second=n / end,
         requests_per_second=n / end,
         terms=terms,
@@ -547,17 +558,30 @@ def _finite_run(
 PACED_SEEDS = 5  # draws of a paced run's Poisson arrivals averaged (one draw of 50 requests is noisy)
 
 
-def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> tuple[float, float, float, float]:
+def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> tuple[float, float, float, float, float]:
     """--requests N --request-rate R (vllm bench serve --request-rate R --num-prompts N): requests sent at
     Poisson times from the start (the first at 0), each timed from its arrival; (mean TTFT, TPOT and
-    latency, the run's span), each the mean over PACED_SEEDS draws."""
+    latency, the run's span, its output tokens), each the mean over PACED_SEEDS draws (of the arrivals,
+    and of the lengths when they vary)."""
     out = []
     for seed in range(PACED_SEEDS):
         times = poisson_arrivals(job.request_rate, job.requests, seed)
-        res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens)
-        out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end))
-    ttft, tpot, e2e, end = (statistics.fmean(col) for col in zip(*out, strict=True))
-    return ttft, tpot, e2e, end
+        shapes = varied_shapes(job, setup, job.requests, seed)
+        res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens, shapes=shapes)
+        drawn = job.requests * job.output_tokens if shapes is None else shapes.output_tokens
+        out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end, drawn))
+    ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
+    return ttft, tpot, e2e, end, outputs
+
+
+def _spread_note(job: InferenceJob, n: int) -> str:
+    """What a run whose lengths vary drew, in words."""
+    inputs, outputs = (sorted(x) for x in drawn_lengths(job, n, 0))
+    return (
+        f"--length-spread {job.length_spread:g}: each request's lengths drawn uniformly about the means (vLLM's "
+        f"--random-range-ratio): prompts {inputs[0]:,}-{inputs[-1]:,} tokens, outputs {outputs[0]:,}-{outputs[-1]:,} "
+        f"(means {statistics.fmean(inputs):,.0f} and {statistics.fmean(outputs):,.0f})"
+    )
 
 
 def generic_batch_seconds(model: GenericArch, batch: int, rates: Rates, traffic: float) -> float:
@@ -778,19 +802,20 @@ def replica(
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
 
         unit = [t * pipes for t in _unit_arrivals(n)]  # one arrival pattern, scaled to each rate (t * pipes / rate)
-        # what the step model is built from (a batch cap apart) and the arrival pattern: runs of the same
-        # replica at the same rate are made once within a plan's search (simulate_once)
+        # what the step model is built from (a batch cap apart), the arrival pattern and the lengths drawn (the
+        # job's): runs of the same replica at the same rate are made once within a plan's search (simulate_once)
         same = (replace(job, concurrency=1), repr(rates), topo, n, pipes)
+        shapes = varied_shapes(job, setup, n, 0)
 
         def run(rate: float, targets: Targets | None = None) -> SimResult:
             arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
-            return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets)
+            return simulate_once((same, rate), step, setup, arrivals, job.input_tokens, targets, shapes)
 
-        work = prefill_work(step, setup)
+        works = prefill_works(step, setup, shapes, n)
 
         def surely(rate: float, limit: float, skip: int, allowed: int) -> bool:
             arrivals = list(map(operator.truediv, unit, itertools.repeat(rate, len(unit))))
-            return floor_misses(arrivals, work, setup.request_overhead, limit, skip, allowed)
+            return floor_misses(arrivals, works, setup.request_overhead, limit, skip, allowed)
 
         caveat = (
             ""
@@ -799,7 +824,7 @@ def replica(
             "router also holds them back by its waiting rule: the simulated TTFT and TPOT percentiles are optimistic "
             "(the estimate's steady state models the router)"
         )
-        lone = alone_metrics(step, setup, job.input_tokens)
+        lone = alone_metrics(*_shortest(step, setup, shapes, job.input_tokens))
         return Replica(lone, peak, run, "continuous", max_batch, caveat, surely)
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
@@ -822,6 +847,18 @@ def replica(
     )
 
 
+def _shortest(
+    step: StepModel, setup: EngineSetup, shapes: RequestShapes | None, prompt: int
+) -> tuple[StepModel, EngineSetup, int]:
+    """alone_metrics' arguments for a replica's floor: the request itself, or when lengths vary the shortest
+    prompt and output drawn (no percentile of the run's requests can beat what the shortest takes alone)."""
+    if shapes is None:
+        return step, setup, prompt
+    least = min(range(len(shapes.prefill)), key=lambda r: shapes.prefill[r])
+    shortest = replace(setup, prefill_tokens=shapes.prefill[least], decode_steps=min(shapes.steps))
+    return step, shortest, shapes.context[least] - 1
+
+
 def capacities(
     job: InferenceJob,
     hw: Hardware,
@@ -838,7 +875,8 @@ def capacities(
     if isinstance(model, TransformerArch) and model.decoder:
         setup = setup or engine_setup(job, hw, catalog)
         step = step_model(job, rates, topo, catalog)
-        lone = alone_metrics(step, setup, job.input_tokens)
+        shapes = varied_shapes(job, setup, simulated_requests(job), 0)
+        lone = alone_metrics(*_shortest(step, setup, shapes, job.input_tokens))
         peaks = [
             setup.pipelines * steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second
             for b in batches

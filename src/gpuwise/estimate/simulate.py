@@ -7,8 +7,9 @@ budget, before the next decode step, the running requests waiting through them. 
 admitted when the batch has room and the KV cache holds its whole context (no preemption: the admission vLLM and
 TensorRT-LLM make with a guaranteed-no-evict policy). Between events (an arrival that can be
 admitted, a request finishing) every step is the same pure-decode step, so the simulator jumps
-over all of them at once; the running requests sit in a queue by the step they finish at (each
-decodes the same number of steps, so they finish in the order they started). A long prompt's chunks
+over all of them at once; the running requests sit in a heap by the step they finish at. Requests
+are alike, or each has its own prompt, output and KV sizes (RequestShapes: a run whose lengths
+vary). A long prompt's chunks
 are jumped over the same way: while the oldest prompt takes a step's whole token budget, the steps
 until it finishes (or a running request does) differ only in the keys attended, which grow by the
 same amount each step, so their times sum in closed form (StepModel.chunk_run). That keeps a
@@ -34,8 +35,10 @@ import random
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from heapq import heappop, heappush
 
 from gpuwise.estimate.engine import EngineSetup, StepModel
+from gpuwise.estimate.lengths import RequestShapes
 from gpuwise.estimate.sharing import shared
 
 
@@ -93,12 +96,14 @@ def simulate(
     prompt_tokens: int,
     closed_loop: bool = False,
     targets: Targets | None = None,
+    shapes: RequestShapes | None = None,
 ) -> SimResult:
     """Run every arrival through one replica (`prompt_tokens`: the full prompt each request
     attends to); results are in arrival order. `closed_loop`: clients that send a request only
     when one of theirs finishes (a benchmark's --max-concurrency = the batch cap), so latencies
-    count from admission, not from the queue. `targets`: stop once one is missed (`missed`)."""
-    return _simulated(model, setup, arrivals, prompt_tokens, closed_loop, targets)[0]
+    count from admission, not from the queue. `targets`: stop once one is missed (`missed`).
+    `shapes`: each request's own sizes, in arrival order (None: every request the setup's)."""
+    return _simulated(model, setup, arrivals, prompt_tokens, closed_loop, targets, shapes)[0]
 
 
 def _simulated(
@@ -108,10 +113,16 @@ def _simulated(
     prompt_tokens: int,
     closed_loop: bool,
     targets: Targets | None,
+    shapes: RequestShapes | None = None,
 ) -> tuple[SimResult, int]:
     """`simulate`'s result, and the batch cap at or below which the run could have gone otherwise
     (the largest count of requests it compared with the cap; the cap itself in a closed loop)."""
-    run = _Run(model, setup, list(arrivals), prompt_tokens + 1, targets)
+    n = len(arrivals)
+    if shapes is None:
+        shapes = alike(setup, n, prompt_tokens)
+    elif len(shapes.prefill) != n:
+        raise ValueError(f"{len(shapes.prefill)} request shapes for {n} arrivals")
+    run = _Run(model, setup, list(arrivals), shapes, targets)
     now, busy, held, served = run.loop(closed_loop)
     # the loop recorded TTFT and latency with the engine's per-request overhead already added
     met = None  # not judged, or a request never served (its figures are NaN): the percentiles say
@@ -122,6 +133,17 @@ def _simulated(
     ), held
 
 
+def alike(setup: EngineSetup, n: int, prompt_tokens: int) -> RequestShapes:
+    """`n` requests of the setup's sizes, each attending to a prompt of `prompt_tokens`."""
+    return RequestShapes(
+        (setup.prefill_tokens,) * n,
+        (prompt_tokens + 1,) * n,
+        (setup.decode_steps,) * n,
+        (setup.tokens_per_request,) * n,
+        (0,) * n,  # the simulation does not read outputs
+    )
+
+
 def simulate_once(
     key: Hashable,
     model: StepModel,
@@ -129,16 +151,16 @@ def simulate_once(
     arrivals: list[float],
     prompt_tokens: int,
     targets: Targets | None,
+    shapes: RequestShapes | None = None,
 ) -> SimResult:
-    """`simulate(model, setup, arrivals, prompt_tokens, targets=targets)`, or within
+    """`simulate(model, setup, arrivals, prompt_tokens, targets=targets, shapes=shapes)`, or within
     gpuwise.estimate.sharing.shared_runs (one plan's search: it asks for the same run under several
     batch caps where none binds, for a layout's run again to show its row) the result of the same
-    run made before: `key` names the step model and the arrivals (the
-    caller's), and the setup, prompt and targets are compared here. A run under another batch cap
-    is the same run when both caps are above every count of requests it held against its cap."""
+    run made before: `key` names the step model, the arrivals and the request shapes (the caller's),
+    and the setup, prompt and targets are compared here. A run under another batch cap is the same run when both caps are above every count of requests it held against its cap."""
     store = shared()
     if store is None:
-        return simulate(model, setup, arrivals, prompt_tokens, targets=targets)
+        return simulate(model, setup, arrivals, prompt_tokens, targets=targets, shapes=shapes)
     cap = setup.max_batch
     # [(batch cap, the cap at or below which the run could differ, result)]
     runs: list[tuple[int, int, SimResult]] = store.setdefault(
@@ -147,7 +169,7 @@ def simulate_once(
     for their_cap, held, result in runs:
         if their_cap == cap or held < min(cap, their_cap):
             return result
-    result, held = _simulated(model, setup, arrivals, prompt_tokens, False, targets)
+    result, held = _simulated(model, setup, arrivals, prompt_tokens, False, targets, shapes)
     runs.append((cap, held, result))
     return result
 
@@ -157,13 +179,18 @@ class _Run:
     target counts in local variables: it is the hot path of a plan's serving search, a few events
     per request and a few hundred thousand per plan)."""
 
-    __slots__ = ("arrivals", "e2e", "first", "limits", "missed", "model", "setup", "start_context", "tpot", "ttft")
+    __slots__ = ("arrivals", "e2e", "first", "limits", "missed", "model", "setup", "shapes", "tpot", "ttft")
 
     def __init__(
-        self, model: StepModel, setup: EngineSetup, arrivals: list[float], start_context: int, targets: Targets | None
+        self,
+        model: StepModel,
+        setup: EngineSetup,
+        arrivals: list[float],
+        shapes: RequestShapes,
+        targets: Targets | None,
     ) -> None:
         n = len(arrivals)
-        self.model, self.setup, self.arrivals, self.start_context = model, setup, arrivals, start_context
+        self.model, self.setup, self.arrivals, self.shapes = model, setup, arrivals, shapes
         self.ttft, self.tpot, self.e2e = [math.nan] * n, [math.nan] * n, [math.nan] * n
         self.first = [0.0] * n  # when each request's first token came
         # (first request judged, the limits on TTFT, TPOT and latency, requests allowed over each)
@@ -176,24 +203,25 @@ class _Run:
         """Events to the last request or a missed target: (end, busy, held, served); a cap above `held` runs alike."""
         ends, ceil = _Ends(self), math.ceil
         arrivals, ttft, tpot, e2e, first = self.arrivals, self.ttft, self.tpot, self.e2e, self.first
-        n, max_batch, per_request, fits, budget, prompt, steps_after, extra, context0 = ends.sizes
-        verify, grow, after_first, layers, per_key, per_pair, fixed_of, plain, apart = ends.rates
+        n, max_batch, kv_free, budget, extra = ends.sizes  # kv_free: KV tokens no running request holds
+        prompts, contexts, steps_of, kvs = ends.shapes
+        verify, grow, layers, per_key, per_pair, fixed_of, plain, apart = ends.rates
         skip, lim_ttft, lim_tpot, lim_e2e, allowed = self.limits
         decode_fixed = [0.0] * (max_batch + 1)  # a decode step's time besides attention, by decodes (0: not yet)
         prefilling: deque[list[int]] = deque()  # [request, prompt tokens done]
-        running: deque[tuple[int, int]] = deque()  # (finish step, request): finish steps never decrease
+        running: list[tuple[int, int, float]] = []  # a heap of (finish step, request, its term of key_base)
         chunk_run, missed = _chunk_runner(ends, running), False
         now = busy = key_base = 0.0  # key_base: sum over running requests of (context at admission - step it started)
-        step_no = kv_used = nxt = queued = done = held = over_ttft = over_tpot = over_e2e = 0  # queued: not admitted
+        step_no = nxt = queued = done = held = over_ttft = over_tpot = over_e2e = 0  # queued: not admitted
         while done < n and not missed:
             while nxt < n and arrivals[nxt] <= now:
                 nxt += 1
             if queued < nxt:  # requests wait (queued .. nxt - 1): admitted while the batch and KV cache have room
-                while queued < nxt and len(prefilling) + len(running) < max_batch and kv_used <= fits:
+                while queued < nxt and len(prefilling) + len(running) < max_batch and kvs[queued] <= kv_free:
                     prefilling.append([queued, 0])
                     if closed_loop:
                         arrivals[queued] = now  # sent when a client's slot freed
-                    queued, kv_used = queued + 1, kv_used + per_request
+                    queued, kv_free = queued + 1, kv_free - kvs[queued]
                 held = count if (count := len(prefilling) + len(running)) > held else held  # each count against the cap
             decodes = len(running)
             ready, context = 0, key_base / decodes + step_no * grow if decodes else 0.0  # the running requests' mean
@@ -201,8 +229,9 @@ class _Run:
                 now, busy, ready = ends.apart_step(prefilling, now, busy)
             elif prefilling:  # a closed loop admits its next request at the next step: no run of chunks
                 head, chunk = prefilling[0], budget - decodes * verify  # what the oldest prompt may take
-                start, admits = head[1], closed_loop and nxt < n and len(prefilling) + decodes < max_batch
-                if chunk > 0 and prompt - start > chunk and not (admits and kv_used <= fits):
+                start, prompt = head[1], prompts[head[0]]
+                admits = closed_loop and nxt < n and len(prefilling) + decodes < max_batch
+                if chunk > 0 and prompt - start > chunk and not (admits and kvs[queued] <= kv_free):
                     t, steps = chunk_run(head, chunk, step_no, context)
                 elif plain and chunk > 0 and len(prefilling) == 1 and start < prompt:  # mixed_step's one prompt
                     take = chunk if chunk < prompt - start else prompt - start
@@ -219,7 +248,7 @@ class _Run:
                 mid = context + steps * grow / 2
                 t = fixed + per_key * ((layers * mid if plain else ends.windowed_keys(mid)) * decodes)
                 held = decodes if decodes > held else held
-                if decodes < max_batch and kv_used <= fits and nxt < n and t > 0:
+                if decodes < max_batch and nxt < n and kvs[queued] <= kv_free and t > 0:
                     k = ceil((arrivals[nxt] - now) / t)  # the steps up to the arrival, at least one
                     steps = (k if k < steps else steps) if k > 1 else 1
                 t *= steps
@@ -228,28 +257,26 @@ class _Run:
                 now = arrivals[nxt]
             else:
                 break  # nothing can ever be admitted (a request larger than the KV cache)
-            if running and running[0][0] <= step_no:  # requests whose last decode step has run
-                started = context0 - (step_no - steps_after) * grow  # the same term off key_base for each
-                while running and running[0][0] <= step_no:
-                    r = running.popleft()[1]
-                    e2e[r] = latency = now - arrivals[r] + extra
-                    tpot[r] = per_token = (now - first[r]) / after_first
-                    if r >= skip and (per_token > lim_tpot or latency > lim_e2e):
-                        over_tpot, over_e2e = over_tpot + (per_token > lim_tpot), over_e2e + (latency > lim_e2e)
-                        missed = over_tpot > allowed or over_e2e > allowed
-                    key_base, kv_used, done = key_base - started, kv_used - per_request, done + 1
+            while running and running[0][0] <= step_no:  # requests whose last decode step has run
+                _, r, term = heappop(running)
+                e2e[r] = latency = now - arrivals[r] + extra
+                tpot[r] = per_token = (now - first[r]) / max(1.0, steps_of[r] * grow)  # output tokens after the first
+                if r >= skip and (per_token > lim_tpot or latency > lim_e2e):
+                    over_tpot, over_e2e = over_tpot + (per_token > lim_tpot), over_e2e + (latency > lim_e2e)
+                    missed = over_tpot > allowed or over_e2e > allowed
+                key_base, kv_free, done = key_base - term, kv_free + kvs[r], done + 1
             while ready:  # the oldest prompts are done: their first token is out, their decode starts
                 ready, r = ready - 1, prefilling.popleft()[0]
                 ttft[r] = latency = now - arrivals[r] + extra
                 first[r] = now
                 if r >= skip and latency > lim_ttft:
                     over_ttft, missed = over_ttft + 1, missed or over_ttft >= allowed  # the count before this one
-                if steps_after:
-                    running.append((step_no + steps_after, r))
-                    key_base += context0 - step_no * grow
+                if steps_of[r]:
+                    key_base += (term := contexts[r] - step_no * grow)
+                    heappush(running, (step_no + steps_of[r], r, term))
                 else:  # an output of one token: done
                     over_tpot, over_e2e, missed = ends.one_token(r, latency, over_tpot, over_e2e, missed)
-                    kv_used, done = kv_used - per_request, done + 1
+                    kv_free, done = kv_free + kvs[r], done + 1
         self.missed = missed
         return now, busy, max_batch if closed_loop else held, done
 
@@ -258,27 +285,26 @@ class _Ends:
     """A run's constants as the loop reads them, and its less common events: a step with several
     prompts' chunks or sliding windows, an output of one token."""
 
-    __slots__ = ("budget", "chunk_fixed", "grow", "model", "prompt", "rates", "run", "sizes", "windowed")
+    __slots__ = ("budget", "chunk_fixed", "grow", "model", "prompts", "rates", "run", "shapes", "sizes", "windowed")
 
     def __init__(self, run: _Run) -> None:
         self.run, self.model = run, run.model
         setup, model = run.setup, run.model
-        self.budget, self.prompt, self.grow = setup.token_budget, setup.prefill_tokens, setup.tokens_per_step
+        self.budget, self.grow = setup.token_budget, setup.tokens_per_step
+        shapes = run.shapes
+        self.prompts = shapes.prefill
         self.windowed = model.win_layers / model.layers  # the share of layers a window caps (0 without one)
         self.chunk_fixed: dict[int, float] = {}  # a chunk run's step besides attention, by decodes
-        steps = setup.decode_steps
-        # (requests, batch cap, KV tokens a request holds, the most KV in use that still fits one more, step
-        # budget, prompt, decode steps a request takes after its first token, its time outside the engine,
-        # its context at admission)
-        self.sizes = (
-            *(len(run.arrivals), setup.max_batch, setup.tokens_per_request, setup.kv_tokens - setup.tokens_per_request),
-            *(self.budget, self.prompt, steps, setup.request_overhead, run.start_context),
-        )
-        # (tokens a request puts in a step, its context's growth a step, its output tokens after the first,
-        # layers, a decode's seconds per key read, a prompt's per (query, key) pair, StepModel.fixed, no windows,
-        # prompts prefilled in steps of their own)
+        # (requests, batch cap, KV tokens of the replica, step budget, a request's time outside the engine)
+        self.sizes = (len(run.arrivals), setup.max_batch, setup.kv_tokens, self.budget, setup.request_overhead)
+        # each request's (prompt tokens to prefill, context at its first decode, decode steps after its first
+        # token, KV tokens held)
+        self.shapes = (shapes.prefill, shapes.context, shapes.steps, shapes.kv)
+        # (tokens a request puts in a step, its context's growth a step, layers, a decode's seconds per key
+        # read, a prompt's per (query, key) pair, StepModel.fixed, no windows, prompts prefilled in steps of
+        # their own)
         self.rates = (
-            *(model.verify, self.grow, max(1.0, steps * self.grow), model.layers, model.decode_per_key),
+            *(model.verify, self.grow, model.layers, model.decode_per_key),
             *(model.prefill_per_pair, model.fixed, model.window is None, not setup.chunked_prefill),
         )
 
@@ -286,14 +312,14 @@ class _Ends:
         """One step with prompt chunks: every running request's decode first, then prefill chunks in
         arrival order up to the token budget: StepModel.step, prefill_pairs and keys written out, the
         same arithmetic. Returns (its seconds, the prompts it completed)."""
-        model, prompt, windowed = self.model, self.prompt, self.windowed
+        model, prompts, windowed = self.model, self.prompts, self.windowed
         window = model.window
         left = self.budget - decodes * model.verify
         chunk_tokens, pairs, ready = 0, 0.0, 0
         for item in prefilling:
             if left <= 0:
                 break
-            done = item[1]
+            done, prompt = item[1], prompts[item[0]]
             take = left if left < prompt - done else prompt - done
             mid = done + (take + 1) / 2  # the chunk's mean query position
             if window is None:
@@ -345,14 +371,14 @@ class _Ends:
 
 
 def _chunk_runner(
-    ends: _Ends, running: deque[tuple[int, int]]
+    ends: _Ends, running: list[tuple[int, int, float]]
 ) -> Callable[[list[int], int, int, float], tuple[float, int]]:
     """A run's chunk runs: steps in which the oldest prompt (`head`: [request, prompt tokens done])
     takes the whole budget of `chunk` tokens, up to the step before its last chunk or a running
     request's last step (arrivals wait to the end of the run: the prompts queued behind it get no
     tokens in it anyway): StepModel.chunk_run's closed form, written out for models without sliding
     windows. A closure over the run's constants: the loop calls it once a prompt. Returns (seconds, steps)."""
-    model, prompt, grow, ceil, chunk_fixed = ends.model, ends.prompt, ends.grow, math.ceil, ends.chunk_fixed
+    model, prompts, grow, ceil, chunk_fixed = ends.model, ends.prompts, ends.grow, math.ceil, ends.chunk_fixed
     verify, layers, per_key, per_pair, fixed_of = (
         model.verify,
         model.layers,
@@ -363,7 +389,7 @@ def _chunk_runner(
 
     def chunk_run(head: list[int], chunk: int, step_no: int, context: float) -> tuple[float, int]:
         decodes, start = len(running), head[1]
-        steps = ceil((prompt - start) / chunk) - 1
+        steps = ceil((prompts[head[0]] - start) / chunk) - 1
         if decodes and running[0][0] - step_no < steps:
             steps = running[0][0] - step_no
         head[1] += steps * chunk

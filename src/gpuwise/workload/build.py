@@ -312,6 +312,7 @@ def _inference_job(
         engine_named=f.engine is not None,
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         **_finite_run(f, model, engine, catalog),
+        length_spread=_length_spread(f, model, engine, catalog),
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model),
         autocast=_autocast(f, model, engine),
@@ -342,6 +343,21 @@ def _finite_run(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catal
             "modelled; give one of them"
         )
     return {"requests": f.requests, "clients": f.concurrency or 0, "request_rate": f.request_rate or 0.0}
+
+
+def _length_spread(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> float:
+    """--length-spread R: request lengths that vary, which only the load simulation of a server's continuous
+    batching reads (a generate loop's static batch decodes to its longest request: not modelled)."""
+    if not f.length_spread:
+        return 0.0
+    if not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(f"--length-spread applies to LLM serving engines; {model.name} is not served by one")
+    if catalog.engine(engine).static_batching or f.batching == "static":
+        raise UsageError(
+            "--length-spread: a static batch decodes to its longest request, which is not modelled; "
+            "use a serving engine's continuous batching"
+        )
+    return f.length_spread
 
 
 def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:

@@ -342,6 +342,18 @@ class WorkloadFields(StrictFields):
         gt=0,
         le=1_000_000,
     )
+    length_spread: Annotated[float | None, NumberIn] = _f(
+        "LLM serving, in a simulated run (--requests N, or a plan's load at --qps): each request's prompt and "
+        "output lengths drawn uniformly from [L(1-R), L(1+R)] about --input-tokens and --output-tokens, "
+        "independently (vllm bench serve --random-range-ratio R; SGLang's and older vLLM's range [L*r, L] is "
+        "--length-spread (1-r)/(1+r) about the mean L(1+r)/2). The steady state and memory stay at the mean lengths.",
+        example=0.5,
+        applies="inference",
+        metavar="R",
+        default="0 (every request the same lengths)",
+        ge=0,
+        lt=1,
+    )
     input_from_host: bool | None = _f(
         "Models described operator by operator on a runtime without a server: each batch's input is copied "
         "from host memory inside the timed loop (a benchmark that calls .cuda() per batch, FlagPerf's p_infer_core).",

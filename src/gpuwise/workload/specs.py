@@ -315,6 +315,14 @@ class TrainingJob:
         return max(1, self.global_batch // (self.micro_batch * dp))
 
 
+def spread_bounds(mean: int, spread: float) -> tuple[int, int]:
+    """The lengths a request of mean length `mean` is drawn from under `length_spread` R: the integers of
+    [floor(L(1 - R)), ceil(L(1 + R))], at least one when L is (vLLM's RandomDataset)."""
+    if not spread:
+        return mean, mean
+    return max(min(1, mean), math.floor(mean * (1 - spread))), math.ceil(mean * (1 + spread))
+
+
 @dataclass(frozen=True, slots=True)
 class InferenceJob:
     model: ModelArch
@@ -331,6 +339,8 @@ class InferenceJob:
     requests: int = 0
     clients: int = 0
     request_rate: float = 0.0  # a finite run's requests sent at this rate (Poisson; 0: all at the start)
+    # a simulated run's request lengths, each uniform on [L(1 - R), L(1 + R)] about the lengths given (0: all alike)
+    length_spread: float = 0.0
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
@@ -358,6 +368,14 @@ class InferenceJob:
     @property
     def context_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def longest_context(self) -> int:
+        """The longest request's context: its mean, or when lengths vary the longest prompt and output drawn."""
+        return (
+            spread_bounds(self.input_tokens, self.length_spread)[1]
+            + spread_bounds(self.output_tokens, self.length_spread)[1]
+        )
 
     @property
     def senders(self) -> int:
