@@ -4,7 +4,7 @@ corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corp
 the seventh; corpus/data/holdout8.yaml, the eighth; corpus/data/holdout9.yaml, the ninth;
 corpus/data/holdout10.yaml, the tenth; corpus/data/holdout11.yaml, the eleventh; corpus/data/holdout12.yaml,
 the twelfth; corpus/data/holdout13.yaml, the thirteenth; corpus/data/holdout14.yaml, the fourteenth;
-corpus/data/holdout15.yaml, the fifteenth; corpus/data/holdout16.yaml, the sixteenth; corpus/data/holdout17.yaml, the seventeenth; corpus/data/holdout18.yaml, the eighteenth; corpus/data/holdout19.yaml, the nineteenth; corpus/data/holdout20.yaml, the twentieth; and corpus/data/holdout21.yaml, the twenty-first, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
+corpus/data/holdout15.yaml, the fifteenth; corpus/data/holdout16.yaml, the sixteenth; corpus/data/holdout17.yaml, the seventeenth; corpus/data/holdout18.yaml, the eighteenth; corpus/data/holdout19.yaml, the nineteenth; corpus/data/holdout20.yaml, the twentieth; corpus/data/holdout21.yaml, the twenty-first; and corpus/data/holdout22.yaml, the twenty-second, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -15,7 +15,7 @@ counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-ho
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
 accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md, accuracy-holdout10.md,
 accuracy-holdout11.md, accuracy-holdout12.md, accuracy-holdout13.md, accuracy-holdout14.md,
-accuracy-holdout15.md, accuracy-holdout16.md, accuracy-holdout17.md, accuracy-holdout18.md, accuracy-holdout19.md, accuracy-holdout20.md, accuracy-holdout21.md) and tests/test_holdout.py.
+accuracy-holdout15.md, accuracy-holdout16.md, accuracy-holdout17.md, accuracy-holdout18.md, accuracy-holdout19.md, accuracy-holdout20.md, accuracy-holdout21.md, accuracy-holdout22.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -491,6 +491,24 @@ SETS: dict[int, HoldoutSet] = {
             EXTRA_ROW,
         ),
     ),
+    22: HoldoutSet(
+        22,
+        DATA_DIR / "holdout22.yaml",
+        "accuracy-holdout22.md",
+        "the twenty-second dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a set the corpus or an earlier holdout draws on (dgxc-benchmarking, InferenceX, timm and others)",
+                "family",
+                "`family`: {n} cases from further documents of sets the corpus or an earlier holdout draws on\n"
+                "(dgxc-benchmarking's READMEs, SemiAnalysis InferenceX threads, timm's results CSVs, transformers' docs,\n"
+                "DeepLearningExamples, LitGPT and torchao docs, vLLM recipes), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
 }
 DATA = SETS[1].data
 
@@ -620,9 +638,26 @@ def load(path: Path = DATA) -> dict[str, Any]:
     return doc
 
 
+# units of one device's share of a run's throughput; a metric of the whole run's (inference.tokens_per_second,
+# training.tokens_per_second) compares them times the run's devices (the `gpu` option's count)
+PER_DEVICE_UNITS = ("tokens/s/GPU", "tokens/s/GCD")
+WHOLE_RUN_METRICS = ("inference.tokens_per_second", "training.tokens_per_second")
+
+
+def run_devices(case: Mapping[str, Any]) -> int:
+    """The devices a per-GPU published throughput is multiplied by to compare it with the whole run's
+    figure of the case's metric (the `gpu` option's count; 1 when no conversion applies)."""
+    if str(case["measured"]["unit"]) not in PER_DEVICE_UNITS or case["metric"] not in WHOLE_RUN_METRICS:
+        return 1
+    gpu = str(case["gpuwise"]["gpu"])
+    return int(gpu.split(":")[1]) if ":" in gpu else 1
+
+
 def published_si(case: Mapping[str, Any]) -> float:
+    """The published figure in SI units of the case's metric: a per-GPU throughput compared with a whole
+    run's is multiplied by the run's GPUs (InferenceX prints output tokens/s per GPU of an 8-GPU server)."""
     m = case["measured"]
-    return float(m["value"]) * UNITS[str(m["unit"])]
+    return float(m["value"]) * UNITS[str(m["unit"])] * run_devices(case)
 
 
 def split(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -24,7 +24,8 @@ against the eighteenth (corpus/data/holdout18.yaml), gathered apart from all sev
 docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), gathered apart from all eighteen; with
 `--set 20`, docs/accuracy-holdout20.md against the twentieth (corpus/data/holdout20.yaml), gathered apart from all nineteen;
 with `--set 21`, docs/accuracy-holdout21.md against the twenty-first (corpus/data/holdout21.yaml), gathered apart from all
-twenty.
+twenty; with `--set 22`, docs/accuracy-holdout22.md against the twenty-second (corpus/data/holdout22.yaml), gathered apart
+from all twenty-one.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -191,10 +192,14 @@ def render_cases(cases: list[Mapping[str, Any]], results: list[Scored], hs: Hold
         ]
         for case in (c for c in cases if c["kind"] == kind):
             r = by_id[str(case["id"])]
-            unit = str(case["measured"]["unit"])
+            unit, devices = str(case["measured"]["unit"]), holdout.run_devices(case)
+            published = _value(r.published, unit)
+            if devices > 1:  # a per-GPU figure, compared as the whole run's
+                unit = "tokens/s"
+                published = f"{case['measured']['value']:,} {case['measured']['unit']} x {devices} = {_value(r.published, unit)}"
             name = f"[{r.id}]({case['source']['url']})" + "".join(f" ({a.marker})" for a in hs.apart if case.get(a.key))
             lines.append(
-                f"| {name} | {r.metric} | {_value(r.published, unit)} | {_value(r.predicted, unit)} | "
+                f"| {name} | {r.metric} | {published} | {_value(r.predicted, unit)} | "
                 f"{_pct(r.error, True)} | {_expressed(case, r)} | `{holdout.command(r.options)}` |"
             )
         lines.append("")
@@ -279,6 +284,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         20: "twentieth",
         21: "twenty-first",
         22: "twenty-second",
+        23: "twenty-third",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

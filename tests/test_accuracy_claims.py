@@ -307,22 +307,30 @@ def _diagnosis16_figures() -> None:
     _diagnosis_part("# The sixteenth holdout", "accuracy-holdout16.md", "accuracy-holdout16-2026-12-03.md", {}, 6)
 
 
-def _diagnosis20_figures() -> None:
-    """docs/holdout-diagnosis.md's twentieth-holdout section: the frozen and current inference median and bias
+def _diagnosis_section(n: int, frozen_doc: str, heading: str) -> None:
+    """docs/holdout-diagnosis.md's section on holdout `n`: the frozen and current inference median and bias
     and the bands' coverage, as the two documents give them."""
 
     def row(doc: str, kind: str) -> list[str]:
         return next(r for r in _doc(doc).splitlines() if r.startswith(f"| all | {kind} |")).split("|")
 
-    frozen, now = row("accuracy-holdout20-2026-12-04.md", "inference"), row("accuracy-holdout20.md", "inference")
+    frozen, now = row(frozen_doc, "inference"), row(f"accuracy-holdout{n}.md", "inference")
     text = _flat(_doc("holdout-diagnosis.md"))
-    part = text[text.index("## The twentieth holdout, diagnostic") :]
+    part = text[text.index(heading) :].split(" ## ", 1)[0]
     median = f"inference {frozen[4].strip().rstrip('%')} → {now[4].strip().rstrip('%')} %"
     assert median in part, median
     bias = f"bias {frozen[5].strip().rstrip('%')} → {now[5].strip().rstrip('%')} %"
     assert bias in part, bias
-    bands = next(r for r in _doc("accuracy-holdout20.md").splitlines() if r.startswith("| all | ") and "x |" in r)
+    bands = next(r for r in _doc(f"accuracy-holdout{n}.md").splitlines() if r.startswith("| all | ") and "x |" in r)
     assert f"→ {bands.split('|')[3].split('%')[0].strip()} % covered" in part
+
+
+def _diagnosis20_figures() -> None:
+    _diagnosis_section(20, "accuracy-holdout20-2026-12-04.md", "## The twentieth holdout, diagnostic")
+
+
+def _diagnosis21_figures() -> None:
+    _diagnosis_section(21, "accuracy-holdout21-2026-12-04.md", "## The twenty-first holdout, diagnostic")
 
 
 def _large_runs_claim() -> None:
@@ -389,6 +397,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "−59.8 % (too fast)"): _diagnosis16_figures,
     ("docs/holdout-diagnosis.md", "+415.8 % (too fast)"): _diagnosis17_figures,
     ("docs/holdout-diagnosis.md", "bias +26.2 → +15.5 %"): _diagnosis20_figures,
+    ("docs/holdout-diagnosis.md", "bias +19.2 → +16.8 %"): _diagnosis21_figures,
 }
 
 
