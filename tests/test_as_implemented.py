@@ -1,5 +1,6 @@
 """Training as the stacks implement it: reentrant and non-reentrant activation checkpointing with
-bitsandbytes' 4-bit linears (what each keeps alive), LAMB and Lion optimizer states, GPTQ/AWQ int4
+bitsandbytes' 4-bit linears (what each keeps alive), LAMB and Lion optimizer states, none at all (a
+forward-and-backward benchmark), GPTQ/AWQ int4
 bases under QLoRA-style adapters, and a GPU power cap; each hand-computed from its source."""
 
 from __future__ import annotations
@@ -109,6 +110,38 @@ def test_lamb_and_lion_states_per_parameter(optimizer: str, state_bytes: int):
     mem = memory(job, build_hardware("h100-sxm", CAT), CAT).per_gpu
     master = mem.detail.get("master_weights", 0.0) + mem.detail.get("main_gradients", 0.0)
     assert mem.optimizer - master == pytest.approx(LLAMA.params * state_bytes)
+
+
+def test_no_optimizer_keeps_weights_and_gradients_only_by_hand():
+    """--optimizer none (a forward-and-backward benchmark: zero_grad, forward, backward): Llama 2 7B in bf16
+    under Megatron keeps 2 B weights + 4 B fp32 gradients per parameter and nothing else: no optimizer
+    states, no master copy, no main gradients (AdamW adds 8 + 4 B), no update in the step."""
+    job = build_workload(
+        {"model": "llama-2-7b", "task": "pretrain", "optimizer": "none", "zero": 0, "framework": "megatron"}, CAT
+    )
+    mem = memory(job, build_hardware("h100-sxm", CAT), CAT).per_gpu
+    assert mem.optimizer == 0.0 and not mem.detail.get("master_weights") and not mem.detail.get("main_gradients")
+    assert mem.weights == pytest.approx(LLAMA.params * 2)
+    assert mem.gradients == pytest.approx(LLAMA.params * 4)  # Megatron accumulates gradients in fp32
+    adamw = memory(
+        build_workload({"model": "llama-2-7b", "task": "pretrain", "zero": 0, "framework": "megatron"}, CAT),
+        build_hardware("h100-sxm", CAT),
+        CAT,
+    ).per_gpu
+    # Adam's two fp32 moments and the fp32 master copy (Megatron's fp32 gradients are the main gradients)
+    assert adamw.optimizer - mem.optimizer == pytest.approx(LLAMA.params * (8 + 4))
+    assert adamw.weights == mem.weights and adamw.gradients == mem.gradients and adamw.activations == mem.activations
+    est = estimate(job, build_hardware("h100-sxm:8", CAT), CAT)
+    assert est.training is not None and est.training.terms["optimizer_step"] == 0.0
+    assert any("--optimizer none: forward and backward only" in a for a in est.as_dict()["assumptions"])
+
+
+@pytest.mark.parametrize(
+    "flag", [{"optimizer_in_backward": True}, {"paged_optimizer": True}, {"offload": ["optimizer"]}]
+)
+def test_no_optimizer_refuses_what_places_an_optimizer(flag: dict[str, object]):
+    with pytest.raises(UsageError, match="--optimizer none runs forward and backward only"):
+        _job(optimizer="none", **flag)
 
 
 def test_gptq_awq_int4_base_stores_packed_weights_and_group_scales():

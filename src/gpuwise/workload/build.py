@@ -544,6 +544,22 @@ def _speculative(f: WorkloadFields) -> dict[str, Any]:
     return {"speculative_tokens": f.speculative_tokens, "speculative_acceptance": f.speculative_acceptance}
 
 
+def _check_no_optimizer(f: WorkloadFields) -> None:
+    """--optimizer none runs forward and backward only: the flags that place or fuse an optimizer have none."""
+    if f.optimizer != "none":
+        return
+    asked = {
+        "--optimizer-in-backward": f.optimizer_in_backward,
+        "--paged-optimizer": f.paged_optimizer,
+        "--offload optimizer": "optimizer" in (f.offload or ()),
+    }
+    if given := [flag for flag, value in asked.items() if value]:
+        raise UsageError(
+            f"{', '.join(given)}: --optimizer none runs forward and backward only (no optimizer to place or fuse); "
+            "drop them or name the optimizer"
+        )
+
+
 def _training_job(
     f: WorkloadFields,
     given: dict[str, Any],
@@ -561,6 +577,7 @@ def _training_job(
     wd = _training_weights(f, method, precision, task, model)
     _check_fp8_params(f, wd, precision, profile)
     _check_grad_reduce(f, precision, profile)
+    _check_no_optimizer(f)
     micro = _micro_batch(f)
     seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute

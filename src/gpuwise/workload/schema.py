@@ -185,7 +185,11 @@ class WorkloadFields(StrictFields):
         "Storage dtype of the KV cache.", example="fp8", applies="inference", default="the weights' 16-bit dtype"
     )
     optimizer: Annotated[Optimizer | None, Choice] = _f(
-        "Optimizer.", example="adamw", applies="training", default="adamw"
+        "Optimizer; none: forward and backward only, as a training benchmark without an optimizer runs them "
+        "(model.zero_grad, forward, loss.backward: gradients, but no optimizer states, master copy or update).",
+        example="adamw",
+        applies="training",
+        default="adamw",
     )
     master_weights: bool | None = _f(
         "fp32 master copy of the weights (--no-master-weights: pure 16-bit).",

@@ -18,7 +18,8 @@ Method = Literal["full", "lora", "qlora"]
 Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
 WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"]
 KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
-Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor", "lamb", "lion"]
+# "none": forward and backward only (a fwd+bwd benchmark: gradients, no optimizer states, no update)
+Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor", "lamb", "lion", "none"]
 Recompute = Literal["none", "selective", "full"]
 # how full recomputation is implemented: torch.utils.checkpoint with use_reentrant False or True
 CheckpointImpl = Literal["non-reentrant", "reentrant"]

@@ -124,6 +124,8 @@ def optimizer_bytes_per_param(job: TrainingJob, conv: Callable[[str], float]) ->
     """Optimizer state bytes per trainable parameter (cited conventions), for memory and for the
     optimizer step's traffic."""
     opt = job.optimizer
+    if opt == "none":  # no optimizer: no states
+        return 0.0
     if opt == "adamw":
         return conv("adam_state_bytes")
     if opt == "adamw-8bit":
@@ -190,6 +192,8 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     grad = DTYPE_BYTES["bf16"] if job.grad_reduce_dtype == "bf16" else prof.gradient_bytes[job.precision]
     if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
+    if job.optimizer == "none":  # no update: no fp32 master copy and no main gradients the optimizer owns
+        return StateBytes(half, grad, 0.0, 0.0, opt)
     main = prof.main_gradient_bytes.get(job.precision, 0.0)
     return StateBytes(half, grad, main, conv("master_weight_bytes"), opt)
 
@@ -514,7 +518,12 @@ def full_states(
             "FP8 parameters (Transformer Engine, --fp8-param-gather): block linear weights stored in FP8, updated "
             "through the optimizer's fp32 main copy"
         )
-    if job.precision not in ("fp32", "tf32"):
+    if job.optimizer == "none":
+        n.add(
+            f"--optimizer none: forward and backward only: {sb.weight:g} B parameters and {sb.gradient:g} B gradients "
+            "(no optimizer states, master copy or update)"
+        )
+    elif job.precision not in ("fp32", "tf32"):
         if not job.master_weights:
             n.add("pure 16-bit training: no fp32 master copy; gradients and optimizer states in the parameter dtype")
         elif prof.fp32_params:
