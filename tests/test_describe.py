@@ -104,3 +104,36 @@ def test_embedding_tables_are_recorded_and_gathers_read_only_their_rows():
     # 4 x 3 int64 ids in, 4 x 3 rows of 8 bf16 values out (and read): not the 1000-row table
     assert gather["bytes_read"] == 4 * 3 * 8 + 4 * 3 * 8 * 2 and gather["param_bytes"] == 0
     assert gather["bytes_written"] == 4 * 3 * 8 * 2
+
+
+class _SqueezeExcite(torch.nn.Module):
+    """conv -> SiLU, then squeeze-and-excitation: mean, 1x1 conv -> sigmoid gates, x * gates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.act = torch.nn.SiLU()
+        self.excite = torch.nn.Conv2d(8, 8, 1)
+
+    def forward(self, x):  # type: ignore[no-untyped-def]
+        x = self.act(self.conv(x))
+        gates = torch.sigmoid(self.excite(x.mean((2, 3), keepdim=True)))
+        return x * gates
+
+
+def test_an_epilogue_writes_its_anchors_output_shape_only():
+    """The SiLU after the 3x3 conv and the sigmoid after the 1x1 excite conv are epilogues (same shape as
+    their conv's output); the gate multiply writes a whole feature map (2 x 8 x 6 x 6), not the excite
+    conv's 2 x 8 x 1 x 1 output, so no compiler folds it there: a kernel of its own."""
+    from gpuwise.bench.describe import describe_operators
+
+    ops = describe_operators(_SqueezeExcite, [8, 6, 6], batch=2)["operators"]
+    by_op = [(o["op"], o["fused_into"], o["shape"][0]) for o in ops]
+    assert by_op == [
+        ("convolution", None, [2, 8, 6, 6]),
+        ("silu", 0, [2, 8, 6, 6]),
+        ("mean", None, [2, 8, 1, 1]),
+        ("convolution", None, [2, 8, 1, 1]),
+        ("sigmoid", 3, [2, 8, 1, 1]),
+        ("mul", None, [2, 8, 6, 6]),
+    ]

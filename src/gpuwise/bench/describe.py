@@ -201,14 +201,21 @@ class _Recorder:
 
 def fuse_groups(rows: list[dict[str, Any]]) -> None:
     """Mark the rows an inference compiler folds into the convolution or GEMM that feeds them:
-    `fused_into` is that anchor's index (conv+BN+ReLU+residual add, GEMM+bias+activation)."""
+    `fused_into` is that anchor's index (conv+BN+ReLU+residual add, GEMM+bias+activation). An epilogue
+    writes the anchor's output elements, so an op whose output has another shape (squeeze-and-excitation's
+    broadcast multiply of a whole feature map by the gates a 1x1 conv made) is a kernel of its own."""
     anchor_of: dict[int, int] = {}
     for i, row in enumerate(rows):
         sources = row.pop("inputs")
         row["fused_into"] = None
         if row["class"] in ANCHORS:
             anchor_of[i] = i
-        elif row["class"] in FUSABLE and i - 1 in sources and i - 1 in anchor_of:
+        elif (
+            row["class"] in FUSABLE
+            and i - 1 in sources
+            and i - 1 in anchor_of
+            and row["shape"] == rows[anchor_of[i - 1]]["shape"]
+        ):
             # the op consumes what the kernel just before it wrote (a residual add reads one more tensor)
             row["fused_into"] = anchor_of[i - 1]
             anchor_of[i] = anchor_of[i - 1]
