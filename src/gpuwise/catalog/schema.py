@@ -161,6 +161,9 @@ class GPU(_Sourced):
     price: Price = field(default_factory=Price)
     identity: GpuIdentity | None = None
     devices: GpuDevices | None = None  # a multi-die board: plans and estimates run on its devices
+    # dense FP16 tensor rate with FP16 accumulate, where it is above peak_flops.fp16 (FP32 accumulate): GeForce
+    # cards run FP32 accumulate at half rate; a runtime with `fp16_accumulate` reaches this one
+    fp16_accumulate_flops: Annotated[float, Gt(0)] | None = None
     notes: str | None = None
 
     def __post_init__(self) -> None:
@@ -560,6 +563,9 @@ class RuntimeProfile(_Sourced):
     # Runtime) or in full fp32 on the CUDA cores (PyTorch since 1.12: allow_tf32 off for matmul, on
     # for cuDNN convolutions)
     tf32_gemm: bool = True
+    # fp16 engines pick convolution kernels that accumulate in fp16 where they are faster: on a GPU whose
+    # FP32-accumulate tensor rate is half its FP16-accumulate rate (GeForce: GPU.fp16_accumulate_flops)
+    fp16_accumulate: bool = False
 
 
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------

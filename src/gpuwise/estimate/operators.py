@@ -55,6 +55,15 @@ def element_bytes(dtype: str) -> float:
     return DTYPE_BYTES.get(dtype, DESCRIBED_ELEMENT_BYTES)
 
 
+def fp16_accumulate_gain(rates: Rates) -> float:
+    """How much faster fp16 tensor kernels that accumulate in fp16 run than FP32-accumulate ones on this GPU:
+    its FP16-accumulate peak over its FP16 (FP32-accumulate) peak at 16-bit rates, else 1."""
+    fast, peaks = rates.gpu.fp16_accumulate_flops, rates.gpu.peak_flops
+    if rates.dtype not in ("fp16", "bf16") or fast is None or "fp16" not in peaks:
+        return 1.0
+    return max(1.0, fast / peaks["fp16"])
+
+
 @dataclass(frozen=True, slots=True)
 class OperatorParams:
     """The conventions one GPU and dtype need, looked up once (names in `sources`)."""
@@ -70,7 +79,9 @@ class OperatorParams:
     sources: tuple[str, ...]
 
     @classmethod
-    def of(cls, rates: Rates, catalog: Catalog) -> OperatorParams:
+    def of(cls, rates: Rates, catalog: Catalog, fp16_accumulate: bool = False) -> OperatorParams:
+        """`fp16_accumulate`: the runtime's fp16 convolutions accumulate in fp16, at the GPU's FP16-accumulate
+        rate where that is above its FP32-accumulate one (GeForce); its GEMMs keep fp32 accumulation."""
         conv = catalog.conventions
         prec = precision_class(rates.dtype)
         arch_key = f"operator_conv_efficiency_{rates.gpu.architecture}_{prec}"
@@ -84,6 +95,8 @@ class OperatorParams:
         # tensor cores run an implicit-GEMM convolution at the clock and operand feed the GPU's GEMMs get
         # (rates.matmul: measured, power-capped, calibrated); CUDA-core fp32 at its peak and clock
         base = rates.peak * rates.clock if prec == "fp32" else rates.matmul
+        if fp16_accumulate and prec != "fp32":
+            base *= fp16_accumulate_gain(rates)
         return cls(
             conv_efficiency=eff,
             conv_rate=base * eff,
@@ -178,7 +191,7 @@ class _Timer:
 
 
 _RECENT: dict[
-    tuple[int, int, int, bool, str, bool | None, bool], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]
+    tuple[int, int, int, bool, str, bool | None, bool, bool], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]
 ] = {}
 _RECENT_MOST = 4096  # batches remembered before the memo starts afresh (a long-running server's bound)
 
@@ -193,18 +206,27 @@ def operator_seconds(
     runtime: Runtime = "eager",
     autocast: bool | None = None,
     tf32_gemm: bool = True,
+    fp16_accumulate: bool = False,
 ) -> OperatorTime:
     """`_operator_seconds`, remembered: a serving plan asks for the same batch on the same GPU from
     every replica count and layout it tries, and a pipeline of tens of thousands of kernels takes tens
     of milliseconds to walk. An entry is reused only for the same model and catalog objects and equal
     rates, so the answer is the one a fresh walk gives."""
-    key = (id(model), id(catalog), batch, training, runtime, autocast, tf32_gemm)
+    key = (id(model), id(catalog), batch, training, runtime, autocast, tf32_gemm, fp16_accumulate)
     seen = _RECENT.setdefault(key, [])
     for m, c, r, t in seen:
         if m is model and c is catalog and r == rates:
             return t
     t = _operator_seconds(
-        model, batch, rates, catalog, training=training, runtime=runtime, autocast=autocast, tf32_gemm=tf32_gemm
+        model,
+        batch,
+        rates,
+        catalog,
+        training=training,
+        runtime=runtime,
+        autocast=autocast,
+        tf32_gemm=tf32_gemm,
+        fp16_accumulate=fp16_accumulate,
     )
     if len(_RECENT) > _RECENT_MOST:
         _RECENT.clear()
@@ -223,13 +245,16 @@ def _operator_seconds(
     runtime: Runtime = "eager",
     autocast: bool | None = None,
     tf32_gemm: bool = True,
+    fp16_accumulate: bool = False,
 ) -> OperatorTime:
     """One batch of `batch` samples through `model`'s operators: forward (and backward when
     `training`). Training runs eager PyTorch (unfused); inference runs `runtime`. `autocast`
     (default: training at 16 bits) adds the fp32-to-16-bit weight copy autocast makes before
     every convolution and GEMM, each pass. Without `tf32_gemm`, inference of fp32 weights (TF32
-    rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's."""
-    p = OperatorParams.of(rates, catalog)
+    rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's. With
+    `fp16_accumulate` (inference only) fp16 convolutions run at the FP16-accumulate rate."""
+    gain = fp16_accumulate_gain(rates) if fp16_accumulate and not training else 1.0
+    p = OperatorParams.of(rates, catalog, gain > 1.0)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
     full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
@@ -244,19 +269,31 @@ def _operator_seconds(
         f, b = walk() if runs == 1 else timer.repeat(runs, walk)
         forward, backward = forward + f, backward + b
     notes = (
-        f"{model.name}: {timer.kernels} kernels per batch of {batch} "
-        f"({_FUSION[runtime] if fused else 'unfused'}"
-        f"{', eager PyTorch' if eager else ''}); "
-        f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
-        f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
-        f"[{', '.join(p.sources)}]",
-    ) + (
         (
-            f"{model.name}: fp32 GEMMs in full fp32 ({rates.gpu.peak_flops['fp32'] / 1e12:.1f} TFLOP/s peak, not TF32's): "
-            "the runtime leaves TF32 off for matmuls (convolutions keep it) [engines.yaml runtimes: tf32_gemm]",
+            f"{model.name}: {timer.kernels} kernels per batch of {batch} "
+            f"({_FUSION[runtime] if fused else 'unfused'}"
+            f"{', eager PyTorch' if eager else ''}); "
+            f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
+            f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
+            f"[{', '.join(p.sources)}]",
         )
-        if full_fp32
-        else ()
+        + (
+            (
+                f"{model.name}: fp32 GEMMs in full fp32 ({rates.gpu.peak_flops['fp32'] / 1e12:.1f} TFLOP/s peak, not TF32's): "
+                "the runtime leaves TF32 off for matmuls (convolutions keep it) [engines.yaml runtimes: tf32_gemm]",
+            )
+            if full_fp32
+            else ()
+        )
+        + (
+            (
+                f"{model.name}: fp16 convolutions accumulate in fp16, {gain:g} x the FP32-accumulate tensor "
+                f"rate of the {rates.gpu.name} ({rates.gpu.fp16_accumulate_flops or 0.0:.3g} FLOP/s peak) [engines.yaml "
+                "runtimes: fp16_accumulate]",
+            )
+            if gain > 1.0
+            else ()
+        )
     )
     return OperatorTime(forward, backward, timer.kernels, timer.by_class, timer.floor, notes)
 
@@ -385,12 +422,14 @@ def served_batch(
     engine: str = DEFAULT_RUNTIME,
     input_from_host: bool = False,
     autocast: bool | None = None,
+    fp16: bool = False,
 ) -> ServedBatch:
     """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
     engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
     writes), the input copy and the per-request terms around them. A runtime without a server is
     timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU, or, with
-    `input_from_host`, after the batch's input is copied from host memory in the timed loop."""
+    `input_from_host`, after the batch's input is copied from host memory in the timed loop. `fp16`: the
+    model is held in fp16 (not bf16), which a runtime with `fp16_accumulate` multiplies at that rate."""
     profile = catalog.runtime(engine)
     samples = requests * items
     amp = profile.autocast if autocast is None else autocast  # --no-autocast: weights held in 16 bits
@@ -403,6 +442,7 @@ def served_batch(
         runtime=profile.kernels,
         autocast=amp,
         tf32_gemm=profile.tf32_gemm,
+        fp16_accumulate=profile.fp16_accumulate and fp16,
     )
     runs = (
         f"{model.name} runs on {profile.name} (--engine {engine}"

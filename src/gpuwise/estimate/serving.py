@@ -18,6 +18,7 @@ import operator
 import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.encoder_operators import encoder_operators
@@ -35,6 +36,9 @@ from gpuwise.stats import rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
+
+if TYPE_CHECKING:  # the operator model is imported where a model needs it (LLM serving never does)
+    from gpuwise.estimate.operators import ServedBatch
 
 
 def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) -> str:
@@ -456,11 +460,8 @@ def inference_time(
     if model.operators:  # described operator by operator: kernels, copy and the request's stages
         from gpuwise.catalog.diffusion_pipeline import coverage_note
         from gpuwise.catalog.unet_operators import attention_note
-        from gpuwise.estimate.operators import served_batch  # LLM serving never needs it
 
-        served = served_batch(
-            model, b, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
-        )
+        served = _served(model, b, job, rates, catalog)
         notes = (notes if served.fused_attention else without_fused_attention(notes)) + list(served.notes)
         covers = coverage_note(model)
         if covers:
@@ -581,6 +582,24 @@ def _spread_note(job: InferenceJob, n: int) -> str:
         f"--length-spread {job.length_spread:g}: each request's lengths drawn uniformly about the means (vLLM's "
         f"--random-range-ratio): prompts {inputs[0]:,}-{inputs[-1]:,} tokens, outputs {outputs[0]:,}-{outputs[-1]:,} "
         f"(means {statistics.fmean(inputs):,.0f} and {statistics.fmean(outputs):,.0f})"
+    )
+
+
+def _served(model: GenericArch, requests: int, job: InferenceJob, rates: Rates, catalog: Catalog) -> ServedBatch:
+    """gpuwise.estimate.operators.served_batch for the job's requests: its runtime, input copy, autocast and
+    weights dtype (imported here: LLM serving never needs it)."""
+    from gpuwise.estimate.operators import served_batch
+
+    return served_batch(
+        model,
+        requests,
+        job.items_per_request,
+        rates,
+        catalog,
+        job.engine,
+        job.input_from_host,
+        job.autocast,
+        fp16=job.weights_dtype == "fp16",
     )
 
 
@@ -831,11 +850,7 @@ def replica(
     outside = 0.0
     model = timed_model(job)
     if isinstance(model, GenericArch) and model.operators:
-        from gpuwise.estimate.operators import served_batch
-
-        outside = served_batch(
-            model, 1, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
-        ).outside_seconds
+        outside = _served(model, 1, job, rates, catalog).outside_seconds
 
     def dynamic(rate: float, targets: Targets | None = None) -> SimResult:  # may stop once a target is missed
         lat, busy, missed = simulate_batches(service, rate, max_batch, n, outside=outside, targets=targets)
@@ -897,11 +912,7 @@ def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: C
     @functools.lru_cache(maxsize=1024)
     def service(batch: int) -> float:
         if model.operators:
-            from gpuwise.estimate.operators import served_batch
-
-            return served_batch(
-                model, batch, job.items_per_request, rates, catalog, job.engine, job.input_from_host, job.autocast
-            ).gpu_seconds
+            return _served(model, batch, job, rates, catalog).gpu_seconds
         return generic_batch_seconds(model, batch, rates, traffic)
 
     return service
