@@ -137,7 +137,7 @@ def test_no_optimizer_keeps_weights_and_gradients_only_by_hand():
 
 
 @pytest.mark.parametrize(
-    "flag", [{"optimizer_in_backward": True}, {"paged_optimizer": True}, {"offload": ["optimizer"]}]
+    "flag", [{"optimizer_in_backward": True}, {"paged_optimizer": True}, {"offload": ["optimizer"]}, {"zero": 2}]
 )
 def test_no_optimizer_refuses_what_places_an_optimizer(flag: dict[str, object]):
     with pytest.raises(UsageError, match="--optimizer none runs forward and backward only"):
@@ -210,3 +210,25 @@ def test_the_fp32_softmax_copy_is_transformers_own_and_not_megatrons():
     hf = memory(_job(framework="hf-trainer", attention="eager", **opts), hw, CAT).assumptions
     assert not any("Transformers' decoders" in str(n) for n in megatron)
     assert any("Transformers' decoders" in str(n) for n in hf)
+
+
+def test_no_optimizer_layouts_neither_partition_nor_offload_an_optimizer(capsys):
+    """--layout auto under --optimizer none: no ZeRO-1/2 stage (they partition an optimizer's states and step)
+    and, where nothing fits, no optimizer kept in CPU memory: the layout chosen is one the command it prints
+    reproduces."""
+    import json
+
+    from gpuwise.plan.layouts import best_layout
+
+    from .conftest import run_main
+
+    args = ["estimate", "--model", "llama-3.1-8b", "--task", "finetune", "--gpu", "rtx-4090:1", "--seq", "2048"]
+    args += ["--micro-batch", "1", "--optimizer", "none", "--framework", "deepspeed", "--layout", "auto", "--json"]
+    code, out, err = run_main(capsys, *args)
+    assert code in (0, 1) and "Traceback" not in err
+    work = json.loads(out)["workload"]
+    assert work["zero"] not in (1, 2) and "optimizer" not in (work.get("offload") or [])
+    job = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "optimizer": "none"}, CAT)
+    hw = build_hardware("h100-sxm:8", CAT)
+    choice = best_layout(job, hw, CAT, compute_rates(hw.gpu, "bf16", CAT))
+    assert choice.job is not None and choice.job.parallel.zero in (0, 3)

@@ -189,6 +189,21 @@ def test_each_engine_gets_the_plans_tp_batch_and_port(engine):
     assert word(flags[-1]) == '--port="${port}"'  # the replica's port, expanded by the shell
 
 
+@pytest.mark.parametrize(("engine", "flag"), [("vllm", "--max-model-len"), ("sglang", "--context-length")])
+def test_an_engine_admits_the_longest_request_a_length_spread_draws(engine, flag):
+    """The plan's workload with --length-spread 0.9 about 1024 prompt + 256 output tokens: its longest request
+    is 1946 + 487 = 2433 tokens, which the engine must admit (a shorter maximum context refuses it)."""
+    cat = load_catalog()
+    c = _plan(*SERVE).chosen
+    work = replace(c.est.workload, length_spread=0.9)
+    assert work.longest_context == 1946 + 487
+    c = replace(c, est=replace(c.est, workload=work))
+    flags = [
+        a.value if hasattr(a, "value") else a for a in server_command(engine, c, cat, None, 48, ShellText("1")).args
+    ]
+    assert f"{flag}=2433" in flags
+
+
 def test_sglang_is_given_the_memory_share_the_estimate_sized_its_kv_cache_with():
     """SGLang 0.5's mem_fraction_static as the estimate computed it for the plan's GPU and replica (three
     places: a two-place flag would round 0.836 up to 0.84, more than the plan assumed)."""

@@ -137,3 +137,25 @@ def test_an_epilogue_writes_its_anchors_output_shape_only():
         ("sigmoid", 3, [2, 8, 1, 1]),
         ("mul", None, [2, 8, 6, 6]),
     ]
+
+
+class _Block(torch.nn.Module):
+    """x + fc2(gelu(fc1(x))) on a [batch, tokens, 16] input: Linear runs as a GEMM on the flattened rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.act, self.fc2 = torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)
+
+    def forward(self, x):  # type: ignore[no-untyped-def]
+        return x + self.fc2(self.act(self.fc1(x)))
+
+
+def test_an_epilogue_may_write_another_view_of_its_anchors_output():
+    """fc1's GEMM writes [batch x tokens, 32]; the GELU reads and writes it as [batch, tokens, 32]: the same
+    elements, so it is the GEMM's epilogue; so is the residual add after fc2."""
+    from gpuwise.bench.describe import describe_operators
+
+    ops = describe_operators(_Block, [10, 16], batch=2)["operators"]
+    fused = {o["op"]: o["fused_into"] for o in ops if o["fused_into"] is not None}
+    anchors = [i for i, o in enumerate(ops) if o["fused_into"] is None and o["class"] == "gemm"]
+    assert len(anchors) == 2 and fused == {"gelu": anchors[0], "add": anchors[1]}

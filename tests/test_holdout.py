@@ -2413,3 +2413,16 @@ def test_readme_quotes_the_frozen_first_scoring(n):
         assert f"{kind} {rows[kind][4].strip()}{bias}" in line, kind
     assert f"{rows['all'][6].split('(')[0].strip()} of cases within ±20%" in line
     assert hs.command in line and _frozen(n).name in line
+
+
+def test_a_per_gpu_throughput_is_compared_as_the_figure_it_is_held_against():
+    """tokens/s per GPU: times one replica's GPUs (tp x pp) against serving's tokens/s, which is one
+    replica's; times the run's GPUs against training's; unchanged in any other unit."""
+    serving = {"measured": {"value": 10, "unit": "tokens/s/GPU"}, "metric": "inference.tokens_per_second"}
+    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 20
+    assert holdout.published_si(serving | {"gpuwise": {"gpu": "mi325x:8", "tp": 8}}) == 80
+    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2, "pp": 2}}) == 40
+    training = {"measured": {"value": 10, "unit": "tokens/s/GPU"}, "metric": "training.tokens_per_second"}
+    assert holdout.published_si(training | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 80
+    other = {"measured": {"value": 10, "unit": "tokens/s"}, "metric": "inference.tokens_per_second"}
+    assert holdout.published_si(other | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 10

@@ -8,6 +8,7 @@ for backward summed with `torch.autograd.graph.saved_tensors_hooks`. The result 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -202,8 +203,9 @@ class _Recorder:
 def fuse_groups(rows: list[dict[str, Any]]) -> None:
     """Mark the rows an inference compiler folds into the convolution or GEMM that feeds them:
     `fused_into` is that anchor's index (conv+BN+ReLU+residual add, GEMM+bias+activation). An epilogue
-    writes the anchor's output elements, so an op whose output has another shape (squeeze-and-excitation's
-    broadcast multiply of a whole feature map by the gates a 1x1 conv made) is a kernel of its own."""
+    writes the anchor's output elements (in any view of them: a Linear on a 3-D input is a GEMM on its
+    flattened rows), so an op that writes more (squeeze-and-excitation's broadcast multiply of a whole
+    feature map by the gates a 1x1 conv made) is a kernel of its own."""
     anchor_of: dict[int, int] = {}
     for i, row in enumerate(rows):
         sources = row.pop("inputs")
@@ -214,7 +216,7 @@ def fuse_groups(rows: list[dict[str, Any]]) -> None:
             row["class"] in FUSABLE
             and i - 1 in sources
             and i - 1 in anchor_of
-            and row["shape"] == rows[anchor_of[i - 1]]["shape"]
+            and math.prod(row["shape"][0]) == math.prod(rows[anchor_of[i - 1]]["shape"][0])
         ):
             # the op consumes what the kernel just before it wrote (a residual add reads one more tensor)
             row["fused_into"] = anchor_of[i - 1]

@@ -120,8 +120,11 @@ def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, co
         why(f"{tp_flag}={tp}", f"the plan's tensor parallelism: one replica spans {tp} GPU(s)"),
         why(f"{batch_flag}={batch}", "the plan's batch: the cheapest the serving search found"),
         why(
-            f"{context_flag}={work.input_tokens + work.output_tokens}",
-            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for",
+            f"{context_flag}={work.longest_context}",
+            f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for"
+            if work.longest_context == work.context_tokens
+            else f"the longest request --length-spread {work.length_spread:g} draws about {work.input_tokens} prompt + "
+            f"{work.output_tokens} generated tokens: the engine refuses a longer one",
         ),
     ]
 

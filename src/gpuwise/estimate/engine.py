@@ -226,6 +226,11 @@ def _setup_notes(
             else ""
         ),
     ]
+    if replica.length_spread and not by_kv:
+        notes.append(
+            f"the longest request --length-spread {replica.length_spread:g} draws ({replica.longest_context:,} tokens) "
+            f"needs more KV cache than the {kv_tokens:,} tokens held: no run of these requests can be served"
+        )
     if profile.static_batching:  # no memory share, blocks or token budget: a loop allocates as it goes
         notes = [f"{profile.name}: the memory left after the weights holds {by_kv:,} requests of {ctx:,} tokens"]
     notes.append(

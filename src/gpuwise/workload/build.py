@@ -552,6 +552,7 @@ def _check_no_optimizer(f: WorkloadFields) -> None:
         "--optimizer-in-backward": f.optimizer_in_backward,
         "--paged-optimizer": f.paged_optimizer,
         "--offload optimizer": "optimizer" in (f.offload or ()),
+        f"--zero {f.zero}": f.zero in (1, 2),  # stages that partition the optimizer's states and step
     }
     if given := [flag for flag, value in asked.items() if value]:
         raise UsageError(
