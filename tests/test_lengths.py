@@ -191,3 +191,28 @@ def test_a_plans_rows_carry_the_spread_and_their_commands_reproduce_it(capsys):
     w, _, setup = _replica({"length_spread": 0.8})
     shapes = varied_shapes(w, setup, 50, 0)
     assert shapes is not None and min(shapes.prefill) < 1024 < max(shapes.prefill)
+
+
+def test_a_finite_run_reports_its_percentiles_as_a_benchmark_prints_them(capsys):
+    """`vllm bench serve` prints mean, median and P99 TTFT/TPOT/latency: a finite run gives them over its
+    requests (nearest rank). Equal requests sent by one client run alone, one after another: every TPOT
+    percentile is the mean TPOT, and the P99 of five TTFTs and latencies is their largest, at or above
+    their mean; with lengths that vary the P99 latency is above the median."""
+    base = ["estimate", "--model", "llama-3.1-8b", "--task", "inference", "--input-tokens", "500"]
+    base += ["--output-tokens", "100", "--requests", "5", "--gpu", "h100-sxm:1", "--json"]
+    code, out, _ = run_main(capsys, *base, "--concurrency", "1")
+    assert code == 0
+    inf = json.loads(out)["inference"]
+    means = {"ttft": "time_to_first_token_seconds", "tpot": "decode_seconds_per_token", "e2e": "latency_seconds"}
+    pcts = inf["run_percentiles"]
+    for p in ("p50", "p90", "p95", "p99"):
+        assert pcts["tpot"][p] == pytest.approx(inf[means["tpot"]], rel=1e-9), p
+    for metric in ("ttft", "e2e"):
+        assert pcts[metric]["p50"] <= pcts[metric]["p99"] and pcts[metric]["p99"] >= inf[means[metric]] * (1 - 1e-12)
+    code, out, _ = run_main(capsys, *base[:-1], "--length-spread", "0.8", "--requests", "200", "--json")
+    pcts = json.loads(out)["inference"]["run_percentiles"]
+    assert pcts["e2e"]["p50"] < pcts["e2e"]["p90"] <= pcts["e2e"]["p95"] <= pcts["e2e"]["p99"]
+    code, out, _ = run_main(
+        capsys, "estimate", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "l4", "--json"
+    )
+    assert "run_percentiles" not in json.loads(out)["inference"]  # the steady state has none

@@ -32,7 +32,7 @@ from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate, simulate_once
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
-from gpuwise.stats import rank, tolerated
+from gpuwise.stats import percentile, rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
@@ -76,9 +76,12 @@ class InferenceEstimate:
     terms: dict[str, float]
     bottleneck: str
     notes: tuple[str, ...]
+    # a finite run (--requests): metric (ttft, tpot, e2e) -> "p50".. "p99" -> seconds over its requests
+    run_percentiles: dict[str, dict[str, float]] | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        extra = {} if self.run_percentiles is None else {"run_percentiles": self.run_percentiles}
+        return extra | {
             "prefill_seconds": self.prefill_seconds,
             "time_to_first_token_seconds": self.time_to_first_token_seconds,
             "decode_seconds_per_token": self.decode_seconds_per_token,
@@ -507,20 +510,8 @@ def _finite_run(
     closed = clients < n
     # the server admits in the order requests reach it, as many as its cap and KV cache allow
     run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
-    shapes = varied_shapes(job, setup, n, 0)
-    outputs: float
-    if job.request_rate:
-        ttft, tpot, e2e, end, outputs = _paced_run(job, step, run_setup)
-    else:
-        res = simulate(step, run_setup, [0.0] * n, job.input_tokens, shapes=shapes)
-        outputs = n * job.output_tokens if shapes is None else shapes.output_tokens
-        # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
-        # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
-        # where there are more clients than the engine runs at once, counts in its TTFT)
-        sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
-        ttft = statistics.fmean(t - s for t, s in zip(res.ttft, sent, strict=True))
-        e2e = statistics.fmean(t - s for t, s in zip(res.e2e, sent, strict=True))
-        tpot, end = statistics.fmean(res.tpot), res.end
+    run = _paced_run(job, step, run_setup) if job.request_rate else _burst_run(job, step, run_setup, clients)
+    ttft, tpot, e2e, end, outputs = run.ttft, run.tpot, run.e2e, run.end, run.outputs
     if not all(math.isfinite(x) for x in (ttft, tpot, e2e, end)):  # pragma: no cover - the cap is checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
     if job.request_rate:
@@ -537,6 +528,14 @@ def _finite_run(
     )
     if job.length_spread:
         notes.append(_spread_note(job, n))
+    pcts = {metric: {f"p{p:g}": percentile(values, p) for p in PERCENTILES} for metric, values in run.each.items()}
+    notes.append(
+        "the run's percentiles over its requests (nearest rank; inference.run_percentiles): "
+        + "; ".join(
+            f"{name} p50 {pcts[metric]['p50'] * 1e3:,.1f} ms, p99 {pcts[metric]['p99'] * 1e3:,.1f} ms"
+            for metric, name in (("ttft", "TTFT"), ("tpot", "TPOT"), ("e2e", "latency"))
+        )
+    )
     if setup.router_waits:
         notes.append(
             f"the finite run's simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
@@ -553,26 +552,62 @@ def _finite_run(
         terms=terms,
         bottleneck=_bottleneck(terms),
         notes=tuple(notes),
+        run_percentiles=pcts,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _RunTimes:
+    """A finite run's means (as the benchmark reports them), span and output tokens, and each request's
+    figures (`each`: metric -> seconds, pooled over the draws of a paced run) for its percentiles."""
+
+    ttft: float
+    tpot: float
+    e2e: float
+    end: float
+    outputs: float
+    each: dict[str, list[float]]
+
+
+def _burst_run(job: InferenceJob, step: StepModel, setup: EngineSetup, clients: int) -> _RunTimes:
+    """The run's requests sent at the start, all at once or by `clients` closed-loop clients."""
+    n = job.requests
+    shapes = varied_shapes(job, setup, n, 0)
+    res = simulate(step, setup, [0.0] * n, job.input_tokens, shapes=shapes)
+    outputs = n * job.output_tokens if shapes is None else shapes.output_tokens
+    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
+    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
+    # where there are more clients than the engine runs at once, counts in its TTFT)
+    sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
+    ttfts = [t - s for t, s in zip(res.ttft, sent, strict=True)]
+    e2es = [t - s for t, s in zip(res.e2e, sent, strict=True)]
+    each = {"ttft": ttfts, "tpot": list(res.tpot), "e2e": e2es}
+    return _RunTimes(
+        statistics.fmean(ttfts), statistics.fmean(res.tpot), statistics.fmean(e2es), res.end, outputs, each
     )
 
 
 PACED_SEEDS = 5  # draws of a paced run's Poisson arrivals averaged (one draw of 50 requests is noisy)
 
 
-def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> tuple[float, float, float, float, float]:
+def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> _RunTimes:
     """--requests N --request-rate R (vllm bench serve --request-rate R --num-prompts N): requests sent at
-    Poisson times from the start (the first at 0), each timed from its arrival; (mean TTFT, TPOT and
-    latency, the run's span, its output tokens), each the mean over PACED_SEEDS draws (of the arrivals,
-    and of the lengths when they vary)."""
+    Poisson times from the start (the first at 0), each timed from its arrival; mean TTFT, TPOT and
+    latency, the run's span and its output tokens, each the mean over PACED_SEEDS draws (of the arrivals,
+    and of the lengths when they vary); each request's figures pooled over the draws."""
     out = []
+    each: dict[str, list[float]] = {"ttft": [], "tpot": [], "e2e": []}
     for seed in range(PACED_SEEDS):
         times = poisson_arrivals(job.request_rate, job.requests, seed)
         shapes = varied_shapes(job, setup, job.requests, seed)
         res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens, shapes=shapes)
         drawn = job.requests * job.output_tokens if shapes is None else shapes.output_tokens
         out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end, drawn))
+        each["ttft"] += res.ttft
+        each["tpot"] += res.tpot
+        each["e2e"] += res.e2e
     ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
-    return ttft, tpot, e2e, end, outputs
+    return _RunTimes(ttft, tpot, e2e, end, outputs, each)
 
 
 def _spread_note(job: InferenceJob, n: int) -> str:
