@@ -15,7 +15,13 @@ from gpuwise.catalog import GenericArch, Operator, load_catalog
 from gpuwise.catalog.arch import arch_from_operators, at_image_size, image_side
 from gpuwise.errors import ConfigError
 from gpuwise.estimate import memory
-from gpuwise.estimate.operators import OperatorParams, operator_seconds, request_terms, served_batch
+from gpuwise.estimate.operators import (
+    OperatorParams,
+    fp16_accumulate_gain,
+    operator_seconds,
+    request_terms,
+    served_batch,
+)
 from gpuwise.estimate.rates import Rates, compute_rates, power_capped
 from gpuwise.workload import Hardware, TrainingJob, build_workload
 
@@ -389,10 +395,11 @@ def test_tensorrt_fp16_on_a_geforce_card_accumulates_in_fp16():
     measured 14.69 ms, https://github.com/pytorch/TensorRT/blob/6e51eef8649e5c155e824149eef13ff1ed5aa060/notebooks/Resnet50-example.ipynb)
     comes out within 5 % of it; bf16 weights, eager PyTorch and a card without the faster mode are unchanged."""
     rates = compute_rates(CAT.gpu("rtx-3090"), "bf16", CAT)
-    plain, fast = OperatorParams.of(rates, CAT), OperatorParams.of(rates, CAT, fp16_accumulate=True)
+    plain, fast = OperatorParams.of(rates, CAT), OperatorParams.of(rates, CAT, fp16_accumulate_gain(rates))
     assert fast.conv_rate == pytest.approx(2 * plain.conv_rate) and fast.gemm_rate == plain.gemm_rate
     a100 = compute_rates(CAT.gpu("a100-80gb-sxm"), "bf16", CAT)
-    assert OperatorParams.of(a100, CAT, fp16_accumulate=True).conv_rate == OperatorParams.of(a100, CAT).conv_rate
+    assert fp16_accumulate_gain(a100) == 1.0
+    assert OperatorParams.of(a100, CAT, fp16_accumulate_gain(a100)).conv_rate == OperatorParams.of(a100, CAT).conv_rate
 
     def ms(engine: str, dtype: str, gpu: str = "rtx-3090") -> tuple[float, list[str]]:
         est = make_estimate(

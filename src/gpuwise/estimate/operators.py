@@ -79,9 +79,9 @@ class OperatorParams:
     sources: tuple[str, ...]
 
     @classmethod
-    def of(cls, rates: Rates, catalog: Catalog, fp16_accumulate: bool = False) -> OperatorParams:
-        """`fp16_accumulate`: the runtime's fp16 convolutions accumulate in fp16, at the GPU's FP16-accumulate
-        rate where that is above its FP32-accumulate one (GeForce); its GEMMs keep fp32 accumulation."""
+    def of(cls, rates: Rates, catalog: Catalog, conv_gain: float = 1.0) -> OperatorParams:
+        """`conv_gain`: how much faster the runtime's 16-bit convolutions run than at the FP32-accumulate rate
+        (fp16_accumulate_gain where they accumulate in fp16); its GEMMs keep fp32 accumulation."""
         conv = catalog.conventions
         prec = precision_class(rates.dtype)
         arch_key = f"operator_conv_efficiency_{rates.gpu.architecture}_{prec}"
@@ -95,8 +95,8 @@ class OperatorParams:
         # tensor cores run an implicit-GEMM convolution at the clock and operand feed the GPU's GEMMs get
         # (rates.matmul: measured, power-capped, calibrated); CUDA-core fp32 at its peak and clock
         base = rates.peak * rates.clock if prec == "fp32" else rates.matmul
-        if fp16_accumulate and prec != "fp32":
-            base *= fp16_accumulate_gain(rates)
+        if prec != "fp32":
+            base *= conv_gain
         return cls(
             conv_efficiency=eff,
             conv_rate=base * eff,
@@ -254,7 +254,7 @@ def _operator_seconds(
     rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's. With
     `fp16_accumulate` (inference only) fp16 convolutions run at the FP16-accumulate rate."""
     gain = fp16_accumulate_gain(rates) if fp16_accumulate and not training else 1.0
-    p = OperatorParams.of(rates, catalog, gain > 1.0)
+    p = OperatorParams.of(rates, catalog, gain)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
     full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops

@@ -574,7 +574,7 @@ def _burst_run(job: InferenceJob, step: StepModel, setup: EngineSetup, clients: 
     n = job.requests
     shapes = varied_shapes(job, setup, n, 0)
     res = simulate(step, setup, [0.0] * n, job.input_tokens, shapes=shapes)
-    outputs = n * job.output_tokens if shapes is None else shapes.output_tokens
+    outputs = _output_tokens(job, shapes, n)
     # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
     # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
     # where there are more clients than the engine runs at once, counts in its TTFT)
@@ -601,13 +601,18 @@ def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> _RunTi
         times = poisson_arrivals(job.request_rate, job.requests, seed)
         shapes = varied_shapes(job, setup, job.requests, seed)
         res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens, shapes=shapes)
-        drawn = job.requests * job.output_tokens if shapes is None else shapes.output_tokens
+        drawn = _output_tokens(job, shapes, job.requests)
         out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end, drawn))
         each["ttft"] += res.ttft
         each["tpot"] += res.tpot
         each["e2e"] += res.e2e
     ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
     return _RunTimes(ttft, tpot, e2e, end, outputs, each)
+
+
+def _output_tokens(job: InferenceJob, shapes: RequestShapes | None, n: int) -> int:
+    """The output tokens of a run's `n` requests: the drawn ones, or n x the job's."""
+    return n * job.output_tokens if shapes is None else shapes.output_tokens
 
 
 def _spread_note(job: InferenceJob, n: int) -> str:
@@ -878,7 +883,7 @@ def replica(
             "router also holds them back by its waiting rule: the simulated TTFT and TPOT percentiles are optimistic "
             "(the estimate's steady state models the router)"
         )
-        lone = alone_metrics(*_shortest(step, setup, shapes, job.input_tokens))
+        lone = _alone_floor(step, setup, shapes, job.input_tokens)
         return Replica(lone, peak, run, "continuous", max_batch, caveat, surely)
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
@@ -897,16 +902,14 @@ def replica(
     )
 
 
-def _shortest(
-    step: StepModel, setup: EngineSetup, shapes: RequestShapes | None, prompt: int
-) -> tuple[StepModel, EngineSetup, int]:
-    """alone_metrics' arguments for a replica's floor: the request itself, or when lengths vary the shortest
-    prompt and output drawn (no percentile of the run's requests can beat what the shortest takes alone)."""
+def _alone_floor(step: StepModel, setup: EngineSetup, shapes: RequestShapes | None, prompt: int) -> dict[str, float]:
+    """alone_metrics for a replica's floor: of the request itself, or when lengths vary of the shortest prompt
+    and output drawn (no percentile of the run's requests can beat what the shortest takes alone)."""
     if shapes is None:
-        return step, setup, prompt
-    least = min(range(len(shapes.prefill)), key=lambda r: shapes.prefill[r])
+        return alone_metrics(step, setup, prompt)
+    least = shapes.prefill.index(min(shapes.prefill))
     shortest = replace(setup, prefill_tokens=shapes.prefill[least], decode_steps=min(shapes.steps))
-    return step, shortest, shapes.context[least] - 1
+    return alone_metrics(step, shortest, shapes.context[least] - 1)
 
 
 def capacities(
@@ -926,7 +929,7 @@ def capacities(
         setup = setup or engine_setup(job, hw, catalog)
         step = step_model(job, rates, topo, catalog)
         shapes = varied_shapes(job, setup, simulated_requests(job), 0)
-        lone = alone_metrics(*_shortest(step, setup, shapes, job.input_tokens))
+        lone = _alone_floor(step, setup, shapes, job.input_tokens)
         peaks = [
             setup.pipelines * steady_state(step, replace(setup, max_batch=b), b, job.input_tokens).requests_per_second
             for b in batches

@@ -724,7 +724,7 @@ def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catal
     """The update reads and writes weights, gradients, the master copy and the optimizer states of
     the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks. An
     optimizer offloaded to the CPU updates there (its PCIe traffic is the offload term)."""
-    if optimizer_on_host(job) or job.optimizer == "none":
+    if optimizer_on_host(job) or not job.updates:
         return 0.0
     n_train, _ = _trainable_params(job, hw)
     if job.method == "full":

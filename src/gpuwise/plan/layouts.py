@@ -333,7 +333,7 @@ def best_layout(
     elif (choice := _sized(work, hw, cat, rates, degrees, limit)).job is None:
         choice = _sized(work, hw, cat, rates, degrees, capacity)  # none fits at the high end: at the estimate
     # an optimizer kept in CPU memory needs an optimizer: --optimizer none has none to move
-    retries = OFFLOADS if work.optimizer != "none" else ()
+    retries = OFFLOADS if work.updates else ()
     for offload in retries if choice.job is None and not work.offload else ():
         tried = _search(replace(work, offload=offload), hw, cat, rates, degrees, capacity)  # type: ignore[arg-type]
         if tried.job is not None:
@@ -383,7 +383,7 @@ def _search(
         stages = zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads)
         if fp8_params(work):  # Megatron Core's FP8 parameters run with its distributed optimizer only
             stages = (1,)
-        if work.optimizer == "none":  # ZeRO-1/2 partition an optimizer's states and step: there is none
+        if not work.updates:  # ZeRO-1/2 partition an optimizer's states and step: there is none
             stages = tuple(z for z in stages if z not in (1, 2)) or (0,)
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat), [z for z in stages if z in prof.zero_stages]

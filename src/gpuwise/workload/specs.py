@@ -308,6 +308,11 @@ class TrainingJob:
     def trains_base(self) -> bool:
         return self.method == "full"
 
+    @property
+    def updates(self) -> bool:
+        """Whether a step ends with an optimizer update (not under --optimizer none: forward and backward only)."""
+        return self.optimizer != "none"
+
     def grad_accumulation(self, gpus: int) -> int:
         """Micro-batches per step on each data-parallel rank."""
         dp = self.parallel.dp(gpus)

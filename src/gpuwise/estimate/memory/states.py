@@ -192,7 +192,7 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     grad = DTYPE_BYTES["bf16"] if job.grad_reduce_dtype == "bf16" else prof.gradient_bytes[job.precision]
     if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
-    if job.optimizer == "none":  # no update: no fp32 master copy and no main gradients the optimizer owns
+    if not job.updates:  # no fp32 master copy and no main gradients the optimizer owns
         return StateBytes(half, grad, 0.0, 0.0, opt)
     main = prof.main_gradient_bytes.get(job.precision, 0.0)
     return StateBytes(half, grad, main, conv("master_weight_bytes"), opt)
@@ -518,7 +518,7 @@ def full_states(
             "FP8 parameters (Transformer Engine, --fp8-param-gather): block linear weights stored in FP8, updated "
             "through the optimizer's fp32 main copy"
         )
-    if job.optimizer == "none":
+    if not job.updates:
         n.add(
             f"--optimizer none: forward and backward only: {sb.weight:g} B parameters and {sb.gradient:g} B gradients "
             "(no optimizer states, master copy or update)"
