@@ -25,7 +25,8 @@ docs/accuracy-holdout19.md against the nineteenth (corpus/data/holdout19.yaml), 
 `--set 20`, docs/accuracy-holdout20.md against the twentieth (corpus/data/holdout20.yaml), gathered apart from all nineteen;
 with `--set 21`, docs/accuracy-holdout21.md against the twenty-first (corpus/data/holdout21.yaml), gathered apart from all
 twenty; with `--set 22`, docs/accuracy-holdout22.md against the twenty-second (corpus/data/holdout22.yaml), gathered apart
-from all twenty-one.
+from all twenty-one; with `--set 23`, docs/accuracy-holdout23.md against the twenty-third (corpus/data/holdout23.yaml),
+gathered apart from all twenty-two.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -285,6 +286,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         21: "twenty-first",
         22: "twenty-second",
         23: "twenty-third",
+        24: "twenty-fourth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -333,6 +333,10 @@ def _diagnosis21_figures() -> None:
     _diagnosis_section(21, "accuracy-holdout21-2026-12-04.md", "## The twenty-first holdout, diagnostic")
 
 
+def _diagnosis22_figures() -> None:
+    _diagnosis_section(22, "accuracy-holdout22-2026-12-04.md", "## The twenty-second holdout, diagnostic")
+
+
 def _large_runs_claim() -> None:
     """The README's whole-run sentence, as docs/accuracy-large-runs.md's out-of-sample summary gives it."""
     m = re.search(
@@ -398,6 +402,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "+415.8 % (too fast)"): _diagnosis17_figures,
     ("docs/holdout-diagnosis.md", "bias +26.2 → +15.5 %"): _diagnosis20_figures,
     ("docs/holdout-diagnosis.md", "bias +19.2 → +16.8 %"): _diagnosis21_figures,
+    ("docs/holdout-diagnosis.md", "bias +8.3 → +19.5 %"): _diagnosis22_figures,
 }
 
 

@@ -2136,6 +2136,115 @@ EXPECTED: dict[int, Expected] = {
             "transformers-docs-vit-md-a100-40gb-vit-base-p16-224-fp32-sdpa-b4": +0.9780,
         },
     ),
+    23: Expected(
+        first_read="2026-12-05",
+        kinds={"memory": 9, "training": 17, "inference": 29},
+        sources=23,
+        marked={"family": 25, "extra_row_of_source": 32},
+        refused_for=frozenset(
+            {
+                "eagle-mtp-speculative",
+                "fp8-block-weights",
+                "serving-attention-dp-ep",
+                "sglang-rocm-aiter",
+                "variable-lengths-at-mean",
+                "windows-host",
+            }
+        ),
+        refusal_notes=(
+            "--attention-dp runs attention data-parallel over the --tp ranks with the experts split",
+            "a finite run on pipeline-parallel or attention-data-parallel replicas is not modelled",
+            "--input-from-host applies to models described operator by operator",
+        ),
+        unscored=frozenset(
+            {
+                "sglcookbook-deepseek-v3-8xmi300x-sglang057-tp8-dpattn-eagle-sharegpt-conc1",
+                "sglcookbook-deepseek-v3-8xmi300x-sglang057-tp8-dpattn-ep8-sharegpt-conc100",
+                "ort-bert-squad-gpu-notebook-v100-pcie-16gb-bert-base-cased-ort120-fp32-b1-s128",
+                "ort-bert-squad-gpu-notebook-v100-pcie-16gb-bert-base-cased-ort120-fp32-b1-actual-len-mean101",
+            }
+        ),
+        end_to_end=(
+            "deepspeedexamples-bf16mw-4xh100-simple6.86b-zero3-baseline-fp32master-peak",
+            "nemo-megatron-launcher-readme-2022-03-gpt3-5b-160xa100-80gb-bf16-tp2-gbs1440-tokens-per-s",
+            "unsloth-pr428-1xv100-qwen1.5-7b-qlora-unsloth-r8-s1024-b1-ga16-20steps",
+            "trtllm-pr5066-1xh100-nemotron-nano-8b-fp8-pyt-c1-r8-in5000-out500",
+            "cmontemuino-mi300x-llama31-8b-fp16-vllm-rocm091-v0-latency-bs8-in128-out128",
+            "dle-tf1-rn50-triton-offline-a40-tftrt-fp16-client-batch4",
+        ),
+        by_hand={
+            # 31.4 GiB peak memory per GPU with Muon
+            "deepspeed-blog-muon-8xa100-40gb-qwen2.5-3b-zero2-muon-sft-peak": 31.4 * 2**30,
+            # Tokens per Second 39660 at 1 node
+            "nemo-megatron-launcher-readme-2022-03-gpt3-5b-8xa100-80gb-bf16-tp2-1node-tokens-per-s": 39660,
+            # Time 308s for 20 optimizer steps
+            "unsloth-pr428-1xv100-qwen1.5-7b-qlora-unsloth-r8-s1024-b1-ga16-20steps": 308,
+            # PyTorch cuda Inference time = 16.54 ms
+            "ort-bert-squad-gpu-notebook-v100-pcie-16gb-bert-base-cased-pytorch14-eager-fp32-b1-s128": 16.54e-3,
+            # 720.8 Inferences/second at Client Batch Size 4
+            "dle-tf1-rn50-triton-offline-a40-tftrt-fp16-client-batch4": 720.8,
+        },
+        conversion_noted=False,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-05, at main 51e377e, before any change made
+        # after holdout 22's misses were read: memory 20.2 %, training 27.9 %, inference 38.1 %) plus 2 points: each
+        # scored case's |error| may not grow by more than 3 points, each kind's median |error| by more than 2. The state
+        # on that date, not the goals.
+        medians={"memory": 0.222, "training": 0.299, "inference": 0.401},
+        first_errors={
+            "trtllm-pr5066-1xh100-nemotron-nano-8b-fp8-pyt-c1-r8-in5000-out500": +0.0664,
+            "trtllm-pr5066-1xh100-nemotron-nano-8b-fp8-pyt-c1-r8-in500-out2000": +0.0626,
+            "trtllm-pr5066-1xh100-nemotron-nano-8b-fp8-pyt-c1-r8-in1000-out1000": +0.0633,
+            "trtllm-pr4407-1xh100-nemotron-nano-8b-bf16-pyt-c1-r8-in500-out2000": -0.0402,
+            "trtllm-pr4407-1xh100-nemotron-nano-8b-bf16-pyt-c1-r8-in1000-out1000": -0.2744,
+            "trtllm-pr4407-1xh100-nemotron-nano-8b-bf16-pyt-c1-r8-in5000-out500": -0.2324,
+            "trtllm-pr3822-1xh100pcie-nemotron-nano-8b-fp16-pyt-in128-out128-offline": -0.1685,
+            "localllama-1kkvqti-2xrtx3090-qwen3-4b-fp16-vllm-dp2-in4096-out1024": -0.4533,
+            "localllama-1kkvqti-2xrtx3090-qwen3-4b-fp8-vllm-dp2-in4096-out1024": -0.3842,
+            "localllama-1kkvqti-2xrtx3090-qwen3-4b-awq-vllm-dp2-in4096-out1024": -0.3863,
+            "cmontemuino-mi300x-llama31-8b-fp16-vllm-rocm091-v0-latency-bs1-in128-out128": +0.3810,
+            "cmontemuino-mi300x-llama31-8b-fp16-vllm-rocm091-v0-latency-bs8-in128-out128": +0.1419,
+            "cmontemuino-mi300x-llama31-8b-fp16-vllm-rocm091-v0-latency-bs32-in128-out1024": -0.0280,
+            "sglcookbook-deepseek-v31-8xmi300x-sglang057-tp8-random1000-conc1": +2.6954,
+            "sglcookbook-deepseek-v31-8xmi300x-sglang057-tp8-random1000-conc16": +1.0348,
+            "sglcookbook-deepseek-v31-8xmi300x-sglang057-tp8-random1000-conc100": +1.0267,
+            "zjuici-a100-40g-llama-7b-tgi133-burst1000-in128-out128": +6.6102,
+            "zjuici-a100-40g-llama-7b-tgi133-burst1000-in128-out512": +6.2915,
+            "zjuici-a100-40g-llama-7b-tgi133-burst1000-in128-out1024": +4.7003,
+            "nemo-megatron-launcher-readme-2022-03-gpt3-5b-160xa100-80gb-bf16-tp2-gbs1440-tokens-per-s": +0.0957,
+            "nemo-megatron-launcher-readme-2022-03-gpt3-5b-8xa100-80gb-bf16-tp2-1node-tokens-per-s": +0.0236,
+            "nemo-megatron-launcher-readme-2022-03-gpt3-5b-16xa100-80gb-bf16-tp2-2nodes-tokens-per-s": +0.0299,
+            "lambdalabsml-torchtitan-bs-sweep-gpt-oss-20b-8xb200-fsdp8-bf16-compile-lbs10-job1424-tps": +0.4118,
+            "lambdalabsml-torchtitan-bs-sweep-gpt-oss-20b-8xb200-fsdp8-bf16-compile-lbs10-job1425-rerun-tps": +0.4196,
+            "lambdalabsml-torchtitan-bs-sweep-gpt-oss-20b-8xb200-fsdp8-bf16-compile-lbs14-job1428-tps": +0.5087,
+            "megatron-llama-issue24-llama2-7b-8xa800-bf16-tp4-dp2-mbs4-gbs64-seq4096-tokens-per-s-per-gpu": -0.4573,
+            "megatron-llama-issue24-llama2-7b-8xa800-bf16-tp1-dp8-mbs4-gbs256-seq4096-tokens-per-s-per-gpu": -0.5468,
+            "ort-bert-squad-gpu-notebook-v100-pcie-16gb-bert-base-cased-pytorch14-eager-fp32-b1-s128": -0.2802,
+            "dle-tf1-rn50-triton-offline-a40-tftrt-fp16-client-batch1": +2.2637,
+            "dle-tf1-rn50-triton-offline-a40-tftrt-fp16-client-batch2": +2.6450,
+            "dle-tf1-rn50-triton-offline-a40-tftrt-fp16-client-batch4": +3.0854,
+            "dle-tf1-bert-large-pretrain-phase1-dgx1-v100-16gb-1gpu-s128-amp": +0.7028,
+            "dle-tf1-bert-large-pretrain-phase1-dgx1-v100-16gb-1gpu-s128-fp32": -0.1217,
+            "dle-tf1-bert-large-pretrain-phase1-dgx1-v100-16gb-4gpu-s128-amp": +1.0345,
+            "unsloth-pr428-1xv100-qwen1.5-7b-qlora-hf-peft-r8-s1024-b1-ga16-20steps": -0.2791,
+            "unsloth-pr428-1xv100-qwen1.5-7b-qlora-unsloth-r8-s1024-b1-ga16-20steps": -0.0896,
+            "unsloth-pr428-1xv100-qwen1.5-7b-qlora-hf-peft-r64-s1024-b1-ga16-20steps": -0.2853,
+            "superblock-pr9-a100-vit-b16-torchvision-eager-fp32-b256": +0.0652,
+            "superblock-pr9-a100-vit-b16-torchvision-eager-bf16-b256": -0.2192,
+            "paddleclas-pr2753-1xa100-resnet50-nhwc-dali-amp-b256-n1c1-d2s": -0.1677,
+            "paddleclas-pr2753-1xa100-resnet50-nhwc-dali-amp-b256-n1c1-dygraph": -0.0719,
+            "paddleclas-pr2753-8xa100-resnet50-nhwc-dali-amp-b256-n1c8-d2s": +0.0937,
+            "deepspeedexamples-bf16mw-4xh100-simple6.86b-zero3-baseline-fp32master-peak": -0.0354,
+            "deepspeedexamples-bf16mw-4xh100-simple6.86b-zero3-bf16-master-and-optstates-peak": -0.2369,
+            "deepspeed-blog-muon-8xa100-40gb-qwen2.5-3b-zero2-adamw-sft-peak": -0.2022,
+            "deepspeed-blog-muon-8xa100-40gb-qwen2.5-3b-zero2-muon-sft-peak": -0.1692,
+            "torchao-awq-readme-a100-80gb-llama2-7b-chat-awq-hqq-int4-generate-b1-peak-reserved": -0.1682,
+            "torchao-awq-readme-a100-80gb-llama2-7b-chat-awq-uint4-generate-b1-peak-reserved": -0.4254,
+            "liger-pr1424-a100-80gb-mini-deepseek-v3-2l-hf-fwd-bwd-b1-s2048-peak": +0.2949,
+            "liger-pr1424-a100-80gb-mini-deepseek-v3-2l-hf-fwd-bwd-b1-s4096-peak": +0.3154,
+            "liger-pr1424-a100-80gb-mini-deepseek-v3-2l-hf-fwd-bwd-b1-s8192-peak": +0.1520,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
