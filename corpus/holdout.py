@@ -666,14 +666,11 @@ WHOLE_RUN_METRICS = ("inference.tokens_per_second", "training.tokens_per_second"
 
 def run_devices(case: Mapping[str, Any]) -> int:
     """The devices a per-GPU published throughput is multiplied by to compare it with the figure of the
-    case's metric: a training run's GPUs (the `gpu` option's count); for serving one replica's, tp x pp
-    (the estimate's tokens/s is one replica's); 1 when no conversion applies."""
+    case's metric: the run's GPUs (the `gpu` option's count: a training run's, or a serving run's engine
+    copies together, whose tokens/s the estimate sums since 2026-12-05); 1 when no conversion applies."""
     if str(case["measured"]["unit"]) not in PER_DEVICE_UNITS or case["metric"] not in WHOLE_RUN_METRICS:
         return 1
-    options = case["gpuwise"]
-    if case["metric"].startswith("inference."):
-        return int(options.get("tp") or 1) * int(options.get("pp") or 1)
-    gpu = str(options["gpu"])
+    gpu = str(case["gpuwise"]["gpu"])
     return int(gpu.split(":")[1]) if ":" in gpu else 1
 
 

@@ -174,3 +174,70 @@ def test_an_engine_that_prefills_apart_says_the_run_is_optimistic():
         job = build_workload(SPEC | {"engine": engine, "requests": 100}, CAT)
         out = estimate(job, build_hardware("h100-sxm:1", CAT), CAT).as_dict()
         assert any("the run's TTFT and TPOT are optimistic" in str(a) for a in out["assumptions"]) is said, engine
+
+
+def _on(gpu: str, **options: Any) -> dict[str, Any]:
+    job = build_workload(SPEC | options, CAT)
+    return estimate(job, build_hardware(gpu, CAT), CAT).as_dict()
+
+
+def test_engine_copies_are_the_data_parallel_replicas():
+    """tp x pp GPUs make one engine; the rest of the hardware holds copies of it (8 GPUs at tp 2: four; at
+    tp 4 and pp 2: one; a MoE at tp 8 and ep 8 on 16 GPUs: two, its experts inside each copy's tp ranks)."""
+    from gpuwise.estimate.serving import engine_copies
+
+    def copies(gpu: str, model: str = "llama-3.1-8b", **par: int) -> int:
+        spec = {"model": model, "task": "inference", "engine": "vllm"} | par
+        return engine_copies(build_workload(spec, CAT), build_hardware(gpu, CAT))
+
+    assert (copies("h100-sxm:1"), copies("h100-sxm:8", tp=2), copies("h100-sxm:8", tp=4, pp=2)) == (1, 4, 1)
+    assert copies("h100-sxm:16", "mixtral-8x7b-v0.1", tp=8, ep=8) == 2
+
+
+def test_a_run_on_two_engine_copies_is_two_runs_of_half_its_requests():
+    """vllm bench serve against two data-parallel copies (2 GPUs at tp 1): 128 requests are 64 on each, so
+    each request's TTFT and TPOT are those of a 64-request run on one GPU, the span is that run's, and the
+    output rate over the span twice its own."""
+    one, two = _on("h100-sxm:1", requests=64), _on("h100-sxm:2", requests=128)
+    for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "latency_seconds"):
+        assert two["inference"][key] == pytest.approx(one["inference"][key], rel=1e-12), key
+    assert two["inference"]["tokens_per_second"] == pytest.approx(2 * one["inference"]["tokens_per_second"], rel=1e-12)
+    assert two["workload"]["concurrency"] == one["workload"]["concurrency"] == 64  # one copy's batch in memory
+    assert any("split evenly over 2 engine copies" in note for note in two["assumptions"])
+
+
+def test_an_uneven_split_weighs_each_copy_by_its_requests_and_ends_with_the_slowest():
+    """65 requests on two copies: 33 on one, 32 on the other. The means are over all 65 requests (33 and
+    32 of each copy's), the span the 33-request copy's, the output tokens all 65 x 200."""
+    two = _on("h100-sxm:2", requests=65)["inference"]
+    big, small = _run(requests=33), _run(requests=32)
+    for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "latency_seconds"):
+        assert two[key] == pytest.approx((33 * big[key] + 32 * small[key]) / 65, rel=1e-12), key
+    span = 33 * 200 / big["tokens_per_second"]
+    assert two["tokens_per_second"] == pytest.approx(65 * 200 / span, rel=1e-12)
+
+
+def test_the_steady_state_of_engine_copies_is_their_throughput_together_at_one_copys_latency():
+    """No run: two copies each at concurrency 32 serve twice one copy's tokens/s at its TTFT and TPOT."""
+    one, two = _on("h100-sxm:1", concurrency=32)["inference"], _on("h100-sxm:2", concurrency=32)["inference"]
+    for key in ("time_to_first_token_seconds", "decode_seconds_per_token"):
+        assert two[key] == pytest.approx(one[key], rel=1e-12), key
+    for key in ("tokens_per_second", "samples_per_second", "requests_per_second"):
+        assert two[key] == pytest.approx(2 * one[key], rel=1e-12), key
+
+
+def test_a_served_load_on_a_replica_of_two_copies_is_half_the_load_on_each():
+    """--qps 20 on replicas of 2 GPUs at tp 1 is --qps 10 on replicas of one: the same count of replicas
+    (each of two GPUs) at the same percentiles, with each replica's capacity twice one GPU's."""
+    from gpuwise.estimate.run import LatencyTarget
+
+    def plan(gpu: str, qps: float) -> dict[str, Any]:
+        target = LatencyTarget(qps=qps, percentile=99, ttft_seconds=1.0, tpot_seconds=0.06)
+        return estimate(build_workload(SPEC, CAT), build_hardware(gpu, CAT), CAT, target=target).as_dict()["inference"][
+            "serving"
+        ]
+
+    one, two = plan("h100-sxm:1", 10.0), plan("h100-sxm:2", 20.0)
+    assert two["replicas"] == one["replicas"] and two["gpus"] == 2 * one["gpus"]
+    assert two["percentiles"] == one["percentiles"]
+    assert two["capacity_rps_per_replica"] == pytest.approx(2 * one["capacity_rps_per_replica"], rel=1e-12)

@@ -2521,12 +2521,12 @@ def test_readme_quotes_the_frozen_first_scoring(n):
 
 
 def test_a_per_gpu_throughput_is_compared_as_the_figure_it_is_held_against():
-    """tokens/s per GPU: times one replica's GPUs (tp x pp) against serving's tokens/s, which is one
-    replica's; times the run's GPUs against training's; unchanged in any other unit."""
+    """tokens/s per GPU: times the run's GPUs against serving's tokens/s (the estimate's is its engine copies'
+    together: 8 GPUs at tp 2 are four) and against training's; unchanged in any other unit."""
     serving = {"measured": {"value": 10, "unit": "tokens/s/GPU"}, "metric": "inference.tokens_per_second"}
-    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 20
+    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 80
     assert holdout.published_si(serving | {"gpuwise": {"gpu": "mi325x:8", "tp": 8}}) == 80
-    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2, "pp": 2}}) == 40
+    assert holdout.published_si(serving | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2, "pp": 2}}) == 80
     training = {"measured": {"value": 10, "unit": "tokens/s/GPU"}, "metric": "training.tokens_per_second"}
     assert holdout.published_si(training | {"gpuwise": {"gpu": "h100-sxm:8", "tp": 2}}) == 80
     other = {"measured": {"value": 10, "unit": "tokens/s"}, "metric": "inference.tokens_per_second"}

@@ -243,15 +243,17 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
 
 
 def _finite_run_in_flight(work: Workload, hw: Hardware, catalog: Catalog) -> Workload:
-    """A finite run (--requests) holds at once what the engine admits of its requests or clients: its
-    memory, header and steady-state terms are at that batch (a burst of 2,000 runs the engine's cap,
-    not 2,000 at once, nor the default 1)."""
+    """A finite run (--requests) holds at once what one engine copy admits of its share of the requests or
+    clients: its memory, header and steady-state terms are at that batch (a burst of 2,000 runs the
+    engine's cap, not 2,000 at once, nor the default 1)."""
     if not (isinstance(work, InferenceJob) and work.requests):
         return work
     from gpuwise.estimate.engine import engine_setup
+    from gpuwise.estimate.serving import engine_copies
 
     cap = engine_setup(replace(work, concurrency=1), hw, catalog, notes=False).max_batch
-    return replace(work, concurrency=max(1, min(work.senders, cap)))
+    share = -(-work.senders // engine_copies(work, hw))  # engine copies side by side share the senders
+    return replace(work, concurrency=max(1, min(share, cap)))
 
 
 def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:
@@ -465,7 +467,7 @@ def _serving(
     """Replicas for the target at `level` = (confidence, the spread of a run the team measured, if
     the rates were fitted to one): each latency at its band's high end, the capacity
     at its low end); None when no request fits beside the weights (said in `notes`)."""
-    from gpuwise.estimate.serving import plan_replicas, serving_batch
+    from gpuwise.estimate.serving import engine_copies, plan_replicas, serving_batch
 
     batch = serving_batch(work, hw, catalog, cap) if cap >= 1 else 0
     if batch < 1:
@@ -473,18 +475,31 @@ def _serving(
         return None
     lat = inference.time_to_first_token_seconds, inference.latency_seconds
     margins = serving_margins(work, hw.gpu, catalog.uncertainty, level[0], *lat, level[1])
+    copies = engine_copies(work, hw)  # a replica of the hardware holds this many engines, each its share
     plan = plan_replicas(
         work,
         hw,
         rates,
         topo,
         catalog,
-        qps=target.qps,
+        qps=target.qps / copies,
         goals=target.goals,
         max_batch=batch,
         margins=margins,
         useful=useful,
     )
+    if copies > 1:
+        plan = replace(
+            plan,
+            qps=target.qps,
+            concurrency=plan.concurrency * copies,
+            capacity_rps=plan.capacity_rps * copies,
+            notes=(
+                *plan.notes,
+                f"each replica of {hw.count} GPUs holds {copies} engine copies side by side (data parallel), each "
+                f"taking 1/{copies} of the replica's requests",
+            ),
+        )
     notes += plan.notes
     return plan
 

@@ -410,8 +410,38 @@ def _batching_note(setup: EngineSetup, b: int) -> str:
 STEADY_AT_MEAN = "the steady state is at the mean lengths; they vary in a simulated run (--requests, or a plan's load)"
 
 
+def engine_copies(job: InferenceJob, hw: Hardware) -> int:
+    """Serving engines the hardware holds side by side: its data-parallel replicas of tp x pp GPUs, each
+    serving its share of the requests (vLLM's --data-parallel-size, or a server a replica behind a load
+    balancer); a serving replica keeps its experts inside its tp ranks (workload.build refuses --ep above)."""
+    return max(1, hw.count // job.parallel.model_parallel)
+
+
 def inference_time(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog
+) -> InferenceEstimate:
+    """The hardware's engine copies side by side (engine_copies): one copy's latencies, their throughput
+    together; a finite run (--requests) splits its requests over them itself."""
+    copies = engine_copies(job, hw)
+    est = _engine_time(job, hw, rates, topo, catalog, copies)
+    if copies == 1 or est.run_percentiles is not None:
+        return est
+    note = (
+        f"{hw.count} GPUs hold {copies} engine copies side by side (data parallel, each on tp x pp = "
+        f"{hw.count // copies} GPUs, each running the batch above): throughput is theirs together, "
+        "latencies one copy's"
+    )
+    return replace(
+        est,
+        tokens_per_second=est.tokens_per_second * copies,
+        samples_per_second=est.samples_per_second * copies,
+        requests_per_second=est.requests_per_second * copies,
+        notes=(*est.notes, note),
+    )
+
+
+def _engine_time(
+    job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, copies: int
 ) -> InferenceEstimate:
     """Decoders: a replica of the serving engine running `concurrency` requests at once (continuous
     batching with chunked prefill); encoders and other models: one forward pass over the batch."""
@@ -430,7 +460,7 @@ def inference_time(
         if b > setup.max_batch:
             notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
         if job.requests:
-            return _finite_run(job, step, setup, ttft1, terms, notes)
+            return _finite_run(job, step, setup, ttft1, terms, notes, copies)
         notes += [f"--length-spread {job.length_spread:g}: {STEADY_AT_MEAN}"] if job.length_spread else []
         return InferenceEstimate(
             prefill_seconds=ttft1,
@@ -489,12 +519,19 @@ def inference_time(
 
 
 def _finite_run(
-    job: InferenceJob, step: StepModel, setup: EngineSetup, prefill: float, terms: dict[str, float], notes: list[str]
+    job: InferenceJob,
+    step: StepModel,
+    setup: EngineSetup,
+    prefill: float,
+    terms: dict[str, float],
+    notes: list[str],
+    copies: int = 1,
 ) -> InferenceEstimate:
     """--requests N: the benchmark run itself, through the load simulation (gpuwise.estimate.simulate): N
     requests sent at the start, admitted as the batch cap and KV cache allow (no preemption), or by
     `clients` closed-loop clients; figures are the run's means and its output tokens over its whole span
-    (the start-up prefills, the synchronized waves of equal requests and the drain of the last ones included)."""
+    (the start-up prefills, the synchronized waves of equal requests and the drain of the last ones included).
+    With `copies` engines side by side, each runs its share of the requests, clients and rate (_split_run)."""
     if setup.pipelines > 1:
         raise UsageError(
             "--requests: a finite run on pipeline-parallel or attention-data-parallel replicas is not modelled"
@@ -508,9 +545,7 @@ def _finite_run(
         )
     clients = job.senders
     closed = clients < n
-    # the server admits in the order requests reach it, as many as its cap and KV cache allow
-    run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
-    run = _paced_run(job, step, run_setup) if job.request_rate else _burst_run(job, step, run_setup, clients)
+    run = _split_run(job, step, setup, copies)
     ttft, tpot, e2e, end, outputs = run.ttft, run.tpot, run.e2e, run.end, run.outputs
     if not all(math.isfinite(x) for x in (ttft, tpot, e2e, end)):  # pragma: no cover - the cap is checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
@@ -521,7 +556,12 @@ def _finite_run(
             f", {setup.max_batch} running at most" if clients > setup.max_batch else ""
         )
     else:
-        how = f" sent at the start, admitted {min(n, run_setup.max_batch)} at most at once"
+        how = f" sent at the start, admitted {min(-(-n // copies), setup.max_batch)} at most at once"
+    if copies > 1:
+        how += (
+            f", split evenly over {copies} engine copies side by side (data parallel: requests, clients and rate "
+            "shared out; the run ends with the slowest copy)"
+        )
     notes.append(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
@@ -554,6 +594,34 @@ def _finite_run(
         notes=tuple(notes),
         run_percentiles=pcts,
     )
+
+
+def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int) -> _RunTimes:
+    """A finite run over `copies` engines side by side: each gets its share of the requests (and of the
+    clients, or of the Poisson rate, in proportion), the shares as even as whole requests allow; the means
+    are over all requests, the span the slowest copy's, the output tokens all of theirs."""
+    n, clients = job.requests, job.senders
+    if copies == 1:  # the server admits in the order requests reach it, as many as its cap and KV cache allow
+        run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
+        return _paced_run(job, step, run_setup) if job.request_rate else _burst_run(job, step, run_setup, clients)
+    runs: list[tuple[int, int, _RunTimes]] = []  # (copies with this share, its requests, its run)
+    for share in sorted({n // copies + (i < n % copies) for i in range(copies)} - {0}, reverse=True):
+        count = sum(1 for i in range(copies) if n // copies + (i < n % copies) == share)
+        senders = share if clients >= n else max(1, round(clients * share / n))
+        part = replace(job, requests=share, clients=senders if senders < share else 0)
+        if job.request_rate:
+            part = replace(part, request_rate=job.request_rate * share / n)
+        run_setup = replace(setup, max_batch=min(part.senders, setup.max_batch))
+        run = _paced_run(part, step, run_setup) if job.request_rate else _burst_run(part, step, run_setup, part.senders)
+        runs.append((count, share, run))
+    total = sum(count * share for count, share, _ in runs)
+
+    def mean(metric: str) -> float:
+        return sum(count * share * getattr(run, metric) for count, share, run in runs) / total
+
+    each = {m: [v for count, _, run in runs for _ in range(count) for v in run.each[m]] for m in runs[0][2].each}
+    outputs = sum(count * run.outputs for count, _, run in runs)
+    return _RunTimes(mean("ttft"), mean("tpot"), mean("e2e"), max(run.end for _, _, run in runs), outputs, each)
 
 
 @dataclass(frozen=True, slots=True)
