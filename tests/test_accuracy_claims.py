@@ -374,6 +374,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +1.4 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +0.3 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias -0.3 %"): _diagnosis_figures,
+    ("docs/holdout-diagnosis.md", "bias -0.8 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias −1.4 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +4.0 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +0.4 %"): _diagnosis_figures,
@@ -395,14 +396,15 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias −2.6 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "bias +55.7 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "bias +28.6 %"): _diagnosis3_figures,
+    ("docs/holdout-diagnosis.md", "bias +28.1 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "+121.2 % (too fast)"): _diagnosis13_figures,
     ("docs/holdout-diagnosis.md", "+204.9 % (too fast)"): _diagnosis14_figures,
     ("docs/holdout-diagnosis.md", "−93.1 % (too fast)"): _diagnosis15_figures,
     ("docs/holdout-diagnosis.md", "−59.8 % (too fast)"): _diagnosis16_figures,
     ("docs/holdout-diagnosis.md", "+415.8 % (too fast)"): _diagnosis17_figures,
-    ("docs/holdout-diagnosis.md", "bias +26.2 → +15.5 %"): _diagnosis20_figures,
-    ("docs/holdout-diagnosis.md", "bias +19.2 → +16.8 %"): _diagnosis21_figures,
-    ("docs/holdout-diagnosis.md", "bias +8.3 → +19.5 %"): _diagnosis22_figures,
+    ("docs/holdout-diagnosis.md", "bias +26.2 → +14.6 %"): _diagnosis20_figures,
+    ("docs/holdout-diagnosis.md", "bias +19.2 → +17.2 %"): _diagnosis21_figures,
+    ("docs/holdout-diagnosis.md", "bias +8.3 → +18.5 %"): _diagnosis22_figures,
 }
 
 

@@ -35,9 +35,9 @@ HAND_MADE: dict[type, dict[str, Any]] = {
     s.NoP2P: {"gpus": ["rtx-4090"], "source": "x"},
     s.FittedEfficiency: {"value": 0.79, "cases": 17, "sources": ["x"], "pooled": False},
     s.FittedOverheads: {
-        "matmul_efficiency": 0.67,
-        "step_overhead_seconds": 0.0026,
-        "request_overhead_seconds": 0.0053,
+        "matmul_efficiency": 0.69,
+        "step_overhead_seconds": 0.00275,
+        "request_overhead_seconds": 0.0056,
         "cases": 208,
         "groups": 13,
         "held_out": {"mean_ttft_seconds": {"cases": 48, "median_abs_error": 0.11, "bias": 0.009}},

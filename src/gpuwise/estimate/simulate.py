@@ -245,12 +245,12 @@ class _Run:
             elif decodes:  # identical decode steps until a request finishes or an arrival can be admitted
                 steps = running[0][0] - step_no
                 fixed = decode_fixed[decodes] or ends.decode_fixed(decode_fixed, decodes)
-                mid = context + steps * grow / 2
-                t = fixed + per_key * ((layers * mid if plain else ends.windowed_keys(mid)) * decodes)
+                t = ends.decode_step(fixed, context + steps * grow / 2, decodes)
                 held = decodes if decodes > held else held
                 if decodes < max_batch and nxt < n and kvs[queued] <= kv_free and t > 0:
                     k = ceil((arrivals[nxt] - now) / t)  # the steps up to the arrival, at least one
-                    steps = (k if k < steps else steps) if k > 1 else 1
+                    if (cut := max(k, 1)) < steps:  # cut short: each step at the mean context of those taken
+                        steps, t = cut, ends.decode_step(fixed, context + cut * grow / 2, decodes)
                 t *= steps
                 now, busy, step_no = now + t, busy + t, step_no + steps
             elif nxt < n:  # idle until the next arrival
@@ -362,6 +362,13 @@ class _Ends:
         verify = self.model.verify
         known[decodes] = fixed = self.model.fixed(decodes * verify, decodes * verify)
         return fixed
+
+    def decode_step(self, fixed: float, mid: float, decodes: int) -> float:
+        """One pure-decode step of `decodes` requests at mean context `mid`: `fixed` (the step besides
+        attention) and the keys every request reads."""
+        model = self.model
+        keys = model.layers * mid if model.window is None else self.windowed_keys(mid)
+        return fixed + model.decode_per_key * (keys * decodes)
 
     def windowed_keys(self, context: float) -> float:
         """StepModel.keys for a model with sliding-window layers."""
