@@ -670,8 +670,11 @@ def run_devices(case: Mapping[str, Any]) -> int:
     copies together, whose tokens/s the estimate sums since 2026-12-05); 1 when no conversion applies."""
     if str(case["measured"]["unit"]) not in PER_DEVICE_UNITS or case["metric"] not in WHOLE_RUN_METRICS:
         return 1
-    gpu = str(case["gpuwise"]["gpu"])
-    return int(gpu.split(":")[1]) if ":" in gpu else 1
+    options = case["gpuwise"]
+    gpu = str(options["gpu"])
+    if ":" in gpu:
+        return int(gpu.split(":")[1])
+    return int(options.get("tp") or 1) * int(options.get("pp") or 1)  # the hardware's default count
 
 
 def published_si(case: Mapping[str, Any]) -> float:

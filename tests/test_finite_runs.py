@@ -203,18 +203,64 @@ def test_a_run_on_two_engine_copies_is_two_runs_of_half_its_requests():
         assert two["inference"][key] == pytest.approx(one["inference"][key], rel=1e-12), key
     assert two["inference"]["tokens_per_second"] == pytest.approx(2 * one["inference"]["tokens_per_second"], rel=1e-12)
     assert two["workload"]["concurrency"] == one["workload"]["concurrency"] == 64  # one copy's batch in memory
-    assert any("split evenly over 2 engine copies" in note for note in two["assumptions"])
+    assert any("dealt in arrival order over 2 of the 2 engine copies" in note for note in two["assumptions"])
 
 
-def test_an_uneven_split_weighs_each_copy_by_its_requests_and_ends_with_the_slowest():
-    """65 requests on two copies: 33 on one, 32 on the other. The means are over all 65 requests (33 and
-    32 of each copy's), the span the 33-request copy's, the output tokens all 65 x 200."""
+def test_an_uneven_split_deals_the_odd_request_to_the_first_copy_and_ends_with_it():
+    """65 requests on two copies: requests 0, 2, .. 64 (33) to the first, 1, 3, .. 63 (32) to the second. The
+    means are over all 65 requests (33 and 32 of each copy's), the span the 33-request copy's, the output
+    tokens all 65 x 200."""
     two = _on("h100-sxm:2", requests=65)["inference"]
     big, small = _run(requests=33), _run(requests=32)
     for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "latency_seconds"):
         assert two[key] == pytest.approx((33 * big[key] + 32 * small[key]) / 65, rel=1e-12), key
     span = 33 * 200 / big["tokens_per_second"]
     assert two["tokens_per_second"] == pytest.approx(65 * 200 / span, rel=1e-12)
+
+
+@pytest.mark.parametrize(("gpus", "clients"), [(8, 1), (2, 3), (2, 5), (4, 6)])
+def test_closed_loop_clients_are_dealt_whole_over_the_copies(gpus, clients):
+    """C clients over k copies: C // k each, the first C mod k one more, and a copy no client sends to
+    serves nothing. One client keeps one request in flight however many copies there are (its run on 8
+    GPUs is its run on one); 3 clients on two copies are a 2-client and a 1-client copy (50 and 50 requests
+    dealt alternately, the span the slower's), never 4."""
+    run = _on(f"h100-sxm:{gpus}", requests=100, concurrency=clients)
+    busy = min(gpus, clients)
+    shares = [clients // busy + (c < clients % busy) for c in range(busy)]
+    assert sum(shares) == clients
+    dealt = [100 // busy + (c < 100 % busy) for c in range(busy)]
+    runs = [_run(requests=dealt[c], concurrency=shares[c]) for c in range(busy)]
+    span = max(dealt[c] * 200 / r["tokens_per_second"] for c, r in enumerate(runs))
+    assert run["inference"]["tokens_per_second"] == pytest.approx(100 * 200 / span, rel=1e-12)
+    assert run["workload"]["concurrency"] == max(shares)  # memory holds the busiest copy's share
+    if busy == 1:  # one client: the run on one GPU, whatever the copies
+        one = _run(requests=100, concurrency=1)
+        for key in ("time_to_first_token_seconds", "decode_seconds_per_token", "tokens_per_second"):
+            assert run["inference"][key] == pytest.approx(one[key], rel=1e-12), key
+
+
+def test_a_paced_run_on_copies_is_one_draw_dealt_and_ends_after_its_last_arrival():
+    """16 requests at 2 a second on 8 copies: the arrivals are one Poisson draw of the whole run (as vllm
+    bench serve sends them), dealt to the copies, so the run cannot end before its last arrival (about 7.5 s
+    on average): each copy runs 2 requests, and the span is the last arrival plus about one request's latency,
+    not eight copies each starting a request at t = 0."""
+    from gpuwise.estimate.simulate import poisson_arrivals
+
+    eight = _on("h100-sxm:8", requests=16, request_rate=2.0)["inference"]
+    lasts = [(a := poisson_arrivals(2.0, 16, seed))[-1] - a[0] for seed in range(5)]
+    span = 16 * 200 / eight["tokens_per_second"]
+    assert span > sum(lasts) / 5 + eight["latency_seconds"] * 0.9
+    one = _run(requests=16, request_rate=2.0)  # one copy: the same arrivals, one engine
+    assert eight["latency_seconds"] <= one["latency_seconds"]
+
+
+def test_a_recommender_is_one_model_over_its_gpus_not_copies():
+    """DLRM's embedding tables are sharded over all the GPUs (memory.states): two L40S hold one model, so
+    the estimate is not doubled as copies would be."""
+    from gpuwise.estimate.serving import engine_copies
+
+    job = build_workload({"model": "dlrm-criteo-1tb", "task": "inference", "concurrency": 1024}, CAT)
+    assert engine_copies(job, build_hardware("l40s:2", CAT)) == 1
 
 
 def test_the_steady_state_of_engine_copies_is_their_throughput_together_at_one_copys_latency():

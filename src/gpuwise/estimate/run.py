@@ -249,10 +249,10 @@ def _finite_run_in_flight(work: Workload, hw: Hardware, catalog: Catalog) -> Wor
     if not (isinstance(work, InferenceJob) and work.requests):
         return work
     from gpuwise.estimate.engine import engine_setup
-    from gpuwise.estimate.serving import engine_copies
+    from gpuwise.estimate.serving import engine_copies, run_copies
 
     cap = engine_setup(replace(work, concurrency=1), hw, catalog, notes=False).max_batch
-    share = -(-work.senders // engine_copies(work, hw))  # engine copies side by side share the senders
+    share = -(-work.senders // run_copies(work, engine_copies(work, hw)))  # the busiest copy's share of the senders
     return replace(work, concurrency=max(1, min(share, cap)))
 
 
@@ -497,7 +497,9 @@ def _serving(
             notes=(
                 *plan.notes,
                 f"each replica of {hw.count} GPUs holds {copies} engine copies side by side (data parallel), each "
-                f"taking 1/{copies} of the replica's requests",
+                f"taking 1/{copies} of the replica's requests: the simulation's figures above (a replica's batch, "
+                "capacity, load and requests in flight) are one copy's; the JSON's capacity_rps_per_replica and "
+                "concurrency_per_replica are the whole replica's, its max_batch one copy's",
             ),
         )
     notes += plan.notes

@@ -413,7 +413,10 @@ STEADY_AT_MEAN = "the steady state is at the mean lengths; they vary in a simula
 def engine_copies(job: InferenceJob, hw: Hardware) -> int:
     """Serving engines the hardware holds side by side: its data-parallel replicas of tp x pp GPUs, each
     serving its share of the requests (vLLM's --data-parallel-size, or a server a replica behind a load
-    balancer); a serving replica keeps its experts inside its tp ranks (workload.build refuses --ep above)."""
+    balancer); a serving replica keeps its experts inside its tp ranks (workload.build refuses --ep above). A
+    recommender is one model over all the GPUs (its embedding tables sharded over them, memory.states), no copies."""
+    if isinstance(job.model, GenericArch) and job.model.embedding_params:
+        return 1
     return max(1, hw.count // job.parallel.model_parallel)
 
 
@@ -427,9 +430,9 @@ def inference_time(
     if copies == 1 or est.run_percentiles is not None:
         return est
     note = (
-        f"{hw.count} GPUs hold {copies} engine copies side by side (data parallel, each on tp x pp = "
-        f"{hw.count // copies} GPUs, each running the batch above): throughput is theirs together, "
-        "latencies one copy's"
+        f"{hw.count} GPUs hold {copies} engine copies side by side (data parallel, {hw.count // copies} GPU(s) "
+        f"each): each runs --concurrency {job.concurrency} ({copies * job.concurrency} in flight in all); throughput "
+        "is theirs together, latencies and the largest concurrency that fits one copy's"
     )
     return replace(
         est,
@@ -531,7 +534,7 @@ def _finite_run(
     requests sent at the start, admitted as the batch cap and KV cache allow (no preemption), or by
     `clients` closed-loop clients; figures are the run's means and its output tokens over its whole span
     (the start-up prefills, the synchronized waves of equal requests and the drain of the last ones included).
-    With `copies` engines side by side, each runs its share of the requests, clients and rate (_split_run)."""
+    With `copies` engines side by side, the run is dealt over them (_split_run)."""
     if setup.pipelines > 1:
         raise UsageError(
             "--requests: a finite run on pipeline-parallel or attention-data-parallel replicas is not modelled"
@@ -544,23 +547,25 @@ def _finite_run(
             + " needs more KV cache than the replica has left after its weights: the run cannot be served"
         )
     clients = job.senders
-    closed = clients < n
+    closed, busy = clients < n, run_copies(job, copies)
     run = _split_run(job, step, setup, copies)
     ttft, tpot, e2e, end, outputs = run.ttft, run.tpot, run.e2e, run.end, run.outputs
     if not all(math.isfinite(x) for x in (ttft, tpot, e2e, end)):  # pragma: no cover - the cap is checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
+    each = " on each copy" if busy > 1 else ""
     if job.request_rate:
         how = f" at {job.request_rate:g} a second (Poisson, the mean of {PACED_SEEDS} draws)"
     elif closed:
         how = f" sent at the start by {clients} closed-loop clients" + (
-            f", {setup.max_batch} running at most" if clients > setup.max_batch else ""
+            f", {setup.max_batch} running at most{each}" if -(-clients // busy) > setup.max_batch else ""
         )
     else:
-        how = f" sent at the start, admitted {min(-(-n // copies), setup.max_batch)} at most at once"
+        how = f" sent at the start, admitted {min(-(-n // busy), setup.max_batch)} at most at once{each}"
     if copies > 1:
         how += (
-            f", split evenly over {copies} engine copies side by side (data parallel: requests, clients and rate "
-            "shared out; the run ends with the slowest copy)"
+            f", dealt in arrival order over {busy} of the {copies} engine copies side by side (data parallel: request i "
+            f"to copy i mod {busy}, the clients shared out as evenly as whole clients allow; the run ends with the "
+            "slowest copy)"
         )
     notes.append(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
@@ -596,32 +601,79 @@ def _finite_run(
     )
 
 
+def run_copies(job: InferenceJob, copies: int) -> int:
+    """The engine copies a finite run keeps busy: all of them, or as many as it has closed-loop clients
+    (or requests) when fewer (a copy no client sends to serves nothing)."""
+    return max(1, min(copies, job.senders))
+
+
 def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int) -> _RunTimes:
-    """A finite run over `copies` engines side by side: each gets its share of the requests (and of the
-    clients, or of the Poisson rate, in proportion), the shares as even as whole requests allow; the means
-    are over all requests, the span the slowest copy's, the output tokens all of theirs."""
+    """The run as `vllm bench serve` sends it, dealt over the busy copies (run_copies) in arrival order, as
+    a server's data-parallel dispatch or a round-robin balancer does: the n arrivals (all at once, or one
+    Poisson draw at the run's rate) and lengths are drawn once for the whole run, request i going to copy
+    i mod k, the closed-loop clients split as evenly as whole clients allow. Means over all requests (of
+    each draw, then over PACED_SEEDS draws when paced), the span the slowest copy's, output tokens all of
+    theirs; one copy is the engine's own run."""
     n, clients = job.requests, job.senders
-    if copies == 1:  # the server admits in the order requests reach it, as many as its cap and KV cache allow
-        run_setup = replace(setup, max_batch=min(clients, setup.max_batch))
-        return _paced_run(job, step, run_setup) if job.request_rate else _burst_run(job, step, run_setup, clients)
-    runs: list[tuple[int, int, _RunTimes]] = []  # (copies with this share, its requests, its run)
-    for share in sorted({n // copies + (i < n % copies) for i in range(copies)} - {0}, reverse=True):
-        count = sum(1 for i in range(copies) if n // copies + (i < n % copies) == share)
-        senders = share if clients >= n else max(1, round(clients * share / n))
-        part = replace(job, requests=share, clients=senders if senders < share else 0)
+    k, closed = run_copies(job, copies), clients < n
+    out = []
+    each: dict[str, list[float]] = {"ttft": [], "tpot": [], "e2e": []}
+    for seed in range(PACED_SEEDS) if job.request_rate else (0,):
+        times = [0.0] * n
         if job.request_rate:
-            part = replace(part, request_rate=job.request_rate * share / n)
-        run_setup = replace(setup, max_batch=min(part.senders, setup.max_batch))
-        run = _paced_run(part, step, run_setup) if job.request_rate else _burst_run(part, step, run_setup, part.senders)
-        runs.append((count, share, run))
-    total = sum(count * share for count, share, _ in runs)
+            drawn = poisson_arrivals(job.request_rate, n, seed)
+            times = [a - drawn[0] for a in drawn]
+        shapes = varied_shapes(job, setup, n, seed)
+        runs = [
+            _copy_run(
+                step, setup, times[c::k], job.input_tokens, _dealt(shapes, c, k), _share(clients, c, k) if closed else 0
+            )
+            for c in range(k)
+        ]
+        pooled = {m: [v for run in runs for v in run[m]] for m in each}
+        out.append(
+            (
+                *(statistics.fmean(pooled[m]) for m in each),
+                max(run["end"][0] for run in runs),
+                _output_tokens(job, shapes, n),
+            )
+        )
+        for m in each:
+            each[m] += pooled[m]
+    ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
+    return _RunTimes(ttft, tpot, e2e, end, outputs, each)
 
-    def mean(metric: str) -> float:
-        return sum(count * share * getattr(run, metric) for count, share, run in runs) / total
 
-    each = {m: [v for count, _, run in runs for _ in range(count) for v in run.each[m]] for m in runs[0][2].each}
-    outputs = sum(count * run.outputs for count, _, run in runs)
-    return _RunTimes(mean("ttft"), mean("tpot"), mean("e2e"), max(run.end for _, _, run in runs), outputs, each)
+def _share(total: int, c: int, k: int) -> int:
+    """Copy c's share of `total` dealt over k copies (the first total mod k get one more)."""
+    return total // k + (c < total % k)
+
+
+def _dealt(shapes: RequestShapes | None, c: int, k: int) -> RequestShapes | None:
+    """The sizes of the requests dealt to copy c of k (every k-th from the c-th)."""
+    if shapes is None:
+        return None
+    return RequestShapes(
+        shapes.prefill[c::k], shapes.context[c::k], shapes.steps[c::k], shapes.kv[c::k], shapes.outputs[c::k]
+    )
+
+
+def _copy_run(
+    step: StepModel, setup: EngineSetup, times: list[float], prompt: int, shapes: RequestShapes | None, clients: int
+) -> dict[str, list[float]]:
+    """One engine copy's requests arriving at `times`, or sent by `clients` closed-loop clients (0: none):
+    each request's TTFT, TPOT and latency, and the copy's end (`end`). The engine admits in the order
+    requests reach it, as many as its cap and KV cache allow."""
+    n = len(times)
+    senders = clients if clients else n
+    res = simulate(step, replace(setup, max_batch=min(senders, setup.max_batch)), times, prompt, shapes=shapes)
+    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
+    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
+    # where there are more clients than the engine runs at once, counts in its TTFT)
+    sent = times if not clients else [0.0] * clients + sorted(res.e2e)[: n - clients]
+    ttfts = list(res.ttft) if not clients else [t - s for t, s in zip(res.ttft, sent, strict=True)]
+    e2es = list(res.e2e) if not clients else [t - s for t, s in zip(res.e2e, sent, strict=True)]
+    return {"ttft": ttfts, "tpot": list(res.tpot), "e2e": e2es, "end": [res.end]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,45 +689,7 @@ class _RunTimes:
     each: dict[str, list[float]]
 
 
-def _burst_run(job: InferenceJob, step: StepModel, setup: EngineSetup, clients: int) -> _RunTimes:
-    """The run's requests sent at the start, all at once or by `clients` closed-loop clients."""
-    n = job.requests
-    shapes = varied_shapes(job, setup, n, 0)
-    res = simulate(step, setup, [0.0] * n, job.input_tokens, shapes=shapes)
-    outputs = _output_tokens(job, shapes, n)
-    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
-    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
-    # where there are more clients than the engine runs at once, counts in its TTFT)
-    sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
-    ttfts = [t - s for t, s in zip(res.ttft, sent, strict=True)]
-    e2es = [t - s for t, s in zip(res.e2e, sent, strict=True)]
-    each = {"ttft": ttfts, "tpot": list(res.tpot), "e2e": e2es}
-    return _RunTimes(
-        statistics.fmean(ttfts), statistics.fmean(res.tpot), statistics.fmean(e2es), res.end, outputs, each
-    )
-
-
 PACED_SEEDS = 5  # draws of a paced run's Poisson arrivals averaged (one draw of 50 requests is noisy)
-
-
-def _paced_run(job: InferenceJob, step: StepModel, setup: EngineSetup) -> _RunTimes:
-    """--requests N --request-rate R (vllm bench serve --request-rate R --num-prompts N): requests sent at
-    Poisson times from the start (the first at 0), each timed from its arrival; mean TTFT, TPOT and
-    latency, the run's span and its output tokens, each the mean over PACED_SEEDS draws (of the arrivals,
-    and of the lengths when they vary); each request's figures pooled over the draws."""
-    out = []
-    each: dict[str, list[float]] = {"ttft": [], "tpot": [], "e2e": []}
-    for seed in range(PACED_SEEDS):
-        times = poisson_arrivals(job.request_rate, job.requests, seed)
-        shapes = varied_shapes(job, setup, job.requests, seed)
-        res = simulate(step, setup, [a - times[0] for a in times], job.input_tokens, shapes=shapes)
-        drawn = _output_tokens(job, shapes, job.requests)
-        out.append((statistics.fmean(res.ttft), statistics.fmean(res.tpot), statistics.fmean(res.e2e), res.end, drawn))
-        each["ttft"] += res.ttft
-        each["tpot"] += res.tpot
-        each["e2e"] += res.e2e
-    ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
-    return _RunTimes(ttft, tpot, e2e, end, outputs, each)
 
 
 def _output_tokens(job: InferenceJob, shapes: RequestShapes | None, n: int) -> int:

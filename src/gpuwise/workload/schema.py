@@ -316,7 +316,8 @@ class WorkloadFields(StrictFields):
         "Generated tokens per request.", example=128, applies="inference", metavar="N", default="256", ge=0, le=MAX_SEQ
     )
     concurrency: int | None = _f(
-        "Requests served together (for non-LLM models: the batch).",
+        "Requests served together (for non-LLM models: the batch); on GPUs holding several engine copies (more "
+        "than tp x pp), each copy's; with --requests, the benchmark's clients in all (its --max-concurrency).",
         example=8,
         applies="inference",
         metavar="N",
