@@ -419,3 +419,43 @@ def test_tensorrt_fp16_on_a_geforce_card_accumulates_in_fp16():
     assert trt == pytest.approx(14.69, rel=0.05) and len(said) == 1
     assert ms("tensorrt", "bf16")[1] == [] and ms("tensorrt", "bf16")[0] > 1.5 * trt
     assert ms("eager", "fp16")[1] == [] and ms("tensorrt", "fp16", "a100-80gb-sxm")[1] == []
+
+
+def test_torch_compile_fuses_what_follows_each_convolution_into_one_pointwise_kernel():
+    """TorchInductor (--engine torch-compile): a convolution's batch norm, ReLU and residual add, each
+    reading and writing the conv's output T bytes in eager PyTorch (2T, 2T, 3T: 7T), become one generated
+    kernel reading T and the residual T and writing T (3T), after the convolution, which stays its own
+    kernel; the batch norm's parameters are read by it once."""
+    from gpuwise.estimate.operators import launched
+
+    t = 1000.0
+    ops = (
+        Operator("0.conv", "convolution", 5e6, 2 * t, 4096),
+        Operator("1.bn", "normalization", 0.0, 2 * t, 512, fused_into=0),
+        Operator("2.relu", "elementwise", 0.0, 2 * t, 0, fused_into=0),
+        Operator("3.add", "elementwise", 0.0, 3 * t, 0, fused_into=0),
+        Operator("4.pool", "pooling", 0.0, 1.5 * t, 0),
+    )
+    kernels = launched(ops, "inductor")
+    assert [k.name for k in kernels] == ["0.conv", "1.bn+2", "4.pool"]
+    fused = kernels[1]
+    assert (fused.cls, fused.act_bytes, fused.param_bytes, fused.fused_into) == ("elementwise", 3 * t, 512, None)
+    assert launched(ops, "compiled") == (ops[0], ops[4])  # TensorRT: all three in the conv's epilogue
+
+
+def test_torch_compile_sits_between_eager_and_a_compiled_engine():
+    """ResNet-50 at batch 256 in bf16 on an A100: torch.compile launches fewer kernels and moves fewer bytes
+    than eager PyTorch (faster), and more than TensorRT, whose convolutions carry their epilogues (slower);
+    autocast is a PyTorch setting, so --autocast is taken by torch-compile and refused by TensorRT."""
+
+    def rate(engine: str, **extra: object) -> float:
+        spec = {"model": "resnet-50", "task": "inference", "engine": engine, "concurrency": 256} | extra
+        est = make_estimate(spec, {"gpu": "a100-80gb-sxm:1"})
+        assert est.inference is not None
+        return est.inference.samples_per_second
+
+    eager, compiled, trt = rate("eager"), rate("torch-compile"), rate("tensorrt")
+    assert eager < compiled < trt
+    assert rate("torch-compile", autocast=False) > rate("torch-compile", autocast=True)  # no per-call weight cast
+    with pytest.raises(Exception, match="--autocast/--no-autocast applies"):
+        rate("tensorrt", autocast=True)

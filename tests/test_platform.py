@@ -26,9 +26,9 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 @pytest.mark.parametrize(
     ("model", "engine", "name", "alternatives"),
     [
-        ("resnet-50", None, "TensorRT under Triton Inference Server", "eager|torchscript"),
-        ("resnet-50", "tensorrt", "TensorRT", "eager|torchscript"),
-        ("resnet-50", "onnxruntime", "ONNX Runtime (CUDA execution provider)", "eager|torchscript"),
+        ("resnet-50", None, "TensorRT under Triton Inference Server", "eager|torch-compile|torchscript"),
+        ("resnet-50", "tensorrt", "TensorRT", "eager|torch-compile|torchscript"),
+        ("resnet-50", "onnxruntime", "ONNX Runtime (CUDA execution provider)", "eager|torch-compile|torchscript"),
         (
             "llama-3.1-8b",
             "trtllm",
@@ -66,7 +66,7 @@ def test_every_runtime_runs_on_nvidia_and_the_rule_is_sourced():
         assert "nvidia" in profile.vendors, key
         if profile.vendors != ("nvidia", "amd"):
             assert profile.field_sources.get("vendors") == "nvidia-only-runtimes", key
-    assert {k for k, p in cat.runtimes.items() if "amd" in p.vendors} == {"eager", "torchscript"}
+    assert {k for k, p in cat.runtimes.items() if "amd" in p.vendors} == {"eager", "torch-compile", "torchscript"}
 
 
 def test_the_recommender_plan_rules_out_amd_for_tensorrt_under_triton():
@@ -81,13 +81,13 @@ def test_the_recommender_plan_rules_out_amd_for_tensorrt_under_triton():
             "engine": "triton",
             "vendors": ("nvidia",),
             "gpu": gpu,
-            "runs": ("eager", "torchscript"),
+            "runs": ("eager", "torch-compile", "torchscript"),
         }
         assert reason_text(reason, "en") == (
-            f"runtime: --engine triton runs on NVIDIA GPUs only, not on {gpu}; choose --engine eager|torchscript there"
+            f"runtime: --engine triton runs on NVIDIA GPUs only, not on {gpu}; choose --engine eager|torch-compile|torchscript there"
         )
         assert reason_text(reason, "zh") == (
-            f"运行时：--engine triton 只能在 NVIDIA GPU 上运行，不能用于 {gpu}；{gpu} 上请选 --engine eager|torchscript"
+            f"运行时：--engine triton 只能在 NVIDIA GPU 上运行，不能用于 {gpu}；{gpu} 上请选 --engine eager|torch-compile|torchscript"
         )
 
 
@@ -109,7 +109,7 @@ def test_the_chinese_plan_gives_the_reason_in_chinese():
             "engine": "triton",
             "vendors": ["nvidia"],
             "gpu": "mi300x",
-            "runs": ["eager", "torchscript"],
+            "runs": ["eager", "torch-compile", "torchscript"],
         }
     )
     assert "只能在 NVIDIA GPU 上运行" in rejected["zh"][0]["text"]

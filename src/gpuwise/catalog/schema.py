@@ -549,12 +549,13 @@ class RuntimeProfile(_Sourced):
     """How a runtime runs a model described operator by operator (catalog engines.yaml `runtimes`):
     which kernels it launches (`kernels`, gpuwise.estimate.operators.Runtime: eager PyTorch with a
     host dispatch per kernel, the same kernels issued without Python, batch norms folded into the
-    convolutions, or conv/GEMM epilogues fused), whether a 16-bit run casts weights per call under
+    convolutions, conv/GEMM epilogues fused, or each conv/GEMM's following pointwise ops fused into one
+    kernel of their own (TorchInductor)), whether a 16-bit run casts weights per call under
     torch.autocast, whether its fp32 GEMMs use TF32 (`tf32_gemm`), and whether a server (Triton)
     adds its per-request terms around the GPU."""
 
     name: str
-    kernels: Literal["eager", "graph", "folded", "compiled"]
+    kernels: Literal["eager", "graph", "folded", "compiled", "inductor"]
     autocast: bool = False
     server: bool = False
     triton_backend: str | None = None  # the Triton backend that runs this form of the model, if any

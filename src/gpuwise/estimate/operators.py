@@ -35,7 +35,7 @@ from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
-Runtime = Literal["eager", "graph", "folded", "compiled"]
+Runtime = Literal["eager", "graph", "folded", "compiled", "inductor"]
 # eager: PyTorch from Python, one host dispatch per kernel; graph: the same kernels issued without
 # Python (TorchScript, CUDA graphs); folded: ONNX Runtime's CUDA provider, batch norms folded into the
 # convolution and Relu (with a residual Add before it) fused into it (FusedConv), other activations on
@@ -260,8 +260,10 @@ def _operator_seconds(
     full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
     share = rates.gpu.peak_flops["fp32"] / rates.peak if full_fp32 else 1.0
     timer = _Timer(rates, p, "eager" if eager else runtime, scale, share)
-    fused = runtime in ("compiled", "folded") and not training
-    casts = (training if autocast is None else autocast) and eager and rates.dtype in ("fp16", "bf16")
+    fused = runtime in ("compiled", "folded", "inductor") and not training
+    # a compiled graph still casts the fp32 weights each call (no freezing), in kernels of its own
+    casting = eager or runtime == "inductor"
+    casts = (training if autocast is None else autocast) and casting and rates.dtype in ("fp16", "bf16")
     forward = backward = 0.0
     for ops, runs in _runs(model):
         kernels = launched(ops, runtime) if fused else ops
@@ -327,6 +329,7 @@ def _walk(
 
 _FUSION = {
     "compiled": "compiled engine, conv/GEMM epilogues fused",
+    "inductor": "TorchInductor: each conv/GEMM's following pointwise ops in one kernel of their own",
     "folded": "batch norms folded, Relu and residual adds fused into the convolutions",
 }
 
@@ -337,6 +340,8 @@ def launched(operators: tuple[Operator, ...], runtime: Runtime) -> tuple[Operato
     and residual Add (FOLDED_OPS); eager PyTorch and TorchScript launch them all."""
     if runtime == "compiled":
         return tuple(op for op in operators if op.fused_into is None)
+    if runtime == "inductor":
+        return _pointwise_fused(operators)
     if runtime == "folded":
         return tuple(
             op
@@ -344,6 +349,42 @@ def launched(operators: tuple[Operator, ...], runtime: Runtime) -> tuple[Operato
             if op.fused_into is None or not (op.cls == "normalization" or op.name.rsplit(".", 1)[-1] in FOLDED_OPS)
         )
     return operators
+
+
+def _pointwise_fused(operators: tuple[Operator, ...]) -> tuple[Operator, ...]:
+    """TorchInductor's kernels: the convolutions and GEMMs as the vendor library runs them, and the
+    operators an inference compiler would fold into each (batch norm, activation, residual add) as one
+    generated pointwise kernel after it, which reads the anchor's output and each extra input once and
+    writes once (PyTorch docs, torch.compiler Getting Started: fusion turns 2 reads and 2 writes into 1
+    and 1). Each member's act_bytes is its reads and writes of tensors the anchor's size: a unary op moves
+    2 of them, an add 3; the fused kernel moves 2 plus each member's inputs beyond its first."""
+    out: list[Operator] = []
+    groups: dict[int, list[Operator]] = {}
+    for op in operators:
+        if op.fused_into is None:
+            out.append(op)
+        elif op.fused_into in groups:
+            groups[op.fused_into].append(op)
+        else:
+            groups[op.fused_into] = [op]
+            out.append(op)  # the group's place in issue order, replaced below
+    merged = {id(group[0]): _one_kernel(group) for group in groups.values()}
+    return tuple(merged.get(id(op), op) for op in out)
+
+
+def _one_kernel(group: list[Operator]) -> Operator:
+    """One generated kernel for a chain of pointwise operators on the same tensor size."""
+    size = min(op.act_bytes for op in group) / 2  # a unary member reads and writes one such tensor
+    extra = sum(max(0.0, op.act_bytes - 2 * size) for op in group)  # residual and other second inputs
+    first = group[0]
+    return Operator(
+        name=f"{first.name}+{len(group) - 1}",
+        cls="elementwise",
+        flops=sum(op.flops for op in group),
+        act_bytes=2 * size + extra,
+        param_bytes=sum(op.param_bytes for op in group),
+        plane=first.plane,
+    )
 
 
 def _backward(timer: _Timer, p: OperatorParams, op: Operator, batch: int, moved: float) -> float:

@@ -391,7 +391,7 @@ def _batching(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog
     return f.batching
 
 
-PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's own attention code
+PYTORCH_RUNTIMES = ("eager", "torchscript", "torch-compile")  # the runtimes that run a module's own attention code
 
 
 def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog: Catalog) -> Attention | None:
@@ -446,16 +446,16 @@ def _bnb_4bit(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> Bnb4
 
 
 def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
-    """--[no-]autocast says whether eager PyTorch casts the weights per call: it means something only
-    for a model whose operators are timed under the eager runtime."""
+    """--[no-]autocast says whether eager PyTorch (or a torch.compile graph of it) casts the weights per call:
+    it means something only for a model whose operators are timed under those runtimes."""
     if f.autocast is None:
         return None
     described = (isinstance(model, GenericArch) and bool(model.operators)) or (
         isinstance(model, TransformerArch) and expressible(model) is None
     )
-    if engine != "eager" or not described:
+    if engine not in ("eager", "torch-compile") or not described:
         raise UsageError(
-            "--autocast/--no-autocast applies to eager PyTorch inference (--engine eager) of a model described "
+            "--autocast/--no-autocast applies to PyTorch inference (--engine eager or torch-compile) of a model described "
             f"operator by operator or an encoder written out from its architecture; here the engine is {engine} and the model {model.name}"
         )
     return f.autocast

@@ -67,7 +67,7 @@ LLMEngine = Literal[
     "transformers-v4.36",
     "transformers-v4.35",
 ]
-Runtime = Literal["eager", "torchscript", "onnxruntime", "tensorrt", "triton"]
+Runtime = Literal["eager", "torchscript", "torch-compile", "onnxruntime", "tensorrt", "triton"]
 Engine = Literal[LLMEngine, Runtime]
 DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
 DEFAULT_RUNTIME: Runtime = "triton"  # TensorRT under Triton: what `gpuwise deploy` writes for these models
