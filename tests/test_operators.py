@@ -459,3 +459,20 @@ def test_torch_compile_sits_between_eager_and_a_compiled_engine():
     assert rate("torch-compile", autocast=False) > rate("torch-compile", autocast=True)  # no per-call weight cast
     with pytest.raises(Exception, match="--autocast/--no-autocast applies"):
         rate("tensorrt", autocast=True)
+
+
+def test_torch_compile_leaves_a_lone_operator_as_it_is():
+    """A convolution followed by one batch norm (nothing to fuse it with) keeps that kernel, its class and
+    its bytes: no fusion happens, so nothing changes."""
+    from gpuwise.estimate.operators import launched
+
+    ops = (Operator("0.conv", "convolution", 5e6, 2000.0, 4096), Operator("1.bn", "normalization", 0.0, 2000.0, 512, 0))
+    assert launched(ops, "inductor") == ops
+
+
+@pytest.mark.parametrize("model", ["bert-base-uncased", "vit-base-patch16-224", "stable-diffusion-v1-5-unet"])
+def test_torch_compile_is_refused_where_its_fusion_rule_does_not_read_the_operators(model):
+    """An encoder's scale and softmax carry its GEMMs' reads and writes, and a diffusion model's fused groups
+    are not one chain: the rule would miscount them, so the runtime is refused with the reason."""
+    with pytest.raises(Exception, match="--engine torch-compile is modelled for CNNs and recommenders"):
+        make_estimate({"model": model, "task": "inference", "engine": "torch-compile"}, {"gpu": "a100-80gb-sxm:1"})

@@ -391,7 +391,7 @@ def _batching(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog
     return f.batching
 
 
-PYTORCH_RUNTIMES = ("eager", "torchscript", "torch-compile")  # the runtimes that run a module's own attention code
+PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's own attention code
 
 
 def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog: Catalog) -> Attention | None:
@@ -496,9 +496,21 @@ def _engine(f: WorkloadFields, model: ModelArch, parallel: Parallelism) -> Engin
     return f.engine
 
 
+COMPILE_TASKS = ("vision", "recommender")  # the described models whose pointwise chains torch-compile's rule reads
+
+
 def _check_runtime(engine: str, model: ModelArch, parallel: Parallelism) -> None:
     """A runtime other than the default changes which kernels run: the model must be described
-    operator by operator, or be an encoder whose operators follow from its architecture."""
+    operator by operator, or be an encoder whose operators follow from its architecture. torch-compile's
+    fusion (operators._pointwise_fused) reads chains of pointwise operators, each counting its own reads and
+    writes, after a CNN's or recommender's convolution or GEMM; an encoder's operators carry the GEMMs'
+    reads and writes in their softmax and scale, and a diffusion model's groups are not one chain."""
+    if engine == "torch-compile" and not (isinstance(model, GenericArch) and model.task in COMPILE_TASKS):
+        raise UsageError(
+            f"--engine torch-compile is modelled for CNNs and recommenders described operator by operator "
+            f"(resnet-50, efficientnet-b0, resnext101-32x4d, dlrm-criteo-1tb, deepfm-ecommerce, a `gpuwise describe` "
+            f"document of a CNN); {model.name} is not one: use --engine eager or torchscript"
+        )
     if isinstance(model, GenericArch):
         if model.operators:
             return

@@ -435,8 +435,9 @@ class WorkloadFields(StrictFields):
         "Serving engine: for LLMs vllm|vllm-v0|sglang|trtllm|lmdeploy|tgi|tgi-v2|tgi-v1|transformers|transformers-v4.36|"
         "transformers-v4.35 (scheduler and "
         "memory rules; transformers: a generate loop, static batches); for models "
-        "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton "
-        "(the runtime; an encoder under the default is timed by its layer totals).",
+        "described operator by operator and BERT-style encoders eager|torchscript|onnxruntime|tensorrt|triton, "
+        "and torch-compile for CNNs and recommenders (the runtime; an encoder under the default is timed by its "
+        "layer totals).",
         example="sglang",
         applies="inference",
         default="vllm for LLMs, triton (TensorRT under Triton) for other models",
