@@ -249,11 +249,10 @@ def _finite_run_in_flight(work: Workload, hw: Hardware, catalog: Catalog) -> Wor
     if not (isinstance(work, InferenceJob) and work.requests):
         return work
     from gpuwise.estimate.engine import engine_setup
-    from gpuwise.estimate.serving import engine_copies, run_copies
+    from gpuwise.estimate.serving import busiest_senders, engine_copies
 
     cap = engine_setup(replace(work, concurrency=1), hw, catalog, notes=False).max_batch
-    share = -(-work.senders // run_copies(work, engine_copies(work, hw)))  # the busiest copy's share of the senders
-    return replace(work, concurrency=max(1, min(share, cap)))
+    return replace(work, concurrency=max(1, min(busiest_senders(work, engine_copies(work, hw)), cap)))
 
 
 def static_batched(work: InferenceJob, catalog: Catalog) -> str | None:

@@ -557,10 +557,10 @@ def _finite_run(
         how = f" at {job.request_rate:g} a second (Poisson, the mean of {PACED_SEEDS} draws)"
     elif closed:
         how = f" sent at the start by {clients} closed-loop clients" + (
-            f", {setup.max_batch} running at most{each}" if -(-clients // busy) > setup.max_batch else ""
+            f", {setup.max_batch} running at most{each}" if _share(clients, 0, busy) > setup.max_batch else ""
         )
     else:
-        how = f" sent at the start, admitted {min(-(-n // busy), setup.max_batch)} at most at once{each}"
+        how = f" sent at the start, admitted {min(_share(n, 0, busy), setup.max_batch)} at most at once{each}"
     if copies > 1:
         how += (
             f", dealt in arrival order over {busy} of the {copies} engine copies side by side (data parallel: request i "
@@ -607,6 +607,11 @@ def run_copies(job: InferenceJob, copies: int) -> int:
     return max(1, min(copies, job.senders))
 
 
+def busiest_senders(job: InferenceJob, copies: int) -> int:
+    """The clients (or burst requests) of the busiest copy of a finite run: what its memory holds at once."""
+    return _share(job.senders, 0, run_copies(job, copies))
+
+
 def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int) -> _RunTimes:
     """The run as `vllm bench serve` sends it, dealt over the busy copies (run_copies) in arrival order, as
     a server's data-parallel dispatch or a round-robin balancer does: the n arrivals (all at once, or one
@@ -630,14 +635,9 @@ def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: i
             )
             for c in range(k)
         ]
-        pooled = {m: [v for run in runs for v in run[m]] for m in each}
-        out.append(
-            (
-                *(statistics.fmean(pooled[m]) for m in each),
-                max(run["end"][0] for run in runs),
-                _output_tokens(job, shapes, n),
-            )
-        )
+        pooled = {m: [v for figures, _ in runs for v in figures[m]] for m in each}
+        means = (statistics.fmean(pooled[m]) for m in each)
+        out.append((*means, max(end for _, end in runs), _output_tokens(job, shapes, n)))
         for m in each:
             each[m] += pooled[m]
     ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
@@ -660,20 +660,21 @@ def _dealt(shapes: RequestShapes | None, c: int, k: int) -> RequestShapes | None
 
 def _copy_run(
     step: StepModel, setup: EngineSetup, times: list[float], prompt: int, shapes: RequestShapes | None, clients: int
-) -> dict[str, list[float]]:
+) -> tuple[dict[str, list[float]], float]:
     """One engine copy's requests arriving at `times`, or sent by `clients` closed-loop clients (0: none):
-    each request's TTFT, TPOT and latency, and the copy's end (`end`). The engine admits in the order
-    requests reach it, as many as its cap and KV cache allow."""
+    each request's TTFT, TPOT and latency, and the copy's end. The engine admits in the order requests
+    reach it, as many as its cap and KV cache allow."""
     n = len(times)
-    senders = clients if clients else n
-    res = simulate(step, replace(setup, max_batch=min(senders, setup.max_batch)), times, prompt, shapes=shapes)
-    # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
-    # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
-    # where there are more clients than the engine runs at once, counts in its TTFT)
-    sent = times if not clients else [0.0] * clients + sorted(res.e2e)[: n - clients]
-    ttfts = list(res.ttft) if not clients else [t - s for t, s in zip(res.ttft, sent, strict=True)]
-    e2es = list(res.e2e) if not clients else [t - s for t, s in zip(res.e2e, sent, strict=True)]
-    return {"ttft": ttfts, "tpot": list(res.tpot), "e2e": e2es, "end": [res.end]}
+    res = simulate(step, replace(setup, max_batch=min(clients or n, setup.max_batch)), times, prompt, shapes=shapes)
+    figures = {"ttft": list(res.ttft), "tpot": list(res.tpot), "e2e": list(res.e2e)}
+    if clients:
+        # each client sends its next request when one of its own ends: request j (j >= clients) leaves its
+        # client at the (j - clients)-th completion and is timed from there (a wait in the server's queue,
+        # where there are more clients than the engine runs at once, counts in its TTFT)
+        sent = [0.0] * clients + sorted(res.e2e)[: n - clients]
+        for m in ("ttft", "e2e"):
+            figures[m] = [t - s for t, s in zip(figures[m], sent, strict=True)]
+    return figures, res.end
 
 
 @dataclass(frozen=True, slots=True)
