@@ -65,9 +65,10 @@ def _measured_summary(kind: str, errs: list[float]) -> list[str]:
     return [
         f"In sample (the model was developed with these peaks in view, and the caching allocator's slack is "
         f"fitted to those published as max reserved, scripts/fit_allocator_slack.py; the "
-        f"first twenty-two dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, "
-        f"the sixteenth to twenty-first since 2026-12-04, the twenty-second since 2026-12-05); the twenty-third, "
-        f"gathered apart, is the out-of-sample check, docs/accuracy-holdout23.md, `python scripts/holdout.py --set 23`): "
+        f"first twenty-three dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, "
+        f"the sixteenth to twenty-first since 2026-12-04, the twenty-second and twenty-third since 2026-12-05); the "
+        f"twenty-fourth, gathered apart, is the out-of-sample check, docs/accuracy-holdout24.md, "
+        f"`python scripts/holdout.py --set 24`): "
         f"median |error| "
         f"{_median_abs(errs):.1%}, bias (median signed error) {statistics.median(errs):+.1%}, "
         f"{share:.0%} within ±{MEASURED_GOAL:.0%} (goal: median ≤ 10 %, ≥ 85 % within ±20 %)."

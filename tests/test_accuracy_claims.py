@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 import yaml
+
+from corpus import holdout
 
 from .conftest import load_script
 
@@ -337,6 +340,40 @@ def _diagnosis22_figures() -> None:
     _diagnosis_section(22, "accuracy-holdout22-2026-12-04.md", "## The twenty-second holdout, diagnostic")
 
 
+def _diagnosis23_figures() -> None:
+    """The twenty-third's section: its frozen and current figures, and the medians its causes quote over
+    holdouts 1-23 as they score now (TGI v1 on NVIDIA GPUs, inference on CDNA3, V100 fp16 training)."""
+    heading = "## The twenty-third holdout, diagnostic"
+    _diagnosis_section(23, "accuracy-holdout23-2026-12-05.md", heading)
+    text = _flat(_doc("holdout-diagnosis.md")).replace("\u2212", "-")
+    part = text[text.index(heading) :].split(" ## ", 1)[0]
+    scored = [(n, r) for n in range(1, 24) for r in holdout.evaluate_all(holdout.SETS[n].data) if r.signed is not None]
+
+    def gpu(r: holdout.Scored) -> str:
+        return str(r.options.get("gpu", "")).split(":")[0]
+
+    def bias(rows: list[float]) -> str:
+        return f"bias {statistics.median(rows) * 100:+.0f} %"
+
+    tgi = [(n, r.signed) for n, r in scored if r.options.get("engine") == "tgi-v1" and not gpu(r).startswith("mi")]
+    sets = sorted({n for n, _ in tgi})
+    named = f"{', '.join(map(str, sets[:-1]))} and {sets[-1]}"
+    claim = f"({len(tgi)} cases of holdouts {named}, {bias([e for _, e in tgi])};"
+    assert claim in part, claim
+    cdna3 = [
+        r.signed for _, r in scored if r.kind == "inference" and gpu(r) in ("mi300a", "mi300x", "mi308x", "mi325x")
+    ]
+    claim = f"inference on CDNA3 over holdouts 1-23: {len(cdna3)} cases, {bias(cdna3)})"
+    assert claim in part, claim
+    v100 = [
+        r.signed
+        for _, r in scored
+        if r.kind == "training" and gpu(r).startswith("v100") and r.options.get("precision") == "fp16"
+    ]
+    claim = f"V100 fp16 training across holdouts 1-23: {len(v100)} cases, {bias(v100)}."
+    assert claim in part, claim
+
+
 def _large_runs_claim() -> None:
     """The README's whole-run sentence, as docs/accuracy-large-runs.md's out-of-sample summary gives it."""
     m = re.search(
@@ -406,6 +443,10 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +26.2 → +14.6 %"): _diagnosis20_figures,
     ("docs/holdout-diagnosis.md", "bias +19.2 → +17.2 %"): _diagnosis21_figures,
     ("docs/holdout-diagnosis.md", "bias +8.3 → +18.5 %"): _diagnosis22_figures,
+    ("docs/holdout-diagnosis.md", "bias +6.3 → +21.9 %"): _diagnosis23_figures,
+    ("docs/holdout-diagnosis.md", "bias +53 %"): _diagnosis23_figures,
+    ("docs/holdout-diagnosis.md", "bias +52 %"): _diagnosis23_figures,
+    ("docs/holdout-diagnosis.md", "bias +23 %"): _diagnosis23_figures,
 }
 
 

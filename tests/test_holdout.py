@@ -8,11 +8,12 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,10 @@ class Expected:
     readme_bias: bool  # the README's line quotes each kind's bias beside its median
     medians: Mapping[str, float]  # bound on each kind's median |error|
     first_errors: Mapping[str, float]  # each scored case's first signed error: bound |first| + 3 points
+    # extra rows whose address is not a represented case's: another commit of its file, or a file beside it
+    extra_rows_elsewhere: frozenset[str] = frozenset()
+    # model files whose published size names another layout: their parameters counted by hand from the shape
+    sized_by_hand: Mapping[str, float] = field(default_factory=dict)
 
 
 EXPECTED: dict[int, Expected] = {
@@ -2360,6 +2365,134 @@ EXPECTED: dict[int, Expected] = {
             "liger-pr1424-a100-80gb-mini-deepseek-v3-2l-hf-fwd-bwd-b1-s8192-peak": +0.1520,
         },
     ),
+    24: Expected(
+        first_read="2026-12-05",
+        kinds={"memory": 9, "training": 21, "inference": 22},
+        sources=25,
+        marked={"family": 3, "extra_row_of_source": 30},
+        # Scicom's H200 and L40S rows are written with a global batch of 32 blocks (the README's "32 batch size")
+        # beside the scripts' per-GPU batch of 32 and 16 on four GPUs: gpuwise refuses the options as written, and
+        # such a case names every need it has, none met
+        refused_for=frozenset(
+            {
+                "attention-backend",
+                "checkpointing-reentrant",
+                "gpu-variant-unstated",
+                "hf-trainer-custom-packed-collator",
+                "liger-kernels",
+                "pure-bf16-training",
+                "throughput-rounded-average",
+                "varlen-packed-documents",
+            }
+        ),
+        refusal_notes=("is not a multiple of micro-batch",),
+        unscored=frozenset(
+            {
+                "scicom-small-ablation-4xh200-qwen3-0.6b-base-ddp-hf-trainer-block4096-gbs32",
+                "scicom-small-ablation-4xl40s-qwen3-0.6b-base-ddp-hf-trainer-block4096-gbs32",
+            }
+        ),
+        end_to_end=(
+            "prime-rl-benchmarks-8xh200-qwen3-30b-a3b-sft-full-seq16384-ac-peak-reserved",
+            "rocm-blogs-torchtune-mi210-llama3.1-8b-generate-300-no-kv-cache-max-allocated",
+            "lumi-llm-scaling-megds-7b-4node-32xmi250x-gcd-tp1-pp2-gbs2048-samples-per-s",
+            "lumi-llm-scaling-bigcode-megatron-33b-mqa-8node-64xmi250x-gcd-tp4-pp4-tokens-per-gpu",
+            "marin-speedrun-llama-50m-h200-1gpu-levanter-bs128-seq1024-7600steps",
+            "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-train-half-b12",
+            "cssnoeasy-a100pcie-tp1-qwen2.5-7b-vllm0190-serve-in512-out256-c8-n100",
+            "fmbench-g5-2xl-a10g-mistral-7b-tgi110-en1-500-c8-latency",
+            "mmdeploy-benchmark-t4-trt7234-resnet50-fp16-b1",
+        ),
+        by_hand={
+            # | SFT Full | 16384 | Recompute | FA3 | 1 | 1 | 8xH200 | 16.6% | 35.03k | 3.74s | 106.4 GiB |
+            "prime-rl-benchmarks-8xh200-qwen3-30b-a3b-sft-full-seq16384-ac-peak-reserved": 106.4 * 2**30,
+            # Peak GPU reserved memory | 35.379 GiB | 20.088 GiB
+            "prime-rl-pr3210-1xrtxpro6000-qwen3-4b-2507-sft-optim-grad-offload-seq2048-peak-reserved": 35.379 * 2**30,
+            # Memory used: 16.64 GB (torch.cuda.max_memory_allocated() / 1e9)
+            "rocm-blogs-torchtune-mi210-llama3.1-8b-generate-300-no-kv-cache-max-allocated": 16.64e9,
+            # tokens/sec/gpu: mean: 177.1, per GCD, compared as the estimate's per-GPU figure
+            "lumi-llm-scaling-bigcode-megatron-33b-mqa-8node-64xmi250x-gcd-tp4-pp4-tokens-per-gpu": 177.1,
+            # "training_time": 1556.5628195246245 (seconds)
+            "marin-speedrun-llama-50m-h200-1gpu-levanter-bs128-seq1024-7600steps": 1556.5628195246245,
+            # 30.92 ms, the mean of the 50 published step times of the resnet50 column
+            "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-train-half-b12": 30.92e-3,
+            # ResNet | 224x224 | 2.97 | 1.26 | 1.21: TensorRT T4 fp16 1.26 ms
+            "mmdeploy-benchmark-t4-trt7234-resnet50-fp16-b1": 1.26e-3,
+        },
+        conversion_noted=False,
+        readme_bias=True,
+        # Two of its extra rows are further files of the results folder their first row comes from (ryujaehun's A100
+        # CSVs), three the benchmark table its first rows come from at another commit (prime-rl's BENCHMARKS.md)
+        extra_rows_elsewhere=frozenset(
+            {
+                "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-train-float-b12",
+                "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-infer-half-b12",
+                "prime-rl-benchmarks-1xh100-qwen3-0.6b-rl-full-seq16384-ac-peak-reserved",
+                "prime-rl-benchmarks-8xh200-qwen3-30b-a3b-sft-full-seq16384-ac-peak-reserved",
+                "prime-rl-benchmarks-8xb200-qwen3-4b-2507-sft-full-seq65536-ac-peak-reserved",
+            }
+        ),
+        # BigCode's "33B" names the 60-layer model with full multi-head attention (32.2B); with the one shared key/value
+        # head the run's script sets (--attention-head-type multiquery) the shape holds 27.0B, weights without biases
+        # and norms: 60 x (2 x 6656^2 + 2 x 6656 x 128 + 2 x 6656 x 26624) + (50688 + 2048) x 6656
+        sized_by_hand={"corpus/data/holdout_configs/lumi-bigcode-33b-mqa.json": 27_034_648_576},
+        # Recorded from the first scoring (the frozen record, 2026-12-05, at main e814acf, before any change made for
+        # its cases: memory 34.5 %, training 41.7 %, inference 24.3 %) plus 2 points: each scored case's |error| may not
+        # grow by more than 3 points, each kind's median |error| by more than 2. The state on that date, not the goals.
+        medians={"memory": 0.365, "training": 0.437, "inference": 0.263},
+        first_errors={
+            "cssnoeasy-a100pcie-tp1-qwen2.5-7b-vllm0190-serve-in512-out256-c8-n100": -0.0723,
+            "cssnoeasy-2xa100pcie-tp2-qwen2.5-7b-vllm0190-serve-in2048-out128-c16-n100": -0.3510,
+            "cssnoeasy-2xa100pcie-tp2-qwen2.5-7b-vllm0190-serve-in2048-out512-c32-n100": -0.2593,
+            "cssnoeasy-a100pcie-qwen3-32b-bf16-vllm0190-eager-serve-in512-out256-c4": +0.0721,
+            "cssnoeasy-a100pcie-qwen3-32b-bf16-vllm0190-eager-serve-in512-out256-c16": +0.0792,
+            "cssnoeasy-a100pcie-qwen3-32b-bf16-vllm0190-eager-serve-in512-out256-c32": +0.0488,
+            "fmbench-p4d-8xa100-40gb-llama2-70b-djl026-trtllm071-en1-500-c8-latency": -0.3072,
+            "fmbench-g5-48xl-8xa10g-llama2-70b-tgi110-en1-500-c8-latency": -0.3870,
+            "fmbench-g5-48xl-8xa10g-llama2-70b-tgi110-en500-1000-c4-latency": -0.5808,
+            "fmbench-g5-2xl-a10g-mistral-7b-tgi110-en1-500-c8-latency": +0.1793,
+            "fmbench-g5-2xl-a10g-mistral-7b-tgi110-en2000-3000-c8-latency": +0.7186,
+            "fmbench-g5-2xl-a10g-mistral-7b-tgi110-en500-1000-c8-latency": +0.5054,
+            "fmbench-ec2-g5-4xl-a10g-llama3.1-8b-djl-lmi11-lmidist-en1-500-c2-p50-latency": -0.1436,
+            "fmbench-ec2-g5-4xl-a10g-llama3.1-8b-djl-lmi11-lmidist-en500-1000-c1-p50-latency": -0.0196,
+            "lumi-llm-scaling-megds-33b-8node-64xmi250x-gcd-tp2-pp4-gbs1024-samples-per-s": +0.2807,
+            "lumi-llm-scaling-megds-7b-4node-32xmi250x-gcd-tp1-pp2-gbs2048-samples-per-s": +0.3913,
+            "lumi-llm-scaling-megds-65b-8node-64xmi250x-gcd-tp2-pp8-gbs1024-samples-per-s": +0.3338,
+            "lumi-llm-scaling-gptneox-6.7b-1node-8xmi250x-gcd-zero1-fp16-mbs4-gas4-samples-per-s": +0.1349,
+            "lumi-llm-scaling-bigcode-megatron-33b-mqa-8node-64xmi250x-gcd-tp4-pp4-tokens-per-gpu": +0.9963,
+            "lumi-llm-scaling-readme-megds-33b-32node-256xmi250x-gcd-num-workers0-samples-per-s": +0.4621,
+            "lumi-llm-scaling-readme-megds-33b-32node-256xmi250x-gcd-num-workers2-samples-per-s": +0.4235,
+            "lumi-llm-scaling-readme-megds-33b-32node-256xmi250x-gcd-num-workers4-samples-per-s": +0.4172,
+            "hisohara-ai-scripts-02-megatron-aac8-8xmi300x-llama2-7b-te-fp8-mbs4-gbs256-seq4096-tokens-per-gpu": +0.2378,
+            "prime-rl-benchmarks-1xh100-qwen3-0.6b-sft-full-seq8192-fa3-recompute": +0.1813,
+            "prime-rl-benchmarks-8xh200-qwen3-30b-a3b-2507-sft-full-seq16384-fa3-recompute": +0.2138,
+            "prime-rl-benchmarks-8xb200-qwen3-4b-2507-sft-full-seq65536-fa2-recompute": +1.3741,
+            "scicom-small-ablation-4xh100-qwen3-0.6b-base-ddp-hf-trainer-block4096-gbs32": -0.5212,
+            "marin-speedrun-llama-50m-h200-1gpu-levanter-bs128-seq1024-7600steps": +0.0953,
+            "torchrec-dlrm-readme-8xa100-40gb-dlrm-mlperf-tables-b8192-train": +0.3480,
+            "torchrec-dlrm-readme-16xa100-40gb-dlrm-mlperfx2-tables-b4096-train": +1.2663,
+            "torchrec-dlrm-readme-80xa100-40gb-dlrm-fullsize-tables-b819-train": +17.4153,
+            "kerasio-kerascv-sd-guide-t4-kerascv-xla-mixedfp16-b3-50steps-warm": +0.9379,
+            "kerasio-kerascv-sd-guide-t4-diffusers030-fp16-b3-50steps-warm": -0.5852,
+            "kerasio-kerascv-sd-guide-v100-kerascv-xla-mixedfp16-b3-50steps-warm": +0.9631,
+            "netspresso-trainer-trt-matrix-jetson-agx-orin-resnet50-fp16-b1": +0.1975,
+            "mmdeploy-benchmark-t4-trt7234-resnet50-fp32-b1": -0.3023,
+            "mmdeploy-benchmark-t4-trt7234-resnet50-fp16-b1": -0.0820,
+            "mmdeploy-benchmark-t4-trt7234-resnet50-int8-b1": -0.2258,
+            "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-train-half-b12": -0.4289,
+            "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-train-float-b12": -0.4686,
+            "ryujaehun-gpubench-a100-sxm4-40gb-resnet50-infer-half-b12": -0.1842,
+            "prime-rl-benchmarks-1xh100-qwen3-0.6b-rl-full-seq16384-ac-peak-reserved": +0.4548,
+            "prime-rl-benchmarks-8xh200-qwen3-30b-a3b-sft-full-seq16384-ac-peak-reserved": -0.0327,
+            "prime-rl-benchmarks-8xb200-qwen3-4b-2507-sft-full-seq65536-ac-peak-reserved": -0.0928,
+            "prime-rl-pr3210-1xrtxpro6000-qwen3-4b-2507-sft-optim-grad-offload-seq2048-peak-reserved": +0.6127,
+            "prime-rl-pr3210-1xrtxpro6000-qwen3-4b-2507-sft-cpu-master-offload-seq2048-peak-reserved": +1.8403,
+            "prime-rl-pr3234-8xh200-qwen3-30b-a3b-seq8k-no-offload-peak-hbm": +0.3454,
+            "prime-rl-pr3234-8xh200-qwen3-30b-a3b-seq64k-no-offload-peak-hbm": +1.3378,
+            "rasbt-llms-from-scratch-qwen3-0.6b-a100-from-scratch-generate-150-max-allocated": -0.2414,
+            "rocm-blogs-torchtune-mi210-llama3.1-8b-generate-300-no-kv-cache-max-allocated": -0.0307,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
@@ -2431,13 +2564,24 @@ def test_the_set_is_as_gathered(n):
     if holdout.SETS[n].by_document:
         assert len({c["source"]["url"] for c in cases}) == want.sources
     others = {c["source"]["url"] for c in cases if not c.get("extra_row_of_source")}
-    assert all(c["source"]["url"] in others for c in cases if c.get("extra_row_of_source"))
+    extra = {c["id"]: c["source"]["url"] for c in cases if c.get("extra_row_of_source")}
+    assert all(url in others for i, url in extra.items() if i not in want.extra_rows_elsewhere)
+    folders = {_folder(url) for url in others} - {None}
+    for i in want.extra_rows_elsewhere:
+        assert extra[i] not in others and _folder(extra[i]) in folders, i
+
+
+def _folder(url: str) -> tuple[str, str] | None:
+    """A repository file's repository and folder, whatever commit the address pins (None: not a file's)."""
+    m = re.fullmatch(r"https://github\.com/([^/]+/[^/]+)/blob/[^/]+/(?:(.*)/)?[^/]+", url)
+    return None if m is None else (m.group(1), m.group(2) or "")
 
 
 @pytest.mark.parametrize("n", NUMBERS)
 def test_model_files_are_described_and_read_at_their_published_size(n):
     """Each model written for a set as a config file: described, and where its published size is given,
-    gpuwise's parameter count within 5 % of it (OLMo 3's '7B' is its name: 4 % off)."""
+    gpuwise's parameter count within 5 % of it (OLMo 3's '7B' is its name: 4 % off; a size that names another
+    layout, against the shape's count by hand)."""
     doc = _doc(n)
     files = {str(c["gpuwise"]["model"]) for c in doc["cases"] if str(c["gpuwise"]["model"]).endswith(".json")}
     assert files == set(doc["models"])
@@ -2447,7 +2591,8 @@ def test_model_files_are_described_and_read_at_their_published_size(n):
             assert about.strip(), f
             continue
         params = load_hf_config(ROOT / f).params
-        assert params == pytest.approx(float(about["published_params"]), rel=0.05), f
+        published = EXPECTED[n].sized_by_hand.get(f, float(about["published_params"]))
+        assert params == pytest.approx(published, rel=0.05), f
         assert about["about"].strip()
 
 
