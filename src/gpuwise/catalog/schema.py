@@ -530,6 +530,21 @@ class EngineProfile(_Sourced):
             small_gpu_token_budget=self.chunked_token_budget,
         )
 
+    def with_settings(self, max_seqs: int | None, max_batch_tokens: int | None) -> EngineProfile:
+        """The profile with a user's settings in place of its defaults: `max_batch_tokens` (vLLM
+        --max-num-batched-tokens) every step's token budget on any GPU, where the engine's own may grow
+        with the device or the model's context; `max_seqs` (vLLM --max-num-seqs) its running-request cap
+        on any GPU. None keeps the engine's own."""
+        profile = self
+        if max_batch_tokens is not None:
+            n = max_batch_tokens
+            profile = replace(
+                profile, token_budget=n, small_gpu_token_budget=n, token_budget_tiers=(), budget_covers_context=False
+            )
+        if max_seqs is not None:
+            profile = replace(profile, max_seqs=max_seqs, small_gpu_max_seqs=max_seqs, max_seqs_by_gpu={})
+        return profile
+
     def budget(self, memory_bytes: int, gpu_id: str = "", max_seq: int = 0) -> tuple[int, int | None]:
         """(tokens per step, running requests at most) on the GPU `gpu_id` with `memory_bytes`, serving a
         model of `max_seq` positions (where the engine's budget is at least the model's context)."""

@@ -91,6 +91,9 @@ def vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions) -> tuple[
     or split between time-sliced replicas."""
     need = c.est.memory.per_gpu.total
     capacity = c.est.memory.capacity
+    given = c.est.workload.memory_fraction if isinstance(c.est.workload, InferenceJob) else None
+    if given is not None and share.mode != "time-slicing":
+        return given, "as given (--memory-fraction): the share the plan's KV cache was sized with"
     util = conv.gpu_memory_utilization
     util_why = (
         f"vLLM pre-allocates this share of GPU memory for weights and KV cache; the plan needs "
@@ -129,6 +132,12 @@ def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, co
     ]
 
 
+def _budget_args(work: InferenceJob, flag: str) -> list[Any]:
+    """The step's token budget under the engine's own flag name, where the user set it (--max-batch-tokens)."""
+    n = work.max_batch_tokens
+    return [why(f"{flag}={n}", "as given (--max-batch-tokens): the token budget the plan simulated")] if n else []
+
+
 def _named(work: InferenceJob) -> Why:
     """`--served-model-name`: the name clients ask for."""
     return why(f"--served-model-name={work.model.name}", "clients ask for the model by its gpuwise id")
@@ -154,6 +163,7 @@ def vllm_args(
         _named(work),
         *_dtype_args(work),
         *_plan_args(work, batch, "--tensor-parallel-size", "--max-num-seqs", "--max-model-len"),
+        *_budget_args(work, "--max-num-batched-tokens"),
         why(f"--gpu-memory-utilization={util[0]:.2f}", util[1]),
         port_arg(port),
         *_kv_args(work, "fp8"),
@@ -173,9 +183,12 @@ def _sglang_args(
         _named(work),
         *_dtype_args(work),
         *_plan_args(work, batch, "--tp-size", "--max-running-requests", "--context-length"),
+        *_budget_args(work, "--chunked-prefill-size"),
         why(
             f"--mem-fraction-static={fraction:.3f}",
-            "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang, as "
+            "as given (--memory-fraction): the share the plan's KV cache was sized with"
+            if work.memory_fraction is not None
+            else "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang, as "
             "SGLang 0.5 computes it from the device when none is given (catalog engines.yaml memory_reserve)",
         ),
         why("--host=0.0.0.0", "SGLang listens on 127.0.0.1 by default: serve other hosts"),
@@ -190,9 +203,12 @@ def _trtllm_args(
     return [
         why(source[0], source[1] + " (trtllm-serve's MODEL argument)"),
         *_plan_args(work, batch, "--tp_size", "--max_batch_size", "--max_seq_len"),
+        *_budget_args(work, "--max_num_tokens"),
         why(
             f"--kv_cache_free_gpu_memory_fraction={fraction:.2f}",
-            "the share of the memory left after weights that the plan's serving model gave the KV cache "
+            "as given (--memory-fraction): the share the plan's KV cache was sized with"
+            if work.memory_fraction is not None
+            else "the share of the memory left after weights that the plan's serving model gave the KV cache "
             "(catalog engines.yaml)",
         ),
         why("--host=0.0.0.0", "trtllm-serve listens on localhost by default: serve other hosts"),

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from gpuwise.catalog import GPU, Catalog, TransformerArch
 from gpuwise.catalog.schema import EngineProfile
+from gpuwise.errors import UsageError
 from gpuwise.estimate.bitsandbytes import bnb_linears
 from gpuwise.estimate.comm import Topology, collective, p2p
 from gpuwise.estimate.compute import EXPERT_OPS, Op, Shape, head_ops, kv_cache_width_per_gpu, layer_ops
@@ -41,7 +42,7 @@ from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
-from gpuwise.workload.specs import DTYPE_BYTES
+from gpuwise.workload.specs import DTYPE_BYTES, spread_bounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +114,26 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
 
 def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
     """The job's engine as it runs the job's model: prompts chunked where the engine turns chunked prefill
-    on for long contexts (vLLM 0.5 above 32K positions), else its profile as the catalog gives it."""
+    on for long contexts (vLLM 0.5 above 32K positions), with the user's settings (--max-seqs,
+    --max-batch-tokens) in place of its own, else its profile as the catalog gives it."""
     profile, model = catalog.engine(job.engine), job.model
     if not isinstance(model, TransformerArch):
         return profile
-    return profile.for_model(model.max_seq, model.sliding_window is not None)
+    profile = profile.for_model(model.max_seq, model.sliding_window is not None)
+    n = job.max_batch_tokens
+    if n is not None and not profile.chunked_prefill:  # a prompt is prefilled whole, in one step
+        need, what = (
+            (job.longest_context, "the context (prompt and output)")
+            if profile.budget_covers_context
+            else (spread_bounds(job.input_tokens, job.length_spread)[1], "the longest prompt")
+        )
+        if n < need:
+            raise UsageError(
+                f"--max-batch-tokens {n}: {profile.name} prefills a prompt whole in one step, so a step must hold "
+                f"{what}, {need} tokens; the engine refuses to start below that (raise it, or serve with an engine "
+                "that chunks prompts: vllm, sglang, trtllm)"
+            )
+    return profile.with_settings(job.max_seqs, n)
 
 
 def engine_setup(
@@ -175,6 +191,35 @@ def engine_setup(
     )
 
 
+def _as_set(job: InferenceJob) -> str:
+    """`; as set: --max-seqs N, ...` for the engine settings the user gave (nothing when none)."""
+    given = {
+        "--max-seqs": job.max_seqs,
+        "--max-batch-tokens": job.max_batch_tokens,
+        "--memory-fraction": job.memory_fraction,
+    }
+    named = [f"{flag} {value:g}" for flag, value in given.items() if value is not None]
+    return f"; as set: {', '.join(named)}" if named else ""
+
+
+def _share(
+    profile: EngineProfile, replica: InferenceJob, hw: Hardware, catalog: Catalog, frac: float, budget: int
+) -> str:
+    """The engine's memory share in words: SGLang's computed from the device as the engine does (its
+    mem_fraction_static when none is given), else the fraction itself."""
+    cap = hw.gpu.capacity_bytes
+    rule = profile.memory_reserve if replica.memory_fraction is None else None
+    if rule is None:
+        return f"{frac:.0%} of {cap / 2**30:.0f} GiB"
+    reserve, graphs = reserved_mib(rule, budget, cap, replica)
+    scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if amd_scaled(rule, hw.gpu, replica) else ""
+    return (
+        f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
+        f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks{scaled} "
+        f"[{catalog.sources[profile.source_of('memory_reserve')].title.split(':')[0]}])"
+    )
+
+
 def _setup_notes(
     replica: InferenceJob, hw: Hardware, catalog: Catalog, kv: tuple[int, int], frac: float
 ) -> tuple[str, ...]:
@@ -192,15 +237,7 @@ def _setup_notes(
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)
-    share = f"{frac:.0%} of {cap / 2**30:.0f} GiB"
-    if (rule := profile.memory_reserve) is not None:  # computed from the device, as the engine does
-        reserve, graphs = reserved_mib(rule, budget, cap, replica)
-        scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if amd_scaled(rule, hw.gpu, replica) else ""
-        share = (
-            f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
-            f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks{scaled} "
-            f"[{catalog.sources[profile.source_of('memory_reserve')].title.split(':')[0]}])"
-        )
+    share = _share(profile, replica, hw, catalog, frac, budget)
     notes = [
         f"{profile.name}: {share} "
         f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "
@@ -208,6 +245,8 @@ def _setup_notes(
         + (
             "(chunked prefill)"
             if profile.chunked_prefill
+            else "of prefill"
+            if replica.max_batch_tokens is not None
             else "of prefill (max_num_batched_tokens: the model's context, at least)"
             if profile.budget_covers_context
             else "of prefill (chunked_prefill_size)"
@@ -215,6 +254,7 @@ def _setup_notes(
             else "of prefill (max_batch_prefill_tokens)"
         )
         + (f", at most {engine_cap} running requests" if engine_cap else "")
+        + _as_set(replica)
         + f" [{catalog.sources[profile.source].title.split(':')[0]}]",
         f"KV cache holds {kv_tokens:,} tokens: {by_kv:,} requests of {ctx:,} tokens"
         + (f" in each of the {pipes} batches a {pipes}-stage pipeline keeps in flight" if pipes > 1 else "")

@@ -320,6 +320,9 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         bnb_4bit=work.bnb_4bit if work.weights_dtype == "nf4" else None,
         lora_adapters=work.lora_adapters,
         lora_adapter_rank=work.lora_adapter_rank if work.lora_adapters else None,
+        max_seqs=work.max_seqs,  # the engine's settings as given (None: its own, which the notes name)
+        max_batch_tokens=work.max_batch_tokens,
+        memory_fraction=work.memory_fraction,
         ep=work.parallel.ep,
         attention_dp=work.parallel.attention_dp,
     )

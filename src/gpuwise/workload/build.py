@@ -323,6 +323,7 @@ def _inference_job(
         bnb_4bit=_bnb_4bit(f, wd, engine, catalog),
         **_speculative(f),
         **_lora_adapters(f, model),
+        **_engine_settings(f, model, engine, catalog),
     )
 
 
@@ -542,6 +543,28 @@ def _lora_adapters(f: WorkloadFields, model: ModelArch) -> dict[str, Any]:
     if not isinstance(model, TransformerArch):
         raise UsageError(f"--lora-adapters needs a transformer base; {model.name} is described by totals only")
     return {"lora_adapters": f.lora_adapters, "lora_adapter_rank": f.lora_adapter_rank or DEFAULT_ADAPTER_RANK}
+
+
+def _verb(named: list[str]) -> str:
+    return "sets" if len(named) == 1 else "set"
+
+
+def _engine_settings(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> dict[str, Any]:
+    """A serving engine's own settings (--max-seqs, --max-batch-tokens, --memory-fraction): they size a
+    server's continuous batching and its KV block pool, which a generate loop (static batches, a cache
+    that grows with the tokens) and the runtimes of other models do not have."""
+    given = {"max_seqs": f.max_seqs, "max_batch_tokens": f.max_batch_tokens, "memory_fraction": f.memory_fraction}
+    named = [key for key, value in given.items() if value is not None]
+    if not named:
+        return {}
+    if not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(f"{_flags(named)} {_verb(named)} an LLM serving engine; {model.name} is not served by one")
+    if catalog.engine(engine).static_batching:
+        raise UsageError(
+            f"{_flags(named)} {_verb(named)} a serving engine's scheduler and KV block pool; --engine {engine} is a generate "
+            "loop (static batches, a cache that grows with the tokens): drop them, or serve with vllm, sglang or trtllm"
+        )
+    return given
 
 
 def _speculative(f: WorkloadFields) -> dict[str, Any]:

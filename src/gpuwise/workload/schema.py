@@ -486,6 +486,39 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=512,
     )
+    max_seqs: int | None = _f(
+        "Serving engine setting: requests one replica runs at once at most (vLLM --max-num-seqs, SGLang "
+        "--max-running-requests, TensorRT-LLM max_batch_size, LMDeploy --max-batch-size).",
+        example=64,
+        applies="inference",
+        metavar="N",
+        default="the engine's own (vLLM 1024 on GPUs of 70 GiB and more, 256 below)",
+        ge=1,
+        le=65536,
+    )
+    max_batch_tokens: int | None = _f(
+        "Serving engine setting: tokens one engine step carries at most, decodes and prompt chunks together "
+        "(vLLM --max-num-batched-tokens, SGLang --chunked-prefill-size, TensorRT-LLM max_num_tokens, TGI "
+        "--max-batch-prefill-tokens).",
+        example=4096,
+        applies="inference",
+        metavar="N",
+        default="the engine's own (vLLM 8192 on GPUs of 70 GiB and more, 2048 below)",
+        ge=16,
+        le=4194304,
+    )
+    memory_fraction: Annotated[float | None, NumberIn] = _f(
+        "Serving engine setting: the share of memory the engine takes for weights and KV cache, as the engine "
+        "counts it (vLLM --gpu-memory-utilization and SGLang --mem-fraction-static: of the device; "
+        "TensorRT-LLM kv_cache free_gpu_memory_fraction, LMDeploy --cache-max-entry-count and TGI "
+        "--cuda-memory-fraction: of what the weights leave free).",
+        example=0.8,
+        applies="inference",
+        metavar="0-1",
+        default="the engine's own",
+        gt=0,
+        le=1,
+    )
     read_bandwidth: Annotated[float | None, BytesIn] = _f(
         "Data pipeline: storage read per node, e.g. 2GB/s.",
         example="2GB/s",

@@ -359,6 +359,10 @@ class InferenceJob:
     bnb_4bit: Bnb4bit = "qlora"  # how bitsandbytes 4-bit weights were loaded (weights_dtype nf4)
     lora_adapters: int = 0  # LoRA adapters resident on the base (vLLM --max-loras; 0: LoRA off)
     lora_adapter_rank: int = DEFAULT_ADAPTER_RANK  # the rank their memory is reserved at (vLLM --max-lora-rank)
+    # a serving engine's settings as the user gave them (None: the engine's own, catalog engines.yaml)
+    max_seqs: int | None = None  # requests a replica runs at once at most (vLLM --max-num-seqs)
+    max_batch_tokens: int | None = None  # tokens an engine step carries at most (vLLM --max-num-batched-tokens)
+    memory_fraction: float | None = None  # the engine's memory share, as it counts it (vLLM --gpu-memory-utilization)
     # dtype fields holding the bf16 default the user did not name (gpuwise.workload.precision)
     dtype_defaults: frozenset[str] = frozenset()
     # the user named the engine: only then are its start-time allocations counted as it reports them

@@ -142,6 +142,8 @@ def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: Inf
     the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default; vLLM's is the
     serving_memory_utilization convention that gpuwise deploy passes as --gpu-memory-utilization, so a
     plan never needs more than the pod gets."""
+    if job.memory_fraction is not None:  # the user's setting (--memory-fraction), on the engine's own basis
+        return job.memory_fraction
     rule = profile.memory_reserve
     if rule is not None:
         frac = reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
@@ -201,7 +203,7 @@ def _engine_reserved(
     model = job.model
     if not (isinstance(model, TransformerArch) and model.decoder) or job.engine not in n.cat.engines:
         return None
-    profile = n.cat.engine(job.engine)
+    profile = n.cat.engine(job.engine).with_settings(job.max_seqs, job.max_batch_tokens)
     if profile.static_batching:
         return None
     fixed = bd.total - bd.kv_cache
@@ -280,7 +282,7 @@ def inference_workspace(model: TransformerArch, job: InferenceJob, n: Notes) -> 
     tp = job.parallel.tp
     tokens: float = job.concurrency * job.input_tokens
     if model.decoder:  # serving engines prefill in chunks; encoders run the whole batch at once
-        tokens = min(tokens, n.conv("prefill_chunk_tokens"))
+        tokens = min(tokens, job.max_batch_tokens or n.conv("prefill_chunk_tokens"))
     e = activation_element_bytes(job, n)
     per_token = e * (
         2 * model.hidden
