@@ -442,6 +442,15 @@ class EngineProfile(_Sourced):
     # models of more than `chunked_above_positions` positions and no sliding window are served with chunked
     # prefill at `chunked_token_budget` tokens a step instead (vLLM 0.5's default for contexts over 32K); 0: never
     chunked_above_positions: Annotated[int, Ge(0)] = 0
+    # under attention data parallelism the engine splits the running-request cap and the step's token budget
+    # it is given over its data-parallel ranks (SGLang: max_running_requests // dp, chunked_prefill_size // dp);
+    # False: each rank's scheduler keeps them whole
+    settings_split_over_dp: bool = False
+    # whether a step's token budget holds the running requests' decode tokens: `refused`, the engine refuses a
+    # running-request cap above the budget (vLLM's SchedulerConfig) and holds no more decodes than it; `capped`,
+    # its scheduler puts no more decodes in a step than the budget holds (TensorRT-LLM's max_num_tokens);
+    # `no`, the budget bounds prompt tokens only (SGLang's chunked_prefill_size, TGI's prefill tokens)
+    decodes_in_budget: Literal["no", "capped", "refused"] = "no"
     chunked_token_budget: Annotated[int, Ge(0)] = 0
     max_seqs: Annotated[int, Ge(1)] | None = None
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply
@@ -529,6 +538,13 @@ class EngineProfile(_Sourced):
             token_budget=self.chunked_token_budget,
             small_gpu_token_budget=self.chunked_token_budget,
         )
+
+    @property
+    def prefills_whole(self) -> bool:
+        """A prompt is prefilled in one step, never chunked: no chunks beside the decodes and either a budget
+        that must hold the context (vLLM 0.5) or prefill steps bounded by the budget whole (TGI 1.x and 2.x);
+        SGLang prefills first yet chunks its prompts at the budget."""
+        return not self.chunked_prefill and (self.budget_covers_context or not self.prefill_first)
 
     def with_settings(self, max_seqs: int | None, max_batch_tokens: int | None) -> EngineProfile:
         """The profile with a user's settings in place of its defaults: `max_batch_tokens` (vLLM

@@ -23,7 +23,7 @@ from gpuwise.deploy.common import DeployConventions, Why, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
-from gpuwise.estimate.memory.inference import memory_fraction
+from gpuwise.estimate.memory.inference import engine_profile, memory_fraction
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
@@ -86,13 +86,16 @@ def is_llm(work: InferenceJob) -> bool:
     return isinstance(work.model, TransformerArch) and work.model.decoder
 
 
-def vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions) -> tuple[float, str]:
-    """(--gpu-memory-utilization, reason): vLLM's default share, raised to what the plan needs,
-    or split between time-sliced replicas."""
+def vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions, catalog: Catalog) -> tuple[float, str]:
+    """(--gpu-memory-utilization, reason): the share the user gave the plan's engine where that engine counts
+    it as vLLM does (of the whole device), else vLLM's default share, raised to what the plan needs, or split
+    between time-sliced replicas."""
     need = c.est.memory.per_gpu.total
     capacity = c.est.memory.capacity
-    given = c.est.workload.memory_fraction if isinstance(c.est.workload, InferenceJob) else None
-    if given is not None and share.mode != "time-slicing":
+    work = c.est.workload
+    given = work.memory_fraction if isinstance(work, InferenceJob) else None
+    same_basis = isinstance(work, InferenceJob) and catalog.engine(work.engine).memory_basis == "total"
+    if given is not None and same_basis and share.mode != "time-slicing":
         return given, "as given (--memory-fraction): the share the plan's KV cache was sized with"
     util = conv.gpu_memory_utilization
     util_why = (
@@ -236,15 +239,23 @@ def server_command(
     notes: list[str] = []
     if engine == "vllm":
         conv = DeployConventions.from_catalog(catalog)
-        args = vllm_args(work, source, batch, vllm_memory(c, share or Sharing("none"), conv), port)
+        args = vllm_args(work, source, batch, vllm_memory(c, share or Sharing("none"), conv, catalog), port)
     else:
-        profile = catalog.engine(engine)
+        # the plan's own engine as the plan ran it (the user's settings: SGLang's computed share depends on its
+        # chunk), another engine at its defaults
+        profile = engine_profile(catalog, work) if engine == work.engine else catalog.engine(engine)
         # the share the estimate sized the KV cache with (SGLang's computed from the GPU and the replica)
         fraction = memory_fraction(profile, catalog, c.est.hardware.gpu, work)
         build = _sglang_args if engine == "sglang" else _trtllm_args
         args = build(work, source, batch, fraction, port)
         if engine == "trtllm" and work.kv_dtype == "fp8":
             notes.append("fp8 KV cache: set kv_cache_config.dtype: fp8 in a --extra_llm_api_options YAML file")
+        if engine == "trtllm" and work.max_batch_tokens and work.max_batch_tokens < work.input_tokens:
+            notes.append(
+                f"prompts of {work.input_tokens} tokens above --max_num_tokens={work.max_batch_tokens}: set "
+                "enable_chunked_prefill: true in a --extra_llm_api_options YAML file (off by default, and a longer "
+                "prompt is then rejected; the plan chunked them)"
+            )
     if work.weights_dtype not in _DTYPE:
         notes.append(
             f"weights in {work.weights_dtype}: serve a checkpoint quantized that way (and the engine's matching "

@@ -245,7 +245,7 @@ def _vllm(
     source = model_source(work, options.model_source, catalog)
     server = _Server(
         command=list(PROGRAMS["vllm"]),
-        args=vllm_args(work, source, batch, vllm_memory(c, share, conv)),
+        args=vllm_args(work, source, batch, vllm_memory(c, share, conv, catalog)),
         ports=[{"name": "http", "containerPort": PORT}],
         ready="/health",
         live="/health",

@@ -32,6 +32,7 @@ from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.memory.generate import eager_score_bytes
 from gpuwise.estimate.memory.inference import (
     amd_scaled,
+    engine_profile,
     inference_memory,
     kv_cache_bytes,
     kv_pool_bytes,
@@ -42,7 +43,7 @@ from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
-from gpuwise.workload.specs import DTYPE_BYTES, spread_bounds
+from gpuwise.workload.specs import DTYPE_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,28 +113,17 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
     return (1 - a ** (k + 1)) / (1 - a)
 
 
-def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
-    """The job's engine as it runs the job's model: prompts chunked where the engine turns chunked prefill
-    on for long contexts (vLLM 0.5 above 32K positions), with the user's settings (--max-seqs,
-    --max-batch-tokens) in place of its own, else its profile as the catalog gives it."""
-    profile, model = catalog.engine(job.engine), job.model
-    if not isinstance(model, TransformerArch):
-        return profile
-    profile = profile.for_model(model.max_seq, model.sliding_window is not None)
-    n = job.max_batch_tokens
-    if n is not None and not profile.chunked_prefill:  # a prompt is prefilled whole, in one step
-        need, what = (
-            (job.longest_context, "the context (prompt and output)")
-            if profile.budget_covers_context
-            else (spread_bounds(job.input_tokens, job.length_spread)[1], "the longest prompt")
-        )
-        if n < need:
-            raise UsageError(
-                f"--max-batch-tokens {n}: {profile.name} prefills a prompt whole in one step, so a step must hold "
-                f"{what}, {need} tokens; the engine refuses to start below that (raise it, or serve with an engine "
-                "that chunks prompts: vllm, sglang, trtllm)"
-            )
-    return profile.with_settings(job.max_seqs, n)
+def engine_limits(profile: EngineProfile, job: InferenceJob, gpu: GPU) -> tuple[int, int | None]:
+    """(tokens a step carries, running requests at most) for the job on `gpu`: the profile's, and where the
+    user set the budget of an engine whose budget holds the decodes (vLLM, TensorRT-LLM), no more running
+    requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it)."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    budget, cap = profile.budget(gpu.capacity_bytes, gpu.id, model.max_seq)
+    if job.max_batch_tokens is not None and profile.decodes_in_budget != "no":
+        held = max(1, budget // (job.speculative_tokens + 1))
+        cap = min(cap, held) if cap else held
+    return budget, cap
 
 
 def engine_setup(
@@ -160,7 +150,14 @@ def engine_setup(
     rounded = blocks_held(ctx, block)
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
-    budget, engine_cap = profile.budget(cap, hw.gpu.id, model.max_seq)
+    budget, engine_cap = engine_limits(profile, job, hw.gpu)
+    if job.memory_fraction is not None and kv_tokens // job.parallel.pp < blocks_held(job.longest_context, block):
+        raise UsageError(
+            f"--memory-fraction {job.memory_fraction:g}: {profile.name}'s share leaves "
+            f"{max(kv_bytes, 0) / 2**30:.1f} GiB for the KV cache after the weights, workspace and CUDA context "
+            f"({fixed / 2**30:.1f} GiB a GPU on {hw.gpu.id}), not one request of {job.longest_context:,} tokens: the "
+            "engine refuses to start (no memory for KV cache blocks); raise it, or split the model further (--tp)"
+        )
     pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
     if kv_tokens // pipes < blocks_held(job.longest_context, block):  # lengths vary: the longest must fit
@@ -198,7 +195,7 @@ def _as_set(job: InferenceJob) -> str:
         "--max-batch-tokens": job.max_batch_tokens,
         "--memory-fraction": job.memory_fraction,
     }
-    named = [f"{flag} {value:g}" for flag, value in given.items() if value is not None]
+    named = [f"{flag} {value}" for flag, value in given.items() if value is not None]
     return f"; as set: {', '.join(named)}" if named else ""
 
 
@@ -227,13 +224,12 @@ def _setup_notes(
     replica's or, under attention data parallelism, one attention rank's, and the requests it holds in
     each pipeline batch; `frac`: the engine's memory share)."""
     lanes, job = replica.attention_ranks, replica.attention_rank()
-    profile = engine_profile(catalog, job)
+    profile = engine_profile(catalog, replica)  # the replica's: a rank's share of split settings
     model = job.model
     assert isinstance(model, TransformerArch)
     kv_tokens, by_kv = kv
-    cap = hw.gpu.capacity_bytes
     block = profile.kv_block_tokens
-    budget, engine_cap = profile.budget(cap, hw.gpu.id, model.max_seq)
+    budget, engine_cap = engine_limits(profile, job, hw.gpu)
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)

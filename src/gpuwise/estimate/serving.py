@@ -461,7 +461,10 @@ def _engine_time(
         notes += setup.notes
         notes.append(_batching_note(setup, b))
         if b > setup.max_batch:
-            notes.append(f"the engine's KV cache holds {setup.max_batch} such requests at once, not {b}")
+            notes.append(
+                f"the engine runs {setup.max_batch} such requests at once, not {b}: the least of what its KV cache "
+                "holds and its running-request cap"
+            )
         if job.requests:
             return _finite_run(job, step, setup, ttft1, terms, notes, copies)
         notes += [f"--length-spread {job.length_spread:g}: {STEADY_AT_MEAN}"] if job.length_spread else []

@@ -38,6 +38,7 @@ from gpuwise.workload.specs import (
     full_recompute_allowed,
     interleavable,
     interleaved_only,
+    spread_bounds,
 )
 
 if TYPE_CHECKING:
@@ -294,7 +295,7 @@ def _inference_job(
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
     engine = _engine(f, model, parallel)
-    return InferenceJob(
+    job = InferenceJob(
         model=model,
         weights_dtype=wd,
         kv_dtype=kv,
@@ -325,6 +326,8 @@ def _inference_job(
         **_lora_adapters(f, model),
         **_engine_settings(f, model, engine, catalog),
     )
+    _check_budget(job, catalog)
+    return job
 
 
 def _finite_run(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> dict[str, Any]:
@@ -546,6 +549,7 @@ def _lora_adapters(f: WorkloadFields, model: ModelArch) -> dict[str, Any]:
 
 
 def _verb(named: list[str]) -> str:
+    """The verb for one setting or several."""
     return "sets" if len(named) == 1 else "set"
 
 
@@ -565,6 +569,33 @@ def _engine_settings(f: WorkloadFields, model: ModelArch, engine: str, catalog: 
             "loop (static batches, a cache that grows with the tokens): drop them, or serve with vllm, sglang or trtllm"
         )
     return given
+
+
+def _check_budget(job: InferenceJob, catalog: Catalog) -> None:
+    """A --max-batch-tokens an engine refuses to start with: below a prompt an engine prefills whole in one step
+    (TGI 1.x and 2.x: the longest prompt; vLLM 0.5 below its chunking threshold: the context, its
+    max_model_len at least), or below the running requests' cap where the engine refuses that (vLLM)."""
+    n, model = job.max_batch_tokens, job.model
+    if n is None or not isinstance(model, TransformerArch):
+        return
+    profile = catalog.engine(job.engine).for_model(model.max_seq, model.sliding_window is not None)
+    if profile.prefills_whole:
+        need, what = (
+            (job.longest_context, "the context (prompt and output; vLLM: --max-model-len at least)")
+            if profile.budget_covers_context
+            else (spread_bounds(job.input_tokens, job.length_spread)[1], "the longest prompt")
+        )
+        if n < need:
+            raise UsageError(
+                f"--max-batch-tokens {n}: {profile.name} prefills a prompt whole in one step, so a step must hold "
+                f"{what}, {need} tokens; the engine refuses to start below that (raise it, or serve with an engine "
+                "that chunks prompts: vllm, sglang, trtllm)"
+            )
+    if profile.decodes_in_budget == "refused" and job.max_seqs is not None and job.max_seqs > n:
+        raise UsageError(
+            f"--max-seqs {job.max_seqs} above --max-batch-tokens {n}: {profile.name} refuses to start (every "
+            "running request puts a token in each step); lower --max-seqs or raise --max-batch-tokens"
+        )
 
 
 def _speculative(f: WorkloadFields) -> dict[str, Any]:

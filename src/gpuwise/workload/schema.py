@@ -509,9 +509,9 @@ class WorkloadFields(StrictFields):
     )
     memory_fraction: Annotated[float | None, NumberIn] = _f(
         "Serving engine setting: the share of memory the engine takes for weights and KV cache, as the engine "
-        "counts it (vLLM --gpu-memory-utilization and SGLang --mem-fraction-static: of the device; "
-        "TensorRT-LLM kv_cache free_gpu_memory_fraction, LMDeploy --cache-max-entry-count and TGI "
-        "--cuda-memory-fraction: of what the weights leave free).",
+        "counts it (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static and TGI --cuda-memory-fraction: "
+        "of the device; TensorRT-LLM kv_cache free_gpu_memory_fraction and LMDeploy --cache-max-entry-count: of "
+        "what the weights leave free).",
         example=0.8,
         applies="inference",
         metavar="0-1",

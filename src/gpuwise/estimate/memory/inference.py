@@ -137,14 +137,34 @@ def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
     return int(DTYPE_BYTES["fp32"])
 
 
+def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
+    """The job's engine as it runs the job's model: prompts chunked where the engine turns chunked prefill
+    on for long contexts (vLLM 0.5 above 32K positions), with the user's settings (--max-seqs,
+    --max-batch-tokens) in place of its own, else its profile as the catalog gives it. An engine that splits
+    its settings over attention-data-parallel ranks (SGLang) gives each rank its share: call it with the
+    replica's job, not one rank's."""
+    profile, model = catalog.engine(job.engine), job.model
+    if not isinstance(model, TransformerArch):
+        return profile
+    profile = profile.for_model(model.max_seq, model.sliding_window is not None)
+    seqs, tokens, ranks = job.max_seqs, job.max_batch_tokens, job.attention_ranks
+    if ranks > 1 and profile.settings_split_over_dp:
+        seqs = max(1, seqs // ranks) if seqs else seqs
+        tokens = max(1, tokens // ranks) if tokens else tokens
+    return profile.with_settings(seqs, tokens)
+
+
 def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: InferenceJob) -> float:
     """The engine's memory share on `gpu` for the whole replica's `job`: computed from the device where
     the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default; vLLM's is the
     serving_memory_utilization convention that gpuwise deploy passes as --gpu-memory-utilization, so a
     plan never needs more than the pod gets."""
-    if job.memory_fraction is not None:  # the user's setting (--memory-fraction), on the engine's own basis
-        return job.memory_fraction
     rule = profile.memory_reserve
+    if job.memory_fraction is not None and profile.name == catalog.engine(job.engine).name:
+        # the user's setting (--memory-fraction) for the job's own engine, on its basis; SGLang scales even a
+        # given share on AMD (aiter) as it scales its own
+        frac = job.memory_fraction
+        return frac * rule.amd_scale if rule is not None and amd_scaled(rule, gpu, job) else frac
     if rule is not None:
         frac = reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
         return frac * rule.amd_scale if amd_scaled(rule, gpu, job) else frac
@@ -203,7 +223,7 @@ def _engine_reserved(
     model = job.model
     if not (isinstance(model, TransformerArch) and model.decoder) or job.engine not in n.cat.engines:
         return None
-    profile = n.cat.engine(job.engine).with_settings(job.max_seqs, job.max_batch_tokens)
+    profile = engine_profile(n.cat, job)
     if profile.static_batching:
         return None
     fixed = bd.total - bd.kv_cache
