@@ -167,3 +167,12 @@ def test_sglangs_computed_share_follows_the_chunk_the_plan_ran():
     large = _command("sglang", "sglang", max_batch_tokens=16384)
     shares = [next(a for a in cmd.split() if a.startswith("--mem-fraction-static=")) for cmd in (small, large)]
     assert float(shares[0].split("=")[1]) > float(shares[1].split("=")[1])
+
+
+def test_vllm_v1s_cap_spans_the_pipeline_batches_in_flight():
+    """vLLM V1 keeps one running list for the engine (a request still in another pipeline stage is skipped):
+    --max-seqs 8 under two pipeline stages runs 4 in each batch in flight; vLLM 0.5 schedules each batch
+    apart, 8 in each."""
+    opts = {"model": "llama-3.1-70b", "tp": 4, "pp": 2, "max_seqs": 8}
+    assert _setup("h100-sxm:8", **opts).max_batch == 4
+    assert _setup("h100-sxm:8", engine="vllm-v0", **opts).max_batch == 8

@@ -451,6 +451,9 @@ class EngineProfile(_Sourced):
     # its scheduler puts no more decodes in a step than the budget holds (TensorRT-LLM's max_num_tokens);
     # `no`, the budget bounds prompt tokens only (SGLang's chunked_prefill_size, TGI's prefill tokens)
     decodes_in_budget: Literal["no", "capped", "refused"] = "no"
+    # the running-request cap holds for the whole engine, all pipeline batches in flight together (vLLM V1: one
+    # running list; a request still in another stage is skipped), not for each (vLLM 0.5: one scheduler a batch)
+    cap_spans_pipeline: bool = False
     chunked_token_budget: Annotated[int, Ge(0)] = 0
     max_seqs: Annotated[int, Ge(1)] | None = None
     small_gpu_bytes: Annotated[int, Ge(0)]  # below this memory the small-GPU defaults apply

@@ -114,15 +114,18 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
 
 
 def engine_limits(profile: EngineProfile, job: InferenceJob, gpu: GPU) -> tuple[int, int | None]:
-    """(tokens a step carries, running requests at most) for the job on `gpu`: the profile's, and where the
-    user set the budget of an engine whose budget holds the decodes (vLLM, TensorRT-LLM), no more running
-    requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it)."""
+    """(tokens a step carries, running requests at most in one pipeline batch) for the job on `gpu`: the
+    profile's, and where the user set the budget of an engine whose budget holds the decodes (vLLM,
+    TensorRT-LLM), no more running requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it);
+    an engine whose cap spans the pipeline (vLLM V1) shares it among the pp batches in flight."""
     model = job.model
     assert isinstance(model, TransformerArch)
     budget, cap = profile.budget(gpu.capacity_bytes, gpu.id, model.max_seq)
     if job.max_batch_tokens is not None and profile.decodes_in_budget != "no":
         held = max(1, budget // (job.speculative_tokens + 1))
         cap = min(cap, held) if cap else held
+    if cap and profile.cap_spans_pipeline and job.parallel.pp > 1:  # one cap over the batches in flight
+        cap = max(1, cap // job.parallel.pp)
     return budget, cap
 
 
