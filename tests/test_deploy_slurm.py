@@ -206,16 +206,21 @@ def test_an_engine_admits_the_longest_request_a_length_spread_draws(engine, flag
 
 def test_sglang_is_given_the_memory_share_the_estimate_sized_its_kv_cache_with():
     """SGLang 0.5's mem_fraction_static as the estimate computed it for the plan's GPU and replica (three
-    places: a two-place flag would round 0.836 up to 0.84, more than the plan assumed)."""
-    from gpuwise.estimate.memory.inference import memory_fraction
+    places: a two-place flag would round 0.836 up to 0.84, more than the plan assumed), before the 0.85 that
+    SGLang itself applies on AMD (aiter), so that the server runs at the share the estimate sized."""
+    from gpuwise.estimate.memory.inference import amd_scaled, memory_fraction
 
     cat = load_catalog()
     c = _plan(*SERVE).chosen
     cmd = server_command("sglang", c, cat, None, 48, ShellText("${port}"))
     flags = [a.value if hasattr(a, "value") else a for a in cmd.args]
-    share = memory_fraction(cat.engine("sglang"), cat, c.est.hardware.gpu, c.est.workload)
+    profile, gpu = cat.engine("sglang"), c.est.hardware.gpu
+    share = memory_fraction(profile, cat, gpu, c.est.workload)
     assert share != 0.88  # not v0.4's fixed share
-    assert f"--mem-fraction-static={share:.3f}" in flags
+    rule = profile.memory_reserve
+    assert rule is not None
+    written = share / rule.amd_scale if amd_scaled(rule, gpu, c.est.workload) else share
+    assert f"--mem-fraction-static={written:.3f}" in flags
 
 
 def test_plan_values_are_data_for_the_shell():

@@ -176,3 +176,52 @@ def test_vllm_v1s_cap_spans_the_pipeline_batches_in_flight():
     opts = {"model": "llama-3.1-70b", "tp": 4, "pp": 2, "max_seqs": 8}
     assert _setup("h100-sxm:8", **opts).max_batch == 4
     assert _setup("h100-sxm:8", engine="vllm-v0", **opts).max_batch == 8
+
+
+def test_sglangs_own_chunk_given_is_its_default_under_attention_data_parallelism():
+    """SGLang computes its memory share from the whole engine's chunk, then divides the chunk (its own or a
+    given one) by the dp size: giving it its own 8192 on an 80 GB GPU changes nothing, and each of 4 ranks
+    prefills 2048 tokens a step."""
+    opts = {"model": "qwen3-30b-a3b", "tp": 4, "ep": 4, "attention_dp": True, "concurrency": 512}
+    own = _setup("h100-sxm:4", engine="sglang", input_tokens=4000, output_tokens=200, **opts)
+    given = _setup("h100-sxm:4", engine="sglang", input_tokens=4000, output_tokens=200, max_batch_tokens=8192, **opts)
+    assert (own.token_budget, own.memory_fraction, own.max_batch) == (2048, given.memory_fraction, given.max_batch)
+    assert given.token_budget == 2048
+
+
+def test_a_plan_tries_a_larger_tensor_parallel_layout_where_the_share_leaves_no_kv_cache():
+    """30 % of a 48 GB L40S does not hold Llama 3.1 8B's weights and a request's KV cache; split over two it
+    does: the plan serves it at tp 2, not ruled out."""
+    plan = make_plan(
+        {
+            "model": "llama-3.1-8b",
+            "task": "inference",
+            "input_tokens": 1000,
+            "output_tokens": 200,
+            "memory_fraction": 0.3,
+        },
+        {"gpus": ["l40s"], "qps": 5},
+    )
+    assert plan.chosen is not None and plan.chosen.est.workload.parallel.tp == 2
+
+
+def test_deploying_to_another_engine_writes_what_that_engine_accepts():
+    """A vLLM plan's given share is not SGLang's or TensorRT-LLM's (neither is written as given); an SGLang
+    plan's small chunk is raised to the batch for vLLM, which refuses fewer tokens a step than running requests;
+    on AMD SGLang is given its share before the 0.85 it applies itself."""
+    plan = make_plan(BASE | {"engine": "vllm", "memory_fraction": 0.6}, {"gpus": ["h100-sxm"]})
+    assert plan.chosen is not None
+    for target in ("sglang", "trtllm"):
+        reasons = [getattr(a, "why", "") for a in server_command(target, plan.chosen, CAT, None, 32).args]
+        assert not any("as given (--memory-fraction)" in r for r in reasons)
+    vllm = _command("sglang", "vllm", max_batch_tokens=256)
+    assert "--max-num-batched-tokens=256" in vllm  # at least the 32 requests the command runs: as given
+    small = make_plan(BASE | {"engine": "sglang", "max_batch_tokens": 16}, {"gpus": ["h100-sxm"]})
+    assert small.chosen is not None
+    args = " ".join(str(getattr(a, "value", a)) for a in server_command("vllm", small.chosen, CAT, None, 48).args)
+    assert "--max-num-batched-tokens=48" in args and "--max-num-seqs=48" in args
+    amd = make_plan(BASE | {"engine": "sglang", "memory_fraction": 0.8}, {"gpus": ["mi300x"]})
+    assert amd.chosen is not None
+    assert "--mem-fraction-static=0.800" in " ".join(
+        str(getattr(a, "value", a)) for a in server_command("sglang", amd.chosen, CAT, None, 32).args
+    )

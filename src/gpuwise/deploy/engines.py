@@ -23,10 +23,11 @@ from gpuwise.deploy.common import DeployConventions, Why, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
-from gpuwise.estimate.memory.inference import engine_profile, memory_fraction
+from gpuwise.estimate.memory.inference import amd_scaled, engine_profile, memory_fraction
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
+from gpuwise.workload.specs import spread_bounds
 
 PORT = 8000  # the HTTP port every server is told to listen on (vLLM's and Triton's default)
 LLM_ENGINES = ("vllm", "sglang", "trtllm")  # the workload's `engine` choices (workload.specs.Engine)
@@ -135,10 +136,20 @@ def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, co
     ]
 
 
-def _budget_args(work: InferenceJob, flag: str) -> list[Any]:
-    """The step's token budget under the engine's own flag name, where the user set it (--max-batch-tokens)."""
+def _budget_args(work: InferenceJob, flag: str, at_least: int = 0) -> list[Any]:
+    """The step's token budget under the engine's own flag name, where the user set it (--max-batch-tokens);
+    raised to `at_least` where the engine refuses a smaller one (vLLM: not below --max-num-seqs)."""
     n = work.max_batch_tokens
-    return [why(f"{flag}={n}", "as given (--max-batch-tokens): the token budget the plan simulated")] if n else []
+    if not n:
+        return []
+    if n < at_least:
+        return [
+            why(
+                f"{flag}={at_least}",
+                f"--max-batch-tokens {n} raised to the batch: vLLM refuses fewer tokens a step than running requests",
+            )
+        ]
+    return [why(f"{flag}={n}", "as given (--max-batch-tokens): the token budget the plan simulated")]
 
 
 def _named(work: InferenceJob) -> Why:
@@ -166,7 +177,7 @@ def vllm_args(
         _named(work),
         *_dtype_args(work),
         *_plan_args(work, batch, "--tensor-parallel-size", "--max-num-seqs", "--max-model-len"),
-        *_budget_args(work, "--max-num-batched-tokens"),
+        *_budget_args(work, "--max-num-batched-tokens", at_least=batch),
         why(f"--gpu-memory-utilization={util[0]:.2f}", util[1]),
         port_arg(port),
         *_kv_args(work, "fp8"),
@@ -179,8 +190,9 @@ def vllm_args(
 
 
 def _sglang_args(
-    work: InferenceJob, source: tuple[str, str], batch: int, fraction: float, port: int | str
+    work: InferenceJob, source: tuple[str, str], batch: int, share: tuple[float, bool], port: int | str
 ) -> list[Any]:
+    fraction, given = share
     return [
         why(f"--model-path={source[0]}", source[1]),
         _named(work),
@@ -190,7 +202,7 @@ def _sglang_args(
         why(
             f"--mem-fraction-static={fraction:.3f}",
             "as given (--memory-fraction): the share the plan's KV cache was sized with"
-            if work.memory_fraction is not None
+            if given
             else "the share of GPU memory for weights and KV cache the plan's serving model assumed for SGLang, as "
             "SGLang 0.5 computes it from the device when none is given (catalog engines.yaml memory_reserve)",
         ),
@@ -201,8 +213,9 @@ def _sglang_args(
 
 
 def _trtllm_args(
-    work: InferenceJob, source: tuple[str, str], batch: int, fraction: float, port: int | str
+    work: InferenceJob, source: tuple[str, str], batch: int, share: tuple[float, bool], port: int | str
 ) -> list[Any]:
+    fraction, given = share
     return [
         why(source[0], source[1] + " (trtllm-serve's MODEL argument)"),
         *_plan_args(work, batch, "--tp_size", "--max_batch_size", "--max_seq_len"),
@@ -210,7 +223,7 @@ def _trtllm_args(
         why(
             f"--kv_cache_free_gpu_memory_fraction={fraction:.2f}",
             "as given (--memory-fraction): the share the plan's KV cache was sized with"
-            if work.memory_fraction is not None
+            if given
             else "the share of the memory left after weights that the plan's serving model gave the KV cache "
             "(catalog engines.yaml)",
         ),
@@ -241,27 +254,46 @@ def server_command(
         conv = DeployConventions.from_catalog(catalog)
         args = vllm_args(work, source, batch, vllm_memory(c, share or Sharing("none"), conv, catalog), port)
     else:
-        # the plan's own engine as the plan ran it (the user's settings: SGLang's computed share depends on its
-        # chunk), another engine at its defaults
-        profile = engine_profile(catalog, work) if engine == work.engine else catalog.engine(engine)
-        # the share the estimate sized the KV cache with (SGLang's computed from the GPU and the replica)
-        fraction = memory_fraction(profile, catalog, c.est.hardware.gpu, work)
         build = _sglang_args if engine == "sglang" else _trtllm_args
-        args = build(work, source, batch, fraction, port)
-        if engine == "trtllm" and work.kv_dtype == "fp8":
-            notes.append("fp8 KV cache: set kv_cache_config.dtype: fp8 in a --extra_llm_api_options YAML file")
-        if engine == "trtllm" and work.max_batch_tokens and work.max_batch_tokens < work.input_tokens:
-            notes.append(
-                f"prompts of {work.input_tokens} tokens above --max_num_tokens={work.max_batch_tokens}: set "
-                "enable_chunked_prefill: true in a --extra_llm_api_options YAML file (off by default, and a longer "
-                "prompt is then rejected; the plan chunked them)"
-            )
+        args = build(work, source, batch, _engine_share(engine, c, catalog), port)
+        notes += _trtllm_notes(work) if engine == "trtllm" else []
     if work.weights_dtype not in _DTYPE:
         notes.append(
             f"weights in {work.weights_dtype}: serve a checkpoint quantized that way (and the engine's matching "
             "quantization flag)"
         )
     return ServerCommand(engine, PROGRAMS[engine], tuple(args), HEALTH[engine], tuple(notes))
+
+
+def _engine_share(engine: str, c: Candidate, catalog: Catalog) -> tuple[float, bool]:
+    """(the share to write, whether it is the user's): the share the estimate sized the KV cache with, for
+    the plan's own engine as the plan ran it (the user's settings: SGLang's computed share depends on its chunk),
+    another engine's at its defaults; SGLang's before its AMD scaling, which the server applies itself."""
+    work = c.est.workload
+    assert isinstance(work, InferenceJob)
+    own = engine == work.engine
+    profile = engine_profile(catalog, work) if own else catalog.engine(engine)
+    fraction = memory_fraction(profile, catalog, c.est.hardware.gpu, work)
+    rule = profile.memory_reserve
+    if rule is not None and amd_scaled(rule, c.est.hardware.gpu, work):
+        fraction /= rule.amd_scale  # SGLang scales what it is given by aiter's 0.85 on AMD: not twice
+    return fraction, own and work.memory_fraction is not None
+
+
+def _trtllm_notes(work: InferenceJob) -> list[str]:
+    """What trtllm-serve needs beyond its flags for the plan: an fp8 KV cache, chunked prefill for prompts
+    longer than the step budget (off by default, and such a prompt is then rejected)."""
+    notes = []
+    if work.kv_dtype == "fp8":
+        notes.append("fp8 KV cache: set kv_cache_config.dtype: fp8 in a --extra_llm_api_options YAML file")
+    longest = spread_bounds(work.input_tokens, work.length_spread)[1]
+    if work.max_batch_tokens and work.max_batch_tokens < longest:
+        notes.append(
+            f"prompts of up to {longest} tokens above --max_num_tokens={work.max_batch_tokens}: set "
+            "enable_chunked_prefill: true in a --extra_llm_api_options YAML file (off by default, and a longer "
+            "prompt is then rejected; the plan chunked them)"
+        )
+    return notes
 
 
 def engine_for(work: InferenceJob, given: str | None) -> tuple[str, str]:

@@ -113,14 +113,24 @@ def tokens_per_decode_step(job: InferenceJob) -> float:
     return (1 - a ** (k + 1)) / (1 - a)
 
 
-def engine_limits(profile: EngineProfile, job: InferenceJob, gpu: GPU) -> tuple[int, int | None]:
-    """(tokens a step carries, running requests at most in one pipeline batch) for the job on `gpu`: the
-    profile's, and where the user set the budget of an engine whose budget holds the decodes (vLLM,
-    TensorRT-LLM), no more running requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it);
-    an engine whose cap spans the pipeline (vLLM V1) shares it among the pp batches in flight."""
-    model = job.model
+class ShareTooSmall(UsageError):
+    """A given --memory-fraction leaves no room for one request's KV cache on this layout: the engine does not
+    start (a plan tries the next tensor-parallel degree; an estimate is a usage error)."""
+
+
+def engine_limits(profile: EngineProfile, replica: InferenceJob, gpu: GPU) -> tuple[int, int | None]:
+    """(tokens a step carries, running requests at most in one pipeline batch) of one scheduler of the
+    `replica` on `gpu`: the profile's; an engine that splits its settings over attention-data-parallel ranks
+    (SGLang: chunked_prefill_size // dp and max_running_requests // dp, given or its own) gives each rank its
+    share; where the user set the budget of an engine whose budget holds the decodes (vLLM, TensorRT-LLM), no
+    more running requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it); an engine whose
+    cap spans the pipeline (vLLM V1) shares it among the pp batches in flight."""
+    model, job = replica.model, replica
     assert isinstance(model, TransformerArch)
     budget, cap = profile.budget(gpu.capacity_bytes, gpu.id, model.max_seq)
+    ranks = replica.attention_ranks
+    if ranks > 1 and profile.settings_split_over_dp:
+        budget, cap = max(1, budget // ranks), (max(1, cap // ranks) if cap else cap)
     if job.max_batch_tokens is not None and profile.decodes_in_budget != "no":
         held = max(1, budget // (job.speculative_tokens + 1))
         cap = min(cap, held) if cap else held
@@ -153,9 +163,9 @@ def engine_setup(
     rounded = blocks_held(ctx, block)
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
-    budget, engine_cap = engine_limits(profile, job, hw.gpu)
+    budget, engine_cap = engine_limits(profile, replica, hw.gpu)
     if job.memory_fraction is not None and kv_tokens // job.parallel.pp < blocks_held(job.longest_context, block):
-        raise UsageError(
+        raise ShareTooSmall(
             f"--memory-fraction {job.memory_fraction:g}: {profile.name}'s share leaves "
             f"{max(kv_bytes, 0) / 2**30:.1f} GiB for the KV cache after the weights, workspace and CUDA context "
             f"({fixed / 2**30:.1f} GiB a GPU on {hw.gpu.id}), not one request of {job.longest_context:,} tokens: the "
@@ -202,16 +212,20 @@ def _as_set(job: InferenceJob) -> str:
     return f"; as set: {', '.join(named)}" if named else ""
 
 
-def _share(
-    profile: EngineProfile, replica: InferenceJob, hw: Hardware, catalog: Catalog, frac: float, budget: int
-) -> str:
+def _share(profile: EngineProfile, replica: InferenceJob, hw: Hardware, catalog: Catalog, frac: float) -> str:
     """The engine's memory share in words: SGLang's computed from the device as the engine does (its
-    mem_fraction_static when none is given), else the fraction itself."""
+    mem_fraction_static when none is given, from the whole engine's chunk), else the fraction itself, with
+    SGLang's AMD scaling named where it applies to a given one."""
     cap = hw.gpu.capacity_bytes
-    rule = profile.memory_reserve if replica.memory_fraction is None else None
+    rule = profile.memory_reserve
+    if rule is not None and replica.memory_fraction is not None:
+        on_amd = amd_scaled(rule, hw.gpu, replica)
+        return f"{frac:.0%} of {cap / 2**30:.0f} GiB" + (
+            f" (--memory-fraction {replica.memory_fraction:g} x {rule.amd_scale:g}: aiter on AMD)" if on_amd else ""
+        )
     if rule is None:
         return f"{frac:.0%} of {cap / 2**30:.0f} GiB"
-    reserve, graphs = reserved_mib(rule, budget, cap, replica)
+    reserve, graphs = reserved_mib(rule, profile.budget(cap)[0], cap, replica)
     scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if amd_scaled(rule, hw.gpu, replica) else ""
     return (
         f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
@@ -232,11 +246,11 @@ def _setup_notes(
     assert isinstance(model, TransformerArch)
     kv_tokens, by_kv = kv
     block = profile.kv_block_tokens
-    budget, engine_cap = engine_limits(profile, job, hw.gpu)
+    budget, engine_cap = engine_limits(profile, replica, hw.gpu)
     pipes = job.parallel.pp
     ctx = job.context_tokens
     e = tokens_per_decode_step(job)
-    share = _share(profile, replica, hw, catalog, frac, budget)
+    share = _share(profile, replica, hw, catalog, frac)
     notes = [
         f"{profile.name}: {share} "
         f"({'of device memory' if profile.memory_basis == 'total' else 'of the memory left after the weights'}) "

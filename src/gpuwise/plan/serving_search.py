@@ -27,7 +27,7 @@ from gpuwise.estimate import estimate, memory
 from gpuwise.estimate.bands import Margins, serving_margins
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.cost import CostParams, fleet_usd_per_hour, usd_per_hour
-from gpuwise.estimate.engine import engine_setup
+from gpuwise.estimate.engine import ShareTooSmall, engine_setup
 from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, LatencyTarget
@@ -145,7 +145,11 @@ def _options(
         if not alone.fits:
             continue
         decoder = isinstance(work.model, TransformerArch) and work.model.decoder
-        setup = engine_setup(job, hw, cat, alone, notes=False) if decoder else None  # what the engine's KV share holds
+        try:
+            setup = engine_setup(job, hw, cat, alone, notes=False) if decoder else None  # what the KV share holds
+        except ShareTooSmall:  # a given share leaves no KV cache at this tp: a larger one may
+            reason = Reason.of(Code.NO_KV_CACHE, tp=tp, gpu=gpu.id)
+            continue
         cap = 1 if decoder else largest_fitting(job, hw, cat, "concurrency", limit=MAX_BATCH_SEARCH)
         largest = setup.max_batch if setup is not None else serving_batch(job, hw, cat, cap)
         if largest < 1 or cap < 1:

@@ -140,18 +140,13 @@ def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
 def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
     """The job's engine as it runs the job's model: prompts chunked where the engine turns chunked prefill
     on for long contexts (vLLM 0.5 above 32K positions), with the user's settings (--max-seqs,
-    --max-batch-tokens) in place of its own, else its profile as the catalog gives it. An engine that splits
-    its settings over attention-data-parallel ranks (SGLang) gives each rank its share: call it with the
-    replica's job, not one rank's."""
+    --max-batch-tokens) in place of its own, else its profile as the catalog gives it: the whole engine's,
+    as its memory share is computed from them (a rank's share of split settings: estimate.engine.engine_limits)."""
     profile, model = catalog.engine(job.engine), job.model
     if not isinstance(model, TransformerArch):
         return profile
     profile = profile.for_model(model.max_seq, model.sliding_window is not None)
-    seqs, tokens, ranks = job.max_seqs, job.max_batch_tokens, job.attention_ranks
-    if ranks > 1 and profile.settings_split_over_dp:
-        seqs = max(1, seqs // ranks) if seqs else seqs
-        tokens = max(1, tokens // ranks) if tokens else tokens
-    return profile.with_settings(seqs, tokens)
+    return profile.with_settings(job.max_seqs, job.max_batch_tokens)
 
 
 def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: InferenceJob) -> float:
