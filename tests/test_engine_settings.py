@@ -115,6 +115,8 @@ def test_the_settings_change_the_figures_and_say_so():
         ({"engine": "tgi-v1", "max_batch_tokens": 512}, "longest prompt, 1000 tokens"),
         ({"model": "llama-2-7b", "engine": "vllm-v0", "max_batch_tokens": 1024}, r"the context \(prompt and output"),
         ({"engine": "vllm", "max_seqs": 1024, "max_batch_tokens": 64}, "vLLM refuses to start"),
+        ({"engine": "vllm-v0", "max_batch_tokens": 128}, r"its 256 running requests \(--max-seqs not given\)"),
+        ({"engine": "trtllm", "max_batch_tokens": 16, "speculative_tokens": 20, "speculative_acceptance": 0.5}, "21"),
     ],
 )
 def test_settings_an_engine_refuses_are_usage_errors(options: dict[str, Any], message: str):
@@ -127,6 +129,7 @@ def test_settings_an_engine_accepts_are_not_refused():
     its running-request cap is not bounded by the chunk: neither is refused."""
     build_workload(BASE | {"engine": "sglang", "max_batch_tokens": 512, "max_seqs": 1024}, CAT)
     build_workload(BASE | {"engine": "trtllm", "max_batch_tokens": 512}, CAT)
+    build_workload(BASE | {"engine": "vllm", "max_batch_tokens": 64}, CAT)  # V1 lowers its own cap to 64
 
 
 def test_a_share_that_leaves_no_kv_cache_is_a_usage_error():

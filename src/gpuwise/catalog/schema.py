@@ -447,10 +447,11 @@ class EngineProfile(_Sourced):
     # False: each rank's scheduler keeps them whole
     settings_split_over_dp: bool = False
     # whether a step's token budget holds the running requests' decode tokens: `refused`, the engine refuses a
-    # running-request cap above the budget (vLLM's SchedulerConfig) and holds no more decodes than it; `capped`,
-    # its scheduler puts no more decodes in a step than the budget holds (TensorRT-LLM's max_num_tokens);
-    # `no`, the budget bounds prompt tokens only (SGLang's chunked_prefill_size, TGI's prefill tokens)
-    decodes_in_budget: Literal["no", "capped", "refused"] = "no"
+    # running-request cap above the budget, its own default included (vLLM 0.5's SchedulerConfig); `lowered`, it
+    # refuses a given cap above the budget and lowers its own to it (vLLM V1's engine arguments); `capped`, its
+    # scheduler puts no more decodes in a step than the budget holds (TensorRT-LLM's max_num_tokens); `no`, the
+    # budget bounds prompt tokens only (SGLang's chunked_prefill_size, TGI's prefill tokens)
+    decodes_in_budget: Literal["no", "capped", "lowered", "refused"] = "no"
     # the running-request cap holds for the whole engine, all pipeline batches in flight together (vLLM V1: one
     # running list; a request still in another stage is skipped), not for each (vLLM 0.5: one scheduler a batch)
     cap_spans_pipeline: bool = False

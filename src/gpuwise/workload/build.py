@@ -591,10 +591,19 @@ def _check_budget(job: InferenceJob, catalog: Catalog) -> None:
                 f"{what}, {need} tokens; the engine refuses to start below that (raise it, or serve with an engine "
                 "that chunks prompts: vllm, sglang, trtllm)"
             )
-    if profile.decodes_in_budget == "refused" and job.max_seqs is not None and job.max_seqs > n:
+    # the running-request cap the engine checks against its budget: a given one (vLLM), or its own (vLLM 0.5)
+    cap = job.max_seqs or (profile.max_seqs if profile.decodes_in_budget == "refused" else None)
+    if profile.decodes_in_budget in ("lowered", "refused") and cap is not None and cap > n:
+        flag = f"--max-seqs {cap}" if job.max_seqs else f"its {cap} running requests (--max-seqs not given)"
         raise UsageError(
-            f"--max-seqs {job.max_seqs} above --max-batch-tokens {n}: {profile.name} refuses to start (every "
-            "running request puts a token in each step); lower --max-seqs or raise --max-batch-tokens"
+            f"{flag} above --max-batch-tokens {n}: {profile.name} refuses to start (every running request puts a "
+            "token in each step); lower --max-seqs or raise --max-batch-tokens"
+        )
+    verify = job.speculative_tokens + 1
+    if profile.decodes_in_budget != "no" and verify > n:
+        raise UsageError(
+            f"--max-batch-tokens {n}: one request's step of {verify} tokens (--speculative-tokens "
+            f"{job.speculative_tokens} and the token they verify) does not fit it; raise it"
         )
 
 
