@@ -23,7 +23,7 @@ from gpuwise.deploy.common import DeployConventions, Why, why
 from gpuwise.deploy.sharing import Sharing
 from gpuwise.deploy.shell import ShellText
 from gpuwise.errors import UsageError
-from gpuwise.estimate.memory.inference import amd_scaled, engine_profile, memory_fraction
+from gpuwise.estimate.memory.inference import engine_profile, engine_share
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
@@ -95,7 +95,10 @@ def vllm_memory(c: Candidate, share: Sharing, conv: DeployConventions, catalog: 
     capacity = c.est.memory.capacity
     work = c.est.workload
     given = work.memory_fraction if isinstance(work, InferenceJob) else None
-    same_basis = isinstance(work, InferenceJob) and catalog.engine(work.engine).memory_basis == "total"
+    same_basis = (
+        isinstance(work, InferenceJob)
+        and catalog.engine(work.engine).memory_basis == catalog.engine("vllm").memory_basis
+    )
     if given is not None and same_basis and share.mode != "time-slicing":
         return given, "as given (--memory-fraction): the share the plan's KV cache was sized with"
     util = conv.gpu_memory_utilization
@@ -273,11 +276,7 @@ def _engine_share(engine: str, c: Candidate, catalog: Catalog) -> tuple[float, b
     assert isinstance(work, InferenceJob)
     own = engine == work.engine
     profile = engine_profile(catalog, work) if own else catalog.engine(engine)
-    fraction = memory_fraction(profile, catalog, c.est.hardware.gpu, work)
-    rule = profile.memory_reserve
-    if rule is not None and amd_scaled(rule, c.est.hardware.gpu, work):
-        fraction /= rule.amd_scale  # SGLang scales what it is given by aiter's 0.85 on AMD: not twice
-    return fraction, own and work.memory_fraction is not None
+    return engine_share(profile, catalog, c.est.hardware.gpu, work), own and work.memory_fraction is not None
 
 
 def _trtllm_notes(work: InferenceJob) -> list[str]:

@@ -43,7 +43,7 @@ from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
-from gpuwise.workload.specs import DTYPE_BYTES
+from gpuwise.workload.specs import DTYPE_BYTES, ENGINE_SETTINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,17 +125,17 @@ def engine_limits(profile: EngineProfile, replica: InferenceJob, gpu: GPU) -> tu
     share; where the user set the budget of an engine whose budget holds the decodes (vLLM, TensorRT-LLM), no
     more running requests than a step holds decode tokens (vLLM V1 caps max_num_seqs at it); an engine whose
     cap spans the pipeline (vLLM V1) shares it among the pp batches in flight."""
-    model, job = replica.model, replica
+    model = replica.model
     assert isinstance(model, TransformerArch)
     budget, cap = profile.budget(gpu.capacity_bytes, gpu.id, model.max_seq)
-    ranks = replica.attention_ranks
+    ranks, pp = replica.attention_ranks, replica.parallel.pp
     if ranks > 1 and profile.settings_split_over_dp:
         budget, cap = max(1, budget // ranks), (max(1, cap // ranks) if cap else cap)
-    if job.max_batch_tokens is not None and profile.decodes_in_budget != "no":
-        held = max(1, budget // (job.speculative_tokens + 1))
+    if replica.max_batch_tokens is not None and profile.decodes_in_budget != "no":
+        held = max(1, budget // (replica.speculative_tokens + 1))
         cap = min(cap, held) if cap else held
-    if cap and profile.cap_spans_pipeline and job.parallel.pp > 1:  # one cap over the batches in flight
-        cap = max(1, cap // job.parallel.pp)
+    if cap and profile.cap_spans_pipeline and pp > 1:  # one cap over the batches in flight
+        cap = max(1, cap // pp)
     return budget, cap
 
 
@@ -164,16 +164,17 @@ def engine_setup(
     per_token = per_request / ctx if ctx else 0.0
     kv_tokens = int(kv_bytes / per_token) if per_token > 0 and kv_bytes > 0 else 0
     budget, engine_cap = engine_limits(profile, replica, hw.gpu)
-    if job.memory_fraction is not None and kv_tokens // job.parallel.pp < blocks_held(job.longest_context, block):
+    pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
+    none_fits = kv_tokens // pipes < blocks_held(job.longest_context, block)  # lengths vary: the longest must fit
+    if none_fits and job.memory_fraction is not None:
         raise ShareTooSmall(
             f"--memory-fraction {job.memory_fraction:g}: {profile.name}'s share leaves "
             f"{max(kv_bytes, 0) / 2**30:.1f} GiB for the KV cache after the weights, workspace and CUDA context "
             f"({fixed / 2**30:.1f} GiB a GPU on {hw.gpu.id}), not one request of {job.longest_context:,} tokens: the "
             "engine refuses to start (no memory for KV cache blocks); raise it, or split the model further (--tp)"
         )
-    pipes = job.parallel.pp  # each of the pp batches in flight gets its share of every stage's KV cache
     by_kv = kv_tokens // pipes // rounded if rounded else 0
-    if kv_tokens // pipes < blocks_held(job.longest_context, block):  # lengths vary: the longest must fit
+    if none_fits:
         by_kv = 0
     limits = [by_kv] + ([engine_cap] if engine_cap else []) + ([job.concurrency] if job.concurrency > 1 else [])
     e = tokens_per_decode_step(job)
@@ -203,12 +204,8 @@ def engine_setup(
 
 def _as_set(job: InferenceJob) -> str:
     """`; as set: --max-seqs N, ...` for the engine settings the user gave (nothing when none)."""
-    given = {
-        "--max-seqs": job.max_seqs,
-        "--max-batch-tokens": job.max_batch_tokens,
-        "--memory-fraction": job.memory_fraction,
-    }
-    named = [f"{flag} {value}" for flag, value in given.items() if value is not None]
+    given = ((key, getattr(job, key)) for key in ENGINE_SETTINGS)
+    named = [f"--{key.replace('_', '-')} {value}" for key, value in given if value is not None]
     return f"; as set: {', '.join(named)}" if named else ""
 
 
@@ -217,16 +214,17 @@ def _share(profile: EngineProfile, replica: InferenceJob, hw: Hardware, catalog:
     mem_fraction_static when none is given, from the whole engine's chunk), else the fraction itself, with
     SGLang's AMD scaling named where it applies to a given one."""
     cap = hw.gpu.capacity_bytes
+    plain = f"{frac:.0%} of {cap / 2**30:.0f} GiB"
     rule = profile.memory_reserve
-    if rule is not None and replica.memory_fraction is not None:
-        on_amd = amd_scaled(rule, hw.gpu, replica)
-        return f"{frac:.0%} of {cap / 2**30:.0f} GiB" + (
+    if rule is None:
+        return plain
+    on_amd = amd_scaled(rule, hw.gpu, replica)
+    if replica.memory_fraction is not None:
+        return plain + (
             f" (--memory-fraction {replica.memory_fraction:g} x {rule.amd_scale:g}: aiter on AMD)" if on_amd else ""
         )
-    if rule is None:
-        return f"{frac:.0%} of {cap / 2**30:.0f} GiB"
     reserve, graphs = reserved_mib(rule, profile.budget(cap)[0], cap, replica)
-    scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if amd_scaled(rule, hw.gpu, replica) else ""
+    scaled = f", x {rule.amd_scale:g} (aiter on AMD)" if on_amd else ""
     return (
         f"{frac:.1%} of {cap / 2**30:.0f} GiB (mem_fraction_static: the device less {reserve:,.0f} MiB kept "
         f"for prefill chunks, CUDA graphs up to {graphs} requests and the ranks{scaled} "

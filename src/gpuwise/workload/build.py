@@ -19,6 +19,7 @@ from gpuwise.workload.specs import (
     DEFAULT_ADAPTER_RANK,
     DEFAULT_LLM_ENGINE,
     DEFAULT_RUNTIME,
+    ENGINE_SETTINGS,
     LLM_ENGINES,
     PIPELINE_EDGE_CHUNKS,
     RUNTIMES,
@@ -557,7 +558,7 @@ def _engine_settings(f: WorkloadFields, model: ModelArch, engine: str, catalog: 
     """A serving engine's own settings (--max-seqs, --max-batch-tokens, --memory-fraction): they size a
     server's continuous batching and its KV block pool, which a generate loop (static batches, a cache
     that grows with the tokens) and the runtimes of other models do not have."""
-    given = {"max_seqs": f.max_seqs, "max_batch_tokens": f.max_batch_tokens, "memory_fraction": f.memory_fraction}
+    given = {key: getattr(f, key) for key in ENGINE_SETTINGS}
     named = [key for key, value in given.items() if value is not None]
     if not named:
         return {}

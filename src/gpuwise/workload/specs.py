@@ -107,6 +107,8 @@ DTYPE_BYTES: dict[str, float] = {
     "int4": 0.5,
     "nf4": 0.5,
 }
+# a serving engine's own settings as deployed (InferenceJob fields; None: the engine's own)
+ENGINE_SETTINGS = ("max_seqs", "max_batch_tokens", "memory_fraction")
 DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRAConfig.max_lora_rank)
 # The dtype whose tensor-core peak a precision runs at (tf32 stores fp32, computes tf32).
 COMPUTE_DTYPE: dict[str, str] = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8"}

@@ -150,19 +150,22 @@ def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
 
 
 def memory_fraction(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: InferenceJob) -> float:
-    """The engine's memory share on `gpu` for the whole replica's `job`: computed from the device where
-    the engine does (SGLang 0.5, `reserved_fraction`), else its fixed default; vLLM's is the
-    serving_memory_utilization convention that gpuwise deploy passes as --gpu-memory-utilization, so a
-    plan never needs more than the pod gets."""
+    """The engine's memory share on `gpu` for the whole replica's `job`, as it runs: the share it is given
+    (engine_share), which SGLang on AMD scales by aiter's 0.85 for long-context models, given or its own."""
+    frac = engine_share(profile, catalog, gpu, job)
     rule = profile.memory_reserve
+    return frac * rule.amd_scale if rule is not None and amd_scaled(rule, gpu, job) else frac
+
+
+def engine_share(profile: EngineProfile, catalog: Catalog, gpu: GPU, job: InferenceJob) -> float:
+    """The share the engine is given (what a deployment writes): the user's (--memory-fraction) for the
+    job's own engine, on its basis; else computed from the device where the engine does (SGLang 0.5,
+    `reserved_fraction`), else its fixed default; vLLM's is the serving_memory_utilization convention that
+    gpuwise deploy passes as --gpu-memory-utilization, so a plan never needs more than the pod gets."""
     if job.memory_fraction is not None and profile.name == catalog.engine(job.engine).name:
-        # the user's setting (--memory-fraction) for the job's own engine, on its basis; SGLang scales even a
-        # given share on AMD (aiter) as it scales its own
-        frac = job.memory_fraction
-        return frac * rule.amd_scale if rule is not None and amd_scaled(rule, gpu, job) else frac
-    if rule is not None:
-        frac = reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
-        return frac * rule.amd_scale if amd_scaled(rule, gpu, job) else frac
+        return job.memory_fraction
+    if (rule := profile.memory_reserve) is not None:
+        return reserved_fraction(rule, profile.budget(gpu.capacity_bytes)[0], gpu.capacity_bytes, job)
     if profile.memory_fraction is not None:
         return profile.memory_fraction
     return catalog.convention("serving_memory_utilization")
