@@ -422,6 +422,33 @@ def test_attention_at_the_measured_rate_of_the_stacks_kernel():
     assert _attention_rate(w, a100, CAT, []).attention == pytest.approx(0.60 * a100.peak)
 
 
+def test_flashattention2_on_b200_at_its_measured_rate_not_on_consumer_blackwell():
+    """cudnn-frontend's SDPA training benchmark on a B200 (causal, head dim 128, 32k tokens):
+    FlashAttention-2 438.873 TFLOP/s forward, 363.713 backward -> 3.5 / (1/438.873 + 2.5/363.713)
+    = 382.4 TFLOP/s, 0.170 of 2,250; cuDNN 1435.072 / 1132.387 -> 1,205, 0.536. The RTX 5090 (also
+    Blackwell) runs FlashAttention-2's instructions at its own peak: the default 60 % stays."""
+    from gpuwise.estimate.training import _attention_rate
+
+    fa2, cudnn = 3.5 / (1 / 438.873 + 2.5 / 363.713), 3.5 / (1 / 1435.072 + 2.5 / 1132.387)
+    assert abs(fa2 / 2250 - 0.170) < 5e-4 and abs(cudnn / 2250 - 0.536) < 5e-4
+    b200 = compute_rates(CAT.gpu("b200"), "bf16", CAT)
+    for framework, share in (("torchtitan", 0.170), ("nemo", 0.536)):
+        w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": framework}, CAT)
+        notes: list[str] = []
+        assert _attention_rate(w, b200, CAT, notes).attention == pytest.approx(share * 2.25e15)
+        assert any("on b200 [attention_efficiency_" in n for n in notes), notes
+    rtx = compute_rates(CAT.gpu("rtx-5090"), "bf16", CAT)
+    w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": "torchtitan"}, CAT)
+    assert _attention_rate(w, rtx, CAT, []).attention == pytest.approx(min(rtx.matmul, 0.60 * rtx.peak))
+
+
+def test_mi250x_matmul_at_its_measured_rate():
+    """Bekman's MAMF table: 147.0 TFLOP/s bf16 on one MI250X GCD of 191.5 -> 0.7676 (CDNA2's share;
+    MI210 keeps its own 142.8 / 181 measurement)."""
+    assert compute_rates(CAT.gpu("mi250x-gcd"), "bf16", CAT).matmul == pytest.approx(0.7676 * 191.5e12, rel=1e-3)
+    assert compute_rates(CAT.gpu("mi210"), "bf16", CAT).matmul == pytest.approx(0.789 * 181e12, rel=1e-3)
+
+
 def test_tp_comm_overlap_hides_what_the_gemms_cover():
     """With Transformer Engine's userbuffers overlap each block's TP all-gathers/reduce-scatters run
     under its GEMMs: exposed = layers x max(0, comm - GEMM seconds); without it all of it is exposed."""

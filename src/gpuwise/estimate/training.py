@@ -808,12 +808,20 @@ def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: lis
         notes.append("FP8 training: linear layers at the FP8 rate, attention at the bf16 rate")
     kernel = framework_of(job, catalog).attention_kernel
     arch, gpu = rates.gpu.architecture, rates.gpu.id
-    # measured for that kernel and architecture, else for the GPU's or the architecture's kernels, else the default
-    keys = (f"attention_efficiency_{kernel}_{arch}", f"attention_efficiency_{gpu}", f"attention_efficiency_{arch}")
+    # measured for that kernel on the GPU model or its architecture (B200's FlashAttention-2 runs Ampere-style
+    # instructions that consumer Blackwell cards run at their full rate), else for the GPU's or the
+    # architecture's kernels, else the default
+    keys = (
+        f"attention_efficiency_{kernel}_{gpu}",
+        f"attention_efficiency_{kernel}_{arch}",
+        f"attention_efficiency_{gpu}",
+        f"attention_efficiency_{arch}",
+    )
     eff_key = next((k for k in keys if k in catalog.conventions), "attention_efficiency")
-    if eff_key == keys[0]:
+    if eff_key in keys[:2]:
         name = "FlashAttention-2" if kernel == "fa2" else "fused cuDNN"
-        notes.append(f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {arch} [{eff_key}]")
+        on = gpu if eff_key == keys[0] else arch
+        notes.append(f"{name} attention at {catalog.convention(eff_key):.0%} of peak on {on} [{eff_key}]")
     elif eff_key in keys:
         notes.append(f"attention at {catalog.convention(eff_key):.0%} of peak on {gpu} [{eff_key}]")
     return replace(rates, attention=min(rates.matmul, peak * rates.clock * catalog.convention(eff_key)))
