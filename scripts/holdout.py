@@ -27,7 +27,8 @@ with `--set 21`, docs/accuracy-holdout21.md against the twenty-first (corpus/dat
 twenty; with `--set 22`, docs/accuracy-holdout22.md against the twenty-second (corpus/data/holdout22.yaml), gathered apart
 from all twenty-one; with `--set 23`, docs/accuracy-holdout23.md against the twenty-third (corpus/data/holdout23.yaml),
 gathered apart from all twenty-two; with `--set 24`, docs/accuracy-holdout24.md against the twenty-fourth
-(corpus/data/holdout24.yaml), gathered apart from all twenty-three.
+(corpus/data/holdout24.yaml), gathered apart from all twenty-three; with `--set 25`, docs/accuracy-holdout25.md against
+the twenty-fifth (corpus/data/holdout25.yaml), gathered apart from all twenty-four.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -289,6 +290,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         23: "twenty-third",
         24: "twenty-fourth",
         25: "twenty-fifth",
+        26: "twenty-sixth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -374,6 +374,35 @@ def _diagnosis23_figures() -> None:
     assert claim in part, claim
 
 
+def _diagnosis24_figures() -> None:
+    """The twenty-fourth's section: its frozen and current figures, and the medians its causes quote over
+    holdouts 1-24 as they score now (B200 training, MI250 and MI250X training)."""
+    heading = "## The twenty-fourth holdout, diagnostic"
+    _diagnosis_section(24, "accuracy-holdout24-2026-12-05.md", heading)
+    text = _flat(_doc("holdout-diagnosis.md")).replace("\u2212", "-")
+    part = text[text.index(heading) :].split(" ## ", 1)[0]
+    scored = [(n, r) for n in range(1, 25) for r in holdout.evaluate_all(holdout.SETS[n].data) if r.signed is not None]
+
+    def training_on(prefix: str) -> list[float]:
+        return [
+            r.signed
+            for _, r in scored
+            if r.kind == "training" and str(r.options.get("gpu", "")).split(":")[0].startswith(prefix)
+        ]
+
+    for name, prefix in (("B200", "b200"), ("MI250 and MI250X", "mi250")):
+        rows = training_on(prefix)
+        claim = f"{name} training over holdouts 1-24{' now' if name == 'B200' else ''}: {len(rows)} cases, bias "
+        claim += f"{statistics.median(rows) * 100:+.0f} %"
+        assert claim in part, claim
+    frozen = next(
+        r for r in _doc("accuracy-holdout24-2026-12-05.md").splitlines() if r.startswith("| all | training |")
+    )
+    now = next(r for r in _doc("accuracy-holdout24.md").splitlines() if r.startswith("| all | training |"))
+    claim = f"training {frozen.split('|')[4].strip().rstrip('%')} → {now.split('|')[4].strip().rstrip('%')} %"
+    assert claim in part, claim
+
+
 def _large_runs_claim() -> None:
     """The README's whole-run sentence, as docs/accuracy-large-runs.md's out-of-sample summary gives it."""
     m = re.search(
@@ -447,6 +476,9 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +53 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +52 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +23 %"): _diagnosis23_figures,
+    ("docs/holdout-diagnosis.md", "bias +6.0 → +6.0 %"): _diagnosis24_figures,
+    ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
+    ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
 }
 
 
