@@ -473,6 +473,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +19.2 → +17.2 %"): _diagnosis21_figures,
     ("docs/holdout-diagnosis.md", "bias +8.3 → +18.5 %"): _diagnosis22_figures,
     ("docs/holdout-diagnosis.md", "bias +6.3 → +21.9 %"): _diagnosis23_figures,
+    ("docs/holdout-diagnosis.md", "bias +6.3 → +9.3 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +53 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +52 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +23 %"): _diagnosis23_figures,

@@ -220,3 +220,46 @@ def test_a_vit_at_384_pixels_runs_577_tokens():
     assert 577 / 197 < step[1] / step[0] < 4.0
     with pytest.raises(UsageError, match="16-pixel patches: an image side of 390 is not a multiple of 16"):
         build_workload(spec | {"image_size": 390}, CAT)
+
+
+def test_a_vit_under_a_named_runtime_copies_its_pixels_from_the_host():
+    """--input-from-host on a ViT under eager PyTorch: each image's 3 x 224 x 224 fp32 pixels (602,112 B)
+    cross PCIe before the kernels, at the link's achieved bandwidth; under the default compiled engine
+    (layer totals, no operators) the option is refused with the reason."""
+    from gpuwise.estimate.comm import pcie_link
+
+    hw = build_hardware("a100-40gb-sxm", CAT, default_count=1)
+    opts = {"model": "vit-base-patch16-224", "task": "inference", "engine": "eager", "concurrency": 8}
+    opts |= {"precision": "fp32", "weights_dtype": "fp32"}
+    plain = estimate(build_workload(opts, CAT), hw, CAT).as_dict()["inference"]["latency_seconds"]
+    copied = estimate(build_workload({**opts, "input_from_host": True}, CAT), hw, CAT).as_dict()
+    bytes_ = 8 * 3 * 224 * 224 * 4
+    assert bytes_ == 8 * 602_112
+    link = pcie_link(hw.gpu, CAT).achieved_bandwidth
+    assert copied["inference"]["latency_seconds"] - plain == pytest.approx(bytes_ / link, rel=1e-6)
+    with pytest.raises(UsageError, match="named runtime"):
+        build_workload({"model": "vit-base-patch16-224", "task": "inference", "input_from_host": True}, CAT)
+
+
+def test_an_encoder_under_pytorch_runs_sdpa_with_attention_flash():
+    """--attention flash (timm's ViTs, transformers' sdpa): one attention kernel per layer reading Q, K, V
+    and writing the context, with the two GEMMs' FLOPs (ViT-B/16: 197 tokens, 768 wide: 2 x 197^2 x
+    (768 + 768) = 119.2 MFLOP a layer) and no score matrix; faster than the materialized scores in eager
+    PyTorch; a runtime that compiles its own attention refuses the option."""
+    vit = CAT.model("vit-base-patch16-224")
+    fused = {op.name: op for op in encoder_operators(vit, 0, fused_attention=True).operators}
+    plain = {op.name: op for op in encoder_operators(vit, 0).operators}
+    att = fused["layer.0.attention"]
+    assert att.cls == "attention" and att.flops == 2 * 197**2 * (768 + 768)
+    assert att.flops == plain["layer.0.scores"].flops + plain["layer.0.context"].flops
+    assert att.act_bytes == 2 * 197 * (768 + 2 * 768 + 768)
+    assert "layer.0.softmax" not in fused and "layer.0.softmax" in plain
+    hw = build_hardware("a100-40gb-sxm", CAT, default_count=1)
+    opts = {"model": "vit-base-patch16-224", "task": "inference", "engine": "eager", "concurrency": 32}
+    t = {
+        a: estimate(build_workload({**opts, "attention": a}, CAT), hw, CAT).as_dict()["inference"]["latency_seconds"]
+        for a in ("flash", "eager")
+    }
+    assert 0 < t["flash"] < t["eager"]
+    with pytest.raises(UsageError, match="compiles its own fused attention"):
+        build_workload({**opts, "engine": "tensorrt", "attention": "flash"}, CAT)

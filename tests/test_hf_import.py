@@ -30,6 +30,7 @@ def test_every_family_has_a_fixture():
         "opt",
         "falcon",
         "bert",
+        "roberta",
         "vit",
     } <= types
 
@@ -73,6 +74,19 @@ def test_encoders_have_no_kv_cache_role():
     assert not hf("bert-base-uncased").decoder
     vit = hf("vit-base-patch16-224")
     assert vit.fixed_seq == 197 and not vit.decoder
+
+
+def test_roberta_is_bert_with_its_position_offset_and_one_token_type():
+    """RobertaModel (FacebookAI/roberta-base): embeddings (50,265 words + 514 position rows + 1 token type)
+    x 768 + their LayerNorm, 12 BERT layers (4 x 768^2 + 4 x 768 attention, 2 x 768 x 3072 + 3072 + 768 FFN,
+    two LayerNorms of 2 x 768), the pooler 768^2 + 768: 124,645,632; a sequence is at most 512 tokens (its
+    positions start after the padding index)."""
+    h, f = 768, 3072
+    layer = 4 * h * h + 4 * h + 2 * h * f + f + h + 2 * 2 * h
+    by_hand = (50265 + 514 + 1) * h + 2 * h + 12 * layer + h * h + h
+    assert by_hand == 124_645_632
+    m = hf("roberta-base")
+    assert m.params == by_hand and m.max_seq == 512 and not m.decoder and m.type_vocab == 1
 
 
 def test_an_unknown_family_is_refused_not_read_as_llama():

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuwise.catalog import load_catalog
+from gpuwise.errors import UsageError
 from gpuwise.estimate.comm import topology
 from gpuwise.estimate.engine import StepModel, engine_setup
 from gpuwise.estimate.lengths import drawn_lengths, request_shapes, spread_lengths, varied_shapes
@@ -38,6 +39,9 @@ def test_the_draws_by_hand():
     assert spread_bounds(0, 0.5) == (0, 0)
     assert spread_bounds(333, 0.0) == (333, 333)
     assert spread_bounds(1000, 0.1) == (900, 1100)
+    # SGLang's --random-range-ratio 0 draws from 1 to L: --length-spread 1 about the mean, never a 0-token request
+    assert spread_bounds(500, 1.0) == (1, 1000)
+    assert min(spread_lengths(500, 1.0, 200, 3)) >= 1
     draws = spread_lengths(100, 0.5, 101, 7)
     assert draws == spread_lengths(100, 0.5, 101, 7) != spread_lengths(100, 0.5, 101, 8)
     assert sorted(draws) == list(range(50, 151))  # 101 slices of 50..150: one value each
@@ -146,7 +150,7 @@ def test_the_longest_request_must_fit_the_cache(capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--length-spread", "1"], "length-spread"),
+        (["--length-spread", "1.5"], "length-spread"),
         (["--length-spread", "0.5", "--engine", "transformers"], "static batch"),
         (["--length-spread", "0.5", "--model", "resnet-50"], "LLM serving"),
     ],
@@ -216,3 +220,14 @@ def test_a_finite_run_reports_its_percentiles_as_a_benchmark_prints_them(capsys)
         capsys, "estimate", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "l4", "--json"
     )
     assert "run_percentiles" not in json.loads(out)["inference"]  # the steady state has none
+
+
+def test_a_spread_of_one_is_sglangs_range_ratio_zero():
+    """SGLang's bench_serving draws randint(max(int(L r), 1), L + 1): at r 0 lengths 1..L, a spread of
+    (1 - 0) / (1 + 0) = 1 about the mean L / 2 (the option's own help); a spread above 1 is refused."""
+    opts = {"model": "llama-3.1-8b", "task": "inference", "input_tokens": 500, "output_tokens": 500, "requests": 50}
+    w = build_workload({**opts, "length_spread": 1.0}, CAT)
+    inputs, outputs = drawn_lengths(w, 50, 0)
+    assert min(inputs) >= 1 and max(inputs) <= 1000 and min(outputs) >= 1
+    with pytest.raises(UsageError, match="length"):
+        build_workload({**opts, "length_spread": 1.01}, CAT)

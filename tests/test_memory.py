@@ -636,6 +636,23 @@ def test_bf16_gradient_reduce_halves_the_gradient_buffer(catalog):
     assert 0 < comm["bf16"] < comm["fp32"]
 
 
+def test_fsdp_reduces_in_bf16_and_keeps_fp32_gradients(catalog):
+    """PyTorch FSDP's MixedPrecision(reduce_dtype=bf16): the reduce-scatter carries 2 B a parameter where
+    the default carries 4, and the reduced shard is cast back to the fp32 parameter's dtype, so the
+    gradient memory is unchanged; on a slow network the exposed data-parallel time falls."""
+    from gpuwise.api import make_estimate
+
+    opts = {"model": "llama-3.1-8b", "task": "pretrain", "framework": "fsdp", "precision": "bf16", "zero": 3}
+    opts |= {"micro_batch": 1, "global_batch": 16, "seq": 2048}
+    hw = {"gpu": "h100-sxm:16", "network": "1x100g", "gpus_per_node": 8}
+    est = {dtype: make_estimate({**opts, "grad_reduce_dtype": dtype}, hw).as_dict() for dtype in (None, "bf16")}
+    grads = {d: e["memory"]["per_gpu"]["gradients"] for d, e in est.items()}
+    assert grads["bf16"] == grads[None]
+    comm = {d: e["training"]["step_terms"]["data_parallel_comm"] for d, e in est.items()}
+    assert 0 < comm["bf16"] < comm[None]
+    assert any("reduced in bf16 (reduce_dtype bf16), kept in the fp32" in a for a in est["bf16"]["assumptions"])
+
+
 def test_no_parameter_transpose_cache_drops_the_fp8_weight_copies(catalog):
     """Megatron Core's disable_parameter_transpose_cache runs each TE linear with is_first_microbatch=None:
     with FP8 parameters no transpose is cached (backward makes it again): 0 B."""

@@ -48,13 +48,15 @@ class _Ops:
         self.ops.append(Operator(name, cls, 0.0, _E * passes * elements, _E * params, into))
 
 
-def encoder_operators(model: TransformerArch, seq: int) -> GenericArch:
+def encoder_operators(model: TransformerArch, seq: int, fused_attention: bool = False) -> GenericArch:
     """`model` (a BERT- or ViT-style encoder) as a model described operator by operator, per
     sequence of `seq` tokens (a ViT: its fixed sequence of patches and [CLS]): the embeddings, then
     each layer's Q/K/V GEMMs, score GEMM, scale (a BERT also adds its attention mask), softmax,
     value GEMM, head transpose, output projection, residual add, FFN up GEMM, GELU, FFN down GEMM
     and residual add, with a layernorm after each residual add (BERT, post-norm) or before each
-    block and once at the end (ViT, pre-norm); then the pooler and the classifier when it has them."""
+    block and once at the end (ViT, pre-norm); then the pooler and the classifier when it has them.
+    `fused_attention`: the module calls PyTorch's scaled_dot_product_attention (timm's ViTs, transformers'
+    sdpa attention), one kernel from Q, K, V to the context with no score matrix in memory."""
     why = expressible(model)
     if why:
         raise ValueError(why)
@@ -69,7 +71,7 @@ def encoder_operators(model: TransformerArch, seq: int) -> GenericArch:
         p = f"layer.{n}"
         if vit:
             w.pointwise(f"{p}.layernorm_before", "normalization", t * h, 2, fused=False, params=2 * h)
-        _attention(w, model, p, t, masked=not vit)
+        _attention(w, model, p, t, masked=not vit, fused=fused_attention)
         if not vit:
             w.pointwise(f"{p}.attention_output.layer_norm", "normalization", t * h, 2, fused=False, params=2 * h)
         else:
@@ -127,24 +129,29 @@ def _patch_embeddings(w: _Ops, model: TransformerArch, t: float) -> None:
     w.pointwise("embeddings.position_embeddings.add", "elementwise", t * h, 3, fused=False, params=t * h)
 
 
-def _attention(w: _Ops, model: TransformerArch, p: str, t: float, masked: bool) -> None:
+def _attention(w: _Ops, model: TransformerArch, p: str, t: float, masked: bool, fused: bool = False) -> None:
     """Self-attention over t tokens and the residual add after its output projection. Q K^T per
     head, then probabilities x V; the score matrix's write (by the first GEMM) and read (by the
     second) are counted in the scale and softmax kernels beside them, so a runtime that fuses those
     into the attention (TensorRT's fused MHA) never moves the scores. A BERT adds its attention
-    mask to the scores; a ViT has none."""
+    mask to the scores; a ViT has none. `fused`: scaled_dot_product_attention's one kernel, the
+    same FLOPs, reading Q, K and V and writing the context."""
     h = float(model.hidden)
     q, kv, o, heads = float(model.q_dim), float(model.kv_heads * model.head_dim), float(model.o_dim), model.heads
     scores = heads * t * t
     w.gemm(f"{p}.query", t, h, q, h * q + q)
     w.gemm(f"{p}.key", t, h, kv, h * kv + kv)
     w.gemm(f"{p}.value", t, h, kv, h * kv + kv)
-    w.gemm(f"{p}.scores", t, model.head_dim, t * heads, moved=t * (q + kv))
-    w.pointwise(f"{p}.scale", "elementwise", scores, 3, fused=True)
-    if masked:
-        w.pointwise(f"{p}.mask.add", "elementwise", scores, 2, fused=True)
-    w.pointwise(f"{p}.softmax", "elementwise", scores, 3, fused=True)
-    w.gemm(f"{p}.context", t, t * heads, o / heads, moved=t * kv + t * o)
+    if fused:
+        w.last_gemm = len(w.ops)  # the head transpose after it fuses into it where a runtime fuses epilogues
+        w.ops.append(Operator(f"{p}.attention", "attention", 2.0 * t * t * (q + o), _E * t * (q + 2 * kv + o)))
+    else:
+        w.gemm(f"{p}.scores", t, model.head_dim, t * heads, moved=t * (q + kv))
+        w.pointwise(f"{p}.scale", "elementwise", scores, 3, fused=True)
+        if masked:
+            w.pointwise(f"{p}.mask.add", "elementwise", scores, 2, fused=True)
+        w.pointwise(f"{p}.softmax", "elementwise", scores, 3, fused=True)
+        w.gemm(f"{p}.context", t, t * heads, o / heads, moved=t * kv + t * o)
     w.pointwise(f"{p}.transpose", "data-movement", t * o, 2, fused=True)
     w.gemm(f"{p}.attention_output", t, o, h, o * h + h)
     w.pointwise(f"{p}.attention_output.add", "elementwise", t * h, 3, fused=True)

@@ -54,11 +54,14 @@ _SUPPORTED = (
     "opt",
     "falcon",
     "bert",
+    "roberta",
     "vit",
 )
 _GATED_ACTS = {"silu", "swish", "swiglu", "geglu"}
 # OPT reserves two extra learned position rows (OPTLearnedPositionalEmbedding offset).
 _OPT_POSITION_OFFSET = 2
+# RoBERTa's position ids start after its padding index (1): two rows of the table are never a position.
+_ROBERTA_POSITION_OFFSET = 2
 # No released model has a dimension, layer count or vocabulary near 2^31; a larger value is a typo
 # (or hostile), and bounding it keeps every size the estimators derive a finite float.
 MAX_DIMENSION = 2**31 - 1
@@ -407,6 +410,20 @@ def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     )
 
 
+def _roberta(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """RoBERTa (transformers' RobertaModel): BERT's layers and embeddings, its position table two rows
+    longer than the longest sequence (padding_idx + 1 offsets the positions: 514 rows for 512 tokens)
+    and one token type; a sequence classifier's dense + tanh head in place of BERT's pooler, the same
+    hidden x hidden weights."""
+    _bert(cfg, base, where)
+    rows = base["max_seq"]
+    base.update(
+        learned_positions=rows,
+        max_seq=max(rows - _ROBERTA_POSITION_OFFSET, 1),
+        type_vocab=_count(cfg, "type_vocab_size", 1, where),
+    )
+
+
 def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """ViT: a fixed sequence of patches plus [CLS]; patch embedding, [CLS] and positions as extras."""
     h = base["hidden"]
@@ -452,6 +469,7 @@ _FAMILIES: dict[str, _Family] = {
     "opt": _opt,
     "falcon": _falcon,
     "bert": _bert,
+    "roberta": _roberta,
     "vit": _vit,
 }
 

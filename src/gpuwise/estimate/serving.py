@@ -375,10 +375,11 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
 def timed_model(job: InferenceJob) -> ModelArch:
     """The model as the timing sees it: an encoder under a runtime other than the default, written
     operator by operator from its architecture (catalog/encoder_operators.py) so the runtime's
-    kernels and fusion apply; under the default, its layer totals (what the corpus checks)."""
+    kernels and fusion apply (--attention flash: PyTorch's fused scaled_dot_product_attention); under
+    the default, its layer totals (what the corpus checks)."""
     model = job.model
     if isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME:
-        return encoder_operators(model, job.input_tokens)
+        return encoder_operators(model, job.input_tokens, fused_attention=job.attention == "flash")
     return model
 
 

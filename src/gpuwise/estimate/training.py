@@ -583,8 +583,11 @@ def _data_parallel_comm(
     e = training_element_bytes(job)
     full = job.method == "full" and isinstance(job.model, TransformerArch)
     prof = framework_of(job, catalog)
-    # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16)
-    grad_bytes = n_train * (state_bytes(job, prof, catalog.convention).gradient if full else e)
+    # gradients are reduced in the dtype the stack keeps them in (fp32 under Megatron's bf16), or in bf16
+    # where the run asks for it (--grad-reduce-dtype: FSDP's reduce_dtype, Megatron's --grad-reduce-in-bf16)
+    kept = state_bytes(job, prof, catalog.convention).gradient
+    reduced = DTYPE_BYTES["bf16"] if job.grad_reduce_dtype == "bf16" else kept
+    grad_bytes = n_train * (reduced if full else e)
     # the updated parameters are all-gathered as stored (FP8 parameters: one byte a linear weight)
     param_bytes = fp8_param_bytes(_first_stage(job, hw)) if fp8_params(job) else n_train * e
     if dp <= 1 or grad_bytes <= 0:

@@ -316,7 +316,7 @@ def _inference_job(
         **_finite_run(f, model, engine, catalog),
         length_spread=_length_spread(f, model, engine, catalog),
         items_per_request=f.items_per_request or 1,
-        input_from_host=_input_from_host(f, model),
+        input_from_host=_input_from_host(f, model, engine),
         autocast=_autocast(f, model, engine),
         diffusers_version=f.diffusers_version,
         enforce_eager=_enforce_eager(f, model, engine, catalog),
@@ -400,8 +400,8 @@ PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's 
 
 
 def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog: Catalog) -> Attention | None:
-    """--attention in serving picks a generate loop's kernel, or how PyTorch runs a diffusion model's
-    attention; serving engines run their own. A generate loop has none of a server's features: asking
+    """--attention in serving picks a generate loop's kernel, or how PyTorch runs a diffusion model's or
+    an encoder's attention; serving engines run their own. A generate loop has none of a server's features: asking
     for one is a usage error."""
     loop = engine in catalog.engines and catalog.engine(engine).static_batching
     server_only = {
@@ -417,6 +417,13 @@ def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog
         )
     if f.attention is None:
         return None
+    if isinstance(model, TransformerArch) and not model.decoder and expressible(model) is None:
+        if engine not in PYTORCH_RUNTIMES:
+            raise UsageError(
+                f"--attention for an encoder is how PyTorch runs its attention (--engine "
+                f"{' or '.join(PYTORCH_RUNTIMES)}); {engine} compiles its own fused attention: drop --attention"
+            )
+        return f.attention  # flash: scaled_dot_product_attention; eager: the score matrix in memory
     if isinstance(model, GenericArch) and attention_written(model) == f.attention:  # build_workload rewrote it
         if f.attention == "eager" and engine not in PYTORCH_RUNTIMES:
             raise UsageError(
@@ -466,15 +473,25 @@ def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
     return f.autocast
 
 
-def _input_from_host(f: WorkloadFields, model: ModelArch) -> bool:
+def _input_from_host(f: WorkloadFields, model: ModelArch, engine: str) -> bool:
     """--input-from-host times the host-to-device copy of each batch's input: a term of the models
-    described operator by operator (an LLM request's tokens are a few bytes)."""
-    if f.input_from_host and not (isinstance(model, GenericArch) and model.operators):
+    described operator by operator (an LLM request's tokens are a few bytes), which an encoder (BERT,
+    ViT) is under a runtime other than the default (estimate.serving.timed_model)."""
+    if not f.input_from_host:
+        return False
+    described = isinstance(model, GenericArch) and bool(model.operators)
+    encoder = isinstance(model, TransformerArch) and expressible(model) is None
+    if described or (encoder and engine != DEFAULT_RUNTIME):
+        return True
+    if encoder:
         raise UsageError(
-            f"--input-from-host applies to models described operator by operator (CNNs, ViTs, recommenders); "
-            f"{model.name} is not one"
+            f"--input-from-host: {model.name} is timed operator by operator only under a named runtime "
+            f"(--engine {', '.join(r for r in RUNTIMES if r != DEFAULT_RUNTIME)}), not the default compiled engine"
         )
-    return bool(f.input_from_host)
+    raise UsageError(
+        f"--input-from-host applies to models described operator by operator (CNNs, recommenders) and to "
+        f"BERT- and ViT-style encoders under a named runtime; {model.name} is not one"
+    )
 
 
 def _engine(f: WorkloadFields, model: ModelArch, parallel: Parallelism) -> Engine:
@@ -854,8 +871,9 @@ def _check_fp8_params(f: WorkloadFields, wd: str, precision: str, profile: Frame
 
 
 def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) -> None:
-    """A 16-bit gradient reduce where the stack offers it (Megatron Core's --grad-reduce-in-bf16); the
-    option sets the gradient buffer of full mixed-precision training and nothing else."""
+    """A 16-bit gradient reduce where the stack offers it (Megatron Core's --grad-reduce-in-bf16, PyTorch
+    FSDP's MixedPrecision reduce_dtype); the option sets the gradient reduce of full mixed-precision
+    training and nothing else."""
     if f.grad_reduce_dtype is None:
         return
     if (f.method or "full") != "full" or f.master_weights is False or precision in ("fp32", "tf32"):
@@ -873,7 +891,7 @@ def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) ->
     if not profile.bf16_grad_reduce:
         raise UsageError(
             f"--grad-reduce-dtype bf16: {profile.name} has no bf16 gradient reduce setting here "
-            "(frameworks.yaml bf16_grad_reduce): use --framework megatron or nemo"
+            "(frameworks.yaml bf16_grad_reduce): use --framework megatron, nemo or fsdp"
         )
 
 

@@ -278,10 +278,10 @@ class WorkloadFields(StrictFields):
     )
     attention: Annotated[Attention | None, Choice] = _f(
         "Attention kernel: in training; in serving, that of a generate loop (--engine transformers) or of a "
-        "diffusion model under --engine eager/torchscript: eager materialises the score matrix, flash (SDPA, "
-        "xFormers or FlashAttention-2) does not.",
+        "diffusion model or an encoder (BERT, ViT) under --engine eager/torchscript: eager materialises the score "
+        "matrix, flash (SDPA, xFormers or FlashAttention-2) does not.",
         example="flash",
-        default="flash (transformers-v4.35: eager)",
+        default="flash (transformers-v4.35: eager; an encoder under eager/torchscript: eager)",
     )
     lora_rank: int | None = _f("LoRA rank r.", example=16, applies="training", metavar="R", default="8", ge=1, le=65536)
     lora_targets: Annotated[list[str] | None, Names] = _f(
@@ -351,13 +351,14 @@ class WorkloadFields(StrictFields):
         "LLM serving, in a simulated run (--requests N, or a plan's load at --qps): each request's prompt and "
         "output lengths drawn uniformly from [L(1-R), L(1+R)] about --input-tokens and --output-tokens, "
         "independently (vllm bench serve --random-range-ratio R; SGLang's and older vLLM's range [L*r, L] is "
-        "--length-spread (1-r)/(1+r) about the mean L(1+r)/2). The steady state and memory stay at the mean lengths.",
+        "--length-spread (1-r)/(1+r) about the mean L(1+r)/2; r 0, a draw from 1 to L, is 1). A length is at least one "
+        "token. The steady state and memory stay at the mean lengths.",
         example=0.5,
         applies="inference",
         metavar="R",
         default="0 (every request the same lengths)",
         ge=0,
-        lt=1,
+        le=1,
     )
     input_from_host: bool | None = _f(
         "Models described operator by operator on a runtime without a server: each batch's input is copied "
@@ -604,7 +605,8 @@ class WorkloadFields(StrictFields):
     )
     grad_reduce_dtype: Annotated[GradReduceDtype | None, Choice] = _f(
         "Dtype gradients accumulate and reduce in: bf16 is Megatron Core's --grad-reduce-in-bf16 "
-        "(Megatron-Bridge grad_reduce_in_fp32=False, its performance recipes' setting).",
+        "(Megatron-Bridge grad_reduce_in_fp32=False, its performance recipes' setting), or PyTorch FSDP's "
+        "reduce_dtype (reduced in bf16, kept in the fp32 parameters' dtype).",
         example="bf16",
         applies="training",
         default="the framework's (Megatron Core: fp32 under bf16 and fp8)",

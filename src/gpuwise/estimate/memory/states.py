@@ -189,7 +189,10 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     half = DTYPE_BYTES["bf16"]
     if not job.master_weights:  # pure 16-bit: gradients and optimizer states in the parameter dtype
         return StateBytes(half, half, 0.0, 0.0, opt * pure_16bit_state_scale(job))
-    grad = DTYPE_BYTES["bf16"] if job.grad_reduce_dtype == "bf16" else prof.gradient_bytes[job.precision]
+    # a bf16 reduce keeps Megatron's gradient buffer in bf16; FSDP and DDP reduce in bf16 and keep the
+    # reduced gradient in the fp32 parameter's dtype (FSDP casts the reduced shard back, DDP's bucket is fp32)
+    bf16_kept = job.grad_reduce_dtype == "bf16" and not prof.fp32_params
+    grad = DTYPE_BYTES["bf16"] if bf16_kept else prof.gradient_bytes[job.precision]
     if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
     if not job.updates:  # no fp32 master copy and no main gradients the optimizer owns
@@ -511,7 +514,9 @@ def full_states(
     """Full training: (weights, gradients, optimizer states, master weights + fp32 main gradients)."""
     sb = state_bytes(job, prof, n.conv)
     n_par = sp_.total
-    if job.grad_reduce_dtype == "bf16":
+    if job.grad_reduce_dtype == "bf16" and prof.fp32_params:
+        n.add(f"gradients reduced in bf16 (reduce_dtype bf16), kept in the fp32 parameters' dtype: {sb.gradient:g} B")
+    elif job.grad_reduce_dtype == "bf16":
         n.add(f"gradients accumulated and reduced in bf16 (--grad-reduce-in-bf16): {sb.gradient:g} B per parameter")
     if fp8_params(job):
         n.add(
