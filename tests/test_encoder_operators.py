@@ -261,5 +261,29 @@ def test_an_encoder_under_pytorch_runs_sdpa_with_attention_flash():
         for a in ("flash", "eager")
     }
     assert 0 < t["flash"] < t["eager"]
-    with pytest.raises(UsageError, match="compiles its own fused attention"):
-        build_workload({**opts, "engine": "tensorrt", "attention": "flash"}, CAT)
+    for runtime in ("tensorrt", "onnxruntime"):
+        with pytest.raises(UsageError, match="compiles its own fused attention"):
+            build_workload({**opts, "engine": runtime, "attention": "flash"}, CAT)
+    assert build_workload({**opts, "engine": "torchscript", "attention": "flash"}, CAT).attention == "flash"
+
+
+def test_pytorch_sdpa_runs_at_flashattention2s_measured_forward_rate():
+    """Under eager PyTorch, scaled_dot_product_attention's flash backend is FlashAttention-2: on an H100 at the
+    FlashAttention-3 paper's 35 % of 989.5 TFLOP/s, on a B200 at its measured forward 438.9 of 2,250 (0.195);
+    on an A100 the GPU's own fused rate (the FlashAttention-2 paper's 60 %) stays."""
+    from gpuwise.estimate.rates import compute_rates, pytorch_sdpa_rates
+
+    for gpu, share in (("h100-sxm", 0.35), ("b200", 0.195), ("a100-80gb-sxm", 0.60)):
+        rates = pytorch_sdpa_rates(compute_rates(CAT.gpu(gpu), "bf16", CAT), CAT)
+        assert rates.attention == pytest.approx(min(rates.matmul, share * rates.peak)), gpu
+
+
+def test_a_berts_host_copy_is_its_int64_ids_and_mask():
+    """transformers' tokenizer gives a BERT int64 input_ids, attention_mask and token_type_ids (two token
+    types): 3 x 8 B a token; RoBERTa (one token type) 2 x 8 B."""
+    from gpuwise.catalog.hf_import import load_hf_config
+    from gpuwise.estimate.operators import input_bytes_per_sample
+
+    assert input_bytes_per_sample(encoder_operators(CAT.model("bert-base-uncased"), 384)) == 3 * 8 * 384
+    roberta = load_hf_config("corpus/data/hf_configs/roberta-base.json")
+    assert input_bytes_per_sample(encoder_operators(roberta, 384)) == 2 * 8 * 384

@@ -89,6 +89,24 @@ def test_roberta_is_bert_with_its_position_offset_and_one_token_type():
     assert m.params == by_hand and m.max_seq == 512 and not m.decoder and m.type_vocab == 1
 
 
+def test_a_sequence_classifier_counts_its_head(tmp_path):
+    """RobertaForSequenceClassification with three labels (roberta-large's shape): RobertaModel without its
+    pooler, plus the head's dense 1024^2 + 1024 and out_proj 1024 x 3 + 3: the 355,362,819 transformers
+    counts; the same config as a masked LM counts no classifier."""
+    h, f = 1024, 4096
+    layer = 4 * h * h + 4 * h + 2 * h * f + f + h + 2 * 2 * h
+    by_hand = (50265 + 514 + 1) * h + 2 * h + 24 * layer + h * h + h + h * 3 + 3
+    assert by_hand == 355_362_819
+    cfg = json.loads((HF_CONFIGS / "roberta-base.json").read_text())
+    cfg |= {"hidden_size": h, "intermediate_size": f, "num_hidden_layers": 24, "num_attention_heads": 16}
+    cfg |= {"architectures": ["RobertaForSequenceClassification"], "id2label": {"0": "A", "1": "B", "2": "C"}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert load_hf_config(tmp_path).params == by_hand
+    cfg["architectures"] = ["RobertaForMaskedLM"]
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert load_hf_config(tmp_path).params == by_hand - (h * 3 + 3)
+
+
 def test_an_unknown_family_is_refused_not_read_as_llama():
     """Its class's defaults and block shape are unknown: reading it as Llama would be a guess."""
     cfg = {

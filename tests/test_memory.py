@@ -651,6 +651,8 @@ def test_fsdp_reduces_in_bf16_and_keeps_fp32_gradients(catalog):
     comm = {d: e["training"]["step_terms"]["data_parallel_comm"] for d, e in est.items()}
     assert 0 < comm["bf16"] < comm[None]
     assert any("reduced in bf16 (reduce_dtype bf16), kept in the fp32" in a for a in est["bf16"]["assumptions"])
+    with pytest.raises(UsageError, match="communication hook"):  # DDP has no reduce_dtype
+        make_estimate({**opts, "zero": 0, "grad_reduce_dtype": "bf16"}, hw)
 
 
 def test_no_parameter_transpose_cache_drops_the_fp8_weight_copies(catalog):

@@ -437,6 +437,10 @@ def test_flashattention2_on_b200_at_its_measured_rate_not_on_consumer_blackwell(
         notes: list[str] = []
         assert _attention_rate(w, b200, CAT, notes).attention == pytest.approx(share * 2.25e15)
         assert any("on b200 [attention_efficiency_" in n for n in notes), notes
+    b300 = compute_rates(CAT.gpu("b300"), "bf16", CAT)
+    for framework, share in (("torchtitan", 0.178), ("nemo", 0.634)):  # GB300's 401 and 1,427 TFLOP/s of 2,250
+        w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": framework}, CAT)
+        assert _attention_rate(w, b300, CAT, []).attention == pytest.approx(share * 2.25e15)
     rtx = compute_rates(CAT.gpu("rtx-5090"), "bf16", CAT)
     w = build_workload({"model": "llama-3.1-8b", "task": "pretrain", "framework": "torchtitan"}, CAT)
     assert _attention_rate(w, rtx, CAT, []).attention == pytest.approx(min(rtx.matmul, 0.60 * rtx.peak))

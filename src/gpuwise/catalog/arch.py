@@ -346,6 +346,8 @@ class GenericArch:
     # runs): operators[first : first + kernels x runs] repeat the same kernels, names aside, so a timer
     # may time one run per state it starts in
     repeats: tuple[tuple[int, int, int], ...] = ()
+    # bytes of one input element a host copies (None: fp32 pixels, 64-bit ids of a recommender's tables)
+    input_element_bytes: float | None = None
 
     kind: Literal["generic"] = field(default="generic", init=False)
 

@@ -93,9 +93,17 @@ def encoder_operators(model: TransformerArch, seq: int, fused_attention: bool = 
         params=model.params,
         flops_per_sample=sum(op.flops for op in ops),
         activation_bytes_per_sample=sum(op.act_bytes for op in ops),
-        input_shape=(int((t - 1) * model.patch_inputs),) if vit else (int(t),),
+        # a ViT's fp32 pixels; a BERT's int64 tensors of t: input ids, the attention mask and, with more than one
+        # token type, the token type ids (transformers' tokenizer outputs)
+        input_shape=(int((t - 1) * model.patch_inputs),) if vit else (_token_tensors(model), int(t)),
         operators=ops,
+        input_element_bytes=None if vit else 8,
     )
+
+
+def _token_tensors(model: TransformerArch) -> int:
+    """The int64 tensors a BERT-style encoder takes per sequence: ids and mask, token types where it has several."""
+    return 3 if model.type_vocab > 1 else 2
 
 
 def _token_embeddings(w: _Ops, model: TransformerArch, t: float) -> None:

@@ -397,7 +397,19 @@ def _falcon(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     )
 
 
+def _labels(cfg: dict[str, Any], where: str) -> int:
+    """The classifier's labels: id2label's entries, else num_labels, else none."""
+    id2label = cfg.get("id2label") or {}
+    if not isinstance(id2label, dict):
+        raise ConfigError(f"{where}: field 'id2label' must be an object (label id -> name), got {_shown(id2label)}")
+    return len(id2label) or _count(cfg, "num_labels", 0, where)
+
+
 def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """BERT: post-norm layers with biases, learned positions and token types, the pooler; a sequence
+    classifier (architectures *ForSequenceClassification) adds its hidden x labels head."""
+    archs = cfg.get("architectures") or []
+    classifies = isinstance(archs, list) and any(str(a).endswith("ForSequenceClassification") for a in archs)
     base.update(
         **_classic(bias=True),
         learned_positions=base["max_seq"],
@@ -407,14 +419,15 @@ def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
         final_norm=False,
         embedding_norm=True,
         pooler=True,
+        classifier_labels=_labels(cfg, where) if classifies else 0,
     )
 
 
 def _roberta(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """RoBERTa (transformers' RobertaModel): BERT's layers and embeddings, its position table two rows
     longer than the longest sequence (padding_idx + 1 offsets the positions: 514 rows for 512 tokens)
-    and one token type; a sequence classifier's dense + tanh head in place of BERT's pooler, the same
-    hidden x hidden weights."""
+    and one token type; a sequence classifier's dense + tanh + out_proj head holds what BERT's pooler and
+    classifier do (hidden x hidden, hidden x labels)."""
     _bert(cfg, base, where)
     rows = base["max_seq"]
     base.update(
@@ -431,10 +444,7 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     patch = _opt_int(cfg, ("patch_size",), where) or 16
     chans = _opt_int(cfg, ("num_channels",), where) or 3
     tokens = (image // patch) ** 2 + 1  # patches plus the [CLS] token
-    id2label = cfg.get("id2label") or {}
-    if not isinstance(id2label, dict):
-        raise ConfigError(f"{where}: field 'id2label' must be an object (label id -> name), got {_shown(id2label)}")
-    labels = len(id2label) or _count(cfg, "num_labels", 0, where)
+    labels = _labels(cfg, where)
     base.update(_classic(bias=True))
     base.update(
         qkv_bias=_flag(cfg, "qkv_bias", True, where),

@@ -419,8 +419,11 @@ def operator_step(
 # ------------------------------------------------------------------------------------------
 def input_bytes_per_sample(model: GenericArch) -> float:
     """Bytes one sample's input takes on the wire and over PCIe: fp32 tensors (Triton's default for
-    exported vision models) or, for recommenders, one 64-bit id per categorical feature."""
+    exported vision models), for recommenders one 64-bit id per categorical feature, or as the model
+    says (a BERT's int64 token ids and attention mask)."""
     elements = math.prod(model.input_shape) if model.input_shape else 0
+    if model.input_element_bytes is not None:
+        return float(elements * model.input_element_bytes)
     return float(elements * (8 if model.embedding_tables else 4))
 
 

@@ -155,6 +155,22 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
     return fitted(rates, calibration)
 
 
+def pytorch_sdpa_rates(rates: Rates, catalog: Catalog) -> Rates:
+    """`rates` as PyTorch's scaled_dot_product_attention runs attention in inference under eager PyTorch or
+    TorchScript: its flash backend is FlashAttention-2, whose forward was measured on the GPU model (B200,
+    B300) or its architecture (Hopper: the FlashAttention-3 paper's 35 %); elsewhere (Ampere, where the
+    FlashAttention-2 paper measured it) the GPU's fused-attention rate."""
+    g, a = rates.gpu.id, rates.gpu.architecture
+    keys = (f"attention_efficiency_fa2_forward_{g}", f"attention_efficiency_fa2_{g}", f"attention_efficiency_fa2_{a}")
+    key = _first(catalog.conventions, keys)
+    if key is None:
+        return rates
+    eff = catalog.conventions[key].value
+    note = f"{FUSED_ATTENTION_NOTE}{eff:.0%} of peak, PyTorch's scaled_dot_product_attention (FlashAttention-2) [{key}]"
+    notes = (*without_fused_attention(list(rates.notes)), note)
+    return replace(rates, attention=min(rates.matmul, rates.peak * rates.clock * eff), notes=notes)
+
+
 def fitted(rates: Rates, calibration: Calibration | None) -> Rates:
     """`rates` with the factors fitted to the team's measured run (compute: matmul and attention;
     memory bandwidth), named in the notes; unchanged without them."""

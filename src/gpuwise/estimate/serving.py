@@ -29,13 +29,13 @@ from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
 from gpuwise.estimate.lengths import RequestShapes, drawn_lengths, varied_shapes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
-from gpuwise.estimate.rates import Rates, without_fused_attention
+from gpuwise.estimate.rates import Rates, pytorch_sdpa_rates, without_fused_attention
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate, simulate_once
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import percentile, rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
-from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
+from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES, PYTORCH_RUNTIMES
 
 if TYPE_CHECKING:  # the operator model is imported where a model needs it (LLM serving never does)
     from gpuwise.estimate.operators import ServedBatch
@@ -717,6 +717,8 @@ def _served(model: GenericArch, requests: int, job: InferenceJob, rates: Rates, 
     weights dtype (imported here: LLM serving never needs it)."""
     from gpuwise.estimate.operators import served_batch
 
+    if job.engine in PYTORCH_RUNTIMES:
+        rates = pytorch_sdpa_rates(rates, catalog)
     return served_batch(
         model,
         requests,

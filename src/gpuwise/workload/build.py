@@ -22,6 +22,7 @@ from gpuwise.workload.specs import (
     ENGINE_SETTINGS,
     LLM_ENGINES,
     PIPELINE_EDGE_CHUNKS,
+    PYTORCH_RUNTIMES,
     RUNTIMES,
     Attention,
     BatchBound,
@@ -396,9 +397,6 @@ def _batching(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog
     return f.batching
 
 
-PYTORCH_RUNTIMES = ("eager", "torchscript")  # the runtimes that run a module's own attention code
-
-
 def _serving_attention(f: WorkloadFields, engine: str, model: ModelArch, catalog: Catalog) -> Attention | None:
     """--attention in serving picks a generate loop's kernel, or how PyTorch runs a diffusion model's or
     an encoder's attention; serving engines run their own. A generate loop has none of a server's features: asking
@@ -486,7 +484,8 @@ def _input_from_host(f: WorkloadFields, model: ModelArch, engine: str) -> bool:
     if encoder:
         raise UsageError(
             f"--input-from-host: {model.name} is timed operator by operator only under a named runtime "
-            f"(--engine {', '.join(r for r in RUNTIMES if r != DEFAULT_RUNTIME)}), not the default compiled engine"
+            f"(--engine {', '.join(r for r in RUNTIMES if r not in (DEFAULT_RUNTIME, 'torch-compile'))}; torch-compile "
+            "is modelled for CNNs and recommenders), not the default compiled engine"
         )
     raise UsageError(
         f"--input-from-host applies to models described operator by operator (CNNs, recommenders) and to "
@@ -892,6 +891,12 @@ def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) ->
         raise UsageError(
             f"--grad-reduce-dtype bf16: {profile.name} has no bf16 gradient reduce setting here "
             "(frameworks.yaml bf16_grad_reduce): use --framework megatron, nemo or fsdp"
+        )
+    zero = f.zero if f.zero is not None else profile.default_zero
+    if profile.fp32_params and zero == 0:
+        raise UsageError(
+            "--grad-reduce-dtype bf16 is FSDP's reduce_dtype; plain data parallelism (--zero 0, DDP) all-reduces "
+            "gradients in their own dtype (a bf16 all-reduce is a communication hook gpuwise does not model)"
         )
 
 

@@ -71,6 +71,7 @@ Runtime = Literal["eager", "torchscript", "torch-compile", "onnxruntime", "tenso
 Engine = Literal[LLMEngine, Runtime]
 DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
 DEFAULT_RUNTIME: Runtime = "triton"  # TensorRT under Triton: what `gpuwise deploy` writes for these models
+PYTORCH_RUNTIMES: tuple[Runtime, ...] = ("eager", "torchscript")  # the runtimes that run a module's own attention code
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
