@@ -28,7 +28,8 @@ twenty; with `--set 22`, docs/accuracy-holdout22.md against the twenty-second (c
 from all twenty-one; with `--set 23`, docs/accuracy-holdout23.md against the twenty-third (corpus/data/holdout23.yaml),
 gathered apart from all twenty-two; with `--set 24`, docs/accuracy-holdout24.md against the twenty-fourth
 (corpus/data/holdout24.yaml), gathered apart from all twenty-three; with `--set 25`, docs/accuracy-holdout25.md against
-the twenty-fifth (corpus/data/holdout25.yaml), gathered apart from all twenty-four.
+the twenty-fifth (corpus/data/holdout25.yaml), gathered apart from all twenty-four; with `--set 26`,
+docs/accuracy-holdout26.md against the twenty-sixth (corpus/data/holdout26.yaml), gathered apart from all twenty-five.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -291,6 +292,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         24: "twenty-fourth",
         25: "twenty-fifth",
         26: "twenty-sixth",
+        27: "twenty-seventh",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -403,6 +403,20 @@ def _diagnosis24_figures() -> None:
     assert claim in part, claim
 
 
+def _diagnosis25_figures() -> None:
+    """The twenty-fifth's section: its frozen and current inference figures and coverage, and its training median."""
+    heading = "## The twenty-fifth holdout, diagnostic"
+    _diagnosis_section(25, "accuracy-holdout25-2026-12-05.md", heading)
+    part = _flat(_doc("holdout-diagnosis.md"))
+    part = part[part.index(heading) :].split(" ## ", 1)[0]
+    frozen = next(
+        r for r in _doc("accuracy-holdout25-2026-12-05.md").splitlines() if r.startswith("| all | training |")
+    )
+    now = next(r for r in _doc("accuracy-holdout25.md").splitlines() if r.startswith("| all | training |"))
+    claim = f"training {frozen.split('|')[4].strip().rstrip('%')} → {now.split('|')[4].strip().rstrip('%')} %"
+    assert claim in part, claim
+
+
 def _large_runs_claim() -> None:
     """The README's whole-run sentence, as docs/accuracy-large-runs.md's out-of-sample summary gives it."""
     m = re.search(
@@ -480,6 +494,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +6.0 → +6.0 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
+    ("docs/holdout-diagnosis.md", "bias -13.6 → +3.7 %"): _diagnosis25_figures,
 }
 
 

@@ -2584,6 +2584,119 @@ EXPECTED: dict[int, Expected] = {
             "transformer-deploy-rtx3090-roberta-large-mnli-pytorch-autocast-fp16-b16-s384": +0.1506,
         },
     ),
+    26: Expected(
+        first_read="2026-12-05",
+        kinds={"memory": 7, "training": 22, "inference": 22},
+        sources=19,
+        marked={"family": 4, "extra_row_of_source": 32},
+        # gpuwise refuses as written: lightning-thunder's torchao float8 FSDP2 runs written with --weights-dtype fp8
+        # (Transformer Engine FP8 parameters, which PyTorch FSDP has none of), and trtllm-serve without CUDA graphs;
+        # each such case names every need it has, none met
+        refused_for=frozenset(
+            {
+                "fp8-block-weights",
+                "fp8-weight-recompute-in-backward",
+                "gpu-variant-unstated",
+                "llama3-8b-as-llama3.1-8b",
+                "thunder-benchmark-litgpt",
+                "torchao-float8-tensorwise",
+                "trtllm-serve-pytorch",
+            }
+        ),
+        refusal_notes=(
+            "trtllm's kernels per layer without CUDA graphs are not in the catalog",
+            "--weights-dtype fp8 in full training is Transformer Engine FP8 parameters",
+        ),
+        unscored=frozenset(
+            {
+                "simonmo-vllmbenchmark-8xh200-deepseek-r1-trtllm-serve-tp8ep8-in30000-out100-50req-rate10",
+                "thunder-pr1528-8xh100-llama2-7b-fsdp2-zero2-torchao-fp8-inductor-main-max-allocated",
+                "thunder-pr1528-8xh100-llama2-7b-fsdp2-zero2-torchao-fp8-recompute-fp8-weight-max-allocated",
+                "thunder-pr1528-8xh100-llama3-8b-fsdp2-zero2-torchao-fp8-inductor-main-max-allocated",
+            }
+        ),
+        end_to_end=(
+            "gpurecipes-a3ultra-8xh200-llama31-405b-fp8-trtllm017-bench-128-128-30000req",
+            "argonne-llminferencebench-gh200-llama2-7b-vllm053-latency-in128-out128-b1",
+            "argonne-llminferencebench-fig22-1xmi300x-llama2-7b-vllm061-ttft-b16-in1024-out1",
+            "progmastermind-gptoss120b-1xmi300x-vllm024-decode-c1-in10k-out1500",
+            "ed2k-explore-mi300x-1xmi300x-qwen2.5-72b-q4km-vllm-request-tps-in46-out100",
+            "odissei-torchtune-della-1xa100-80gb-llama32-1b-lora-r64-packed2048-bs6",
+            "llmq-4090x1-qwen2.5-14b-llama-factory-pt-ds-z3-offload-bs20-ga26-seq1024",
+            "argonne-aiaccel-ae-resnet50-dle-a100-1gpu-fp32tf32-bs256-train",
+            "keras-io-keras3-benchmarks-a100-40gb-bert-base-fit-hf-trainer-fp32-b32-seq512",
+            "ermolushka-blog-rtx4090-llama31-8b-fp16-vllm0101-eager-gmu09-device-used",
+        ),
+        by_hand={
+            # 3914.4509 output tokens/s (trtllm-bench's "Token Throughput")
+            "gpurecipes-a3ultra-8xh200-llama31-405b-fp8-trtllm017-bench-128-128-30000req": 3914.4509,
+            # 19422 tokens/s a GPU (torchtune's log, the table's Della A100 column)
+            "odissei-torchtune-della-1xa100-80gb-llama32-1b-lora-r64-packed2048-bs6": 19422.0,
+            # 693.37 ms a step (the page's PyTorch column)
+            "keras-io-keras3-benchmarks-a100-40gb-bert-base-fit-hf-trainer-fp32-b32-seq512": 693.37e-3,
+            # 22,631 "MB" of nvidia-smi's memory used, read as MiB
+            "ermolushka-blog-rtx4090-llama31-8b-fp16-vllm0101-eager-gmu09-device-used": 22631 * 2**20,
+            # 34.26 GB torch.cuda.max_memory_allocated / 1e9
+            "thunder-pr1528-8xh100-llama2-7b-fsdp2-zero2-torchao-fp8-inductor-main-max-allocated": 34.26e9,
+            # 785.02 images/s (compute_ips)
+            "argonne-aiaccel-ae-resnet50-dle-a100-1gpu-fp32tf32-bs256-train": 785.02,
+        },
+        conversion_noted=False,
+        readme_bias=True,
+        # Recorded from the first scoring (the frozen record, 2026-12-05, at main e871a8a, before any change made for
+        # its cases: memory 2.4 %, training 24.5 %, inference 45.1 %) plus 2 points: each scored case's |error| may not
+        # grow by more than 3 points, each kind's median |error| by more than 2. The state on that date, not the goals.
+        medians={"memory": 0.044, "training": 0.265, "inference": 0.471},
+        first_errors={
+            "gpurecipes-a3ultra-8xh200-llama31-405b-fp8-trtllm017-bench-128-128-30000req": -0.1176,
+            "argonne-llminferencebench-gh200-llama2-7b-vllm053-latency-in128-out128-b1": +0.0500,
+            "argonne-llminferencebench-gh200-llama2-7b-vllm053-latency-in2048-out2048-b16": +0.0666,
+            "argonne-llminferencebench-gh200-llama2-7b-vllm053-latency-in2048-out2048-b64": -0.4589,
+            "simonmo-vllmbenchmark-8xh200-deepseek-r1-trtllm-serve-tp8ep8-in1000-out2000-50req-rate10": -0.0113,
+            "simonmo-vllmbenchmark-8xh200-deepseek-r1-trtllm-serve-tp8ep8-in10000-out500-50req-rate10": +0.7161,
+            "simonmo-vllmbenchmark-pr1-a100-qwen25-1p5b-vllm082-serve-in1000-out2000-50req-rate10": +1.5539,
+            "simonmo-vllmbenchmark-pr1-a100-qwen25-1p5b-vllm082-serve-in10000-out500-50req-rate10": +0.4508,
+            "simonmo-vllmbenchmark-pr1-a100-qwen25-1p5b-vllm082-serve-in30000-out100-50req-rate10": +0.2475,
+            "argonne-llminferencebench-allresults-2xmi300x-llama2-70b-vllm061-latency-b1-in128-out128": -0.3732,
+            "argonne-llminferencebench-allresults-2xmi300x-llama3-8b-vllm061-latency-b1-in128-out128": -0.6654,
+            "argonne-llminferencebench-allresults-1xmi300x-qwen2-7b-vllm061-latency-b256-in2048-out2048": -0.8986,
+            "argonne-llminferencebench-fig22-1xmi300x-llama2-7b-vllm061-ttft-b16-in1024-out1": -0.7862,
+            "argonne-llminferencebench-fig22-1xmi300x-llama3-8b-vllm061-ttft-b16-in1024-out1": -0.7904,
+            "argonne-llminferencebench-fig22-1xmi300x-mistral-7b-vllm061-ttft-b16-in1024-out1": -0.7857,
+            "progmastermind-gptoss120b-1xmi300x-vllm024-decode-c1-in10k-out1500": +1.6501,
+            "progmastermind-gptoss120b-1xmi300x-atom015-base-decode-c1-in10k-out1500": +0.0266,
+            "progmastermind-gptoss120b-1xmi300x-atom015-best-fullgraph-decode-c1-in10k-out1500": +0.0187,
+            "ed2k-explore-mi300x-1xmi300x-qwen2.5-72b-q4km-vllm-request-tps-in46-out100": +1.3786,
+            "odissei-torchtune-della-1xa100-80gb-llama32-1b-lora-r64-packed2048-bs6": +0.2674,
+            "odissei-torchtune-della-1xh100-llama32-1b-lora-r64-packed2048-bs6": +0.4832,
+            "odissei-torchtune-della-4xh100-llama32-1b-lora-r64-packed2048-bs6-fsdp2": +0.6159,
+            "mn5-book-ch15-1xh100-64gb-llama32-1b-hf-trainer-fp32-eager-bs6-seq1024": +0.8111,
+            "mn5-book-ch15-1xh100-64gb-llama32-1b-hf-trainer-bf16-sdpa-liger-bs14-seq1024": +0.1593,
+            "mn5-book-ch15-32xh100-64gb-llama32-1b-hf-trainer-ddp-bf16-sdpa-liger-bs37-seq1024": +0.0344,
+            "llmq-4090x1-qwen2.5-0.5b-fp8-bs16-ga32-seq1024": -0.2166,
+            "llmq-4090x1-qwen2.5-3b-bf16-bs4-ga128-seq1024-offload-opt": -0.1928,
+            "llmq-4090x1-qwen2.5-14b-llama-factory-pt-ds-z3-offload-bs20-ga26-seq1024": -0.3495,
+            "llmq-readme-pr2-1xrtx5090-qwen2.5-0.5b-fp8-bs8-ga8-seq1024": -0.1925,
+            "llmq-readme-pr2-1xrtx5090-qwen2.5-7b-fp8-bs4-offload-recompute": -0.3866,
+            "llmq-readme-pr2-4xrtx5090-qwen2.5-14b-bf16-bs4-sharded-offload-recompute": +0.2225,
+            "argonne-aiaccel-ae-resnet50-dle-a100-1gpu-fp32tf32-bs256-train": +0.1029,
+            "argonne-aiaccel-ae-resnet50-dle-a100-1gpu-amp-nhwc-bs256-train": -0.1499,
+            "argonne-aiaccel-ae-bert-large-squad-tf2-8xa100-80gb-fp16-xla-bs8-seq384-train": +1.1615,
+            "keras-io-keras3-benchmarks-a100-40gb-sd14-predict-torch-eager-fp32-b13": +0.1734,
+            "keras-io-keras3-benchmarks-a100-40gb-bert-base-fit-hf-trainer-fp32-b32-seq512": +0.3212,
+            "keras-io-keras3-benchmarks-a100-40gb-bert-base-predict-hf-trainer-fp32-b256-seq512": -0.0211,
+            "willgpaik-ddp-scaling-a100-80gb-vit-b16-fp16-amp-bs1024-1gpu-train": +0.3256,
+            "willgpaik-ddp-scaling-a100-80gb-vit-b16-bf16-amp-bs1024-1gpu-train": +0.3212,
+            "willgpaik-ddp-scaling-v100-sxm2-16gb-vit-b16-fp16-amp-bs128-1gpu-train": +0.3294,
+            "csc-ml-benchmarks-mahti-a100-40gb-resnet50-ddp-synthetic-fp32-bs32-1gpu-train": +0.0039,
+            "csc-ml-benchmarks-puhti-v100-32gb-resnet50-ddp-synthetic-fp32-bs32-1gpu-train": -0.0164,
+            "csc-ml-benchmarks-puhti-2x4-v100-32gb-resnet50-ddp-synthetic-fp32-bs32-8gpu-train": +0.0442,
+            "ermolushka-blog-rtx4090-llama31-8b-fp16-vllm0101-eager-gmu09-device-used": -0.0227,
+            "ermolushka-blog-rtx4090-llama31-8b-bnb-nf4-transformers4561-generate-device-used": -0.0796,
+            "ermolushka-blog-rtx4090-llama31-8b-awq-int4-vllm0101-eager-gmu09-device-used": -0.0250,
+            "hfblog-personal-copilot-1xa100-40gb-starcoder-15b-qlora-r32-b4-seq2048-fa2-gc-memory": -0.0208,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
