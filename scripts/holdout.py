@@ -29,7 +29,9 @@ from all twenty-one; with `--set 23`, docs/accuracy-holdout23.md against the twe
 gathered apart from all twenty-two; with `--set 24`, docs/accuracy-holdout24.md against the twenty-fourth
 (corpus/data/holdout24.yaml), gathered apart from all twenty-three; with `--set 25`, docs/accuracy-holdout25.md against
 the twenty-fifth (corpus/data/holdout25.yaml), gathered apart from all twenty-four; with `--set 26`,
-docs/accuracy-holdout26.md against the twenty-sixth (corpus/data/holdout26.yaml), gathered apart from all twenty-five.
+docs/accuracy-holdout26.md against the twenty-sixth (corpus/data/holdout26.yaml), gathered apart from all twenty-five;
+with `--set 27`, docs/accuracy-holdout27.md against the twenty-seventh (corpus/data/holdout27.yaml), gathered apart
+from all twenty-six.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -293,6 +295,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         25: "twenty-fifth",
         26: "twenty-sixth",
         27: "twenty-seventh",
+        28: "twenty-eighth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -2697,6 +2697,75 @@ EXPECTED: dict[int, Expected] = {
             "hfblog-personal-copilot-1xa100-40gb-starcoder-15b-qlora-r32-b4-seq2048-fa2-gc-memory": -0.0208,
         },
     ),
+    27: Expected(
+        first_read="2026-12-05",
+        kinds={"memory": 3, "training": 8, "inference": 14},
+        sources=10,
+        marked={"family": 6, "extra_row_of_source": 16},
+        # thunder #1261's pure-bf16 FSDP rows are written with --grad-reduce-dtype bf16 and --no-master-weights, which
+        # gpuwise refuses (the option sets the reduce of mixed-precision training with fp32 main weights); each such
+        # case names every need it has, none met
+        refused_for=frozenset({"litgpt-long-context-rope", "table-metric-unlabelled", "thunder-benchmark-litgpt"}),
+        refusal_notes=("--grad-reduce-dtype sets the gradient buffer of full mixed-precision training",),
+        unscored=frozenset(
+            {
+                "thunder-pr1261-8xh100-longchat-13b-16k-fsdp1-zero3-ac-inductor-mbs3-seq16384-mem",
+                "thunder-pr1261-8xh100-codellama-34b-fsdp1-zero3-ac-inductor-mbs1-seq16384-mem",
+                "thunder-pr1261-8xh100-vicuna-7b-v1.5-16k-fsdp1-zero3-ac-inductor-mbs5-seq16384-mem",
+            }
+        ),
+        end_to_end=(
+            "hpml-llama2-tgi-vllm-l4-llama2-7b-chat-fp16-custom135-out256-c1-n100-output-tps",
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-prefill-b1-in10",
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-decode-token-b1",
+            "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-cold-13k-prompt-out50-latency",
+            "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-decode-in10-out200",
+            "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb2-gb4-seq4096",
+            "flax-imagenet-readme-8xv100-16gb-resnet50-fp32-b512-100ep-walltime",
+        ),
+        by_hand={
+            # | 1 | 33.84 ms | (prefill latency at batch 1)
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-prefill-b1-in10": 33.84e-3,
+            # 1599.23 train_tokens_per_second (per GPU)
+            "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb2-gb4-seq4096": 1599.23,
+            # 13.2h: 13.2 x 3600 s
+            "flax-imagenet-readme-8xv100-16gb-resnet50-fp32-b512-100ep-walltime": 13.2 * 3600,
+            # 3.49 s
+            "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-cold-13k-prompt-out50-latency": 3.49,
+        },
+        conversion_noted=False,
+        readme_bias=True,
+        # fleet-mi300x's transformers baseline is a file beside its vLLM baseline in the same results folder
+        extra_rows_elsewhere=frozenset({"fleet-mi300x-vf-transformers-4442-dscoder-v2-lite-bf16-b1-ctx1024-decode"}),
+        # Recorded from the first scoring (the frozen record, 2026-12-05, at main 364c152, before any change made for
+        # its cases: training 17.7 %, inference 24.3 %, no memory case scored) plus 2 points: each scored case's |error|
+        # may not grow by more than 3 points, each kind's median |error| by more than 2. The state on that date.
+        medians={"memory": 0.0, "training": 0.197, "inference": 0.263},  # memory: none scored
+        first_errors={
+            "hpml-llama2-tgi-vllm-l4-llama2-7b-chat-fp16-custom135-out256-c1-n100-output-tps": -0.0862,
+            "hpml-llama2-tgi-vllm-l4-llama2-7b-chat-fp16-custom135-out256-c16-n100-output-tps": -0.0926,
+            "hpml-llama2-tgi-vllm-l4-llama2-7b-chat-fp16-custom135-out256-c128-n100-output-tps": -0.4559,
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-prefill-b1-in10": +0.1048,
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-decode-token-b1": -0.0063,
+            "tgi-pr586-1xa10g-falcon-7b-fp16-tgi09-textgenbench-decode-token-b8": -0.0503,
+            "davetha-mi210-vllm023-qwen3-14b-bf16-stock-p128-c1-out128": +0.0327,
+            "davetha-mi210-vllm023-qwen3-14b-bf16-stock-p128-c32-out128": +0.5283,
+            "davetha-mi210-vllm023-qwen3-14b-bf16-stock-p4096-c32-out128": +0.4330,
+            "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-cold-13k-prompt-out50-latency": -0.5752,
+            "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-decode-in10-out200": +3.3880,
+            "davetha-2xmi210-pcie-vllm023-dsv2-lite-bf16-tp2-decode": +3.3002,
+            "fleet-mi300x-vllm0112-dscoder-v2-lite-bf16-b1-ctx1024-decode": +0.1318,
+            "fleet-mi300x-vf-transformers-4442-dscoder-v2-lite-bf16-b1-ctx1024-decode": -0.3536,
+            "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb2-gb4-seq4096": -0.0762,
+            "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb4-gb8-seq4096": -0.2234,
+            "fms-acceleration-l40csv-1xl40-mistral-7b-lora-r16-qkvo-fp16-mb4-seq4096": -0.3742,
+            "flax-imagenet-readme-8xv100-16gb-resnet50-fp32-b512-100ep-walltime": +0.0420,
+            "flax-imagenet-readme-8xv100-16gb-resnet50-fp16-mixed-b2048-100ep-walltime": +0.0290,
+            "hf-flax-glue-readme-8xv100-bert-base-cased-cola-fp32-b32-3ep-time": -0.6458,
+            "hf-flax-glue-readme-1xv100-bert-base-cased-cola-fp32-b4-3ep-time": +0.2753,
+            "hf-flax-glue-readme-1xv100-bert-base-cased-cola-pytorch-run-glue-fp32-3ep-time": -0.1296,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
@@ -3003,6 +3072,9 @@ def test_every_scored_case_carries_a_bound(n):
 @pytest.mark.parametrize(("n", "kind"), [(n, kind) for n in NUMBERS for kind in holdout.KINDS])
 def test_out_of_sample_holdout_median_does_not_regress(n, kind):
     s = holdout.summarize(r for r in _results(n).values() if r.kind == kind)
+    if s.scored == 0:  # every case of the kind refused with its reason (holdout 27's memory rows): nothing to bound
+        assert {i for i, r in _results(n).items() if r.kind == kind} <= (EXPECTED[n].unscored or frozenset())
+        return
     assert s.median_abs is not None and s.median_abs <= EXPECTED[n].medians[kind], (kind, s)
 
 
