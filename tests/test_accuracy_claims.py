@@ -310,9 +310,9 @@ def _diagnosis16_figures() -> None:
     _diagnosis_part("# The sixteenth holdout", "accuracy-holdout16.md", "accuracy-holdout16-2026-12-03.md", {}, 6)
 
 
-def _diagnosis_section(n: int, frozen_doc: str, heading: str) -> None:
+def _diagnosis_section(n: int, frozen_doc: str, heading: str, training: bool = False) -> None:
     """docs/holdout-diagnosis.md's section on holdout `n`: the frozen and current inference median and bias
-    and the bands' coverage, as the two documents give them."""
+    and the bands' coverage, as the two documents give them (and the training median, where it says it)."""
 
     def row(doc: str, kind: str) -> list[str]:
         return next(r for r in _doc(doc).splitlines() if r.startswith(f"| all | {kind} |")).split("|")
@@ -322,6 +322,10 @@ def _diagnosis_section(n: int, frozen_doc: str, heading: str) -> None:
     part = text[text.index(heading) :].split(" ## ", 1)[0]
     median = f"inference {frozen[4].strip().rstrip('%')} → {now[4].strip().rstrip('%')} %"
     assert median in part, median
+    if training:
+        was, is_ = row(frozen_doc, "training")[4], row(f"accuracy-holdout{n}.md", "training")[4]
+        claim = f"training {was.strip().rstrip('%')} → {is_.strip().rstrip('%')} %"
+        assert claim in part, claim
     bias = f"bias {frozen[5].strip().rstrip('%')} → {now[5].strip().rstrip('%')} %"
     assert bias in part, bias
     bands = next(r for r in _doc(f"accuracy-holdout{n}.md").splitlines() if r.startswith("| all | ") and "x |" in r)
@@ -378,7 +382,7 @@ def _diagnosis24_figures() -> None:
     """The twenty-fourth's section: its frozen and current figures, and the medians its causes quote over
     holdouts 1-24 as they score now (B200 training, MI250 and MI250X training)."""
     heading = "## The twenty-fourth holdout, diagnostic"
-    _diagnosis_section(24, "accuracy-holdout24-2026-12-05.md", heading)
+    _diagnosis_section(24, "accuracy-holdout24-2026-12-05.md", heading, training=True)
     text = _flat(_doc("holdout-diagnosis.md")).replace("\u2212", "-")
     part = text[text.index(heading) :].split(" ## ", 1)[0]
     scored = [(n, r) for n in range(1, 25) for r in holdout.evaluate_all(holdout.SETS[n].data) if r.signed is not None]
@@ -395,26 +399,11 @@ def _diagnosis24_figures() -> None:
         claim = f"{name} training over holdouts 1-24{' now' if name == 'B200' else ''}: {len(rows)} cases, bias "
         claim += f"{statistics.median(rows) * 100:+.0f} %"
         assert claim in part, claim
-    frozen = next(
-        r for r in _doc("accuracy-holdout24-2026-12-05.md").splitlines() if r.startswith("| all | training |")
-    )
-    now = next(r for r in _doc("accuracy-holdout24.md").splitlines() if r.startswith("| all | training |"))
-    claim = f"training {frozen.split('|')[4].strip().rstrip('%')} → {now.split('|')[4].strip().rstrip('%')} %"
-    assert claim in part, claim
 
 
 def _diagnosis25_figures() -> None:
     """The twenty-fifth's section: its frozen and current inference figures and coverage, and its training median."""
-    heading = "## The twenty-fifth holdout, diagnostic"
-    _diagnosis_section(25, "accuracy-holdout25-2026-12-05.md", heading)
-    part = _flat(_doc("holdout-diagnosis.md"))
-    part = part[part.index(heading) :].split(" ## ", 1)[0]
-    frozen = next(
-        r for r in _doc("accuracy-holdout25-2026-12-05.md").splitlines() if r.startswith("| all | training |")
-    )
-    now = next(r for r in _doc("accuracy-holdout25.md").splitlines() if r.startswith("| all | training |"))
-    claim = f"training {frozen.split('|')[4].strip().rstrip('%')} → {now.split('|')[4].strip().rstrip('%')} %"
-    assert claim in part, claim
+    _diagnosis_section(25, "accuracy-holdout25-2026-12-05.md", "## The twenty-fifth holdout, diagnostic", training=True)
 
 
 def _large_runs_claim() -> None:
