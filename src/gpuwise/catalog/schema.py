@@ -18,6 +18,8 @@ from annotated_types import Ge, Gt, Le, MinLen
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
+    from gpuwise.catalog.arch import TransformerArch
+
 DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 _T = TypeVar("_T")
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}  # built on first use, one per shape
@@ -529,10 +531,11 @@ class EngineProfile(_Sourced):
     # eager): its `tf32_gemm` says whether fp32 weights multiply on TF32 tensor cores (None: they do)
     runtime: str | None = None
 
-    def for_model(self, max_seq: int, sliding_window: bool) -> EngineProfile:
-        """The profile as the engine runs a model of `max_seq` positions: chunked prefill where the engine
-        turns it on for long contexts (`chunked_above_positions`), else itself."""
-        if not self.chunked_above_positions or max_seq <= self.chunked_above_positions or sliding_window:
+    def for_model(self, model: TransformerArch) -> EngineProfile:
+        """The profile as the engine runs `model`: chunked prefill where the engine turns it on for long
+        contexts (`chunked_above_positions`, models without a sliding window), else itself."""
+        limit = self.chunked_above_positions
+        if not limit or model.max_seq <= limit or model.sliding_window is not None:
             return self
         return replace(
             self,

@@ -595,7 +595,7 @@ def _check_budget(job: InferenceJob, catalog: Catalog) -> None:
     n, model = job.max_batch_tokens, job.model
     if n is None or not isinstance(model, TransformerArch):
         return
-    profile = catalog.engine(job.engine).for_model(model.max_seq, model.sliding_window is not None)
+    profile = catalog.engine(job.engine).for_model(model)
     if profile.prefills_whole:
         need, what = (
             (job.longest_context, "the context (prompt and output; vLLM: --max-model-len at least)")

@@ -145,7 +145,7 @@ def engine_profile(catalog: Catalog, job: InferenceJob) -> EngineProfile:
     profile, model = catalog.engine(job.engine), job.model
     if not isinstance(model, TransformerArch):
         return profile
-    profile = profile.for_model(model.max_seq, model.sliding_window is not None)
+    profile = profile.for_model(model)
     return profile.with_settings(job.max_seqs, job.max_batch_tokens)
 
 
