@@ -315,8 +315,8 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
     notes: list[str] = []
     if profile.host_seconds_per_sequence:
         notes.append(
-            f"{profile.name} processes every sequence's output on the host while the GPU waits: each step takes "
-            f"{profile.host_seconds_per_sequence * 1e3:.2g} ms longer per sequence it carries "
+            f"{profile.name} does host work for each sequence of a step (scheduling, outputs) while the GPU waits: "
+            f"each step takes {profile.host_seconds_per_sequence * 1e3:.2g} ms longer per sequence it carries "
             f"[{catalog.sources[profile.source_of('host_seconds_per_sequence')].title.split(':')[0]}]"
         )
     floor = block_fp8_floor(profile, job, hw.gpu.architecture)
