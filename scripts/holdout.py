@@ -31,7 +31,8 @@ gathered apart from all twenty-two; with `--set 24`, docs/accuracy-holdout24.md 
 the twenty-fifth (corpus/data/holdout25.yaml), gathered apart from all twenty-four; with `--set 26`,
 docs/accuracy-holdout26.md against the twenty-sixth (corpus/data/holdout26.yaml), gathered apart from all twenty-five;
 with `--set 27`, docs/accuracy-holdout27.md against the twenty-seventh (corpus/data/holdout27.yaml), gathered apart
-from all twenty-six.
+from all twenty-six; with `--set 28`, docs/accuracy-holdout28.md against the twenty-eighth
+(corpus/data/holdout28.yaml), gathered apart from all twenty-seven.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -296,6 +297,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         26: "twenty-sixth",
         27: "twenty-seventh",
         28: "twenty-eighth",
+        29: "twenty-ninth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
