@@ -485,6 +485,9 @@ class EngineProfile(_Sourced):
     # preparation, sampling bookkeeping and output processing in Python, as vLLM's V0 engine ran them in
     # turn with the forward pass): each step takes this much longer for every sequence it carries
     host_seconds_per_sequence: Annotated[float, Ge(0)] = 0.0
+    # the engine can schedule the next step while the GPU runs this one (vLLM V1's --async-scheduling): that host
+    # work then hides behind the step's GPU work, the step being the longer of the two
+    async_scheduling: bool = False
     # the time one block-scaled FP8 GEMM kernel of the engine was measured to take at decode sizes on a
     # named Hopper GPU (flat over the rows: set by the weight tiles' parallelism, not the batch): each such
     # GEMM of a block-FP8 checkpoint served in fp8 is held to at least this (0: not modelled); engines.yaml

@@ -189,6 +189,11 @@ def vllm_args(
             if work.enforce_eager
             else []
         ),
+        *(
+            [why("--async-scheduling", "the plan was timed with scheduling overlapped (async_scheduling)")]
+            if work.async_scheduling
+            else []
+        ),
     ]
 
 

@@ -315,6 +315,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         autocast=work.autocast,  # None: the runtime's default
         diffusers_version=work.diffusers_version,  # None: a release that frees baddbmm's input
         enforce_eager=work.enforce_eager,
+        async_scheduling=work.async_scheduling,
         batching=work.batching,  # None: the engine's own (a server's continuous, a generate loop's static)
         attention=work.attention,  # None: the engine's default (a generate loop's; serving engines their own)
         bnb_4bit=work.bnb_4bit if work.weights_dtype == "nf4" else None,

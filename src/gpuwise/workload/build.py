@@ -321,6 +321,7 @@ def _inference_job(
         autocast=_autocast(f, model, engine),
         diffusers_version=f.diffusers_version,
         enforce_eager=_enforce_eager(f, model, engine, catalog),
+        async_scheduling=_async_scheduling(f, engine, catalog),
         batching=_batching(f, model, engine, catalog),
         attention=_serving_attention(f, engine, model, catalog),
         bnb_4bit=_bnb_4bit(f, wd, engine, catalog),
@@ -379,6 +380,17 @@ def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
             f"--enforce-eager: {engine}'s kernels per layer without CUDA graphs are not in the catalog; "
             f"it is modelled for {counted}"
         )
+    return True
+
+
+def _async_scheduling(f: WorkloadFields, engine: str, catalog: Catalog) -> bool:
+    """--async-scheduling is an engine's own option (vLLM V1's): an engine without it either overlaps its host
+    work already or has no such mode, so asking for it elsewhere is a usage error."""
+    if not f.async_scheduling:
+        return False
+    if engine not in catalog.engines or not catalog.engine(engine).async_scheduling:
+        offered = ", ".join(e for e, p in catalog.engines.items() if p.async_scheduling)
+        raise UsageError(f"--async-scheduling is an option of {offered}; --engine {engine} has no such mode")
     return True
 
 

@@ -374,6 +374,13 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="off: the engine's CUDA graphs (TGI before 2.0 has none: --engine tgi-v1)",
     )
+    async_scheduling: bool | None = _f(
+        "vLLM V1's --async-scheduling: the scheduler prepares the next step while the GPU runs this one, so its "
+        "host work for each sequence (0.0125 ms, engines.yaml) hides behind the step's GPU work instead of adding to it.",
+        example=True,
+        applies="inference",
+        default="off: synchronous scheduling, vLLM's default (async scheduling was still a to-do of its Q1 2026 roadmap)",
+    )
     batching: Annotated[Batching | None, Choice] = _f(
         "How the LLM engine batches the --concurrency requests: continuous (a server: a request joins the running "
         "batch as another leaves) or static (one batch prefilled together, then decoded together until its last "

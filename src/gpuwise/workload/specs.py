@@ -357,6 +357,7 @@ class InferenceJob:
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
+    async_scheduling: bool = False  # vLLM V1: the next step scheduled while the GPU runs this one
     batching: Batching | None = None  # None: the engine's (a server's continuous, a generate loop's static)
     attention: Attention | None = None  # a generate loop's attention kernel (None: the engine's default)
     bnb_4bit: Bnb4bit = "qlora"  # how bitsandbytes 4-bit weights were loaded (weights_dtype nf4)
