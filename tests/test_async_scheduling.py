@@ -66,3 +66,44 @@ def test_a_plan_timed_with_scheduling_overlapped_deploys_vllm_with_it():
 
     assert "--async-scheduling" in flags(build_workload(JOB | {"async_scheduling": True}, CAT))
     assert "--async-scheduling" not in flags(build_workload(JOB, CAT))
+
+
+def test_a_small_models_step_is_host_bound_when_overlapped():
+    """Qwen2.5-0.5B (24 layers, hidden 896) at 512 sequences on an H100: its GEMMs take less than the 512 x 12.5 us
+    = 6.4 ms of host work, so the overlapped step is the host work plus the step overhead, longer than the bare step."""
+    bare_cat = replace(CAT, engines={**CAT.engines, "vllm": replace(CAT.engine("vllm"), host_seconds_per_sequence=0.0)})
+    small = {"model": "corpus/data/holdout_configs/qwen2.5-0.5b.json"}
+    bare, overlapped = _step(bare_cat, **small), _step(async_scheduling=True, **small)
+    n = 512
+    gemms = bare.fixed(n, n) - bare.overhead
+    assert gemms < n * PER
+    assert overlapped.fixed(n, n) == pytest.approx(n * PER + bare.overhead)
+    assert overlapped.fixed(n, n) > bare.fixed(n, n)
+
+
+def test_pipeline_batches_in_flight_hide_the_host_work_as_async_scheduling_does():
+    """V1 with --pp 2 keeps two batches in flight and schedules the next while one runs (its batch queue): the host
+    work overlaps without the flag; vLLM V0 (--engine vllm-v0) has no such queue and keeps its 0.1 ms a sequence."""
+    pp, flagged = _step(pp=2), _step(pp=2, async_scheduling=True)
+    assert pp.overlapped and flagged.overlapped
+    assert pp.fixed(64, 64) == pytest.approx(flagged.fixed(64, 64))
+    v0 = _step(engine="vllm-v0", pp=2)
+    assert not v0.overlapped
+
+
+def test_n_gram_speculative_decoding_refuses_async_scheduling():
+    with pytest.raises(UsageError, match="n-gram"):
+        build_workload(JOB | {"async_scheduling": True, "speculative_tokens": 3, "speculative_acceptance": 0.7}, CAT)
+
+
+def test_the_kubernetes_server_image_has_the_flag_it_is_given():
+    """vllm/vllm-openai:v0.8.5 predates --async-scheduling (vLLM pull request #19970): a plan timed with it deploys
+    an image that has it, and one timed without keeps the default image."""
+    from gpuwise.deploy import inference
+    from gpuwise.deploy.common import DeployOptions
+
+    hw = build_hardware("h100-sxm:1", CAT)
+    opts = DeployOptions()
+    overlapped = build_workload(JOB | {"async_scheduling": True}, CAT)
+    assert inference._image("vllm", hw.gpu, opts, overlapped)[0] == inference.VLLM_ASYNC_IMAGE
+    assert inference._image("vllm", hw.gpu, opts, build_workload(JOB, CAT))[0] == inference.VLLM_IMAGE

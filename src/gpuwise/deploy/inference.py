@@ -40,6 +40,8 @@ from gpuwise.workload.requirements import Requirements
 # Default images: pin your own tag (or digest) in production; these are only starting points.
 TRITON_IMAGE = "nvcr.io/nvidia/tritonserver:25.01-py3"
 VLLM_IMAGE = "vllm/vllm-openai:v0.8.5"
+# a plan timed with --async-scheduling: an image whose vLLM has the flag (v0.8.5 predates it, vLLM pull request #19970)
+VLLM_ASYNC_IMAGE = "vllm/vllm-openai:v0.11.0"
 VLLM_ROCM_IMAGE = "rocm/vllm:latest"
 TRITON_PINNED_DEFAULT = 256 * 2**20  # tritonserver --pinned-memory-pool-byte-size default
 TRITON_GRPC_PORT, TRITON_METRICS_PORT = 8001, 8002  # tritonserver's defaults
@@ -78,7 +80,7 @@ def choose_engine(work: InferenceJob, gpu: GPU, options: DeployOptions) -> tuple
     return "triton", "not a generative LLM: Triton serves it with dynamic batching"
 
 
-def _image(engine: str, gpu: GPU, options: DeployOptions) -> tuple[str, str]:
+def _image(engine: str, gpu: GPU, options: DeployOptions, work: InferenceJob) -> tuple[str, str]:
     """(image, reason) of the serving container."""
     if options.image:
         return options.image, "as given (--image)"
@@ -86,6 +88,8 @@ def _image(engine: str, gpu: GPU, options: DeployOptions) -> tuple[str, str]:
         return TRITON_IMAGE, "NVIDIA Triton Inference Server (NGC); pin your own tag or digest"
     if gpuinfo.vendor(gpu) == "amd":
         return VLLM_ROCM_IMAGE, "AMD's ROCm build of vLLM; pin a tag or digest"
+    if work.async_scheduling:
+        return VLLM_ASYNC_IMAGE, "vLLM's server image with --async-scheduling (the plan's timing); pin your own tag"
     return VLLM_IMAGE, "vLLM's OpenAI-compatible server image; pin your own tag or digest"
 
 
@@ -507,7 +511,7 @@ def inference_manifests(c: Candidate, options: DeployOptions, catalog: Catalog, 
     gpu, ns = c.est.hardware.gpu, options.namespace
     name = options.name or slug(work.model.name)
     engine, engine_why = choose_engine(work, gpu, options)
-    image = _image(engine, gpu, options)
+    image = _image(engine, gpu, options, work)
     batch = c.serving.max_batch if c.serving is not None else work.concurrency
     share = serving_sharing(c, options, conv)
     scale = _scale(c, share, req, batch)

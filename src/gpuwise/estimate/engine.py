@@ -316,15 +316,17 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
     if profile.host_seconds_per_sequence:
         per, source = profile.host_seconds_per_sequence * 1e3, profile.source_of("host_seconds_per_sequence")
         said = f"[{catalog.sources[source].title.split(':')[0]}]"
-        if job.async_scheduling:
+        if job.async_scheduling or (job.parallel.pp > 1 and profile.async_scheduling):
+            pp = job.parallel.pp
+            how = "with --async-scheduling" if job.async_scheduling else f"with {pp} pipeline batches in flight"
             notes.append(
-                f"{profile.name} with --async-scheduling does its host work for each sequence of a step ({per:.2g} "
-                f"ms) while the GPU runs the step's GEMMs: a step is the longer of the two {said}"
+                f"{profile.name} {how} does its host work for each sequence of a step ({per:.2g} ms) while the GPU "
+                f"runs the step's GEMMs: a step is the longer of the two {said}"
             )
         else:
             notes.append(
-                f"{profile.name} does host work for each sequence of a step (scheduling, outputs) while the GPU waits: "
-                f"each step takes {per:.2g} ms longer per sequence it carries {said}"
+                f"{profile.name} does host work for each sequence of a step while the GPU waits: each step takes "
+                f"{per:.2g} ms longer per sequence it carries {said}"
             )
     floor = block_fp8_floor(profile, job, hw.gpu.architecture)
     if floor:
@@ -569,7 +571,9 @@ class StepModel:
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
         # host work per sequence that the engine runs in turn with the GPU (vLLM's V0 engine): per logit
         self.per_sequence = profile.host_seconds_per_sequence / (job.speculative_tokens + 1)
-        self.overlapped = job.async_scheduling  # that host work runs beside the step's GPU work, not after it
+        # that host work runs beside the step's GPU work, not after it: under --async-scheduling, and with pipeline
+        # parallelism (V1 keeps pp batches in flight and schedules the next while one runs)
+        self.overlapped = job.async_scheduling or (job.parallel.pp > 1 and profile.async_scheduling)
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
         host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
@@ -714,7 +718,8 @@ class StepModel:
             linear += self.bnb.dequant_bytes(tokens) / self.rates.bandwidth
             floor += self.bnb.host(tokens)
         host = self.per_sequence * logits
-        t = (max(linear, floor, host) if self.overlapped else max(linear, floor) + host) + self.overhead
+        # overlapped, one host thread still issues the kernels (--enforce-eager) and schedules: those two add
+        t = (max(linear, floor + host) if self.overlapped else max(linear, floor) + host) + self.overhead
         if self.pp_hops:
             t += self.pp_hops * p2p(tokens * self.model.hidden * 2, self.topo.intra)
         return t

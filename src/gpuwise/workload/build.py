@@ -391,6 +391,11 @@ def _async_scheduling(f: WorkloadFields, engine: str, catalog: Catalog) -> bool:
     if engine not in catalog.engines or not catalog.engine(engine).async_scheduling:
         offered = ", ".join(e for e, p in catalog.engines.items() if p.async_scheduling)
         raise UsageError(f"--async-scheduling is an option of {offered}; --engine {engine} has no such mode")
+    if f.speculative_tokens:
+        raise UsageError(
+            "--async-scheduling with --speculative-tokens: gpuwise's speculative decoding is n-gram lookup, which "
+            "vLLM's async scheduling does not run (it takes EAGLE, MTP or draft-model proposals only)"
+        )
     return True
 
 

@@ -379,7 +379,8 @@ class WorkloadFields(StrictFields):
         "host work for each sequence (0.0125 ms, engines.yaml) hides behind the step's GPU work instead of adding to it.",
         example=True,
         applies="inference",
-        default="off: synchronous scheduling, vLLM's default (async scheduling was still a to-do of its Q1 2026 roadmap)",
+        default="off: synchronous scheduling, as vLLM V1 ran until async scheduling became its default (vLLM pull request "
+        "#27614, around the turn of 2025/2026): give it for runs of later releases",
     )
     batching: Annotated[Batching | None, Choice] = _f(
         "How the LLM engine batches the --concurrency requests: continuous (a server: a request joins the running "
