@@ -316,7 +316,7 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
     if profile.host_seconds_per_sequence:
         per, source = profile.host_seconds_per_sequence * 1e3, profile.source_of("host_seconds_per_sequence")
         said = f"[{catalog.sources[source].title.split(':')[0]}]"
-        if job.async_scheduling or (job.parallel.pp > 1 and profile.async_scheduling):
+        if host_work_overlapped(profile, job):
             pp = job.parallel.pp
             how = "with --async-scheduling" if job.async_scheduling else f"with {pp} pipeline batches in flight"
             notes.append(
@@ -439,6 +439,13 @@ def static_batches(profile: EngineProfile, job: InferenceJob) -> bool:
     """Whether the requests run in static batches: a generate loop always does, a server when the run
     is its static-batch benchmark (--batching static)."""
     return profile.static_batching or job.batching == "static"
+
+
+def host_work_overlapped(profile: EngineProfile, job: InferenceJob) -> bool:
+    """Whether the engine's per-sequence host work runs beside the step's GPU work rather than after it: under
+    --async-scheduling, and with pipeline parallelism where the engine has that mode (vLLM V1 keeps pp batches in
+    flight and schedules the next while one runs)."""
+    return job.async_scheduling or (job.parallel.pp > 1 and profile.async_scheduling)
 
 
 def issued_eagerly(profile: EngineProfile, job: InferenceJob) -> bool:
@@ -569,11 +576,9 @@ class StepModel:
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
         self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
-        # host work per sequence that the engine runs in turn with the GPU (vLLM's V0 engine): per logit
+        # host work per sequence of a step (vLLM V0's output processing, V1's scheduling): per logit
         self.per_sequence = profile.host_seconds_per_sequence / (job.speculative_tokens + 1)
-        # that host work runs beside the step's GPU work, not after it: under --async-scheduling, and with pipeline
-        # parallelism (V1 keeps pp batches in flight and schedules the next while one runs)
-        self.overlapped = job.async_scheduling or (job.parallel.pp > 1 and profile.async_scheduling)
+        self.overlapped = host_work_overlapped(profile, job)  # beside the step's GPU work, not after it
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
         host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host

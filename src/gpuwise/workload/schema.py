@@ -376,7 +376,8 @@ class WorkloadFields(StrictFields):
     )
     async_scheduling: bool | None = _f(
         "vLLM V1's --async-scheduling: the scheduler prepares the next step while the GPU runs this one, so its "
-        "host work for each sequence (0.0125 ms, engines.yaml) hides behind the step's GPU work instead of adding to it.",
+        "host work for each sequence (engines.yaml host_seconds_per_sequence) hides behind the step's GPU work instead "
+        "of adding to it.",
         example=True,
         applies="inference",
         default="off: synchronous scheduling, as vLLM V1 ran until async scheduling became its default (vLLM pull request "
