@@ -1,5 +1,5 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout28.yaml,
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout29.yaml,
 scored by scripts/holdout.py) but fit_bands.py, whose band widths come from the scored holdouts' frozen first
 scorings (never the newest holdout, never a model constant), and leaving a source out leaves its whole family of releases out."""
 
@@ -23,7 +23,37 @@ FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
 # the dated holdouts' case files in corpus/data, the first to the newest
 HOLDOUT_FILES = tuple(
     f"holdout{n}.yaml"
-    for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28)
+    for n in (
+        "",
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        25,
+        26,
+        27,
+        28,
+        29,
+    )
 )
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
 GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
@@ -38,7 +68,7 @@ GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     # fit_bands.py alone reads the holdouts already scored (corpus.first_scorings.CALIBRATING: their frozen
     # first-scoring errors set band widths, never a model constant): those whose first scoring is frozen (the
     # eighteenth's is, docs/accuracy-holdout18-2026-12-04.md); the nineteenth to twenty-fifth (diagnostic since
-    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to twenty-eighth, stay
+    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to twenty-ninth, stay
     # closed to it
     OPEN = NAMES[:18] if Path(script).name == "fit_bands.py" else ()
     SHUT = tuple(p for p, name in zip(SETS, NAMES) if name not in OPEN)
@@ -94,13 +124,14 @@ def test_every_fitting_script_is_guarded():
     assert 26 not in CALIBRATING  # the twenty-sixth judges the changes made after the twenty-fifth's misses were read
     assert 27 not in CALIBRATING
     assert 28 not in CALIBRATING
+    assert 29 not in CALIBRATING
     assert 25 not in CALIBRATING
     assert 24 not in CALIBRATING
 
 
-def test_fit_bands_never_reads_the_nineteenth_to_twenty_eighth_holdout(tmp_path):
+def test_fit_bands_never_reads_the_nineteenth_to_twenty_ninth_holdout(tmp_path):
     """The guard as fit_bands.py runs under it: the first eighteen holdouts open, the nineteenth to the
-    twenty-eighth refused."""
+    twenty-ninth refused."""
     probe = tmp_path / "fit_bands.py"
     probe.write_text("open('corpus/data/holdout18.yaml').read()\nopen('corpus/data/holdout19.yaml').read()\n")
     proc = _guarded(str(probe))
@@ -116,6 +147,7 @@ def test_fit_bands_never_reads_the_nineteenth_to_twenty_eighth_holdout(tmp_path)
         "holdout26.yaml",
         "holdout27.yaml",
         "holdout28.yaml",
+        "holdout29.yaml",
     ):
         probe.write_text(f"open('corpus/data/{name}').read()\n")
         proc = _guarded(str(probe))

@@ -2873,6 +2873,104 @@ EXPECTED: dict[int, Expected] = {
             "optimum-benchmark-running-llamas-1xa100-80gb-llama-13b-gptq-exllamav1-b2-in256-out512-generate-peak-alloc": -0.0290,
         },
     ),
+    29: Expected(
+        first_read="2026-12-05",
+        kinds={"memory": 8, "training": 4, "inference": 20},
+        sources=15,
+        marked={"family": 13, "extra_row_of_source": 18},
+        # written with options gpuwise refuses for what they ran: lightning-thunder's FSDP2 row with
+        # --grad-reduce-dtype beside --no-master-weights, the traced TorchScript BERT with --no-autocast, torchtitan's
+        # float8 run as fp8 weights; each case names every need it has, none met
+        refused_for=frozenset(
+            {
+                "data-streaming-in-run",
+                "engine-torchscript",
+                "gpu-variant-unstated",
+                "host-timer-median-latency",
+                "mlm-head-over-all-tokens",
+                "thunder-benchmark-litgpt",
+                "torchao-float8-tensorwise",
+                "torchtitan-memory-log",
+                "torchtitan-per-op-sac",
+            }
+        ),
+        refusal_notes=(
+            "--grad-reduce-dtype sets the gradient buffer of full mixed-precision training",
+            "--autocast/--no-autocast applies to PyTorch inference",
+            "--weights-dtype fp8 in full training is Transformer Engine FP8 parameters",
+        ),
+        unscored=frozenset(
+            {
+                "thunder-pr940-8xh100-llama2-7b-torch-compile-fsdp2-zero2-mb1-seq4096-tokens-per-s-gpu",
+                "pytorch-tensorrt-nb-hf-bert-1xa100-bert-base-uncased-mlm-torchscript-traced-fp32-b4-s128",
+                "awsome-distributed-training-torchtitan-32xh100-llama3-8b-float8-compile-fsdp-mbs1-s8192-memory",
+            }
+        ),
+        end_to_end=(
+            "libai-issue475-1xv100-32gb-megatron-gpt2-345m-fp16-mb6-gb6-seq1024-samples-per-s",
+            "libai-issue475-1xv100-32gb-megatron-gpt2-345m-fp16-mb6-gb6-seq1024-max-allocated",
+            "tenstorrent-ttis-issue394-rtx4090-qwen3-4b-vllm-fp16-isl128-osl128-c1",
+            "geerlingguy-aibench-issue43-rtx4090-tinyllama-1.1b-q4km-llamacpp-vulkan-pp4096",
+            "mlperf-inf41-amd-1xmi300x-llama2-70b-fp8-vllm043-offline-24576q",
+            "optimum-benchmark-fast-mteb-1xa100-80gb-bge-base-ort-trt-fp16-b1-s16",
+        ),
+        by_hand={
+            # 18709.17 t/s for pp4096: 4096 / 18709.17 = 0.21893 s
+            "geerlingguy-aibench-issue43-rtx4090-tinyllama-1.1b-q4km-llamacpp-vulkan-pp4096": 0.21893,
+            # TPOT 10.5 ms
+            "tenstorrent-ttis-issue394-rtx4090-qwen3-4b-vllm-fp16-isl128-osl128-c1": 10.5e-3,
+            # max_allocated=25566MiB
+            "libai-issue475-1xv100-32gb-megatron-gpt2-345m-fp16-mb6-gb6-seq1024-max-allocated": 25566 * 2**20,
+            # memory: 68.57GiB
+            "awsome-distributed-training-torchtitan-32xh100-llama3-8b-bf16-fsdp-mbs1-s8192-memory": 68.57 * 2**30,
+            # Generate Max Memory Allocated (MB) 39404, decimal MB
+            "optimum-benchmark-running-llamas-1xa100-80gb-llama-65b-gptq-exllamav2-b1-in256-out512-generate-memory": 39404e6,
+        },
+        conversion_noted=False,
+        readme_bias=True,
+        # AMD's 8-GPU Offline and Server summaries are files beside its 1-GPU summary in the MLPerf results repository
+        extra_rows_elsewhere=frozenset(
+            {
+                "mlperf-inf41-amd-8xmi300x-llama2-70b-fp8-vllm043-offline-dp8-52800q",
+                "mlperf-inf41-amd-8xmi300x-llama2-70b-fp8-vllm043-server-dp8-qps73.5",
+            }
+        ),
+        # Recorded from the first scoring (the frozen record, 2026-12-05, at main c4b8198, before any change made for
+        # its cases: memory 45.0 %, training 7.8 %, inference 23.9 %) plus 2 points: each scored case's |error| may
+        # not grow by more than 3 points, each kind's median |error| by more than 2. The state on that date.
+        medians={"memory": 0.470, "training": 0.098, "inference": 0.259},
+        first_errors={
+            "haitwang-blog-1xh100-llama31-8b-sglang049-evalscope-longalpaca-c5-out2000": -0.1863,
+            "haitwang-blog-1xh100-llama31-8b-sglang049-evalscope-longalpaca-c20-out2000": -0.1774,
+            "haitwang-blog-1xh100-llama31-8b-sglang049-evalscope-longalpaca-c30-out2000": -0.1872,
+            "geerlingguy-aibench-issue43-rtx4090-tinyllama-1.1b-q4km-llamacpp-vulkan-pp4096": +0.5098,
+            "geerlingguy-aibench-issue43-rtx4090-tinyllama-1.1b-q4km-llamacpp-vulkan-tg128": -0.6310,
+            "geerlingguy-aibench-issue43-rtx4090-llama-3.2-3b-instruct-q4km-llamacpp-vulkan-pp512": -0.4156,
+            "tenstorrent-ttis-issue394-rtx4090-qwen3-4b-vllm-fp16-isl128-osl128-c1": -0.2175,
+            "tenstorrent-ttis-issue394-rtx4090-qwen3-4b-vllm-fp16-isl2048-osl128-c1": -0.2162,
+            "tenstorrent-ttis-issue394-rtx4090-qwen3-4b-vllm-fp16-isl4096-osl128-c1": -0.2394,
+            "mlperf-inf41-amd-1xmi300x-llama2-70b-fp8-vllm043-offline-24576q": -0.2744,
+            "mlperf-inf41-amd-8xmi300x-llama2-70b-fp8-vllm043-offline-dp8-52800q": -0.2469,
+            "mlperf-inf41-amd-8xmi300x-llama2-70b-fp8-vllm043-server-dp8-qps73.5": -0.1719,
+            "mlperf-inf41-dell-xe9680-8xmi300x-llama2-70b-fp8-vllm043-offline-dp8-52800q": -0.2181,
+            "libai-issue475-1xv100-32gb-megatron-gpt2-345m-fp16-mb6-gb6-seq1024-samples-per-s": +0.0783,
+            "libai-issue475-1xv100-32gb-megatron-gpt2-345m-fp16-mb6-gb6-seq1024-max-allocated": -0.3056,
+            "pytorch-tensorrt-nb-hf-bert-1xa100-bert-base-uncased-mlm-eager-fp32-b4-s128": -0.3280,
+            "pytorch-tensorrt-nb-hf-bert-1xa100-bert-base-uncased-mlm-torch-tensorrt-fp32-b4-s128": +0.2451,
+            "optimum-benchmark-fast-mteb-1xa100-80gb-bge-base-ort-trt-fp16-b1-s16": -0.7458,
+            "optimum-benchmark-fast-mteb-1xa100-80gb-bge-base-ort-cuda-o4-b4-s256": -0.1372,
+            "optimum-benchmark-fast-mteb-1xa100-80gb-bge-base-pytorch-fp32-b2048-s256": +0.0171,
+            "nikolasent-rtx5090-post-1xrtx3090-resnet50-timm-inference-fp32-b256": -0.3080,
+            "nikolasent-rtx5090-post-1xrtx5090-resnet50-timm-train-fp32-b256": -0.0567,
+            "nikolasent-rtx5090-post-1xrtx5090-resnet50-timm-train-fp16-b256": +0.2346,
+            "awsome-distributed-training-torchtitan-32xh100-llama3-8b-bf16-fsdp-mbs1-s8192-memory": -0.4502,
+            "crusoe-torchtitan-fork-8xb200-llama3.1-8b-bf16-fsdp-mbs5-s8192-noac-memory": +1.1967,
+            "crusoe-torchtitan-fork-32xh200-llama3.1-8b-bf16-fsdp-mbs4-s8192-noac-memory": +1.1687,
+            "crusoe-torchtitan-fork-16xh100-llama3.1-8b-bf16-fsdp-mbs2-s8192-noac-memory": +1.1248,
+            "optimum-benchmark-running-llamas-1xa100-80gb-llama-65b-gptq-exllamav2-b1-in256-out512-generate-memory": -0.0175,
+            "optimum-benchmark-running-llamas-1xa100-80gb-llama-65b-gptq-exllamav1-b2-in256-out512-generate-memory": +0.0155,
+        },
+    ),
 }
 assert set(EXPECTED) == set(holdout.SETS), "every holdout has its entry"
 NUMBERS = sorted(EXPECTED)
@@ -2993,13 +3091,24 @@ def test_the_set_is_as_gathered(n):
     assert all(url in others for i, url in extra.items() if i not in want.extra_rows_elsewhere)
     folders = {_folder(url) for url in others} - {None}
     for i in want.extra_rows_elsewhere:
-        assert extra[i] not in others and _folder(extra[i]) in folders, i
+        assert extra[i] not in others and _beside(_folder(extra[i]), folders), i
 
 
 def _folder(url: str) -> tuple[str, str] | None:
     """A repository file's repository and folder, whatever commit the address pins (None: not a file's)."""
     m = re.fullmatch(r"https://github\.com/([^/]+/[^/]+)/blob/[^/]+/(?:(.*)/)?[^/]+", url)
     return None if m is None else (m.group(1), m.group(2) or "")
+
+
+def _beside(folder: tuple[str, str] | None, folders: set[tuple[str, str]]) -> bool:
+    """A file beside a represented one: in its folder, or in a sibling system's folder of the same results tree
+    (an MLPerf submission keeps one folder per system under closed/<submitter>/results: three levels shared)."""
+    if folder is None:
+        return False
+    parts = folder[1].split("/")
+    return folder in folders or any(
+        repo == folder[0] and len(parts) > 3 and other.split("/")[:3] == parts[:3] for repo, other in folders
+    )
 
 
 @pytest.mark.parametrize("n", NUMBERS)
