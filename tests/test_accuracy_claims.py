@@ -489,6 +489,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +26.2 → +14.8 %"): _diagnosis20_figures,
     ("docs/holdout-diagnosis.md", "bias +19.2 → +17.2 %"): _diagnosis21_figures,
     ("docs/holdout-diagnosis.md", "bias +19.2 → +14.5 %"): _diagnosis21_figures,
+    ("docs/holdout-diagnosis.md", "bias +19.2 → +14.3 %"): _diagnosis21_figures,
     ("docs/holdout-diagnosis.md", "bias +8.3 → +18.5 %"): _diagnosis22_figures,
     ("docs/holdout-diagnosis.md", "bias +6.3 → +21.9 %"): _diagnosis23_figures,
     ("docs/holdout-diagnosis.md", "bias +6.3 → +9.3 %"): _diagnosis23_figures,

@@ -128,7 +128,7 @@ def test_a_finite_run_counts_the_outputs_it_drew(capsys):
     )
     outputs = sum(drawn_lengths(w, 300, 0)[1])  # 300 x 300: the even spread's mean is the mean asked
     assert inf["tokens_per_second"] * span == pytest.approx(outputs, rel=1e-9)
-    assert any("prompts 321-1,279 tokens, outputs 120-480 (means 800 and 300)" in a for a in doc["assumptions"])
+    assert any("prompts 321-1,279 tokens, outputs 120-480 (means 800 and 300, medians" in a for a in doc["assumptions"])
     code0, plain, _ = run_main(capsys, *base)
     code1, zero, _ = run_main(capsys, *base, "--length-spread", "0")
     assert code0 == code1 == 0 and json.loads(plain)["inference"] == json.loads(zero)["inference"]
@@ -144,7 +144,7 @@ def test_the_longest_request_must_fit_the_cache(capsys):
     assert code == 0
     code, out, err = run_main(capsys, *args, "--length-spread", "0.9")
     assert code == 1
-    assert "the longest --length-spread draws" in out + err
+    assert "the longest --length-spread 0.9 draws" in out + err
 
 
 @pytest.mark.parametrize(

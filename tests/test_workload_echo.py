@@ -9,9 +9,10 @@ from gpuwise.workload import build_workload
 from gpuwise.workload.specs import Hardware, InferenceJob, TrainingJob
 
 # fields echoed under another shape: the model by name and size, the layout as tp/pp/dp/zero...,
-# the data pipeline by its four figures, the evaluation as eval_every and eval_batches; the dtype
-# defaults, whether the engine was named (the estimate's notes say which) and kind are how the spec is held
-NOT_ECHOED_AS_IS = {"model", "parallel", "data", "evaluation", "dtype_defaults", "engine_named", "kind"}
+# the data pipeline by its four figures, the evaluation as eval_every and eval_batches, a dataset's
+# request lengths by the dataset's name (`dataset`); the dtype defaults, whether the engine was named (the
+# estimate's notes say which) and kind are how the spec is held
+NOT_ECHOED_AS_IS = {"model", "parallel", "data", "evaluation", "lengths", "dtype_defaults", "engine_named", "kind"}
 
 
 @pytest.mark.parametrize(

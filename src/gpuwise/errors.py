@@ -22,9 +22,15 @@ class UnknownNameError(UsageError):
 
     def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
         self.kind, self.name = kind, name
-        self.suggestions = suggest(name, known)
+        names = sorted(known)
+        self.suggestions = suggest(name, names)
         hint = f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
-        super().__init__(f"unknown {kind} {shorten(name)!r}{hint} (`gpuwise {kind}s` lists them)")
+        # the catalogs with a command of their own are named by it; the others list their few names here
+        where = f"`gpuwise {kind}s` lists them" if kind in LISTED else f"known: {', '.join(names)}"
+        super().__init__(f"unknown {kind} {shorten(name)!r}{hint} ({where})")
+
+
+LISTED = frozenset({"gpu", "model"})  # catalogs with a listing command (gpuwise gpus, gpuwise models)
 
 
 class LayoutError(UsageError):

@@ -33,6 +33,7 @@ from gpuwise.catalog.schema import (
     Framework,
     FxRate,
     Interconnect,
+    LengthDataset,
     ModelEntry,
     NoP2P,
     Offer,
@@ -62,6 +63,7 @@ _FILES = (
     "engines.yaml",
     "reliability.yaml",
     "pipeline.yaml",
+    "datasets.yaml",  # written by scripts/dataset_lengths.py
 )
 FRAMEWORK_EFFICIENCY_FILE = "framework_efficiency.yaml"  # written by scripts/fit_efficiency.py
 UNCERTAINTY_FILE = "uncertainty.yaml"  # written by scripts/fit_bands.py
@@ -100,6 +102,7 @@ class Catalog:
     at_scale: tuple[AtScaleRun, ...] = ()  # reliability.yaml: published MFU of runs at their GPU count
     pipeline: Mapping[str, Convention] = field(default_factory=dict)  # pipeline.yaml: storage, formats, loaders
     uncertainty: UncertaintyTable | None = None  # uncertainty.yaml: the band of each figure's class
+    datasets: Mapping[str, LengthDataset] = field(default_factory=dict)  # datasets.yaml: benchmark request lengths
 
     # ----- lookups with "did you mean" ---------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
@@ -152,6 +155,11 @@ class Catalog:
         if engine_id not in self.engines:
             raise UnknownNameError("engine", engine_id, self.engines)
         return self.engines[engine_id]
+
+    def dataset(self, dataset_id: str) -> LengthDataset:
+        if dataset_id not in self.datasets:
+            raise UnknownNameError("dataset", dataset_id, self.datasets)
+        return self.datasets[dataset_id]
 
     def runtime(self, runtime_id: str) -> RuntimeProfile:
         if runtime_id not in self.runtimes:
@@ -364,6 +372,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         runtimes=_entries(docs["engines.yaml"], "runtimes", RuntimeProfile, "engines.yaml", keyed=True),
         reliability=_entries(docs["reliability.yaml"], "reliability", Convention, "reliability.yaml", keyed=True),
         pipeline=_entries(docs["pipeline.yaml"], "pipeline", Convention, "pipeline.yaml", keyed=True),
+        datasets=_entries(docs["datasets.yaml"], "datasets", LengthDataset, "datasets.yaml", keyed=True),
     )
     nets = _rows(docs["interconnects.yaml"].get("default_networks"), DefaultNetwork, "interconnects.yaml")
     at_scale = _rows(docs["reliability.yaml"].get("at_scale_mfu"), AtScaleRun, "reliability.yaml")
@@ -413,6 +422,9 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
     for run in cat.at_scale:
         if run.source not in sources or run.architecture not in architectures:
             raise ConfigError(f"reliability.yaml: at_scale_mfu {run.id!r} cites an unknown source or architecture")
+    for key, ds in cat.datasets.items():
+        if {ds.source, ds.sampling_source} - sources.keys():
+            raise ConfigError(f"datasets.yaml: dataset {key!r} cites an unknown source")
     for key, conv in [*cat.conventions.items(), *cat.costs.items(), *cat.reliability.items(), *cat.pipeline.items()]:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")

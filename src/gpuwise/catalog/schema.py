@@ -277,6 +277,33 @@ class Convention(_Strict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LengthDataset(_Strict):
+    """A serving benchmark's dataset as its harness samples it (datasets.yaml, written by
+    scripts/dataset_lengths.py): the quantile function of its prompt and output lengths in tokens at
+    `levels`, their means, and the longest context its sampling keeps."""
+
+    name: str
+    source: str
+    sampling_source: str
+    pairs: Annotated[int, Gt(0)]
+    prompt_mean: Annotated[float, Gt(0)]
+    output_mean: Annotated[float, Gt(0)]
+    context_cap: Annotated[int, Gt(0)]
+    levels: tuple[float, ...]
+    prompt: tuple[float, ...]
+    output: tuple[float, ...]
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        ends = self.levels[:1] + self.levels[-1:]
+        if ends != (0.0, 1.0) or list(self.levels) != sorted(set(self.levels)):
+            raise ValueError("levels rise from 0 to 1, each once")
+        for name, q in (("prompt", self.prompt), ("output", self.output)):
+            if len(q) != len(self.levels) or list(q) != sorted(q) or q[0] < 1:
+                raise ValueError(f"{name}: one length of at least 1 per level, never falling")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Framework(_Sourced):
     """A training stack's default conventions (frameworks.yaml), each with its source; `efficiency`
     is the fit over the stack's published runs (framework_efficiency.yaml, written by a script)."""

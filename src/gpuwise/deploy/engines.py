@@ -27,7 +27,6 @@ from gpuwise.estimate.memory.inference import engine_profile, engine_share
 from gpuwise.plan.results import Candidate
 from gpuwise.units import fmt_gib
 from gpuwise.workload import InferenceJob
-from gpuwise.workload.specs import spread_bounds
 
 PORT = 8000  # the HTTP port every server is told to listen on (vLLM's and Triton's default)
 LLM_ENGINES = ("vllm", "sglang", "trtllm")  # the workload's `engine` choices (workload.specs.Engine)
@@ -133,7 +132,7 @@ def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, co
             f"{context_flag}={work.longest_context}",
             f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for"
             if work.longest_context == work.context_tokens
-            else f"the longest request --length-spread {work.length_spread:g} draws about {work.input_tokens} prompt + "
+            else f"the longest request {work.lengths_flag} draws about {work.input_tokens} prompt + "
             f"{work.output_tokens} generated tokens: the engine refuses a longer one",
         ),
     ]
@@ -290,7 +289,7 @@ def _trtllm_notes(work: InferenceJob) -> list[str]:
     notes = []
     if work.kv_dtype == "fp8":
         notes.append("fp8 KV cache: set kv_cache_config.dtype: fp8 in a --extra_llm_api_options YAML file")
-    longest = spread_bounds(work.input_tokens, work.length_spread)[1]
+    longest = work.longest_prompt
     if work.max_batch_tokens and work.max_batch_tokens < longest:
         notes.append(
             f"prompts of up to {longest} tokens above --max_num_tokens={work.max_batch_tokens}: set "

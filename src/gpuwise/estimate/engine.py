@@ -277,9 +277,9 @@ def _setup_notes(
             else ""
         ),
     ]
-    if replica.length_spread and not by_kv:
+    if replica.lengths_vary and not by_kv:
         notes.append(
-            f"the longest request --length-spread {replica.length_spread:g} draws ({replica.longest_context:,} tokens) "
+            f"the longest request {replica.lengths_flag} draws ({replica.longest_context:,} tokens) "
             f"needs more KV cache than the {kv_tokens:,} tokens held: no run of these requests can be served"
         )
     if profile.static_batching:  # no memory share, blocks or token budget: a loop allocates as it goes

@@ -7,7 +7,10 @@ SGLang's bench_serving, [L R, L]: the same shape about its mean). Such spread ch
 hide: a burst's waves stop lining up, the longest outputs drain the run at a small batch, a long prompt
 holds the prompts behind it. The workload's `length_spread` R spreads the requests of a simulated run
 this way (the load simulator, gpuwise.estimate.simulate, reads each request's own sizes); the steady
-state and the memory estimate stay at the mean lengths.
+state and the memory estimate stay at the mean lengths. A run on a dataset (`--dataset sharegpt`: vLLM's
+and SGLang's default benchmark, gpuwise.workload.specs.LengthDistribution) draws from that dataset's
+lengths instead, scaled to the mean lengths given: a long tail (ShareGPT's longest outputs are about
+nine times its mean) that a uniform spread, at most twice the mean, does not reach.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from dataclasses import dataclass
 
 from gpuwise.estimate.engine import EngineSetup, blocks_held, decode_steps, prefill_tokens
 from gpuwise.workload import InferenceJob
-from gpuwise.workload.specs import spread_bounds
+from gpuwise.workload.specs import LengthDistribution, spread_bounds
 
-__all__ = ["RequestShapes", "drawn_lengths", "request_shapes", "spread_lengths", "varied_shapes"]
+__all__ = ["RequestShapes", "dataset_lengths", "drawn_lengths", "request_shapes", "spread_lengths", "varied_shapes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +57,21 @@ def spread_lengths(mean: int, spread: float, n: int, seed: int) -> tuple[int, ..
     return tuple(lengths)
 
 
+@functools.lru_cache(maxsize=16)
+def dataset_lengths(dist: LengthDistribution, n: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The prompt and output lengths of `n` requests drawn from a dataset's: each part at the middles of n
+    equal slices of its quantile levels, in orders shuffled by two streams of `seed` (prompts and outputs
+    drawn independently), an output cut where the pair would pass the longest context the dataset keeps."""
+    prompts, outputs = dist.draws("prompt", n), dist.draws("output", n)
+    random.Random(2 * seed).shuffle(prompts)
+    random.Random(2 * seed + 1).shuffle(outputs)
+    return tuple(prompts), tuple(max(1, min(o, dist.cap - p)) for p, o in zip(prompts, outputs, strict=True))
+
+
 def drawn_lengths(job: InferenceJob, n: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The prompt and output lengths of `n` requests of the job, drawn independently (two streams of `seed`)."""
+    if job.lengths is not None:
+        return dataset_lengths(job.lengths, n, seed)
     spread = job.length_spread
     return spread_lengths(job.input_tokens, spread, n, 2 * seed), spread_lengths(
         job.output_tokens, spread, n, 2 * seed + 1
@@ -79,6 +95,6 @@ def request_shapes(
 
 def varied_shapes(job: InferenceJob, setup: EngineSetup, n: int, seed: int) -> RequestShapes | None:
     """The sizes of a simulated run's `n` requests when the job's lengths vary (None: all alike)."""
-    if not job.length_spread:
+    if not job.lengths_vary:
         return None
     return request_shapes(job, setup, *drawn_lengths(job, n, seed))

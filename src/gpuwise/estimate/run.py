@@ -308,6 +308,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         clients=work.clients or None,  # --concurrency of a finite run (None: a burst; set with --requests only)
         request_rate=work.request_rate or None,
         length_spread=work.length_spread,
+        dataset=work.lengths.name if work.lengths is not None else None,
         speculative_tokens=work.speculative_tokens,
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,

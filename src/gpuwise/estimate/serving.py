@@ -468,7 +468,7 @@ def _engine_time(
             )
         if job.requests:
             return _finite_run(job, step, setup, ttft1, terms, notes, copies)
-        notes += [f"--length-spread {job.length_spread:g}: {STEADY_AT_MEAN}"] if job.length_spread else []
+        notes += [f"{job.lengths_flag}: {STEADY_AT_MEAN}"] if job.lengths_vary else []
         return InferenceEstimate(
             prefill_seconds=ttft1,
             time_to_first_token_seconds=st.ttft_seconds,
@@ -547,7 +547,7 @@ def _finite_run(
     if setup.max_batch < 1:
         raise RequirementNotMet(
             f"--requests: one request of {job.longest_context:,} tokens"
-            + (" (the longest --length-spread draws)" if job.length_spread else "")
+            + (f" (the longest {job.lengths_flag} draws)" if job.lengths_vary else "")
             + " needs more KV cache than the replica has left after its weights: the run cannot be served"
         )
     clients = job.senders
@@ -575,7 +575,7 @@ def _finite_run(
         f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
-    if job.length_spread:
+    if job.lengths_vary:
         notes.append(_spread_note(job, n))
     pcts = {metric: {f"p{p:g}": percentile(values, p) for p in PERCENTILES} for metric, values in run.each.items()}
     notes.append(
@@ -705,10 +705,15 @@ def _output_tokens(job: InferenceJob, shapes: RequestShapes | None, n: int) -> i
 def _spread_note(job: InferenceJob, n: int) -> str:
     """What a run whose lengths vary drew, in words."""
     inputs, outputs = (sorted(x) for x in drawn_lengths(job, n, 0))
+    how = (
+        "drawn from the dataset's as its benchmark samples them (catalog datasets.yaml), scaled to the means given"
+        if job.lengths is not None
+        else "drawn uniformly about the means (vLLM's --random-range-ratio)"
+    )
     return (
-        f"--length-spread {job.length_spread:g}: each request's lengths drawn uniformly about the means (vLLM's "
-        f"--random-range-ratio): prompts {inputs[0]:,}-{inputs[-1]:,} tokens, outputs {outputs[0]:,}-{outputs[-1]:,} "
-        f"(means {statistics.fmean(inputs):,.0f} and {statistics.fmean(outputs):,.0f})"
+        f"{job.lengths_flag}: each request's lengths {how}: prompts {inputs[0]:,}-{inputs[-1]:,} tokens, outputs "
+        f"{outputs[0]:,}-{outputs[-1]:,} (means {statistics.fmean(inputs):,.0f} and {statistics.fmean(outputs):,.0f}, "
+        f"medians {statistics.median(inputs):,.0f} and {statistics.median(outputs):,.0f})"
     )
 
 

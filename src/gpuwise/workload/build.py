@@ -32,6 +32,7 @@ from gpuwise.workload.specs import (
     Engine,
     Hardware,
     InferenceJob,
+    LengthDistribution,
     Parallelism,
     Precision,
     TrainingJob,
@@ -40,11 +41,10 @@ from gpuwise.workload.specs import (
     full_recompute_allowed,
     interleavable,
     interleaved_only,
-    spread_bounds,
 )
 
 if TYPE_CHECKING:
-    from gpuwise.catalog.schema import Framework
+    from gpuwise.catalog.schema import Framework, LengthDataset
 
 # Defaults a user can always override; each is echoed in the estimate's `workload` section.
 DEFAULT_TRAIN_SEQ = 2048
@@ -297,6 +297,17 @@ def _inference_job(
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
     engine = _engine(f, model, parallel)
+    dataset = catalog.dataset(f.dataset) if f.dataset else None
+    inp = _fixed_length(f.input_tokens, "--input-tokens", model) or (
+        round(dataset.prompt_mean) if dataset and f.input_tokens is None else _default_input(model)
+    )
+    out = (
+        f.output_tokens
+        if f.output_tokens is not None
+        else round(dataset.output_mean)
+        if dataset
+        else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0)
+    )
     job = InferenceJob(
         model=model,
         weights_dtype=wd,
@@ -305,10 +316,8 @@ def _inference_job(
             weights_dtype=(wd, weights_defaulted),
             kv_dtype=(kv, f.kv_dtype is None and (weights_defaulted or wd not in ("fp16", "bf16", "fp32"))),
         ),
-        input_tokens=_fixed_length(f.input_tokens, "--input-tokens", model) or _default_input(model),
-        output_tokens=f.output_tokens
-        if f.output_tokens is not None
-        else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0),
+        input_tokens=inp,
+        output_tokens=out,
         concurrency=f.concurrency or 1,
         parallel=parallel,
         engine=engine,
@@ -316,6 +325,7 @@ def _inference_job(
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         **_finite_run(f, model, engine, catalog),
         length_spread=_length_spread(f, model, engine, catalog),
+        lengths=_dataset_lengths(f, dataset, (inp, out), model, engine, catalog),
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model, engine),
         autocast=_autocast(f, model, engine),
@@ -357,14 +367,50 @@ def _length_spread(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
     batching reads (a generate loop's static batch decodes to its longest request: not modelled)."""
     if not f.length_spread:
         return 0.0
+    _lengths_vary("--length-spread", f, model, engine, catalog)
+    return f.length_spread
+
+
+def _lengths_vary(flag: str, f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> None:
+    """Refuses `flag` (lengths that vary) where nothing reads them: only a server's continuous batching is
+    simulated request by request."""
     if not (isinstance(model, TransformerArch) and model.decoder):
-        raise UsageError(f"--length-spread applies to LLM serving engines; {model.name} is not served by one")
+        raise UsageError(f"{flag} applies to LLM serving engines; {model.name} is not served by one")
     if catalog.engine(engine).static_batching or f.batching == "static":
         raise UsageError(
-            "--length-spread: a static batch decodes to its longest request, which is not modelled; "
+            f"{flag}: a static batch decodes to its longest request, which is not modelled; "
             "use a serving engine's continuous batching"
         )
-    return f.length_spread
+
+
+def _dataset_lengths(
+    f: WorkloadFields,
+    dataset: LengthDataset | None,
+    means: tuple[int, int],
+    model: ModelArch,
+    engine: str,
+    catalog: Catalog,
+) -> LengthDistribution | None:
+    """--dataset NAME: request lengths drawn from a benchmark dataset's, scaled to the run's mean lengths;
+    refused where --length-spread's are (what reads them is the same load simulation), and beside it."""
+    if dataset is None or f.dataset is None:
+        return None
+    _lengths_vary(f"--dataset {f.dataset}", f, model, engine, catalog)
+    if f.length_spread:
+        raise UsageError(
+            f"--dataset {f.dataset} draws each request's lengths from the dataset's; --length-spread draws them "
+            "uniformly: give one of them"
+        )
+    if not means[1]:
+        raise UsageError(f"--dataset {f.dataset}: requests of --output-tokens 0 have no output lengths to draw")
+    return LengthDistribution.scaled(
+        f.dataset,
+        dataset.levels,
+        (dataset.prompt, dataset.output),
+        (dataset.prompt_mean, dataset.output_mean),
+        dataset.context_cap,
+        means,
+    )
 
 
 def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:
@@ -617,7 +663,7 @@ def _check_budget(job: InferenceJob, catalog: Catalog) -> None:
         need, what = (
             (job.longest_context, "the context (prompt and output; vLLM: --max-model-len at least)")
             if profile.budget_covers_context
-            else (spread_bounds(job.input_tokens, job.length_spread)[1], "the longest prompt")
+            else (job.longest_prompt, "the longest prompt")
         )
         if n < need:
             raise UsageError(

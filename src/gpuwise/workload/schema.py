@@ -360,6 +360,18 @@ class WorkloadFields(StrictFields):
         ge=0,
         le=1,
     )
+    dataset: Annotated[str | None, Choice] = _f(
+        "LLM serving, in a simulated run (--requests N, or a plan's load at --qps): each request's prompt and "
+        "output lengths drawn from a benchmark dataset's as its harness samples it (sharegpt: vllm bench serve's "
+        "and SGLang bench_serving's default, ShareGPT's first turns and replies, prompts to 1,024 tokens, the "
+        "pair to 2,048), scaled to --input-tokens and --output-tokens as the means (not given: the dataset's). "
+        "The steady state and memory stay at the mean lengths.",
+        example="sharegpt",
+        applies="inference",
+        metavar="NAME",
+        default="none (--length-spread's uniform draw, or every request the same lengths)",
+        max_length=64,
+    )
     input_from_host: bool | None = _f(
         "Models described operator by operator on a runtime without a server: each batch's input is copied "
         "from host memory inside the timed loop (a benchmark that calls .cuda() per batch, FlagPerf's p_infer_core).",

@@ -333,6 +333,61 @@ def spread_bounds(mean: int, spread: float) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class LengthDistribution:
+    """A benchmark dataset's request lengths scaled to a job's mean lengths (`--dataset`): the quantile
+    function of the prompt and of the output lengths at `levels` (tokens), and the longest context the
+    dataset's sampling keeps, scaled likewise (`cap`). Built from a catalog datasets.yaml entry."""
+
+    name: str
+    levels: tuple[float, ...]
+    prompt: tuple[float, ...]
+    output: tuple[float, ...]
+    cap: int
+
+    @classmethod
+    def scaled(
+        cls,
+        name: str,
+        levels: tuple[float, ...],
+        quantiles: tuple[tuple[float, ...], tuple[float, ...]],
+        means: tuple[float, float],
+        cap: int,
+        to: tuple[int, int],
+    ) -> LengthDistribution:
+        """The dataset's quantiles (prompt, output) of means `means`, each scaled to the mean lengths `to`."""
+        a, b = to[0] / means[0], to[1] / means[1]
+        return cls(
+            name,
+            levels,
+            tuple(x * a for x in quantiles[0]),
+            tuple(x * b for x in quantiles[1]),
+            max(2, round(cap * (to[0] + to[1]) / (means[0] + means[1]))),
+        )
+
+    def at(self, part: Literal["prompt", "output"], p: float) -> float:
+        """The length at quantile level p (0-1) of the prompts or the outputs, linear between levels."""
+        q = self.prompt if part == "prompt" else self.output
+        for i in range(1, len(self.levels)):
+            if p <= self.levels[i]:
+                lo, hi = self.levels[i - 1], self.levels[i]
+                return q[i - 1] + (q[i] - q[i - 1]) * (p - lo) / (hi - lo)
+        return q[-1]
+
+    def draws(self, part: Literal["prompt", "output"], n: int) -> list[int]:
+        """`n` lengths, one at the middle of each of n equal slices of the levels: the distribution without
+        sampling noise (the longest at level 1 - 1/(2n), so a larger run reaches further into the tail)."""
+        return [max(1, round(self.at(part, (2 * i + 1) / (2 * n)))) for i in range(n)]
+
+    @property
+    def longest_prompt(self) -> int:
+        return max(1, round(self.prompt[-1]))
+
+    @property
+    def longest_context(self) -> int:
+        return min(self.cap, self.longest_prompt + max(1, round(self.output[-1])))
+
+
+@dataclass(frozen=True, slots=True)
 class InferenceJob:
     model: ModelArch
     weights_dtype: WeightsDtype = "bf16"
@@ -350,6 +405,8 @@ class InferenceJob:
     request_rate: float = 0.0  # a finite run's requests sent at this rate (Poisson; 0: all at the start)
     # a simulated run's request lengths, each uniform on [L(1 - R), L(1 + R)] about the lengths given (0: all alike)
     length_spread: float = 0.0
+    # a simulated run's request lengths drawn from a benchmark dataset's, scaled to the lengths given (None: not)
+    lengths: LengthDistribution | None = None
     speculative_tokens: int = 0  # tokens proposed per decode step (0: no speculative decoding)
     speculative_acceptance: float = 0.0  # chance that each proposed token is accepted
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
@@ -386,10 +443,31 @@ class InferenceJob:
     @property
     def longest_context(self) -> int:
         """The longest request's context: its mean, or when lengths vary the longest prompt and output drawn."""
+        if self.lengths is not None:
+            return self.lengths.longest_context
         return (
             spread_bounds(self.input_tokens, self.length_spread)[1]
             + spread_bounds(self.output_tokens, self.length_spread)[1]
         )
+
+    @property
+    def longest_prompt(self) -> int:
+        """The longest prompt a request has: the mean, or when lengths vary the longest drawn."""
+        if self.lengths is not None:
+            return self.lengths.longest_prompt
+        return spread_bounds(self.input_tokens, self.length_spread)[1]
+
+    @property
+    def lengths_vary(self) -> bool:
+        """Whether a simulated run's requests differ in length (--length-spread or --dataset)."""
+        return bool(self.length_spread) or self.lengths is not None
+
+    @property
+    def lengths_flag(self) -> str:
+        """The option that makes the lengths vary, as the user gave it ('' when they do not)."""
+        if self.lengths is not None:
+            return f"--dataset {self.lengths.name}"
+        return f"--length-spread {self.length_spread:g}" if self.length_spread else ""
 
     @property
     def senders(self) -> int:
