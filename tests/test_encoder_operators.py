@@ -131,6 +131,10 @@ def test_cli_bert_under_torchscript_end_to_end():
         "estimate", "--model", "bert-base-uncased", "--task", "inference", "--engine", "tensorrt", "--no-autocast"
     )
     assert bad.returncode == 2 and "--autocast/--no-autocast applies" in bad.stderr
+    # --no-autocast under TorchScript restates the traced graph's own dtype: the same estimate
+    same = run_process(*args.split(), "--input-tokens", "128", "--no-autocast", "--json")
+    assert same.returncode == 0, same.stderr
+    assert json.loads(same.stdout)["inference"] == d["inference"]
     half = run_process(*args.replace("torchscript", "eager").split(), "--no-autocast")
     assert half.returncode == 0, half.stderr
 

@@ -747,3 +747,25 @@ def test_deepspeed_offload_defaults_to_zero_offload(catalog):
 
     work = build_workload({"model": "llama-2-7b", "method": "lora", "offload": "optimizer"}, catalog)
     assert isinstance(work, TrainingJob) and work.parallel.zero == 2
+
+
+def test_a_16_bit_reduce_beside_pure_16_bit_training_restates_it():
+    """--grad-reduce-dtype bf16 with --no-master-weights at bf16: the gradients of pure bf16 training are bf16 and
+    reduce so (FSDP2's MixedPrecisionPolicy with bf16 parameters): accepted and the same estimate as without it;
+    an fp32 reduce there is still refused (gpuwise has no setting for it)."""
+    from gpuwise.api import make_estimate
+
+    spec = {
+        "model": "llama-2-7b",
+        "task": "pretrain",
+        "framework": "fsdp",
+        "precision": "bf16",
+        "master_weights": False,
+    }
+    hw = {"gpu": "h100-sxm:8"}
+    same = make_estimate({**spec, "grad_reduce_dtype": "bf16"}, hw)
+    plain = make_estimate(spec, hw)
+    assert same.as_dict()["memory"] == plain.as_dict()["memory"]
+    assert same.as_dict()["training"] == plain.as_dict()["training"]
+    with pytest.raises(UsageError, match="full mixed-precision"):
+        make_estimate({**spec, "grad_reduce_dtype": "fp32"}, hw)

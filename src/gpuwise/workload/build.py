@@ -526,6 +526,8 @@ def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
     described = (isinstance(model, GenericArch) and bool(model.operators)) or (
         isinstance(model, TransformerArch) and expressible(model) is None
     )
+    if engine == "torchscript" and f.autocast is False and described:
+        return None  # a traced graph runs at its weights' dtype: --no-autocast restates TorchScript's own
     if engine not in ("eager", "torch-compile") or not described:
         raise UsageError(
             "--autocast/--no-autocast applies to PyTorch inference (--engine eager or torch-compile) of a model described "
@@ -938,6 +940,8 @@ def _check_grad_reduce(f: WorkloadFields, precision: str, profile: Framework) ->
     training and nothing else."""
     if f.grad_reduce_dtype is None:
         return
+    if (f.method or "full") == "full" and f.master_weights is False and f.grad_reduce_dtype == precision:
+        return  # pure 16-bit training's gradients are 16-bit and reduce so: the option restates it
     if (f.method or "full") != "full" or f.master_weights is False or precision in ("fp32", "tf32"):
         raise UsageError(
             "--grad-reduce-dtype sets the gradient buffer of full mixed-precision training (16-bit or FP8 compute "
