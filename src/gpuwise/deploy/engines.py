@@ -132,8 +132,8 @@ def _plan_args(work: InferenceJob, batch: int, tp_flag: str, batch_flag: str, co
             f"{context_flag}={work.longest_context}",
             f"{work.input_tokens} prompt + {work.output_tokens} generated tokens, the context the KV cache was sized for"
             if work.longest_context == work.context_tokens
-            else f"the longest request {work.lengths_flag} draws about {work.input_tokens} prompt + "
-            f"{work.output_tokens} generated tokens: the engine refuses a longer one",
+            else f"the longest request {work.lengths_flag} draws (means {work.input_tokens} prompt + "
+            f"{work.output_tokens} generated tokens): the engine refuses a longer one",
         ),
     ]
 

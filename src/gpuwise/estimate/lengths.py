@@ -61,11 +61,11 @@ def spread_lengths(mean: int, spread: float, n: int, seed: int) -> tuple[int, ..
 def dataset_lengths(dist: LengthDistribution, n: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The prompt and output lengths of `n` requests drawn from a dataset's: each part at the middles of n
     equal slices of its quantile levels, in orders shuffled by two streams of `seed` (prompts and outputs
-    drawn independently), an output cut where the pair would pass the longest context the dataset keeps."""
+    drawn independently), an output cut where the pair would pass the longest pair the dataset keeps."""
     prompts, outputs = dist.draws("prompt", n), dist.draws("output", n)
     random.Random(2 * seed).shuffle(prompts)
     random.Random(2 * seed + 1).shuffle(outputs)
-    return tuple(prompts), tuple(max(1, min(o, dist.cap - p)) for p, o in zip(prompts, outputs, strict=True))
+    return tuple(prompts), tuple(min(o, dist.output_room(p)) for p, o in zip(prompts, outputs, strict=True))
 
 
 def drawn_lengths(job: InferenceJob, n: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:

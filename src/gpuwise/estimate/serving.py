@@ -702,17 +702,23 @@ def _output_tokens(job: InferenceJob, shapes: RequestShapes | None, n: int) -> i
     return n * job.output_tokens if shapes is None else shapes.output_tokens
 
 
+def _mean(lengths: list[int]) -> str:
+    """A mean length in words: whole tokens from a hundred up, three figures below (a mean of 1.4 is not 1)."""
+    m = statistics.fmean(lengths)
+    return f"{m:,.0f}" if m >= 100 else f"{m:.3g}"
+
+
 def _spread_note(job: InferenceJob, n: int) -> str:
     """What a run whose lengths vary drew, in words."""
     inputs, outputs = (sorted(x) for x in drawn_lengths(job, n, 0))
     how = (
-        "drawn from the dataset's as its benchmark samples them (catalog datasets.yaml), scaled to the means given"
+        "drawn from the dataset's as its benchmark samples them (catalog datasets.yaml), scaled to the run's means"
         if job.lengths is not None
         else "drawn uniformly about the means (vLLM's --random-range-ratio)"
     )
     return (
         f"{job.lengths_flag}: each request's lengths {how}: prompts {inputs[0]:,}-{inputs[-1]:,} tokens, outputs "
-        f"{outputs[0]:,}-{outputs[-1]:,} (means {statistics.fmean(inputs):,.0f} and {statistics.fmean(outputs):,.0f}, "
+        f"{outputs[0]:,}-{outputs[-1]:,} (means {_mean(inputs)} and {_mean(outputs)}, "
         f"medians {statistics.median(inputs):,.0f} and {statistics.median(outputs):,.0f})"
     )
 

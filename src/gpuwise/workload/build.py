@@ -297,7 +297,7 @@ def _inference_job(
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
     engine = _engine(f, model, parallel)
-    dataset = catalog.dataset(f.dataset) if f.dataset else None
+    dataset = catalog.dataset(f.dataset) if f.dataset is not None else None
     inp = _fixed_length(f.input_tokens, "--input-tokens", model) or (
         round(dataset.prompt_mean) if dataset and f.input_tokens is None else _default_input(model)
     )
@@ -325,7 +325,7 @@ def _inference_job(
         prefix_hit_rate=f.prefix_hit_rate or 0.0,
         **_finite_run(f, model, engine, catalog),
         length_spread=_length_spread(f, model, engine, catalog),
-        lengths=_dataset_lengths(f, dataset, (inp, out), model, engine, catalog),
+        lengths=_dataset_lengths(f, dataset, model, engine, catalog),
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model, engine),
         autocast=_autocast(f, model, engine),
@@ -384,15 +384,11 @@ def _lengths_vary(flag: str, f: WorkloadFields, model: ModelArch, engine: str, c
 
 
 def _dataset_lengths(
-    f: WorkloadFields,
-    dataset: LengthDataset | None,
-    means: tuple[int, int],
-    model: ModelArch,
-    engine: str,
-    catalog: Catalog,
+    f: WorkloadFields, dataset: LengthDataset | None, model: ModelArch, engine: str, catalog: Catalog
 ) -> LengthDistribution | None:
-    """--dataset NAME: request lengths drawn from a benchmark dataset's, scaled to the run's mean lengths;
-    refused where --length-spread's are (what reads them is the same load simulation), and beside it."""
+    """--dataset NAME: request lengths drawn from a benchmark dataset's, scaled to the mean lengths given
+    (none given: the dataset's own, unscaled); refused where --length-spread's are (what reads them is the
+    same load simulation), beside it, and where the longest pair drawn would pass the model's context."""
     if dataset is None or f.dataset is None:
         return None
     _lengths_vary(f"--dataset {f.dataset}", f, model, engine, catalog)
@@ -401,16 +397,20 @@ def _dataset_lengths(
             f"--dataset {f.dataset} draws each request's lengths from the dataset's; --length-spread draws them "
             "uniformly: give one of them"
         )
-    if not means[1]:
+    if f.output_tokens == 0:
         raise UsageError(f"--dataset {f.dataset}: requests of --output-tokens 0 have no output lengths to draw")
-    return LengthDistribution.scaled(
-        f.dataset,
-        dataset.levels,
-        (dataset.prompt, dataset.output),
-        (dataset.prompt_mean, dataset.output_mean),
-        dataset.context_cap,
-        means,
+    means = (dataset.prompt_mean, dataset.output_mean)
+    to = (float(f.input_tokens or means[0]), float(f.output_tokens or means[1]))
+    dist = LengthDistribution.scaled(
+        f.dataset, dataset.levels, (dataset.prompt, dataset.output), means, dataset.context_cap, to
     )
+    if isinstance(model, TransformerArch) and dist.longest_context > model.max_seq:
+        raise UsageError(
+            f"--dataset {f.dataset} at means of {to[0]:,.0f} prompt and {to[1]:,.0f} output tokens draws requests "
+            f"of up to {dist.longest_context:,} tokens, past {model.name}'s context of {model.max_seq:,}: lower "
+            "--input-tokens or --output-tokens"
+        )
+    return dist
 
 
 def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:

@@ -335,13 +335,16 @@ def spread_bounds(mean: int, spread: float) -> tuple[int, int]:
 @dataclass(frozen=True, slots=True)
 class LengthDistribution:
     """A benchmark dataset's request lengths scaled to a job's mean lengths (`--dataset`): the quantile
-    function of the prompt and of the output lengths at `levels` (tokens), and the longest context the
-    dataset's sampling keeps, scaled likewise (`cap`). Built from a catalog datasets.yaml entry."""
+    function of the prompt and of the output lengths at `levels` (tokens, scaled), the factors they were
+    scaled by (`scale`: prompt, output) and the longest pair the dataset's sampling keeps, in its own
+    tokens (`cap`: a pair fits when prompt / a + output / b is at most it). Built from a catalog
+    datasets.yaml entry."""
 
     name: str
     levels: tuple[float, ...]
     prompt: tuple[float, ...]
     output: tuple[float, ...]
+    scale: tuple[float, float]
     cap: int
 
     @classmethod
@@ -352,17 +355,11 @@ class LengthDistribution:
         quantiles: tuple[tuple[float, ...], tuple[float, ...]],
         means: tuple[float, float],
         cap: int,
-        to: tuple[int, int],
+        to: tuple[float, float],
     ) -> LengthDistribution:
         """The dataset's quantiles (prompt, output) of means `means`, each scaled to the mean lengths `to`."""
         a, b = to[0] / means[0], to[1] / means[1]
-        return cls(
-            name,
-            levels,
-            tuple(x * a for x in quantiles[0]),
-            tuple(x * b for x in quantiles[1]),
-            max(2, round(cap * (to[0] + to[1]) / (means[0] + means[1]))),
-        )
+        return cls(name, levels, tuple(x * a for x in quantiles[0]), tuple(x * b for x in quantiles[1]), (a, b), cap)
 
     def at(self, part: Literal["prompt", "output"], p: float) -> float:
         """The length at quantile level p (0-1) of the prompts or the outputs, linear between levels."""
@@ -375,8 +372,14 @@ class LengthDistribution:
 
     def draws(self, part: Literal["prompt", "output"], n: int) -> list[int]:
         """`n` lengths, one at the middle of each of n equal slices of the levels: the distribution without
-        sampling noise (the longest at level 1 - 1/(2n), so a larger run reaches further into the tail)."""
-        return [max(1, round(self.at(part, (2 * i + 1) / (2 * n)))) for i in range(n)]
+        sampling noise (the longest at level 1 - 1/(2n), so a larger run reaches further into the tail), in
+        whole tokens of the same total (gpuwise.workload.specs.whole_tokens)."""
+        return whole_tokens([self.at(part, (2 * i + 1) / (2 * n)) for i in range(n)])
+
+    def output_room(self, prompt: int) -> int:
+        """The longest output a prompt of `prompt` tokens may have under the dataset's cap (one at least)."""
+        a, b = self.scale
+        return max(1, math.floor(b * (self.cap - prompt / a) + 1e-9))
 
     @property
     def longest_prompt(self) -> int:
@@ -384,7 +387,30 @@ class LengthDistribution:
 
     @property
     def longest_context(self) -> int:
-        return min(self.cap, self.longest_prompt + max(1, round(self.output[-1])))
+        """The longest pair drawn can be: the longest prompt with the output room it leaves, or the longest
+        output with the prompt room it leaves (the corners of the cap's line inside the box of the longest)."""
+        a, b = self.scale
+        p_max, o_max = self.longest_prompt, max(1, round(self.output[-1]))
+        prompt_room = max(1, min(p_max, math.floor(a * (self.cap - o_max / b) + 1e-9)))
+        return max(p_max + min(o_max, self.output_room(p_max)), prompt_room + min(o_max, self.output_room(prompt_room)))
+
+
+def whole_tokens(lengths: list[float]) -> list[int]:
+    """Lengths in whole tokens of at least one each, their total the rounded total of `lengths` where the
+    floor of one allows (largest remainders first): rounding each alone would move the mean of short ones."""
+    out = [max(1, math.floor(x)) for x in lengths]
+    short = round(sum(lengths)) - sum(out)
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i] - math.floor(lengths[i]), reverse=short > 0)
+    for i in order:
+        if short == 0:
+            break
+        if short > 0:
+            out[i] += 1
+            short -= 1
+        elif out[i] > 1:
+            out[i] -= 1
+            short += 1
+    return out
 
 
 @dataclass(frozen=True, slots=True)
