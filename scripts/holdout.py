@@ -33,7 +33,8 @@ docs/accuracy-holdout26.md against the twenty-sixth (corpus/data/holdout26.yaml)
 with `--set 27`, docs/accuracy-holdout27.md against the twenty-seventh (corpus/data/holdout27.yaml), gathered apart
 from all twenty-six; with `--set 28`, docs/accuracy-holdout28.md against the twenty-eighth
 (corpus/data/holdout28.yaml), gathered apart from all twenty-seven; with `--set 29`, docs/accuracy-holdout29.md
-against the twenty-ninth (corpus/data/holdout29.yaml), gathered apart from all twenty-eight.
+against the twenty-ninth (corpus/data/holdout29.yaml), gathered apart from all twenty-eight; with `--set 30`,
+docs/accuracy-holdout30.md against the thirtieth (corpus/data/holdout30.yaml), gathered apart from all twenty-nine.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -300,6 +301,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         28: "twenty-eighth",
         29: "twenty-ninth",
         30: "thirtieth",
+        31: "thirty-first",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
