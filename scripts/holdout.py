@@ -34,7 +34,9 @@ with `--set 27`, docs/accuracy-holdout27.md against the twenty-seventh (corpus/d
 from all twenty-six; with `--set 28`, docs/accuracy-holdout28.md against the twenty-eighth
 (corpus/data/holdout28.yaml), gathered apart from all twenty-seven; with `--set 29`, docs/accuracy-holdout29.md
 against the twenty-ninth (corpus/data/holdout29.yaml), gathered apart from all twenty-eight; with `--set 30`,
-docs/accuracy-holdout30.md against the thirtieth (corpus/data/holdout30.yaml), gathered apart from all twenty-nine.
+docs/accuracy-holdout30.md against the thirtieth (corpus/data/holdout30.yaml), gathered apart from all twenty-nine;
+with `--set 31`, docs/accuracy-holdout31.md against the thirty-first (corpus/data/holdout31.yaml), gathered apart
+from all thirty.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -302,6 +304,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         29: "twenty-ninth",
         30: "thirtieth",
         31: "thirty-first",
+        32: "thirty-second",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
