@@ -3123,13 +3123,12 @@ EXPECTED: dict[int, Expected] = {
             }
         ),
         refusal_notes=(
-            "--enforce-eager: sglang's kernels per layer without CUDA graphs are not in the catalog",
             "needs more KV cache than the replica has left after its weights",
             "--autocast only apply to inference",
         ),
+        # SGLang without CUDA graphs is scored since --enforce-eager counts SGLang's layer (2026-12-05)
         unscored=frozenset(
             {
-                "inference-bench-ree2raz-1xl4-qwen2.5-7b-bf16-sglang046-nocudagraph-short-c64-n100",
                 "dragonfive-blog-8xh20-deepseek-r1-fp8-sglang-tp8-burst500-in100-out5150",
                 "dragonfive-blog-8xh20-deepseek-r1-fp8-sglang-tp8-dpattn-burst500-in100-out5150",
                 "tf-metal-experiments-readme-rtx3090-resnet50-keras-xla-fp16-train-b128",
@@ -3162,8 +3161,12 @@ EXPECTED: dict[int, Expected] = {
         # Recorded from the first scoring (the frozen record, 2026-12-05, at main 84c2f09, before any change made for
         # its cases: memory 14.1 %, training 66.1 %, inference 7.9 %) plus 2 points: each scored case's |error| may
         # not grow by more than 3 points, each kind's median |error| by more than 2. The state on that date.
-        medians={"memory": 0.161, "training": 0.681, "inference": 0.099},
+        # inference: 7.9 % at the first scoring; 10.3 % once the SGLang row refused then is scored (2026-12-05,
+        # --enforce-eager under SGLang: -20.1 %, beyond the median; no other case moved), bounded at that + 2
+        medians={"memory": 0.161, "training": 0.681, "inference": 0.123},
         first_errors={
+            # scored since --enforce-eager counts SGLang's layer (2026-12-05): bounded at that first error + 3
+            "inference-bench-ree2raz-1xl4-qwen2.5-7b-bf16-sglang046-nocudagraph-short-c64-n100": -0.2014,
             "inference-bench-ree2raz-1xl4-qwen2.5-7b-awq-vllm085-eager-short-c64-n100": +0.7577,
             "inference-bench-ree2raz-1xl4-qwen2.5-7b-bf16-vllm085-short-c64-n100": -0.1271,
             "nano-vllm-extend-sileaver-1xrtx5090-qwen3-0.6b-vllm0271-offline-mixed-u100-1024-n256": -0.2523,

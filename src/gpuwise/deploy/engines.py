@@ -216,6 +216,11 @@ def _sglang_args(
         why("--host=0.0.0.0", "SGLang listens on 127.0.0.1 by default: serve other hosts"),
         port_arg(port),
         *_kv_args(work, "fp8_e4m3"),
+        *(
+            [why("--disable-cuda-graph", "the plan was timed without CUDA graphs (enforce_eager)")]
+            if work.enforce_eager
+            else []
+        ),
     ]
 
 

@@ -380,7 +380,8 @@ class WorkloadFields(StrictFields):
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
     enforce_eager: bool | None = _f(
-        "LLM serving without CUDA graphs (vLLM's --enforce-eager): every kernel of a step is issued from Python, "
+        "LLM serving without CUDA graphs (vLLM's --enforce-eager, SGLang's --disable-cuda-graph): every kernel of a "
+        "step is issued from Python, "
         "so a decode step is never shorter than its host dispatches.",
         example=True,
         applies="inference",
