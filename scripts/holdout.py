@@ -36,7 +36,8 @@ from all twenty-six; with `--set 28`, docs/accuracy-holdout28.md against the twe
 against the twenty-ninth (corpus/data/holdout29.yaml), gathered apart from all twenty-eight; with `--set 30`,
 docs/accuracy-holdout30.md against the thirtieth (corpus/data/holdout30.yaml), gathered apart from all twenty-nine;
 with `--set 31`, docs/accuracy-holdout31.md against the thirty-first (corpus/data/holdout31.yaml), gathered apart
-from all thirty.
+from all thirty; with `--set 32`, docs/accuracy-holdout32.md against the thirty-second (corpus/data/holdout32.yaml),
+gathered apart from all thirty-one.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -305,6 +306,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         30: "thirtieth",
         31: "thirty-first",
         32: "thirty-second",
+        33: "thirty-third",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -423,6 +423,10 @@ def _diagnosis30_figures() -> None:
     _diagnosis_section(30, "accuracy-holdout30-2026-12-05.md", "## The thirtieth holdout, diagnostic", training=True)
 
 
+def _diagnosis31_figures() -> None:
+    _diagnosis_section(31, "accuracy-holdout31-2026-12-05.md", "## The thirty-first holdout, diagnostic", training=True)
+
+
 def _diagnosis25_figures() -> None:
     """The twenty-fifth's section: its frozen and current inference figures and coverage, and its training median."""
     _diagnosis_section(25, "accuracy-holdout25-2026-12-05.md", "## The twenty-fifth holdout, diagnostic", training=True)
@@ -512,6 +516,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +12.4 → +12.4 %"): _diagnosis28_figures,
     ("docs/holdout-diagnosis.md", "bias -21.8 → -21.8 %"): _diagnosis29_figures,
     ("docs/holdout-diagnosis.md", "bias +1.4 → +1.4 %"): _diagnosis30_figures,
+    ("docs/holdout-diagnosis.md", "bias -3.3 → -3.6 %"): _diagnosis31_figures,
     ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias -13.6 → +3.7 %"): _diagnosis25_figures,
