@@ -231,3 +231,20 @@ def test_a_spread_of_one_is_sglangs_range_ratio_zero():
     assert min(inputs) >= 1 and max(inputs) <= 1000 and min(outputs) >= 1
     with pytest.raises(UsageError, match="length"):
         build_workload({**opts, "length_spread": 1.01}, CAT)
+
+
+def test_one_token_requests_have_no_time_per_output_token():
+    """vllm bench serve and SGLang's bench_serving average TPOT over requests of two output tokens or more (a
+    one-token request has none): a run whose drawn outputs include ones reports the mean and percentiles of
+    the others, each above zero; a run of one-token requests only reports 0, as the benchmarks print it."""
+    from gpuwise.estimate.serving import _split_run
+
+    w, step, setup = _replica({"input_tokens": 256, "output_tokens": 3, "length_spread": 1.0, "requests": 200})
+    run = _split_run(w, step, setup, 1)
+    outputs = drawn_lengths(w, 200, 0)[1]
+    assert 0 < sum(o == 1 for o in outputs) < 200
+    assert len(run.each["tpot"]) == sum(o > 1 for o in outputs)
+    assert min(run.each["tpot"]) > 0 and run.tpot == pytest.approx(statistics.fmean(run.each["tpot"]), rel=1e-12)
+    w1, step1, setup1 = _replica({"input_tokens": 256, "output_tokens": 1, "requests": 50})
+    one = _split_run(w1, step1, setup1, 1)
+    assert one.tpot == 0.0 and one.each["tpot"] == []

@@ -577,7 +577,7 @@ def _finite_run(
     )
     if job.lengths_vary:
         notes.append(_spread_note(job, n))
-    pcts = {metric: {f"p{p:g}": percentile(values, p) for p in PERCENTILES} for metric, values in run.each.items()}
+    pcts = {metric: _run_percentiles(values) for metric, values in run.each.items()}
     notes.append(
         "the run's percentiles over its requests (nearest rank; inference.run_percentiles): "
         + "; ".join(
@@ -639,13 +639,23 @@ def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: i
             )
             for c in range(k)
         ]
+        lengths = shapes.outputs if shapes is not None else (job.output_tokens,) * n
         pooled = {m: [v for figures, _ in runs for v in figures[m]] for m in each}
-        means = (statistics.fmean(pooled[m]) for m in each)
+        # the benchmarks' TPOT is over requests of two output tokens or more (vllm bench serve's and SGLang's
+        # calculate_metrics): a one-token request has no time per output token, and its zero would pull the mean down
+        dealt = [o for c in range(k) for o in lengths[c::k]]
+        pooled["tpot"] = [t for t, o in zip(pooled["tpot"], dealt, strict=True) if o > 1]
+        means = (statistics.fmean(pooled[m]) if pooled[m] else 0.0 for m in each)
         out.append((*means, max(end for _, end in runs), _output_tokens(job, shapes, n)))
         for m in each:
             each[m] += pooled[m]
     ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
     return _RunTimes(ttft, tpot, e2e, end, outputs, each)
+
+
+def _run_percentiles(values: list[float]) -> dict[str, float]:
+    """A run's percentiles of one figure (0 where no request has it: TPOT of one-token requests only)."""
+    return {f"p{p:g}": percentile(values, p) if values else 0.0 for p in PERCENTILES}
 
 
 def _share(total: int, c: int, k: int) -> int:
