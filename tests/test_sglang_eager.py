@@ -20,7 +20,7 @@ def test_sglang_counts_the_layer_as_vllm_does():
 
 
 def test_a_host_bound_eager_step_by_hand():
-    """Llama 2 7B at one sequence on an H100 without CUDA graphs issues 32 x 12 + 20 = 404 kernels a step
+    """Llama 2 7B at one sequence on an H100 without CUDA graphs launches 32 x 12 + 20 = 404 kernels a step
     from Python, so its decode step is at least 404 host dispatches (decode_host_seconds_eager each), and
     longer than with graphs."""
     spec = {"model": "llama-2-7b", "task": "inference", "engine": "sglang", "input_tokens": 128, "output_tokens": 128}

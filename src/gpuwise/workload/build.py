@@ -298,16 +298,12 @@ def _inference_job(
     weights_defaulted = f.weights_dtype is None and f.precision is None
     engine = _engine(f, model, parallel)
     dataset = catalog.dataset(f.dataset) if f.dataset is not None else None
+    # a dataset's own mean lengths stand in for the defaults
     inp = _fixed_length(f.input_tokens, "--input-tokens", model) or (
-        round(dataset.prompt_mean) if dataset and f.input_tokens is None else _default_input(model)
+        round(dataset.prompt_mean) if dataset else _default_input(model)
     )
-    out = (
-        f.output_tokens
-        if f.output_tokens is not None
-        else round(dataset.output_mean)
-        if dataset
-        else (DEFAULT_OUTPUT_TOKENS if model.decoder else 0)
-    )
+    out_default = DEFAULT_OUTPUT_TOKENS if model.decoder else 0
+    out = f.output_tokens if f.output_tokens is not None else (round(dataset.output_mean) if dataset else out_default)
     job = InferenceJob(
         model=model,
         weights_dtype=wd,

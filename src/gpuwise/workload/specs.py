@@ -6,6 +6,7 @@ them as plain values.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
@@ -332,6 +333,11 @@ def spread_bounds(mean: int, spread: float) -> tuple[int, int]:
     return max(min(1, mean), math.floor(mean * (1 - spread))), math.ceil(mean * (1 + spread))
 
 
+# added before a floor of scaled lengths: a pair exactly at the cap (2,048 x 1.0) must not lose a token to the
+# float product's last bit (not a modelling constant)
+FLOOR_GUARD = 1e-9
+
+
 @dataclass(frozen=True, slots=True)
 class LengthDistribution:
     """A benchmark dataset's request lengths scaled to a job's mean lengths (`--dataset`): the quantile
@@ -364,11 +370,11 @@ class LengthDistribution:
     def at(self, part: Literal["prompt", "output"], p: float) -> float:
         """The length at quantile level p (0-1) of the prompts or the outputs, linear between levels."""
         q = self.prompt if part == "prompt" else self.output
-        for i in range(1, len(self.levels)):
-            if p <= self.levels[i]:
-                lo, hi = self.levels[i - 1], self.levels[i]
-                return q[i - 1] + (q[i] - q[i - 1]) * (p - lo) / (hi - lo)
-        return q[-1]
+        i = bisect.bisect_left(self.levels, p, lo=1)  # the first level at or above p
+        if i == len(self.levels):
+            return q[-1]
+        lo, hi = self.levels[i - 1], self.levels[i]
+        return q[i - 1] + (q[i] - q[i - 1]) * (p - lo) / (hi - lo)
 
     def draws(self, part: Literal["prompt", "output"], n: int) -> list[int]:
         """`n` lengths, one at the middle of each of n equal slices of the levels: the distribution without
@@ -379,7 +385,7 @@ class LengthDistribution:
     def output_room(self, prompt: int) -> int:
         """The longest output a prompt of `prompt` tokens may have under the dataset's cap (one at least)."""
         a, b = self.scale
-        return max(1, math.floor(b * (self.cap - prompt / a) + 1e-9))
+        return max(1, math.floor(b * (self.cap - prompt / a) + FLOOR_GUARD))
 
     @property
     def longest_prompt(self) -> int:
@@ -391,7 +397,7 @@ class LengthDistribution:
         output with the prompt room it leaves (the corners of the cap's line inside the box of the longest)."""
         a, b = self.scale
         p_max, o_max = self.longest_prompt, max(1, round(self.output[-1]))
-        prompt_room = max(1, min(p_max, math.floor(a * (self.cap - o_max / b) + 1e-9)))
+        prompt_room = max(1, min(p_max, math.floor(a * (self.cap - o_max / b) + FLOOR_GUARD)))
         return max(p_max + min(o_max, self.output_room(p_max)), prompt_room + min(o_max, self.output_room(prompt_room)))
 
 
