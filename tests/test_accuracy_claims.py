@@ -427,6 +427,12 @@ def _diagnosis31_figures() -> None:
     _diagnosis_section(31, "accuracy-holdout31-2026-12-05.md", "## The thirty-first holdout, diagnostic", training=True)
 
 
+def _diagnosis32_figures() -> None:
+    _diagnosis_section(
+        32, "accuracy-holdout32-2026-12-05.md", "## The thirty-second holdout, diagnostic", training=True
+    )
+
+
 def _diagnosis25_figures() -> None:
     """The twenty-fifth's section: its frozen and current inference figures and coverage, and its training median."""
     _diagnosis_section(25, "accuracy-holdout25-2026-12-05.md", "## The twenty-fifth holdout, diagnostic", training=True)
@@ -517,6 +523,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias -21.8 → -21.8 %"): _diagnosis29_figures,
     ("docs/holdout-diagnosis.md", "bias +1.4 → +1.4 %"): _diagnosis30_figures,
     ("docs/holdout-diagnosis.md", "bias -3.3 → -3.6 %"): _diagnosis31_figures,
+    ("docs/holdout-diagnosis.md", "bias -17.8 → -17.8 %"): _diagnosis32_figures,
     ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias -13.6 → +3.7 %"): _diagnosis25_figures,

@@ -1,5 +1,5 @@
 """The fitting scripts (scripts/fit_*.py): what each writes is what the catalog and the corpus hold
-(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout32.yaml,
+(`--check`), none of them reads the dated holdouts (corpus/data/holdout.yaml, holdout2.yaml ... holdout33.yaml,
 scored by scripts/holdout.py) but fit_bands.py, whose band widths come from the scored holdouts' frozen first
 scorings (never the newest holdout, never a model constant), and leaving a source out leaves its whole family of releases out."""
 
@@ -56,6 +56,7 @@ HOLDOUT_FILES = tuple(
         30,
         31,
         32,
+        33,
     )
 )
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
@@ -71,7 +72,7 @@ GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     # fit_bands.py alone reads the holdouts already scored (corpus.first_scorings.CALIBRATING: their frozen
     # first-scoring errors set band widths, never a model constant): those whose first scoring is frozen (the
     # eighteenth's is, docs/accuracy-holdout18-2026-12-04.md); the nineteenth to twenty-fifth (diagnostic since
-    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to thirty-second, stay
+    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to thirty-third, stay
     # closed to it
     OPEN = NAMES[:18] if Path(script).name == "fit_bands.py" else ()
     SHUT = tuple(p for p, name in zip(SETS, NAMES) if name not in OPEN)
@@ -131,13 +132,14 @@ def test_every_fitting_script_is_guarded():
     assert 30 not in CALIBRATING
     assert 31 not in CALIBRATING
     assert 32 not in CALIBRATING
+    assert 33 not in CALIBRATING
     assert 25 not in CALIBRATING
     assert 24 not in CALIBRATING
 
 
-def test_fit_bands_never_reads_the_nineteenth_to_thirty_second_holdout(tmp_path):
+def test_fit_bands_never_reads_the_nineteenth_to_thirty_third_holdout(tmp_path):
     """The guard as fit_bands.py runs under it: the first eighteen holdouts open, the nineteenth to the
-    thirty-second refused."""
+    thirty-third refused."""
     probe = tmp_path / "fit_bands.py"
     probe.write_text("open('corpus/data/holdout18.yaml').read()\nopen('corpus/data/holdout19.yaml').read()\n")
     proc = _guarded(str(probe))
@@ -157,6 +159,7 @@ def test_fit_bands_never_reads_the_nineteenth_to_thirty_second_holdout(tmp_path)
         "holdout30.yaml",
         "holdout31.yaml",
         "holdout32.yaml",
+        "holdout33.yaml",
     ):
         probe.write_text(f"open('corpus/data/{name}').read()\n")
         proc = _guarded(str(probe))
