@@ -21,6 +21,7 @@ from gpuwise.estimate.compute import (
     layer_ops,
     mean_context,
 )
+from gpuwise.estimate.dispatch import host_wait
 from gpuwise.estimate.memory.states import (
     StageParams,
     expert_shard_factor,
@@ -862,10 +863,12 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         cpu_step = _cpu_optimizer_step(job, hw, catalog, notes)
         if cpu_step:
             terms["cpu_optimizer_step"] = cpu_step
-    step = sum(terms.values())
     comm_terms = ("tensor_parallel_comm", "context_parallel_comm", "expert_parallel_comm", "pipeline_p2p")
     exposed_comm = sum(terms.get(k, 0.0) for k in comm_terms) + (dp_exposed or 0.0)
     bottleneck = _bottleneck(work, terms, exposed_comm, catalog)
+    if waited := host_wait(job, work.layers, m, sum(terms.values()), catalog, notes):
+        terms["host_dispatch_wait"], bottleneck = waited, "host"
+    step = sum(terms.values())
     global_batch = _global_batch(job, hw)
     if job.data is not None:
         rate, why = pipeline_rate(job.data, hw)

@@ -1,0 +1,123 @@
+"""The host's side of an eager PyTorch training step: every kernel is launched from Python, one after
+another, so a step is never shorter than its launches (the GPU waits for the host).
+
+A large model's kernels are long and the host runs ahead of the GPU; a small model's are shorter than
+their dispatch, and the step becomes a count of kernels times the host's cost per kernel. The count
+follows the block's code: a launch per GEMM, per norm, per elementwise op and per attention kernel, as
+the stack runs them (unfused eager ops count each of their kernels, fused ones one), and the backward
+launches one kernel per forward kernel and two per trainable GEMM (the data and weight gradients), the
+rule the per-operator model (estimate/operators.py) times CNN training by. Not counted: autocast's
+weight casts under AMP over fp32 parameters (one per GEMM, forward and backward, where the layout keeps
+fp32 parameters unsharded), a MoE router's bookkeeping, the optimizer's few multi-tensor launches; so
+the count is a floor. torch.compile fuses and launches from generated code; it is not timed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuwise.catalog import Catalog, TransformerArch
+from gpuwise.estimate.memory.states import framework_of, lora_target_linears
+from gpuwise.workload import TrainingJob
+
+# Kernels a fused op launches (one read, one write); rotary: one per tensor, Q and K
+_FUSED = {"norm": 1, "rotary": 2, "gated_act": 1}
+_SDPA_KERNELS = 1  # FlashAttention / SDPA forward: one kernel (its backward one more, by the rule)
+_LAYOUT_COPIES = 1  # the attention output's transpose back to tokens x hidden, made contiguous for o_proj
+_RESIDUAL_ADDS = 2
+_HIDDEN_DROPOUTS = 2  # after the attention and after the MLP
+_LOSS_KERNELS = 3  # logits upcast to fp32, log-softmax, NLL (torch.nn.functional.cross_entropy)
+_LORA_FORWARD = 4  # per adapted matrix: lora_A and lora_B GEMMs, the scaling, the add to the frozen output
+_LORA_BACKWARD = 5  # the adapters' data and weight gradients (2 + 2), the scaling's
+
+
+@dataclass(frozen=True, slots=True)
+class Launches:
+    """Kernels one micro-batch launches on one GPU's stage: its forward, backward and recomputation."""
+
+    forward: float
+    backward: float
+    recompute: float
+
+    @property
+    def total(self) -> float:
+        return self.forward + self.backward + self.recompute
+
+
+def _eager_counts(job: TrainingJob, catalog: Catalog) -> dict[str, float]:
+    """Kernels of each elementwise op of a block as the stack runs it: unfused eager ops (frameworks.yaml
+    `eager_ops`, off under torch.compile) count their kernels (conventions eager_*_kernels), fused ones one."""
+    eager = set(framework_of(job, catalog).eager_ops) if not job.compile else set()
+    return {op: catalog.convention(f"eager_{op}_kernels") if op in eager else n for op, n in _FUSED.items()}
+
+
+def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
+    """(forward, backward, attention forward) kernels of one block, the mean over the stack's kinds."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    counts = _eager_counts(job, catalog)
+    trainable = job.method == "full"
+    fwd = bwd = 0.0
+    for n, dense in model.block_kinds():
+        share = n / model.layers
+        for lin in model.linears(dense):
+            launches = 1  # a MoE block's experts as one grouped GEMM (Megatron Core, torchtitan)
+            fwd += share * launches
+            bwd += share * launches * ((2 if trainable else 1) + (lin.bias and trainable))
+    norm = counts["norm"] if model.norm == "rmsnorm" else 1  # torch's layer_norm is one kernel
+    attention = catalog.convention("eager_attention_kernels") if job.attention == "eager" else _SDPA_KERNELS
+    attention += bool(model.attention_dropout) and job.attention == "eager"
+    elementwise = (model.norms_per_layer + 2 * model.qk_norm) * norm + _LAYOUT_COPIES + _RESIDUAL_ADDS
+    elementwise += 0 if model.learned_positions else counts["rotary"]
+    elementwise += counts["gated_act"] if model.gated_ffn else 1
+    elementwise += _HIDDEN_DROPOUTS if model.dropout else 0
+    if job.parallel.tp > 1:
+        elementwise += 2  # the tensor-parallel all-reduces (or gather and scatter) forward, as many backward
+    adapters = 0.0
+    if not trainable and framework_of(job, catalog).peft_lora:
+        adapters = sum(share * lin.count for share, lin in lora_target_linears(job))
+    fwd += attention + elementwise + _LORA_FORWARD * adapters
+    bwd += attention + elementwise + _LORA_BACKWARD * adapters
+    return fwd, bwd, attention
+
+
+def _head(job: TrainingJob, catalog: Catalog) -> tuple[float, float]:
+    """(forward, backward) kernels outside the blocks: embeddings, final norm, LM head and loss."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    norm = _eager_counts(job, catalog)["norm"] if model.norm == "rmsnorm" else 1
+    embeddings = 1 + bool(model.learned_positions) + bool(model.type_vocab)
+    gemm = 1.0 if model.lm_head else 0.0
+    fwd = float(2 * embeddings - 1)  # each lookup, and the adds of the position and type embeddings
+    fwd += norm * (model.final_norm + model.embedding_norm) + bool(model.dropout) + gemm * (1 + _LOSS_KERNELS)
+    return fwd, fwd + (gemm if job.method == "full" else 0.0)  # a trainable head's weight gradient
+
+
+def training_launches(job: TrainingJob, layers: int, catalog: Catalog) -> Launches:
+    """Kernels one micro-batch launches on a stage of `layers` blocks (the head counted whole)."""
+    block_f, block_b, attention = _block(job, catalog)
+    head_f, head_b = _head(job, catalog)
+    redo = block_f if job.recompute == "full" else (attention if job.recompute == "selective" else 0.0)
+    return Launches(layers * block_f + head_f, layers * block_b + head_b, layers * redo)
+
+
+def host_wait(
+    job: TrainingJob, layers: int, micro_batches: int, gpu_seconds: float, catalog: Catalog, notes: list[str]
+) -> float:
+    """Seconds a step's GPU waits for the host beyond `gpu_seconds` of its own work: the micro-batches'
+    launches at `decode_host_seconds_eager` each (a kernel issued from Python), less the GPU's time;
+    0 under torch.compile or when the GPU is the slower. The host runs ahead while long kernels run
+    (CUDA queues the launches), so only the step's totals are compared."""
+    if job.compile or not isinstance(job.model, TransformerArch):
+        return 0.0
+    kernels = training_launches(job, layers, catalog).total * micro_batches
+    per = catalog.convention("decode_host_seconds_eager")
+    host = kernels * per
+    wait = max(0.0, host - gpu_seconds)
+    if wait > 0:
+        notes.append(
+            f"eager PyTorch: {kernels:,.0f} kernels per step launched from the host at {per * 1e6:.0f} us each "
+            f"({host * 1e3:.3g} ms) against {gpu_seconds * 1e3:.3g} ms of GPU work: the GPU waits "
+            f"{wait * 1e3:.3g} ms a step [decode_host_seconds_eager; eager_*_kernels]"
+        )
+    return wait
