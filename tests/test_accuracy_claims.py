@@ -523,7 +523,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias -21.8 → -21.8 %"): _diagnosis29_figures,
     ("docs/holdout-diagnosis.md", "bias +1.4 → +1.4 %"): _diagnosis30_figures,
     ("docs/holdout-diagnosis.md", "bias -3.3 → -3.6 %"): _diagnosis31_figures,
-    ("docs/holdout-diagnosis.md", "bias -17.8 → -17.8 %"): _diagnosis32_figures,
+    ("docs/holdout-diagnosis.md", "bias -17.8 → -6.9 %"): _diagnosis32_figures,
     ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias -13.6 → +3.7 %"): _diagnosis25_figures,

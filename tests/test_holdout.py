@@ -679,7 +679,10 @@ EXPECTED: dict[int, Expected] = {
             "litgpt-sequential-llama2-70b-4xa100-40gb-bf16-max-gpu-ram": -0.0243,
             "litgpt-sequential-llama2-70b-4xa100-40gb-bf16-tok-per-s": +0.1696,
             "litgpt-sequential-llama2-70b-8xa100-40gb-bf16-max-gpu-ram": -0.0382,
-            "litgpt-tp-llama2-70b-4xa100-40gb-bf16-tok-per-s": +0.1029,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of LitGPT (not Transformers) written with it is faster
+            # under it; bounded at the new error + 3
+            "litgpt-tp-llama2-70b-4xa100-40gb-bf16-tok-per-s": +0.3195,
             # regressed past its first bound (+21.5 %) when the megatron efficiency was refitted on six publications
             # (MegaScale, OneFlow DLPerf and a ROCm MI325X log added to NVIDIA's two papers and Llama 3) with Selene's
             # eight HDR NICs a node: 0.859 -> 0.740; bounded at +41.0 % + 3
@@ -778,7 +781,10 @@ EXPECTED: dict[int, Expected] = {
         medians={"memory": 0.116, "training": 0.260, "inference": 0.260},
         first_errors={
             "accelerate-bigmodel-gptj6b-titanrtx-fp16-gpu0-mem": -0.0113,
-            "accelerate-bigmodel-gptj6b-titanrtx-fp16-s-per-token": -0.2767,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of 2022's Transformers is faster
+            # under it; bounded at the new error + 3
+            "accelerate-bigmodel-gptj6b-titanrtx-fp16-s-per-token": -0.4062,
             "accelerate-bigmodel-gptneox20b-2xtitanrtx-fp16-gpu0-mem": -0.0878,
             "accelerate-bigmodel-gptneox20b-2xtitanrtx-fp16-s-per-token": -0.1426,
             "falcon7b-card-384xa100-40gb-pp2-dp192-1.5t-tokens-wallclock": -0.2392,
@@ -1408,8 +1414,14 @@ EXPECTED: dict[int, Expected] = {
             "diffusers-docs-fp16-1xt4-sd15-fp16-base-attention-512px-step": -0.5871,
             "gpuconc-vllm-gptoss20b-mi300x-c1-decode-speed": +0.8651,
             "gpuconc-vllm-gptoss20b-mi300x-c32-output-tput": +1.2589,
-            "h2ogpt-perf-1xrtx3090-llama2-13b-4bit-bnb-transformers-gen-tok-per-s": +0.5902,
-            "h2ogpt-perf-1xrtx3090-llama2-7b-16bit-transformers-gen-tok-per-s": +0.3302,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of 2023's Transformers is faster
+            # under it; bounded at the new error + 3
+            "h2ogpt-perf-1xrtx3090-llama2-13b-4bit-bnb-transformers-gen-tok-per-s": +0.8660,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of 2023's Transformers is faster
+            # under it; bounded at the new error + 3
+            "h2ogpt-perf-1xrtx3090-llama2-7b-16bit-transformers-gen-tok-per-s": +0.6219,
             "h2ogpt-perf-1xrtx4090-llama2-7b-16bit-transformers-gen-tok-per-s": -0.4123,
             "h2ogpt-perf-1xrtx4090-llama2-7b-4bit-bnb-transformers-gen-tok-per-s": -0.4082,
             "lambda-diffusers-csv-1xrtx3090-sd14-half-bs1-50steps-latency": -0.3667,
@@ -1498,8 +1510,14 @@ EXPECTED: dict[int, Expected] = {
         # state on that date, not the goals.
         medians={"memory": 0.173, "training": 0.149, "inference": 0.299},
         first_errors={
-            "autogptq-readme-1xa100-40gb-llama-7b-fp16-beams1-new512-tok-per-s": +0.2813,
-            "autogptq-readme-1xa100-40gb-llama-7b-gptq-int4-beams1-new512-tok-per-s": -0.0530,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of 2023's Transformers is faster
+            # under it; bounded at the new error + 3
+            "autogptq-readme-1xa100-40gb-llama-7b-fp16-beams1-new512-tok-per-s": +0.5644,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of 2023's Transformers is faster
+            # under it; bounded at the new error + 3
+            "autogptq-readme-1xa100-40gb-llama-7b-gptq-int4-beams1-new512-tok-per-s": +0.1563,
             "falcon-40b-card-384xa100-40gb-tp8-pp4-dp12-zero-1t-tokens-train-time": -0.1132,
             "lambda-diffusers-noxformers-1xa10-sd14-half-bs4-memory-reserved": +0.3163,
             "lambda-diffusers-noxformers-1xa100-40gb-sxm-sd14-half-bs1-memory-reserved": +0.1526,
@@ -2758,7 +2776,9 @@ EXPECTED: dict[int, Expected] = {
         # its cases: training 17.7 %, inference 24.3 %, no memory case scored) plus 2 points: each scored case's |error|
         # may not grow by more than 3 points, each kind's median |error| by more than 2. The state on that date.
         # memory: none scored at the first scoring; since 2026-12-05 its three rows are, at 9.1 % (+2 points)
-        medians={"memory": 0.111, "training": 0.197, "inference": 0.263},
+        # inference past its bound since --engine transformers carries Transformers v4.47-4.49's traced kernel count
+        # (2026-12-05): its DeepSeek-V2-Lite row on Transformers 4.44 is faster under it; 28.3 % + 2
+        medians={"memory": 0.111, "training": 0.197, "inference": 0.303},
         first_errors={
             # scored since --grad-reduce-dtype bf16 beside --no-master-weights is accepted as restating pure 16-bit
             # training (2026-12-05): bounded at that first error + 3
@@ -2778,7 +2798,10 @@ EXPECTED: dict[int, Expected] = {
             "davetha-mi210-vllm025-dsv2-lite-bf16-tp1-decode-in10-out200": +3.3880,
             "davetha-2xmi210-pcie-vllm023-dsv2-lite-bf16-tp2-decode": +3.3002,
             "fleet-mi300x-vllm0112-dscoder-v2-lite-bf16-b1-ctx1024-decode": +0.1318,
-            "fleet-mi300x-vf-transformers-4442-dscoder-v2-lite-bf16-b1-ctx1024-decode": -0.3536,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of Transformers 4.44 (DeepSeek-V2's own modelling code) is faster
+            # under it; bounded at the new error + 3
+            "fleet-mi300x-vf-transformers-4442-dscoder-v2-lite-bf16-b1-ctx1024-decode": -0.4708,
             "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb2-gb4-seq4096": -0.0762,
             "fms-acceleration-l40csv-2xl40-mistral-7b-fullft-fp16-fsdp-mb4-gb8-seq4096": -0.2234,
             "fms-acceleration-l40csv-1xl40-mistral-7b-lora-r16-qkvo-fp16-mb4-seq4096": -0.3742,
@@ -3261,7 +3284,10 @@ EXPECTED: dict[int, Expected] = {
         medians={"memory": 0.058, "training": 0.433, "inference": 0.346},
         first_errors={
             "derekliu35-hfquant-a100-80gb-llama31-8b-bf16-transformers449-b1-in64-out64-decode": -0.3717,
-            "derekliu35-hfquant-2xa100-80gb-llama31-70b-bf16-devicemap-static-cache-b1-in64-out64-decode": +0.0162,
+            # past its bound since --engine transformers carries the traced kernel count of Transformers v4.47-4.49 (42 a layer,
+            # 50 a step besides, 2026-12-05) in place of v4.39's 51 and 30: a run of Transformers 4.50 with a static cache over two GPUs is faster
+            # under it; bounded at the new error + 3
+            "derekliu35-hfquant-2xa100-80gb-llama31-70b-bf16-devicemap-static-cache-b1-in64-out64-decode": +0.1233,
             "derekliu35-hfquant-a100-80gb-llama31-8b-awq-int4-transformers447-b1-in64-out64-decode": -0.4340,
             "nanogpt-speedrun-b3c32f8-2xrtx4090-gpt2-124m-ddp-mb32-ga4-step": -0.2082,
             "nanogpt-speedrun-b3c32f8-2xrtx4090-gpt2-124m-ddp-mb32-peak-allocated": +0.6009,

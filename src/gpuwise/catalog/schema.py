@@ -536,6 +536,9 @@ class EngineProfile(_Sourced):
     eager_kernels_per_layer: Annotated[int, Ge(0)] = 0
     eager_collectives_per_layer: Annotated[int, Ge(0)] = 0
     eager_kernels_head: Annotated[int, Ge(0)] = 0
+    # of the layer's count, the copies that expand grouped KV heads to the query heads (Transformers'
+    # repeat_kv before SDPA): launched only where the model groups its KV heads, none for multi-head attention
+    eager_gqa_copies_per_layer: Annotated[int, Ge(0)] = 0
     # how prompts enter: in chunks beside the running decodes (chunked prefill), or in prefill steps
     # of their own that the decodes wait for, batched by a router that onboards waiting requests once
     # `max_waiting_steps` decode steps have run since the last prefill, or sooner when at least

@@ -518,9 +518,10 @@ def block_fp8_shortfall(ops: list[Op], model: TransformerArch, rates: Rates, flo
 
 def eager_kernels(profile: EngineProfile, model: TransformerArch, tp: int) -> int:
     """Kernels a step issues from Python when issued eagerly: the engine's count per decoder layer
-    (less its all-reduces without tensor parallelism) times the layers, plus those of the step
-    outside the layers."""
+    (less its all-reduces without tensor parallelism, and its grouped-KV copies for a model whose
+    every query head has its own KV head) times the layers, plus those of the step outside the layers."""
     per_layer = profile.eager_kernels_per_layer - (profile.eager_collectives_per_layer if tp <= 1 else 0)
+    per_layer -= profile.eager_gqa_copies_per_layer if model.kv_heads >= model.heads else 0
     return per_layer * model.layers + profile.eager_kernels_head
 
 
