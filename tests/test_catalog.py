@@ -262,6 +262,12 @@ def test_a_malformed_no_p2p_entry_is_a_config_error(tmp_path):
             "token_budget_tiers: [[64424509440, 2048], [37580963840, 4096],",
             "token_budget_tiers must rise by memory",
         ),
+        # the grouped-KV copies are part of the layer's launches: more of them than launches would go negative
+        (
+            "    eager_gqa_copies_per_layer: 2\n",
+            "    eager_gqa_copies_per_layer: 43\n",
+            "cannot exceed it",
+        ),
         # an engine that prefills first runs prompts apart: it cannot also chunk them into decode steps
         (
             "    chunked_prefill: false  # prompts chunked to the budget but never mixed",

@@ -15,18 +15,44 @@ LLAMA = CAT.model("llama-3.1-8b")
 
 
 def test_llama_block_under_the_trainer_by_hand():
-    """Llama-3.1-8B under the Hugging Face Trainer (RMSNorm, rotary and SwiGLU unfused), flash attention.
-    Forward of a block: 7 GEMMs (q, k, v, o, gate, up, down) + 2 RMSNorms x 6 + rotary 6 + SwiGLU 2 +
-    SDPA 1 + the output's layout copy 1 + 2 residual adds = 31. Backward: 2 per GEMM (14) + one per
-    other kernel (24) = 38. Head: the embedding lookup 1, final RMSNorm 6, LM head 1, loss 3 = 11
-    forward; backward 10 + 2 for the head's GEMM = 12."""
+    """Llama-3.1-8B under the Hugging Face Trainer (Transformers' decoder code, unfused), SDPA attention.
+    Forward of a block: 7 GEMMs (q, k, v, o, gate, up, down) + 2 RMSNorms x 8 + rotary on q and k 10 +
+    SwiGLU 2 + repeat_kv's 2 copies (8 KV heads for 32) + SDPA 1 + the output's layout copy 1 + 2 residual
+    adds = 41. Backward: 2 per GEMM (14) + one per other kernel (34) = 48. Head: the embedding lookup 1,
+    final RMSNorm 8, LM head 1, loss 3 = 13, and rotary's cos/sin 9 once a forward = 22 forward; backward
+    13 + 1 for the head's weight gradient = 14 (the tables have no gradient)."""
     job = TrainingJob(model=LLAMA, framework="hf-trainer", micro_batch=1, seq=2048)
     got = training_launches(job, LLAMA.layers, CAT)
-    assert (got.forward, got.backward, got.recompute) == (32 * 31 + 11, 32 * 38 + 12, 0)
+    assert (got.forward, got.backward, got.recompute) == (32 * 41 + 22, 32 * 48 + 14, 0)
     full = training_launches(TrainingJob(model=LLAMA, framework="hf-trainer", recompute="full"), 32, CAT)
-    assert full.recompute == 32 * 31  # a block's forward kernels again
+    assert full.recompute == 32 * 41  # a block's forward kernels again
     selective = training_launches(TrainingJob(model=LLAMA, framework="hf-trainer", recompute="selective"), 32, CAT)
-    assert selective.recompute == 32 * 1  # the attention kernel
+    assert selective.recompute == 32 * 3  # the attention kernel and the copies before it
+
+
+def test_torchtitan_counts_its_own_code():
+    """torchtitan's eager ops (without torch.compile): RMSNorm 6, rotary 3 a tensor, no repeat_kv copies
+    counted, no per-forward tables: 7 + 12 + 6 + 2 + 1 + 1 + 2 = 31 forward, 14 + 24 = 38 backward; head
+    1 + 6 + 1 + 3 = 11 forward, 12 backward."""
+    job = TrainingJob(model=LLAMA, framework="torchtitan", compile=False)
+    got = training_launches(job, 32, CAT)
+    assert (got.forward, got.backward) == (32 * 31 + 11, 32 * 38 + 12)
+
+
+def test_qlora_dequantizes_each_call_and_moe_adapters_are_grouped():
+    """QLoRA (bitsandbytes NF4): each of the 7 frozen linears launches 3 more kernels forward and 3 more
+    for its input gradient (bnb_4bit_dequant_extra_launches_qlora); the LM head stays 16-bit. A MoE
+    block's adapters follow its GEMMs: one launch set per adapted matrix, not per expert."""
+    lora = training_launches(TrainingJob(model=LLAMA, framework="hf-trainer", method="lora"), 1, CAT)
+    qlora = training_launches(TrainingJob(model=LLAMA, framework="hf-trainer", method="qlora"), 1, CAT)
+    assert (qlora.forward - lora.forward, qlora.backward - lora.backward) == (7 * 3, 7 * 3)
+    moe = CAT.model("qwen3-30b-a3b")
+    dense_targets = TrainingJob(model=moe, framework="hf-trainer", method="lora")
+    all_targets = TrainingJob(
+        model=moe, framework="hf-trainer", method="lora", lora_targets=("q_proj", "v_proj", "gate_proj", "up_proj")
+    )
+    got, base = training_launches(all_targets, 1, CAT), training_launches(dense_targets, 1, CAT)
+    assert (got.forward - base.forward, got.backward - base.backward) == (2 * 4, 2 * 5)
 
 
 def test_fused_stack_and_eager_attention_by_hand():

@@ -398,23 +398,7 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
                 f"engines.yaml: engine {key!r} cites unknown source(s) {sorted(eng.source_ids() - sources.keys())}"
             )
     architectures = {g.architecture for g in cat.gpus.values()}
-    for key, eng in cat.engines.items():
-        if eng.runtime is not None and eng.runtime not in cat.runtimes:
-            raise ConfigError(f"engines.yaml: engine {key!r} names an unknown runtime {eng.runtime!r}")
-        if unknown := set(eng.fused_moe_call_seconds) - architectures - {"default"}:
-            raise ConfigError(
-                f"engines.yaml: engine {key!r} fused_moe_call_seconds names unknown architecture(s) {sorted(unknown)}"
-            )
-        if [b for b, _ in eng.token_budget_tiers] != sorted({b for b, _ in eng.token_budget_tiers}):
-            raise ConfigError(f"engines.yaml: engine {key!r} token_budget_tiers must rise by memory, each bound once")
-        if eng.prefill_first and eng.chunked_prefill:
-            raise ConfigError(
-                f"engines.yaml: engine {key!r} prefills first, so it cannot chunk prompts into decode steps"
-            )
-        if unknown := set(eng.fp8_gemm_time_share) - architectures - set(cat.gpus):
-            raise ConfigError(
-                f"engines.yaml: engine {key!r} fp8_gemm_time_share names unknown GPU(s) {sorted(unknown)}"
-            )
+    _check_engines(cat, architectures)
     _check_boards(cat)
     for gid, srv in cat.servers.items():
         if gid not in cat.gpus or srv.source not in sources:
@@ -429,6 +413,33 @@ def build_catalog(data_dir: Path | None = None) -> Catalog:
         if conv.source not in sources:
             raise ConfigError(f"convention {key!r} cites unknown source {conv.source!r}")
     return cat
+
+
+def _check_engines(cat: Catalog, architectures: set[str]) -> None:
+    """engines.yaml fields keyed by GPU or bound to another field: a mistake is a ConfigError, not an engine
+    silently run otherwise."""
+    for key, eng in cat.engines.items():
+        if eng.runtime is not None and eng.runtime not in cat.runtimes:
+            raise ConfigError(f"engines.yaml: engine {key!r} names an unknown runtime {eng.runtime!r}")
+        if unknown := set(eng.fused_moe_call_seconds) - architectures - {"default"}:
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} fused_moe_call_seconds names unknown architecture(s) {sorted(unknown)}"
+            )
+        if eng.eager_collectives_per_layer + eng.eager_gqa_copies_per_layer > eng.eager_kernels_per_layer:
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} eager_collectives_per_layer and eager_gqa_copies_per_layer are part of "
+                "eager_kernels_per_layer and cannot exceed it"
+            )
+        if [b for b, _ in eng.token_budget_tiers] != sorted({b for b, _ in eng.token_budget_tiers}):
+            raise ConfigError(f"engines.yaml: engine {key!r} token_budget_tiers must rise by memory, each bound once")
+        if eng.prefill_first and eng.chunked_prefill:
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} prefills first, so it cannot chunk prompts into decode steps"
+            )
+        if unknown := set(eng.fp8_gemm_time_share) - architectures - set(cat.gpus):
+            raise ConfigError(
+                f"engines.yaml: engine {key!r} fp8_gemm_time_share names unknown GPU(s) {sorted(unknown)}"
+            )
 
 
 def _uncertainty(data_dir: Path | None) -> UncertaintyTable | None:

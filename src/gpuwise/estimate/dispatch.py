@@ -8,8 +8,9 @@ the stack runs them (unfused eager ops count each of their kernels, fused ones o
 launches one kernel per forward kernel and two per trainable GEMM (the data and weight gradients), the
 rule the per-operator model (estimate/operators.py) times CNN training by. Not counted: autocast's
 weight casts under AMP over fp32 parameters (one per GEMM, forward and backward, where the layout keeps
-fp32 parameters unsharded), a MoE router's bookkeeping, the optimizer's few multi-tensor launches; so
-the count is a floor. torch.compile fuses and launches from generated code; it is not timed here.
+fp32 parameters unsharded), a MoE router's bookkeeping, the optimizer's few multi-tensor launches. It
+follows Llama-style code (q, k, v and gate, up as separate GEMMs): Megatron's fused linear_qkv and fc1
+launch a few fewer. torch.compile fuses and launches from generated code; it is not timed here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, TransformerArch
-from gpuwise.estimate.memory.states import framework_of, lora_target_linears
+from gpuwise.estimate.memory.states import framework_of, lora_target_linears, qlora_base
 from gpuwise.workload import TrainingJob
 
 # Kernels a fused op launches (one read, one write); rotary: one per tensor, Q and K
@@ -46,9 +47,26 @@ class Launches:
 
 def _eager_counts(job: TrainingJob, catalog: Catalog) -> dict[str, float]:
     """Kernels of each elementwise op of a block as the stack runs it: unfused eager ops (frameworks.yaml
-    `eager_ops`, off under torch.compile) count their kernels (conventions eager_*_kernels), fused ones one."""
-    eager = set(framework_of(job, catalog).eager_ops) if not job.compile else set()
-    return {op: catalog.convention(f"eager_{op}_kernels") if op in eager else n for op, n in _FUSED.items()}
+    `eager_ops`, off under torch.compile) count their kernels (conventions eager_*_kernels; a stack running
+    Transformers' decoder code, its own count: eager_*_kernels_transformers), fused ones one."""
+    prof = framework_of(job, catalog)
+    eager = set(prof.eager_ops) if not job.compile else set()
+    suffix = "_transformers" if prof.transformers_attention else ""
+    return {op: catalog.convention(f"eager_{op}_kernels{suffix}") if op in eager else n for op, n in _FUSED.items()}
+
+
+def _transformers_code(job: TrainingJob, catalog: Catalog) -> bool:
+    """Whether the block is Transformers' decoder code run eagerly (the stack's own, not fused or compiled)."""
+    prof = framework_of(job, catalog)
+    return prof.transformers_attention and bool(prof.eager_ops) and not job.compile
+
+
+def _quantized_launches(job: TrainingJob, catalog: Catalog) -> float:
+    """Extra launches of one call of a frozen bitsandbytes NF4 linear (QLoRA: the absmax and the weight
+    dequantized before the 16-bit GEMM, forward and again for the input gradient); 0 otherwise."""
+    if job.method != "qlora" or qlora_base(job) != "nf4":
+        return 0.0
+    return catalog.convention("bnb_4bit_dequant_extra_launches_qlora")
 
 
 def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
@@ -57,16 +75,18 @@ def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
     assert isinstance(model, TransformerArch)
     counts = _eager_counts(job, catalog)
     trainable = job.method == "full"
+    dequant = _quantized_launches(job, catalog)
     fwd = bwd = 0.0
     for n, dense in model.block_kinds():
         share = n / model.layers
-        for lin in model.linears(dense):
-            launches = 1  # a MoE block's experts as one grouped GEMM (Megatron Core, torchtitan)
-            fwd += share * launches
-            bwd += share * launches * ((2 if trainable else 1) + (lin.bias and trainable))
+        for lin in model.linears(dense):  # a MoE block's experts as one grouped GEMM (Megatron Core, torchtitan)
+            fwd += share * (1 + dequant)
+            bwd += share * ((2 if trainable else 1) + (lin.bias and trainable) + dequant)
     norm = counts["norm"] if model.norm == "rmsnorm" else 1  # torch's layer_norm is one kernel
     attention = catalog.convention("eager_attention_kernels") if job.attention == "eager" else _SDPA_KERNELS
     attention += bool(model.attention_dropout) and job.attention == "eager"
+    if _transformers_code(job, catalog) and model.kv_heads < model.heads:
+        attention += catalog.engine("transformers").eager_gqa_copies_per_layer  # repeat_kv before attention
     elementwise = (model.norms_per_layer + 2 * model.qk_norm) * norm + _LAYOUT_COPIES + _RESIDUAL_ADDS
     elementwise += 0 if model.learned_positions else counts["rotary"]
     elementwise += counts["gated_act"] if model.gated_ffn else 1
@@ -74,8 +94,8 @@ def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
     if job.parallel.tp > 1:
         elementwise += 2  # the tensor-parallel all-reduces (or gather and scatter) forward, as many backward
     adapters = 0.0
-    if not trainable and framework_of(job, catalog).peft_lora:
-        adapters = sum(share * lin.count for share, lin in lora_target_linears(job))
+    if not trainable and framework_of(job, catalog).peft_lora:  # one launch set per adapted matrix, as its GEMM
+        adapters = sum(share for share, _ in lora_target_linears(job))
     fwd += attention + elementwise + _LORA_FORWARD * adapters
     bwd += attention + elementwise + _LORA_BACKWARD * adapters
     return fwd, bwd, attention
@@ -90,7 +110,10 @@ def _head(job: TrainingJob, catalog: Catalog) -> tuple[float, float]:
     gemm = 1.0 if model.lm_head else 0.0
     fwd = float(2 * embeddings - 1)  # each lookup, and the adds of the position and type embeddings
     fwd += norm * (model.final_norm + model.embedding_norm) + bool(model.dropout) + gemm * (1 + _LOSS_KERNELS)
-    return fwd, fwd + (gemm if job.method == "full" else 0.0)  # a trainable head's weight gradient
+    bwd = fwd + (gemm if job.method == "full" else 0.0)  # a trainable head's weight gradient
+    if _transformers_code(job, catalog) and not model.learned_positions:  # cos/sin once a forward, no gradient
+        fwd += catalog.convention("eager_rotary_tables_kernels_transformers")
+    return fwd, bwd
 
 
 def training_launches(job: TrainingJob, layers: int, catalog: Catalog) -> Launches:
