@@ -109,3 +109,23 @@ def test_small_model_at_batch_one_is_host_bound_end_to_end():
     assert "host_dispatch_wait" not in large.terms and large.bottleneck != "host"
     compiled = make_estimate(work | {"compile": True}, {"gpu": "h100-sxm:1"}).training
     assert "host_dispatch_wait" not in compiled.terms
+
+
+def test_bert_encoder_by_hand():
+    """BERT-large under the Trainer with eager attention: a block runs 6 GEMMs with biases (q, k, v, o, the
+    two MLP matrices), the eager attention's 7 kernels and its dropout, 2 LayerNorms of one kernel, the
+    layout copy, 2 residual adds, GELU and 2 hidden dropouts: 6 + 8 + 8 = 22 forward; backward 6 x 3
+    (data, weight and bias gradients) + 8 + 8 = 34. Outside the blocks: three lookups (tokens, positions,
+    token types) and their 2 adds, the embedding LayerNorm and its dropout = 7 each way; no LM head, no
+    rotary tables (learned positions), no repeat_kv copies (a KV head per query head); the pooler is not
+    counted."""
+    bert = CAT.model("bert-large-uncased")
+    job = TrainingJob(model=bert, framework="hf-trainer", attention="eager", micro_batch=4, seq=512)
+    got = training_launches(job, bert.layers, CAT)
+    assert (got.forward, got.backward) == (24 * 22 + 7, 24 * 34 + 7)
+
+
+def test_models_timed_by_operators_get_no_transformer_floor():
+    """A CNN is timed kernel by kernel with its own host clock (estimate/operators.py): no wait term here."""
+    est = make_estimate({"model": "resnet-50", "task": "pretrain", "micro_batch": 1}, {"gpu": "h100-sxm:1"}).training
+    assert "host_dispatch_wait" not in est.terms and est.bottleneck != "host"
