@@ -27,9 +27,12 @@ _SDPA_KERNELS = 1  # FlashAttention / SDPA forward: one kernel (its backward one
 _LAYOUT_COPIES = 1  # the attention output's transpose back to tokens x hidden, made contiguous for o_proj
 _RESIDUAL_ADDS = 2
 _HIDDEN_DROPOUTS = 2  # after the attention and after the MLP
-_LOSS_KERNELS = 3  # logits upcast to fp32, log-softmax, NLL (torch.nn.functional.cross_entropy)
-_LORA_FORWARD = 4  # per adapted matrix: lora_A and lora_B GEMMs, the scaling, the add to the frozen output
-_LORA_BACKWARD = 5  # the adapters' data and weight gradients (2 + 2), the scaling's
+_TP_COLLECTIVES = 2  # Megatron-style tensor parallelism: one all-reduce (or gather, scatter) per sublayer
+_LOSS_KERNELS = 3  # logits upcast to fp32, log-softmax, NLL (torch.nn.functional.cross_entropy; logits_bytes_eager)
+# per adapted matrix, PEFT's LoRA Linear.forward (source peft-lora-layer): lora_A and lora_B GEMMs, the scaling,
+# the add to the frozen output; backward the adapters' data and weight gradients (2 + 2) and the scaling's
+_LORA_FORWARD = 4
+_LORA_BACKWARD = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +72,11 @@ def _quantized_launches(job: TrainingJob, catalog: Catalog) -> float:
     return catalog.convention("bnb_4bit_dequant_extra_launches_qlora")
 
 
-def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
-    """(forward, backward, attention forward) kernels of one block, the mean over the stack's kinds."""
+def _block(job: TrainingJob, catalog: Catalog, counts: dict[str, float]) -> tuple[float, float, float]:
+    """(forward, backward, attention forward) kernels of one block, the mean over the stack's kinds, its
+    elementwise ops counted as `counts` (_eager_counts) says."""
     model = job.model
     assert isinstance(model, TransformerArch)
-    counts = _eager_counts(job, catalog)
     trainable = job.method == "full"
     dequant = _quantized_launches(job, catalog)
     fwd = bwd = 0.0
@@ -92,7 +95,7 @@ def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
     elementwise += counts["gated_act"] if model.gated_ffn else 1
     elementwise += _HIDDEN_DROPOUTS if model.dropout else 0
     if job.parallel.tp > 1:
-        elementwise += 2  # the tensor-parallel all-reduces (or gather and scatter) forward, as many backward
+        elementwise += _TP_COLLECTIVES  # forward, as many backward
     adapters = 0.0
     if not trainable and framework_of(job, catalog).peft_lora:  # one launch set per adapted matrix, as its GEMM
         adapters = sum(share for share, _ in lora_target_linears(job))
@@ -101,11 +104,12 @@ def _block(job: TrainingJob, catalog: Catalog) -> tuple[float, float, float]:
     return fwd, bwd, attention
 
 
-def _head(job: TrainingJob, catalog: Catalog) -> tuple[float, float]:
-    """(forward, backward) kernels outside the blocks: embeddings, final norm, LM head and loss."""
+def _head(job: TrainingJob, catalog: Catalog, counts: dict[str, float]) -> tuple[float, float]:
+    """(forward, backward) kernels outside the blocks: embeddings, final norm, LM head and loss, and the rotary
+    tables Transformers' code computes once a forward."""
     model = job.model
     assert isinstance(model, TransformerArch)
-    norm = _eager_counts(job, catalog)["norm"] if model.norm == "rmsnorm" else 1
+    norm = counts["norm"] if model.norm == "rmsnorm" else 1
     embeddings = 1 + bool(model.learned_positions) + bool(model.type_vocab)
     gemm = 1.0 if model.lm_head else 0.0
     fwd = float(2 * embeddings - 1)  # each lookup, and the adds of the position and type embeddings
@@ -118,8 +122,9 @@ def _head(job: TrainingJob, catalog: Catalog) -> tuple[float, float]:
 
 def training_launches(job: TrainingJob, layers: int, catalog: Catalog) -> Launches:
     """Kernels one micro-batch launches on a stage of `layers` blocks (the head counted whole)."""
-    block_f, block_b, attention = _block(job, catalog)
-    head_f, head_b = _head(job, catalog)
+    counts = _eager_counts(job, catalog)
+    block_f, block_b, attention = _block(job, catalog, counts)
+    head_f, head_b = _head(job, catalog, counts)
     redo = block_f if job.recompute == "full" else (attention if job.recompute == "selective" else 0.0)
     return Launches(layers * block_f + head_f, layers * block_b + head_b, layers * redo)
 
