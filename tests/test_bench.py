@@ -20,7 +20,7 @@ from gpuwise.bench.collective import bus_bandwidth
 from gpuwise.bench.latency import arrival_offsets
 from gpuwise.errors import UsageError
 from gpuwise.stats import percentile
-from gpuwise.store.results import BENCHMARKS
+from gpuwise.store.results import BENCHMARKS, LAUNCH_NAMES
 
 torch = pytest.importorskip("torch")
 
@@ -30,6 +30,7 @@ from gpuwise.bench.host import catalog_gpu_id, host_facts  # noqa: E402
 from gpuwise.bench.io import io, npy_header, read_npy_rows, write_npy  # noqa: E402
 from gpuwise.bench.kernels import h2d, matmul, membw  # noqa: E402
 from gpuwise.bench.latency import latency  # noqa: E402
+from gpuwise.bench.launch import launch  # noqa: E402
 from gpuwise.bench.step import step  # noqa: E402
 
 
@@ -102,7 +103,7 @@ def test_benchmark_modules_import_without_torch():
         "import sys\n"
         "sys.modules['torch'] = None  # any 'import torch' now fails\n"
         "import gpuwise.bench.kernels, gpuwise.bench.collective, gpuwise.bench.io, gpuwise.bench.step\n"
-        "import gpuwise.bench.latency, gpuwise.bench.host, gpuwise.bench.suite\n"
+        "import gpuwise.bench.latency, gpuwise.bench.host, gpuwise.bench.suite, gpuwise.bench.launch\n"
         "from gpuwise.bench.host import host_facts\n"
         "from gpuwise.errors import UsageError\n"
         "assert host_facts('cpu').torch is None\n"
@@ -484,6 +485,35 @@ def test_suite_names_and_option_routing():
     _, ms = suite.run(["step", "latency"], "cpu", True, None, step={"model": "mlp"}, latency={"duration": 0.2})
     assert {m.benchmark for m in ms} == {"step", "latency"}
     assert next(m for m in ms if m.benchmark == "step").params["model"] == "mlp"
+
+
+def test_launch_times_a_dispatch_on_the_host():
+    """On the host the launch benchmark times each operator the stand-in dispatches: the three figures, in
+    seconds, each the median of the quick mode's three rounds of ten passes; no GPU, so no busy share."""
+    rec = Recorder()
+    ms = launch("cpu", True, rec, layers=2)
+    rec.check("launch")
+    sane(ms, "launch")
+    assert tuple(m.name for m in ms) == LAUNCH_NAMES
+    for m in ms:
+        assert len(m.samples) == 3 and m.value == statistics.median(m.samples)
+        assert m.params["passes"] == 10 and m.params["gpu_busy_share"] == 0.0
+        assert m.params["hidden"] == 256 and m.params["layers"] == 2 and m.params["tokens"] == 1
+        assert m.params["dtype"] == "fp32"
+
+
+def test_launch_counts_the_same_operators_in_every_block():
+    """The counted operators grow by the same number with every block (the stand-in's blocks are alike), in
+    each part; the training forward dispatches what the inference forward does, and the backward more (two
+    gradients a GEMM)."""
+    counts = {n: [m.params["kernels_per_pass"] for m in launch("cpu", True, layers=n)] for n in (1, 2, 3)}
+    for i in range(3):
+        assert counts[2][i] - counts[1][i] == counts[3][i] - counts[2][i] > 0
+    assert counts[1][0] == counts[1][1] < counts[1][2]
+    with pytest.raises(UsageError, match="at least 1"):
+        launch("cpu", True, layers=0)
+    with pytest.raises(UsageError, match="not a transformer"):
+        launch("cpu", True, model="resnet-50")
 
 
 # ----- the named pieces of step, latency and all-reduce, by hand ------------------------------------

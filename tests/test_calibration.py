@@ -4,11 +4,14 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from gpuwise.bench.calibrate import calibrations
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate import estimate
+from gpuwise.estimate.rates import LaunchTimes
 from gpuwise.store import open_store
-from gpuwise.store.results import HostFacts, Measurement
+from gpuwise.store.results import LAUNCH_NAMES, HostFacts, Measurement
 from gpuwise.workload import build_hardware, build_workload
 
 CAT = load_catalog()
@@ -99,3 +102,57 @@ def test_plan_uses_measured_rates(tmp_path):
     from gpuwise.i18n import reason_text
 
     assert "measured rates" in reason_text(measured[0])
+
+
+def _launch(store, inference, forward, backward, gpu=H100, busy=0.3):
+    store.save_run(
+        gpu,
+        [
+            Measurement("launch", name, value, "seconds", {"kernels_per_pass": 103, "gpu_busy_share": busy})
+            for name, value in zip(LAUNCH_NAMES, (inference, forward, backward), strict=True)
+        ],
+        "gpuwise bench launch",
+        False,
+    )
+
+
+def test_a_hosts_launch_times_are_the_median_of_its_runs(tmp_path):
+    """gpuwise bench launch's three figures join the GPU model's calibration, each the median of the full
+    runs; a run the GPU paced (busy above GPU_BOUND_SHARE) says nothing of the host, and a host measured
+    without a GPU (no catalog id) calibrates nothing."""
+    cpu_only = HostFacts("laptop", "cpu", 8, "cpu")
+    with open_store(f"sqlite:///{tmp_path / 'c.db'}") as s:
+        for inference, forward, backward in ((12e-6, 15e-6, 6e-6), (10e-6, 13e-6, 5e-6), (30e-6, 35e-6, 9e-6)):
+            _launch(s, inference, forward, backward)
+        _launch(s, 90e-6, 90e-6, 90e-6, busy=0.95)
+        _launch(s, 1e-6, 1e-6, 1e-6, gpu=cpu_only)
+        cals = calibrations(s.results(include_quick=False))
+    assert set(cals) == {"h100-sxm"}
+    cal = cals["h100-sxm"]
+    assert cal.launch == LaunchTimes(inference=12e-6, forward=15e-6, backward=6e-6)
+    assert cal.matmul_flops == {} and cal.memory_bandwidth is None  # the default rates stay
+
+
+def test_a_measured_host_sets_a_host_bound_step_and_an_eager_decode(tmp_path):
+    """GPT-2 at batch 1 under the Trainer on an H100 is host-bound: with the measured launch times the step is
+    forward kernels x 40 us + backward kernels x 30 us (estimate/dispatch.py counts them). A Transformers
+    generate loop issues every kernel from Python without gradients: its decode step is at least its kernels
+    at 35 us, not 23."""
+    from gpuwise.estimate.dispatch import training_launches
+
+    with open_store(f"sqlite:///{tmp_path / 'c.db'}") as s:
+        _launch(s, 35e-6, 40e-6, 30e-6)
+        cal = calibrations(s.results())["h100-sxm"]
+    w = build_workload({"model": "gpt2", "task": "pretrain", "framework": "hf-trainer", "micro_batch": 1}, CAT)
+    hw = build_hardware("h100-sxm", CAT)
+    est = estimate(w, hw, CAT, calibration=cal, search_largest=False)
+    n = training_launches(w, 12, CAT)
+    assert est.training.bottleneck == "host"
+    assert est.training.step_seconds == pytest.approx(n.forward * 40e-6 + n.backward * 30e-6)
+    assert any("measured: gpuwise bench launch" in a for a in est.as_dict()["assumptions"])
+    gen = {"model": "llama-3.1-8b", "engine": "transformers", "input_tokens": 128, "output_tokens": 128}
+    g = build_workload(gen, CAT)
+    default = estimate(g, hw, CAT, search_largest=False).inference
+    slow = estimate(g, hw, CAT, calibration=cal, search_largest=False)
+    assert slow.inference.decode_seconds_per_token > default.decode_seconds_per_token * 35 / 23 * 0.9
+    assert any("35 us [" in a and "measured: gpuwise bench launch" in a for a in slow.as_dict()["assumptions"])

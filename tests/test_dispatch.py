@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.dispatch import host_wait, training_launches
+from gpuwise.estimate.rates import LaunchTimes, compute_rates
 from gpuwise.workload import TrainingJob
 from gpuwise.workload.specs import Parallelism
 
 CAT = load_catalog()
 LLAMA = CAT.model("llama-3.1-8b")
+RATES = compute_rates(CAT.gpu("h100-sxm"), "bf16", CAT)
 
 
 def test_llama_block_under_the_trainer_by_hand():
@@ -78,7 +82,7 @@ def test_frozen_gemms_and_lora_adapters():
 def test_compile_and_tensor_parallel():
     """torch.compile: no host floor. Tensor parallelism: two collectives a block, each way."""
     job = TrainingJob(model=LLAMA, framework="torchtitan", compile=True)
-    assert host_wait(job, 32, 1, 0.0, CAT, []) == 0.0
+    assert host_wait(job, 32, 1, 0.0, RATES, CAT, []) == 0.0
     one = training_launches(TrainingJob(model=LLAMA, framework="torchtitan"), 1, CAT)
     tp = training_launches(TrainingJob(model=LLAMA, framework="torchtitan", parallel=Parallelism(tp=2)), 1, CAT)
     assert (tp.forward - one.forward, tp.backward - one.backward) == (2, 2)
@@ -90,9 +94,26 @@ def test_wait_is_the_launches_beyond_the_gpu_work():
     kernels = training_launches(job, 32, CAT).total
     per = CAT.convention("decode_host_seconds_eager")
     notes: list[str] = []
-    assert host_wait(job, 32, 4, 0.01, CAT, notes) == pytest.approx(4 * kernels * per - 0.01)
+    assert host_wait(job, 32, 4, 0.01, RATES, CAT, notes) == pytest.approx(4 * kernels * per - 0.01)
     assert "kernels per step launched from the host" in notes[0]
-    assert host_wait(job, 32, 4, 4 * kernels * per + 1e-6, CAT, []) == 0.0
+    assert host_wait(job, 32, 4, 4 * kernels * per + 1e-6, RATES, CAT, []) == 0.0
+
+
+def test_a_measured_host_times_forward_and_backward_kernels_apart():
+    """The GPU model's measured hosts (gpuwise bench launch: 7 us a kernel in a generate loop, 9 us in a
+    training forward, 4 us in the backward from autograd) replace the default: the wait is (forward +
+    recomputed) x 9 us + backward x 4 us per micro-batch, less the GPU's work, and the note names the
+    measurement. Without one, the wait is the kernels at the default exactly, as before."""
+    job = TrainingJob(model=LLAMA, framework="hf-trainer", micro_batch=1, seq=2048, recompute="selective")
+    n = training_launches(job, 32, CAT)
+    measured = replace(RATES, launch=LaunchTimes(inference=7e-6, forward=9e-6, backward=4e-6))
+    notes: list[str] = []
+    by_hand = 2 * ((n.forward + n.recompute) * 9e-6 + n.backward * 4e-6) - 0.001
+    assert host_wait(job, 32, 2, 0.001, measured, CAT, notes) == pytest.approx(by_hand)
+    assert "9.0 us a forward kernel and 4.0 us a backward one" in notes[0]
+    assert "measured: gpuwise bench launch" in notes[0]
+    per = CAT.convention("decode_host_seconds_eager")
+    assert host_wait(job, 32, 2, 0.001, RATES, CAT, []) == n.total * 2 * per - 0.001
 
 
 def test_small_model_at_batch_one_is_host_bound_end_to_end():

@@ -40,6 +40,7 @@ def _fill(db):
                     Measurement("matmul", "best", flops, "FLOP/s", {"dtype": "bf16"}),
                     Measurement("membw", "copy", bw, "bytes/s", {"bytes": 2**30}),
                     Measurement("allreduce", "busbw", 3.5e11, "bytes/s", {"bytes": 2**30, "ranks": 8}),
+                    Measurement("launch", "inference_seconds_per_kernel", flops / 7.8e14 * 11.5e-6, "seconds", {}),
                     Measurement(
                         "step",
                         "total",
@@ -67,6 +68,7 @@ def _fill(db):
             [
                 Measurement("matmul", "best", 1.0e11, "FLOP/s", {"dtype": "fp32"}),
                 Measurement("io", "read-decode", 5000, "samples/s", {"workers": 2}),
+                Measurement("launch", "inference_seconds_per_kernel", 4e-6, "seconds", {}),
             ],
             "bench",
             True,
@@ -84,8 +86,12 @@ def test_matrix_cells_beside_estimates(tmp_path):
     assert 0.9 < h100["matmul"].ratio < 1.1
     assert h100["memory"].ratio == pytest.approx(2.95e12 / (0.8 * 3.35e12))
     assert h100["allreduce"].estimated > 0 and h100["training"].estimated > 0
+    # this host issues a kernel in the median of 11.5 and 11.79 us, against the 23 us every eager estimate takes
+    assert h100["launch"].measured == pytest.approx((11.5e-6 + 8.0 / 7.8 * 11.5e-6) / 2)
+    assert h100["launch"].estimated == CAT.convention("decode_host_seconds_eager") == 23e-6
     cpu = next(v for k, v in m.items() if k.startswith("cpu:"))
     assert cpu["matmul"].estimated is None and cpu["data"].measured == 5000
+    assert cpu["launch"].measured == 4e-6 and cpu["launch"].estimated is None  # operators on a CPU: no GPU launch
 
 
 def test_matrix_cli(tmp_path):

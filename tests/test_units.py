@@ -30,6 +30,7 @@ def test_parse_duration_rejects(bad):
 def test_format():
     assert fmt_bytes(80 * GiB) == "80.0 GiB"
     assert fmt_seconds(0.0123) == "12.3 ms"
+    assert fmt_seconds(0.0001) == "0.1 ms" and fmt_seconds(23e-6) == "23.0 µs" and fmt_seconds(0) == "0.0 ms"
     assert fmt_seconds(3 * 3600) == "3.0 h"
     assert fmt_usd(2.274) == "$2.27" and fmt_usd(12_345.6) == "$12,346" and fmt_usd(None) == "—"
     assert fmt_rate(3.35e12) == "3.35 TB/s" and fmt_rate(864e9) == "864 GB/s" and fmt_rate(1.24e9) == "1.2 GB/s"

@@ -151,6 +151,8 @@ def fmt_count(n: float) -> str:
 
 
 def fmt_seconds(s: float) -> str:
+    if 0 < s < 1e-4:  # a kernel's launch, a short kernel: "0.0 ms" would say nothing
+        return f"{s * 1e6:.1f} µs"
     if s < 1:
         return f"{s * 1e3:.1f} ms"
     if s < 120:

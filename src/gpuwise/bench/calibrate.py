@@ -8,7 +8,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from gpuwise.estimate.rates import Calibration
+from gpuwise.estimate.rates import Calibration, LaunchTimes
+from gpuwise.store.results import GPU_BOUND_SHARE, LAUNCH_NAMES
 
 
 class Row(Protocol):
@@ -27,9 +28,11 @@ class Row(Protocol):
 
 
 def calibrations(rows: Iterable[Row]) -> dict[str, Calibration]:
-    """Per catalog GPU id: the median over runs of each dtype's best matmul and of the copy bandwidth."""
+    """Per catalog GPU id: the median over runs of each dtype's best matmul, of the copy bandwidth and of
+    each of the host's times to issue a kernel (a launch run the GPU paced says nothing of the host)."""
     matmul: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     membw: dict[str, list[float]] = defaultdict(list)
+    launch: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if not r.gpu_id:
             continue
@@ -37,12 +40,29 @@ def calibrations(rows: Iterable[Row]) -> dict[str, Calibration]:
             matmul[r.gpu_id][str(r.params["dtype"])].append(r.value)
         elif r.benchmark == "membw" and r.name == "copy":
             membw[r.gpu_id].append(r.value)
+        elif r.benchmark == "launch" and r.name in LAUNCH_NAMES and _host_paced(r):
+            launch[r.gpu_id][r.name].append(r.value)
     out = {}
-    for gpu in set(matmul) | set(membw):
+    for gpu in set(matmul) | set(membw) | set(launch):
         flops = {dtype: statistics.median(v) for dtype, v in matmul[gpu].items()}
         bw = statistics.median(membw[gpu]) if membw[gpu] else None
         runs = max([len(v) for v in matmul[gpu].values()] + [len(membw[gpu])])
         out[gpu] = Calibration(
-            matmul_flops=flops, memory_bandwidth=bw, source=f"gpuwise bench, median of {runs} run(s)"
+            matmul_flops=flops,
+            memory_bandwidth=bw,
+            source=f"gpuwise bench, median of {runs} run(s)",
+            launch=_launch_times(launch[gpu]),
         )
     return out
+
+
+def _host_paced(r: Row) -> bool:
+    return float(r.params.get("gpu_busy_share", 0.0)) <= GPU_BOUND_SHARE
+
+
+def _launch_times(measured: dict[str, list[float]]) -> LaunchTimes | None:
+    """The medians of a GPU model's launch runs, when every figure was measured."""
+    if not all(measured.get(name) for name in LAUNCH_NAMES):
+        return None
+    inference, forward, backward = (statistics.median(measured[name]) for name in LAUNCH_NAMES)
+    return LaunchTimes(inference=inference, forward=forward, backward=backward)

@@ -4,7 +4,8 @@ measurement the team imported (`gpuwise calibrate import`) beside gpuwise's pred
 own workload.
 
 Scenarios: large matmul (the compute a GPU really delivers), memory bandwidth, all-reduce bus
-bandwidth, LLM training step (fine-tuning), LLM/model serving latency, data loading. Hosts without
+bandwidth, LLM training step (fine-tuning), LLM/model serving latency, data loading, the host's time to
+issue a kernel from eager PyTorch. Hosts without
 a catalog GPU (CPU runs) appear with their measurements and no estimate.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.hf_import import arch_from_hf_config
 from gpuwise.errors import GpuwiseError
+from gpuwise.store.results import LAUNCH_NAMES
 
 SCENARIOS = {
     "matmul": "large matmul, best dtype (FLOP/s)",
@@ -27,6 +29,7 @@ SCENARIOS = {
     "training": "LLM training step (s)",
     "serving": "serving P99 latency (s)",
     "data": "data loading (samples/s)",
+    "launch": "kernel launch from Python (s)",
 }
 
 
@@ -120,8 +123,22 @@ def matrix(rows: Iterable[Any], catalog: Catalog) -> dict[str, dict[str, Cell]]:
         data = [r.value for r in rs if r.benchmark == "io"]
         if data:
             cells["data"] = Cell(statistics.median(data), None, "samples/s", len(data), "read + decode")
+        if launched := [r.value for r in rs if r.benchmark == "launch" and r.name == LAUNCH_NAMES[0]]:
+            cells["launch"] = _launch_cell(launched, catalog if gpu is not None else None)
         out[gpu_key] = cells
     return out
+
+
+def _launch_cell(values: list[float], catalog: Catalog | None) -> Cell:
+    """The hosts' seconds to issue a kernel from a generate loop against the default every eager estimate
+    takes; a host without a catalog GPU (operators dispatched on the CPU) has no estimate to compare."""
+    return Cell(
+        statistics.median(values),
+        catalog.convention("decode_host_seconds_eager") if catalog else None,
+        "seconds",
+        len(values),
+        "a kernel issued from eager PyTorch without gradients; estimate = decode_host_seconds_eager (gpt-fast's host)",
+    )
 
 
 def _step_cell(total: list[Any], gpu: Any, catalog: Catalog) -> Cell:

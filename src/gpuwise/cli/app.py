@@ -160,7 +160,8 @@ def _split(opts: dict[str, Any], file: str | None) -> tuple[dict[str, Any], dict
 
 
 CALIBRATED_HELP = (
-    "Use the team's measurements in the store: gpuwise bench rates, and runs imported with gpuwise calibrate import."
+    "Use the team's measurements in the store: gpuwise bench rates and host launch times, and runs imported with "
+    "gpuwise calibrate import."
 )
 DbOpt = Annotated[
     str | None,
@@ -308,7 +309,7 @@ def tco(
 @app.command()
 def bench(
     names: Annotated[
-        list[str] | None, typer.Argument(help="matmul|membw|h2d|allreduce|io|step|latency|all, or accept")
+        list[str] | None, typer.Argument(help="matmul|membw|h2d|allreduce|io|step|latency|launch|all, or accept")
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Small sizes (CI, smoke tests).")] = False,
     device: Annotated[str | None, typer.Option(help="cpu or cuda[:i] (default: cuda when available).")] = None,
@@ -323,7 +324,8 @@ def bench(
     results: Annotated[Path | None, typer.Option(help="accept: this card's results (bench --json output).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Measure this machine: matmul FLOP/s, bandwidths, all-reduce, data loading, a training step, serving latency.
+    """Measure this machine: matmul FLOP/s, bandwidths, all-reduce, data loading, a training step, serving latency,
+    the host's time per kernel launch.
 
     Needs PyTorch (the `bench` extra). Results go to the store."""
     names = names or ["all"]

@@ -29,6 +29,7 @@ from gpuwise.i18n import (
     unit_label,
     years_text,
 )
+from gpuwise.store.results import GPU_BOUND_SHARE
 from gpuwise.units import fmt_bytes, fmt_count, fmt_gib, fmt_measure, fmt_rate, fmt_seconds, fmt_usd
 
 # highlight=False: the tables style their own cells; rich's automatic highlighting of numbers and
@@ -672,8 +673,21 @@ def bench_view(host: Any, measurements: list[Any], run_id: int | None) -> None:
             ", ".join(f"{k}={_param(k, v)}" for k, v in m.params.items() if not isinstance(v, dict | list)),
         )
     console.print(t)
+    for m in measurements:
+        if m.benchmark == "launch" and m.params.get("gpu_busy_share", 0.0) > GPU_BOUND_SHARE:
+            console.print(
+                Text(
+                    f"{m.name}: the GPU was busy {m.params['gpu_busy_share']:.0%} of the time, so it set the pace, "
+                    "not the host: the figure is an upper bound of the host's",
+                    style="yellow",
+                )
+            )
     if run_id is not None:
         console.print(Text(f"stored as run {run_id}; `gpuwise matrix` shows the capability matrix", style="dim"))
+        if any(m.benchmark == "launch" for m in measurements):
+            console.print(
+                Text("`gpuwise estimate --calibrated` times eager PyTorch's kernel launches with it", style="dim")
+            )
 
 
 def _param(key: str, value: Any) -> str:

@@ -24,7 +24,7 @@ from gpuwise.estimate.comm import Topology, p2p, topology
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model
 from gpuwise.estimate.lengths import varied_shapes
 from gpuwise.estimate.memory.inference import kv_cache_bytes
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, host_launch
 from gpuwise.estimate.serving import PERCENTILES, fewest_replicas, meets_goals, simulated_requests, steady_state
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
@@ -98,7 +98,7 @@ def plan_disaggregated(
     job: InferenceJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, *, qps: float, goals: LatencyGoals
 ) -> DisaggPlan:
     """Fewest prefill and decode replicas (each `hw`) that meet `goals` at `qps` (Poisson)."""
-    setup = engine_setup(job, hw, catalog)
+    setup = engine_setup(job, hw, catalog, launch=host_launch(rates, catalog))
     step = step_model(job, rates, topo, catalog)
     n = simulated_requests(job)
     warm = n // 10

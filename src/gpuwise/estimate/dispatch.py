@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.memory.states import framework_of, lora_target_linears, qlora_base
+from gpuwise.estimate.rates import Rates, host_launch
 from gpuwise.workload import TrainingJob
 
 # Kernels a fused op launches (one read, one write); rotary: one per tensor, Q and K
@@ -130,22 +131,38 @@ def training_launches(job: TrainingJob, layers: int, catalog: Catalog) -> Launch
 
 
 def host_wait(
-    job: TrainingJob, layers: int, micro_batches: int, gpu_seconds: float, catalog: Catalog, notes: list[str]
+    job: TrainingJob,
+    layers: int,
+    micro_batches: int,
+    gpu_seconds: float,
+    rates: Rates,
+    catalog: Catalog,
+    notes: list[str],
 ) -> float:
     """Seconds a step's GPU waits for the host beyond `gpu_seconds` of its own work: the micro-batches'
-    launches at `decode_host_seconds_eager` each (a kernel issued from Python), less the GPU's time;
-    0 under torch.compile or when the GPU is the slower. The host runs ahead while long kernels run
-    (CUDA queues the launches), so only the step's totals are compared."""
+    launches at the host's time per kernel (where the GPU model's hosts were measured, `rates.launch`:
+    forward and recomputed kernels at a training forward's figure, backward ones at the autograd engine's;
+    else `decode_host_seconds_eager`, a kernel issued from Python), less the GPU's time; 0 under
+    torch.compile or when the GPU is the slower. The host runs ahead while long kernels run (CUDA queues
+    the launches), so only the step's totals are compared."""
     if job.compile or not isinstance(job.model, TransformerArch):
         return 0.0
-    kernels = training_launches(job, layers, catalog).total * micro_batches
-    per = catalog.convention("decode_host_seconds_eager")
-    host = kernels * per
+    launches = training_launches(job, layers, catalog)
+    (forward, basis), (backward, _) = host_launch(rates, catalog, "forward"), host_launch(rates, catalog, "backward")
+    kernels = launches.total * micro_batches
+    # the backward's difference added to every kernel at the forward's figure: with one figure for both
+    # (the default) exactly kernels x figure
+    host = kernels * forward + launches.backward * micro_batches * (backward - forward)
     wait = max(0.0, host - gpu_seconds)
     if wait > 0:
+        each = (
+            f"{forward * 1e6:.0f} us each"
+            if forward == backward
+            else (f"{forward * 1e6:.1f} us a forward kernel and {backward * 1e6:.1f} us a backward one")
+        )
         notes.append(
-            f"eager PyTorch: {kernels:,.0f} kernels per step launched from the host at {per * 1e6:.0f} us each "
+            f"eager PyTorch: {kernels:,.0f} kernels per step launched from the host at {each} "
             f"({host * 1e3:.3g} ms) against {gpu_seconds * 1e3:.3g} ms of GPU work: the GPU waits "
-            f"{wait * 1e3:.3g} ms a step [decode_host_seconds_eager; eager_*_kernels]"
+            f"{wait * 1e3:.3g} ms a step [{basis}; eager_*_kernels]"
         )
     return wait

@@ -40,7 +40,7 @@ from gpuwise.estimate.memory.inference import (
     reserved_mib,
 )
 from gpuwise.estimate.memory.states import weight_bytes_per_param
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, default_launch, host_launch
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES, ENGINE_SETTINGS
@@ -140,12 +140,18 @@ def engine_limits(profile: EngineProfile, replica: InferenceJob, gpu: GPU) -> tu
 
 
 def engine_setup(
-    job: InferenceJob, hw: Hardware, catalog: Catalog, alone: MemoryEstimate | None = None, notes: bool = True
+    job: InferenceJob,
+    hw: Hardware,
+    catalog: Catalog,
+    alone: MemoryEstimate | None = None,
+    notes: bool = True,
+    launch: tuple[float, str] | None = None,
 ) -> EngineSetup:
     """KV capacity from the engine's memory share after weights, workspace and overheads; the
     batch the engine can run (its cap, the KV blocks of whole requests, the user's concurrency).
     `alone`: the job's memory at concurrency 1, when the caller has it already; `notes=False`: the
-    numbers only (the serving search sizes every layout, and only the chosen one is explained)."""
+    numbers only (the serving search sizes every layout, and only the chosen one is explained);
+    `launch`: the host's seconds a kernel and their basis (rates.host_launch) the notes name."""
     profile = engine_profile(catalog, job)
     model = job.model
     assert isinstance(model, TransformerArch)
@@ -190,7 +196,7 @@ def engine_setup(
         prefill_tokens=prefill_tokens(job.input_tokens, job.prefix_hit_rate),
         decode_steps=decode_steps(job.output_tokens, e),
         tokens_per_step=e,
-        notes=_setup_notes(replica, hw, catalog, (kv_tokens, by_kv), frac) if notes else (),
+        notes=_setup_notes(replica, hw, catalog, (kv_tokens, by_kv), frac, launch) if notes else (),
         request_overhead=profile.request_overhead_seconds,
         pipelines=1 if static_batches(profile, job) else pipes * lanes,  # a batch's stages run one at a time
         chunked_prefill=profile.chunked_prefill,
@@ -233,7 +239,12 @@ def _share(profile: EngineProfile, replica: InferenceJob, hw: Hardware, catalog:
 
 
 def _setup_notes(
-    replica: InferenceJob, hw: Hardware, catalog: Catalog, kv: tuple[int, int], frac: float
+    replica: InferenceJob,
+    hw: Hardware,
+    catalog: Catalog,
+    kv: tuple[int, int],
+    frac: float,
+    launch: tuple[float, str] | None = None,
 ) -> tuple[str, ...]:
     """What `engine_setup` assumed for the `replica`, in words (`kv`: the tokens the KV cache holds, the
     replica's or, under attention data parallelism, one attention rank's, and the requests it holds in
@@ -290,7 +301,7 @@ def _setup_notes(
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw, profile.static_batching)
-    notes += _mechanism_notes(profile, job, hw, catalog)
+    notes += _mechanism_notes(profile, job, hw, catalog, launch)
     if job.prefix_hit_rate:
         notes.append(f"prefix cache: {job.prefix_hit_rate:.0%} of prompt tokens are not prefilled again")
     if job.lora_adapters:
@@ -308,7 +319,9 @@ def _setup_notes(
     return tuple(notes)
 
 
-def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, catalog: Catalog) -> list[str]:
+def _mechanism_notes(
+    profile: EngineProfile, job: InferenceJob, hw: Hardware, catalog: Catalog, launch: tuple[float, str] | None
+) -> list[str]:
     """The engine's kernel floors and batching rule that shape its step times, with their sources."""
     model = job.model
     assert isinstance(model, TransformerArch)
@@ -352,14 +365,14 @@ def _mechanism_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, ca
             f"[{catalog.sources[profile.source_of('fused_moe_call_seconds')].title.split(':')[0]}]"
         )
     if issued_eagerly(profile, job):
+        per, basis = launch or default_launch(catalog)
         notes.append(
             f"{profile.name} issues every kernel of a step from Python, without CUDA graphs"
             + (" (--enforce-eager)" if profile.cuda_graphs else "")
             + ": a step takes at least "
             f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
-            f"{catalog.convention('decode_host_seconds_eager') * 1e6:.0f} us "
-            f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; "
-            "decode_host_seconds_eager]"
+            f"{per * 1e6:.0f} us "
+            f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; {basis}]"
         )
     if profile.static_batching:
         notes.append(
@@ -581,7 +594,7 @@ class StepModel:
         self.per_sequence = profile.host_seconds_per_sequence / (job.speculative_tokens + 1)
         self.overlapped = host_work_overlapped(profile, job)  # beside the step's GPU work, not after it
         # without CUDA graphs the host issues every kernel: a step is never shorter than its dispatches
-        host = catalog.convention("decode_host_seconds_eager") if issued_eagerly(profile, job) else 0.0
+        host = host_launch(rates, catalog)[0] if issued_eagerly(profile, job) else 0.0
         self.host_floor = eager_kernels(profile, model, job.parallel.tp) * host
         # a generate loop's int8/nf4 linears are bitsandbytes': more launches, 4-bit weights dequantized
         self.bnb = bnb_linears(job, profile, catalog, host) if host else None

@@ -29,6 +29,20 @@ def without_fused_attention(notes: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class LaunchTimes:
+    """Seconds the host takes to issue one kernel from eager PyTorch, as `gpuwise bench launch` measured
+    them: from Python without gradients (a generate loop), in a training forward (which records the
+    autograd graph) and in the backward (issued by the autograd engine's own thread)."""
+
+    inference: float
+    forward: float
+    backward: float
+
+    def of(self, role: str) -> float:
+        return {"inference": self.inference, "forward": self.forward, "backward": self.backward}[role]
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """Measured rates for one GPU model; any field may be missing. From `gpuwise bench`: the
     achieved matmul rates and copy bandwidth. From the team's imported measurements
@@ -46,6 +60,8 @@ class Calibration:
     intra_gpus: int | None = None  # ... of a node of this many GPUs
     intra_source: str | None = None
     spread: MeasuredSpread | None = None  # the fitted figures' bands: the measured run's spread
+    # seconds the host takes to issue one kernel from eager PyTorch (gpuwise bench launch)
+    launch: LaunchTimes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +79,8 @@ class Rates:
     # bytes/s at which memory-bound GEMMs (few rows: decode, small batches) stream their operands where a
     # GPU's GEMM library was measured to stay below the copy rate; None: `bandwidth`
     matmul_bandwidth: float | None = None
+    # the measured seconds to issue a kernel from eager PyTorch on this GPU model's hosts; None: the default
+    launch: LaunchTimes | None = None
 
     def bandwidth_of(self, kind: str) -> float:
         """The bytes/s an operation of `kind` moves its bytes at."""
@@ -151,8 +169,24 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
         bandwidth=bandwidth,
         notes=tuple(notes),
         matmul_bandwidth=matmul_bandwidth,
+        launch=calibration.launch if calibration else None,
     )
     return fitted(rates, calibration)
+
+
+def default_launch(catalog: Catalog) -> tuple[float, str]:
+    """(seconds, its name) a kernel takes to issue when no host was measured: `decode_host_seconds_eager`,
+    a kernel issued from Python on gpt-fast's machine, for every kind of kernel alike."""
+    return catalog.convention("decode_host_seconds_eager"), "decode_host_seconds_eager"
+
+
+def host_launch(rates: Rates, catalog: Catalog, role: str = "inference") -> tuple[float, str]:
+    """(seconds, where the figure comes from) the host takes to issue one kernel from eager PyTorch in
+    `role` (inference, forward or backward: LaunchTimes): the GPU model's hosts' measurement (gpuwise bench
+    launch) when the calibration has one, else the default."""
+    if rates.launch is not None:
+        return rates.launch.of(role), "measured: gpuwise bench launch"
+    return default_launch(catalog)
 
 
 def pytorch_sdpa_rates(rates: Rates, catalog: Catalog) -> Rates:

@@ -29,7 +29,7 @@ from gpuwise.estimate.compute import Shape, head_ops, layer_ops
 from gpuwise.estimate.engine import EngineSetup, StepModel, engine_setup, step_model, tp_all_reduces
 from gpuwise.estimate.lengths import RequestShapes, drawn_lengths, varied_shapes
 from gpuwise.estimate.memory.states import weight_bytes_per_param
-from gpuwise.estimate.rates import Rates, pytorch_sdpa_rates, without_fused_attention
+from gpuwise.estimate.rates import Rates, host_launch, pytorch_sdpa_rates, without_fused_attention
 from gpuwise.estimate.simulate import SimResult, Targets, poisson_arrivals, simulate, simulate_once
 from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import percentile, rank, tolerated
@@ -453,7 +453,7 @@ def _engine_time(
     notes = list(rates.notes) + list(topo.notes)
     b = job.concurrency
     if isinstance(model, TransformerArch) and model.decoder:
-        setup = engine_setup(job, hw, catalog)
+        setup = engine_setup(job, hw, catalog, launch=host_launch(rates, catalog))
         step = step_model(job, rates, topo, catalog)
         b = job.attention_rank().concurrency  # attention data parallelism: one rank's share, its lanes alike
         ttft1, _ = alone(step, setup, job.input_tokens)
@@ -965,7 +965,7 @@ def replica(
     """Continuous batching with chunked prefill for decoders, dynamic batching for one-pass models."""
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
-        setup = replace(engine_setup(job, hw, catalog), max_batch=max_batch)
+        setup = replace(engine_setup(job, hw, catalog, launch=host_launch(rates, catalog)), max_batch=max_batch)
         step = step_model(job, rates, topo, catalog)
         pipes = setup.pipelines  # pp batches in flight: each sees its share of the requests
         peak = pipes * steady_state(step, setup, max_batch, job.input_tokens).requests_per_second
@@ -1036,7 +1036,7 @@ def capacities(
     (`setup`: the job's `engine_setup`, when the caller has it already)."""
     model = job.model
     if isinstance(model, TransformerArch) and model.decoder:
-        setup = setup or engine_setup(job, hw, catalog)
+        setup = setup or engine_setup(job, hw, catalog, launch=host_launch(rates, catalog))
         step = step_model(job, rates, topo, catalog)
         shapes = varied_shapes(job, setup, simulated_requests(job), 0)
         lone = _alone_floor(step, setup, shapes, job.input_tokens)

@@ -867,7 +867,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     exposed_comm = sum(terms.get(k, 0.0) for k in comm_terms) + (dp_exposed or 0.0)
     bottleneck = _bottleneck(work, terms, exposed_comm, catalog)
     gpu_seconds = sum(v for k, v in terms.items() if k != "cpu_optimizer_step")  # the CPU's Adam hides no launch
-    if waited := host_wait(job, work.layers, m, gpu_seconds, catalog, notes):
+    if waited := host_wait(job, work.layers, m, gpu_seconds, rates, catalog, notes):
         terms["host_dispatch_wait"], bottleneck = waited, "host"
     step = sum(terms.values())
     global_batch = _global_batch(job, hw)

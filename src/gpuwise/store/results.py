@@ -20,7 +20,12 @@ BENCHMARKS = {
     "io": "samples/s",  # read + decode rate of a data set with N workers
     "step": "seconds",  # one training step, split into data/forward/backward/optimizer
     "latency": "seconds",  # request latency percentiles under open-loop load
+    "launch": "seconds",  # the host's time to issue one kernel from eager PyTorch (forward: Python; backward: autograd)
 }
+# `gpuwise bench launch`'s figures: a kernel issued from Python without gradients (a generate loop), one in a
+# training forward (recording the autograd graph), one in the backward (issued by the autograd engine)
+LAUNCH_NAMES = ("inference_seconds_per_kernel", "training_forward_seconds_per_kernel", "backward_seconds_per_kernel")
+GPU_BOUND_SHARE = 0.8  # the GPU's busy share of a launch round above which the host did not set its pace
 # What the acceptance check (`gpuwise bench accept`, the fleet view) compares: (benchmark,
 # measurement name, the params that must match).
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))
