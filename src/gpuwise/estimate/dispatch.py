@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, TransformerArch
 from gpuwise.estimate.memory.states import framework_of, lora_target_linears, qlora_base
-from gpuwise.estimate.rates import Rates, host_launch
+from gpuwise.estimate.rates import Rates, host_launch, launch_hint
 from gpuwise.workload import TrainingJob
 
 # Kernels a fused op launches (one read, one write); rotary: one per tensor, Q and K
@@ -163,6 +163,6 @@ def host_wait(
         notes.append(
             f"eager PyTorch: {kernels:,.0f} kernels per step launched from the host at {each} "
             f"({host * 1e3:.3g} ms) against {gpu_seconds * 1e3:.3g} ms of GPU work: the GPU waits "
-            f"{wait * 1e3:.3g} ms a step [{basis}; eager_*_kernels]"
+            f"{wait * 1e3:.3g} ms a step{launch_hint(basis)} [{basis}; eager_*_kernels]"
         )
     return wait

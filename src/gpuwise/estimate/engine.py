@@ -40,7 +40,7 @@ from gpuwise.estimate.memory.inference import (
     reserved_mib,
 )
 from gpuwise.estimate.memory.states import weight_bytes_per_param
-from gpuwise.estimate.rates import Rates, default_launch, host_launch
+from gpuwise.estimate.rates import Rates, default_launch, host_launch, launch_hint
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.specs import DTYPE_BYTES, ENGINE_SETTINGS
@@ -371,7 +371,7 @@ def _mechanism_notes(
             + (" (--enforce-eager)" if profile.cuda_graphs else "")
             + ": a step takes at least "
             f"{eager_kernels(profile, model, job.parallel.tp)} host dispatches of "
-            f"{per * 1e6:.0f} us "
+            f"{per * 1e6:.0f} us{launch_hint(basis)} "
             f"[{catalog.sources[profile.source_of('eager_kernels_per_layer')].title.split(':')[0]}; {basis}]"
         )
     if profile.static_batching:

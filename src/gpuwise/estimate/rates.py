@@ -180,12 +180,22 @@ def default_launch(catalog: Catalog) -> tuple[float, str]:
     return catalog.convention("decode_host_seconds_eager"), "decode_host_seconds_eager"
 
 
+MEASURED_LAUNCH = "measured: gpuwise bench launch"
+
+
+def launch_hint(basis: str) -> str:
+    """What to say beside a launch figure taken at the default (`basis` from host_launch): how to replace it."""
+    if basis == MEASURED_LAUNCH:
+        return ""
+    return "; hosts differ by 2x and more: measure yours with `gpuwise bench launch`, then --calibrated"
+
+
 def host_launch(rates: Rates, catalog: Catalog, role: str = "inference") -> tuple[float, str]:
     """(seconds, where the figure comes from) the host takes to issue one kernel from eager PyTorch in
     `role` (inference, forward or backward: LaunchTimes): the GPU model's hosts' measurement (gpuwise bench
     launch) when the calibration has one, else the default."""
     if rates.launch is not None:
-        return rates.launch.of(role), "measured: gpuwise bench launch"
+        return rates.launch.of(role), MEASURED_LAUNCH
     return default_launch(catalog)
 
 
