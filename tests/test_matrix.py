@@ -160,3 +160,10 @@ def test_acceptance_rejects_malformed_baselines_with_a_message(tmp_path, doc, me
     proc = _cli("bench", "accept", "--results", str(card), "--baseline", str(base))
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_bench_names_a_misspelt_benchmark_before_running_any():
+    """A misspelt benchmark is a usage error (exit 2) with the names it was near, and nothing runs."""
+    proc = _cli("bench", "lanch", "--quick", "--no-store")
+    assert proc.returncode == 2
+    assert "did you mean 'launch'" in proc.stderr and "Traceback" not in proc.stderr

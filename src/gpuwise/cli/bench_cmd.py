@@ -20,11 +20,9 @@ from gpuwise.store.results import ACCEPT_KEYS  # what the acceptance check compa
 
 
 def run_bench(names: list[str], quick: bool, device: str | None, db: str | None, store: bool, as_json: bool) -> None:
-    from gpuwise.bench.suite import BENCHES, run  # torch-free: the benchmarks import it when run
+    from gpuwise.bench.suite import expand, run  # torch-free: the benchmarks import it when run
 
-    unknown = [n for n in names if n != "all" and n not in BENCHES]
-    if unknown:
-        raise UsageError(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHES)}, all or accept")
+    expand(names)  # an unknown name is a usage error with "did you mean", before anything runs
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from gpuwise.cli.render import console

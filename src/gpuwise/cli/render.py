@@ -684,7 +684,7 @@ def bench_view(host: Any, measurements: list[Any], run_id: int | None) -> None:
             )
     if run_id is not None:
         console.print(Text(f"stored as run {run_id}; `gpuwise matrix` shows the capability matrix", style="dim"))
-        if any(m.benchmark == "launch" for m in measurements):
+        if host.gpu_id and any(m.benchmark == "launch" for m in measurements):
             console.print(
                 Text("`gpuwise estimate --calibrated` times eager PyTorch's kernel launches with it", style="dim")
             )
