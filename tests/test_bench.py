@@ -502,6 +502,83 @@ def test_launch_times_a_dispatch_on_the_host():
         assert m.params["dtype"] == "fp32"
 
 
+def test_launch_counts_gpu_kernels_and_their_busy_time_from_the_profilers_events(monkeypatch):
+    """The GPU branch, on events of torch's own type as the profiler returns them on a CUDA host: every
+    device event (kernels, copies and fills) counts once and its duration adds to the GPU's busy time; the
+    host's operators do not count. No GPU is needed: the profiler and the synchronization are replaced."""
+    from torch.autograd import DeviceType
+    from torch.autograd.profiler_util import FunctionEvent
+
+    from gpuwise.bench import launch as launch_module
+
+    host = FunctionEvent(1, "aten::addmm", 0, 0, 30)
+    kernels = [
+        FunctionEvent(2, "ampere_bf16_gemm", 0, 40, 52, device_type=DeviceType.CUDA),
+        FunctionEvent(3, "Memset (Device)", 0, 60, 61, device_type=DeviceType.CUDA),
+        FunctionEvent(4, "vectorized_elementwise_kernel", 0, 70, 74, device_type=DeviceType.CUDA),
+    ]
+
+    class Profile:
+        def __init__(self, activities):
+            self.activities = activities
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def events(self):
+            return [host, *kernels]
+
+    seen = {}
+
+    def profile(activities):
+        seen["activities"] = activities
+        return Profile(activities)
+
+    monkeypatch.setattr(torch.profiler, "profile", profile)
+    monkeypatch.setattr(launch_module, "synchronize", lambda device: None)
+    ran = []
+    count, busy = launch_module._count(torch, "cuda:0", lambda: ran.append(1))
+    assert ran == [1] and torch.profiler.ProfilerActivity.CUDA in seen["activities"]
+    assert count == 3 and busy == pytest.approx((12 + 1 + 4) * 1e-6)
+
+
+def test_launch_without_profiled_kernels_is_a_usage_error_and_all_goes_on(monkeypatch):
+    """A host whose profiler sees no kernel (no CUPTI beside a CUDA build) cannot time a launch: named, the
+    benchmark is a usage error that says why; under 'all' the other benchmarks' results still come back."""
+    from gpuwise.bench import launch as launch_module
+
+    monkeypatch.setattr(launch_module, "_count", lambda torch, device, run: (0, 0.0))
+    with pytest.raises(UsageError, match="CUPTI"):
+        launch_module.launch("cpu", True)
+
+    def measured(device="cpu", quick=False, progress=None):
+        return [f"one result on {device}"]
+
+    def failing(device="cpu", quick=False, progress=None):
+        raise UsageError("the profiler saw no kernels")
+
+    for name in suite.BENCHES:
+        monkeypatch.setitem(suite.BENCHES, name, failing if name == "launch" else measured)
+    _, results = suite.run(["all"], "cpu", True)
+    assert len(results) == len(suite.BENCHES) - 1
+    with pytest.raises(UsageError, match="no kernels"):
+        suite.run(["launch"], "cpu", True)
+
+
+def test_launch_says_when_the_gpu_set_the_pace(monkeypatch):
+    """A part whose kernels keep the GPU busy longer than the host took to issue them reports a busy share
+    of 1 (capped), which `calibrations` then leaves out (test_calibration.py)."""
+    from gpuwise.bench import launch as launch_module
+
+    monkeypatch.setattr(launch_module, "_count", lambda torch, device, run: (50, 10.0))  # 10 s of GPU a pass
+    ms = launch_module.launch("cpu", True, layers=1)
+    assert [m.params["gpu_busy_share"] for m in ms] == [1.0, 1.0, 1.0]
+    assert all(m.params["kernels_per_pass"] == 50 for m in ms)
+
+
 def test_launch_counts_the_same_operators_in_every_block():
     """The counted operators grow by the same number with every block (the stand-in's blocks are alike), in
     each part; the training forward dispatches what the inference forward does, and the backward more (two
