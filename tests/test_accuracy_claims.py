@@ -493,7 +493,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias +2.4 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias +8.8 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias −5.9 %"): _diagnosis2_figures,
-    ("docs/holdout-diagnosis.md", "bias −1.0 %"): _diagnosis2_figures,
+    ("docs/holdout-diagnosis.md", "bias −0.5 %"): _diagnosis2_figures,
     ("docs/holdout-diagnosis.md", "bias −10.4 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "bias −2.6 %"): _diagnosis3_figures,
     ("docs/holdout-diagnosis.md", "bias +55.7 %"): _diagnosis3_figures,

@@ -690,7 +690,10 @@ EXPECTED: dict[int, Expected] = {
             # regressed past its first bound (-6.2 %) by 0.2 points when the Llama 3 paper's rows ran their published
             # interleaved schedule (8 virtual stages, section 3.3.2) and the megatron efficiency moved 0.740 -> 0.736;
             # bounded at +9.4 % + 3
-            "llmc-gpt2-1558m-d48-8xh100-80gb-bf16-mb16-1m-tok-step": +0.0940,
+            # past its first bound (+9.4 %) since llm.c is scored as its own stack (2026-12-05: --framework llmc,
+            # its efficiency fitted on llm.c's runs on RTX 4090 and 5090; the 124M to 774M rows went from
+            # +23-42 % to -8 %, the 1.5B row on H100 to -18 %)
+            "llmc-gpt2-1558m-d48-8xh100-80gb-bf16-mb16-1m-tok-step": -0.1804,
             # regressed past its first bound (+8.8 %) when the megatron efficiency was refitted on six publications
             # (MegaScale, OneFlow DLPerf and a ROCm MI325X log added to NVIDIA's two papers and Llama 3) with Selene's
             # eight HDR NICs a node: 0.859 -> 0.740; bounded at +26.4 % + 3
@@ -2699,8 +2702,10 @@ EXPECTED: dict[int, Expected] = {
             "odissei-torchtune-della-1xh100-llama32-1b-lora-r64-packed2048-bs6": +0.4832,
             "odissei-torchtune-della-4xh100-llama32-1b-lora-r64-packed2048-bs6-fsdp2": +0.6159,
             "mn5-book-ch15-1xh100-64gb-llama32-1b-hf-trainer-fp32-eager-bs6-seq1024": +0.8111,
-            "mn5-book-ch15-1xh100-64gb-llama32-1b-hf-trainer-bf16-sdpa-liger-bs14-seq1024": +0.1593,
-            "mn5-book-ch15-32xh100-64gb-llama32-1b-hf-trainer-ddp-bf16-sdpa-liger-bs37-seq1024": +0.0344,
+            # past their first bounds (+15.9 %, +3.4 %) since a fused loss (Liger's, --loss fused) moves 6 B a logit, not
+            # 30 (2026-12-05, conventions loss_bytes_per_logit_fused): the rest of these runs' time is not explained
+            "mn5-book-ch15-1xh100-64gb-llama32-1b-hf-trainer-bf16-sdpa-liger-bs14-seq1024": +0.2416,
+            "mn5-book-ch15-32xh100-64gb-llama32-1b-hf-trainer-ddp-bf16-sdpa-liger-bs37-seq1024": +0.1089,
             "llmq-4090x1-qwen2.5-0.5b-fp8-bs16-ga32-seq1024": -0.2166,
             "llmq-4090x1-qwen2.5-3b-bf16-bs4-ga128-seq1024-offload-opt": -0.1928,
             "llmq-4090x1-qwen2.5-14b-llama-factory-pt-ds-z3-offload-bs20-ga26-seq1024": -0.3495,
@@ -3283,7 +3288,10 @@ EXPECTED: dict[int, Expected] = {
             "nanogpt-pr225-1xrtx-a6000-shakespeare-char-mb64-iter220": +0.4873,
             "zyr17-gpu-benchmark-rtx3090-llama7b-alpaca-lora-fp16-mb4-ga32-samples": +0.3331,
             "zyr17-gpu-benchmark-rtx3090-llama7b-alpaca-lora-4bit-fp4-mb4-ga32-samples": +0.6325,
-            "llmgh-gh200-gpt2-124m-llmc-bs4-seq1024-nomaster-step": +0.0868,
+            # past its first bound (+8.7 % then, near for the wrong reason: a Python host floor under Megatron's
+            # conventions) since llm.c is scored as its own stack, whose kernels are issued from C (2026-12-05): at
+            # 4 x 1,024 tokens the estimate has no launch cost left
+            "llmgh-gh200-gpt2-124m-llmc-bs4-seq1024-nomaster-step": -0.4274,
             "llmgh-gh200-gpt2-124m-llmc-bs128-seq1024-nomaster-step": -0.4282,
             "llmgh-gh200-gpt2-350m-llmc-bs64-seq1024-master-step": -0.3303,
             "gpt2opt-1xv100-sxm2-16gb-gpt2-124m-amp-fp16-mb4-ga4-seq512-tps": +0.6537,

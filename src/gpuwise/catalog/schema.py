@@ -335,6 +335,9 @@ class Framework(_Sourced):
     tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool
     compile: bool
+    # the stack's kernels are issued from Python (eager PyTorch: a host floor of a launch each); false: from
+    # native code (llm.c), whose launches cost the host a few microseconds and never bind
+    python_launches: bool = True
     # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them
     eager_ops: list[Literal["norm", "rotary", "gated_act"]] = field(default_factory=list)
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]

@@ -212,15 +212,18 @@ def _attention_ops(model: TransformerArch, s: Shape, q_n: float, kv_n: float) ->
     ]
 
 
-def head_ops(model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss: bool) -> list[Op]:
-    """Embedding lookup, final norm, LM head GEMM on `logits_tokens` positions, and the loss."""
+def head_ops(
+    model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss: bool, loss_bytes: float = LOSS_BYTES_PER_LOGIT
+) -> list[Op]:
+    """Embedding lookup, final norm, LM head GEMM on `logits_tokens` positions, and the loss, moving
+    `loss_bytes` a logit in its forward (an unfused loss's by default)."""
     h, e = model.hidden, s.act_bytes
     ops = [Op("embedding", 0.0, e * s.tokens * h, "memory")]
     if model.lm_head and logits_tokens:
         head = replace(s, weight_bytes=max(s.weight_bytes, HEAD_MIN_WEIGHT_BYTES))  # never quantized
         ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, head))
         if loss:
-            ops.append(Op("loss", 0.0, LOSS_BYTES_PER_LOGIT * logits_tokens * model.vocab / tp, "memory"))
+            ops.append(Op("loss", 0.0, loss_bytes * logits_tokens * model.vocab / tp, "memory"))
     return ops
 
 

@@ -145,7 +145,7 @@ def host_wait(
     else `decode_host_seconds_eager`, a kernel issued from Python), less the GPU's time; 0 under
     torch.compile or when the GPU is the slower. The host runs ahead while long kernels run (CUDA queues
     the launches), so only the step's totals are compared."""
-    if job.compile or not isinstance(job.model, TransformerArch):
+    if job.compile or not isinstance(job.model, TransformerArch) or not framework_of(job, catalog).python_launches:
         return 0.0
     launches = training_launches(job, layers, catalog)
     (forward, basis), (backward, _) = host_launch(rates, catalog, "forward"), host_launch(rates, catalog, "backward")

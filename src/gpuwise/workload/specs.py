@@ -41,7 +41,7 @@ Bnb4bit = Literal["qlora", "load-in-4bit"]
 Batching = Literal["continuous", "static"]
 # Training stacks with a profile in the catalog (frameworks.yaml; a test keeps the two lists equal).
 FrameworkName = Literal[
-    "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl"
+    "megatron", "nemo", "torchtitan", "deepspeed", "fsdp", "hf-trainer", "torchtune", "unsloth", "axolotl", "llmc"
 ]
 # What a training job keeps in CPU memory: optimizer states (ZeRO-Offload, FSDP CPU offload of the
 # optimizer), parameters and gradients too (ZeRO-Infinity, FSDP cpu_offload), or saved activations.
