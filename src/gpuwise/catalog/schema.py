@@ -336,7 +336,8 @@ class Framework(_Sourced):
     fp8_saves_fp8_inputs: bool
     compile: bool
     # the stack's kernels are issued from Python (eager PyTorch: a host floor of a launch each); false: from
-    # native code (llm.c), whose launches cost the host a few microseconds and never bind
+    # native code (llm.c), whose launches are not counted (a few microseconds each; what paces a small-batch
+    # llm.c step is an open miss, docs/holdout-diagnosis.md)
     python_launches: bool = True
     # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them
     eager_ops: list[Literal["norm", "rotary", "gated_act"]] = field(default_factory=list)
