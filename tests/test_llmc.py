@@ -10,7 +10,7 @@ import yaml
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
-from gpuwise.errors import LayoutError
+from gpuwise.errors import LayoutError, UsageError
 from gpuwise.estimate.compute import LOSS_BYTES_PER_LOGIT, Shape, head_ops
 from gpuwise.estimate.dispatch import host_wait
 from gpuwise.estimate.rates import compute_rates
@@ -85,3 +85,17 @@ def test_a_corpus_run_of_llmc_within_its_bound():
     work = {"model": "gpt2", "task": "pretrain", "framework": "llmc", "micro_batch": 64, "global_batch": 512}
     est = make_estimate(work | {"seq": 1024}, {"gpu": "rtx-5090"}).training
     assert est.step_seconds == pytest.approx(2.67979, rel=0.10)
+
+
+def test_llmc_refuses_what_it_cannot_run_and_the_search_keeps_to_data_parallelism():
+    """llm.c splits no model over GPUs and trains no adapters: tensor or pipeline parallelism and LoRA are usage
+    errors naming the profile's field; a layout search over 8 GPUs stays at TP1 x PP1."""
+    base = {"model": "gpt2", "task": "pretrain", "framework": "llmc"}
+    with pytest.raises(LayoutError, match=r"--tp 2: llm.c \(train_gpt2cu\) runs data parallelism only"):
+        make_estimate(base | {"tp": 2}, {"gpu": "h100-sxm:8"})
+    with pytest.raises(LayoutError, match="did you mean --pp 1"):
+        make_estimate(base | {"pp": 2}, {"gpu": "h100-sxm:8"})
+    with pytest.raises(UsageError, match=r"--method lora: llm\.c .* has no adapters"):
+        make_estimate({**base, "task": "finetune", "method": "lora"}, {"gpu": "h100-sxm"})
+    est = make_estimate(base | {"layout": "auto", "global_batch": 64}, {"gpu": "h100-sxm:8"})
+    assert (est.workload.parallel.tp, est.workload.parallel.pp) == (1, 1)

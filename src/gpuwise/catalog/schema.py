@@ -339,6 +339,10 @@ class Framework(_Sourced):
     # native code (llm.c), whose launches are not counted (a few microseconds each; what paces a small-batch
     # llm.c step is an open miss, docs/holdout-diagnosis.md)
     python_launches: bool = True
+    # the stack splits a model over GPUs (tensor, pipeline, context or expert parallelism) and trains adapters
+    # (LoRA, QLoRA); llm.c does neither: data parallelism (ZeRO 0-1) and full training only
+    model_parallel: bool = True
+    adapters: bool = True
     # elementwise ops the stack runs as separate eager kernels unless torch.compile fuses them
     eager_ops: list[Literal["norm", "rotary", "gated_act"]] = field(default_factory=list)
     peak_measure: Literal["max_allocated", "max_reserved", "device_used"]

@@ -197,12 +197,15 @@ def sizing_limit(work: TrainingJob, hw: Hardware, cat: Catalog, level: float | N
     return hw.gpu.capacity_bytes / max(1.0, high)
 
 
-def _degrees(work: TrainingJob, hw: Hardware) -> list[tuple[int, int]]:
+def _degrees(work: TrainingJob, hw: Hardware, cat: Catalog) -> list[tuple[int, int]]:
     """Tensor parallelism inside a node; pipeline stages across nodes, with tensor parallelism
-    filling each node (Megatron's layout), never more stages than nodes."""
+    filling each node (Megatron's layout), never more stages than nodes; none for a stack that runs
+    data parallelism only."""
     pairs = tp_pp(work.model, hw.count, hw.gpus_per_node)
     if not pairs:
         return []
+    if not framework_of(work, cat).model_parallel:  # data parallelism only (llm.c)
+        return [(1, 1)] if (1, 1) in pairs else []
     widest = max(tp for tp, _ in pairs)
     return [(tp, pp) for tp, pp in pairs if pp == 1 or (tp == widest and pp <= hw.nodes)]
 
@@ -374,7 +377,7 @@ def _search(
     cp = degrees[2] if degrees else 1
     prof = framework_of(work, cat)
     offloads = prof.zero_offload and "optimizer" in work.offload  # ZeRO-Offload: one GPU may shard too
-    for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw):
+    for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw, cat):
         dp = hw.count // (tp * pp * cp)
         micros = micro_batches(work, dp)
         if not micros:

@@ -262,6 +262,12 @@ def _check_sharding(par: Parallelism, profile: Framework, offloaded: tuple[str, 
                 f"--sharding hybrid: {profile.name} has no hybrid sharding (FSDP's HYBRID_SHARD, torchtitan's HSDP): "
                 "use --framework fsdp or torchtitan"
             )
+    split = {"--tp": par.tp, "--pp": par.pp, "--cp": par.cp, "--ep": par.ep}
+    if not profile.model_parallel and (flag := next((k for k, v in split.items() if v > 1), None)):
+        raise LayoutError(
+            f"{flag} {split[flag]}: {profile.name} runs data parallelism only (frameworks.yaml model_parallel); "
+            f"did you mean {flag} 1?"
+        )
     if par.zero not in profile.zero_stages:
         near = min(profile.zero_stages, key=lambda z: (abs(z - par.zero), -z))
         raise LayoutError(
@@ -727,6 +733,11 @@ def _training_job(
     if stray:
         raise UsageError(f"{_flags(stray)} only apply to inference; drop them or set --task inference")
     method = f.method or "full"
+    if method != "full" and not profile.adapters:
+        raise UsageError(
+            f"--method {method}: {profile.name} trains every weight, it has no adapters (frameworks.yaml adapters); "
+            "use --method full or another --framework"
+        )
     precision = f.precision or "bf16"
     wd = _training_weights(f, method, precision, task, model)
     _check_fp8_params(f, wd, precision, profile)
