@@ -125,6 +125,8 @@ def test_a_hosts_launch_times_are_the_median_of_its_runs(tmp_path):
         for inference, forward, backward in ((12e-6, 15e-6, 6e-6), (10e-6, 13e-6, 5e-6), (30e-6, 35e-6, 9e-6)):
             _launch(s, inference, forward, backward)
         _launch(s, 90e-6, 90e-6, 90e-6, busy=0.95)
+        _launch(s, 90e-6, 90e-6, 90e-6, busy="0.1; rm -rf /")  # a share that is not a number: not used
+        _launch(s, -1.0, 0.0, -2.0)  # no positive figure (the store refuses a non-finite one): not used
         _launch(s, 1e-6, 1e-6, 1e-6, gpu=cpu_only)
         cals = calibrations(s.results(include_quick=False))
     assert set(cals) == {"h100-sxm"}

@@ -78,7 +78,7 @@ def test_the_lm_head_of_a_quantized_checkpoint_streams_16_bit_weights():
     model = CAT.model("llama-3.1-8b")
     for w_bytes, head_bytes in ((1, 2), (0.5, 2), (2, 2), (4, 4)):
         shape = Shape(tokens=1, seqs=1, context=0.0, weight_bytes=w_bytes)
-        (head,) = [op for op in head_ops(model, shape, 1, 1, loss=False) if op.name == "lm_head"]
+        (head,) = [op for op in head_ops(model, shape, 1, 1) if op.name == "lm_head"]
         acts = 2 * (4096 + 128256)  # one token's 16-bit input row and logits row
         assert head.bytes == head_bytes * 128256 * 4096 + acts
 
@@ -89,7 +89,7 @@ def _matmul_bytes(step: Any, layers: bool = True, head: bool = True) -> list[flo
 
     shape = Shape(tokens=1, seqs=1, context=0.0, weight_bytes=step.w_bytes, kv_bytes=step.kv_bytes)
     ops = [op for op in layer_ops(step.model, shape, 1, sp=False) if op.name != "attention" and op.kind == "matmul"]
-    heads = [op for op in head_ops(step.model, shape, 1, 1, loss=False) if op.kind == "matmul"]
+    heads = [op for op in head_ops(step.model, shape, 1, 1) if op.kind == "matmul"]
     return [op.bytes * step.layers for op in ops if layers] + [op.bytes for op in heads if head]
 
 

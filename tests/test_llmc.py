@@ -11,7 +11,7 @@ import yaml
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import LayoutError, UsageError
-from gpuwise.estimate.compute import LOSS_BYTES_PER_LOGIT, Shape, head_ops
+from gpuwise.estimate.compute import Shape, head_ops
 from gpuwise.estimate.dispatch import host_wait
 from gpuwise.estimate.rates import compute_rates
 from gpuwise.estimate.training import _loss_bytes
@@ -27,14 +27,16 @@ def test_a_fused_loss_moves_a_fifth_of_an_unfused_ones_bytes():
     upcast written and re-read), 2 B fused (llm.c's classifier, `--loss fused`); the backward of each is
     twice its forward (backward_ratio_elementwise), 30 against 6 B a logit in all."""
     shape = Shape(tokens=4096, seqs=4, context=512.5, act_bytes=2, weight_bytes=2, eager_bytes=(), scores=None)
-    unfused = next(o for o in head_ops(GPT2, shape, 1, 4096, loss=True) if o.name == "loss")
-    fused = next(o for o in head_ops(GPT2, shape, 1, 4096, loss=True, loss_bytes=2) if o.name == "loss")
+    unfused = next(o for o in head_ops(GPT2, shape, 1, 4096, loss_bytes=10) if o.name == "loss")
+    fused = next(o for o in head_ops(GPT2, shape, 1, 4096, loss_bytes=2) if o.name == "loss")
+    assert not any(o.name == "loss" for o in head_ops(GPT2, shape, 1, 4096))  # serving: no loss
     assert unfused.bytes == 10 * 4096 * 50257 and fused.bytes == 2 * 4096 * 50257
     notes: list[str] = []
     assert _loss_bytes(TrainingJob(model=GPT2, framework="llmc"), CAT, notes) == 2
     assert "6 with its backward" in notes[0]
     assert _loss_bytes(TrainingJob(model=GPT2, framework="hf-trainer", loss="fused"), CAT, []) == 2
-    assert _loss_bytes(TrainingJob(model=GPT2, framework="hf-trainer"), CAT, []) == LOSS_BYTES_PER_LOGIT == 10
+    assert _loss_bytes(TrainingJob(model=GPT2, framework="hf-trainer"), CAT, []) == 10
+    assert CAT.convention("loss_bytes_per_logit_unfused") == 10
 
 
 def test_llmc_issues_its_kernels_from_c():

@@ -3,6 +3,7 @@ GPU model become a `Calibration` that the estimators take in place of the cited 
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -57,7 +58,11 @@ def calibrations(rows: Iterable[Row]) -> dict[str, Calibration]:
 
 
 def _host_paced(r: Row) -> bool:
-    return float(r.params.get("gpu_busy_share", 0.0)) <= GPU_BOUND_SHARE
+    """A launch run the host paced, with a finite positive figure (a shared store's rows are data, not trusted):
+    its GPU busy at most GPU_BOUND_SHARE of the time, or no share recorded."""
+    share = r.params.get("gpu_busy_share", 0.0)
+    busy_ok = isinstance(share, int | float) and not isinstance(share, bool) and 0 <= share <= GPU_BOUND_SHARE
+    return busy_ok and math.isfinite(r.value) and r.value > 0
 
 
 def _launch_times(measured: dict[str, list[float]]) -> LaunchTimes | None:

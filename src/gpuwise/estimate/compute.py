@@ -20,10 +20,6 @@ from gpuwise.workload.specs import DTYPE_BYTES
 # output embedding (get_keys_to_not_convert). Its weights stream at 16 bits (or wider, unquantized).
 HEAD_MIN_WEIGHT_BYTES = DTYPE_BYTES["bf16"]
 
-# Bytes moved per logit by the softmax cross-entropy: read the 16-bit logits, write and re-read
-# their fp32 upcast (2 + 4 + 4).
-LOSS_BYTES_PER_LOGIT = 10
-
 
 @dataclass(frozen=True, slots=True)
 class Op:
@@ -213,16 +209,16 @@ def _attention_ops(model: TransformerArch, s: Shape, q_n: float, kv_n: float) ->
 
 
 def head_ops(
-    model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss: bool, loss_bytes: float = LOSS_BYTES_PER_LOGIT
+    model: TransformerArch, s: Shape, tp: int, logits_tokens: int, loss_bytes: float | None = None
 ) -> list[Op]:
-    """Embedding lookup, final norm, LM head GEMM on `logits_tokens` positions, and the loss, moving
-    `loss_bytes` a logit in its forward (an unfused loss's by default)."""
+    """Embedding lookup, final norm, LM head GEMM on `logits_tokens` positions, and in training the loss,
+    moving `loss_bytes` a logit in its forward (None: no loss, as in serving)."""
     h, e = model.hidden, s.act_bytes
     ops = [Op("embedding", 0.0, e * s.tokens * h, "memory")]
     if model.lm_head and logits_tokens:
         head = replace(s, weight_bytes=max(s.weight_bytes, HEAD_MIN_WEIGHT_BYTES))  # never quantized
         ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, head))
-        if loss:
+        if loss_bytes is not None:
             ops.append(Op("loss", 0.0, loss_bytes * logits_tokens * model.vocab / tp, "memory"))
     return ops
 

@@ -556,7 +556,7 @@ def _step_ops(
     """(times, op, scales with logits) of a step's linear work (dense models: no experts to split)."""
     shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=w_bytes, kv_bytes=kv_bytes)
     out = [(float(layers), op, False) for op in layer_ops(model, shape, tp, sp=False) if op.name != "attention"]
-    return out + [(1.0, op, op.name == "lm_head") for op in head_ops(model, shape, tp, logits, loss=False)]
+    return out + [(1.0, op, op.name == "lm_head") for op in head_ops(model, shape, tp, logits)]
 
 
 @functools.lru_cache(maxsize=256)
@@ -695,7 +695,7 @@ class StepModel:
         if self.moe_call and (routed is None or routed):  # each MoE layer's fused call, beyond its weight reads
             moe_layers = self.layers * m.moe_layers / m.layers
             out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + moe_layers * self.moe_call
-        for side, t in _time(head_ops(m, shape, par.tp, logits, loss=False), self.rates).items():
+        for side, t in _time(head_ops(m, shape, par.tp, logits), self.rates).items():
             out[side] = out.get(side, 0.0) + t
         if par.attention_dp:
             out["expert_parallel_comm"] = self._comm(tokens)

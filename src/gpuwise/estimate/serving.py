@@ -119,7 +119,7 @@ class LLMTimer:
         if windowed:  # sliding-window layers read at most the window of cached keys
             capped = replace(shape, context=min(context, float(m.sliding_window or context)))
             layer += [(op, windowed) for op in layer_ops(m, capped, par.tp, sp=False)]
-        for op, times in layer + [(op, 1) for op in head_ops(m, shape, par.tp, logits, loss=False)]:
+        for op, times in layer + [(op, 1) for op in head_ops(m, shape, par.tp, logits)]:
             t, side = self.rates.bound(op.flops, op.bytes, op.kind)
             out[side] = out.get(side, 0.0) + times * t
         if par.tp > 1:

@@ -12,7 +12,6 @@ from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.comm import Link, Topology, collective, p2p, pcie_link
 from gpuwise.estimate.compute import (
-    LOSS_BYTES_PER_LOGIT,
     Op,
     Shape,
     block_linear_params,
@@ -32,6 +31,7 @@ from gpuwise.estimate.memory.states import (
     grads_reduced_each_micro_batch,
     lora_params,
     lora_target_linears,
+    loss_kind,
     optimizer_bytes_per_param,
     optimizer_on_host,
     pipeline_fsdp_held,
@@ -403,9 +403,10 @@ def _eager_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> tuple[
 def _loss_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> float:
     """Bytes a logit the loss's forward moves: a fused kernel (`--loss fused`: llm.c's fused classifier,
     Unsloth's and Liger's) reads the 16-bit logits once and, in its backward share, once more while it
-    writes their gradient in place; an unfused loss upcasts, writes and re-reads them (LOSS_BYTES_PER_LOGIT)."""
-    if (job.loss or framework_of(job, catalog).loss_kind) != "fused":
-        return LOSS_BYTES_PER_LOGIT
+    writes their gradient in place; any other loss as an unfused one, which upcasts, writes and re-reads
+    them (loss_bytes_per_logit_unfused)."""
+    if loss_kind(job, framework_of(job, catalog)) != "fused":
+        return catalog.convention("loss_bytes_per_logit_unfused")
     fused = catalog.convention("loss_bytes_per_logit_fused")
     notes.append(
         f"fused cross-entropy: {fused:g} B a logit forward, {fused * (1 + catalog.convention('backward_ratio_elementwise')):g} "
@@ -449,7 +450,7 @@ def _transformer_work(
     par = job.parallel
     layer = layer_ops(model, shape, tp, sp, par.ep, par.etp, job.expert_load if model.is_moe else 1.0)
     l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
-    head = head_ops(model, shape, tp, mtok, loss=True, loss_bytes=_loss_bytes(job, catalog, notes))
+    head = head_ops(model, shape, tp, mtok, loss_bytes=_loss_bytes(job, catalog, notes))
     h_f, h_b, h_kinds = _fwd_bwd(head, rates, ratios)
     layers = math.ceil(model.layers / job.parallel.pp)
     op_level = framework_of(job, catalog).selective_policy == "op"

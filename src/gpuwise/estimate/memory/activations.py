@@ -10,7 +10,7 @@ from gpuwise.catalog import GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
-from gpuwise.estimate.memory.states import kbit_upcast, qlora_base
+from gpuwise.estimate.memory.states import kbit_upcast, loss_kind, qlora_base
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
@@ -297,7 +297,7 @@ def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: N
     parallelism unless the LM head's output is gathered (--no-loss-parallel)."""
     model, tp = job.model, job.parallel.tp
     assert isinstance(model, TransformerArch)
-    kind = job.loss or prof.loss_kind
+    kind = loss_kind(job, prof)
     per_logit = n.conv(f"logits_bytes_{kind}")
     vocab = model.vocab / tp if job.loss_parallel else model.vocab
     out = {"logits_and_loss": seq * job.micro_batch * vocab * per_logit}

@@ -164,6 +164,11 @@ def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     return catalog.framework(job.framework or catalog.default_framework(job.task))
 
 
+def loss_kind(job: TrainingJob, prof: Framework) -> str:
+    """The loss implementation the job runs: its --loss, else its stack's (the memory and the time model alike)."""
+    return job.loss or prof.loss_kind
+
+
 @dataclass(frozen=True, slots=True)
 class StateBytes:
     """Bytes per trainable parameter of each model state under a framework's conventions."""
