@@ -11,9 +11,11 @@ from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
+from gpuwise.estimate.bands import known_biases
 from gpuwise.i18n import (
     Lang,
     band_line,
+    bias_text,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -186,6 +188,8 @@ def estimate_view(d: dict[str, Any]) -> None:
         _training_view(d, llm="layers" in w)
     if d.get("inference"):
         _inference_view(d)
+    for text in dict.fromkeys(str(b["bias"]) for b in (d.get("uncertainty") or {}).values() if b.get("bias")):
+        console.print(Text(msg("known_bias", "en", text=text), style="yellow"))
     if d.get("cost"):
         console.print(cost_text(d["cost"]))
     if mem.get("detail"):
@@ -568,6 +572,8 @@ def _chosen_view(chosen: Any, lang: Lang) -> None:
     line = band_line(chosen.meets, lang, memory=chosen.est.training is not None)
     if line:
         console.print(Text(f"  {line}", style="bold"))
+    for b in known_biases(chosen.est.bands().values()):
+        console.print(Text(f"  {msg('known_bias', lang, text=bias_text(b, lang))}", style="yellow"))
     console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
     for line in offer_lines(chosen, lang):
         console.print(Text(f"  {line}", style="cyan"))

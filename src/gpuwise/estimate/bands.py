@@ -11,7 +11,8 @@ with no validated case get the widest band of the figure and family, and the bas
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -123,30 +124,65 @@ def class_key(figure: str, work: Workload, gpu: GPU) -> ClassKey:
     return ClassKey(figure, fam, gpu.vendor, stack, gpu.architecture)
 
 
+# a class whose published cases lie on one side of its estimates by at least this much (median) has a
+# known bias that the terminal and the report name beside the figure; smaller ones stay in the basis
+KNOWN_BIAS_MIN = 0.10
+# scripts/fit_bands.py's flag: 'biased: K of N cases measured WORD than estimated (median +M%); ...'
+_FLAG = re.compile(
+    r"biased: (\d+) of (\d+) cases measured (slower|faster|larger|smaller) than estimated \(median ([+-]?\d+)%\)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownBias:
+    """A class's published cases on one side of its estimates: `cases` of `of` measured `word`
+    (slower, faster, larger, smaller) than estimated, by a median of `median` (a fraction); not
+    corrected in the model until its cause is."""
+
+    key: ClassKey
+    cases: int
+    of: int
+    word: str
+    median: float
+
+    def text(self) -> str:
+        """In English, as the JSON carries it."""
+        return (
+            f"{self.key.describe()}: {self.cases} of {self.of} cases measured {self.word} than estimated "
+            f"(median {self.median:+.0%}), not corrected in the model"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Band:
     """Multipliers on a figure's own value: the measured figure lies in [value*low, value*high]
-    with probability `level`, as far as the `cases` behind it tell (`basis` says which)."""
+    with probability `level`, as far as the `cases` behind it tell (`basis` says which). `bias`: the
+    known bias of the class it comes from, in words (its published cases on one side of the
+    estimate by a median of KNOWN_BIAS_MIN or more; not corrected in the model), else None."""
 
     low: float
     high: float
     level: float
     cases: int
     basis: str
+    bias: KnownBias | None = None
 
     def inverted(self) -> Band:
         """The band of the reciprocal figure (a time from a rate, and back)."""
-        return Band(1 / self.high, 1 / self.low, self.level, self.cases, self.basis)
+        return Band(1 / self.high, 1 / self.low, self.level, self.cases, self.basis, self.bias)
 
     def around(self, value: float) -> dict[str, object]:
-        """The JSON of the band around `value`: low <= value <= high."""
-        return {
+        """The JSON of the band around `value`: low <= value <= high (`bias` only where known)."""
+        out: dict[str, object] = {
             "low": value * self.low,
             "high": value * self.high,
             "level": self.level,
             "cases": self.cases,
             "basis": self.basis,
         }
+        if self.bias is not None:
+            out["bias"] = self.bias.text()
+        return out
 
 
 def stored_level(table: UncertaintyTable, level: float) -> float:
@@ -191,6 +227,15 @@ def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -
     if c.flag:
         own += f"; {c.flag}"
     return own + _calibrated(table, f"{key.figure}/validated", lv), cases
+
+
+def known_bias(key: ClassKey, c: BandClass) -> KnownBias | None:
+    """A class's bias where it is known and material: its flag (the central 80 % of its cases on one
+    side of the estimate) with a median of KNOWN_BIAS_MIN or more."""
+    m = _FLAG.match(c.flag or "")
+    if m is None or abs(c.bias) < KNOWN_BIAS_MIN:
+        return None
+    return KnownBias(key, int(m.group(1)), int(m.group(2)), m.group(3), c.bias)
 
 
 def _calibrated(table: UncertaintyTable, scope: str, lv: str) -> str:
@@ -238,7 +283,7 @@ def _lookup(table: UncertaintyTable, key: ClassKey, level: float) -> Band:
         if c is not None:
             low, high = c.bands[f"{lv:g}"]
             basis, cases = _basis(k, c, table, lv)
-            return Band(low, high, lv, cases, basis)
+            return Band(low, high, lv, cases, basis, known_bias(k, c))
     raise AssertionError(f"{key.text}: its validated class is in the table")  # pragma: no cover
 
 
@@ -371,8 +416,15 @@ def _model_bands(
         prefill.level,
         min(prefill.cases, decode.cases),
         f"time to first token ({share:.0%} of it): {prefill.basis}; decode ({1 - share:.0%}): {decode.basis}",
+        prefill.bias or decode.bias,
     )
     return out
+
+
+def known_biases(bands: Iterable[Band]) -> list[KnownBias]:
+    """The known biases behind some figures' bands, each once, in the order met (a request's latency
+    carries its time to first token's, else its decode's: both are said through their own figures)."""
+    return list(dict.fromkeys(b.bias for b in bands if b.bias is not None))
 
 
 def as_json(bands: Mapping[str, Band], values: Mapping[str, float | None]) -> dict[str, dict[str, object]]:

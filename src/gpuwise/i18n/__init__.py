@@ -19,6 +19,7 @@ from gpuwise.i18n.reasons import (
 from gpuwise.i18n.words import (
     band_line,
     band_range,
+    bias_text,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -40,6 +41,7 @@ __all__ = [
     "Lang",
     "band_line",
     "band_range",
+    "bias_text",
     "check_lang",
     "cost_text",
     "fmt_count_l",

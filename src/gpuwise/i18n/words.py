@@ -12,6 +12,7 @@ from gpuwise.i18n.messages import LANGS, MESSAGES, Lang
 from gpuwise.units import fmt_bytes, fmt_seconds
 
 __all__ = [
+    "bias_text",
     "check_lang",
     "cost_text",
     "fmt_count_l",
@@ -53,6 +54,30 @@ def check_lang(lang: str | None) -> Lang:
     if value not in LANGS:
         raise ValueError(f"--lang must be one of {', '.join(LANGS)}; got {lang!r}")
     return "zh" if value == "zh" else "en"
+
+
+def bias_text(bias: Any, lang: Lang = "en") -> str:
+    """A known bias (gpuwise.estimate.bands.KnownBias) in `lang`: which cases, measured how, by what
+    median; English says it as the JSON does."""
+    if lang == "en":
+        return str(bias.text())
+    k = bias.key
+    what = msg(f"t_fig_{k.figure}", lang)
+    if k.family != "*":
+        what = msg(f"t_fam_{k.family}", lang) + what
+    where = " ".join(v for v in (k.vendor.upper() if k.vendor == "amd" else k.vendor.capitalize(), k.arch) if v != "*")
+    stack = "" if k.stack == "*" else f"{k.stack} "
+    if where or stack:
+        what = msg("bias_where", lang, where=where or "", stack=stack) + what
+    return msg(
+        "known_bias_body",
+        lang,
+        what=what,
+        k=bias.cases,
+        n=bias.of,
+        word=msg(f"t_bias_{bias.word}", lang),
+        median=f"{bias.median:+.0%}",
+    )
 
 
 def msg(key: str, lang: Lang = "en", **values: Any) -> str:

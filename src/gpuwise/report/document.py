@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from html import escape
 
 from gpuwise import clock
+from gpuwise.estimate.bands import known_biases
 from gpuwise.estimate.memory.breakdown import COMPONENTS
 from gpuwise.i18n import (
     MESSAGES,
     Lang,
     band_line,
     band_range,
+    bias_text,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -188,6 +190,7 @@ def _chosen_section(chosen: Candidate, lang: Lang = "en") -> Section:
     confident = band_line(chosen.meets, lang, memory=chosen.est.training is not None)
     if confident:
         rows.append((msg("row_at_confidence", lang), confident))
+    rows += [(msg("row_known_bias", lang), bias_text(b, lang)) for b in known_biases(chosen.est.bands().values())]
     rows.append((msg("row_bottleneck", lang), term("bottleneck", chosen.est.bottleneck, lang)))
     rows.append((msg("row_cost", lang), cost_text(chosen.cost_dict(), lang)))
     rows += _price_rows(chosen, lang)
