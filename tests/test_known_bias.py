@@ -5,6 +5,7 @@ of `estimate` and `plan`, and the plan's report; a small or absent one stays in 
 from __future__ import annotations
 
 import json
+import re
 
 from typer.testing import CliRunner
 
@@ -100,3 +101,35 @@ def test_a_plan_names_the_known_bias_of_its_chosen_row_in_the_terminal_and_the_r
     assert "known bias" in text and "measured slower than estimated" in text
     zh = CliRunner().invoke(app, [*PLAN, "--gpus", "mi300x", "--lang", "zh"]).output
     assert "已知偏差：AMD cdna3 上 vllm 的大语言模型（解码器）解码速率：11 个已发表案例中有 11 个实测慢于估计" in zh
+
+
+def test_the_estimate_page_names_the_known_bias_as_the_terminal_does():
+    from fastapi.testclient import TestClient
+
+    from gpuwise.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    q = {"model": "llama-3.1-8b", "task": "inference", "concurrency": "32"}
+    page = client.get("/estimate", params={**q, "gpu": "mi300x"}).text
+    said = re.findall(r'<p class="known-bias" id="known-bias-\d+">(.*?)</p>', page, re.S)
+    assert len(said) == 1 and said[0].startswith("Known bias: decode rate of LLMs (decoders) on AMD")
+    assert 'class="known-bias"' not in client.get("/estimate", params={**q, "gpu": "l4"}).text
+
+
+def test_the_plan_page_names_the_chosen_rows_known_bias():
+    from fastapi.testclient import TestClient
+
+    from gpuwise.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    form = {
+        "model": "llama-3.1-8b",
+        "task": "inference",
+        "qps": "50",
+        "ttft_ms": "500",
+        "tpot_ms": "50",
+        "gpus": "mi300x",
+    }
+    page = client.post("/plan", data=form).text
+    said = re.findall(r'<p class="known-bias" id="known-bias-\d+">(.*?)</p>', page, re.S)
+    assert said and said[0].startswith("Known bias: decode rate of LLMs (decoders) on AMD"), page[-3000:]

@@ -51,8 +51,9 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
     }
     if result is not None:
         from gpuwise.api import UPLOADED_CONFIG
+        from gpuwise.estimate.bands import known_biases
         from gpuwise.estimate.offers import rate_line
-        from gpuwise.i18n import check_lang, reason_text, ruled_out
+        from gpuwise.i18n import bias_text, check_lang, reason_text, ruled_out
         from gpuwise.report.document import charts
 
         lang = check_lang(result.requirements.lang)
@@ -70,6 +71,10 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
             rate=rate_line(result.requirements.fx),
             offers=[_offer_lines(c) for c in rows],
             chosen_offer=_offer_lines(result.chosen),
+            biases=[
+                msg("known_bias", lang, text=bias_text(b, lang))
+                for b in (known_biases(result.chosen.est.bands().values()) if result.chosen else ())
+            ],
         )
     return ctx
 
@@ -156,6 +161,7 @@ def estimate_page(request: Request) -> Response:
         "prices": prices,
         "chart": data.memory_chart(result) if result else None,
         "no_fit_speed": msg("no_fit_speed"),
+        "known_bias": lambda text: msg("known_bias", text=text),
     }
     return templates.TemplateResponse(request, "estimate.html", ctx)
 
