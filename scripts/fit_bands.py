@@ -69,6 +69,7 @@ from gpuwise.estimate.bands import (  # noqa: E402
     FIGURES,
     LEVELS,
     ClassKey,
+    bias_word,
     class_key,
     family_of,
     lineage,
@@ -347,24 +348,25 @@ def widest(classes: dict[str, Class]) -> dict[str, dict[float, tuple[float, floa
     return out
 
 
-WORSE = {"speed": ("slower", "faster"), "time": ("slower", "faster"), "memory": ("larger", "smaller")}
-
-
-def bias_flag(c: Class) -> str | None:
-    """A class whose cases lie on one side of the estimate (the central 80 % of them) is biased:
-    said, never fitted away."""
+def biased_side(c: Class) -> int | None:
+    """How many of a class's cases lie on one side of the estimate, when the central 80 % of them do
+    (the class is biased: said, never fitted away); else None."""
     own = central(c.errors, 0.8)
     if len(c.errors) < 3 or (own[0] <= 0 <= own[1]):
         return None
-    sense = FIGURES[c.key.figure][0]
     low_side = own[1] < 0  # measured below the estimate
-    worse, better = WORSE[sense]
-    word = (worse if low_side else better) if sense != "memory" else (better if low_side else worse)
-    k = sum((e < 0) == low_side for e in c.errors)
+    return sum((e < 0) == low_side for e in c.errors)
+
+
+def bias_flag(c: Class) -> str | None:
+    """The words of a biased class's flag (biased_side), in the band's basis."""
+    k = biased_side(c)
+    if k is None:
+        return None
     med = math.exp(statistics.median(c.errors)) - 1
     return (
-        f"biased: {k} of {len(c.errors)} cases measured {word} than estimated (median {med:+.0%}); the cause "
-        "is not corrected in the model, so the band reaches the measurements"
+        f"biased: {k} of {len(c.errors)} cases measured {bias_word(c.key.figure, med)} than estimated "
+        f"(median {med:+.0%}); the cause is not corrected in the model, so the band reaches the measurements"
     )
 
 
@@ -426,6 +428,7 @@ def _render_class(text: str, c: Class) -> list[str]:
     flag = bias_flag(c)
     if flag:
         lines.append(f"    flag: {flag!r}")
+        lines.append(f"    biased_cases: {biased_side(c)}")
     lines.append("    bands:")
     for level in LEVELS:
         lo, hi = c.bands[level]

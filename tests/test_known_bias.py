@@ -30,9 +30,9 @@ def _table() -> UncertaintyTable:
             "levels": list(LEVELS),
             "min_families": {f"{lv:g}": 4 for lv in LEVELS},
             "classes": {
-                "decode/llm/amd/vllm/*": {"cases": 11, **plain, "bias": -0.19, "flag": FLAG},
-                "memory/llm/amd/vllm/*": {"cases": 4, **plain, "bias": -0.004, "flag": SMALL},
-                "prefill/llm/amd/vllm/*": {"cases": 9, **plain, "bias": -0.3},  # one-sided cases only flag
+                "decode/llm/amd/vllm/*": {"cases": 11, **plain, "bias": -0.19, "flag": FLAG, "biased_cases": 11},
+                "memory/llm/amd/vllm/*": {"cases": 4, **plain, "bias": -0.004, "flag": SMALL, "biased_cases": 4},
+                "prefill/llm/amd/vllm/*": {"cases": 9, **plain, "bias": -0.3},  # not flagged: no known bias
             },
             "widest": {"decode": _bands(0.6, 1.4), "memory": _bands(0.6, 1.4), "prefill": _bands(0.6, 1.4)},
         },
@@ -41,11 +41,12 @@ def _table() -> UncertaintyTable:
 
 def test_a_flagged_class_with_a_material_median_names_its_bias_with_its_class():
     b = band_for(_table(), ClassKey("decode", "llm", "amd", "vllm", "cdna3"), 0.8)
-    assert b.bias == KnownBias(ClassKey("decode", "llm", "amd", "vllm", ANY), 11, 11, "slower", -0.19)
+    assert b.bias == KnownBias(ClassKey("decode", "llm", "amd", "vllm", ANY), 11, 11, -0.19)
     assert b.bias.text() == (
         "decode rate of LLMs (decoders) on AMD under vllm: 11 of 11 cases measured slower than estimated "
         "(median -19%), not corrected in the model"
     )
+    assert b.bias.word == "slower"
     assert b.inverted().bias == b.bias  # the time per token carries its rate's bias
     assert b.around(100.0)["bias"] == b.bias.text()
     assert bias_text(b.bias, "en") == b.bias.text()
@@ -62,10 +63,11 @@ def test_a_small_median_or_no_flag_stays_in_the_basis():
 
 
 def test_each_known_bias_is_said_once():
-    one = KnownBias(ClassKey("decode"), 3, 3, "slower", -0.2)
-    two = KnownBias(ClassKey("memory"), 4, 5, "larger", 0.12)
+    one = KnownBias(ClassKey("decode"), 3, 3, -0.2)
+    two = KnownBias(ClassKey("memory"), 4, 5, 0.12)
     bands = [Band(0.7, 1.2, 0.8, 11, "", one), Band(0.9, 1.1, 0.8, 3, ""), Band(0.5, 2, 0.8, 1, "", two)]
     assert known_biases([*bands, bands[0].inverted()]) == [one, two]
+    assert (one.word, two.word) == ("slower", "larger")
 
 
 SERVE = ["--model", "llama-3.1-8b", "--task", "inference", "--concurrency", "32"]
@@ -133,3 +135,19 @@ def test_the_plan_page_names_the_chosen_rows_known_bias():
     page = client.post("/plan", data=form).text
     said = re.findall(r'<p class="known-bias" id="known-bias-\d+">(.*?)</p>', page, re.S)
     assert said and said[0].startswith("Known bias: decode rate of LLMs (decoders) on AMD"), page[-3000:]
+
+
+def test_every_flag_in_the_catalog_says_the_side_it_stores():
+    """scripts/fit_bands.py writes a biased class's flag (words, for the basis) and how many of its cases lie
+    on that side (for KnownBias): the two agree, and the word is bias_word's."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.estimate.bands import bias_word
+
+    table = load_catalog().uncertainty
+    assert table is not None
+    flagged = {k: c for k, c in table.classes.items() if c.flag}
+    assert flagged and all(c.biased_cases for c in flagged.values())
+    assert not any(c.biased_cases for c in table.classes.values() if not c.flag)
+    for key, c in flagged.items():
+        said = f"{c.biased_cases} of {c.cases} cases measured {bias_word(ClassKey.parse(key).figure, c.bias)} than"
+        assert said in c.flag, (key, c.flag)

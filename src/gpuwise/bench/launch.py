@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpuwise.bench._common import Progress, ProgressFn, is_cuda, on_device, resolve_device, synchronize, torch_module
-from gpuwise.bench.step import _classes, transformer_dims
+from gpuwise.bench.step import stand_in_classes, transformer_dims
 from gpuwise.errors import UsageError
 from gpuwise.store.results import LAUNCH_NAMES, Measurement
 
@@ -89,7 +89,7 @@ def _stand_in(torch: Any, device: str, model: str, layers: int) -> tuple[Any, An
     if d["layers"] < layers:
         d["layers"] = layers  # a small model still gets enough blocks to count
     with torch.device(device):
-        net = _classes()["Transformer"](d)
+        net = stand_in_classes()["Transformer"](d)
     dtype = torch.float32
     if is_cuda(device):
         bf16 = torch.cuda.get_device_capability(device) >= (8, 0) or bool(getattr(torch.version, "hip", None))

@@ -140,7 +140,7 @@ def _mlp_net_class(torch: Any) -> type:
 
 
 @functools.cache
-def _classes() -> dict[str, type]:
+def stand_in_classes() -> dict[str, type]:
     """nn.Module classes of the stand-ins, defined on first use (torch is imported lazily)."""
     torch = torch_module()
     return {"Transformer": _transformer_class(torch), "MLPNet": _mlp_net_class(torch)}
@@ -276,7 +276,7 @@ def _module_setup(
 def _mlp_setup(torch: Any, device: str, gen: Any, quick: bool, batch: int | None) -> _Setup:
     d_in, width, depth, classes = (256, 512, 3, 10) if quick else (1024, 4096, 4, 1000)
     batch = _positive(batch, 64 if quick else 512)
-    net = _classes()["MLPNet"](d_in, width, depth, classes).to(device)
+    net = stand_in_classes()["MLPNet"](d_in, width, depth, classes).to(device)
     host = [torch.randn(batch, d_in, generator=gen), torch.randint(0, classes, (batch,), generator=gen)]
 
     def loss_of(inputs: list[Any]) -> Any:
@@ -297,7 +297,7 @@ def _transformer_setup(
         d["positions"] = max(d["positions"], seq)
     _check_memory(torch, device, _stand_in_params(d, seq), f"the {model} stand-in")
     with torch.device(device):
-        net = _classes()["Transformer"](d)
+        net = stand_in_classes()["Transformer"](d)
     host = [torch.randint(0, d["vocab"], (batch, seq + 1), generator=gen)]
 
     def loss_of(inputs: list[Any]) -> Any:

@@ -831,6 +831,7 @@ class BandClass(_Strict):
     in_sample_note: str | None = None
     bias: float
     flag: str | None = None
+    biased_cases: Annotated[int, Ge(1)] | None = None  # with a flag: how many cases lie on its side
     bands: dict[str, tuple[Annotated[float, Gt(0), Le(1)], Annotated[float, Ge(1)]]]
     widened_from: dict[str, str] = field(default_factory=dict)
 

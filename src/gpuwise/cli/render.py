@@ -11,7 +11,7 @@ from rich.text import Text
 
 from gpuwise.catalog.schema import GPU
 from gpuwise.colors import MEMORY_COLORS as _COLORS
-from gpuwise.estimate.bands import known_biases
+from gpuwise.estimate.bands import json_biases, known_biases
 from gpuwise.i18n import (
     Lang,
     band_line,
@@ -188,7 +188,7 @@ def estimate_view(d: dict[str, Any]) -> None:
         _training_view(d, llm="layers" in w)
     if d.get("inference"):
         _inference_view(d)
-    for text in dict.fromkeys(str(b["bias"]) for b in (d.get("uncertainty") or {}).values() if b.get("bias")):
+    for text in json_biases(d.get("uncertainty")):
         console.print(Text(msg("known_bias", "en", text=text), style="yellow"))
     if d.get("cost"):
         console.print(cost_text(d["cost"]))

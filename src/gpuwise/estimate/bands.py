@@ -11,7 +11,6 @@ with no validated case get the widest band of the figure and family, and the bas
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -69,13 +68,18 @@ class ClassKey:
             raise ValueError(f"a band class is {'/'.join(_FIELDS)}, got {text!r}")
         return cls(*parts)
 
+    @property
+    def vendor_name(self) -> str:
+        """The vendor as people write it: AMD, Nvidia."""
+        return self.vendor.upper() if self.vendor == "amd" else self.vendor.capitalize()
+
     def describe(self) -> str:
         """'decode rate of LLMs (decoders) on AMD cdna3 under vllm' for the basis text."""
         bits = [FIGURES[self.figure][1] if self.figure in FIGURES else self.figure]
         if self.family != ANY:
             bits.append(f"of {FAMILIES.get(self.family, self.family)}")
         if self.vendor != ANY:
-            bits.append(f"on {self.vendor.upper() if self.vendor == 'amd' else self.vendor.capitalize()}")
+            bits.append(f"on {self.vendor_name}")
             if self.arch != ANY:
                 bits.append(self.arch)
         if self.stack != ANY:
@@ -124,26 +128,34 @@ def class_key(figure: str, work: Workload, gpu: GPU) -> ClassKey:
     return ClassKey(figure, fam, gpu.vendor, stack, gpu.architecture)
 
 
-# a class whose published cases lie on one side of its estimates by at least this much (median) has a
-# known bias that the terminal and the report name beside the figure; smaller ones stay in the basis
+# a class whose published cases lie on one side of its estimates by at least this median (a gpuwise choice:
+# a tenth, where a plan's margin starts to matter) has a known bias that the terminal, the report and the
+# web name beside the figure; a smaller one stays in the basis
 KNOWN_BIAS_MIN = 0.10
-# scripts/fit_bands.py's flag: 'biased: K of N cases measured WORD than estimated (median +M%); ...'
-_FLAG = re.compile(
-    r"biased: (\d+) of (\d+) cases measured (slower|faster|larger|smaller) than estimated \(median ([+-]?\d+)%\)"
-)
+
+
+def bias_word(figure: str, median: float) -> str:
+    """How a class's measurements lie against its estimates, by the sign of their median ratio
+    (measured / predicted - 1): slower or faster for rates and times, smaller or larger for memory."""
+    if FIGURES[figure][0] == "memory":
+        return "smaller" if median < 0 else "larger"
+    return "slower" if median < 0 else "faster"
 
 
 @dataclass(frozen=True, slots=True)
 class KnownBias:
     """A class's published cases on one side of its estimates: `cases` of `of` measured `word`
-    (slower, faster, larger, smaller) than estimated, by a median of `median` (a fraction); not
-    corrected in the model until its cause is."""
+    (bias_word) than estimated, by a median of `median` (a fraction); not corrected in the model
+    until its cause is."""
 
     key: ClassKey
     cases: int
     of: int
-    word: str
     median: float
+
+    @property
+    def word(self) -> str:
+        return bias_word(self.key.figure, self.median)
 
     def text(self) -> str:
         """In English, as the JSON carries it."""
@@ -230,12 +242,11 @@ def _basis(key: ClassKey, c: BandClass, table: UncertaintyTable, level: float) -
 
 
 def known_bias(key: ClassKey, c: BandClass) -> KnownBias | None:
-    """A class's bias where it is known and material: its flag (the central 80 % of its cases on one
-    side of the estimate) with a median of KNOWN_BIAS_MIN or more."""
-    m = _FLAG.match(c.flag or "")
-    if m is None or abs(c.bias) < KNOWN_BIAS_MIN:
+    """A class's bias where it is known and material: flagged (scripts/fit_bands.py: the central 80 % of
+    its cases on one side of the estimate) with a median of KNOWN_BIAS_MIN or more."""
+    if c.biased_cases is None or abs(c.bias) < KNOWN_BIAS_MIN:
         return None
-    return KnownBias(key, int(m.group(1)), int(m.group(2)), m.group(3), c.bias)
+    return KnownBias(key, c.biased_cases, c.cases, c.bias)
 
 
 def _calibrated(table: UncertaintyTable, scope: str, lv: str) -> str:
@@ -425,6 +436,12 @@ def known_biases(bands: Iterable[Band]) -> list[KnownBias]:
     """The known biases behind some figures' bands, each once, in the order met (a request's latency
     carries its time to first token's, else its decode's: both are said through their own figures)."""
     return list(dict.fromkeys(b.bias for b in bands if b.bias is not None))
+
+
+def json_biases(uncertainty: Mapping[str, Mapping[str, object]] | None) -> list[str]:
+    """The known biases an estimate's JSON `uncertainty` carries, each once, in the order met (what
+    known_biases gives the views that hold the bands themselves)."""
+    return list(dict.fromkeys(str(b["bias"]) for b in (uncertainty or {}).values() if b.get("bias")))
 
 
 def as_json(bands: Mapping[str, Band], values: Mapping[str, float | None]) -> dict[str, dict[str, object]]:

@@ -65,10 +65,10 @@ def bias_text(bias: Any, lang: Lang = "en") -> str:
     what = msg(f"t_fig_{k.figure}", lang)
     if k.family != "*":
         what = msg(f"t_fam_{k.family}", lang) + what
-    where = " ".join(v for v in (k.vendor.upper() if k.vendor == "amd" else k.vendor.capitalize(), k.arch) if v != "*")
+    where = " ".join(v for v in (k.vendor_name if k.vendor != "*" else "*", k.arch) if v != "*")
     stack = "" if k.stack == "*" else f"{k.stack} "
     if where or stack:
-        what = msg("bias_where", lang, where=where or "", stack=stack) + what
+        what = msg("bias_where", lang, where=where, stack=stack) + what
     return msg(
         "known_bias_body",
         lang,

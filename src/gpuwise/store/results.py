@@ -25,7 +25,10 @@ BENCHMARKS = {
 # `gpuwise bench launch`'s figures: a kernel issued from Python without gradients (a generate loop), one in a
 # training forward (recording the autograd graph), one in the backward (issued by the autograd engine)
 LAUNCH_NAMES = ("inference_seconds_per_kernel", "training_forward_seconds_per_kernel", "backward_seconds_per_kernel")
-GPU_BOUND_SHARE = 0.8  # the GPU's busy share of a launch round above which the host did not set its pace
+# the GPU's busy share of a launch round above which the host did not set its pace (a gpuwise threshold:
+# the stand-in's kernels are sized to run shorter than their launch, so a host-paced round leaves the GPU idle
+# most of the time, and a busier one measured the GPU)
+GPU_BOUND_SHARE = 0.8
 # What the acceptance check (`gpuwise bench accept`, the fleet view) compares: (benchmark,
 # measurement name, the params that must match).
 ACCEPT_KEYS = (("matmul", "best", ("dtype",)), ("membw", "copy", ()), ("allreduce", "busbw", ("bytes", "ranks")))

@@ -148,6 +148,8 @@ async def plan_report(request: Request) -> Response:
 @router.get("/estimate", response_class=HTMLResponse)
 def estimate_page(request: Request) -> Response:
     """One configuration, training or serving; estimated once a model and a GPU are given."""
+    from gpuwise.estimate.bands import json_biases
+
     q = read_form(request.query_params.multi_items())
     result = None
     prices: dict[str, str | None] = {}
@@ -161,7 +163,7 @@ def estimate_page(request: Request) -> Response:
         "prices": prices,
         "chart": data.memory_chart(result) if result else None,
         "no_fit_speed": msg("no_fit_speed"),
-        "known_bias": lambda text: msg("known_bias", text=text),
+        "biases": [msg("known_bias", text=text) for text in json_biases(result.get("uncertainty"))] if result else [],
     }
     return templates.TemplateResponse(request, "estimate.html", ctx)
 
