@@ -297,6 +297,9 @@ def _inference(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[s
             opts["input_tokens"] = int(inp["input_tokens"])
         if inp.get("engine"):
             opts["engine"] = ONE_PASS_RUNTIMES[str(inp["engine"])]  # the runtime it ran under, not the default
+        # as the source ran it: fp16 by .half() (no autocast) or by torch.autocast; the encoder's attention kernel
+        keys = ("autocast", "attention", "image_size", "items_per_request")
+        opts.update({k: inp[k] for k in keys if inp.get(k) is not None})
     w = build_workload(opts, cat)
     hw = build_hardware(f"{inp['gpu']}:{inp.get('gpus') or 1}", cat)
     i = estimate(w, hw, cat, search_largest=False).inference
