@@ -24,6 +24,7 @@ def test_every_family_has_a_fixture():
         "qwen2",
         "gemma",
         "gemma2",
+        "gemma3",
         "phi3",
         "gpt2",
         "gpt_neox",
@@ -289,6 +290,83 @@ def test_qwen3_has_query_key_norms_and_its_published_size():
     arch = hf("qwen3-8b")
     assert arch.qk_norm and not arch.qkv_bias and arch.head_dim == 128
     assert arch.params == 8_190_735_360
+
+
+# Gemma 3 270M as google/gemma-3-270m's config.json gives it (transformers 4.56 spelling: layer_types)
+GEMMA3_270M = {
+    "architectures": ["Gemma3ForCausalLM"],
+    "model_type": "gemma3_text",
+    "vocab_size": 262144,
+    "hidden_size": 640,
+    "intermediate_size": 2048,
+    "num_hidden_layers": 18,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 1,
+    "head_dim": 256,
+    "max_position_embeddings": 32768,
+    "sliding_window": 512,
+    "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 3,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_gemma3_multimodal_reads_its_language_model_and_counts_its_vision_tower():
+    """google/gemma-3-4b-it's config.json names few sizes: Gemma3TextConfig gives the vocabulary (262,208),
+    8 heads, 4 KV heads of 256; five of each six blocks are local (34 blocks: 29 local over a 1,024-token
+    window). By hand: embedding 262,208 x 2,560 = 671,252,480; a block 15,728,640 (q 2,560x2,048, k and v
+    2,560x1,024, o) + 512 (q/k norms) + 78,643,200 (gated MLP, 3 x 2,560 x 10,240) + 10,240 (four norms) =
+    94,382,592, x 34 = 3,209,008,128; final norm 2,560: 3,880,263,168. The SigLIP tower: patch convolution
+    3x14x14x1,152 + 1,152, 4,096 positions x 1,152, 27 blocks of 15,239,504 (q, k, v, out with biases;
+    fc1 and fc2 with biases; two LayerNorms), post-LayerNorm 2,304: 416,866,032; the projector 1,152 x 2,560
+    + 1,152 = 2,950,272. In all 4,300,079,472 (the model card: 4.3B)."""
+    arch = hf("gemma-3-4b-it")
+    assert (arch.vocab, arch.heads, arch.kv_heads, arch.head_dim) == (262_208, 8, 4, 256)
+    assert arch.qk_norm and arch.norms_per_layer == 4 and arch.gated_ffn and arch.tied_embeddings
+    assert (arch.sliding_window, arch.sliding_window_layers) == (1024, 29)
+    assert arch.extra_params == 416_866_032 + 2_950_272
+    assert arch.params == 4_300_079_472
+
+
+def test_gemma3_text_reads_layer_types_and_its_published_size():
+    """Gemma 3 270M: 167,772,160 embedding + 18 blocks of 5,573,632 (attention 1,638,400, q/k norms 512,
+    gated MLP 3,932,160, four norms 2,560) + 640 = 268,098,176 (the card: 268M); 15 of 18 blocks local."""
+    arch = arch_from_hf_config(GEMMA3_270M)
+    assert arch.params == 268_098_176
+    assert (arch.sliding_window, arch.sliding_window_layers) == (512, 15)
+    older = {k: v for k, v in GEMMA3_270M.items() if k != "layer_types"}  # sliding_window_pattern 6, the class's
+    assert arch_from_hf_config(older).sliding_window_layers == 15
+
+
+def test_gemma3_read_as_gemma2_is_refused_by_its_checkpoint(tmp_path):
+    """The 4B checkpoint holds 8,600,158,944 bytes of bfloat16 (the hand count above, x 2); its language
+    model written as a gemma2 config (no vision tower, no q/k norms) reads 3.88B and is refused."""
+    cfg = json.loads((HF_CONFIGS / "gemma-3-4b-it.json").read_text())
+    index = {"metadata": {"total_size": 8_600_158_944}, "weight_map": {}}
+    assert load_hf_config(_checkpoint(tmp_path, cfg, index)).params == 4_300_079_472
+    text = {**cfg["text_config"], "model_type": "gemma2", "vocab_size": 262208, "num_attention_heads": 8}
+    text["torch_dtype"] = "bfloat16"
+    with pytest.raises(ConfigError, match=r"reads as 3\.8\d\dB parameters, but the checkpoint beside it holds 4\.300B"):
+        load_hf_config(_checkpoint(tmp_path, text, index))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"layer_types": ["sliding_attention"] * 17}, "layer_types must name each of the 18 layers"),
+        ({"layer_types": ["local"] * 18}, "layer_types must name each of the 18 layers"),
+        ({"layer_types": None, "sliding_window_pattern": 0}, "sliding_window_pattern"),
+    ],
+)
+def test_gemma3_unreadable_layer_kinds_are_refused(change, message):
+    with pytest.raises(ConfigError, match=message):
+        arch_from_hf_config({**GEMMA3_270M, **change})
+
+
+def test_a_gemma3_vision_tower_with_a_pooling_head_is_refused():
+    cfg = json.loads((HF_CONFIGS / "gemma-3-4b-it.json").read_text())
+    cfg["vision_config"] = {**cfg["vision_config"], "vision_use_head": True}
+    with pytest.raises(ConfigError, match="vision_use_head"):
+        arch_from_hf_config(cfg)
 
 
 # ----- encoder-decoders: counted as what they are, refused with the reason --------------------------------

@@ -5,12 +5,14 @@ a Qwen2 config without `hidden_act` is still a gated SiLU MLP, because Qwen2Conf
 Reading a config faithfully therefore starts from the class's own defaults, per `model_type`.
 The values are those of the configuration classes in huggingface/transformers
 (src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
-llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 001f85b38fb4 for mistral and
+llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 008f5c8c29be for gemma3 and its
+SigLIP vision tower; 001f85b38fb4 for mistral and
 deepseek_v3; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
 Glm4Config as transformers documents them; ChatGLMConfig from the remote code THUDM ships beside
 ChatGLM2/3 and GLM-4's checkpoints, configuration_chatglm.py). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
-one particular model and taking it would read a truncated file as another model.
+one particular model and taking it would read a truncated file as another model. The one exception
+is Gemma 3, whose own published configs leave the vocabulary and (4B) the heads to the class.
 """
 
 from __future__ import annotations
@@ -127,6 +129,32 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "sliding_window": 4096,
         "max_position_embeddings": 8192,
     },
+    # Gemma3TextConfig (transformers 008f5c8c29be): Google's own Gemma 3 4B/12B/27B configs name neither the
+    # vocabulary nor (4B) the heads, so the class's sizes are part of how those checkpoints read; local
+    # (sliding-window) layers in runs of sliding_window_pattern - 1 before each global one, or as `layer_types`
+    "gemma3_text": {
+        "hidden_activation": "gelu_pytorch_tanh",
+        "tie_word_embeddings": True,
+        "vocab_size": 262208,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "attention_bias": False,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+        "max_position_embeddings": 131072,
+    },
+    # SiglipVisionConfig's sizes, the vision tower Gemma3Config nests (`vision_config`); vision_use_head:
+    # SiglipVisionTransformer builds its pooling head unless the config sets it false (Gemma 3 does)
+    "siglip_vision_model": {
+        "hidden_size": 768,
+        "intermediate_size": 3072,
+        "num_hidden_layers": 12,
+        "num_channels": 3,
+        "image_size": 224,
+        "patch_size": 16,
+        "vision_use_head": True,
+    },
     "phi3": {"hidden_act": "silu", "tie_word_embeddings": False, "max_position_embeddings": 4096},
     # GlmConfig (GLM-4-9B in transformers, glm-4-9b-chat-hf) and Glm4Config (GLM-4-0414): grouped-query
     # attention with 2 key/value heads of 128, q/k/v bias (o_proj none), a gated SiLU MLP, untied head
@@ -178,7 +206,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 FFN_FROM_HIDDEN = {"gpt2": 4, "gpt_bigcode": 4, "falcon": 4}
 
 # Families whose config nests the language model under `text_config` (multimodal wrappers).
-TEXT_CONFIG = {"llama4": "llama4_text"}
+TEXT_CONFIG = {"llama4": "llama4_text", "gemma3": "gemma3_text"}
 
 # Encoder-decoder families (a source and a target stack joined by cross-attention).
 ENCODER_DECODER = frozenset(

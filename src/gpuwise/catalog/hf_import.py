@@ -44,6 +44,8 @@ _SUPPORTED = (
     "llama4_text",
     "gemma",
     "gemma2",
+    "gemma3",
+    "gemma3_text",
     "phi3",
     "glm",
     "glm4",
@@ -275,6 +277,44 @@ def _gemma2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["sliding_window_layers"] = base["layers"] // 2 if base["sliding_window"] else 0  # every other layer is local
 
 
+def _gemma3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """Gemma 3: Gemma 2's four norms a block plus an RMSNorm over each head's queries and keys; the
+    local (sliding-window) blocks are those `layer_types` names, else all but every
+    `sliding_window_pattern`-th (five local to one global at the class's 6)."""
+    base["norms_per_layer"] = 4
+    base["qk_norm"] = True
+    layers = base["layers"]
+    kinds = cfg.get("layer_types")
+    if isinstance(kinds, list) and kinds:
+        if len(kinds) != layers or not all(k in ("sliding_attention", "full_attention") for k in kinds):
+            raise ConfigError(
+                f"{where}: layer_types must name each of the {layers} layers sliding_attention or full_attention"
+            )
+        local = sum(1 for k in kinds if k == "sliding_attention")
+    else:
+        pattern = _whole(cfg.get("sliding_window_pattern"), "sliding_window_pattern", where, 1)
+        local = layers - layers // pattern
+    base["sliding_window_layers"] = local if base["sliding_window"] else 0
+
+
+def _siglip_tower(vision: Any, text_hidden: int, where: str) -> int:
+    """Parameters of a Gemma 3 checkpoint's SigLIP vision tower and its projector (Gemma3MultiModalProjector:
+    an RMSNorm over the tower's width, then a bias-free projection to the text width): the weights sit on
+    the GPU beside the language model even when no image is served."""
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{where}: a gemma3 config holds its vision tower under 'vision_config' (an object)")
+    v, at = with_class_defaults(vision, "siglip_vision_model"), f"{where} vision_config"
+    if _flag(v, "vision_use_head", True, at):
+        raise ConfigError(f"{at}: a SigLIP tower with its pooling head (vision_use_head) is not Gemma 3's; not read")
+    h, ffn, layers, side, patch, chans = (
+        _whole(v.get(k), k, at, 1)
+        for k in ("hidden_size", "intermediate_size", "num_hidden_layers", "image_size", "patch_size", "num_channels")
+    )
+    embed = chans * patch * patch * h + h + (side // patch) ** 2 * h  # patch convolution with bias, positions
+    block = 4 * (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * 2 * h  # q, k, v, out; fc1, fc2; two LayerNorms
+    return embed + layers * block + 2 * h + (h * text_hidden + h)  # post-LayerNorm; the projector
+
+
 def _qwen2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["qkv_bias"] = True  # Qwen2Attention builds q, k and v with a bias whatever the config says
 
@@ -462,6 +502,7 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
 _Family = Callable[[dict[str, Any], dict[str, Any], str], None]
 _FAMILIES: dict[str, _Family] = {
     "gemma2": _gemma2,
+    "gemma3_text": _gemma3,
     "qwen2": _qwen2,
     "qwen2_moe": _qwen2,
     "qwen3": _qwen3,
@@ -507,6 +548,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     does a config that cannot be read faithfully (an unknown family, an encoder-decoder)."""
     mt = str(cfg.get("model_type", "")).lower()
     _refuse_unreadable(cfg, mt, name, where)
+    outer = cfg
     if mt in TEXT_CONFIG:  # a multimodal wrapper: the language model's config is nested
         text = cfg.get("text_config")
         if not isinstance(text, dict):
@@ -521,6 +563,10 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     family = _FAMILIES.get(mt)
     if family is not None:
         family(cfg, base, where)
+    if outer.get("model_type") == "gemma3":
+        base["extra_params"] = base.get("extra_params", 0) + _siglip_tower(
+            outer.get("vision_config"), base["hidden"], where
+        )
     try:
         return TransformerArch(**base)
     except (TypeError, ValueError) as exc:  # pragma: no cover - guarded by the checks above
