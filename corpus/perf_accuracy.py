@@ -296,7 +296,8 @@ def _inference(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[s
         if inp.get("input_tokens"):
             opts["input_tokens"] = int(inp["input_tokens"])
         if inp.get("engine"):
-            opts["engine"] = ONE_PASS_RUNTIMES[str(inp["engine"])]  # the runtime it ran under, not the default
+            engine = str(inp["engine"])  # the runtime it ran under, not the default; an unknown one gpuwise refuses
+            opts["engine"] = ONE_PASS_RUNTIMES.get(engine, engine)
         # as the source ran it: fp16 by .half() (no autocast) or by torch.autocast; the encoder's attention kernel
         keys = ("autocast", "attention", "image_size", "items_per_request")
         opts.update({k: inp[k] for k in keys if inp.get(k) is not None})

@@ -335,6 +335,13 @@ def test_gemma3_text_reads_layer_types_and_its_published_size():
     assert (arch.sliding_window, arch.sliding_window_layers) == (512, 15)
     older = {k: v for k, v in GEMMA3_270M.items() if k != "layer_types"}  # sliding_window_pattern 6, the class's
     assert arch_from_hf_config(older).sliding_window_layers == 15
+    assert arch_from_hf_config({**older, "sliding_window_pattern": 3}).sliding_window_layers == 12
+    # layer_types decides where it is given, whatever the pattern says
+    halves = ["sliding_attention", "full_attention"] * 9
+    assert arch_from_hf_config({**GEMMA3_270M, "layer_types": halves}).sliding_window_layers == 9
+    # the wrapper's type is read as transformers reads it, whatever its case: the tower is counted
+    cfg = json.loads((HF_CONFIGS / "gemma-3-4b-it.json").read_text())
+    assert arch_from_hf_config({**cfg, "model_type": "Gemma3"}).params == 4_300_079_472
 
 
 def test_gemma3_read_as_gemma2_is_refused_by_its_checkpoint(tmp_path):
@@ -355,6 +362,8 @@ def test_gemma3_read_as_gemma2_is_refused_by_its_checkpoint(tmp_path):
         ({"layer_types": ["sliding_attention"] * 17}, "layer_types must name each of the 18 layers"),
         ({"layer_types": ["local"] * 18}, "layer_types must name each of the 18 layers"),
         ({"layer_types": None, "sliding_window_pattern": 0}, "sliding_window_pattern"),
+        ({"layer_types": []}, "layer_types must name each of the 18 layers"),
+        ({"layer_types": "sliding_attention"}, "layer_types must name each of the 18 layers"),
     ],
 )
 def test_gemma3_unreadable_layer_kinds_are_refused(change, message):
@@ -366,6 +375,15 @@ def test_a_gemma3_vision_tower_with_a_pooling_head_is_refused():
     cfg = json.loads((HF_CONFIGS / "gemma-3-4b-it.json").read_text())
     cfg["vision_config"] = {**cfg["vision_config"], "vision_use_head": True}
     with pytest.raises(ConfigError, match="vision_use_head"):
+        arch_from_hf_config(cfg)
+
+
+@pytest.mark.parametrize("vision", [None, {"vision_use_head": False}, "siglip"])
+def test_a_gemma3_vision_tower_without_its_sizes_is_refused(vision):
+    """SiglipVisionConfig's sizes are one model's: a tower that does not state its own is refused, not
+    counted at another model's size."""
+    cfg = {**json.loads((HF_CONFIGS / "gemma-3-4b-it.json").read_text()), "vision_config": vision}
+    with pytest.raises(ConfigError, match=r"vision_config|vision tower"):
         arch_from_hf_config(cfg)
 
 

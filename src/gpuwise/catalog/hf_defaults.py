@@ -12,7 +12,8 @@ Glm4Config as transformers documents them; ChatGLMConfig from the remote code TH
 ChatGLM2/3 and GLM-4's checkpoints, configuration_chatglm.py). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
 one particular model and taking it would read a truncated file as another model. The one exception
-is Gemma 3, whose own published configs leave the vocabulary and (4B) the heads to the class.
+is Gemma 3, whose own published configs leave the vocabulary and (4B) the heads to the class. Its
+`layer_types` (the local/global pattern as a list) is the spelling of releases after that commit.
 """
 
 from __future__ import annotations
@@ -144,17 +145,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "sliding_window_pattern": 6,
         "max_position_embeddings": 131072,
     },
-    # SiglipVisionConfig's sizes, the vision tower Gemma3Config nests (`vision_config`); vision_use_head:
-    # SiglipVisionTransformer builds its pooling head unless the config sets it false (Gemma 3 does)
-    "siglip_vision_model": {
-        "hidden_size": 768,
-        "intermediate_size": 3072,
-        "num_hidden_layers": 12,
-        "num_channels": 3,
-        "image_size": 224,
-        "patch_size": 16,
-        "vision_use_head": True,
-    },
+    # the vision tower Gemma3Config nests (`vision_config`): SiglipVisionConfig's channels (its sizes are one
+    # model's, so a tower missing one is refused); SiglipVisionTransformer builds its pooling head unless the
+    # config sets vision_use_head false (Gemma 3 does)
+    "siglip_vision_model": {"num_channels": 3, "vision_use_head": True},
     "phi3": {"hidden_act": "silu", "tie_word_embeddings": False, "max_position_embeddings": 4096},
     # GlmConfig (GLM-4-9B in transformers, glm-4-9b-chat-hf) and Glm4Config (GLM-4-0414): grouped-query
     # attention with 2 key/value heads of 128, q/k/v bias (o_proj none), a gated SiLU MLP, untied head

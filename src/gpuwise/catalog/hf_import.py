@@ -285,8 +285,12 @@ def _gemma3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["qk_norm"] = True
     layers = base["layers"]
     kinds = cfg.get("layer_types")
-    if isinstance(kinds, list) and kinds:
-        if len(kinds) != layers or not all(k in ("sliding_attention", "full_attention") for k in kinds):
+    if kinds is not None:  # the later releases' spelling (the 270M's config); transformers refuses a malformed one
+        if (
+            not isinstance(kinds, list)
+            or len(kinds) != layers
+            or not all(k in ("sliding_attention", "full_attention") for k in kinds)
+        ):
             raise ConfigError(
                 f"{where}: layer_types must name each of the {layers} layers sliding_attention or full_attention"
             )
@@ -307,7 +311,7 @@ def _siglip_tower(vision: Any, text_hidden: int, where: str) -> int:
     if _flag(v, "vision_use_head", True, at):
         raise ConfigError(f"{at}: a SigLIP tower with its pooling head (vision_use_head) is not Gemma 3's; not read")
     h, ffn, layers, side, patch, chans = (
-        _whole(v.get(k), k, at, 1)
+        _size(v, k, at)
         for k in ("hidden_size", "intermediate_size", "num_hidden_layers", "image_size", "patch_size", "num_channels")
     )
     embed = chans * patch * patch * h + h + (side // patch) ** 2 * h  # patch convolution with bias, positions
@@ -548,7 +552,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     does a config that cannot be read faithfully (an unknown family, an encoder-decoder)."""
     mt = str(cfg.get("model_type", "")).lower()
     _refuse_unreadable(cfg, mt, name, where)
-    outer = cfg
+    outer, wrapper = cfg, mt
     if mt in TEXT_CONFIG:  # a multimodal wrapper: the language model's config is nested
         text = cfg.get("text_config")
         if not isinstance(text, dict):
@@ -563,7 +567,7 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     family = _FAMILIES.get(mt)
     if family is not None:
         family(cfg, base, where)
-    if outer.get("model_type") == "gemma3":
+    if wrapper == "gemma3":
         base["extra_params"] = base.get("extra_params", 0) + _siglip_tower(
             outer.get("vision_config"), base["hidden"], where
         )
