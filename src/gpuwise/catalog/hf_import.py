@@ -503,6 +503,13 @@ def _vit(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     )
 
 
+def _gemma3_tower(outer: dict[str, Any], text_hidden: int, where: str) -> int:
+    return _siglip_tower(outer.get("vision_config"), text_hidden, where)
+
+
+# multimodal wrappers (TEXT_CONFIG) whose other towers' weights count: (wrapper config, text width, where) -> params
+_WRAPPER_PARAMS: dict[str, Callable[[dict[str, Any], int, str], int]] = {"gemma3": _gemma3_tower}
+
 _Family = Callable[[dict[str, Any], dict[str, Any], str], None]
 _FAMILIES: dict[str, _Family] = {
     "gemma2": _gemma2,
@@ -567,10 +574,8 @@ def arch_from_hf_config(cfg: dict[str, Any], name: str = "custom", where: str = 
     family = _FAMILIES.get(mt)
     if family is not None:
         family(cfg, base, where)
-    if wrapper == "gemma3":
-        base["extra_params"] = base.get("extra_params", 0) + _siglip_tower(
-            outer.get("vision_config"), base["hidden"], where
-        )
+    if wrapper in _WRAPPER_PARAMS:
+        base["extra_params"] = base.get("extra_params", 0) + _WRAPPER_PARAMS[wrapper](outer, base["hidden"], where)
     try:
         return TransformerArch(**base)
     except (TypeError, ValueError) as exc:  # pragma: no cover - guarded by the checks above

@@ -15,7 +15,7 @@ from gpuwise.estimate.bands import json_biases, known_biases
 from gpuwise.i18n import (
     Lang,
     band_line,
-    bias_text,
+    bias_line,
     check_lang,
     cost_text,
     fmt_count_l,
@@ -573,7 +573,7 @@ def _chosen_view(chosen: Any, lang: Lang) -> None:
     if line:
         console.print(Text(f"  {line}", style="bold"))
     for b in known_biases(chosen.est.bands().values()):
-        console.print(Text(f"  {msg('known_bias', lang, text=bias_text(b, lang))}", style="yellow"))
+        console.print(Text(f"  {bias_line(b, lang)}", style="yellow"))
     console.print(cost_text(chosen.cost_dict(), lang))  # the same words as the report
     for line in offer_lines(chosen, lang):
         console.print(Text(f"  {line}", style="cyan"))

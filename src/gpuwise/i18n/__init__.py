@@ -19,6 +19,7 @@ from gpuwise.i18n.reasons import (
 from gpuwise.i18n.words import (
     band_line,
     band_range,
+    bias_line,
     bias_text,
     check_lang,
     cost_text,
@@ -41,6 +42,7 @@ __all__ = [
     "Lang",
     "band_line",
     "band_range",
+    "bias_line",
     "bias_text",
     "check_lang",
     "cost_text",

@@ -12,6 +12,7 @@ from gpuwise.i18n.messages import LANGS, MESSAGES, Lang
 from gpuwise.units import fmt_bytes, fmt_seconds
 
 __all__ = [
+    "bias_line",
     "bias_text",
     "check_lang",
     "cost_text",
@@ -65,7 +66,7 @@ def bias_text(bias: Any, lang: Lang = "en") -> str:
     what = msg(f"t_fig_{k.figure}", lang)
     if k.family != "*":
         what = msg(f"t_fam_{k.family}", lang) + what
-    where = " ".join(v for v in (k.vendor_name if k.vendor != "*" else "*", k.arch) if v != "*")
+    where = " ".join(v for v in (k.vendor_name, k.arch) if v != "*")  # '*' (any) names itself
     stack = "" if k.stack == "*" else f"{k.stack} "
     if where or stack:
         what = msg("bias_where", lang, where=where, stack=stack) + what
@@ -78,6 +79,11 @@ def bias_text(bias: Any, lang: Lang = "en") -> str:
         word=msg(f"t_bias_{bias.word}", lang),
         median=f"{bias.median:+.0%}",
     )
+
+
+def bias_line(bias: Any, lang: Lang = "en") -> str:
+    """The line that names a known bias beside a figure (terminal, web): bias_text with its advice."""
+    return msg("known_bias", lang, text=bias_text(bias, lang))
 
 
 def msg(key: str, lang: Lang = "en", **values: Any) -> str:

@@ -53,7 +53,7 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
         from gpuwise.api import UPLOADED_CONFIG
         from gpuwise.estimate.bands import known_biases
         from gpuwise.estimate.offers import rate_line
-        from gpuwise.i18n import bias_text, check_lang, reason_text, ruled_out
+        from gpuwise.i18n import bias_line, check_lang, reason_text, ruled_out
         from gpuwise.report.document import charts
 
         lang = check_lang(result.requirements.lang)
@@ -72,8 +72,7 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
             offers=[_offer_lines(c) for c in rows],
             chosen_offer=_offer_lines(result.chosen),
             biases=[
-                msg("known_bias", lang, text=bias_text(b, lang))
-                for b in (known_biases(result.chosen.est.bands().values()) if result.chosen else ())
+                bias_line(b, lang) for b in (known_biases(result.chosen.est.bands().values()) if result.chosen else ())
             ],
         )
     return ctx
