@@ -522,10 +522,7 @@ def _generic_work(
             notes.append(f"{model.name}: cache misses of host-memory tables: {miss * 1e3:.2f} ms over PCIe each way")
     all_to_all = 0.0
     if model.embedding_tables and dp > 1:
-        # model-parallel embeddings: an all-to-all of the looked-up vectors forward and backward
-        vec = mb * sum(dim for _, dim in model.embedding_tables) * training_element_bytes(job)
-        all_to_all = 2 * collective("all_to_all", vec, dp, topo, hw.nodes > 1)
-        notes.append("embedding tables sharded across GPUs: all-to-all of looked-up vectors each micro-batch")
+        all_to_all = _embedding_exchange(job, hw, topo, catalog, notes)
     return MicroBatchWork(
         compute=f_t + b_t,
         forward=f_t,
@@ -540,6 +537,24 @@ def _generic_work(
         flops_per_step=(1 + ratio) * flops * dp * job.grad_accumulation(hw.count),
         recompute_flops=0.0,
     )
+
+
+def _embedding_exchange(job: TrainingJob, hw: Hardware, topo: Topology, catalog: Catalog, notes: list[str]) -> float:
+    """Model-parallel embedding tables: the pooled vectors' exchange of one micro-batch, forward and
+    backward, by how the sharding planner lays each table out (gpuwise.estimate.embedding_exchange)."""
+    from gpuwise.estimate.embedding_exchange import exchange_seconds, shard_tables  # recommenders only
+
+    model = job.model
+    assert isinstance(model, GenericArch)
+    e = training_element_bytes(job)
+    sharding = shard_tables(model, hw.count, hw.nodes, hw.gpu.capacity_bytes, e, catalog)
+    seconds, terms = exchange_seconds(sharding, job.micro_batch, e, hw.count, topo)
+    notes.append(
+        "embedding tables sharded across GPUs as TorchRec's planner lays them out, each micro-batch: "
+        + "; ".join(terms)
+        + " [torchrec-sharding]"
+    )
+    return seconds
 
 
 def _framework_efficiency(prof: Framework, notes: list[str]) -> float:

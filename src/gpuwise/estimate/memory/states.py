@@ -611,7 +611,9 @@ def offload(
 
 def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] | None:
     """One GPU's share of a recommender's embedding tables as TorchRec/FBGEMM train them: sharded
-    (row-wise for the large tables, table-wise for the rest: an even share per GPU), updated by a
+    (split by rows for the tables too large for one GPU, table-wise for the rest, as
+    gpuwise.estimate.embedding_exchange lays them out; taken as an even share per GPU, the balance
+    TorchRec's planner seeks: the most loaded GPU may hold more), updated by a
     fused sparse optimizer (row-wise Adagrad: one fp32 accumulator per row) inside the backward, so
     no table gradient is materialized and no master copy kept; ZeRO does not apply to them."""
     model = job.model

@@ -1,0 +1,110 @@
+"""What a recommender's model-parallel embedding tables exchange each micro-batch, by how the sharding
+planner lays each table out (TorchRec's EmbeddingShardingPlanner; pytorch/torchrec at a48cef79):
+
+- **table-wise**: a table that fits one GPU's table budget lives whole on one GPU. Its pooled vectors go
+  back to every rank by an all-to-all (PooledEmbeddingsAllToAll, tw_sharding.py), and their gradients
+  by the mirror all-to-all: each rank sends and receives about its micro-batch x the tables' widths.
+- **row-wise** over every GPU (rw_sharding.py): each rank holds a slice of the rows and writes partial
+  sums for the *whole group's* batch, [ranks x micro-batch, dim], which a reduce-scatter over all ranks
+  sums (PooledEmbeddingsReduceScatter); its backward is an all-gather of the same size. Every rank pays
+  for every such table what a table-wise table costs its one owner. The planner picks it for a table too
+  large for one GPU on a single node, or when it is not told the node size (TorchRec's
+  DistributedModelParallel builds its planner with `local_world_size = world_size` unless given one).
+- **table-row-wise** (twrw_sharding.py): the rows split over the GPUs of one node; a reduce-scatter of
+  [ranks x micro-batch, dim] inside the node (NVLink), then an all-to-all across nodes among the GPUs of
+  one local rank, (nodes - 1) x micro-batch x dim off the node per GPU of the owning node; backward the
+  mirror (all-to-all, then all-gather). The planner picks it for every table too large for one GPU when
+  the job spans nodes and it knows the node size: its cross-node volume is a table-wise table's, spread
+  over the owning node's NICs, where row-wise would send the whole group's partial sums across nodes.
+
+The table budget is `embedding_gpu_table_share` of a GPU's memory (what a table-wise table may take).
+Not modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and values: a few bytes a
+lookup, latency-bound; TorchRec's own cost model leaves it out too) and its overlap with the dense
+compute by TorchRec's TrainPipelineSparseDist. Sources: conventions.yaml `torchrec-sharding`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuwise.catalog import Catalog, GenericArch
+from gpuwise.estimate.comm import Topology, collective
+
+TABLE_WISE, ROW_WISE, TABLE_ROW_WISE = "table-wise", "row-wise", "table-row-wise"
+
+
+@dataclass(frozen=True, slots=True)
+class TableSharding:
+    """The tables' widths (embedding dims) by how they are sharded; `nodes` the job's nodes."""
+
+    table_wise: tuple[int, ...]
+    row_wise: tuple[int, ...]
+    table_row_wise: tuple[int, ...]
+    nodes: int
+
+
+def shard_tables(
+    model: GenericArch, gpus: int, nodes: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
+) -> TableSharding:
+    """Each table as the planner shards it: whole on one GPU where it fits the table budget; else over
+    the GPUs of one node when the job spans nodes and a node's share fits; else over every GPU."""
+    budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
+    nodes = max(1, nodes)
+    per_node = math.ceil(gpus / nodes)
+    tw: list[int] = []
+    rw: list[int] = []
+    twrw: list[int] = []
+    for rows, dim in model.embedding_tables:
+        size = rows * dim * element_bytes
+        if gpus <= 1 or size <= budget:
+            tw.append(dim)
+        elif nodes > 1 and size / per_node <= budget:
+            twrw.append(dim)
+        else:
+            rw.append(dim)
+    return TableSharding(tuple(tw), tuple(rw), tuple(twrw), nodes)
+
+
+def exchange_seconds(
+    sharding: TableSharding, micro_batch: int, element_bytes: float, gpus: int, topo: Topology
+) -> tuple[float, list[str]]:
+    """Seconds of the pooled-embedding exchange of one micro-batch, forward and backward, and what it is."""
+    spans = sharding.nodes > 1
+    b, e = micro_batch, element_bytes
+    terms: list[str] = []
+    total = 0.0
+    if sharding.table_wise:
+        tw = 2 * collective("all_to_all", b * sum(sharding.table_wise) * e, gpus, topo, spans)
+        total += tw
+        terms.append(f"{len(sharding.table_wise)} table-wise: all-to-all of the pooled vectors, {tw * 1e3:.2f} ms")
+    if sharding.row_wise:
+        rw = 2 * collective("reduce_scatter", gpus * b * sum(sharding.row_wise) * e, gpus, topo, spans)
+        total += rw
+        terms.append(
+            f"{len(sharding.row_wise)} row-wise over all {gpus} GPUs: reduce-scatter of the whole batch's partial "
+            f"sums (all-gather backward), {rw * 1e3:.2f} ms"
+        )
+    if sharding.table_row_wise:
+        twrw = 2 * _table_row_wise(sharding, b, e, gpus, topo)
+        total += twrw
+        terms.append(
+            f"{len(sharding.table_row_wise)} table-row-wise (rows over one node's GPUs): reduce-scatter inside the "
+            f"node, all-to-all across nodes (mirrored backward), {twrw * 1e3:.2f} ms"
+        )
+    return total, terms
+
+
+def _table_row_wise(sharding: TableSharding, b: int, e: float, gpus: int, topo: Topology) -> float:
+    """One direction of the table-row-wise exchange on the busiest node: its tables (the planner spreads
+    them over the nodes) reduce-scattered among its GPUs, then each GPU's (nodes - 1) x micro-batch x dim
+    sent across nodes over its share of the node's NICs."""
+    nodes = sharding.nodes
+    per_node = math.ceil(gpus / nodes)
+    dims = sorted(sharding.table_row_wise, reverse=True)
+    own = sum(dims[: math.ceil(len(dims) / nodes)])  # the busiest node's tables
+    inside = collective("reduce_scatter", gpus * b * own * e, per_node, topo, False)
+    if topo.inter is None:
+        return inside
+    off_node = (nodes - 1) * b * own * e / topo.inter.bandwidth + (nodes - 1) * topo.inter.latency
+    return inside + topo.base_latency + off_node

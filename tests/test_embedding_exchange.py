@@ -1,0 +1,87 @@
+"""Model-parallel embedding tables: which sharding each table takes, and the exchange it costs, by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuwise.api import make_estimate
+from gpuwise.catalog import GenericArch
+from gpuwise.estimate.comm import Link, Topology
+from gpuwise.estimate.embedding_exchange import TableSharding, exchange_seconds, shard_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+GIB = 2**30
+
+
+def _tables(*rows: int) -> GenericArch:
+    return GenericArch(name="tables", task="recommender", params=0, embedding_tables=tuple((r, 128) for r in rows))
+
+
+def _topo() -> Topology:
+    """Round numbers: 100 GB/s per GPU inside a node, 10 GB/s per GPU across nodes, no latencies."""
+    return Topology(intra=Link("nv", 100e9, 0.0), inter=Link("net", 10e9, 0.0), gpus_per_node=8, notes=())
+
+
+def test_a_table_that_fits_one_gpu_stays_whole(catalog):
+    """The budget is 0.6 of 40 GiB = 25.8 GB: 50M rows x 128 x 4 bytes = 25.6 GB fits it."""
+    s = shard_tables(_tables(50_000_000, 1_000), 16, 2, 40 * GIB, 4, catalog)
+    assert s == TableSharding((128, 128), (), (), 2)
+
+
+def test_an_oversized_table_splits_over_one_node_when_the_job_spans_nodes(catalog):
+    """80M rows x 128 x 4 = 41 GB: too large for one 40 GiB GPU; a node's eighth (5.1 GB) fits: table-row-wise.
+    On one node the same split is row-wise over its GPUs; a table whose node share is still too large
+    (500M rows: 32 GB an eighth) goes row-wise over every GPU."""
+    assert shard_tables(_tables(80_000_000, 10), 16, 2, 40 * GIB, 4, catalog) == TableSharding((128,), (), (128,), 2)
+    assert shard_tables(_tables(80_000_000), 8, 1, 40 * GIB, 4, catalog) == TableSharding((), (128,), (), 1)
+    assert shard_tables(_tables(500_000_000), 16, 2, 40 * GIB, 4, catalog) == TableSharding((), (128,), (), 2)
+
+
+def test_row_wise_reduce_scatters_the_whole_batch():
+    """8 GPUs, micro-batch 1000, dim 128, fp32: each rank's partial sums are [8 x 1000, 128] = 4.096 MB; a ring
+    reduce-scatter sends 7/8 of it at 100 GB/s (35.84 us), and the all-gather backward the same: 71.68 us."""
+    seconds, terms = exchange_seconds(TableSharding((), (128,), (), 1), 1000, 4, 8, _topo())
+    assert seconds == pytest.approx(2 * 7 / 8 * 4.096e6 / 100e9)
+    assert "row-wise over all 8 GPUs" in terms[0]
+
+
+def test_table_row_wise_crosses_nodes_with_one_batch_per_node():
+    """16 GPUs on 2 nodes, one table: the owning node reduce-scatters [16 x 1000, 128] fp32 (8.192 MB, 7/8 of it
+    at 100 GB/s: 71.68 us), then each of its GPUs sends the other node's 1000 x 128 x 4 = 512 kB at 10 GB/s
+    (51.2 us); backward the mirror: 245.76 us."""
+    seconds, _ = exchange_seconds(TableSharding((), (), (128,), 2), 1000, 4, 16, _topo())
+    assert seconds == pytest.approx(2 * (7 / 8 * 8.192e6 / 100e9 + 512e3 / 10e9))
+
+
+def test_table_wise_is_an_all_to_all_of_the_local_batch():
+    """16 GPUs on 2 nodes: each rank's 1000 x 128 x 4 = 512 kB, half of it to the other node at 10 GB/s (25.6 us),
+    the rest over NVLink meanwhile; forward and backward: 51.2 us."""
+    seconds, _ = exchange_seconds(TableSharding((128,), (), (), 2), 1000, 4, 16, _topo())
+    assert seconds == pytest.approx(2 * 0.5 * 512e3 / 10e9)
+
+
+def test_torchrec_full_size_tables_split_and_the_estimate_says_how():
+    """TorchRec's DLRM README 'Full Size' tables on 80 A100 40GB (ten nodes): the four tables above the budget
+    of 25.8 GB (227.6M, 130.2M, 292.8M and 187.2M rows: 67-150 GB) are split over a node's GPUs, the other 22
+    stay whole (the next largest, 40.8M rows, is 20.9 GB)."""
+    path = ROOT / "corpus/data/holdout_configs/torchrec-dlrm-fullsize-tables.json"
+    rows = [r for r, _ in json.loads(path.read_text())["embedding_tables"]]
+    big = [r for r in rows if r * 128 * 4 > 0.6 * 40 * GIB]
+    assert sorted(big) == [130_229_467, 187_188_510, 227_605_432, 292_775_614]
+    est = make_estimate(
+        {
+            "model": str(path),
+            "task": "pretrain",
+            "precision": "tf32",
+            "weights_dtype": "fp32",
+            "optimizer": "sgd",
+            "micro_batch": 819,
+            "global_batch": 65520,
+        },
+        {"gpu": "a100-40gb-sxm:80", "gpus_per_node": 8, "network": "4x100g"},
+    )
+    said = [n for n in est.notes if "TorchRec's planner" in n]
+    assert said and "22 table-wise" in said[0] and "4 table-row-wise" in said[0]
