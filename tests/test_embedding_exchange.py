@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import GenericArch
@@ -56,11 +59,45 @@ def test_table_row_wise_crosses_nodes_with_one_batch_per_node():
     assert seconds == pytest.approx(2 * (7 / 8 * 8.192e6 / 100e9 + 512e3 / 10e9))
 
 
-def test_table_wise_is_an_all_to_all_of_the_local_batch():
-    """16 GPUs on 2 nodes: each rank's 1000 x 128 x 4 = 512 kB, half of it to the other node at 10 GB/s (25.6 us),
-    the rest over NVLink meanwhile; forward and backward: 51.2 us."""
-    seconds, _ = exchange_seconds(TableSharding((128,), (), (), 2), 1000, 4, 16, _topo())
-    assert seconds == pytest.approx(2 * 0.5 * 512e3 / 10e9)
+def test_table_wise_is_timed_at_the_tables_owner():
+    """16 GPUs on 2 nodes, one table: its owner sends its 1000 x 128 x 4 = 512 kB of pooled vectors to each of
+    the 16 GPUs, 8.192 MB, half of it to the other node at 10 GB/s (409.6 us), the rest over NVLink meanwhile;
+    forward and backward: 819.2 us. With 32 tables of width 128 on 16 GPUs each GPU owns two and sends
+    16 x 2 x 512 kB = 16.384 MB, as much as it receives (32 x 512 kB): twice the time."""
+    one, _ = exchange_seconds(TableSharding((128,), (), (), 2), 1000, 4, 16, _topo())
+    assert one == pytest.approx(2 * 0.5 * 16 * 512e3 / 10e9)
+    many, _ = exchange_seconds(TableSharding((128,) * 32, (), (), 2), 1000, 4, 16, _topo())
+    assert many == pytest.approx(2 * 0.5 * 32 * 512e3 / 10e9)
+
+
+def test_a_wide_tables_owner_takes_no_other_table():
+    """8 narrow tables (width 16) and one wide one (width 512) on 4 GPUs of one node: dealt widest first, the
+    wide table's owner gets none of the narrow ones and sends 4 x 1000 x 512 x 4 = 8.192 MB, more than any GPU
+    receives (1000 x 640 x 4 = 2.56 MB); a ring of 4 at 100 GB/s carries 3/4 of it: 61.44 us a direction."""
+    topo = Topology(intra=Link("nv", 100e9, 0.0), inter=None, gpus_per_node=4, notes=())
+    seconds, _ = exchange_seconds(TableSharding((16,) * 8 + (512,), (), (), 1), 1000, 4, 4, topo)
+    assert seconds == pytest.approx(2 * 3 / 4 * 4 * 1000 * 512 * 4 / 100e9)
+
+
+def test_table_row_wise_times_the_node_with_the_widest_tables():
+    """Three split tables of widths 256, 128 and 64 on 2 nodes of 8, dealt widest first to the least loaded node:
+    256 to one, 128 and 64 to the other (192); the busiest node's reduce-scatter of [16 x 1000, 256] fp32
+    (16.384 MB, 7/8 at 100 GB/s: 143.36 us), then 1000 x 256 x 4 = 1.024 MB to the other node at 10 GB/s
+    (102.4 us), with a 5 us collective latency each and a 2 us hop across nodes; both directions."""
+    topo = Topology(
+        intra=Link("nv", 100e9, 0.0), inter=Link("net", 10e9, 2e-6), gpus_per_node=8, notes=(), base_latency=5e-6
+    )
+    seconds, _ = exchange_seconds(TableSharding((), (), (256, 128, 64), 2), 1000, 4, 16, topo)
+    inside = 5e-6 + 7 / 8 * 16 * 1000 * 256 * 4 / 100e9
+    assert seconds == pytest.approx(2 * (inside + 5e-6 + 1000 * 256 * 4 / 10e9 + 2e-6))
+
+
+def test_row_wise_across_nodes_crosses_each_node_once_per_table():
+    """A 500M-row table on 2 nodes of 8 goes row-wise over all 16 GPUs: each GPU's [16 x 1000, 128] fp32 partial
+    sums (8.192 MB) reduce-scattered inside its node (7/8 at 100 GB/s: 71.68 us), then an eighth of it (1.024 MB)
+    across the 2 nodes (1/2 at 10 GB/s: 51.2 us); the all-gather backward the same: 245.76 us."""
+    seconds, _ = exchange_seconds(TableSharding((), (128,), (), 2), 1000, 4, 16, _topo())
+    assert seconds == pytest.approx(2 * (7 / 8 * 8.192e6 / 100e9 + 0.5 * 1.024e6 / 10e9))
 
 
 def test_torchrec_full_size_tables_split_and_the_estimate_says_how():
@@ -85,3 +122,25 @@ def test_torchrec_full_size_tables_split_and_the_estimate_says_how():
     )
     said = [n for n in est.notes if "TorchRec's planner" in n]
     assert said and "22 table-wise" in said[0] and "4 table-row-wise" in said[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(st.integers(1, 400_000_000), min_size=1, max_size=30),
+    gpus=st.integers(2, 256),
+    per_node=st.sampled_from([1, 2, 4, 8]),
+    batch=st.integers(1, 65536),
+)
+def test_every_table_is_laid_out_once_and_the_exchange_is_finite_and_grows_with_the_batch(
+    catalog, rows, gpus, per_node, batch
+):
+    """Whatever the tables and the cluster: each table takes exactly one layout; the exchange is a finite,
+    non-negative time that a larger micro-batch never shortens."""
+    nodes = -(-gpus // per_node)
+    s = shard_tables(_tables(*rows), gpus, nodes, 40 * GIB, 4, catalog)
+    assert len(s.table_wise) + len(s.row_wise) + len(s.table_row_wise) == len(rows)
+    assert not s.table_row_wise or nodes > 1
+    topo = Topology(intra=Link("nv", 100e9, 1e-6), inter=Link("net", 10e9, 5e-6), gpus_per_node=per_node, notes=())
+    small, _ = exchange_seconds(s, batch, 4, gpus, topo)
+    large, _ = exchange_seconds(s, batch + 1, 4, gpus, topo)
+    assert math.isfinite(small) and 0 <= small <= large

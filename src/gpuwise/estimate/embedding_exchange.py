@@ -1,30 +1,35 @@
 """What a recommender's model-parallel embedding tables exchange each micro-batch, by how the sharding
 planner lays each table out (TorchRec's EmbeddingShardingPlanner; pytorch/torchrec at a48cef79):
 
-- **table-wise**: a table that fits one GPU's table budget lives whole on one GPU. Its pooled vectors go
-  back to every rank by an all-to-all (PooledEmbeddingsAllToAll, tw_sharding.py), and their gradients
-  by the mirror all-to-all: each rank sends and receives about its micro-batch x the tables' widths.
+- **table-wise**: a table that fits one GPU's table budget lives whole on one GPU. Its owner sends its
+  pooled vectors to every rank by an all-to-all (PooledEmbeddingsAllToAll, tw_sharding.py): ranks x
+  micro-batch x dim for each table it owns, while every rank receives micro-batch x the widths of all
+  of them; gradients come back by the mirror all-to-all. The exchange takes as long as its busiest GPU:
+  the owner of the most table width (the planner spreads the tables over the GPUs) or any receiver.
 - **row-wise** over every GPU (rw_sharding.py): each rank holds a slice of the rows and writes partial
   sums for the *whole group's* batch, [ranks x micro-batch, dim], which a reduce-scatter over all ranks
-  sums (PooledEmbeddingsReduceScatter); its backward is an all-gather of the same size. Every rank pays
-  for every such table what a table-wise table costs its one owner. The planner picks it for a table too
-  large for one GPU on a single node, or when it is not told the node size (TorchRec's
-  DistributedModelParallel builds its planner with `local_world_size = world_size` unless given one).
+  sums (PooledEmbeddingsReduceScatter); its backward is an all-gather of the same size. Every GPU pays
+  it for every such table. The planner picks it for a table too large for one GPU on a single node, or
+  when it is not told the node size (DistributedModelParallel built its planner without it until
+  torchrec 9eec308d, April 2022; since then it passes the launcher's LOCAL_WORLD_SIZE).
 - **table-row-wise** (twrw_sharding.py): the rows split over the GPUs of one node; a reduce-scatter of
   [ranks x micro-batch, dim] inside the node (NVLink), then an all-to-all across nodes among the GPUs of
   one local rank, (nodes - 1) x micro-batch x dim off the node per GPU of the owning node; backward the
   mirror (all-to-all, then all-gather). The planner picks it for every table too large for one GPU when
-  the job spans nodes and it knows the node size: its cross-node volume is a table-wise table's, spread
-  over the owning node's NICs, where row-wise would send the whole group's partial sums across nodes.
+  the job spans nodes and it knows the node size: each GPU's cross-node bytes for one table are what
+  row-wise sends, but only the owning node's GPUs send them, for their own tables.
 
-The table budget is `embedding_gpu_table_share` of a GPU's memory (what a table-wise table may take).
-Not modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and values: a few bytes a
-lookup, latency-bound; TorchRec's own cost model leaves it out too) and its overlap with the dense
-compute by TorchRec's TrainPipelineSparseDist. Sources: conventions.yaml `torchrec-sharding`.
+The table budget is `embedding_gpu_table_share` of a GPU's memory, each table against it alone (the
+memory model holds the tables as an even share per GPU against the same budget, and caches in host
+memory beyond it). Not modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and
+values: a few bytes a lookup, latency-bound; TorchRec's own cost model leaves it out too) and its
+overlap with the dense compute by TorchRec's TrainPipelineSparseDist. Sources: conventions.yaml
+`torchrec-sharding`.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
@@ -75,9 +80,12 @@ def exchange_seconds(
     terms: list[str] = []
     total = 0.0
     if sharding.table_wise:
-        tw = 2 * collective("all_to_all", b * sum(sharding.table_wise) * e, gpus, topo, spans)
+        tw = 2 * collective("all_to_all", b * _busiest_width(sharding.table_wise, gpus) * e, gpus, topo, spans)
         total += tw
-        terms.append(f"{len(sharding.table_wise)} table-wise: all-to-all of the pooled vectors, {tw * 1e3:.2f} ms")
+        terms.append(
+            f"{len(sharding.table_wise)} table-wise: all-to-all of the pooled vectors from each table's owner, "
+            f"{tw * 1e3:.2f} ms"
+        )
     if sharding.row_wise:
         rw = 2 * collective("reduce_scatter", gpus * b * sum(sharding.row_wise) * e, gpus, topo, spans)
         total += rw
@@ -95,14 +103,29 @@ def exchange_seconds(
     return total, terms
 
 
+def _busiest_width(dims: tuple[int, ...], gpus: int) -> int:
+    """The table width one GPU's all-to-all buffer carries, in rows of the micro-batch: the owner of the
+    widest share sends its tables' vectors to every GPU; every GPU receives all the tables' vectors of its
+    own micro-batch."""
+    return max(sum(dims), gpus * _heaviest_share(dims, gpus))
+
+
+def _heaviest_share(dims: tuple[int, ...], bins: int) -> int:
+    """The largest sum of widths one of `bins` owners gets when the tables are dealt widest first, each to
+    the least loaded owner (the greedy balance a planner's partitioner seeks; within 4/3 of the best)."""
+    loads = [0] * max(1, bins)
+    for dim in sorted(dims, reverse=True):
+        heapq.heapreplace(loads, loads[0] + dim)
+    return max(loads)
+
+
 def _table_row_wise(sharding: TableSharding, b: int, e: float, gpus: int, topo: Topology) -> float:
     """One direction of the table-row-wise exchange on the busiest node: its tables (the planner spreads
     them over the nodes) reduce-scattered among its GPUs, then each GPU's (nodes - 1) x micro-batch x dim
     sent across nodes over its share of the node's NICs."""
     nodes = sharding.nodes
     per_node = math.ceil(gpus / nodes)
-    dims = sorted(sharding.table_row_wise, reverse=True)
-    own = sum(dims[: math.ceil(len(dims) / nodes)])  # the busiest node's tables
+    own = _heaviest_share(sharding.table_row_wise, nodes)  # the busiest node's tables
     inside = collective("reduce_scatter", gpus * b * own * e, per_node, topo, False)
     if topo.inter is None:
         return inside
