@@ -28,19 +28,38 @@ def _topo() -> Topology:
     return Topology(intra=Link("nv", 100e9, 0.0), inter=Link("net", 10e9, 0.0), gpus_per_node=8, notes=())
 
 
+def _layout(s: TableSharding) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    return s.table_wise, s.row_wise, s.table_row_wise, s.nodes
+
+
 def test_a_table_that_fits_one_gpu_stays_whole(catalog):
-    """The budget is 0.6 of 40 GiB = 25.8 GB: 50M rows x 128 x 4 bytes = 25.6 GB fits it."""
+    """The budget is 0.6 of 40 GiB = 25.8 GB: 50M rows x 128 x 4 bytes = 25.6 GB fits it; its GPU holds all
+    6.4e9 of its parameters (the small table goes to another GPU)."""
     s = shard_tables(_tables(50_000_000, 1_000), 16, 2, 40 * GIB, 4, catalog)
-    assert s == TableSharding((128, 128), (), (), 2)
+    assert _layout(s) == ((128, 128), (), (), 2)
+    assert s.heaviest == 6.4e9
 
 
 def test_an_oversized_table_splits_over_one_node_when_the_job_spans_nodes(catalog):
-    """80M rows x 128 x 4 = 41 GB: too large for one 40 GiB GPU; a node's eighth (5.1 GB) fits: table-row-wise.
-    On one node the same split is row-wise over its GPUs; a table whose node share is still too large
-    (500M rows: 32 GB an eighth) goes row-wise over every GPU."""
-    assert shard_tables(_tables(80_000_000, 10), 16, 2, 40 * GIB, 4, catalog) == TableSharding((128,), (), (128,), 2)
-    assert shard_tables(_tables(80_000_000), 8, 1, 40 * GIB, 4, catalog) == TableSharding((), (128,), (), 1)
-    assert shard_tables(_tables(500_000_000), 16, 2, 40 * GIB, 4, catalog) == TableSharding((), (128,), (), 2)
+    """80M rows x 128 x 4 = 41 GB: too large for one 40 GiB GPU; a node's eighth (5.1 GB) fits: table-row-wise,
+    1.28e9 parameters on each GPU of its node (the 10-row table goes to a GPU of the other node). On one node
+    the same split is row-wise over its GPUs (1.28e9 each); a table whose node share is still too large (500M
+    rows: 32 GB an eighth) goes row-wise over every GPU (4e9 each of 16)."""
+    s = shard_tables(_tables(80_000_000, 10), 16, 2, 40 * GIB, 4, catalog)
+    assert (_layout(s), s.heaviest) == (((128,), (), (128,), 2), 1.28e9)
+    s = shard_tables(_tables(80_000_000), 8, 1, 40 * GIB, 4, catalog)
+    assert (_layout(s), s.heaviest) == (((), (128,), (), 1), 1.28e9)
+    s = shard_tables(_tables(500_000_000), 16, 2, 40 * GIB, 4, catalog)
+    assert (_layout(s), s.heaviest) == (((), (128,), (), 2), 4e9)
+
+
+def test_whole_tables_are_dealt_largest_first_to_the_least_loaded_gpu(catalog):
+    """Tables of 6, 5 and 4 million rows (width 128) on 2 GPUs: 6 on one, then 5 on the other, then 4 beside
+    the 5 (the less loaded): 9M rows there, so the most loaded GPU holds 9M x 128 = 1.152e9 parameters where
+    the even share is 0.96e9."""
+    rows = (6_000_000, 5_000_000, 4_000_000)
+    s = shard_tables(_tables(*rows), 2, 1, 40 * GIB, 4, catalog)
+    assert s.heaviest == 9_000_000 * 128
 
 
 def test_row_wise_reduce_scatters_the_whole_batch():

@@ -41,12 +41,14 @@ TABLE_WISE, ROW_WISE, TABLE_ROW_WISE = "table-wise", "row-wise", "table-row-wise
 
 @dataclass(frozen=True, slots=True)
 class TableSharding:
-    """The tables' widths (embedding dims) by how they are sharded; `nodes` the job's nodes."""
+    """The tables' widths (embedding dims) by how they are sharded; `nodes` the job's nodes;
+    `heaviest` the table parameters the most loaded GPU holds, laid out so (0 where not computed)."""
 
     table_wise: tuple[int, ...]
     row_wise: tuple[int, ...]
     table_row_wise: tuple[int, ...]
     nodes: int
+    heaviest: float = 0.0
 
 
 def shard_tables(
@@ -57,18 +59,38 @@ def shard_tables(
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
     nodes = max(1, nodes)
     per_node = math.ceil(gpus / nodes)
-    tw: list[int] = []
-    rw: list[int] = []
-    twrw: list[int] = []
+    tw: list[tuple[int, int]] = []
+    rw: list[tuple[int, int]] = []
+    twrw: list[tuple[int, int]] = []
     for rows, dim in model.embedding_tables:
         size = rows * dim * element_bytes
         if gpus <= 1 or size <= budget:
-            tw.append(dim)
+            tw.append((rows, dim))
         elif nodes > 1 and size / per_node <= budget:
-            twrw.append(dim)
+            twrw.append((rows, dim))
         else:
-            rw.append(dim)
-    return TableSharding(tuple(tw), tuple(rw), tuple(twrw), nodes)
+            rw.append((rows, dim))
+    heaviest = _heaviest_gpu(tw, rw, twrw, max(1, gpus), nodes)
+    widths = (tuple(d for _, d in tw), tuple(d for _, d in rw), tuple(d for _, d in twrw))
+    return TableSharding(*widths, nodes=nodes, heaviest=heaviest)
+
+
+def _heaviest_gpu(
+    tw: list[tuple[int, int]], rw: list[tuple[int, int]], twrw: list[tuple[int, int]], gpus: int, nodes: int
+) -> float:
+    """The table parameters on the most loaded GPU: the row-wise tables' slices on every GPU, each
+    table-row-wise table's on the GPUs of one node (the tables dealt largest first to the least loaded
+    node), then the whole tables dealt largest first to the least loaded GPU."""
+    per_node = math.ceil(gpus / nodes)
+    base = sum(r * d for r, d in rw) / gpus
+    node_loads = [0.0] * nodes
+    for size in sorted((r * d / per_node for r, d in twrw), reverse=True):
+        heapq.heapreplace(node_loads, node_loads[0] + size)
+    loads = [base + node for node in node_loads for _ in range(per_node)]
+    heapq.heapify(loads)
+    for size in sorted((float(r * d) for r, d in tw), reverse=True):
+        heapq.heapreplace(loads, loads[0] + size)
+    return max(loads)
 
 
 def exchange_seconds(

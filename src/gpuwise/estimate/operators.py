@@ -569,14 +569,19 @@ class TablePlacement:
 
 
 def table_placement(
-    model: GenericArch, gpus: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
+    model: GenericArch, gpus: int, nodes: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
 ) -> TablePlacement:
-    """All of a GPU's table share on the GPU when it fits the share of memory the sharding planner
-    gives tables; else that much of it as a cache of the hottest rows, the rest in host memory."""
+    """The most loaded GPU's tables on the GPU when the even share fits the share of memory the sharding
+    planner gives tables: the tables as gpuwise.estimate.embedding_exchange lays them out, at most that
+    budget (past it the planner splits more tables to balance the GPUs); else the budget as a cache of
+    the hottest rows of the even share, the rest in host memory (TorchRec's UVM caching)."""
+    from gpuwise.estimate.embedding_exchange import shard_tables
+
     share = model.embedding_params / max(gpus, 1) * element_bytes
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
     if share <= budget:
-        return TablePlacement(share, 0.0, 1.0)
+        heaviest = shard_tables(model, gpus, nodes, capacity_bytes, element_bytes, catalog).heaviest
+        return TablePlacement(max(share, min(heaviest * element_bytes, budget)), 0.0, 1.0)
     return TablePlacement(budget, share - budget, catalog.convention("embedding_cache_hit_rate"))
 
 

@@ -515,7 +515,7 @@ def _generic_work(
         notes.append(f"{model.name}: no FLOPs per sample known; compute time counted as 0")
     if model.embedding_tables:  # rows a host-memory table's GPU cache misses: over PCIe, there and back
         e = training_element_bytes(job)
-        place = table_placement(model, hw.count, hw.gpu.capacity_bytes, e, catalog)
+        place = table_placement(model, hw.count, hw.nodes, hw.gpu.capacity_bytes, e, catalog)
         miss = host_lookup_seconds(model, mb, place, hw.gpu, e, catalog)
         if miss:
             f_t, b_t = f_t + miss, b_t + miss

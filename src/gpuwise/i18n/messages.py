@@ -406,10 +406,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "{micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
     "layout.embedding_sharded": {
-        "en": "layout: embedding tables sharded over the {count} GPUs ({table_params} parameters each, model parallel), "
+        "en": "layout: embedding tables sharded over the {count} GPUs ({table_params} parameters a GPU on average, model parallel), "
         "dense part ({dense_params} parameters) data-parallel, micro-batch {micro_batch} x {accumulation} "
         "accumulation: the fastest that fits on {count}x {gpu}",
-        "zh": "并行布局：嵌入表切分到 {count} 块 GPU（每块 {table_params} 个参数，模型并行），稠密部分（{dense_params} 个参数）"
+        "zh": "并行布局：嵌入表切分到 {count} 块 GPU（平均每块 {table_params} 个参数，模型并行），稠密部分（{dense_params} 个参数）"
         "数据并行，micro-batch {micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
     "layout.batch_sized": {

@@ -610,12 +610,12 @@ def offload(
 
 
 def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] | None:
-    """One GPU's share of a recommender's embedding tables as TorchRec/FBGEMM train them: sharded
-    (split by rows for the tables too large for one GPU, table-wise for the rest, as
-    gpuwise.estimate.embedding_exchange lays them out; taken as an even share per GPU, the balance
-    TorchRec's planner seeks: the most loaded GPU may hold more), updated by a
-    fused sparse optimizer (row-wise Adagrad: one fp32 accumulator per row) inside the backward, so
-    no table gradient is materialized and no master copy kept; ZeRO does not apply to them."""
+    """The most loaded GPU's share of a recommender's embedding tables as TorchRec/FBGEMM train them:
+    sharded (split by rows for the tables too large for one GPU, whole tables for the rest, as
+    gpuwise.estimate.embedding_exchange lays them out and operators.table_placement holds them), updated
+    by a fused sparse optimizer (row-wise Adagrad: one fp32 accumulator per row) inside the backward, so
+    no table gradient is materialized and no master copy kept; ZeRO does not apply to them. `params` is
+    the even share (what the dense layers' count leaves out), `weights` and `optimizer` the bytes there."""
     model = job.model
     if not isinstance(model, GenericArch) or not model.embedding_tables:
         return None
@@ -631,7 +631,7 @@ def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] 
     )
     from gpuwise.estimate.operators import table_placement  # recommenders only: LLMs never load it
 
-    place = table_placement(model, gpus, hw.gpu.capacity_bytes, e, n.cat)
+    place = table_placement(model, gpus, hw.nodes, hw.gpu.capacity_bytes, e, n.cat)
     on_gpu = place.gpu_bytes / (params * e) if params else 1.0
     if place.host_bytes:
         n.add(
