@@ -159,6 +159,11 @@ def test_every_table_is_laid_out_once_and_the_exchange_is_finite_and_grows_with_
     s = shard_tables(_tables(*rows), gpus, nodes, 40 * GIB, 4, catalog)
     assert len(s.table_wise) + len(s.row_wise) + len(s.table_row_wise) == len(rows)
     assert not s.table_row_wise or nodes > 1
+    total = sum(rows) * 128.0
+    # the most loaded GPU holds at least the even share and a whole table's every row, never more than all
+    assert total / gpus * (1 - 1e-9) <= s.heaviest <= total * (1 + 1e-9)
+    whole = [r * 128.0 for r in rows if r * 128 * 4 <= 0.6 * 40 * GIB]
+    assert s.heaviest >= max(whole, default=0.0) * (1 - 1e-9)
     topo = Topology(intra=Link("nv", 100e9, 1e-6), inter=Link("net", 10e9, 5e-6), gpus_per_node=per_node, notes=())
     small, _ = exchange_seconds(s, batch, 4, gpus, topo)
     large, _ = exchange_seconds(s, batch + 1, 4, gpus, topo)
