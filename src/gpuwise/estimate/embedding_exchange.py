@@ -19,9 +19,12 @@ planner lays each table out (TorchRec's EmbeddingShardingPlanner; pytorch/torchr
   the job spans nodes and it knows the node size: each GPU's cross-node bytes for one table are what
   row-wise sends, but only the owning node's GPUs send them, for their own tables.
 
-The table budget is `embedding_gpu_table_share` of a GPU's memory, each table against it alone (the
-memory model holds the tables as an even share per GPU against the same budget, and caches in host
-memory beyond it). Not modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and
+The table budget is `embedding_gpu_table_share` of a GPU's memory: a whole table must fit it, and so
+must the most loaded GPU's tables (the whole ones dealt largest first to the least loaded GPU), which
+the memory model holds (operators.table_placement); where they do not while the even share does, the
+largest whole tables are split too, as a planner balancing the GPUs' memory would; where even the even
+share does not fit, the memory model caches the hottest rows and keeps the rest in host memory. Not
+modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and
 values: a few bytes a lookup, latency-bound; TorchRec's own cost model leaves it out too) and its
 overlap with the dense compute by TorchRec's TrainPipelineSparseDist. Sources: conventions.yaml
 `torchrec-sharding`.
@@ -55,24 +58,43 @@ def shard_tables(
     model: GenericArch, gpus: int, nodes: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
 ) -> TableSharding:
     """Each table as the planner shards it: whole on one GPU where it fits the table budget; else over
-    the GPUs of one node when the job spans nodes and a node's share fits; else over every GPU."""
-    budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
-    nodes = max(1, nodes)
+    the GPUs of one node when the job spans nodes and a node's share fits; else over every GPU. While the
+    even share fits the budget but the most loaded GPU does not, the largest whole table is split too
+    (then the largest node-split one over every GPU), as a planner balancing the GPUs' memory would."""
+    budget = capacity_bytes * catalog.convention("embedding_gpu_table_share") / element_bytes  # in parameters
+    gpus, nodes = max(1, gpus), max(1, nodes)
     per_node = math.ceil(gpus / nodes)
     tw: list[tuple[int, int]] = []
     rw: list[tuple[int, int]] = []
     twrw: list[tuple[int, int]] = []
-    for rows, dim in model.embedding_tables:
-        size = rows * dim * element_bytes
-        if gpus <= 1 or size <= budget:
-            tw.append((rows, dim))
-        elif nodes > 1 and size / per_node <= budget:
-            twrw.append((rows, dim))
+
+    def split(table: tuple[int, int]) -> None:
+        (twrw if nodes > 1 and _params(table) / per_node <= budget else rw).append(table)
+
+    for table in model.embedding_tables:
+        if gpus == 1 or _params(table) <= budget:
+            tw.append(table)
         else:
-            rw.append((rows, dim))
-    heaviest = _heaviest_gpu(tw, rw, twrw, max(1, gpus), nodes)
+            split(table)
+    heaviest = _heaviest_gpu(tw, rw, twrw, gpus, nodes)
+    even = sum(map(_params, model.embedding_tables)) / gpus
+    while heaviest > budget >= even and (tw or twrw):
+        if tw:
+            largest = max(tw, key=_params)
+            tw.remove(largest)
+            split(largest)
+        else:
+            largest = max(twrw, key=_params)
+            twrw.remove(largest)
+            rw.append(largest)
+        heaviest = _heaviest_gpu(tw, rw, twrw, gpus, nodes)
     widths = (tuple(d for _, d in tw), tuple(d for _, d in rw), tuple(d for _, d in twrw))
     return TableSharding(*widths, nodes=nodes, heaviest=heaviest)
+
+
+def _params(table: tuple[int, int]) -> int:
+    """A table's parameters: rows x width."""
+    return table[0] * table[1]
 
 
 def _heaviest_gpu(
@@ -82,13 +104,13 @@ def _heaviest_gpu(
     table-row-wise table's on the GPUs of one node (the tables dealt largest first to the least loaded
     node), then the whole tables dealt largest first to the least loaded GPU."""
     per_node = math.ceil(gpus / nodes)
-    base = sum(r * d for r, d in rw) / gpus
+    base = sum(map(_params, rw)) / gpus
     node_loads = [0.0] * nodes
-    for size in sorted((r * d / per_node for r, d in twrw), reverse=True):
+    for size in sorted((_params(t) / per_node for t in twrw), reverse=True):
         heapq.heapreplace(node_loads, node_loads[0] + size)
     loads = [base + node for node in node_loads for _ in range(per_node)]
     heapq.heapify(loads)
-    for size in sorted((float(r * d) for r, d in tw), reverse=True):
+    for size in sorted(map(float, map(_params, tw)), reverse=True):
         heapq.heapreplace(loads, loads[0] + size)
     return max(loads)
 

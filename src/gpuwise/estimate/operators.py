@@ -572,16 +572,16 @@ def table_placement(
     model: GenericArch, gpus: int, nodes: int, capacity_bytes: float, element_bytes: float, catalog: Catalog
 ) -> TablePlacement:
     """The most loaded GPU's tables on the GPU when the even share fits the share of memory the sharding
-    planner gives tables: the tables as gpuwise.estimate.embedding_exchange lays them out, at most that
-    budget (past it the planner splits more tables to balance the GPUs); else the budget as a cache of
-    the hottest rows of the even share, the rest in host memory (TorchRec's UVM caching)."""
+    planner gives tables: the tables as gpuwise.estimate.embedding_exchange lays them out (splitting
+    more of them until every GPU fits that budget); else the budget as a cache of the hottest rows of
+    the even share, the rest in host memory (TorchRec's UVM caching)."""
     from gpuwise.estimate.embedding_exchange import shard_tables
 
     share = model.embedding_params / max(gpus, 1) * element_bytes
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
     if share <= budget:
         heaviest = shard_tables(model, gpus, nodes, capacity_bytes, element_bytes, catalog).heaviest
-        return TablePlacement(max(share, min(heaviest * element_bytes, budget)), 0.0, 1.0)
+        return TablePlacement(heaviest * element_bytes, 0.0, 1.0)
     return TablePlacement(budget, share - budget, catalog.convention("embedding_cache_hit_rate"))
 
 
