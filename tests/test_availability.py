@@ -192,3 +192,19 @@ def test_estimate_says_the_expected_run_a_plan_ranks_by():
     # no total (no --tokens or --samples), or serving: nothing to expect
     assert make_estimate({"model": "llama-2-7b", "method": "lora"}, {"gpu": "a100-80gb-sxm:1"}).reliability is None
     assert make_estimate({"model": "llama-2-7b"}, {"gpu": "a100-80gb-sxm:1"}).as_dict()["reliability"] is None
+
+
+def test_a_recommenders_checkpoint_holds_every_table_once():
+    """DLRM's tables are sharded over the 8 GPUs: the checkpoint saves all of them (24.03B parameters at 2 bytes)
+    and one fp32 row-wise Adagrad state for each of their 187,767,399 rows, not the most loaded GPU's tables;
+    the dense part (replicated, DDP) once, its optimizer states once."""
+    est = make_estimate(
+        {"model": "dlrm-criteo-1tb", "task": "pretrain", "optimizer": "sgd", "micro_batch": 4096, "samples": "1B"},
+        {"gpu": "a100-80gb-sxm:8"},
+    )
+    per = est.memory.per_gpu
+    tables, states = per.detail["embedding_tables"], per.detail["embedding_optimizer"]
+    dense = per.weights - tables + per.optimizer - states
+    r = training_reliability(est, CAT)
+    assert r.checkpoint_bytes == pytest.approx(24_034_227_072 * 2 + 187_767_399 * 4 + dense)
+    assert tables == 39_979_771 * 128 * 2  # the busiest GPU's: its largest table, 10.2 of the 48.1 GB

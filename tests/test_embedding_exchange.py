@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpuwise.api import make_estimate
@@ -146,16 +146,18 @@ def test_torchrec_full_size_tables_split_and_the_estimate_says_how():
 @settings(max_examples=200, deadline=None)
 @given(
     rows=st.lists(st.integers(1, 400_000_000), min_size=1, max_size=30),
-    gpus=st.integers(2, 256),
+    nodes=st.integers(1, 32),
     per_node=st.sampled_from([1, 2, 4, 8]),
     batch=st.integers(1, 65536),
 )
 def test_every_table_is_laid_out_once_and_the_exchange_is_finite_and_grows_with_the_batch(
-    catalog, rows, gpus, per_node, batch
+    catalog, rows, nodes, per_node, batch
 ):
-    """Whatever the tables and the cluster: each table takes exactly one layout; the exchange is a finite,
-    non-negative time that a larger micro-batch never shortens."""
-    nodes = -(-gpus // per_node)
+    """Whatever the tables and the cluster (whole nodes, as gpuwise's hardware check requires): each table
+    takes exactly one layout; the exchange is a finite, non-negative time that a larger micro-batch never
+    shortens."""
+    gpus = nodes * per_node
+    assume(gpus > 1)
     s = shard_tables(_tables(*rows), gpus, nodes, 40 * GIB, 4, catalog)
     assert len(s.table_wise) + len(s.row_wise) + len(s.table_row_wise) == len(rows)
     assert not s.table_row_wise or nodes > 1
@@ -178,3 +180,20 @@ def test_a_planner_splits_whole_tables_until_every_gpu_fits_its_budget(catalog):
     s = shard_tables(_tables(29_296_875, 29_296_875, 29_296_875), 2, 1, 40 * GIB, 4, catalog)
     assert _layout(s) == ((128, 128), (128,), (), 1)
     assert s.heaviest == pytest.approx(22.5e9 / 4)
+
+
+def test_the_table_split_to_relieve_a_gpu_is_the_one_that_loads_it(catalog):
+    """16 GPUs on 2 nodes, a budget of 1e9 parameters: three tables of 4.8e9 split over a node (0.6e9 a GPU),
+    two on one node (1.2e9 a GPU, past the budget), and twenty small tables (1e6 parameters) whole on the
+    other node's GPUs. The overload is the two slices, so one node-split table goes over every GPU (0.3e9
+    each) and the small tables stay whole: every GPU at 0.9e9, four of them with two small tables (20 over
+    16 GPUs), 0.902e9."""
+    model = GenericArch(
+        name="tables",
+        task="recommender",
+        params=0,
+        embedding_tables=((37_500_000, 128),) * 3 + ((62_500, 16),) * 20,
+    )
+    s = shard_tables(model, 16, 2, 1e9 * 4 / 0.6, 4, catalog)
+    assert _layout(s) == ((16,) * 20, (128,), (128, 128), 2)
+    assert s.heaviest == pytest.approx(0.902e9)

@@ -22,7 +22,8 @@ planner lays each table out (TorchRec's EmbeddingShardingPlanner; pytorch/torchr
 The table budget is `embedding_gpu_table_share` of a GPU's memory: a whole table must fit it, and so
 must the most loaded GPU's tables (the whole ones dealt largest first to the least loaded GPU), which
 the memory model holds (operators.table_placement); where they do not while the even share does, the
-largest whole tables are split too, as a planner balancing the GPUs' memory would; where even the even
+largest whole table on that GPU is split too (or, with none, the largest node-split table on its node
+goes over every GPU), as a planner balancing the GPUs' memory would; where even the even
 share does not fit, the memory model caches the hottest rows and keeps the rest in host memory. Not
 modelled: the id all-to-all before the lookups (KeyedJaggedTensor lengths and
 values: a few bytes a lookup, latency-bound; TorchRec's own cost model leaves it out too) and its
@@ -45,13 +46,15 @@ TABLE_WISE, ROW_WISE, TABLE_ROW_WISE = "table-wise", "row-wise", "table-row-wise
 @dataclass(frozen=True, slots=True)
 class TableSharding:
     """The tables' widths (embedding dims) by how they are sharded; `nodes` the job's nodes;
-    `heaviest` the table parameters the most loaded GPU holds, laid out so (0 where not computed)."""
+    `heaviest` the table parameters the most loaded GPU holds, laid out so, and `heaviest_rows` its rows
+    (0 where not computed)."""
 
     table_wise: tuple[int, ...]
     row_wise: tuple[int, ...]
     table_row_wise: tuple[int, ...]
     nodes: int
     heaviest: float = 0.0
+    heaviest_rows: float = 0.0
 
 
 def shard_tables(
@@ -59,8 +62,9 @@ def shard_tables(
 ) -> TableSharding:
     """Each table as the planner shards it: whole on one GPU where it fits the table budget; else over
     the GPUs of one node when the job spans nodes and a node's share fits; else over every GPU. While the
-    even share fits the budget but the most loaded GPU does not, the largest whole table is split too
-    (then the largest node-split one over every GPU), as a planner balancing the GPUs' memory would."""
+    even share fits the budget but the most loaded GPU does not, the largest whole table on that GPU is
+    split too (with none, the largest node-split table on its node goes over every GPU), as a planner
+    balancing the GPUs' memory would."""
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share") / element_bytes  # in parameters
     gpus, nodes = max(1, gpus), max(1, nodes)
     per_node = math.ceil(gpus / nodes)
@@ -76,20 +80,21 @@ def shard_tables(
             tw.append(table)
         else:
             split(table)
-    heaviest = _heaviest_gpu(tw, rw, twrw, gpus, nodes)
+    load = _most_loaded(tw, rw, twrw, gpus, nodes)
     even = sum(map(_params, model.embedding_tables)) / gpus
-    while heaviest > budget >= even and (tw or twrw):
-        if tw:
-            largest = max(tw, key=_params)
-            tw.remove(largest)
-            split(largest)
-        else:
-            largest = max(twrw, key=_params)
-            twrw.remove(largest)
-            rw.append(largest)
-        heaviest = _heaviest_gpu(tw, rw, twrw, gpus, nodes)
+    while load.params > budget >= even:
+        slice_ = _params(load.node_split) / per_node if load.node_split else 0.0
+        if load.whole is not None and _params(load.whole) >= slice_:  # its largest whole table
+            tw.remove(load.whole)
+            split(load.whole)
+        elif load.node_split is not None:  # else its node's largest node-split table, over every GPU
+            twrw.remove(load.node_split)
+            rw.append(load.node_split)
+        else:  # only slices over every GPU: the even share, which fits
+            break
+        load = _most_loaded(tw, rw, twrw, gpus, nodes)
     widths = (tuple(d for _, d in tw), tuple(d for _, d in rw), tuple(d for _, d in twrw))
-    return TableSharding(*widths, nodes=nodes, heaviest=heaviest)
+    return TableSharding(*widths, nodes=nodes, heaviest=load.params, heaviest_rows=load.rows)
 
 
 def _params(table: tuple[int, int]) -> int:
@@ -97,22 +102,48 @@ def _params(table: tuple[int, int]) -> int:
     return table[0] * table[1]
 
 
-def _heaviest_gpu(
+@dataclass(frozen=True, slots=True)
+class _Load:
+    """The most loaded GPU: its table parameters and rows, the largest whole table on it and the largest
+    node-split table on its node (None: none)."""
+
+    params: float
+    rows: float
+    whole: tuple[int, int] | None
+    node_split: tuple[int, int] | None
+
+
+def _most_loaded(
     tw: list[tuple[int, int]], rw: list[tuple[int, int]], twrw: list[tuple[int, int]], gpus: int, nodes: int
-) -> float:
-    """The table parameters on the most loaded GPU: the row-wise tables' slices on every GPU, each
-    table-row-wise table's on the GPUs of one node (the tables dealt largest first to the least loaded
-    node), then the whole tables dealt largest first to the least loaded GPU."""
+) -> _Load:
+    """The row-wise tables' slices on every GPU, each node-split table's on the GPUs of one node (the
+    tables dealt largest first to the least loaded node), then the whole tables dealt largest first to
+    the least loaded GPU: the GPU that ends with the most table parameters."""
     per_node = math.ceil(gpus / nodes)
-    base = sum(map(_params, rw)) / gpus
-    node_loads = [0.0] * nodes
-    for size in sorted((_params(t) / per_node for t in twrw), reverse=True):
-        heapq.heapreplace(node_loads, node_loads[0] + size)
-    loads = [base + node for node in node_loads for _ in range(per_node)]
-    heapq.heapify(loads)
-    for size in sorted(map(float, map(_params, tw)), reverse=True):
-        heapq.heapreplace(loads, loads[0] + size)
-    return max(loads)
+    base = (sum(map(_params, rw)) / gpus, sum(r for r, _ in rw) / gpus)
+    node_load = [[0.0, 0.0] for _ in range(nodes)]
+    node_tables: list[list[tuple[int, int]]] = [[] for _ in range(nodes)]
+    heap = [(0.0, n) for n in range(nodes)]
+    for t in sorted(twrw, key=_params, reverse=True):
+        _, n = heapq.heappop(heap)
+        node_load[n][0] += _params(t) / per_node
+        node_load[n][1] += t[0] / per_node
+        node_tables[n].append(t)
+        heapq.heappush(heap, (node_load[n][0], n))
+    gpu_load = [[base[0] + node_load[n][0], base[1] + node_load[n][1]] for n in range(nodes) for _ in range(per_node)]
+    gpu_tables: list[list[tuple[int, int]]] = [[] for _ in gpu_load]
+    gheap = [(load[0], g) for g, load in enumerate(gpu_load)]
+    heapq.heapify(gheap)
+    for t in sorted(tw, key=_params, reverse=True):
+        _, g = heapq.heappop(gheap)
+        gpu_load[g][0] += _params(t)
+        gpu_load[g][1] += t[0]
+        gpu_tables[g].append(t)
+        heapq.heappush(gheap, (gpu_load[g][0], g))
+    g = max(range(len(gpu_load)), key=lambda i: gpu_load[i][0])
+    whole = max(gpu_tables[g], key=_params, default=None)
+    node_split = max(node_tables[g // per_node], key=_params, default=None)
+    return _Load(gpu_load[g][0], gpu_load[g][1], whole, node_split)
 
 
 def exchange_seconds(

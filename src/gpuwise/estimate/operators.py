@@ -561,11 +561,13 @@ def _copied_then_run(
 class TablePlacement:
     """Where one GPU's share of a recommender's tables lives (TorchRec UVM caching when it is too
     large): `gpu_bytes` in GPU memory (all of it, or the cache of hot rows), `host_bytes` in host
-    memory, `hit_rate` the share of lookups the GPU copy serves."""
+    memory, `hit_rate` the share of lookups the GPU copy serves, `gpu_rows` the rows in GPU memory
+    (what a row-wise optimizer keeps a state for there)."""
 
     gpu_bytes: float
     host_bytes: float
     hit_rate: float
+    gpu_rows: float = 0.0
 
 
 def table_placement(
@@ -580,9 +582,10 @@ def table_placement(
     share = model.embedding_params / max(gpus, 1) * element_bytes
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
     if share <= budget:
-        heaviest = shard_tables(model, gpus, nodes, capacity_bytes, element_bytes, catalog).heaviest
-        return TablePlacement(heaviest * element_bytes, 0.0, 1.0)
-    return TablePlacement(budget, share - budget, catalog.convention("embedding_cache_hit_rate"))
+        laid = shard_tables(model, gpus, nodes, capacity_bytes, element_bytes, catalog)
+        return TablePlacement(laid.heaviest * element_bytes, 0.0, 1.0, laid.heaviest_rows)
+    rows = sum(r for r, _ in model.embedding_tables) / max(gpus, 1) * budget / share  # the cached share's
+    return TablePlacement(budget, share - budget, catalog.convention("embedding_cache_hit_rate"), rows)
 
 
 def host_lookup_seconds(

@@ -26,8 +26,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuwise.catalog import Catalog
+from gpuwise.catalog import Catalog, GenericArch
 from gpuwise.catalog.schema import AtScaleRun
+from gpuwise.workload import TrainingJob
 
 if TYPE_CHECKING:
     from gpuwise.estimate.run import Estimate
@@ -113,17 +114,26 @@ def interruptions_per_gpu_hour(cat: Catalog) -> float:
     return r["unexpected_interruptions"].value / hours
 
 
-def _checkpoint_bytes(est: Estimate) -> float:
+def _checkpoint_bytes(est: Estimate, cat: Catalog) -> float:
     """Weights and optimizer states, each once: sharded ones summed over every GPU, replicated ones
     over one model-parallel group. States offloaded to host memory (ZeRO-Offload, FSDP cpu_offload)
-    are saved too: a checkpoint holds them wherever they live."""
+    are saved too: a checkpoint holds them wherever they live. A recommender's embedding tables and
+    their row-wise states are sharded over every GPU and saved whole, not as the most loaded GPU's."""
     w, hw = est.workload, est.hardware
     per = est.memory.per_gpu
     group = w.parallel.tp * w.parallel.pp
     zero = getattr(w.parallel, "zero", 0)
     offloaded = per.detail.get("offloaded_to_cpu", 0.0)
-    weights = per.weights * (hw.count if zero >= 3 else group)
-    states = (per.optimizer + offloaded) * (hw.count if zero >= 1 else group)
+    tables, table_states = per.detail.get("embedding_tables", 0.0), per.detail.get("embedding_optimizer", 0.0)
+    weights = (per.weights - tables) * (hw.count if zero >= 3 else group)
+    states = (per.optimizer - table_states + offloaded) * (hw.count if zero >= 1 else group)
+    model = w.model
+    if tables and isinstance(model, GenericArch) and isinstance(w, TrainingJob):
+        from gpuwise.estimate.memory.states import training_element_bytes
+
+        rows = sum(r for r, _ in model.embedding_tables)
+        weights += model.embedding_params * training_element_bytes(w)
+        states += rows * cat.convention("rowwise_adagrad_state_bytes_per_row")
     return weights + states
 
 
@@ -183,7 +193,7 @@ def training_reliability(est: Estimate, cat: Catalog) -> Reliability | None:
     useful = t.total_seconds + at_scale + stragglers
     rate = interruptions_per_gpu_hour(cat)
     mtbf = 3600 / (rate * est.hardware.count)
-    size = _checkpoint_bytes(est)
+    size = _checkpoint_bytes(est, cat)
     bandwidth = cat.pipeline["parallel_fs_client_bytes_per_s"].value * est.hardware.nodes
     delta = size / bandwidth
     start = cat.reliability["restart_seconds_per_interruption"].value  # every run starts once, too

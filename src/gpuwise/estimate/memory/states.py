@@ -621,9 +621,7 @@ def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] 
         return None
     gpus = hw.count
     params = model.embedding_params / gpus
-    rows = sum(r for r, _ in model.embedding_tables) / gpus
     e = training_element_bytes(job)
-    state = rows * n.conv("rowwise_adagrad_state_bytes_per_row")
     n.add(
         f"{model.name}: embedding tables ({model.embedding_params / 1e9:.2f}B parameters) sharded over {gpus} GPU(s), "
         f"trained with fused row-wise Adagrad (one fp32 state per row, no table gradients kept); "
@@ -632,14 +630,14 @@ def sparse_tables(job: TrainingJob, hw: Hardware, n: Notes) -> dict[str, float] 
     from gpuwise.estimate.operators import table_placement  # recommenders only: LLMs never load it
 
     place = table_placement(model, gpus, hw.nodes, hw.gpu.capacity_bytes, e, n.cat)
-    on_gpu = place.gpu_bytes / (params * e) if params else 1.0
+    state = place.gpu_rows * n.conv("rowwise_adagrad_state_bytes_per_row")  # one state a row held there
     if place.host_bytes:
         n.add(
             f"{model.name}: {fmt_bytes(place.host_bytes)} of each GPU's table share kept in host memory, "
             f"{fmt_bytes(place.gpu_bytes)} of hot rows cached on the GPU (UVM caching, "
             f"{place.hit_rate:.0%} of lookups served there) [embedding_gpu_table_share, embedding_cache_hit_rate]"
         )
-    return {"params": params, "weights": place.gpu_bytes, "optimizer": state * on_gpu}
+    return {"params": params, "weights": place.gpu_bytes, "optimizer": state}
 
 
 def pipeline_fsdp_held(job: TrainingJob, prof: Framework) -> bool:
