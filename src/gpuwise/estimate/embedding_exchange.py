@@ -118,32 +118,45 @@ def _most_loaded(
 ) -> _Load:
     """The row-wise tables' slices on every GPU, each node-split table's on the GPUs of one node (the
     tables dealt largest first to the least loaded node), then the whole tables dealt largest first to
-    the least loaded GPU: the GPU that ends with the most table parameters."""
+    the least loaded GPU: the GPU that ends with the most table parameters. A node's GPUs are alike until
+    a whole table lands on one, so only the GPUs that take one are tracked one by one (a search over
+    thousands of GPUs costs what its few tables cost)."""
     per_node = math.ceil(gpus / nodes)
     base = (sum(map(_params, rw)) / gpus, sum(r for r, _ in rw) / gpus)
-    node_load = [[0.0, 0.0] for _ in range(nodes)]
+    node_load = [[base[0], base[1]] for _ in range(nodes)]
     node_tables: list[list[tuple[int, int]]] = [[] for _ in range(nodes)]
-    heap = [(0.0, n) for n in range(nodes)]
+    heap = [(base[0], n) for n in range(nodes)]
     for t in sorted(twrw, key=_params, reverse=True):
         _, n = heapq.heappop(heap)
         node_load[n][0] += _params(t) / per_node
         node_load[n][1] += t[0] / per_node
         node_tables[n].append(t)
         heapq.heappush(heap, (node_load[n][0], n))
-    gpu_load = [[base[0] + node_load[n][0], base[1] + node_load[n][1]] for n in range(nodes) for _ in range(per_node)]
-    gpu_tables: list[list[tuple[int, int]]] = [[] for _ in gpu_load]
-    gheap = [(load[0], g) for g, load in enumerate(gpu_load)]
+    used = [0] * nodes  # GPUs of each node that took a whole table
+    touched: list[tuple[int, list[float], list[tuple[int, int]]]] = []  # (node, [params, rows], tables)
+    gheap: list[tuple[float, int, int]] = [(node_load[n][0], 0, n) for n in range(nodes)]  # 0: an untouched GPU
     heapq.heapify(gheap)
     for t in sorted(tw, key=_params, reverse=True):
-        _, g = heapq.heappop(gheap)
-        gpu_load[g][0] += _params(t)
-        gpu_load[g][1] += t[0]
-        gpu_tables[g].append(t)
-        heapq.heappush(gheap, (gpu_load[g][0], g))
-    g = max(range(len(gpu_load)), key=lambda i: gpu_load[i][0])
-    whole = max(gpu_tables[g], key=_params, default=None)
-    node_split = max(node_tables[g // per_node], key=_params, default=None)
-    return _Load(gpu_load[g][0], gpu_load[g][1], whole, node_split)
+        load, kind, i = heapq.heappop(gheap)
+        if kind == 0:  # a fresh GPU of node i; the node's other untouched GPUs stay in the heap
+            used[i] += 1
+            if used[i] < per_node:
+                heapq.heappush(gheap, (load, 0, i))
+            touched.append((i, list(node_load[i]), []))
+            i = len(touched) - 1
+        node, sums, tables = touched[i]
+        sums[0] += _params(t)
+        sums[1] += t[0]
+        tables.append(t)
+        heapq.heappush(gheap, (sums[0], 1, i))
+    fresh = [n for n in range(nodes) if used[n] < per_node]
+    best = max(fresh, key=lambda n: node_load[n][0], default=None)
+    top = max(touched, key=lambda g: g[1][0], default=None)
+    if top is not None and (best is None or top[1][0] >= node_load[best][0]):
+        node, sums, tables = top
+        return _Load(sums[0], sums[1], max(tables, key=_params), max(node_tables[node], key=_params, default=None))
+    assert best is not None
+    return _Load(node_load[best][0], node_load[best][1], None, max(node_tables[best], key=_params, default=None))
 
 
 def exchange_seconds(
