@@ -40,8 +40,6 @@ from dataclasses import dataclass
 from gpuwise.catalog import Catalog, GenericArch
 from gpuwise.estimate.comm import Topology, collective
 
-TABLE_WISE, ROW_WISE, TABLE_ROW_WISE = "table-wise", "row-wise", "table-row-wise"
-
 
 @dataclass(frozen=True, slots=True)
 class TableSharding:
@@ -144,7 +142,7 @@ def _most_loaded(
                 heapq.heappush(gheap, (load, 0, i))
             touched.append((i, list(node_load[i]), []))
             i = len(touched) - 1
-        node, sums, tables = touched[i]
+        _, sums, tables = touched[i]
         sums[0] += _params(t)
         sums[1] += t[0]
         tables.append(t)

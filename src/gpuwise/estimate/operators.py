@@ -32,6 +32,7 @@ from typing import Literal
 from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
+from gpuwise.estimate.embedding_exchange import shard_tables
 from gpuwise.estimate.rates import Rates, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
@@ -577,8 +578,6 @@ def table_placement(
     planner gives tables: the tables as gpuwise.estimate.embedding_exchange lays them out (splitting
     more of them until every GPU fits that budget); else the budget as a cache of the hottest rows of
     the even share, the rest in host memory (TorchRec's UVM caching)."""
-    from gpuwise.estimate.embedding_exchange import shard_tables
-
     share = model.embedding_params / max(gpus, 1) * element_bytes
     budget = capacity_bytes * catalog.convention("embedding_gpu_table_share")
     if share <= budget:
