@@ -236,7 +236,7 @@ def report(results: list[ServingResult], held: Mapping[str, float], notes: list[
         f"{len(results)} cases, {len(checked)} checked, on {len({r.gpu for r in checked})} GPU models and "
         f"{len({r.model for r in checked})} models. `error` = ours / published − 1; `bias` = median signed error.",
         "",
-        "**Out of sample**: the serving overheads (GEMM share, step and request overheads) are fitted by "
+        "**Out of sample**: the serving overheads (GEMM share, layer and request overheads) are fitted by "
         "`scripts/fit_serving.py` to TensorRT-LLM's published tables; each TensorRT-LLM (model, GPU) pair is "
         "predicted with overheads fitted without it (leave one group out), and every other engine's cases "
         "(vLLM) with TensorRT-LLM's fit, never fitted to them. **In sample**: the catalog's overheads, fitted "

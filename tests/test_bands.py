@@ -290,16 +290,18 @@ def test_a_confidence_outside_its_range_is_a_usage_error():
     assert proc.returncode == 2 and "--confidence must be at most 0.95" in proc.stderr
 
 
-def test_mi300x_serving_is_flagged_and_its_band_reaches_the_published_rates():
-    """vLLM on ROCm ran below the estimate on every published row (OCI's tables; 14-58 % with the CDNA3
-    kernel rates): the band reaches the measured rates, names the bias, and is not fitted away (the
-    estimate itself is unchanged); the rows are out of sample (vLLM borrows TensorRT-LLM's serving fit)
-    and from one source, so the band is the wide one of every source's decode errors."""
+def test_mi300x_serving_band_reaches_the_published_rates_and_is_no_longer_flagged():
+    """vLLM on ROCm (OCI's Llama 3.1 405B tables, 126 layers) ran below the estimate on every row while a
+    serving step's fixed cost was one per step; with one per layer (scripts/fit_serving.py, 2026-12-06)
+    its rows straddle the estimate, so the class carries no flag. The rows are out of sample (vLLM
+    borrows TensorRT-LLM's serving fit) and from one source, so the band is the wide one of every
+    source's decode errors, and still reaches 1.41x below the estimate."""
     d = _estimate(["--model", "llama-3.1-8b", "--task", "inference", "--gpu", "mi300x", "--concurrency", "32"])
     b = d["uncertainty"]["inference.tokens_per_second"]
     assert b["high"] >= d["inference"]["tokens_per_second"]
     assert b["low"] <= d["inference"]["tokens_per_second"] / 1.41
-    assert "biased" in b["basis"] and "out of sample" in b["basis"] and "fewer than 4 source families" in b["basis"]
+    assert "out of sample" in b["basis"] and "fewer than 4 source families" in b["basis"]
+    assert "biased" not in b["basis"] and "bias" not in b
 
 
 def test_the_terminal_shows_the_band_beside_each_headline_figure():

@@ -36,7 +36,7 @@ HAND_MADE: dict[type, dict[str, Any]] = {
     s.FittedEfficiency: {"value": 0.79, "cases": 17, "sources": ["x"], "pooled": False},
     s.FittedOverheads: {
         "matmul_efficiency": 0.69,
-        "step_overhead_seconds": 0.00275,
+        "layer_overhead_seconds": 7.8e-05,
         "request_overhead_seconds": 0.0056,
         "cases": 208,
         "groups": 13,
@@ -200,7 +200,7 @@ def test_methods_and_properties_work_as_written():
         small_gpu_max_seqs=None,
     )
     assert engine.budget(16) == (2048, None) and engine.budget(80) == (8192, 256)
-    assert engine.matmul_efficiency == 1.0 and engine.step_overhead_seconds == 0.0  # plain defaults
+    assert engine.matmul_efficiency == 1.0 and engine.layer_overhead_seconds == 0.0  # plain defaults
 
 
 def test_fields_follow_the_base_classes_first():

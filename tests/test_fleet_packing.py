@@ -137,7 +137,7 @@ def test_deploying_a_packed_fleet_states_its_cost_and_what_skyserve_does_with_it
     from gpuwise.plan.results import Code
 
     work = {"model": "llama-3.1-70b", "task": "inference", "input_tokens": 1024, "output_tokens": 256}
-    r = make_plan(work, {"qps": 10, "ttft_ms": 2000, "tpot_ms": 60, "gpus": "h100-sxm"})
+    r = make_plan(work, {"qps": 8, "ttft_ms": 2000, "tpot_ms": 60, "gpus": "h100-sxm"})
     c = r.chosen
     assert c is not None and c.offer is not None and c.hourly is not None
     assert c.offer.per_instance == 2 and c.replicas == 2 and c.offer.instances == 1

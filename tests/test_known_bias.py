@@ -74,16 +74,16 @@ SERVE = ["--model", "llama-3.1-8b", "--task", "inference", "--concurrency", "32"
 
 
 def test_an_estimate_names_the_bias_of_its_gpu_and_engine_and_not_of_others():
-    """vLLM on MI300X ran below the estimate on every published row (the catalog's flag): the JSON
+    """vLLM on Hopper ran below the estimate on every published row (the catalog's flag): the JSON
     carries it on the decode figures and the terminal says it; the same model on an L4 (no flagged
     class) says nothing of it."""
-    mi300x = CliRunner().invoke(app, ["estimate", *SERVE, "--gpu", "mi300x", "--json"])
-    u = json.loads(mi300x.output)["uncertainty"]
+    h100 = CliRunner().invoke(app, ["estimate", *SERVE, "--gpu", "h100-sxm", "--json"])
+    u = json.loads(h100.output)["uncertainty"]
     said = u["inference.tokens_per_second"]["bias"]
-    assert said.startswith("decode rate of LLMs (decoders) on AMD") and "measured slower than estimated" in said
+    assert said.startswith("decode rate of LLMs (decoders) on Nvidia") and "measured slower than estimated" in said
     assert u["inference.decode_seconds_per_token"]["bias"] == said
     assert "bias" not in u["memory.per_gpu.total"]
-    out = CliRunner().invoke(app, ["estimate", *SERVE, "--gpu", "mi300x"]).output
+    out = CliRunner().invoke(app, ["estimate", *SERVE, "--gpu", "h100-sxm"]).output
     assert out.count("Known bias: ") == 1 and "plan on the band's pessimistic end" in out
     l4 = CliRunner().invoke(app, ["estimate", *SERVE, "--gpu", "l4", "--json"])
     assert not any("bias" in b for b in json.loads(l4.output)["uncertainty"].values())
@@ -94,15 +94,15 @@ PLAN = ["plan", "--model", "llama-3.1-8b", "--task", "inference", "--qps", "50",
 
 
 def test_a_plan_names_the_known_bias_of_its_chosen_row_in_the_terminal_and_the_report(tmp_path):
-    result = CliRunner().invoke(app, [*PLAN, "--gpus", "mi300x"])
+    result = CliRunner().invoke(app, [*PLAN, "--gpus", "h100-sxm"])
     assert result.exit_code == 0, result.output
-    assert "Chosen: " in result.output and "Known bias: decode rate of LLMs (decoders) on AMD" in result.output
+    assert "Chosen: " in result.output and "Known bias: decode rate of LLMs (decoders) on Nvidia" in result.output
     report = tmp_path / "plan.md"
-    assert CliRunner().invoke(app, [*PLAN, "--gpus", "mi300x", "--report", str(report)]).exit_code == 0
+    assert CliRunner().invoke(app, [*PLAN, "--gpus", "h100-sxm", "--report", str(report)]).exit_code == 0
     text = report.read_text(encoding="utf-8")
     assert "known bias" in text and "measured slower than estimated" in text
-    zh = CliRunner().invoke(app, [*PLAN, "--gpus", "mi300x", "--lang", "zh"]).output
-    assert "已知偏差：AMD cdna3 上 vllm 的大语言模型（解码器）解码速率：11 个已发表案例中有 11 个实测慢于估计" in zh
+    zh = CliRunner().invoke(app, [*PLAN, "--gpus", "h100-sxm", "--lang", "zh"]).output
+    assert "已知偏差：Nvidia hopper 上 vllm 的大语言模型（解码器）解码速率：18 个已发表案例中有 18 个实测慢于估计" in zh
 
 
 def test_the_estimate_page_names_the_known_bias_as_the_terminal_does():
@@ -112,9 +112,9 @@ def test_the_estimate_page_names_the_known_bias_as_the_terminal_does():
 
     client = TestClient(create_app(), base_url="http://127.0.0.1")
     q = {"model": "llama-3.1-8b", "task": "inference", "concurrency": "32"}
-    page = client.get("/estimate", params={**q, "gpu": "mi300x"}).text
+    page = client.get("/estimate", params={**q, "gpu": "h100-sxm"}).text
     said = re.findall(r'<p class="known-bias" id="known-bias-\d+">(.*?)</p>', page, re.S)
-    assert len(said) == 1 and said[0].startswith("Known bias: decode rate of LLMs (decoders) on AMD")
+    assert len(said) == 1 and said[0].startswith("Known bias: decode rate of LLMs (decoders) on Nvidia")
     assert 'class="known-bias"' not in client.get("/estimate", params={**q, "gpu": "l4"}).text
 
 
@@ -130,11 +130,11 @@ def test_the_plan_page_names_the_chosen_rows_known_bias():
         "qps": "50",
         "ttft_ms": "500",
         "tpot_ms": "50",
-        "gpus": "mi300x",
+        "gpus": "h100-sxm",
     }
     page = client.post("/plan", data=form).text
     said = re.findall(r'<p class="known-bias" id="known-bias-\d+">(.*?)</p>', page, re.S)
-    assert said and said[0].startswith("Known bias: decode rate of LLMs (decoders) on AMD"), page[-3000:]
+    assert said and said[0].startswith("Known bias: decode rate of LLMs (decoders) on Nvidia"), page[-3000:]
 
 
 def test_every_flag_in_the_catalog_says_the_side_it_stores():

@@ -157,11 +157,12 @@ def test_a_dynamic_batching_plan_stopping_missed_runs_is_the_plan_of_full_runs(c
 
 
 def test_a_load_more_replicas_than_searched_cannot_carry_is_unsized_with_finite_figures(capsys):
-    """8,000-token prompts at 11,000 QPS on H100 under a 560 ms TTFT: one replica carries 2.465
-    requests/s (2.484 before vLLM V1's per-sequence scheduling time, 2.44 before the serving fit's GEMM share
-    rose 0.67 -> 0.69, both on 2026-12-05), 1.639 at the capacity band's low end (x0.665), so 11,000/1.639 ->
-    at least 6,712 replicas, above the 4,096 searched. It answered 4,096 replicas with every percentile
-    infinite, and --json failed (exit 70)."""
+    """8,000-token prompts at 11,000 QPS on H100 under a 560 ms TTFT: one replica carries 2.572
+    requests/s (2.465 before the serving step's fixed cost became one per layer on 2026-12-06; 2.484 before
+    vLLM V1's per-sequence scheduling time, 2.44 before the serving fit's GEMM share rose 0.67 -> 0.69, both
+    on 2026-12-05), 1.710 at the capacity band's low end (x0.665), so 11,000/1.710 -> at least 6,432
+    replicas, above the 4,096 searched. It answered 4,096 replicas with every percentile infinite, and
+    --json failed (exit 70)."""
     import json
     import math
 
@@ -172,4 +173,4 @@ def test_a_load_more_replicas_than_searched_cannot_carry_is_unsized_with_finite_
     assert serving["replicas"] == 0 and serving["meets"] is False
     figures = [v for pct in serving["percentiles"].values() for v in pct.values()]
     assert figures and all(math.isfinite(v) for v in figures)
-    assert "takes at least 6712 replicas at the capacity band's low end, above the 4096 searched" in out
+    assert "takes at least 6432 replicas at the capacity band's low end, above the 4096 searched" in out

@@ -70,6 +70,7 @@ def test_out_of_sample_medians_meet_the_goals():
 
 def test_mi300x_small_batches_follow_the_measured_weight_streaming():
     """OCI's batch-1 row (36 tokens/s, 27.8 ms a token): with hipBLASLt's measured one-row GEMM rate the
-    estimate is within 25 % (it was 45 % optimistic at the copy rate), still optimistic."""
+    estimate is within 25 % (it was 45 % optimistic at the copy rate); optimistic while a serving step's
+    fixed cost was one per step, 14 % slow since it is one per layer (2026-12-06: 126 layers)."""
     r = RESULTS["oci-vllm-llama-3.1-405b-mi300x-tp8-128-128-batch1"]
-    assert 0 < r.error <= 0.25
+    assert abs(r.error) <= 0.25

@@ -103,4 +103,6 @@ def test_moe_decode_beside_rare_long_prompts_reads_only_its_own_experts():
     assert alone is not None
     # 4 decodes at 8.7k context against 4 decodes at 0.5k context: the KV reads differ a little
     assert inf.decode_seconds_per_token < 1.25 * alone.decode_seconds_per_token
-    assert inf.decode_seconds_per_token < 0.012  # was 25.2 ms with the prompt tokens spread over every step
+    # 13.5 ms, 5.1 ms of it the 61 layers' fixed cost (one per layer since 2026-12-06); it was 25.2 ms with
+    # the prompt tokens spread over every step
+    assert inf.decode_seconds_per_token < 0.015

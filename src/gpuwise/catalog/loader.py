@@ -615,7 +615,7 @@ def _engines(doc: dict[str, Any], data_dir: Path | None) -> dict[str, EngineProf
             overheads_from=origin,
             overheads_note=note,
             matmul_efficiency=fit.matmul_efficiency,
-            step_overhead_seconds=fit.step_overhead_seconds,
+            layer_overhead_seconds=fit.layer_overhead_seconds,
             request_overhead_seconds=fit.request_overhead_seconds,
         )
     return out

@@ -409,7 +409,7 @@ class FittedOverheads(_Strict):
     with the in-sample and held-out (leave one model/GPU pair out) errors per metric."""
 
     matmul_efficiency: Annotated[float, Gt(0), Le(1)]
-    step_overhead_seconds: Annotated[float, Ge(0)]
+    layer_overhead_seconds: Annotated[float, Ge(0)]
     request_overhead_seconds: Annotated[float, Ge(0)]
     cases: Annotated[int, Ge(1)]
     groups: Annotated[int, Ge(1)]
@@ -507,13 +507,14 @@ class EngineProfile(_Sourced):
     vendors: tuple[str, ...] = ("nvidia", "amd")  # the GPU vendors the engine runs on
     # fitted to published measurements at load by scripts/fit_serving.py (serving_fit.yaml, filled in
     # by the loader): what the roofline of the operations leaves out — the share of the large-GEMM rate
-    # a serving step's GEMMs reach, a fixed cost per engine step (scheduling, sampling, launches) and
-    # per request (front end, tokenizer). `overheads_from`: the engine whose published cases the
+    # a serving step's GEMMs reach, a fixed cost per layer of each engine step (the kernel chain a
+    # layer launches, with the step's scheduling and sampling spread over its layers) and per request
+    # (front end, tokenizer). `overheads_from`: the engine whose published cases the
     # values are fitted to (None: its own); `overheads_note` says which, in every estimate.
     overheads_from: str | None = None
     overheads_note: str = ""
     matmul_efficiency: Annotated[float, Gt(0), Le(1)] = 1.0
-    step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
+    layer_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     request_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     lora_step_overhead_seconds: Annotated[float, Ge(0)] = 0.0
     # host work per sequence of a step that the engine does not overlap with the GPU (scheduling, input

@@ -297,7 +297,8 @@ def _setup_notes(
         notes = [f"{profile.name}: the memory left after the weights holds {by_kv:,} requests of {ctx:,} tokens"]
     notes.append(
         f"{profile.name} steps run GEMMs at {profile.matmul_efficiency:.0%} of the large-GEMM rate, plus "
-        f"{profile.step_overhead_seconds * 1e3:.3g} ms per step and {profile.request_overhead_seconds * 1e3:.3g} ms "
+        f"{profile.layer_overhead_seconds * 1e6:.3g} us per layer a step ({profile.layer_overhead_seconds * model.layers * 1e3:.3g} ms "
+        f"over its {model.layers} layers) and {profile.request_overhead_seconds * 1e3:.3g} ms "
         f"per request: {profile.overheads_note} (docs/accuracy-serving.md)"
     )
     notes += _kernel_notes(job, hw, profile.static_batching)
@@ -589,7 +590,10 @@ class StepModel:
         # block-scaled FP8 GEMMs at decode sizes: each kernel at least the engine's measured floor
         self.fp8_floor = block_fp8_floor(profile, job, rates.gpu.architecture)
         # multi-LoRA: the adapters' gathered matmuls (SGMV/BGMV) add a sourced fixed time to every step
-        self.overhead = profile.step_overhead_seconds + (profile.lora_step_overhead_seconds if job.lora_adapters else 0)
+        # a step's fixed cost grows with its layers (each layer's chain of kernels), beside the adapters' matmuls
+        self.overhead = profile.layer_overhead_seconds * model.layers + (
+            profile.lora_step_overhead_seconds if job.lora_adapters else 0
+        )
         # host work per sequence of a step (vLLM V0's output processing, V1's scheduling): per logit
         self.per_sequence = profile.host_seconds_per_sequence / (job.speculative_tokens + 1)
         self.overlapped = host_work_overlapped(profile, job)  # beside the step's GPU work, not after it
