@@ -118,24 +118,24 @@ class Lattice:
         self.cat, self.engine = cat, engine
         self.runs: dict[tuple[str, int, int], serving_accuracy.Run] = {}
 
-    def catalog(self, share: int, step: int) -> Catalog:
+    def catalog(self, share: int, layer: int) -> Catalog:
         prof = replace(
             self.cat.engines[self.engine],
             matmul_efficiency=share * SHARE_UNIT,
-            layer_overhead_seconds=step * LAYER_UNIT,
+            layer_overhead_seconds=layer * LAYER_UNIT,
             request_overhead_seconds=0.0,
         )
         return replace(self.cat, engines={**self.cat.engines, self.engine: prof})
 
-    def run(self, case: Case, share: int, step: int) -> serving_accuracy.Run:
-        k = (case.key, share, step)
+    def run(self, case: Case, share: int, layer: int) -> serving_accuracy.Run:
+        k = (case.key, share, layer)
         if k not in self.runs:
-            self.runs[k] = serving_accuracy.simulate_inputs(case.inputs, self.catalog(share, step))
+            self.runs[k] = serving_accuracy.simulate_inputs(case.inputs, self.catalog(share, layer))
         return self.runs[k]
 
-    def loss(self, cases: list[Case], share: int, step: int) -> tuple[float, int]:
+    def loss(self, cases: list[Case], share: int, layer: int) -> tuple[float, int]:
         """(mean |log(ours / published)|, request overhead in lattice units) at the best request overhead."""
-        runs = [self.run(c, share, step) for c in cases]
+        runs = [self.run(c, share, layer) for c in cases]
         best = (math.inf, 0)
         for r in range(REQUEST_POINTS):
             sec = r * REQUEST_UNIT
@@ -147,26 +147,26 @@ class Lattice:
 
 
 def search(lattice: Lattice, cases: list[Case]) -> tuple[int, int, int]:
-    """The lattice point (share, step, request) of least loss: a pattern search with shrinking strides."""
-    share, step = START
-    score, req = lattice.loss(cases, share, step)
+    """The lattice point (share, layer, request) of least loss: a pattern search with shrinking strides."""
+    share, layer = START
+    score, req = lattice.loss(cases, share, layer)
     for stride in STRIDES:
         moved = True
         while moved:
             moved = False
             for ds, dt in ((stride, 0), (-stride, 0), (0, stride), (0, -stride)):
-                s2, t2 = share + ds, step + dt
+                s2, t2 = share + ds, layer + dt
                 if not SHARE_RANGE[0] <= s2 <= SHARE_RANGE[1] or t2 < 0:
                     continue
                 trial, r2 = lattice.loss(cases, s2, t2)
                 if trial < score - 1e-12:
-                    share, step, score, req, moved = s2, t2, trial, r2, True
-    return share, step, req
+                    share, layer, score, req, moved = s2, t2, trial, r2, True
+    return share, layer, req
 
 
 def errors(lattice: Lattice, cases: Iterable[Case], point: tuple[int, int, int]) -> dict[str, float]:
-    share, step, req = point
-    return {c.id: lattice.run(c, share, step).value(c.metric, req * REQUEST_UNIT) / c.published - 1 for c in cases}
+    share, layer, req = point
+    return {c.id: lattice.run(c, share, layer).value(c.metric, req * REQUEST_UNIT) / c.published - 1 for c in cases}
 
 
 def held_out_unit(own: list[Case]) -> tuple[str, Callable[[Case], str]]:
@@ -266,7 +266,7 @@ def render(fits: dict[str, Fit], cases: list[Case]) -> str:
         lines += [
             f"  {engine}:",
             f"    matmul_efficiency: {f.matmul_efficiency}",
-            f"    layer_overhead_seconds: {f.layer_overhead_seconds}",
+            f"    layer_overhead_seconds: {f.layer_overhead_seconds:.6f}",  # a plain decimal YAML reads as a float
             f"    request_overhead_seconds: {f.request_overhead_seconds}",
             f"    cases: {f.cases}",
             f"    groups: {len(f.groups)}  # held out by {f.held_out_by}",
