@@ -157,7 +157,7 @@ def _corpus_bands() -> tuple[str, str]:
     """(covered share, median width) of every kind in docs/uncertainty.md's corpus table (written by
     scripts/fit_bands.py, which --check keeps current)."""
     table = _doc("uncertainty.md").split("<!-- fit_bands.py: corpus judgement -->", 1)[1]
-    cells = [c.strip() for c in next(r for r in table.splitlines() if r.startswith("| all |")).split("|")]
+    cells = [c.strip() for c in _row(table, "| all |").split("|")]
     return cells[4].rstrip("%"), cells[6]
 
 

@@ -228,8 +228,8 @@ def collective(
 def collective_across_nodes(kind: str, bytes_: float, nodes: int, topo: Topology) -> float:
     """Seconds for one collective among `nodes` ranks, one per node (each GPU with its peers in the
     other nodes, every GPU of a node at once, over its share of the node's NICs): hybrid sharding's
-    all-reduce of gradient shards across replicas."""
-    factor = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1}[kind]
+    all-reduce of gradient shards across replicas, the table-row-wise embeddings' all-to-all across nodes."""
+    factor = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "all_to_all": 1}[kind]
     if nodes <= 1 or topo.inter is None:
         return 0.0
     return topo.base_latency + _ring(bytes_, nodes, topo.inter, factor)

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, GenericArch
-from gpuwise.estimate.comm import Topology, collective
+from gpuwise.estimate.comm import Topology, collective, collective_across_nodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +213,5 @@ def _table_row_wise(sharding: TableSharding, b: int, e: float, gpus: int, topo: 
     per_node = math.ceil(gpus / nodes)
     own = _heaviest_share(sharding.table_row_wise, nodes)  # the busiest node's tables
     inside = collective("reduce_scatter", gpus * b * own * e, per_node, topo, False)
-    if topo.inter is None:
-        return inside
-    off_node = (nodes - 1) * b * own * e / topo.inter.bandwidth + (nodes - 1) * topo.inter.latency
-    return inside + topo.base_latency + off_node
+    # each GPU holds the partial sums of every node's micro-batch and sends all but its own node's
+    return inside + collective_across_nodes("all_to_all", nodes * b * own * e, nodes, topo)
