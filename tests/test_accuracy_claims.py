@@ -510,6 +510,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "the Hopper bias"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "the one allocated figure is"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +1.4 %"): _diagnosis_figures,
+    ("docs/holdout-diagnosis.md", "bias +8.3 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias +0.3 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias -0.3 %"): _diagnosis_figures,
     ("docs/holdout-diagnosis.md", "bias -0.8 %"): _diagnosis_figures,
@@ -561,6 +562,7 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "bias -17.8 → "): _diagnosis32_figures,
     ("docs/holdout-diagnosis.md", "bias −7 %"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias +34 %"): _diagnosis24_figures,
+    ("docs/holdout-diagnosis.md", "bias +17 % since 2026-12-06"): _diagnosis24_figures,
     ("docs/holdout-diagnosis.md", "bias -13.6 → "): _diagnosis25_figures,
 }
 

@@ -96,6 +96,31 @@ def test_the_search_times_the_stages_that_can_win():
     torchtitan = CAT.frameworks["torchtitan"].pipeline_max_zero
     assert zero_stages(8, 4, accumulates=True, pipeline_max_zero=torchtitan) == (1, 2, 3)
     assert zero_stages(8, 1, accumulates=True, tables_sharded=True) == (0,)
+    # one GPU under plain AMP over fp32 parameters: FSDP's 16-bit parameters (stages 2, 3) skip the fp32
+    # residual stream, so they are timed beside stage 0
+    assert zero_stages(1, 1, accumulates=True, fp32_stream=True) == (0, 2, 3)
+    assert zero_stages(8, 1, accumulates=False, fp32_stream=True) == (2, 3)
+    # ... within what the stack combines with pipeline stages (Megatron, DeepSpeed: stage 1 at most)
+    assert zero_stages(1, 2, accumulates=True, fp32_stream=True) == (0,)
+    assert zero_stages(1, 2, accumulates=True, pipeline_max_zero=torchtitan, fp32_stream=True) == (0, 2, 3)
+
+
+def test_one_gpu_plain_amp_search_keeps_the_faster_fsdp_layout():
+    """A Phi-3-mini fine-tune on one H100 under the PyTorch stack: the chosen layout is at least as fast as
+    ZeRO-3 on that GPU, which the fp32 residual stream of plain AMP at stage 0 would lose to."""
+    from dataclasses import replace
+
+    from gpuwise.api import make_plan
+    from gpuwise.estimate import estimate
+    from gpuwise.workload import Parallelism
+
+    work = {"model": "phi-3-mini-4k-instruct", "method": "full", "tokens": "100M", "seq": 1024, "global_batch": 256}
+    chosen = make_plan(work, {"deadline": "2d", "gpus": "h100-sxm"}).chosen
+    assert chosen is not None and chosen.est.hardware.count == 1
+    fsdp = replace(chosen.est.workload, parallel=Parallelism(zero=3), recompute="none", micro_batch=1)
+    other = estimate(fsdp, chosen.est.hardware, CAT, search_largest=False)
+    assert other.memory.fits and other.training is not None and chosen.est.training is not None
+    assert other.training.samples_per_second <= chosen.est.training.samples_per_second * (1 + 1e-9)
 
 
 def test_a_step_in_backward_is_searched_at_its_ranks_whole_batch():

@@ -42,7 +42,9 @@ class Shape:
     kv_bytes: float = 2
     kv_cached: bool = False  # K/V come from a cache (decode) rather than from this pass
     # bytes per element (16-bit activations, forward) of elementwise ops run as unfused eager
-    # kernels: "norm", "rotary", "gated_act"; absent ops are fused (read and write once)
+    # kernels: "norm", "rotary", "gated_act"; absent ops are fused (read and write once). Also
+    # "residual" (an add on plain AMP's fp32 stream) and "layout_copy" (eager code's copy of the heads'
+    # output, per element of o_proj's input; absent: none)
     eager_bytes: tuple[tuple[str, float], ...] = ()
     # eager attention (no FlashAttention): (forward bytes per score element, extra with attention
     # dropout) of the softmax passes over the materialized s x s scores; None: fused attention
@@ -107,16 +109,19 @@ def layer_ops(
     ops += _mlp_ops(model, s, tp, ep, etp, load)
     ops += _attention_ops(model, s, q_n, kv_n)
     # memory-bound elementwise work per token: norms (read+write), two residual adds (2 reads,
-    # 1 write), rotary on Q and K, the MLP activation (gated: read 2f, write f) once per routed
-    # expert, dropout; MoE also copies each token to its k experts and back (permute, unpermute:
+    # 1 write; on plain AMP's fp32 stream more), rotary on Q and K, the MLP activation (gated: read
+    # 2f, write f) once per routed expert, dropout, the attention output's layout copy where eager
+    # model code makes one; MoE also copies each token to its k experts and back (permute, unpermute:
     # a read and a write of h each way per routed copy)
     rows = h / tp if (sp and tp > 1) else h
     k = model.experts_per_token * load * model.moe_layers / model.layers if model.is_moe else 0.0
     eager = dict(s.eager_bytes)  # in 16-bit bytes; elem counts element passes of `e` bytes
-    norm = eager["norm"] / 2 if "norm" in eager else 2
+    norm = eager.get("norm", 4) / 2
     rotary = eager["rotary"] / 2 if "rotary" in eager and not model.learned_positions else 2
+    residual = eager.get("residual", 6) / 2
     act = eager["gated_act"] / 2 if "gated_act" in eager and model.gated_ffn else (3 if model.gated_ffn else 2)
-    elem = model.norms_per_layer * norm * rows + 2 * 3 * rows + rotary * (q_n + kv_n) + act * model.mlp_width(load) / tp
+    elem = model.norms_per_layer * norm * rows + 2 * residual * rows + rotary * (q_n + kv_n)
+    elem += act * model.mlp_width(load) / tp + eager.get("layout_copy", 0) / 2 * model.o_dim / tp
     elem += 2 * 2 * h * k
     if model.dropout:
         elem += 2 * 2 * rows

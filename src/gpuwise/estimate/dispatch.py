@@ -8,7 +8,8 @@ the stack runs them (unfused eager ops count each of their kernels, fused ones o
 launches one kernel per forward kernel and two per trainable GEMM (the data and weight gradients), the
 rule the per-operator model (estimate/operators.py) times CNN training by. Not counted: autocast's
 weight casts under AMP over fp32 parameters (one per GEMM, forward and backward, where the layout keeps
-fp32 parameters unsharded), a MoE router's bookkeeping, the optimizer's few multi-tensor launches. It
+fp32 parameters unsharded) and its casts of each LayerNorm's fp32 output (whose bytes the step's elementwise
+traffic does count: autocast_layernorm_bytes), a MoE router's bookkeeping, the optimizer's few multi-tensor launches. It
 follows Llama-style code (q, k, v and gate, up as separate GEMMs): Megatron's fused linear_qkv and fc1
 launch a few fewer. torch.compile fuses and launches from generated code; it is not timed here.
 """

@@ -24,6 +24,7 @@ from gpuwise.estimate.compute import (
 from gpuwise.estimate.dispatch import host_wait
 from gpuwise.estimate.memory.states import (
     StageParams,
+    autocast_fp32_stream,
     expert_shard_factor,
     fp8_param_bytes,
     fp8_params,
@@ -389,15 +390,35 @@ def _adapter_seconds(
 def _eager_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> tuple[tuple[str, float], ...]:
     """Bytes per element of the elementwise ops a PyTorch-native stack runs as separate eager
     kernels (fp32 upcasts and intermediates), unless torch.compile fuses them into one read and
-    one write; hand-fused stacks (Megatron, NeMo, Unsloth) list none."""
-    ops = framework_of(job, catalog).eager_ops
-    if job.compile or not ops:
+    one write; hand-fused stacks (Megatron, NeMo, Unsloth) list none. Eager model code copies the heads'
+    output back to tokens x hidden; a LayerNorm is torch's one layer_norm kernel whatever the stack's
+    RMSNorm code; plain AMP (autocast_fp32_stream) adds an fp32 residual stream and runs that LayerNorm in
+    fp32 with a cast."""
+    prof = framework_of(job, catalog)
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    if job.compile:
         return ()
-    notes.append(
-        f"eager PyTorch without torch.compile: {', '.join(ops)} run as unfused kernels with fp32 upcasts "
-        "[eager_*_bytes: torchtitan/torchtune model code]"
-    )
-    return tuple((op, catalog.convention(f"eager_{op}_bytes")) for op in ops)
+    # torch's layer_norm is one kernel (estimate/dispatch.py counts it so): the stack's RMSNorm code is not a LayerNorm's
+    ops = [op for op in prof.eager_ops if not (op == "norm" and model.norm == "layernorm")]
+    out: dict[str, float] = {op: catalog.convention(f"eager_{op}_bytes") for op in ops}
+    if ops:
+        notes.append(
+            f"eager PyTorch without torch.compile: {', '.join(ops)} run as unfused kernels with fp32 upcasts "
+            "[eager_*_bytes: torchtitan/torchtune model code]"
+        )
+    if prof.eager_ops or prof.fp32_params:  # PyTorch model code (Transformers, timm, the stack's own) run eagerly
+        out["layout_copy"] = catalog.convention("eager_attention_layout_copy_bytes")
+    if autocast_fp32_stream(job, prof):
+        out["residual"] = catalog.convention("autocast_fp32_residual_bytes")
+        if model.norm == "layernorm":
+            out["norm"] = catalog.convention("autocast_layernorm_bytes")
+        notes.append(
+            "autocast over fp32 parameters: the residual stream stays fp32 (the embeddings add fp32 parameters, "
+            "and a 16-bit branch added to it promotes), layer_norm autocasts to fp32 and each linear casts its "
+            "input back [autocast_fp32_residual_bytes, autocast_layernorm_bytes: PyTorch autocast op reference]"
+        )
+    return tuple(out.items())
 
 
 def _loss_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> float:

@@ -26,7 +26,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, embeddin
 from gpuwise.estimate import memory
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.comm import topology
-from gpuwise.estimate.memory.states import fp8_params, framework_of
+from gpuwise.estimate.memory.states import autocast_fp32_stream, fp8_params, framework_of
 from gpuwise.estimate.rates import Rates
 from gpuwise.workload import Hardware, Parallelism, TrainingJob
 from gpuwise.workload.specs import (
@@ -137,6 +137,7 @@ def zero_stages(
     pipeline_max_zero: int = 1,
     tables_sharded: bool = False,
     zero_offload: bool = False,
+    fp32_stream: bool = False,
 ) -> tuple[int, ...]:
     """ZeRO stages worth timing. One data-parallel rank: nothing to shard, but where the stack runs
     DeepSpeed's ZeRO-Offload and the optimizer is kept in CPU memory (`zero_offload`), the layout is
@@ -149,11 +150,16 @@ def zero_stages(
     stages, what the stack combines with them (`pipeline_max_zero`: Megatron's distributed optimizer
     and DeepSpeed, which refuses ZeRO-2/3 with pipelines, shard the optimizer only; torchtitan's FSDP
     goes further). A recommender trains embedding-sharded: its tables are split over the GPUs already
-    and its dense part runs under DDP (TorchRec)."""
+    and its dense part runs under DDP (TorchRec). Where stage 0 runs plain AMP over fp32 parameters
+    (`fp32_stream`: an fp32 residual stream), a sharding wrapper's 16-bit parameters (FSDP's mixed
+    precision, DeepSpeed's 16-bit engine) step faster even on one rank, so stages 2 and 3 are timed there
+    too, within what the stack combines with pipeline stages."""
     if tables_sharded:
         return (0,)
     if dp == 1:
-        return (2,) if zero_offload else (0,)
+        if zero_offload:
+            return (2,)
+        return (0, *(z for z in (2, 3) if fp32_stream and (pp == 1 or z <= pipeline_max_zero)))
     if pp > 1:
         return tuple(range(1, max(1, pipeline_max_zero) + 1))
     return (2, 1, 3) if accumulates else (2, 3)
@@ -377,13 +383,16 @@ def _search(
     cp = degrees[2] if degrees else 1
     prof = framework_of(work, cat)
     offloads = prof.zero_offload and "optimizer" in work.offload  # ZeRO-Offload: one GPU may shard too
+    amp = autocast_fp32_stream(work, prof, zero=0)  # plain AMP at stage 0: its fp32 stream (zero_stages)
     for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw, cat):
         dp = hw.count // (tp * pp * cp)
         micros = micro_batches(work, dp)
         if not micros:
             continue
         accumulates = work.global_batch is not None and work.global_batch // dp > micros[0]
-        stages = zero_stages(dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads)
+        stages = zero_stages(
+            dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads, amp
+        )
         if fp8_params(work):  # Megatron Core's FP8 parameters run with its distributed optimizer only
             stages = (1,)
         if not work.updates:  # ZeRO-1/2 partition an optimizer's states and step: there is none

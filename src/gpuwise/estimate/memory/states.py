@@ -501,6 +501,20 @@ def fp8_params(job: TrainingJob) -> bool:
     return job.method == "full" and job.weights_dtype == "fp8"
 
 
+def autocast_fp32_stream(job: TrainingJob, prof: Framework, zero: int | None = None) -> bool:
+    """Whether a 16-bit step runs torch.autocast over fp32 parameters that no sharding layout casts
+    (plain AMP: single-GPU or DDP, not FSDP's or DeepSpeed's 16-bit copies, nor a model cast to 16 bits
+    whole, `--no-master-weights`), uncompiled; at ZeRO stage `zero` (None: the job's)."""
+    return (
+        prof.fp32_params
+        and job.master_weights
+        and (job.parallel.zero if zero is None else zero) == 0
+        and job.method == "full"
+        and job.precision in ("fp16", "bf16")
+        and not job.compile
+    )
+
+
 def fp8_param_bytes(sp_: StageParams) -> float:
     """Bytes of a stage's weights as FP8 parameters store (and a sharded optimizer all-gathers) them: one
     byte for each block linear's weight, the embedding, norms and head in bf16."""
