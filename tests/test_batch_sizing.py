@@ -1,5 +1,6 @@
 """The plan sizes the batch per GPU when the user names no batch, within the catalog's largest
-converging global batch for the model; a given micro-batch stays; the chosen row's command replays."""
+converging global batch for the model (the published recipe's); a given micro-batch stays; the
+chosen row's command replays."""
 
 import json
 import shlex
@@ -111,3 +112,55 @@ def test_a_given_micro_batch_stays() -> None:
     for cand in result["candidates"][:3]:
         assert cand["workload"]["micro_batch"] == 2
         assert not any(r["code"] == "layout.batch_sized" for r in cand["why"])
+
+
+# each model's bound as its source publishes it (conventions.yaml `largest_global_batch.<model>`)
+RECIPES = {
+    "resnet-50": (8192, "arxiv.org/abs/1706.02677"),  # Goyal et al. 2017
+    "vit-base-patch16-224": (4096, "arxiv.org/abs/2010.11929"),  # ViT paper, Table 3
+    "bert-base-uncased": (8192, "arxiv.org/abs/1907.11692"),  # RoBERTa, 8K sequences
+    "bert-large-uncased": (8192, "arxiv.org/abs/1907.11692"),
+    "efficientnet-b0": (2048, "tensorflow/tpu/blob/"),  # the reference code's train_batch_size
+    "resnext101-32x4d": (1024, "DeepLearningExamples/blob/"),  # configs.yml optimizer_batch_size
+    "gpt2": (512, "language_models_are_unsupervised_multitask_learners.pdf"),  # GPT-2 paper, 2.3
+}
+
+
+def test_every_bound_is_a_published_recipe_of_a_model_whose_activations_are_known() -> None:
+    """A bound lets the plan grow the batch per GPU up to it, so its model's activations must grow with
+    the batch: a model whose activation size is unknown (the Stable Diffusion UNet, counted as 0) gets
+    no bound and keeps one sample a GPU rather than a batch the memory model cannot check."""
+    bounds = {k.split(".", 1)[1]: c for k, c in CAT.conventions.items() if k.startswith("largest_global_batch.")}
+    assert {m: (int(c.value), c.source) for m, c in bounds.items()} == {
+        m: (v, bounds[m].source) for m, (v, _) in RECIPES.items()
+    }
+    for model, (value, where) in RECIPES.items():
+        src = CAT.sources[bounds[model].source]
+        assert where in (src.url or ""), (model, src.url)
+        small = make_estimate({"model": model, "task": "pretrain", "micro_batch": 2}, {"gpu": "a100-80gb-sxm:1"})
+        large = make_estimate({"model": model, "task": "pretrain", "micro_batch": 8}, {"gpu": "a100-80gb-sxm:1"})
+        assert 0 < small.memory.per_gpu.activations < large.memory.per_gpu.activations, model
+        assert build_workload({"model": model, "task": "pretrain"}, CAT).batch_bound.samples == value
+    unet = make_estimate({"model": "stable-diffusion-v1-5-unet", "task": "pretrain"}, {"gpu": "a100-80gb-sxm:1"})
+    assert unet.memory.per_gpu.activations == 0
+    assert build_workload({"model": "stable-diffusion-v1-5-unet", "task": "pretrain"}, CAT).batch_bound is None
+
+
+def test_a_vit_plan_sizes_its_batch_from_the_vit_recipe_and_replays() -> None:
+    """ViT-B/16 at one sample a GPU is bound by the host's kernel launches (about 85 images/s on any GPU);
+    sized within the ViT paper's 4,096 the chosen row runs compute-bound, and its command replays it."""
+    work = {"model": "vit-base-patch16-224", "task": "pretrain", "samples": 100_000_000}
+    result = plan_json(make_plan(work, {"max_gpus": 1, "gpus": "rtx-4090"}))
+    chosen = result["candidates"][0]
+    w = chosen["workload"]
+    assert 32 <= w["micro_batch"] <= 4096
+    assert chosen["bottleneck"] == "compute"
+    texts = [r["text"] for r in chosen["why"]]
+    assert any("(at most 4,096 for vit-base-patch16-224: https://arxiv.org/abs/2010.11929)" in t for t in texts), texts
+    one = make_estimate({**work, "micro_batch": 1}, {"gpu": "rtx-4090:1"})
+    assert one.bottleneck == "host"
+    assert one.training is not None
+    assert chosen["training"]["samples_per_second"] > 5 * one.training.samples_per_second
+    est = _estimate(chosen["command"])
+    assert est["workload"]["micro_batch"] == w["micro_batch"]
+    assert est["training"]["total_seconds"] == pytest.approx(chosen["training"]["total_seconds"], rel=0.005)
