@@ -96,6 +96,56 @@ def test_a_target_no_replica_count_meets_costs_one_replica_not_zero():
     assert "$0.00" not in cost_text(cost, "en") and "没有任何副本数能满足目标" in cost_text(cost, "zh")
 
 
+def test_a_cost_in_another_currency_says_all_the_cost_line_says_in_the_readers_words():
+    """The --currency line by hand, at 7 CNY per USD: on demand, an hour of $2, a month of $1,460 and a run
+    of $10; owned, the same month amortised and the horizon's $60,000 over 3 years. A Chinese report printed
+    the English line and owned pricing left out the run and the horizon."""
+    from gpuwise.catalog.schema import FxRate
+    from gpuwise.estimate.offers import money
+    from gpuwise.i18n import money_text
+
+    fx = FxRate(currency="CNY", per_usd=7.0, date="2026-06-26", source="fx-src")
+    rented = money(fx, per_hour=2.0, per_month=1460.0, run=10.0)
+    assert (
+        money_text(rented, "en")
+        == "in CNY: 14.00/hour, 10,220.00/month, 70.00 for the run (7 CNY per USD on 2026-06-26, source fx-src)"
+    )
+    assert (
+        money_text(rented, "zh")
+        == "折合 CNY：每小时 14.00, 每月 10,220.00, 整次训练 70.00（汇率 7 CNY 兑 1 美元，2026-06-26，来源 fx-src）"
+    )
+    owned = {**money(fx, per_hour=2.0, per_month=1460.0, run=10.0, horizon_total=60000.0), "horizon_years": 3.0}
+    assert money_text(owned, "en") == (
+        "in CNY: 14.00/hour, amortised 10,220.00/month, 70.00 for the run, 420,000.00 over 3 years (buy + run) "
+        "(7 CNY per USD on 2026-06-26, source fx-src)"
+    )
+    assert "每月摊销 10,220.00" in money_text(owned, "zh") and "3 年合计 420,000.00（购买 + 运行）" in money_text(
+        owned, "zh"
+    )
+    assert money_text(money(None, per_hour=2.0), "en") is None  # USD: the cost line says it already
+    assert money_text(money(fx), "zh") == "折合 CNY：无价格（汇率 7 CNY 兑 1 美元，2026-06-26，来源 fx-src）"
+
+
+def test_an_owned_plans_currency_line_carries_its_run_and_horizon_in_the_report():
+    """End to end: a Chinese report of an owned plan priced in CNY shows the converted run and horizon,
+    each the USD figure of the cost line times the dated rate."""
+    from gpuwise.api import make_plan
+    from gpuwise.catalog import load_catalog
+    from gpuwise.report.document import _price_rows
+
+    work = {"model": "llama-3.1-8b", "task": "finetune", "method": "full", "tokens": 1e9}
+    result = make_plan(work, {"deadline": "3d", "pricing": "owned", "currency": "CNY"})
+    chosen = result.chosen
+    assert chosen is not None
+    rate = load_catalog().fx["CNY"].per_usd
+    cost = chosen.cost_dict()
+    row = dict(_price_rows(chosen, "zh"))[msg("row_currency", "zh")]
+    run = cost["expected_total_usd"] or cost["total_usd"]
+    assert f"整次训练 {run * rate:,.2f}" in row
+    assert f"合计 {cost['owned']['horizon_total_usd'] * rate:,.2f}（购买 + 运行）" in row
+    assert row.startswith("折合 CNY：") and "in CNY" not in row
+
+
 def test_an_unknown_language_is_refused():
     assert check_lang(None) == "en" and check_lang(" ZH ") == "zh"
     with pytest.raises(ValueError, match="--lang"):

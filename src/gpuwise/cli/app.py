@@ -214,11 +214,11 @@ def estimate(
         _print_json(d)
     else:
         from gpuwise.cli.render import estimate_view
-        from gpuwise.estimate.offers import describe_money
+        from gpuwise.i18n.words import money_text
 
         estimate_view(d)
         if money is not None:
-            print("Cost " + (describe_money(money) or ""))
+            print("Cost " + (money_text(money) or ""))
     if not est.memory.fits or (est.serving is not None and not est.serving.meets):
         raise typer.Exit(1)
 

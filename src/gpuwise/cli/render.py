@@ -24,6 +24,7 @@ from gpuwise.i18n import (
     fmt_money,
     hours_number,
     localize,
+    money_text,
     msg,
     reason_text,
     ruled_out_lines,
@@ -587,12 +588,10 @@ def _chosen_view(chosen: Any, lang: Lang) -> None:
 def offer_lines(c: Any, lang: Lang = "en") -> list[str]:
     """The offer behind a candidate's price and its costs in --currency (with the rate and date);
     the offer itself is a source citation and stays as the price list writes it."""
-    from gpuwise.estimate.offers import describe_money
-
     lines = []
     if c.offer is not None:
         lines.append(msg("priced_from", lang, offer=localize(c.offer.describe(), lang)))
-    money = describe_money(c.money())
+    money = money_text(c.money(), lang)
     if money:
         lines.append(money)
     return lines

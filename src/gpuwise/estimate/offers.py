@@ -202,19 +202,6 @@ def describe_offer(q: Mapping[str, Any]) -> str:
     )
 
 
-def describe_money(m: Mapping[str, Any]) -> str | None:
-    """'in CNY: 10.20/hour, 7,450.00/month, 8.69 for the run (6.7982 CNY per USD on 2026-06-26, source ...)'; None for USD."""
-    if m.get("code", "USD") == "USD":
-        return None
-    parts = [
-        f"{m[key]:,.2f}{label}"
-        for key, label in (("per_hour", "/hour"), ("per_month", "/month"), ("run", " for the run"))
-        if m.get(key) is not None
-    ]
-    shown = ", ".join(parts) or "no price"
-    return f"in {m['code']}: {shown} ({m['per_usd']:g} {m['code']} per USD on {m['date']}, source {m['source']})"
-
-
 Key = tuple[str, str, str]  # (gpu, provider, instance): what a fabric and a cluster belong to
 
 

@@ -126,6 +126,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "for_run": {"en": "{v} for the run", "zh": "整次训练 {v}"},
     "amortised_month": {"en": "amortised {v}/month", "zh": "每月摊销 {v}"},
     "horizon_total": {"en": "{v} over {years} (buy + run)", "zh": "{years}合计 {v}（购买 + 运行）"},
+    "money_line": {
+        "en": "in {code}: {parts} ({per_usd} {code} per USD on {date}, source {source})",
+        "zh": "折合 {code}：{parts}（汇率 {per_usd} {code} 兑 1 美元，{date}，来源 {source}）",
+    },
+    "money_no_price": {"en": "no price", "zh": "无价格"},
     "years": {"en": "{n} years", "zh": "{n} 年"},
     "years_one": {"en": "{n} year", "zh": "{n} 年"},
     # --- report rows and sections

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from gpuwise.i18n.messages import LANGS, MESSAGES, Lang
@@ -21,6 +22,7 @@ __all__ = [
     "fmt_gpu_hours",
     "fmt_money",
     "localize",
+    "money_text",
     "msg",
     "pipeline_text",
     "term",
@@ -149,6 +151,31 @@ def cost_text(c: dict[str, Any], lang: Lang = "en") -> str:
         years = years_text(owned["horizon_years"], lang)
         parts.append(msg("horizon_total", lang, v=fmt_money(owned["horizon_total_usd"], lang), years=years))
     return msg("cost_line", lang, pricing=pricing, size=size, parts=", ".join(parts))
+
+
+def money_text(m: Mapping[str, Any], lang: Lang = "en") -> str | None:
+    """A cost converted to --currency (estimate.offers.money's dict) in the reader's words, with the
+    rate, its date and source: per hour, per month (amortised when owned), the run, and owned
+    pricing's horizon total; None for USD, which the cost line already shows."""
+    if m.get("code", "USD") == "USD":
+        return None
+    owned = m.get("horizon_total") is not None
+    parts = [
+        msg(key, lang, v=f"{m[field]:,.2f}")
+        for field, key in (
+            ("per_hour", "per_hour"),
+            ("per_month", "amortised_month" if owned else "per_month"),
+            ("run", "for_run"),
+        )
+        if m.get(field) is not None
+    ]
+    if owned:
+        years = years_text(float(m["horizon_years"]), lang)
+        parts.append(msg("horizon_total", lang, v=f"{m['horizon_total']:,.2f}", years=years))
+    shown = ", ".join(parts) or msg("money_no_price", lang)
+    return msg(
+        "money_line", lang, code=m["code"], parts=shown, per_usd=f"{m['per_usd']:g}", date=m["date"], source=m["source"]
+    )
 
 
 _FIELD = re.compile(r"\\\{(\w+)(?::[^}]*)?\\\}")

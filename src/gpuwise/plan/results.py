@@ -391,11 +391,17 @@ class Candidate:
         }
 
     def money(self) -> dict[str, Any]:
-        """The fleet's hour, month and run in --currency, with the rate's date and source."""
+        """The fleet's hour, month and run in --currency, with the rate's date and source; owned, the
+        run's amortised share and the horizon's total, as the cost line shows them in USD."""
         hourly = self.hourly
-        run = self.cost if self.est.training is not None and self.hours is not None and self.owned_usd is None else None
         month = None if hourly is None else hourly * HOURS_PER_MONTH
-        return money(self.fx, per_hour=hourly, per_month=month, run=run)
+        training = self.est.training is not None and self.hours is not None
+        if self.owned_usd is None:
+            return money(self.fx, per_hour=hourly, per_month=month, run=self.cost if training else None)
+        cost = self.cost_dict()
+        run = (cost["expected_total_usd"] or cost["total_usd"]) if training else None
+        out = money(self.fx, per_hour=hourly, per_month=month, run=run, horizon_total=self.owned_usd * self.replicas)
+        return {**out, "horizon_years": self.horizon_years}
 
 
 def _replica_share(c: Candidate) -> float | None:

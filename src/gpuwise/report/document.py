@@ -23,6 +23,7 @@ from gpuwise.i18n import (
     fmt_money,
     hours_number,
     localize,
+    money_text,
     msg,
     pipeline_text,
     reason_text,
@@ -266,11 +267,9 @@ def _pipeline_section(chosen: Candidate, lang: Lang) -> Section | None:
 def _price_rows(chosen: Candidate, lang: Lang = "en") -> list[tuple[str, str]]:
     """The offer behind the price (provider, instance, date, source) and the cost in --currency;
     the offer is a source citation and stays as the price list writes it."""
-    from gpuwise.estimate.offers import describe_money
-
     offer = chosen.offer
     rows = [(msg("row_priced_from", lang), localize(offer.describe(), lang))] if offer is not None else []
-    money = describe_money(chosen.money())
+    money = money_text(chosen.money(), lang)
     if money:
         rows.append((msg("row_currency", lang), money))
     return rows

@@ -81,18 +81,19 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
 def _offer_lines(c: Any) -> dict[str, str | None]:
     """The offer behind a candidate's price and the cost in --currency, in the words the CLI and
     reports use (nothing for no candidate)."""
-    from gpuwise.estimate.offers import describe_money
+    from gpuwise.i18n.words import money_text
 
     if c is None:
         return {"offer": None, "money": None}
-    return {"offer": None if c.offer is None else c.offer.describe(), "money": describe_money(c.money())}
+    return {"offer": None if c.offer is None else c.offer.describe(), "money": money_text(c.money())}
 
 
 def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) -> dict[str, str | None]:
     """The on-demand offer behind an estimate's price and its cost in `currency` (the dated rate)."""
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate.cost import CostParams, rent_quote
-    from gpuwise.estimate.offers import default_market, describe_money, fx_rate, money, rate_line
+    from gpuwise.estimate.offers import default_market, fx_rate, money, rate_line
+    from gpuwise.i18n.words import money_text
 
     cat = load_catalog()
     replicas = int((cost or {}).get("replicas") or 1)  # a serving fleet: its replicas packed, as its cost is
@@ -102,7 +103,7 @@ def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) 
     fx = fx_rate(cat.fx, currency or "USD")
     amounts = money(fx, per_hour=(cost or {}).get("usd_per_hour"), per_month=(cost or {}).get("usd_per_month"))
     offer = None if quote is None else quote.describe()
-    return {"offer": offer, "money": describe_money(amounts) if cost else None, "rate": rate_line(fx)}
+    return {"offer": offer, "money": money_text(amounts) if cost else None, "rate": rate_line(fx)}
 
 
 @router.get("/", response_class=HTMLResponse)
