@@ -120,7 +120,7 @@ RECIPES = {
     "vit-base-patch16-224": (4096, "arxiv.org/abs/2010.11929"),  # ViT paper, Table 3
     "bert-base-uncased": (8192, "arxiv.org/abs/1907.11692"),  # RoBERTa, 8K sequences
     "bert-large-uncased": (8192, "arxiv.org/abs/1907.11692"),
-    "efficientnet-b0": (2048, "tensorflow/tpu/blob/"),  # the reference code's train_batch_size
+    "efficientnet-b0": (4096, "DeepLearningExamples/blob/"),  # configs.yml optimizer_batch_size
     "resnext101-32x4d": (1024, "DeepLearningExamples/blob/"),  # configs.yml optimizer_batch_size
     "gpt2": (512, "language_models_are_unsupervised_multitask_learners.pdf"),  # GPT-2 paper, 2.3
 }
