@@ -61,6 +61,7 @@ from corpus import families, holdout, memory_accuracy, operators_accuracy, perf_
 from corpus.first_scorings import CALIBRATING, first_scorings  # noqa: E402
 from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
+from gpuwise.catalog.arch import is_language_model  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 from gpuwise.errors import GpuwiseError  # noqa: E402
 from gpuwise.estimate.bands import (  # noqa: E402
@@ -219,13 +220,15 @@ def memory(cat: Catalog) -> Iterator[Evidence]:
             continue
         inp = cases[r.id]["inputs"]
         if r.kind == "training_peak":
-            gpu, stack = inp["gpu"], inp.get("framework") or cat.default_framework(inp.get("task", "pretrain"))
+            model = cat.model(inp["model"])
+            gpu = inp["gpu"]
+            stack = inp.get("framework") or cat.default_framework(inp.get("task", "pretrain"), is_language_model(model))
         elif r.kind == "finetune_peak":
             gpu = memory_accuracy.gpu_id(inp.get("gpu"))
             stack = (
                 inp.get("framework")
                 or memory_accuracy.SOURCE_FRAMEWORKS.get(r.source)
-                or cat.default_framework("finetune")
+                or cat.default_framework("finetune", is_language_model(cat.model(inp["model"])))
             )
         else:
             gpu, stack = memory_accuracy.gpu_id(inp.get("gpu")), "transformers"  # Hugging Face generate()

@@ -11,7 +11,7 @@ from gpuwise.estimate.memory import largest_fitting
 from gpuwise.estimate.memory.activations import layer_activation_bytes
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.inference import inference_memory, kv_cache_bytes
-from gpuwise.estimate.memory.states import lora_params, shard_model_states, stage_params
+from gpuwise.estimate.memory.states import framework_of, lora_params, shard_model_states, stage_params
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.workload import Hardware, InferenceJob, Parallelism, TrainingJob
 from gpuwise.workload.specs import FrameworkName
@@ -315,7 +315,39 @@ def test_framework_names_are_the_catalog_profiles():
     for prof in catalog.frameworks.values():
         assert prof.source_ids() <= set(catalog.sources), prof.id
         assert 0 < prof.efficiency <= 1.5
-    assert set(catalog.framework_defaults) == {"pretrain", "finetune"}
+    assert set(catalog.framework_defaults) == {"pretrain", "finetune", "other"}
+
+
+def test_the_default_stack_of_a_model_that_is_not_a_language_model_is_pytorch_data_parallel():
+    """A ResNet-50, DLRM, diffusion UNet or ViT run named no stack and was estimated, and deployed, as
+    Megatron-LM; language models (decoders and BERT) keep the task's default."""
+    from gpuwise.catalog.arch import is_language_model
+    from gpuwise.deploy.common import DeployOptions
+    from gpuwise.deploy.launch import train_launch
+    from gpuwise.workload import build_workload
+
+    catalog = load_catalog()
+    expect = {
+        "resnet-50": "fsdp",
+        "dlrm-criteo-1tb": "fsdp",
+        "stable-diffusion-v1-5-unet": "fsdp",
+        "vit-base-patch16-224": "fsdp",
+        "bert-base-uncased": "megatron",
+        "llama-2-7b": "megatron",
+    }
+    for model, stack in expect.items():
+        arch = catalog.model(model)
+        assert is_language_model(arch) == (stack == "megatron"), model
+        assert catalog.default_framework("pretrain", is_language_model(arch)) == stack, model
+        work = build_workload({"model": model, "task": "pretrain", "micro_batch": 8}, catalog)
+        assert framework_of(work, catalog).id == stack, model
+    assert catalog.default_framework("finetune", True) == "hf-trainer"
+    assert catalog.default_framework("finetune", False) == "fsdp"
+    from gpuwise.api import make_plan
+
+    plan = make_plan({"model": "resnet-50", "task": "pretrain", "samples": 1_000_000}, {"gpus": "a100-80gb-sxm"})
+    assert plan.chosen is not None
+    assert train_launch(plan.chosen, DeployOptions(), catalog).framework == "fsdp"
 
 
 def test_torchtune_lora_on_a_4090_within_15_percent_of_its_published_peak():

@@ -486,6 +486,12 @@ def vit_image_side(model: TransformerArch) -> int | None:
     return per_side * model.patch_side if per_side * per_side == model.fixed_seq - 1 else None
 
 
+def is_language_model(model: ModelArch) -> bool:
+    """A transformer over tokens (decoder or encoder), the models the language-model training stacks
+    (Megatron-LM, the HF Trainer) are for; not a vision transformer or a model described operator by operator."""
+    return isinstance(model, TransformerArch) and image_input_side(model) is None
+
+
 def image_input_side(model: ModelArch) -> int | None:
     """The square image side a model takes, where --image-size can change it: a CNN described
     operator by operator (`image_side`) or a vision transformer (`vit_image_side`); None when the

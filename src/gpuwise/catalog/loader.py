@@ -176,8 +176,12 @@ class Catalog:
             raise UnknownNameError("framework", name, self.frameworks)
         return self.frameworks[key]
 
-    def default_framework(self, task: str) -> str:
-        """The stack assumed when none is named (frameworks.yaml `defaults`, by task)."""
+    def default_framework(self, task: str, language_model: bool = True) -> str:
+        """The stack assumed when none is named (frameworks.yaml `defaults`): by task for a language model
+        (arch.is_language_model); `other` for the rest (CNNs, recommenders, diffusion UNets, vision
+        transformers), which the language-model stacks do not train."""
+        if not language_model and "other" in self.framework_defaults:
+            return self.framework_defaults["other"]
         return self.framework_defaults.get(task, self.framework_defaults.get("finetune", ""))
 
     def convention(self, key: str) -> float:

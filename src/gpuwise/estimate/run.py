@@ -351,6 +351,7 @@ def _board_notes(hw: Hardware, catalog: Catalog) -> list[str]:
 
 
 CONCURRENCY_LIMIT = 1 << 20  # search bound for concurrency, not a modelling constant
+MICRO_BATCH_LIMIT = 1 << 24  # search bound for the micro-batch, not a modelling constant
 
 
 def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -> tuple[dict[str, int], int | None]:
@@ -358,7 +359,11 @@ def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -
     fit; and the largest concurrency, searched once here so that the replica search reuses it."""
     largest: dict[str, int] = {}
     if isinstance(work, TrainingJob):
-        largest["micro_batch"] = largest_fitting(work, hw, catalog, "micro_batch")
+        micro = largest_fitting(work, hw, catalog, "micro_batch", limit=MICRO_BATCH_LIMIT)
+        if micro >= MICRO_BATCH_LIMIT:  # nothing grows with the batch (activations unknown): say so
+            notes.append(f"memory does not limit the micro-batch below {MICRO_BATCH_LIMIT:,}")
+        else:
+            largest["micro_batch"] = micro
         if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:
             largest["seq"] = largest_fitting(work, hw, catalog, "seq", limit=work.model.max_seq)
         return largest, None

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import at_image_size, image_input_side, vit_at_image_size
+from gpuwise.catalog.arch import at_image_size, image_input_side, is_language_model, vit_at_image_size
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.catalog.unet_operators import EagerCode, attention_written, diffusers_release
@@ -108,11 +108,15 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
             "--attention eager (with fused attention no score matrix is held)"
         )
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
-    profile = catalog.framework(f.framework or catalog.default_framework(task)) if task != "inference" else None
+    profile = (
+        catalog.framework(f.framework or catalog.default_framework(task, is_language_model(model)))
+        if task != "inference"
+        else None
+    )
     parallel = Parallelism(
         tp=f.tp or 1,
         pp=f.pp or 1,
-        zero=f.zero if f.zero is not None else _default_zero(f, profile),
+        zero=f.zero if f.zero is not None else _default_zero(f, profile, is_language_model(model)),
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
@@ -901,10 +905,12 @@ def _fp8_params_given(f: WorkloadFields) -> bool:
     return f.weights_dtype == "fp8" and (f.method or "full") == "full"
 
 
-def _default_zero(f: WorkloadFields, profile: Framework | None) -> int:
+def _default_zero(f: WorkloadFields, profile: Framework | None, language_model: bool = True) -> int:
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
-    FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload."""
-    if profile is None:
+    FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload. A model that is not
+    a language model, with no stack named, runs plain DistributedDataParallel (ZeRO-0): what
+    torchvision's, timm's and DeepLearningExamples' trainers and TorchRec's dense part run."""
+    if profile is None or (f.framework is None and not language_model):
         return 0
     if _fp8_params_given(f) and profile.fp8_params:
         return 1

@@ -601,7 +601,7 @@ class WorkloadFields(StrictFields):
         "Training stack whose conventions apply (gradient dtype, fused kernels, loss, defaults).",
         example="torchtune",
         applies="training",
-        default="megatron for pretraining, hf-trainer for fine-tuning",
+        default="megatron for pretraining, hf-trainer for fine-tuning; fsdp (PyTorch DDP/FSDP with AMP) for models that are not language models",
     )
     offload: Annotated[list[Offload] | None, Names] = _f(
         "Kept in CPU memory: optimizer (ZeRO-Offload), params (ZeRO-Infinity / FSDP cpu_offload), activations.",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
-from gpuwise.catalog.arch import Linear
+from gpuwise.catalog.arch import Linear, is_language_model
 from gpuwise.catalog.schema import Framework
 from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, expert_linear_params, replicated_linear_params
@@ -160,8 +160,8 @@ def pure_16bit_state_scale(job: TrainingJob) -> float:
 
 
 def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
-    """The job's training stack, or the catalog's default for its task."""
-    return catalog.framework(job.framework or catalog.default_framework(job.task))
+    """The job's training stack, or the catalog's default for its task and model."""
+    return catalog.framework(job.framework or catalog.default_framework(job.task, is_language_model(job.model)))
 
 
 def loss_kind(job: TrainingJob, prof: Framework) -> str:
