@@ -222,13 +222,15 @@ def memory(cat: Catalog) -> Iterator[Evidence]:
         if r.kind == "training_peak":
             model = cat.model(inp["model"])
             gpu = inp["gpu"]
-            stack = inp.get("framework") or cat.default_framework(inp.get("task", "pretrain"), is_language_model(model))
+            stack = inp.get("framework") or cat.default_framework(
+                inp.get("task", "pretrain"), language_model=is_language_model(model)
+            )
         elif r.kind == "finetune_peak":
             gpu = memory_accuracy.gpu_id(inp.get("gpu"))
             stack = (
                 inp.get("framework")
                 or memory_accuracy.SOURCE_FRAMEWORKS.get(r.source)
-                or cat.default_framework("finetune", is_language_model(cat.model(inp["model"])))
+                or cat.default_framework("finetune", language_model=is_language_model(cat.model(inp["model"])))
             )
         else:
             gpu, stack = memory_accuracy.gpu_id(inp.get("gpu")), "transformers"  # Hugging Face generate()

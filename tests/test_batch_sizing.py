@@ -134,9 +134,7 @@ def test_every_bound_is_a_published_recipe_of_a_model_whose_activations_are_know
     the batch: a model whose activation size is unknown (the Stable Diffusion UNet, counted as 0) gets
     no bound and keeps one sample a GPU rather than a batch the memory model cannot check."""
     bounds = {k.split(".", 1)[1]: c for k, c in CAT.conventions.items() if k.startswith("largest_global_batch.")}
-    assert {m: (int(c.value), c.source) for m, c in bounds.items()} == {
-        m: (v, bounds[m].source) for m, (v, _) in RECIPES.items()
-    }
+    assert {m: int(c.value) for m, c in bounds.items()} == {m: v for m, (v, _) in RECIPES.items()}
     for model, (value, where) in RECIPES.items():
         src = CAT.sources[bounds[model].source]
         assert where in (src.url or ""), (model, src.url)
@@ -170,3 +168,13 @@ def test_a_vit_plan_sizes_its_batch_from_the_vit_recipe_and_replays() -> None:
     est = _estimate(chosen["command"])
     assert est["workload"]["micro_batch"] == w["micro_batch"]
     assert est["training"]["total_seconds"] == pytest.approx(chosen["training"]["total_seconds"], rel=0.005)
+
+
+def test_a_fine_tune_keeps_the_batch_it_is_given_the_bounds_are_pretraining_recipes() -> None:
+    """RoBERTa's 8K sequences and the ViT paper's 4,096 are pretraining batches; fine-tuning BERT runs
+    16-48 (BERT paper, appendix A.3) and ViT 512, so a fine-tune is not sized up to them."""
+    for model in ("bert-base-uncased", "vit-base-patch16-224", "resnet-50"):
+        assert build_workload({"model": model, "task": "finetune"}, CAT).batch_bound is None, model
+        assert build_workload({"model": model, "task": "pretrain"}, CAT).batch_bound is not None, model
+    lora = build_workload({"model": "bert-base-uncased", "task": "finetune", "method": "lora"}, CAT)
+    assert lora.batch_bound is None

@@ -338,16 +338,31 @@ def test_the_default_stack_of_a_model_that_is_not_a_language_model_is_pytorch_da
     for model, stack in expect.items():
         arch = catalog.model(model)
         assert is_language_model(arch) == (stack == "megatron"), model
-        assert catalog.default_framework("pretrain", is_language_model(arch)) == stack, model
+        assert catalog.default_framework("pretrain", language_model=is_language_model(arch)) == stack, model
         work = build_workload({"model": model, "task": "pretrain", "micro_batch": 8}, catalog)
         assert framework_of(work, catalog).id == stack, model
-    assert catalog.default_framework("finetune", True) == "hf-trainer"
-    assert catalog.default_framework("finetune", False) == "fsdp"
+    assert catalog.default_framework("finetune", language_model=True) == "hf-trainer"
+    assert catalog.default_framework("finetune", language_model=False) == "fsdp"
     from gpuwise.api import make_plan
 
     plan = make_plan({"model": "resnet-50", "task": "pretrain", "samples": 1_000_000}, {"gpus": "a100-80gb-sxm"})
     assert plan.chosen is not None
     assert train_launch(plan.chosen, DeployOptions(), catalog).framework == "fsdp"
+
+
+def test_a_model_that_is_not_a_language_model_runs_ddp_unless_an_option_needs_sharding():
+    """No stack named: plain DDP (ZeRO-0) for a ViT, as timm's trainer runs it; CPU offload or hybrid
+    sharding need the FSDP profile's sharding, so they keep it (ZeRO-3) rather than a DDP no stack runs;
+    a stack named keeps its own default."""
+    from gpuwise.workload import build_workload
+
+    catalog = load_catalog()
+    vit = {"model": "vit-base-patch16-224", "task": "pretrain", "micro_batch": 64}
+    assert build_workload(vit, catalog).parallel.zero == 0
+    assert build_workload({**vit, "offload": ["optimizer"]}, catalog).parallel.zero == 3
+    assert build_workload({**vit, "sharding": "hybrid"}, catalog).parallel.zero == 3
+    assert build_workload({**vit, "framework": "fsdp"}, catalog).parallel.zero == 3
+    assert build_workload({**vit, "zero": 2}, catalog).parallel.zero == 2
 
 
 def test_torchtune_lora_on_a_4090_within_15_percent_of_its_published_peak():

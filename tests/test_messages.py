@@ -146,6 +146,54 @@ def test_an_owned_plans_currency_line_carries_its_run_and_horizon_in_the_report(
     assert row.startswith("折合 CNY：") and "in CNY" not in row
 
 
+def test_estimate_and_plan_convert_the_same_cost_line():
+    """`estimate --currency CNY` converted the failure-free run and no horizon where its own cost line and
+    `plan` show the run with what it loses and the owned horizon: both now convert the JSON cost alike."""
+    from gpuwise.api import make_estimate, make_plan, money_block
+    from gpuwise.catalog import load_catalog
+
+    work = {"model": "llama-3.1-8b", "task": "finetune", "method": "full", "tokens": 1e9}
+    result = make_plan(work, {"deadline": "3d", "pricing": "owned", "currency": "CNY"})
+    chosen = result.chosen
+    assert chosen is not None
+    rate = load_catalog().fx["CNY"].per_usd
+    cost = chosen.cost_dict()
+    from_plan = chosen.money()
+    run = cost["expected_total_usd"] or cost["total_usd"]
+    assert (
+        from_plan["run"] == pytest.approx(run * rate) and from_plan["horizon_years"] == cost["owned"]["horizon_years"]
+    )
+    assert money_block("CNY", cost) == from_plan
+    est = make_estimate(work, {"gpu": chosen.est.hardware.gpu.id + ":1", "pricing": "owned"}).as_dict()
+    block = money_block("CNY", est["cost"])
+    assert block is not None and block["horizon_total"] == pytest.approx(
+        est["cost"]["owned"]["horizon_total_usd"] * rate
+    )
+    assert block["run"] == pytest.approx((est["cost"]["expected_total_usd"] or est["cost"]["total_usd"]) * rate)
+
+
+def test_a_chinese_web_plan_shows_its_cost_in_chinese():
+    """The web plan page printed the --currency line in English whatever the plan's language."""
+    from fastapi.testclient import TestClient
+
+    from gpuwise.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
+    r = client.post(
+        "/plan",
+        data={
+            "model": "llama-2-7b",
+            "task": "finetune",
+            "method": "qlora",
+            "tokens": "20M",
+            "currency": "CNY",
+            "lang": "zh",
+        },
+    )
+    assert r.status_code == 200
+    assert "折合 CNY：" in r.text and "in CNY:" not in r.text
+
+
 def test_an_unknown_language_is_refused():
     assert check_lang(None) == "en" and check_lang(" ZH ") == "zh"
     with pytest.raises(ValueError, match="--lang"):

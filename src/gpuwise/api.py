@@ -298,14 +298,12 @@ def _costs_file(path: str | Path, cat: Catalog) -> tuple[dict[str, Any], dict[st
 
 def money_block(currency: str, cost: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """An estimate's cost in `currency` at the catalog's dated rate (None for USD or no cost)."""
-    from gpuwise.estimate.offers import fx_rate
+    from gpuwise.estimate.offers import fx_rate, money_of_cost
 
     rate = fx_rate(load_catalog().fx, currency)
     if rate is None or not cost:
         return None
-    return money(
-        rate, per_hour=cost.get("usd_per_hour"), per_month=cost.get("usd_per_month"), run=cost.get("total_usd")
-    )
+    return money_of_cost(rate, cost)
 
 
 def _estimate_inputs(

@@ -176,7 +176,7 @@ class Catalog:
             raise UnknownNameError("framework", name, self.frameworks)
         return self.frameworks[key]
 
-    def default_framework(self, task: str, language_model: bool = True) -> str:
+    def default_framework(self, task: str, *, language_model: bool) -> str:
         """The stack assumed when none is named (frameworks.yaml `defaults`): by task for a language model
         (arch.is_language_model); `other` for the rest (CNNs, recommenders, diffusion UNets, vision
         transformers), which the language-model stacks do not train."""

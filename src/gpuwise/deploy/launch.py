@@ -234,7 +234,7 @@ def train_launch(c: Candidate, options: DeployOptions, catalog: Catalog) -> Trai
     assert isinstance(work, TrainingJob)
     hw = c.est.hardware
     fab, nccl = nccl_env(hw, catalog, options.network, options.socket_ifname, options.ib_hca)
-    framework = work.framework or catalog.default_framework(work.task, is_language_model(work.model))
+    framework = work.framework or catalog.default_framework(work.task, language_model=is_language_model(work.model))
     fw_why = "the training stack the plan was estimated for (--framework; frameworks.yaml)"
     stack_args, notes = framework_args(work, hw, framework)
     seconds, time_why = time_limit(c, catalog)

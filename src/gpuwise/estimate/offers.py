@@ -559,6 +559,23 @@ def money(fx: FxRate | None, **usd: float | None) -> dict[str, Any]:
     return out
 
 
+def money_of_cost(fx: FxRate | None, cost: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A cost as the JSON `cost` gives it, in the rate's currency: the hour, the month (amortised when
+    owned), the run as the cost line counts it (with what a run loses, where priced: expected_total_usd,
+    else total_usd) and, owned, the horizon's total and its years. What `plan` and `estimate` both show."""
+    c = cost or {}
+    owned = c.get("owned")
+    amounts: dict[str, float | None] = {
+        "per_hour": c.get("usd_per_hour"),
+        "per_month": c.get("usd_per_month"),
+        "run": c.get("expected_total_usd") or c.get("total_usd"),
+    }
+    if owned:
+        amounts["horizon_total"] = owned.get("horizon_total_usd")
+    out = money(fx, **amounts)
+    return {**out, "horizon_years": owned.get("horizon_years")} if owned else out
+
+
 def rate_line(fx: FxRate | None) -> str | None:
     """'costs in CNY at 6.7982 CNY per USD (2026-06-26, source ...)' for every cost output."""
     if fx is None:

@@ -12,7 +12,7 @@ from gpuwise.errors import UsageError
 from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, MeasuredSpread, as_json, figure_bands, serving_margins
 from gpuwise.estimate.comm import Topology, topology
 from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote, why_no_price
-from gpuwise.estimate.memory import largest_fitting, memory
+from gpuwise.estimate.memory import SEARCH_LIMIT, largest_fitting, memory
 from gpuwise.estimate.memory.breakdown import MemoryEstimate
 from gpuwise.estimate.offers import Quote, default_market
 from gpuwise.estimate.platform import check_platform
@@ -351,7 +351,6 @@ def _board_notes(hw: Hardware, catalog: Catalog) -> list[str]:
 
 
 CONCURRENCY_LIMIT = 1 << 20  # search bound for concurrency, not a modelling constant
-MICRO_BATCH_LIMIT = 1 << 24  # search bound for the micro-batch, not a modelling constant
 
 
 def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -> tuple[dict[str, int], int | None]:
@@ -359,9 +358,9 @@ def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -
     fit; and the largest concurrency, searched once here so that the replica search reuses it."""
     largest: dict[str, int] = {}
     if isinstance(work, TrainingJob):
-        micro = largest_fitting(work, hw, catalog, "micro_batch", limit=MICRO_BATCH_LIMIT)
-        if micro >= MICRO_BATCH_LIMIT:  # nothing grows with the batch (activations unknown): say so
-            notes.append(f"memory does not limit the micro-batch below {MICRO_BATCH_LIMIT:,}")
+        micro = largest_fitting(work, hw, catalog, "micro_batch", limit=SEARCH_LIMIT)
+        if micro >= SEARCH_LIMIT:  # nothing grows with the batch (activations unknown): say so
+            notes.append(f"memory does not limit the micro-batch below {SEARCH_LIMIT:,}")
         else:
             largest["micro_batch"] = micro
         if isinstance(work.model, TransformerArch) and not work.model.fixed_seq:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from gpuwise.catalog import embedding_sharded
 from gpuwise.estimate.cost import HOURS_PER_MONTH, fleet_cost
-from gpuwise.estimate.offers import money
+from gpuwise.estimate.offers import money_of_cost
 from gpuwise.workload import TrainingJob, Workload
 from gpuwise.workload.requirements import Requirements
 
@@ -391,17 +391,8 @@ class Candidate:
         }
 
     def money(self) -> dict[str, Any]:
-        """The fleet's hour, month and run in --currency, with the rate's date and source; owned, the
-        run's amortised share and the horizon's total, as the cost line shows them in USD."""
-        hourly = self.hourly
-        month = None if hourly is None else hourly * HOURS_PER_MONTH
-        training = self.est.training is not None and self.hours is not None
-        if self.owned_usd is None:
-            return money(self.fx, per_hour=hourly, per_month=month, run=self.cost if training else None)
-        cost = self.cost_dict()
-        run = (cost["expected_total_usd"] or cost["total_usd"]) if training else None
-        out = money(self.fx, per_hour=hourly, per_month=month, run=run, horizon_total=self.owned_usd * self.replicas)
-        return {**out, "horizon_years": self.horizon_years}
+        """The fleet's cost line in --currency, with the rate's date and source (estimate.offers.money_of_cost)."""
+        return money_of_cost(self.fx, self.cost_dict())
 
 
 def _replica_share(c: Candidate) -> float | None:

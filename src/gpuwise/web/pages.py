@@ -69,8 +69,9 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
             charts=charts(result),
             notes=[reason_text(n, lang) for n in result.notes],
             rate=rate_line(result.requirements.fx),
-            offers=[_offer_lines(c) for c in rows],
-            chosen_offer=_offer_lines(result.chosen),
+            offers=[_offer_lines(c, lang) for c in rows],
+            chosen_offer=_offer_lines(result.chosen, lang),
+            cost_label=msg("row_cost", lang).capitalize(),
             biases=[
                 bias_line(b, lang) for b in (known_biases(result.chosen.est.bands().values()) if result.chosen else ())
             ],
@@ -78,21 +79,21 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
     return ctx
 
 
-def _offer_lines(c: Any) -> dict[str, str | None]:
+def _offer_lines(c: Any, lang: Any = "en") -> dict[str, str | None]:
     """The offer behind a candidate's price and the cost in --currency, in the words the CLI and
-    reports use (nothing for no candidate)."""
+    reports use, in the plan's language (nothing for no candidate)."""
     from gpuwise.i18n.words import money_text
 
     if c is None:
         return {"offer": None, "money": None}
-    return {"offer": None if c.offer is None else c.offer.describe(), "money": money_text(c.money())}
+    return {"offer": None if c.offer is None else c.offer.describe(), "money": money_text(c.money(), lang)}
 
 
 def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) -> dict[str, str | None]:
     """The on-demand offer behind an estimate's price and its cost in `currency` (the dated rate)."""
     from gpuwise.catalog import load_catalog
     from gpuwise.estimate.cost import CostParams, rent_quote
-    from gpuwise.estimate.offers import default_market, fx_rate, money, rate_line
+    from gpuwise.estimate.offers import default_market, fx_rate, money_of_cost, rate_line
     from gpuwise.i18n.words import money_text
 
     cat = load_catalog()
@@ -101,7 +102,7 @@ def _estimate_prices(hardware: Any, cost: dict[str, Any] | None, currency: str) 
         hardware, "on-demand", CostParams.from_catalog(cat, market=default_market(cat)), replicas=replicas
     )
     fx = fx_rate(cat.fx, currency or "USD")
-    amounts = money(fx, per_hour=(cost or {}).get("usd_per_hour"), per_month=(cost or {}).get("usd_per_month"))
+    amounts = money_of_cost(fx, cost)
     offer = None if quote is None else quote.describe()
     return {"offer": offer, "money": money_text(amounts) if cost else None, "rate": rate_line(fx)}
 

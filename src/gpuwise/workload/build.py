@@ -109,7 +109,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         )
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = (
-        catalog.framework(f.framework or catalog.default_framework(task, is_language_model(model)))
+        catalog.framework(f.framework or catalog.default_framework(task, language_model=is_language_model(model)))
         if task != "inference"
         else None
     )
@@ -132,7 +132,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
-    return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog))
+    return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog, task))
 
 
 def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode, catalog: Catalog) -> GenericArch:
@@ -192,12 +192,14 @@ def _autocast_dtype(f: WorkloadFields, task: str, catalog: Catalog) -> str | Non
     return dtype if dtype in ("fp16", "bf16") else None
 
 
-def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog) -> BatchBound | None:
+def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog, task: str) -> BatchBound | None:
     """The catalog's largest converging global batch for the model, when the user named no batch
     (a plan then sizes the batch per GPU up to it), cited by its catalog source's address: a whole
-    field of the data file, language-neutral in every plan (its title where it has no address)."""
+    field of the data file, language-neutral in every plan (its title where it has no address).
+    Pretraining only: the bounds are pretraining recipes' batches, and a fine-tune runs far smaller
+    ones (BERT's 16-48, the ViT paper's 512)."""
     conv = catalog.conventions.get(f"largest_global_batch.{model.name}")
-    if conv is None or f.micro_batch is not None or f.global_batch is not None:
+    if conv is None or task != "pretrain" or f.micro_batch is not None or f.global_batch is not None:
         return None
     src = catalog.source(conv.source)
     return BatchBound(int(conv.value), src.url or src.title, catalog.convention("batch_sizing_tolerance"))
@@ -909,8 +911,12 @@ def _default_zero(f: WorkloadFields, profile: Framework | None, language_model: 
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
     FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload. A model that is not
     a language model, with no stack named, runs plain DistributedDataParallel (ZeRO-0): what
-    torchvision's, timm's and DeepLearningExamples' trainers and TorchRec's dense part run."""
-    if profile is None or (f.framework is None and not language_model):
+    torchvision's, timm's and DeepLearningExamples' trainers and TorchRec's dense part run; an option
+    that needs sharding (CPU offload, hybrid sharding, ZeRO++, FP8 parameters) keeps the stack's."""
+    if profile is None:
+        return 0
+    sharded = f.offload or f.sharding is not None or f.zeropp or _fp8_params_given(f)
+    if f.framework is None and not language_model and not sharded:
         return 0
     if _fp8_params_given(f) and profile.fp8_params:
         return 1

@@ -27,7 +27,10 @@ def memory(work: Workload, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
     return inference_memory(work, hw, catalog)
 
 
-def largest_fitting(work: Workload, hw: Hardware, catalog: Catalog, field_name: str, limit: int = 1 << 24) -> int:
+SEARCH_LIMIT = 1 << 24  # the largest value `largest_fitting` tries unless told: a search bound, not a model constant
+
+
+def largest_fitting(work: Workload, hw: Hardware, catalog: Catalog, field_name: str, limit: int = SEARCH_LIMIT) -> int:
     """Largest value of `field_name` (micro_batch, seq, concurrency, input_tokens) that fits; 0 if none."""
 
     if field_name not in {f.name for f in fields(work)}:

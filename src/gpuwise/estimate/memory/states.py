@@ -161,7 +161,9 @@ def pure_16bit_state_scale(job: TrainingJob) -> float:
 
 def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     """The job's training stack, or the catalog's default for its task and model."""
-    return catalog.framework(job.framework or catalog.default_framework(job.task, is_language_model(job.model)))
+    return catalog.framework(
+        job.framework or catalog.default_framework(job.task, language_model=is_language_model(job.model))
+    )
 
 
 def loss_kind(job: TrainingJob, prof: Framework) -> str:
