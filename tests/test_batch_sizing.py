@@ -126,6 +126,7 @@ RECIPES = {
     "efficientnet-b0": (4096, "DeepLearningExamples/blob/"),  # configs.yml optimizer_batch_size
     "resnext101-32x4d": (1024, "DeepLearningExamples/blob/"),  # configs.yml optimizer_batch_size
     "gpt2": (512, "language_models_are_unsupervised_multitask_learners.pdf"),  # GPT-2 paper, 2.3
+    "dlrm-criteo-1tb": (65536, "Recommendation/DLRM/dlrm/scripts/main.py"),  # DeepLearningExamples' default
 }
 
 
