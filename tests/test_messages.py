@@ -6,6 +6,7 @@ import re
 import shlex
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,21 +127,28 @@ def test_a_cost_in_another_currency_says_all_the_cost_line_says_in_the_readers_w
     assert money_text(money(fx), "zh") == "折合 CNY：无价格（汇率 7 CNY 兑 1 美元，2026-06-26，来源 fx-src）"
 
 
+OWNED_8B = {"model": "llama-3.1-8b", "task": "finetune", "method": "full", "tokens": 1e9}
+
+
+def _owned_plan_in_cny() -> tuple[Any, dict[str, Any], float, float]:
+    """(chosen candidate, its JSON cost, the run's USD as the cost line counts it, the CNY rate) of an
+    owned 8B fine-tune priced in CNY."""
+    from gpuwise.api import make_plan
+    from gpuwise.catalog import load_catalog
+
+    chosen = make_plan(OWNED_8B, {"deadline": "3d", "pricing": "owned", "currency": "CNY"}).chosen
+    assert chosen is not None
+    cost = chosen.cost_dict()
+    return chosen, cost, cost["expected_total_usd"] or cost["total_usd"], load_catalog().fx["CNY"].per_usd
+
+
 def test_an_owned_plans_currency_line_carries_its_run_and_horizon_in_the_report():
     """End to end: a Chinese report of an owned plan priced in CNY shows the converted run and horizon,
     each the USD figure of the cost line times the dated rate."""
-    from gpuwise.api import make_plan
-    from gpuwise.catalog import load_catalog
     from gpuwise.report.document import _price_rows
 
-    work = {"model": "llama-3.1-8b", "task": "finetune", "method": "full", "tokens": 1e9}
-    result = make_plan(work, {"deadline": "3d", "pricing": "owned", "currency": "CNY"})
-    chosen = result.chosen
-    assert chosen is not None
-    rate = load_catalog().fx["CNY"].per_usd
-    cost = chosen.cost_dict()
+    chosen, cost, run, rate = _owned_plan_in_cny()
     row = dict(_price_rows(chosen, "zh"))[msg("row_currency", "zh")]
-    run = cost["expected_total_usd"] or cost["total_usd"]
     assert f"整次训练 {run * rate:,.2f}" in row
     assert f"合计 {cost['owned']['horizon_total_usd'] * rate:,.2f}（购买 + 运行）" in row
     assert row.startswith("折合 CNY：") and "in CNY" not in row
@@ -149,22 +157,15 @@ def test_an_owned_plans_currency_line_carries_its_run_and_horizon_in_the_report(
 def test_estimate_and_plan_convert_the_same_cost_line():
     """`estimate --currency CNY` converted the failure-free run and no horizon where its own cost line and
     `plan` show the run with what it loses and the owned horizon: both now convert the JSON cost alike."""
-    from gpuwise.api import make_estimate, make_plan, money_block
-    from gpuwise.catalog import load_catalog
+    from gpuwise.api import make_estimate, money_block
 
-    work = {"model": "llama-3.1-8b", "task": "finetune", "method": "full", "tokens": 1e9}
-    result = make_plan(work, {"deadline": "3d", "pricing": "owned", "currency": "CNY"})
-    chosen = result.chosen
-    assert chosen is not None
-    rate = load_catalog().fx["CNY"].per_usd
-    cost = chosen.cost_dict()
+    chosen, cost, run, rate = _owned_plan_in_cny()
     from_plan = chosen.money()
-    run = cost["expected_total_usd"] or cost["total_usd"]
     assert (
         from_plan["run"] == pytest.approx(run * rate) and from_plan["horizon_years"] == cost["owned"]["horizon_years"]
     )
     assert money_block("CNY", cost) == from_plan
-    est = make_estimate(work, {"gpu": chosen.est.hardware.gpu.id + ":1", "pricing": "owned"}).as_dict()
+    est = make_estimate(OWNED_8B, {"gpu": chosen.est.hardware.gpu.id + ":1", "pricing": "owned"}).as_dict()
     block = money_block("CNY", est["cost"])
     assert block is not None and block["horizon_total"] == pytest.approx(
         est["cost"]["owned"]["horizon_total_usd"] * rate
