@@ -134,7 +134,12 @@ def test_every_bound_is_a_published_recipe_of_a_model_whose_activations_are_know
     """A bound lets the plan grow the batch per GPU up to it, so its model's activations must grow with
     the batch: a model whose activation size is unknown (the Stable Diffusion UNet, counted as 0) gets
     no bound and keeps one sample a GPU rather than a batch the memory model cannot check."""
-    bounds = {k.split(".", 1)[1]: c for k, c in CAT.conventions.items() if k.startswith("largest_global_batch.")}
+    prefix, tuning = "largest_global_batch.", ".finetune"
+    bounds = {
+        k[len(prefix) :]: c for k, c in CAT.conventions.items() if k.startswith(prefix) and not k.endswith(tuning)
+    }
+    tuned = {k[len(prefix) : -len(tuning)] for k in CAT.conventions if k.startswith(prefix) and k.endswith(tuning)}
+    assert tuned <= set(bounds), tuned  # a fine-tuning recipe only beside a pretraining one
     assert {m: int(c.value) for m, c in bounds.items()} == {m: v for m, (v, _) in RECIPES.items()}
     for model, (value, where) in RECIPES.items():
         src = CAT.sources[bounds[model].source]
@@ -171,11 +176,19 @@ def test_a_vit_plan_sizes_its_batch_from_the_vit_recipe_and_replays() -> None:
     assert est["training"]["total_seconds"] == pytest.approx(chosen["training"]["total_seconds"], rel=0.005)
 
 
-def test_a_fine_tune_keeps_the_batch_it_is_given_the_bounds_are_pretraining_recipes() -> None:
-    """RoBERTa's 8K sequences and the ViT paper's 4,096 are pretraining batches; fine-tuning BERT runs
-    16-48 (BERT paper, appendix A.3) and ViT 512, so a fine-tune is not sized up to them."""
-    for model in ("bert-base-uncased", "vit-base-patch16-224", "resnet-50"):
-        assert build_workload({"model": model, "task": "finetune"}, CAT).batch_bound is None, model
-        assert build_workload({"model": model, "task": "pretrain"}, CAT).batch_bound is not None, model
+def test_a_fine_tune_is_bounded_by_the_fine_tuning_recipe_not_the_pretraining_one() -> None:
+    """RoBERTa's 8K sequences and the ViT paper's 4,096 are pretraining batches; BERT fine-tunes at 16 or
+    32 (its paper, appendix A.3) and ViT at 512 (Table 4), so a fine-tune is sized within those; a model
+    with no fine-tuning recipe in the catalog (ResNet-50) is not sized at all."""
+    expect = {"bert-base-uncased": (32, "1810.04805"), "bert-large-uncased": (32, "1810.04805")}
+    expect["vit-base-patch16-224"] = (512, "2010.11929")
+    for model, (value, paper) in expect.items():
+        bound = build_workload({"model": model, "task": "finetune"}, CAT).batch_bound
+        assert bound is not None and bound.samples == value and paper in bound.source, model
+        assert build_workload({"model": model, "task": "pretrain"}, CAT).batch_bound.samples > value, model
     lora = build_workload({"model": "bert-base-uncased", "task": "finetune", "method": "lora"}, CAT)
-    assert lora.batch_bound is None
+    assert lora.batch_bound is not None and lora.batch_bound.samples == 32
+    assert build_workload({"model": "resnet-50", "task": "finetune"}, CAT).batch_bound is None
+    plan = plan_json(make_plan({"model": "bert-base-uncased", "task": "finetune", "samples": 1_000_000}, {}))
+    w = plan["candidates"][0]["workload"]
+    assert 1 < w["global_batch"] <= 32 and w["micro_batch"] > 1

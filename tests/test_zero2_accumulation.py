@@ -123,6 +123,24 @@ def test_one_gpu_plain_amp_search_keeps_the_faster_fsdp_layout():
     assert other.training.samples_per_second <= chosen.est.training.samples_per_second * (1 + 1e-9)
 
 
+def test_a_sharding_layout_on_one_gpu_says_why_and_only_where_the_search_chose_it_for_that():
+    """A BERT-base fine-tune on one RTX 4090 under the HF Trainer: the plan takes ZeRO-3 on one data-parallel
+    rank (the wrapper's 16-bit parameters against plain AMP's fp32 stream) and says so in both languages;
+    ZeRO-3 named on Megatron-LM (no plain AMP at stage 0) is the user's layout and carries no such reason."""
+    from gpuwise.api import make_plan
+    from gpuwise.i18n import reason_text
+
+    work = {"model": "bert-base-uncased", "task": "finetune", "samples": 1_000_000}
+    chosen = make_plan(work, {"gpus": "rtx-4090", "max_gpus": 1}).chosen
+    assert chosen is not None and chosen.est.workload.parallel.zero >= 2
+    said = [r for r in chosen.why if r.code == "layout.sharded_one_rank"]
+    assert len(said) == 1 and said[0].params["zero"] == chosen.est.workload.parallel.zero
+    assert "nothing is sharded, but the wrapper computes from 16-bit parameters" in reason_text(said[0], "en")
+    assert "没有东西被切分" in reason_text(said[0], "zh")
+    named = make_plan({**work, "framework": "megatron", "zero": 3}, {"gpus": "rtx-4090", "max_gpus": 1}).chosen
+    assert named is not None and not any(r.code == "layout.sharded_one_rank" for r in named.why)
+
+
 def test_a_step_in_backward_is_searched_at_its_ranks_whole_batch():
     """--optimizer-in-backward accumulates nothing: the search's only micro-batch is the rank's share of the
     global batch (global 4 over 2 ranks: 2), where it used to try 1, 2 and 4 and refuse each accumulation."""

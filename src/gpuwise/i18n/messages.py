@@ -417,6 +417,13 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "并行布局：嵌入表切分到 {count} 块 GPU（平均每块 {table_params} 个参数，模型并行），稠密部分（{dense_params} 个参数）"
         "数据并行，micro-batch {micro_batch} × {accumulation} 步梯度累积：{count} 块 {gpu} 上放得下的最快布局",
     },
+    "layout.sharded_one_rank": {
+        "en": "ZeRO-{zero} with one data-parallel rank on {count}x {gpu}: nothing is sharded, but the wrapper computes "
+        "from 16-bit parameters (FSDP's mixed precision, DeepSpeed's 16-bit engine), which runs faster than plain "
+        "autocast over fp32 parameters, whose residual stream and LayerNorm stay fp32",
+        "zh": "{count} 块 {gpu} 上只有一个数据并行副本仍用 ZeRO-{zero}：没有东西被切分，但该封装以 16 位参数计算"
+        "（FSDP 的混合精度、DeepSpeed 的 16 位引擎），比在 fp32 参数上直接 autocast 更快（后者的残差流和 LayerNorm 保持 fp32）",
+    },
     "layout.batch_sized": {
         "en": "micro-batch {micro_batch} per GPU, global batch {global_batch} (at most {bound} for {model}: {source}): "
         "the smallest within {tolerance:.0%} of the fastest batch that fits at the memory band's high end",

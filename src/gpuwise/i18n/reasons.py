@@ -91,6 +91,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "method.adapter": {"method": UPPER, "need_bytes": BYTES, "capacity_bytes": BYTES},
     "layout.fastest_fit": {"sequence_parallel": SP, "expert": EP},
     "layout.embedding_sharded": {"table_params": COUNT, "dense_params": COUNT},
+    "layout.sharded_one_rank": {},
     "layout.batch_sized": {"global_batch": COUNT, "bound": COUNT},
     "speed.rate": {"rate": COUNT, "unit": UNIT, "bottleneck": BOTTLENECK},
     "pipeline.gpus_wait": {},

@@ -8,7 +8,8 @@ is larger; a serving fleet costs price per GPU-hour x GPUs, so it loses on price
 
 from __future__ import annotations
 
-from gpuwise.catalog import GenericArch, embedding_sharded
+from gpuwise.catalog import Catalog, GenericArch, embedding_sharded
+from gpuwise.estimate.memory.states import autocast_fp32_stream, framework_of
 from gpuwise.plan.results import Candidate, Code, Reason
 from gpuwise.workload import TrainingJob
 
@@ -100,7 +101,14 @@ def _loss_term(c: Candidate, chosen: Candidate) -> Reason:
     return price
 
 
-def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
+def _sharded_for_16bit_parameters(w: TrainingJob, count: int, cat: Catalog) -> bool:
+    """ZeRO-2/3 on one data-parallel rank where stage 0 would run plain AMP over fp32 parameters: the
+    case layouts.zero_stages times such a layout for (its 16-bit parameters step faster)."""
+    one_rank = w.parallel.zero >= 2 and w.parallel.dp(count) == 1 and not w.offload
+    return one_rank and autocast_fp32_stream(w, framework_of(w, cat), zero=0)
+
+
+def _training_reasons(c: Candidate, w: TrainingJob, cat: Catalog) -> list[Reason]:
     """Method and memory, layout, rate and bottleneck, failures at this scale."""
     est, out = c.est, []
     t = est.training
@@ -108,6 +116,10 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
         need, cap = est.memory.per_gpu.total, est.memory.capacity
         out.append(Reason.of(Code.ADAPTER, method=w.method, dtype=w.weights_dtype, need_bytes=need, capacity_bytes=cap))
     out.append(layout_reason(w, est.hardware.count, est.hardware.gpu.id))
+    if _sharded_for_16bit_parameters(w, est.hardware.count, cat):
+        out.append(
+            Reason.of(Code.SHARDED_ONE_RANK, zero=w.parallel.zero, count=est.hardware.count, gpu=est.hardware.gpu.id)
+        )
     if w.batch_bound is not None:  # the plan chose the batch per GPU: say which, and the bound it kept to
         count = est.hardware.count
         out.append(
@@ -161,11 +173,11 @@ def _training_reasons(c: Candidate, w: TrainingJob) -> list[Reason]:
     return out
 
 
-def _what_it_is(c: Candidate) -> list[Reason]:
+def _what_it_is(c: Candidate, cat: Catalog) -> list[Reason]:
     """Method and memory, rate and bottleneck (training), replicas and capacity (serving)."""
     w = c.est.workload
     if isinstance(w, TrainingJob):
-        return _training_reasons(c, w)
+        return _training_reasons(c, w, cat)
     out = []
     s = c.serving
     if s is not None:
@@ -176,10 +188,10 @@ def _what_it_is(c: Candidate) -> list[Reason]:
     return out
 
 
-def explain(c: Candidate, chosen: Candidate | None, tie: float) -> tuple[Reason, ...]:
+def explain(c: Candidate, chosen: Candidate | None, tie: float, cat: Catalog) -> tuple[Reason, ...]:
     """What `c` is, what it misses, growth, and last why it loses to `chosen` (a cost ratio within
     `tie` of 1 is a tie, lost on size): the reasons after those it already has."""
-    why = [*c.why, *_what_it_is(c)]
+    why = [*c.why, *_what_it_is(c, cat)]
     for key, m in c.meets.items():
         if key not in ("memory", "growth") and not m.ok:
             why.append(Reason.of(Code.MISSES_ONE, requirement=key, why=m.why))

@@ -69,6 +69,7 @@ class Code(StrEnum):
     ADAPTER = "method.adapter"  # method, dtype, need_bytes, capacity_bytes
     LAYOUT = "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, expert, zero, recompute, micro_batch, accumulation, count, gpu
     TABLES_LAYOUT = "layout.embedding_sharded"  # count, gpu, table_params, dense_params, micro_batch, accumulation
+    SHARDED_ONE_RANK = "layout.sharded_one_rank"  # zero, count, gpu: a sharding wrapper on one data-parallel rank
     BATCH_SIZED = "layout.batch_sized"  # micro_batch, global_batch, bound, model, source, tolerance (no batch named)
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"

@@ -466,13 +466,13 @@ def _variant(c: Candidate, workloads: list[Workload], grown: list[Workload | Non
     return None
 
 
-def _explained(candidates: list[Candidate], req: Requirements, tie: float) -> list[Candidate]:
+def _explained(candidates: list[Candidate], req: Requirements, tie: float, cat: Catalog) -> list[Candidate]:
     """The ranked candidates with their reasons: the chosen plan's (and its GPU-only alternative
     when it upgrades the data pipeline), each runner-up's against it."""
     chosen = candidates[0] if candidates and candidates[0].ok else None
     if chosen is not None and chosen.pipeline is not None:
         chosen = candidates[0] = _beside_gpu_only(chosen, candidates)
-    out = [replace(c, why=explain(c, chosen, tie)) for c in candidates]
+    out = [replace(c, why=explain(c, chosen, tie, cat)) for c in candidates]
     if chosen is not None:
         out[0] = replace(out[0], why=(headline(req.objective), *out[0].why))
     return out
@@ -560,7 +560,7 @@ def _plan(
     )
     candidates = [_with_spares(f.c, req) for f in found]
     candidates.sort(key=lambda c: _rank_key(c, req, tie))
-    candidates = _explained(candidates, req, tie)
+    candidates = _explained(candidates, req, tie, cat)
     if cals:
         notes.append(Reason.of(Code.NOTE_MEASURED, gpus=tuple(sorted(cals))))
     candidates, price_notes = completed(candidates, workloads, req, params, options, targets)

@@ -196,10 +196,12 @@ def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog, task: st
     """The catalog's largest converging global batch for the model, when the user named no batch
     (a plan then sizes the batch per GPU up to it), cited by its catalog source's address: a whole
     field of the data file, language-neutral in every plan (its title where it has no address).
-    Pretraining only: the bounds are pretraining recipes' batches, and a fine-tune runs far smaller
-    ones (BERT's 16-48, the ViT paper's 512)."""
-    conv = catalog.conventions.get(f"largest_global_batch.{model.name}")
-    if conv is None or task != "pretrain" or f.micro_batch is not None or f.global_batch is not None:
+    A fine-tune takes the model's fine-tuning recipe (`largest_global_batch.<model>.finetune`: BERT's
+    32, the ViT paper's 512), where the catalog has one, and no bound where it has none: a
+    pretraining recipe's batch (RoBERTa's 8K) is far past what fine-tuning runs."""
+    key = f"largest_global_batch.{model.name}" + ("" if task == "pretrain" else f".{task}")
+    conv = catalog.conventions.get(key)
+    if conv is None or f.micro_batch is not None or f.global_batch is not None:
         return None
     src = catalog.source(conv.source)
     return BatchBound(int(conv.value), src.url or src.title, catalog.convention("batch_sizing_tolerance"))
