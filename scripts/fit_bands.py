@@ -61,7 +61,6 @@ from corpus import families, holdout, memory_accuracy, operators_accuracy, perf_
 from corpus.first_scorings import CALIBRATING, first_scorings  # noqa: E402
 from corpus.generated import write_or_check  # noqa: E402
 from gpuwise.catalog import Catalog  # noqa: E402
-from gpuwise.catalog.arch import is_language_model  # noqa: E402
 from gpuwise.catalog.loader import build_catalog  # noqa: E402
 from gpuwise.errors import GpuwiseError  # noqa: E402
 from gpuwise.estimate.bands import (  # noqa: E402
@@ -219,21 +218,9 @@ def memory(cat: Catalog) -> Iterator[Evidence]:
         if r.kind not in ("finetune_peak", "training_peak", "inference_peak") or not r.checked or r.ours is None:
             continue
         inp = cases[r.id]["inputs"]
-        if r.kind == "training_peak":
-            model = cat.model(inp["model"])
-            gpu = inp["gpu"]
-            stack = inp.get("framework") or cat.default_framework(
-                inp.get("task", "pretrain"), language_model=is_language_model(model)
-            )
-        elif r.kind == "finetune_peak":
-            gpu = memory_accuracy.gpu_id(inp.get("gpu"))
-            stack = (
-                inp.get("framework")
-                or memory_accuracy.SOURCE_FRAMEWORKS.get(r.source)
-                or cat.default_framework("finetune", language_model=is_language_model(cat.model(inp["model"])))
-            )
-        else:
-            gpu, stack = memory_accuracy.gpu_id(inp.get("gpu")), "transformers"  # Hugging Face generate()
+        gpu = inp["gpu"] if r.kind == "training_peak" else memory_accuracy.gpu_id(inp.get("gpu"))
+        # the stack the estimate ran (memory_accuracy's framework_of); generation: Hugging Face generate()
+        stack = r.stack if r.kind != "inference_peak" else "transformers"
         key = _key(cat, "memory", family_of(cat.model(inp["model"])), gpu, str(stack))
         yield Evidence(r.id, r.source, key, _log(r.published / r.ours), True)
 

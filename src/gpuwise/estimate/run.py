@@ -358,7 +358,7 @@ def _largest(work: Workload, hw: Hardware, catalog: Catalog, notes: list[str]) -
     fit; and the largest concurrency, searched once here so that the replica search reuses it."""
     largest: dict[str, int] = {}
     if isinstance(work, TrainingJob):
-        micro = largest_fitting(work, hw, catalog, "micro_batch", limit=SEARCH_LIMIT)
+        micro = largest_fitting(work, hw, catalog, "micro_batch")
         if micro >= SEARCH_LIMIT:  # nothing grows with the batch (activations unknown): say so
             notes.append(f"memory does not limit the micro-batch below {SEARCH_LIMIT:,}")
         else:

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
-from gpuwise.i18n import msg
+from gpuwise.i18n import Lang, msg
 from gpuwise.web import data
 from gpuwise.web.forms import (
     ESTIMATE_DEFAULTS,
@@ -79,7 +79,7 @@ def _plan_context(form: dict[str, str], result: Any, config_json: str = "") -> d
     return ctx
 
 
-def _offer_lines(c: Any, lang: Any = "en") -> dict[str, str | None]:
+def _offer_lines(c: Any, lang: Lang = "en") -> dict[str, str | None]:
     """The offer behind a candidate's price and the cost in --currency, in the words the CLI and
     reports use, in the plan's language (nothing for no candidate)."""
     from gpuwise.i18n.words import money_text

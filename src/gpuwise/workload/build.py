@@ -116,7 +116,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     parallel = Parallelism(
         tp=f.tp or 1,
         pp=f.pp or 1,
-        zero=f.zero if f.zero is not None else _default_zero(f, profile, is_language_model(model)),
+        zero=f.zero if f.zero is not None else _default_zero(f, profile, language_model=is_language_model(model)),
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
@@ -909,7 +909,7 @@ def _fp8_params_given(f: WorkloadFields) -> bool:
     return f.weights_dtype == "fp8" and (f.method or "full") == "full"
 
 
-def _default_zero(f: WorkloadFields, profile: Framework | None, language_model: bool = True) -> int:
+def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_model: bool) -> int:
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
     FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload. A model that is not
     a language model, with no stack named, runs plain DistributedDataParallel (ZeRO-0): what
