@@ -260,3 +260,14 @@ def slurm_cluster(munge_socket: str) -> Iterator[SlurmCluster]:
     finally:
         cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+VIT_G = {  # a ViT config.json at ViT-g/14's shapes (Zhai et al. 2022: width 1,664, depth 48, MLP 8,192): 1.8B parameters
+    "model_type": "vit",
+    "hidden_size": 1664,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 16,
+    "intermediate_size": 8192,
+    "image_size": 224,
+    "patch_size": 14,
+}

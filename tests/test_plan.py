@@ -246,3 +246,17 @@ def test_a_multi_die_board_is_searched_as_its_devices():
     everything = make_plan({"model": "llama-3.1-8b", "task": "inference"}, {"qps": 1, "pricing": "owned"})
     seen = {c.est.hardware.gpu.id for c in everything.candidates} | {r.gpu for r in everything.rejected}
     assert "mi250x-gcd" in seen and "mi250x" not in seen
+
+
+def test_a_plan_with_no_row_prints_no_empty_table():
+    """Owned pricing of a GPU with no list price leaves no candidate: the terminal says why, with no
+    table whose horizon column would read "total 0 y"."""
+    from typer.testing import CliRunner
+
+    from gpuwise.cli.app import app
+
+    args = ["plan", "--model", "resnet-50", "--task", "pretrain", "--gpus", "t4", "--pricing", "owned"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 1, result.output
+    assert "t4: no list price in the catalog (owned pricing)" in result.output
+    assert "total 0 y" not in result.output and "configuration" not in result.output.split("\n")[2]

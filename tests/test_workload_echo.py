@@ -12,7 +12,18 @@ from gpuwise.workload.specs import Hardware, InferenceJob, TrainingJob
 # the data pipeline by its four figures, the evaluation as eval_every and eval_batches, a dataset's
 # request lengths by the dataset's name (`dataset`); the dtype defaults, whether the engine was named (the
 # estimate's notes say which) and kind are how the spec is held
-NOT_ECHOED_AS_IS = {"model", "parallel", "data", "evaluation", "lengths", "dtype_defaults", "engine_named", "kind"}
+# plain_ddp: derived from the stack named (none) and the model, as engine_named is from the engine
+NOT_ECHOED_AS_IS = {
+    "model",
+    "parallel",
+    "data",
+    "evaluation",
+    "lengths",
+    "dtype_defaults",
+    "engine_named",
+    "kind",
+    "plain_ddp",
+}
 
 
 @pytest.mark.parametrize(

@@ -542,7 +542,8 @@ def plan_view(result: Any, top: int, verbose: bool = False) -> None:
     what = f"{w.model.name} · {w.task}" + (f" · {'/'.join(methods)}" if methods else "")
     console.print(Text(msg("plan_for", lang, what=what), style="bold"))
     console.print(_requirements_line(req, lang))
-    console.print(_candidates_table(result, top, lang))
+    if result.candidates:  # no row at all: the reasons below say why, under no empty table
+        console.print(_candidates_table(result, top, lang))
     chosen = result.chosen
     if chosen is not None:
         _chosen_view(chosen, lang)

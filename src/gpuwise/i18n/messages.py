@@ -424,6 +424,17 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{count} 块 {gpu} 上只有一个数据并行副本仍用 ZeRO-{zero}：没有东西被切分，但该封装以 16 位参数计算"
         "（FSDP 的混合精度、DeepSpeed 的 16 位引擎），比在 fp32 参数上直接 autocast 更快（后者的残差流和 LayerNorm 保持 fp32）",
     },
+    "layout.plain_ddp": {
+        "en": "ZeRO-0: plain DistributedDataParallel over {count} GPUs, as training scripts for {model} run it (no stack "
+        "named); sharded layouts (FSDP) are searched only where it does not fit, or with --framework",
+        "zh": "ZeRO-0：{count} 块 GPU 上的普通 DistributedDataParallel，与 {model} 的常见训练脚本一致（未指定框架）；"
+        "只有放不下时，或用 --framework 指定框架时，才搜索切分布局（FSDP）",
+    },
+    "layout.ddp_does_not_fit": {
+        "en": "ZeRO-{zero}: plain DistributedDataParallel (ZeRO-0) fits in no layout on {count}x {gpu}, so the "
+        "stack's sharding (FSDP) is used",
+        "zh": "ZeRO-{zero}：{count} 块 {gpu} 上普通 DistributedDataParallel（ZeRO-0）在任何布局下都放不下，因此使用框架的切分（FSDP）",
+    },
     "layout.batch_sized": {
         "en": "micro-batch {micro_batch} per GPU, global batch {global_batch} (at most {bound} for {model}: {source}): "
         "the smallest within {tolerance:.0%} of the fastest batch that fits at the memory band's high end",

@@ -92,6 +92,8 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "layout.fastest_fit": {"sequence_parallel": SP, "expert": EP},
     "layout.embedding_sharded": {"table_params": COUNT, "dense_params": COUNT},
     "layout.sharded_one_rank": {},
+    "layout.plain_ddp": {"count": COUNT},
+    "layout.ddp_does_not_fit": {},
     "layout.batch_sized": {"global_batch": COUNT, "bound": COUNT},
     "speed.rate": {"rate": COUNT, "unit": UNIT, "bottleneck": BOTTLENECK},
     "pipeline.gpus_wait": {},

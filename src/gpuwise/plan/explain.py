@@ -120,6 +120,12 @@ def _training_reasons(c: Candidate, w: TrainingJob, cat: Catalog) -> list[Reason
         out.append(
             Reason.of(Code.SHARDED_ONE_RANK, zero=w.parallel.zero, count=est.hardware.count, gpu=est.hardware.gpu.id)
         )
+    if w.plain_ddp:  # no stack named for a model trained under DDP: say so, or why it is sharded after all
+        count, gpu = est.hardware.count, est.hardware.gpu.id
+        if w.parallel.zero == 0 and count > 1 and not (isinstance(w.model, GenericArch) and embedding_sharded(w.model)):
+            out.append(Reason.of(Code.PLAIN_DDP, model=w.model.name, count=count))
+        elif w.parallel.zero > 0:
+            out.append(Reason.of(Code.DDP_DOES_NOT_FIT, zero=w.parallel.zero, count=count, gpu=gpu))
     if w.batch_bound is not None:  # the plan chose the batch per GPU: say which, and the bound it kept to
         count = est.hardware.count
         out.append(

@@ -379,12 +379,39 @@ def _search(
     degrees: tuple[int, int, int] | None,
     limit: float,
 ) -> LayoutChoice:
+    """The fastest layout that fits. A model that is not a language model, on the default stack with
+    nothing that needs sharding (`TrainingJob.plain_ddp`), trains as its trainers run it: plain DDP, ZeRO-0; the
+    sharded stages are searched only where no ZeRO-0 layout fits on this count (as an engineer turns
+    to FSDP when DDP runs out of memory), never for a few percent that the model gives FSDP's 16-bit
+    parameters over autocast's weight casts."""
+    if work.plain_ddp and not work.offload:
+        ddp = _search_stages(work, hw, cat, rates, degrees, limit, ddp_only=True)
+        if ddp.best is not None:
+            return LayoutChoice(ddp.best, ddp.best_rate, ddp.smallest, ddp.timed)
+    s = _search_stages(work, hw, cat, rates, degrees, limit, ddp_only=False)
+    return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
+
+
+def _search_stages(
+    work: TrainingJob,
+    hw: Hardware,
+    cat: Catalog,
+    rates: Rates,
+    degrees: tuple[int, int, int] | None,
+    limit: float,
+    *,
+    ddp_only: bool,
+) -> _Search:
+    """Every tensor x pipeline x ZeRO x sharding layout the stack runs (`ddp_only`: plain data parallelism
+    alone, the whole model on every GPU at ZeRO-0)."""
     s = _Search(work, hw, cat, rates, _recomputes(work), limit)
     cp = degrees[2] if degrees else 1
     prof = framework_of(work, cat)
     offloads = prof.zero_offload and "optimizer" in work.offload  # ZeRO-Offload: one GPU may shard too
     amp = autocast_fp32_stream(work, prof, zero=0)  # plain AMP at stage 0: its fp32 stream (zero_stages)
     for tp, pp in [degrees[:2]] if degrees else _degrees(work, hw, cat):
+        if ddp_only and tp * pp * cp > 1:  # DDP replicates the whole model on every GPU
+            continue
         dp = hw.count // (tp * pp * cp)
         micros = micro_batches(work, dp)
         if not micros:
@@ -393,6 +420,8 @@ def _search(
         stages = zero_stages(
             dp * cp, pp, accumulates, prof.pipeline_max_zero, embedding_sharded(work.model), offloads, amp
         )
+        if ddp_only:
+            stages = (0,)
         if fp8_params(work):  # Megatron Core's FP8 parameters run with its distributed optimizer only
             stages = (1,)
         if not work.updates:  # ZeRO-1/2 partition an optimizer's states and step: there is none
@@ -405,7 +434,7 @@ def _search(
                     tp=tp, pp=pp, cp=cp, ep=ep, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
                 )
                 (_piped if pp > 1 else _flat)(s, par, micros)
-    return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
+    return s
 
 
 @dataclass(slots=True)

@@ -70,6 +70,8 @@ class Code(StrEnum):
     LAYOUT = "layout.fastest_fit"  # tp, sequence_parallel, pp, dp, expert, zero, recompute, micro_batch, accumulation, count, gpu
     TABLES_LAYOUT = "layout.embedding_sharded"  # count, gpu, table_params, dense_params, micro_batch, accumulation
     SHARDED_ONE_RANK = "layout.sharded_one_rank"  # zero, count, gpu: a sharding wrapper on one data-parallel rank
+    PLAIN_DDP = "layout.plain_ddp"  # model, count: no stack named, a model its trainers run under plain DDP
+    DDP_DOES_NOT_FIT = "layout.ddp_does_not_fit"  # zero, count, gpu: plain DDP fits nowhere on this count
     BATCH_SIZED = "layout.batch_sized"  # micro_batch, global_batch, bound, model, source, tolerance (no batch named)
     SPEED = "speed.rate"  # rate (low, high at level: its band, or None), unit, mfu, bottleneck
     DATA_WAIT = "pipeline.gpus_wait"

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import at_image_size, image_input_side, is_language_model, vit_at_image_size
+from gpuwise.catalog.arch import at_image_size, image_input_side, is_language_model, vit_at_image_size, vit_image_side
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.catalog.unet_operators import EagerCode, attention_written, diffusers_release
@@ -97,6 +97,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     if f.image_size is not None:
         model = _at_image_size(model, f.image_size, catalog)
     task = infer_task(given)
+    if task != "inference" and isinstance(model, GenericArch):
+        _check_trainable(model, catalog)
     if f.attention == "eager" and isinstance(model, GenericArch):
         amp = _autocast_dtype(f, task, catalog)
         model = _operator_attention(model, amp is not None, _eager_code(f, model, amp == "fp16"), catalog)
@@ -155,6 +157,23 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode,
     )
 
 
+def _check_trainable(model: GenericArch, catalog: Catalog) -> None:
+    """A diffusion pipeline written whole is sampling: a text encoder, every denoising step's UNet call and
+    the VAE decoder. Training runs one UNet call a sample with the text encoder and VAE frozen (diffusers'
+    train_text_to_image.py), so timing the pipeline's backward would be the wrong job: refused, naming the UNet."""
+    from gpuwise.catalog.diffusion_pipeline import is_whole_pipeline
+
+    if not is_whole_pipeline(model):
+        return
+    diffusion = [mid for mid, entry in catalog.models.items() if entry.task == "diffusion"]
+    unets = [mid for mid in diffusion if not is_whole_pipeline(cast(GenericArch, catalog.model(mid)))]
+    raise UsageError(
+        f"{model.name} is a sampling pipeline (text encoder, every denoising step's UNet, VAE decoder): it is served, "
+        "not trained; training runs one UNet step a sample with the text encoder and VAE frozen"
+        + (f": --model {' or '.join(unets)}" if unets else "")
+    )
+
+
 def _eager_code(f: WorkloadFields, model: GenericArch, fp16_autocast: bool) -> EagerCode:
     """What the eager attention's code keeps and runs: the --diffusers-version release (a whole
     diffusion pipeline's; a UNet alone is timed, its peak not kept) and whether fp16 autocast
@@ -192,15 +211,21 @@ def _autocast_dtype(f: WorkloadFields, task: str, catalog: Catalog) -> str | Non
     return dtype if dtype in ("fp16", "bf16") else None
 
 
+VIT_FAMILY = "vision-transformer"  # the batch bounds every vision transformer shares (the ViT paper's recipes)
+
+
 def _batch_bound(f: WorkloadFields, model: ModelArch, catalog: Catalog, task: str) -> BatchBound | None:
     """The catalog's largest converging global batch for the model, when the user named no batch
     (a plan then sizes the batch per GPU up to it), cited by its catalog source's address: a whole
     field of the data file, language-neutral in every plan (its title where it has no address).
-    A fine-tune takes the model's fine-tuning recipe (`largest_global_batch.<model>.finetune`: BERT's
-    32, the ViT paper's 512), where the catalog has one, and no bound where it has none: a
+    A vision transformer without a bound of its own (a ViT config.json) takes the ViT recipe's
+    (`largest_global_batch.vision-transformer`). A fine-tune takes the model's fine-tuning recipe
+    (`largest_global_batch.<model>.finetune`: BERT's 32, the ViT paper's 512), where the catalog has one, and no bound where it has none: a
     pretraining recipe's batch (RoBERTa's 8K) is far past what fine-tuning runs."""
-    key = f"largest_global_batch.{model.name}" + ("" if task == "pretrain" else f".{task}")
-    conv = catalog.conventions.get(key)
+    suffix = "" if task == "pretrain" else f".{task}"
+    conv = catalog.conventions.get(f"largest_global_batch.{model.name}{suffix}")
+    if conv is None and isinstance(model, TransformerArch) and vit_image_side(model) is not None:
+        conv = catalog.conventions.get(f"largest_global_batch.{VIT_FAMILY}{suffix}")  # the ViT paper's, every ViT
     if conv is None or f.micro_batch is not None or f.global_batch is not None:
         return None
     src = catalog.source(conv.source)
@@ -737,8 +762,7 @@ def _training_job(
     profile: Framework,
     bound: BatchBound | None = None,
 ) -> TrainingJob:
-    stray = [k for k in INFERENCE_KEYS if k in given]
-    if stray:
+    if stray := [k for k in INFERENCE_KEYS if k in given]:
         raise UsageError(f"{_flags(stray)} only apply to inference; drop them or set --task inference")
     method = f.method or "full"
     if method != "full" and not profile.adapters:
@@ -791,6 +815,7 @@ def _training_job(
         data=_pipeline(f),
         evaluation=_evaluation(f),
         framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
+        plain_ddp=_runs_ddp(f, language_model=is_language_model(model)) and (f.zero or 0) == 0,
         offload=tuple(dict.fromkeys(f.offload or ())),
         compile=profile.compile if f.compile is None else f.compile,
         overlap_grad_reduce=f.overlap_grad_reduce,
@@ -909,16 +934,20 @@ def _fp8_params_given(f: WorkloadFields) -> bool:
     return f.weights_dtype == "fp8" and (f.method or "full") == "full"
 
 
+def _runs_ddp(f: WorkloadFields, *, language_model: bool) -> bool:
+    """No stack named for a model that is not a language model, and no option that needs sharding (CPU
+    offload, hybrid sharding, ZeRO++, FP8 parameters): its trainers run plain DistributedDataParallel."""
+    sharded = f.offload or f.sharding is not None or f.zeropp or _fp8_params_given(f)
+    return f.framework is None and not language_model and not sharded
+
+
 def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_model: bool) -> int:
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
     FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload. A model that is not
     a language model, with no stack named, runs plain DistributedDataParallel (ZeRO-0): what
     torchvision's, timm's and DeepLearningExamples' trainers and TorchRec's dense part run; an option
     that needs sharding (CPU offload, hybrid sharding, ZeRO++, FP8 parameters) keeps the stack's."""
-    if profile is None:
-        return 0
-    sharded = f.offload or f.sharding is not None or f.zeropp or _fp8_params_given(f)
-    if f.framework is None and not language_model and not sharded:
+    if profile is None or _runs_ddp(f, language_model=language_model):
         return 0
     if _fp8_params_given(f) and profile.fp8_params:
         return 1

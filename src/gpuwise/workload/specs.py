@@ -271,6 +271,9 @@ class TrainingJob:
     # evaluation inside the run: every `[0]` optimizer steps each rank runs `[1]` forward passes of a micro-batch
     evaluation: tuple[int, int] | None = None
     framework: FrameworkName | None = None  # None: the catalog's default for the task
+    # no stack named for a model that is not a language model, nothing needing sharding: its trainers run
+    # plain DDP (workload.build._runs_ddp), so a plan keeps ZeRO-0 wherever a ZeRO-0 layout fits
+    plain_ddp: bool = False
     offload: tuple[Offload, ...] = ()
     compile: bool = False  # torch.compile (inductor's fused kernels save fewer intermediates)
     overlap_grad_reduce: bool | None = None  # None: the framework's (frameworks.yaml overlap_grad_reduce)
