@@ -86,3 +86,26 @@ def test_a_diffusion_pipeline_is_served_not_trained() -> None:
             with pytest.raises(UsageError, match="--model stable-diffusion-v1-5-unet"):
                 build_workload({"model": model, "task": task}, CAT)
     assert build_workload({"model": "stable-diffusion-v1-5-unet", "task": "pretrain"}, CAT).plain_ddp
+
+
+def test_the_estimate_and_the_launch_say_plain_ddp(tmp_path) -> None:
+    """The stack's JSON id stays the profile's (fsdp: "PyTorch FSDP / DDP with AMP"); the assumptions and
+    a Slurm launch say it runs as plain DDP, and a named stack is not relabelled."""
+    from typer.testing import CliRunner
+
+    from gpuwise.api import make_estimate
+    from gpuwise.cli.app import app
+
+    est = make_estimate({**RESNET, "micro_batch": 256}, {"gpu": "a100-80gb-sxm:8"})
+    assert any("run as plain DDP (ZeRO-0)" in a for a in est.as_dict()["assumptions"])
+    named = make_estimate({**RESNET, "micro_batch": 256, "framework": "fsdp"}, {"gpu": "a100-80gb-sxm:8"})
+    assert not any("plain DDP" in a for a in named.as_dict()["assumptions"])
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "workload:\n  model: resnet-50\n  task: pretrain\n  samples: 1.28e9\nrequirements:\n  deadline: 12h\n"
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["deploy", str(plan), "--target", "slurm", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    head = " ".join(line.lstrip("# ") for line in (out / "train.sbatch").read_text().splitlines()[:5])
+    assert "plain DDP (torchrun, DistributedDataParallel, ZeRO-0)" in head

@@ -157,7 +157,11 @@ def pipeline_ranks(job: TrainingJob) -> tuple[str, ...]:
 def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryEstimate:
     n = Notes(catalog)
     prof = framework_of(job, catalog)
-    n.add(f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}")
+    ddp = ", run as plain DDP (ZeRO-0), as trainers run a model that is not a language model when no stack is named"
+    n.add(
+        f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}"
+        + (ddp if job.plain_ddp and job.parallel.zero == 0 else "")
+    )
     stages = pipeline_ranks(job)
     breakdowns = [_training_stage(job, hw, s, prof, n) for s in stages]
     worst = max(breakdowns, key=lambda b: b.total)
