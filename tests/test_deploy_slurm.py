@@ -163,6 +163,21 @@ def test_hybrid_sharding_is_sharded_in_a_node_and_replicated_across_nodes():
     assert any("hybrid sharding" in n for n in framework_args(work, hw, "megatron")[1])
 
 
+def test_megatron_zero2_and_zero3_run_as_megatron_fsdp():
+    """A plan may shard a Megatron run's gradients or parameters too (BERT-large on 8 B200 takes ZeRO-3): Megatron
+    Core runs that as Megatron-FSDP, whose user guide lists its required flags; the stage picks the strategy."""
+    cat = load_catalog()
+    spec = {"model": "bert-large-uncased", "task": "pretrain", "framework": "megatron", "micro_batch": 32}
+    hw = build_hardware("b200:8", cat)
+    for zero, strategy in ((2, "optim_grads"), (3, "optim_grads_params")):
+        args, notes = framework_args(build_workload({**spec, "zero": zero}, cat), hw, "megatron")
+        flags = [a.value for a in args]
+        assert "--use-megatron-fsdp" in flags and f"--data-parallel-sharding-strategy={strategy}" in flags
+        assert "--use-distributed-optimizer" in flags and "--ckpt-format=fsdp_dtensor" in flags and not notes
+    zero0 = [a.value for a in framework_args(build_workload({**spec, "zero": 0}, cat), hw, "megatron")[0]]
+    assert not any("fsdp" in f or "distributed-optimizer" in f for f in zero0)
+
+
 def test_megatron_zero1_sharded_in_a_node_takes_the_partial_distributed_optimizer():
     """Megatron Core's --num-distributed-optimizer-instances: one optimizer copy per node, 4 on 32 GPUs."""
     cat = load_catalog()
