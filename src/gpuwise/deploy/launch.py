@@ -236,7 +236,7 @@ def train_launch(c: Candidate, options: DeployOptions, catalog: Catalog) -> Trai
     fab, nccl = nccl_env(hw, catalog, options.network, options.socket_ifname, options.ib_hca)
     framework = work.framework or catalog.default_framework(work.task, language_model=is_language_model(work.model))
     fw_why = "the training stack the plan was estimated for (--framework; frameworks.yaml)"
-    if work.plain_ddp and work.parallel.zero == 0:  # no stack named for a model its trainers run under DDP
+    if work.runs_plain_ddp:  # no stack named for a model its trainers run under DDP
         fw_why = (
             "no --framework for a model that is not a language model: plain DDP (torchrun, DistributedDataParallel, "
             "ZeRO-0), as the plan estimated it"

@@ -122,7 +122,7 @@ def _training_reasons(c: Candidate, w: TrainingJob, cat: Catalog) -> list[Reason
         )
     if w.plain_ddp:  # no stack named for a model trained under DDP: say so, or why it is sharded after all
         count, gpu = est.hardware.count, est.hardware.gpu.id
-        if w.parallel.zero == 0 and count > 1 and not (isinstance(w.model, GenericArch) and embedding_sharded(w.model)):
+        if w.runs_plain_ddp and count > 1 and not (isinstance(w.model, GenericArch) and embedding_sharded(w.model)):
             out.append(Reason.of(Code.PLAIN_DDP, model=w.model.name, count=count))
         elif w.parallel.zero > 0:
             out.append(Reason.of(Code.DDP_DOES_NOT_FIT, zero=w.parallel.zero, count=count, gpu=gpu))

@@ -166,7 +166,7 @@ def _check_trainable(model: GenericArch, catalog: Catalog) -> None:
     if not is_whole_pipeline(model):
         return
     diffusion = [mid for mid, entry in catalog.models.items() if entry.task == "diffusion"]
-    unets = [mid for mid in diffusion if not is_whole_pipeline(cast(GenericArch, catalog.model(mid)))]
+    unets = [m for m in diffusion if isinstance(arch := catalog.model(m), GenericArch) and not is_whole_pipeline(arch)]
     raise UsageError(
         f"{model.name} is a sampling pipeline (text encoder, every denoising step's UNet, VAE decoder): it is served, "
         "not trained; training runs one UNet step a sample with the text encoder and VAE frozen"
@@ -815,7 +815,7 @@ def _training_job(
         data=_pipeline(f),
         evaluation=_evaluation(f),
         framework=profile.id,  # type: ignore[arg-type]  # a FrameworkName: the schema checked it
-        plain_ddp=_runs_ddp(f, language_model=is_language_model(model)) and (f.zero or 0) == 0,
+        plain_ddp=parallel.zero == 0 and _runs_ddp(f, language_model=is_language_model(model)),
         offload=tuple(dict.fromkeys(f.offload or ())),
         compile=profile.compile if f.compile is None else f.compile,
         overlap_grad_reduce=f.overlap_grad_reduce,

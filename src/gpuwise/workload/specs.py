@@ -300,6 +300,11 @@ class TrainingJob:
     dtype_defaults: frozenset[str] = frozenset()
 
     @property
+    def runs_plain_ddp(self) -> bool:
+        """Plain DDP at this layout: the DDP default (`plain_ddp`) where the plan kept ZeRO-0."""
+        return self.plain_ddp and self.parallel.zero == 0
+
+    @property
     def expert_load(self) -> float:
         """Tokens each MoE expert processes over its even share at uniform routing: the capacity
         when inputs are padded to it, at most the capacity otherwise (tokens over it are dropped),

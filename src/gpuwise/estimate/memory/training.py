@@ -160,7 +160,7 @@ def training_memory(job: TrainingJob, hw: Hardware, catalog: Catalog) -> MemoryE
     ddp = ", run as plain DDP (ZeRO-0), as trainers run a model that is not a language model when no stack is named"
     n.add(
         f"framework: {prof.id} ({prof.name}){'' if job.framework else ', the default for ' + job.task}"
-        + (ddp if job.plain_ddp and job.parallel.zero == 0 else "")
+        + (ddp if job.runs_plain_ddp else "")
     )
     stages = pipeline_ranks(job)
     breakdowns = [_training_stage(job, hw, s, prof, n) for s in stages]
