@@ -816,3 +816,27 @@ def test_a_16_bit_reduce_beside_pure_16_bit_training_restates_it():
     assert same.as_dict()["training"] == plain.as_dict()["training"]
     with pytest.raises(UsageError, match="full mixed-precision"):
         make_estimate({**spec, "grad_reduce_dtype": "fp32"}, hw)
+
+
+def test_lora_on_an_llm_int8_base():
+    """LoRA on a bitsandbytes LLM.int8 base (load_in_8bit): Llama-2-7B's block linears, 32 x (4 x 4096^2 +
+    3 x 4096 x 11008) = 6,476,005,376 weights, are int8; its embeddings, head and 65 norms (262,410,240)
+    stay 16-bit, or go to fp32 under PEFT's prepare_model_for_kbit_training (--kbit-fp32-upcast, also a
+    k-bit preparation). MatMul8bitLt keeps each int8 linear's input for backward, so without recomputation
+    a layer keeps, beyond the q/v adapters' shared input and the attention output its kernel keeps anyway,
+    gate/up's shared input (4096 wide) and down_proj's (11008): 2 B x 2 x 1024 x (4096 + 11008) more
+    than on a 16-bit base, in each of the 32 layers."""
+    catalog = load_catalog()
+    model = catalog.model("llama-2-7b")
+    lora = TrainingJob(
+        model=model, method="lora", lora_rank=8, lora_targets=("q_proj", "v_proj"), micro_batch=2, seq=1024
+    )
+    int8 = replace(lora, weights_dtype="int8")
+    d16 = training_memory(lora, hw(catalog), catalog).per_gpu.detail
+    d8 = training_memory(int8, hw(catalog), catalog).per_gpu.detail
+    assert d8["frozen_base"] == 6_476_005_376 + 262_410_240 * 2
+    up = training_memory(replace(int8, kbit_fp32_upcast=True), hw(catalog), catalog).per_gpu.detail
+    assert up["frozen_base"] == 6_476_005_376 + 262_410_240 * 4
+    assert d8["layer_activations"] - d16["layer_activations"] == 32 * 2 * 2 * 1024 * (4096 + 11008)
+    with pytest.raises(UsageError, match="--weights-dtype int8"):
+        training_memory(replace(lora, kbit_fp32_upcast=True), hw(catalog), catalog)

@@ -30,6 +30,7 @@ from gpuwise.estimate.memory.states import (
     fp8_params,
     framework_of,
     grads_reduced_each_micro_batch,
+    int8_lora_base,
     lora_params,
     lora_target_linears,
     loss_kind,
@@ -45,7 +46,7 @@ from gpuwise.estimate.memory.states import (
 )
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, compute_rates
 from gpuwise.estimate.sharding import (
     Zero3Comm,
     expert_data_parallel,
@@ -169,6 +170,34 @@ def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: li
     moved = weight_bytes_per_param(base, catalog.convention) + DTYPE_BYTES["bf16"]
     notes.append(f"QLoRA: {base} weights are dequantized to 16-bit before each use (memory-bound)")
     return uses * rates.time(0.0, moved * linear_w, "memory")
+
+
+def _llm_int8_seconds(job: TrainingJob, tokens: int, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
+    """LoRA on an LLM.int8 base, per layer: bitsandbytes' MatMul8bitLt around each int8 GEMM (timed as the
+    16-bit one) quantizes its input in every forward (read it, write its row- and column-wise int8
+    copies) and dequantizes the int32 output into the input's dtype; in the backward it dequantizes the
+    weight into the input's dtype (read 1 B, write it) and multiplies the input gradient in that dtype:
+    fp32 on CUDA cores under PEFT's k-bit preparation, whose residual stream is fp32. Dense models only."""
+    model = job.model
+    if not int8_lora_base(job) or not isinstance(model, TransformerArch) or model.is_moe:
+        return 0.0
+    tp = job.parallel.tp
+    lins = model.linears(dense=True)
+    ins = sum(lin.count * lin.d_in for lin in lins) / tp
+    outs = sum(lin.count * lin.d_out for lin in lins) / tp
+    weights = block_linear_params(model) / tp
+    e = DTYPE_BYTES["fp32"] if job.kbit_fp32_upcast else training_element_bytes(job)
+    uses = 2 if job.recompute == "full" else 1
+    forward = tokens * (ins * (e + 2) + outs * (DTYPE_BYTES["fp32"] + e))
+    seconds = uses * rates.time(0.0, forward, "memory") + rates.time(0.0, weights * (1 + e), "memory")
+    said = "bitsandbytes LLM.int8 base: each int8 linear quantizes its input and dequantizes its output (memory-bound)"
+    if e == DTYPE_BYTES["fp32"] and rates.dtype != "fp32" and "fp32" in rates.gpu.peak_flops:
+        ratio = compute_rates(rates.gpu, rates.dtype, catalog).matmul / compute_rates(rates.gpu, "fp32", catalog).matmul
+        flops = 2 * tokens * weights  # a GEMM's multiply-adds
+        seconds += rates.time(flops, e * (tokens * (ins + outs) + weights), "matmul") * max(0.0, ratio - 1.0)
+        said += "; the backward dequantizes each weight to fp32 and computes the input gradient in fp32 (CUDA cores)"
+    notes.append(said)
+    return seconds
 
 
 def _tensor_parallel_comm(
@@ -476,7 +505,7 @@ def _transformer_work(
     layers = math.ceil(model.layers / job.parallel.pp)
     op_level = framework_of(job, catalog).selective_policy == "op"
     recompute = _recompute_seconds(job, layer, rates, l_f, op_level)
-    dequant = _dequant_seconds(job, rates, catalog, notes)
+    dequant = _dequant_seconds(job, rates, catalog, notes) + _llm_int8_seconds(job, mtok, rates, catalog, notes)
     a_f, a_b = _adapter_seconds(job, mtok, rates, catalog, notes)
     adapters = a_f * (2 if job.recompute == "full" else 1) + a_b  # a full recomputation runs them again
     compute = layers * (l_f + l_b + recompute + dequant + adapters) + h_f + h_b

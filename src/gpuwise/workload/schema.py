@@ -654,7 +654,8 @@ class WorkloadFields(StrictFields):
         default="off",
     )
     kbit_fp32_upcast: bool | None = _f(
-        "QLoRA through PEFT's prepare_model_for_kbit_training: embeddings, norms and head in fp32, activations fp32.",
+        "A k-bit base (QLoRA, or LoRA on an int8 base) through PEFT's prepare_model_for_kbit_training: "
+        "embeddings, norms and head in fp32, activations fp32.",
         example=False,
         applies="training",
         default="off",

@@ -10,7 +10,7 @@ from gpuwise.catalog import GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
-from gpuwise.estimate.memory.states import kbit_upcast, loss_kind, qlora_base
+from gpuwise.estimate.memory.states import int8_lora_base, kbit_upcast, loss_kind, qlora_base
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
@@ -120,7 +120,7 @@ def saving_linears(job: TrainingJob, prof: Framework | None = None) -> frozenset
         return ALL_LINEARS
     if job.method == "qlora" and qlora_base(job) == "int4":
         return ALL_LINEARS
-    if bnb_keeps_inputs(job, prof):
+    if int8_lora_base(job) or bnb_keeps_inputs(job, prof):
         return ALL_LINEARS
     return frozenset(job.lora_targets)
 
@@ -212,6 +212,35 @@ def _in_flight(pp: int, vpp: int, m: int, n: Notes, rank: int = 0) -> float:
     return chunks / vpp
 
 
+def _note_kept_inputs(job: TrainingJob, prof: Framework, n: Notes) -> None:
+    """Say which linear layers keep their inputs for backward under an adapter method (see saving_linears)."""
+    if int8_lora_base(job):
+        n.add(
+            "LoRA on an LLM.int8 base: each int8 linear keeps its input for backward (bitsandbytes' MatMul8bitLt "
+            "saves ctx.tensors = (CAt, subA, A) whenever an input needs a gradient; CAt, the input's int8 copy kept "
+            "before bitsandbytes 0.45, is not counted)"
+        )
+    elif job.method == "lora":
+        n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
+    elif job.method == "qlora" and qlora_base(job) == "int4":
+        n.add(
+            "GPTQ/AWQ int4 base: each 4-bit linear keeps its input for backward (AutoAWQ's autograd function "
+            "saves it; AutoGPTQ's triton kernel would not: the larger is counted)"
+        )
+    elif bnb_keeps_inputs(job, prof):
+        n.add(
+            "QLoRA (bitsandbytes before 0.43.2, --quantized-linear bitsandbytes-legacy): each 4-bit linear layer "
+            "keeps its input for backward (MatMul4Bit's ctx.tensors = (A, B))"
+        )
+    elif job.method == "qlora" and quantized_linear(job, prof) == "bitsandbytes":
+        n.add(
+            "QLoRA (bitsandbytes 0.43.2 on): the 4-bit base keeps no input (MatMul4Bit's ctx.tensors = (None, B), "
+            "bitsandbytes PR #1270); LoRA-targeted linears keep theirs (--quantized-linear bitsandbytes-legacy: before)"
+        )
+    elif job.method == "qlora":
+        n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
+
+
 def training_activations(
     job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes
 ) -> tuple[float, dict[str, float]]:
@@ -233,25 +262,7 @@ def training_activations(
         n.add(f"context parallelism: each of {par.cp} ranks keeps the activations of {seq} tokens (ring attention)")
     args = (model, seq, job.micro_batch, e, tp, sp, job.attention)
     saving = saving_linears(job, prof)
-    if job.method == "lora":
-        n.add("LoRA: frozen linear layers keep no input for backward; targeted ones keep it for their adapter")
-    elif job.method == "qlora" and qlora_base(job) == "int4":
-        n.add(
-            "GPTQ/AWQ int4 base: each 4-bit linear keeps its input for backward (AutoAWQ's autograd function "
-            "saves it; AutoGPTQ's triton kernel would not: the larger is counted)"
-        )
-    elif bnb_keeps_inputs(job, prof):
-        n.add(
-            "QLoRA (bitsandbytes before 0.43.2, --quantized-linear bitsandbytes-legacy): each 4-bit linear layer "
-            "keeps its input for backward (MatMul4Bit's ctx.tensors = (A, B))"
-        )
-    elif job.method == "qlora" and quantized_linear(job, prof) == "bitsandbytes":
-        n.add(
-            "QLoRA (bitsandbytes 0.43.2 on): the 4-bit base keeps no input (MatMul4Bit's ctx.tensors = (None, B), "
-            "bitsandbytes PR #1270); LoRA-targeted linears keep theirs (--quantized-linear bitsandbytes-legacy: before)"
-        )
-    elif job.method == "qlora":
-        n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
+    _note_kept_inputs(job, prof, n)
     opts = _layer_options(job, prof, e, n)
     per_layer = layer_activation_bytes(*args, job.recompute, n, saving, **opts)
     held = stage_layers(model.layers, pp, stage)

@@ -115,6 +115,13 @@ def qlora_base(job: TrainingJob) -> str:
     return "int4" if job.weights_dtype == "int4" else "nf4"
 
 
+def int8_lora_base(job: TrainingJob) -> bool:
+    """LoRA on an 8-bit base: bitsandbytes LLM.int8 (load_in_8bit), the one way the training stacks
+    load an int8 base for adapters. Only the block linears are int8 (transformers' bitsandbytes
+    integration keeps the embeddings, norms and LM head in 16 bits)."""
+    return job.method == "lora" and job.weights_dtype == "int8"
+
+
 def quantized_linear_bytes(dtype: str, params: float, n: Notes, double_quant: bool = True) -> float:
     """Bytes of quantized block weights including their scales (cited conventions)."""
     return params * weight_bytes_per_param(dtype, n.conv, double_quant)
@@ -447,8 +454,11 @@ def kbit_upcast(job: TrainingJob, n: Notes) -> bool:
     that casts the norms and embeddings back to 16 bits, as axolotl does for FlashAttention, runs 16-bit)."""
     if not job.kbit_fp32_upcast:
         return False
-    if job.method != "qlora":
-        raise UsageError("kbit_fp32_upcast describes a 4-bit (QLoRA) base prepared by PEFT; use it with --method qlora")
+    if job.method != "qlora" and not int8_lora_base(job):
+        raise UsageError(
+            "kbit_fp32_upcast describes a k-bit base prepared by PEFT: use it with --method qlora, or with "
+            "--method lora --weights-dtype int8 (an LLM.int8 base)"
+        )
     n.add(
         "PEFT prepare_model_for_kbit_training: embeddings, norms and LM head in fp32; bitsandbytes returns its "
         "input's dtype, so the residual stream and the saved activations are fp32"
@@ -480,6 +490,11 @@ def adapter_states(
             )
         if kept == "bf16" and qlora_base(job) == "nf4":
             n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
+    elif int8_lora_base(job):
+        kept = "fp32" if kbit_upcast(job, n) else "bf16"
+        weights = quantized_linear_bytes("int8", sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
+        if kept == "bf16":
+            n.add("LLM.int8 base (load_in_8bit): block linears in int8; embeddings, norms and LM head stay 16-bit")
     else:
         weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
     detail["frozen_base"] = weights
