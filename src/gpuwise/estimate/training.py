@@ -172,29 +172,40 @@ def _dequant_seconds(job: TrainingJob, rates: Rates, catalog: Catalog, notes: li
     return uses * rates.time(0.0, moved * linear_w, "memory")
 
 
+# row-parallel projections take their tensor-parallel slice of the input, the rest of the output
+_ROW_PARALLEL = ("o_proj", "down_proj")
+
+
 def _llm_int8_seconds(job: TrainingJob, tokens: int, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
-    """LoRA on an LLM.int8 base, per layer: bitsandbytes' MatMul8bitLt around each int8 GEMM (timed as the
-    16-bit one) quantizes its input in every forward (read it, write its row- and column-wise int8
-    copies) and dequantizes the int32 output into the input's dtype; in the backward it dequantizes the
-    weight into the input's dtype (read 1 B, write it) and multiplies the input gradient in that dtype:
-    fp32 on CUDA cores under PEFT's k-bit preparation, whose residual stream is fp32. Dense models only."""
+    """LoRA on an LLM.int8 base, per layer, beyond the 16-bit GEMMs the layer is timed with: bitsandbytes'
+    MatMul8bitLt (0.45 on, a frozen weight's fast path) casts each input to fp16 where the stream is not
+    fp16, quantizes it to int8 (CA), and dequantizes the int32 output to fp16 and then to the stream's dtype,
+    in every forward; each backward dequantizes the weight into the stream's dtype (a copy, then the scale in
+    place) and multiplies the input gradient in that dtype: fp32 on CUDA cores under PEFT's k-bit preparation.
+    Row-parallel projections take their slice of the input, the rest of the output. Dense models only."""
     model = job.model
     if not int8_lora_base(job) or not isinstance(model, TransformerArch) or model.is_moe:
+        if int8_lora_base(job):
+            notes.append("LLM.int8 base: its quantization passes are not timed for a mixture-of-experts model")
         return 0.0
     tp = job.parallel.tp
     lins = model.linears(dense=True)
-    ins = sum(lin.count * lin.d_in for lin in lins) / tp
-    outs = sum(lin.count * lin.d_out for lin in lins) / tp
+    ins = sum(lin.count * lin.d_in / (tp if lin.name in _ROW_PARALLEL else 1) for lin in lins)
+    outs = sum(lin.count * lin.d_out / (1 if lin.name in _ROW_PARALLEL else tp) for lin in lins)
     weights = block_linear_params(model) / tp
-    e = DTYPE_BYTES["fp32"] if job.kbit_fp32_upcast else training_element_bytes(job)
+    fp16, fp32 = DTYPE_BYTES["fp16"], DTYPE_BYTES["fp32"]
+    int32 = fp32  # the int8 GEMM's accumulator output, 4 B an element
+    e = fp32 if job.kbit_fp32_upcast else training_element_bytes(job)
+    cast = e + fp16 if (job.kbit_fp32_upcast or job.precision != "fp16") else 0.0  # .to(float16) and back
+    forward = tokens * (ins * (cast + fp16 + DTYPE_BYTES["int8"]) + outs * (int32 + fp16 + cast))
     uses = 2 if job.recompute == "full" else 1
-    forward = tokens * (ins * (e + 2) + outs * (DTYPE_BYTES["fp32"] + e))
-    seconds = uses * rates.time(0.0, forward, "memory") + rates.time(0.0, weights * (1 + e), "memory")
+    dequant = weights * (DTYPE_BYTES["int8"] + 3 * e)  # CB.to(dtype) writes e; .mul_(scale) reads and writes it
+    seconds = uses * rates.time(0.0, forward, "memory") + rates.time(0.0, dequant, "memory")
     said = "bitsandbytes LLM.int8 base: each int8 linear quantizes its input and dequantizes its output (memory-bound)"
-    if e == DTYPE_BYTES["fp32"] and rates.dtype != "fp32" and "fp32" in rates.gpu.peak_flops:
-        ratio = compute_rates(rates.gpu, rates.dtype, catalog).matmul / compute_rates(rates.gpu, "fp32", catalog).matmul
-        flops = 2 * tokens * weights  # a GEMM's multiply-adds
-        seconds += rates.time(flops, e * (tokens * (ins + outs) + weights), "matmul") * max(0.0, ratio - 1.0)
+    if e == fp32 and rates.dtype != "fp32" and "fp32" in rates.gpu.peak_flops:
+        flops, moved = 2 * tokens * weights, tokens * (ins + outs) + weights  # a GEMM's multiply-adds; elements
+        wide, narrow = compute_rates(rates.gpu, "fp32", catalog), compute_rates(rates.gpu, rates.dtype, catalog)
+        seconds += max(0.0, wide.time(flops, fp32 * moved) - narrow.time(flops, fp16 * moved))
         said += "; the backward dequantizes each weight to fp32 and computes the input gradient in fp32 (CUDA cores)"
     notes.append(said)
     return seconds
@@ -381,10 +392,6 @@ def _model_flops(
     if job.method != "full":
         notes.append("LoRA/QLoRA: frozen layers compute input gradients only (backward 1x forward, not 2x)")
     return flops, (flops_fwd if job.recompute == "full" else 0.0)
-
-
-# row-parallel projections take their tensor-parallel slice of the input, the rest of the output
-_ROW_PARALLEL = ("o_proj", "down_proj")
 
 
 def _adapter_seconds(

@@ -284,7 +284,7 @@ class TrainingJob:
     param_transpose_cache: bool = True
     optimizer_in_backward: bool = False  # per-parameter step in backward: no full gradient buffer
     paged_optimizer: bool = False  # bitsandbytes paged states: unified memory, outside torch's allocator
-    kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-4-bit weights and stream
+    kbit_fp32_upcast: bool = False  # PEFT prepare_model_for_kbit_training: fp32 non-k-bit weights and stream
     loss: Loss | None = None  # None: the framework's loss
     quantized_linear: QuantizedLinear | None = None  # None: the framework's (frameworks.yaml quantized_linear)
     defer_grad_sync: bool = False  # FSDP no_sync: unsharded gradients accumulated in the reduce dtype
