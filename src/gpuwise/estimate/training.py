@@ -184,9 +184,10 @@ def _llm_int8_seconds(job: TrainingJob, tokens: int, rates: Rates, catalog: Cata
     place) and multiplies the input gradient in that dtype: fp32 on CUDA cores under PEFT's k-bit preparation.
     Row-parallel projections take their slice of the input, the rest of the output. Dense models only."""
     model = job.model
-    if not int8_lora_base(job) or not isinstance(model, TransformerArch) or model.is_moe:
-        if int8_lora_base(job):
-            notes.append("LLM.int8 base: its quantization passes are not timed for a mixture-of-experts model")
+    if not int8_lora_base(job) or not isinstance(model, TransformerArch):
+        return 0.0
+    if model.is_moe:
+        notes.append("LLM.int8 base: its quantization passes are not timed for a mixture-of-experts model")
         return 0.0
     tp = job.parallel.tp
     lins = model.linears(dense=True)

@@ -384,27 +384,22 @@ def _search(
     sharded stages are searched only where no ZeRO-0 layout fits on this count (as an engineer turns
     to FSDP when DDP runs out of memory), never for a few percent that the model gives FSDP's 16-bit
     parameters over autocast's weight casts."""
-    if work.plain_ddp and not work.offload:
-        ddp = _search_stages(work, hw, cat, rates, degrees, limit, ddp_only=True)
-        if ddp.best is not None:
-            return LayoutChoice(ddp.best, ddp.best_rate, ddp.smallest, ddp.timed)
-    s = _search_stages(work, hw, cat, rates, degrees, limit, ddp_only=False)
+
+    def stages(ddp_only: bool) -> _Search:
+        s = _Search(work, hw, cat, rates, _recomputes(work), limit)
+        _search_stages(s, degrees, ddp_only=ddp_only)
+        return s
+
+    s = stages(ddp_only=True) if work.plain_ddp and not work.offload else None
+    if s is None or s.best is None:
+        s = stages(ddp_only=False)
     return LayoutChoice(s.best, s.best_rate, s.smallest, s.timed)
 
 
-def _search_stages(
-    work: TrainingJob,
-    hw: Hardware,
-    cat: Catalog,
-    rates: Rates,
-    degrees: tuple[int, int, int] | None,
-    limit: float,
-    *,
-    ddp_only: bool,
-) -> _Search:
-    """Every tensor x pipeline x ZeRO x sharding layout the stack runs (`ddp_only`: plain data parallelism
-    alone, the whole model on every GPU at ZeRO-0)."""
-    s = _Search(work, hw, cat, rates, _recomputes(work), limit)
+def _search_stages(s: _Search, degrees: tuple[int, int, int] | None, *, ddp_only: bool) -> None:
+    """Time, into `s`, every tensor x pipeline x ZeRO x sharding layout the stack runs (`ddp_only`: plain
+    data parallelism alone, the whole model on every GPU at ZeRO-0)."""
+    work, hw, cat = s.work, s.hw, s.cat
     cp = degrees[2] if degrees else 1
     prof = framework_of(work, cat)
     offloads = prof.zero_offload and "optimizer" in work.offload  # ZeRO-Offload: one GPU may shard too
@@ -434,7 +429,6 @@ def _search_stages(
                     tp=tp, pp=pp, cp=cp, ep=ep, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
                 )
                 (_piped if pp > 1 else _flat)(s, par, micros)
-    return s
 
 
 @dataclass(slots=True)

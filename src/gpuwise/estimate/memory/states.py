@@ -122,6 +122,14 @@ def int8_lora_base(job: TrainingJob) -> bool:
     return job.method == "lora" and job.weights_dtype == "int8"
 
 
+def kbit_base(job: TrainingJob) -> str | None:
+    """The quantized frozen base adapters train on: QLoRA's (NF4, or a GPTQ/AWQ int4 checkpoint) or an
+    LLM.int8 base; None where the base is 16- or 32-bit."""
+    if job.method == "qlora":
+        return qlora_base(job)
+    return "int8" if int8_lora_base(job) else None
+
+
 def quantized_linear_bytes(dtype: str, params: float, n: Notes, double_quant: bool = True) -> float:
     """Bytes of quantized block weights including their scales (cited conventions)."""
     return params * weight_bytes_per_param(dtype, n.conv, double_quant)
@@ -454,7 +462,7 @@ def kbit_upcast(job: TrainingJob, n: Notes) -> bool:
     that casts the norms and embeddings back to 16 bits, as axolotl does for FlashAttention, runs 16-bit)."""
     if not job.kbit_fp32_upcast:
         return False
-    if job.method != "qlora" and not int8_lora_base(job):
+    if kbit_base(job) is None:
         raise UsageError(
             "kbit_fp32_upcast describes a k-bit base prepared by PEFT: use it with --method qlora, or with "
             "--method lora --weights-dtype int8 (an LLM.int8 base)"
@@ -476,25 +484,28 @@ def kbit_head_copy(job: TrainingJob, n: Notes) -> float:
     return model.vocab * model.hidden / job.parallel.tp * DTYPE_BYTES["bf16"]
 
 
+# what a 16-bit-kept k-bit base holds, by base (the int4 base says its own, scales and zeros)
+_KBIT_BASE_NOTES = {
+    "nf4": "QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit",
+    "int8": "LLM.int8 base (load_in_8bit): block linears in int8; embeddings, norms and LM head stay 16-bit",
+}
+
+
 def adapter_states(
     job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: Notes, detail: dict[str, float], head: bool
 ) -> tuple[float, float, float]:
     """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
-    if job.method == "qlora":
+    base = kbit_base(job)
+    if base is not None:
         kept = "fp32" if kbit_upcast(job, n) else "bf16"
-        weights = quantized_linear_bytes(qlora_base(job), sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
-        if qlora_base(job) == "int4":
+        weights = quantized_linear_bytes(base, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
+        if base == "int4":
             n.add(
                 "QLoRA-style adapters on a GPTQ/AWQ int4 base: packed 4-bit weights plus one fp16 scale and one "
                 "packed 4-bit zero per group (GPTQ's act-order index, 4 B per input row, is under 0.3 % and not added)"
             )
-        if kept == "bf16" and qlora_base(job) == "nf4":
-            n.add("QLoRA: block linears in NF4 with double quantization; embeddings, norms and LM head stay 16-bit")
-    elif int8_lora_base(job):
-        kept = "fp32" if kbit_upcast(job, n) else "bf16"
-        weights = quantized_linear_bytes("int8", sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
-        if kept == "bf16":
-            n.add("LLM.int8 base (load_in_8bit): block linears in int8; embeddings, norms and LM head stay 16-bit")
+        elif kept == "bf16":
+            n.add(_KBIT_BASE_NOTES[base])
     else:
         weights = sp_.total * DTYPE_BYTES[job.weights_dtype]
     detail["frozen_base"] = weights
