@@ -4,7 +4,7 @@ corpus/data/holdout5.yaml, the fifth; corpus/data/holdout6.yaml, the sixth; corp
 the seventh; corpus/data/holdout8.yaml, the eighth; corpus/data/holdout9.yaml, the ninth;
 corpus/data/holdout10.yaml, the tenth; corpus/data/holdout11.yaml, the eleventh; corpus/data/holdout12.yaml,
 the twelfth; corpus/data/holdout13.yaml, the thirteenth; corpus/data/holdout14.yaml, the fourteenth;
-corpus/data/holdout15.yaml, the fifteenth; corpus/data/holdout16.yaml, the sixteenth; corpus/data/holdout17.yaml, the seventeenth; corpus/data/holdout18.yaml, the eighteenth; corpus/data/holdout19.yaml, the nineteenth; corpus/data/holdout20.yaml, the twentieth; corpus/data/holdout21.yaml, the twenty-first; corpus/data/holdout22.yaml, the twenty-second; corpus/data/holdout23.yaml, the twenty-third; corpus/data/holdout24.yaml, the twenty-fourth; corpus/data/holdout25.yaml, the twenty-fifth; corpus/data/holdout26.yaml, the twenty-sixth; corpus/data/holdout27.yaml, the twenty-seventh; corpus/data/holdout28.yaml, the twenty-eighth; corpus/data/holdout29.yaml, the twenty-ninth; corpus/data/holdout30.yaml, the thirtieth; corpus/data/holdout31.yaml, the thirty-first; corpus/data/holdout32.yaml, the thirty-second; and corpus/data/holdout33.yaml, the thirty-third, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
+corpus/data/holdout15.yaml, the fifteenth; corpus/data/holdout16.yaml, the sixteenth; corpus/data/holdout17.yaml, the seventeenth; corpus/data/holdout18.yaml, the eighteenth; corpus/data/holdout19.yaml, the nineteenth; corpus/data/holdout20.yaml, the twentieth; corpus/data/holdout21.yaml, the twenty-first; corpus/data/holdout22.yaml, the twenty-second; corpus/data/holdout23.yaml, the twenty-third; corpus/data/holdout24.yaml, the twenty-fourth; corpus/data/holdout25.yaml, the twenty-fifth; corpus/data/holdout26.yaml, the twenty-sixth; corpus/data/holdout27.yaml, the twenty-seventh; corpus/data/holdout28.yaml, the twenty-eighth; corpus/data/holdout29.yaml, the twenty-ninth; corpus/data/holdout30.yaml, the thirtieth; corpus/data/holdout31.yaml, the thirty-first; corpus/data/holdout32.yaml, the thirty-second; corpus/data/holdout33.yaml, the thirty-third; and corpus/data/holdout34.yaml, the thirty-fourth, each gathered apart): published measurements first read on or after 2026-12-01 from sources the project had not
 used, scored before any mechanism is changed for them and never used to fit anything.
 
 Each case is predicted the way `gpuwise estimate` predicts it (gpuwise.api.make_estimate with the
@@ -15,7 +15,7 @@ counts as met. Used by scripts/holdout.py (docs/accuracy-holdout.md, accuracy-ho
 accuracy-holdout3.md, accuracy-holdout4.md, accuracy-holdout5.md, accuracy-holdout6.md,
 accuracy-holdout7.md, accuracy-holdout8.md, accuracy-holdout9.md, accuracy-holdout10.md,
 accuracy-holdout11.md, accuracy-holdout12.md, accuracy-holdout13.md, accuracy-holdout14.md,
-accuracy-holdout15.md, accuracy-holdout16.md, accuracy-holdout17.md, accuracy-holdout18.md, accuracy-holdout19.md, accuracy-holdout20.md, accuracy-holdout21.md, accuracy-holdout22.md, accuracy-holdout23.md, accuracy-holdout24.md, accuracy-holdout25.md, accuracy-holdout26.md, accuracy-holdout27.md, accuracy-holdout28.md, accuracy-holdout29.md, accuracy-holdout30.md, accuracy-holdout31.md, accuracy-holdout32.md, accuracy-holdout33.md) and tests/test_holdout.py.
+accuracy-holdout15.md, accuracy-holdout16.md, accuracy-holdout17.md, accuracy-holdout18.md, accuracy-holdout19.md, accuracy-holdout20.md, accuracy-holdout21.md, accuracy-holdout22.md, accuracy-holdout23.md, accuracy-holdout24.md, accuracy-holdout25.md, accuracy-holdout26.md, accuracy-holdout27.md, accuracy-holdout28.md, accuracy-holdout29.md, accuracy-holdout30.md, accuracy-holdout31.md, accuracy-holdout32.md, accuracy-holdout33.md, accuracy-holdout34.md) and tests/test_holdout.py.
 """
 
 from __future__ import annotations
@@ -702,6 +702,24 @@ SETS: dict[int, HoldoutSet] = {
                 "family",
                 "`family`: {n} cases from further documents of sets the corpus or an earlier holdout draws on\n"
                 "(an issue on vLLM's tracker), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
+    34: HoldoutSet(
+        34,
+        DATA_DIR / "holdout34.yaml",
+        "accuracy-holdout34.md",
+        "the thirty-fourth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a set the corpus or an earlier holdout draws on (gpustack, BigScience, timm, DLPerf, Qwen, PEFT, ms-swift)",
+                "family",
+                "`family`: {n} cases from further documents of repositories the corpus or an earlier holdout draws on\n"
+                "(gpustack's performance lab, BigScience's logs, timm's results, DLPerf, Qwen's docs, PEFT's method\n"
+                "comparison, ms-swift's examples), also reported without them.",
             ),
             EXTRA_ROW,
         ),

@@ -38,7 +38,8 @@ docs/accuracy-holdout30.md against the thirtieth (corpus/data/holdout30.yaml), g
 with `--set 31`, docs/accuracy-holdout31.md against the thirty-first (corpus/data/holdout31.yaml), gathered apart
 from all thirty; with `--set 32`, docs/accuracy-holdout32.md against the thirty-second (corpus/data/holdout32.yaml),
 gathered apart from all thirty-one; with `--set 33`, docs/accuracy-holdout33.md against the thirty-third
-(corpus/data/holdout33.yaml), gathered apart from all thirty-two.
+(corpus/data/holdout33.yaml), gathered apart from all thirty-two; with `--set 34`, docs/accuracy-holdout34.md against
+the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-three.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -309,6 +310,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         32: "thirty-second",
         33: "thirty-third",
         34: "thirty-fourth",
+        35: "thirty-fifth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
