@@ -206,12 +206,16 @@ def sizing_limit(work: TrainingJob, hw: Hardware, cat: Catalog, level: float | N
 def _degrees(work: TrainingJob, hw: Hardware, cat: Catalog) -> list[tuple[int, int]]:
     """Tensor parallelism inside a node; pipeline stages across nodes, with tensor parallelism
     filling each node (Megatron's layout), never more stages than nodes; none for a stack that runs
-    data parallelism only."""
+    data parallelism only, nor for a quantized base: Transformers/PEFT split its layers over GPUs only
+    by a device_map inside one process, one GPU busy at a time, which is no pipeline schedule (`estimate`
+    takes it as --pp for a run that did it; refuses --tp)."""
     pairs = tp_pp(work.model, hw.count, hw.gpus_per_node)
     if not pairs:
         return []
     if not framework_of(work, cat).model_parallel:  # data parallelism only (llm.c)
         return [(1, 1)] if (1, 1) in pairs else []
+    if work.quantized_base:  # a quantized base under Transformers/PEFT: data parallelism (and FSDP/ZeRO) only
+        return [(1, 1)]
     widest = max(tp for tp, _ in pairs)
     return [(tp, pp) for tp, pp in pairs if pp == 1 or (tp == widest and pp <= hw.nodes)]
 
@@ -421,6 +425,7 @@ def _search_stages(s: _Search, degrees: tuple[int, int, int] | None, *, ddp_only
             stages = (1,)
         if not work.updates:  # ZeRO-1/2 partition an optimizer's states and step: there is none
             stages = tuple(z for z in stages if z not in (1, 2)) or (0,)
+        stages = _offloadable(work, prof.zero_offload, stages)
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat), [z for z in stages if z in prof.zero_stages]
         ):
@@ -429,6 +434,17 @@ def _search_stages(s: _Search, degrees: tuple[int, int, int] | None, *, ddp_only
                     tp=tp, pp=pp, cp=cp, ep=ep, zero=zero, sequence_parallel=tp > 1, sharding=sharding, zeropp=zeropp
                 )
                 (_piped if pp > 1 else _flat)(s, par, micros)
+
+
+def _offloadable(work: TrainingJob, deepspeed_offload: bool, stages: tuple[int, ...]) -> tuple[int, ...]:
+    """The stages that run the job's offload and base, as `estimate` accepts them: DeepSpeed offloads
+    parameters under ZeRO-3 only (its offload_param), and only an NF4 base shards under ZeRO-3 or
+    FSDP (workload.build._check_kbit_layout)."""
+    if deepspeed_offload and "params" in work.offload:
+        stages = (3,)
+    if work.quantized_base in ("int8", "int4"):
+        stages = tuple(z for z in stages if z != 3)
+    return stages
 
 
 @dataclass(slots=True)

@@ -41,6 +41,7 @@ from gpuwise.workload.specs import (
     full_recompute_allowed,
     interleavable,
     interleaved_only,
+    quantized_base,
 )
 
 if TYPE_CHECKING:
@@ -308,9 +309,15 @@ def _check_sharding(par: Parallelism, profile: Framework, offloaded: tuple[str, 
             f"(frameworks.yaml zero_stages); did you mean --zero {near}?"
         )
     if par.zero == 0 and profile.zero_offload and offloaded:
+        want = 3 if "params" in offloaded else 2
         raise LayoutError(
-            f"--offload {','.join(offloaded)}: {profile.name} offloads through DeepSpeed's ZeRO (offload_optimizer, "
-            "offload_param under stages 1-3); did you mean --zero 2?"
+            f"--offload {','.join(offloaded)}: {profile.name} offloads through DeepSpeed's ZeRO (offload_optimizer "
+            f"under stages 1-3, offload_param under stage 3); did you mean --zero {want}?"
+        )
+    if par.zero in (1, 2) and profile.zero_offload and "params" in offloaded:
+        raise LayoutError(
+            f"--offload params --zero {par.zero}: {profile.name} offloads parameters through DeepSpeed's "
+            "offload_param, valid only with ZeRO stage 3 (DeepSpeed's configuration reference); did you mean --zero 3?"
         )
     if par.zeropp:
         if not profile.zeropp:
@@ -771,7 +778,7 @@ def _training_job(
             "use --method full or another --framework"
         )
     precision = f.precision or "bf16"
-    wd = _training_weights(f, method, precision, task, model)
+    wd = _training_weights(f, method, precision, task, model, parallel)
     _check_fp8_params(f, wd, precision, profile)
     _check_grad_reduce(f, precision, profile)
     _check_no_optimizer(f)
@@ -897,8 +904,30 @@ def _pipeline(f: WorkloadFields) -> DataPipeline | None:
     )
 
 
+def _check_kbit_layout(base: str | None, par: Parallelism, offloaded: tuple[str, ...]) -> None:
+    """A quantized frozen base (bitsandbytes NF4 or LLM.int8, a GPTQ/AWQ int4 checkpoint) is loaded by
+    Transformers and PEFT, whose stacks split no layer over GPUs: no tensor parallelism (a layer-wise
+    device_map split stays, as --pp). Only bitsandbytes' 4-bit weights stored in a float dtype
+    (bnb_4bit_quant_storage) flatten into FSDP's or ZeRO-3's shards (bitsandbytes' FSDP-QLoRA guide); FSDP
+    refuses LLM.int8's integer parameters (accelerate issue 1415, bitsandbytes issue 1709) and LLaMA-Factory
+    refuses ZeRO-3/FSDP for GPTQ/AWQ checkpoints (its issue 6898), so those bases shard nothing of theirs."""
+    if base is None:
+        return
+    if par.tp > 1:
+        raise LayoutError(
+            f"--tp {par.tp}: the {base} base is loaded by Transformers/PEFT, which run no tensor parallelism over it; "
+            "did you mean --tp 1 (a layer-wise device_map split is --pp)?"
+        )
+    if base != "nf4" and (par.zero == 3 or "params" in offloaded):
+        what = "--offload params" if "params" in offloaded else "--zero 3"
+        raise LayoutError(
+            f"{what}: FSDP and ZeRO-3 shard or offload no {base} base (only bitsandbytes NF4 stored in a float dtype "
+            "flattens into their shards); did you mean --zero 2 (the adapters' states sharded, --offload optimizer at most)?"
+        )
+
+
 def _training_weights(
-    f: WorkloadFields, method: str, precision: Precision, task: str, model: ModelArch
+    f: WorkloadFields, method: str, precision: Precision, task: str, model: ModelArch, parallel: Parallelism
 ) -> WeightsDtype:
     """The weights' dtype of a training run (--weights-dtype, else the method's and precision's
     default), refused where the method contradicts the task, the model or that dtype."""
@@ -926,6 +955,7 @@ def _training_weights(
         raise UsageError(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
+    _check_kbit_layout(quantized_base(method, wd), parallel, tuple(f.offload or ()))
     return wd
 
 
@@ -952,7 +982,7 @@ def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_mode
     if _fp8_params_given(f) and profile.fp8_params:
         return 1
     if profile.zero_offload and profile.default_zero == 0 and {"optimizer", "params"} & set(f.offload or ()):
-        return 2
+        return 3 if "params" in (f.offload or ()) else 2  # DeepSpeed's offload_param: ZeRO-3 only
     return profile.default_zero
 
 

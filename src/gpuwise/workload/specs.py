@@ -244,6 +244,14 @@ class BatchBound:
     tolerance: float
 
 
+def quantized_base(method: str, weights_dtype: str) -> str | None:
+    """The quantized frozen base adapters train on: QLoRA's (bitsandbytes NF4, or a GPTQ/AWQ int4
+    checkpoint) or LoRA's bitsandbytes LLM.int8 base (load_in_8bit); None where the base is 16/32-bit."""
+    if method == "qlora":
+        return "int4" if weights_dtype == "int4" else "nf4"
+    return "int8" if method == "lora" and weights_dtype == "int8" else None
+
+
 @dataclass(frozen=True, slots=True)
 class TrainingJob:
     model: ModelArch
@@ -319,6 +327,10 @@ class TrainingJob:
     @property
     def trains_base(self) -> bool:
         return self.method == "full"
+
+    @property
+    def quantized_base(self) -> str | None:
+        return quantized_base(self.method, self.weights_dtype)
 
     @property
     def updates(self) -> bool:

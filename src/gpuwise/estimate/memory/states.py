@@ -119,15 +119,7 @@ def int8_lora_base(job: TrainingJob) -> bool:
     """LoRA on an 8-bit base: bitsandbytes LLM.int8 (load_in_8bit), the one way the training stacks
     load an int8 base for adapters. Only the block linears are int8 (transformers' bitsandbytes
     integration keeps the embeddings, norms and LM head in 16 bits)."""
-    return job.method == "lora" and job.weights_dtype == "int8"
-
-
-def kbit_base(job: TrainingJob) -> str | None:
-    """The quantized frozen base adapters train on: QLoRA's (NF4, or a GPTQ/AWQ int4 checkpoint) or an
-    LLM.int8 base; None where the base is 16- or 32-bit."""
-    if job.method == "qlora":
-        return qlora_base(job)
-    return "int8" if int8_lora_base(job) else None
+    return job.quantized_base == "int8"
 
 
 def quantized_linear_bytes(dtype: str, params: float, n: Notes, double_quant: bool = True) -> float:
@@ -462,7 +454,7 @@ def kbit_upcast(job: TrainingJob, n: Notes) -> bool:
     that casts the norms and embeddings back to 16 bits, as axolotl does for FlashAttention, runs 16-bit)."""
     if not job.kbit_fp32_upcast:
         return False
-    if kbit_base(job) is None:
+    if job.quantized_base is None:
         raise UsageError(
             "kbit_fp32_upcast describes a k-bit base prepared by PEFT: use it with --method qlora, or with "
             "--method lora --weights-dtype int8 (an LLM.int8 base)"
@@ -495,7 +487,7 @@ def adapter_states(
     job: TrainingJob, sp_: StageParams, w_bytes: float, opt_bpp: float, n: Notes, detail: dict[str, float], head: bool
 ) -> tuple[float, float, float]:
     """LoRA/QLoRA: weights (frozen base + adapters), gradients and optimizer states of the adapters."""
-    base = kbit_base(job)
+    base = job.quantized_base
     if base is not None:
         kept = "fp32" if kbit_upcast(job, n) else "bf16"
         weights = quantized_linear_bytes(base, sp_.block_linear, n) + sp_.other * DTYPE_BYTES[kept]
@@ -611,14 +603,14 @@ def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Not
 
 
 def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
-    """AMP with unsharded fp32 parameters (ZeRO 0, or ZeRO-3 over one rank; ZeRO-1/2 stages run
-    DeepSpeed's 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
+    """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages,
+    ZeRO-3 over one rank too, run its 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
     per forward (its weight cache), and autograd saves that copy for the input gradient, so every
     block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
     16-bit parameters are these copies; embeddings are looked up, not cast)."""
     model = job.model
     zero = job.parallel.zero
-    unsharded = zero == 0 or (zero >= 3 and dp == 1)
+    unsharded = zero == 0 or (zero >= 3 and dp == 1 and not prof.zero_offload)  # zero_offload: DeepSpeed's engine
     if not (job.method == "full" and prof.fp32_params and unsharded and isinstance(model, TransformerArch)):
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
