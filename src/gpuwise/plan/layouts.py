@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from gpuwise.catalog import GPU, Catalog, GenericArch, TransformerArch, embedding_sharded
+from gpuwise.catalog.schema import Framework
 from gpuwise.estimate import memory
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.comm import topology
@@ -425,7 +426,7 @@ def _search_stages(s: _Search, degrees: tuple[int, int, int] | None, *, ddp_only
             stages = (1,)
         if not work.updates:  # ZeRO-1/2 partition an optimizer's states and step: there is none
             stages = tuple(z for z in stages if z not in (1, 2)) or (0,)
-        stages = _offloadable(work, prof.zero_offload, stages)
+        stages = _offloadable(work, prof, pp, stages)
         for ep, zero in itertools.product(
             expert_degrees(work, hw.count, tp, pp, cat), [z for z in stages if z in prof.zero_stages]
         ):
@@ -436,13 +437,16 @@ def _search_stages(s: _Search, degrees: tuple[int, int, int] | None, *, ddp_only
                 (_piped if pp > 1 else _flat)(s, par, micros)
 
 
-def _offloadable(work: TrainingJob, deepspeed_offload: bool, stages: tuple[int, ...]) -> tuple[int, ...]:
+def _offloadable(work: TrainingJob, prof: Framework, pp: int, stages: tuple[int, ...]) -> tuple[int, ...]:
     """The stages that run the job's offload and base, as `estimate` accepts them: DeepSpeed offloads
-    parameters under ZeRO-3 only (its offload_param), and only an NF4 base shards under ZeRO-3 or
-    FSDP (workload.build._check_kbit_layout)."""
-    if deepspeed_offload and "params" in work.offload:
-        stages = (3,)
-    if work.quantized_base in ("int8", "int4"):
+    parameters under ZeRO-3 only (its offload_param), which it does not combine with pipeline stages;
+    only an NF4 base shards or offloads under ZeRO-3 or FSDP (workload.build._check_kbit_layout)."""
+    integer_base = work.quantized_base in ("int8", "int4")
+    if integer_base and "params" in work.offload:
+        return ()
+    if prof.zero_offload and "params" in work.offload:
+        stages = (3,) if pp == 1 or prof.pipeline_max_zero >= 3 else ()
+    if integer_base:
         stages = tuple(z for z in stages if z != 3)
     return stages
 

@@ -131,7 +131,9 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     )
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if profile is not None:
-        _check_sharding(parallel, profile, tuple(o for o in f.offload or () if o in ("optimizer", "params")))
+        offloaded = tuple(o for o in f.offload or () if o in ("optimizer", "params"))
+        _check_kbit_layout(quantized_base(f.method or "full", f.weights_dtype or ""), parallel, offloaded)
+        _check_sharding(parallel, profile, offloaded)
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
         return _inference_job(f, given, model, parallel, catalog)
@@ -282,7 +284,8 @@ def _check_serving_layout(model: ModelArch, par: Parallelism) -> None:
 def _check_sharding(par: Parallelism, profile: Framework, offloaded: tuple[str, ...] = ()) -> None:
     """Hybrid sharding (FSDP, torchtitan) shards ZeRO-2/3 states inside a node, Megatron's partial
     distributed optimizer its ZeRO-1 states; ZeRO++ (DeepSpeed) changes ZeRO-3's collectives: each
-    only where the stack has it. A DeepSpeed-engine stack offloads (`offloaded`) under ZeRO 1-3 only."""
+    only where the stack has it. A DeepSpeed-engine stack offloads (`offloaded`) the optimizer under ZeRO
+    1-3 and the parameters under ZeRO-3 only (offload_param)."""
     if par.sharding == "hybrid":
         if par.zero == 0:
             raise UsageError("--sharding hybrid shards ZeRO states inside each node: give --zero 1, 2 or 3")
@@ -778,7 +781,7 @@ def _training_job(
             "use --method full or another --framework"
         )
     precision = f.precision or "bf16"
-    wd = _training_weights(f, method, precision, task, model, parallel)
+    wd = _training_weights(f, method, precision, task, model)
     _check_fp8_params(f, wd, precision, profile)
     _check_grad_reduce(f, precision, profile)
     _check_no_optimizer(f)
@@ -915,19 +918,24 @@ def _check_kbit_layout(base: str | None, par: Parallelism, offloaded: tuple[str,
         return
     if par.tp > 1:
         raise LayoutError(
-            f"--tp {par.tp}: the {base} base is loaded by Transformers/PEFT, which run no tensor parallelism over it; "
-            "did you mean --tp 1 (a layer-wise device_map split is --pp)?"
+            f"--tp {par.tp}: no training stack runs tensor parallelism over a quantized ({base}) base (Transformers/PEFT "
+            "load it whole on each GPU; NeMo's QLoRA refuses it); did you mean --tp 1 (a layer-wise device_map split "
+            "is --pp)?"
         )
-    if base != "nf4" and (par.zero == 3 or "params" in offloaded):
-        what = "--offload params" if "params" in offloaded else "--zero 3"
+    if base != "nf4" and "params" in offloaded:
         raise LayoutError(
-            f"{what}: FSDP and ZeRO-3 shard or offload no {base} base (only bitsandbytes NF4 stored in a float dtype "
-            "flattens into their shards); did you mean --zero 2 (the adapters' states sharded, --offload optimizer at most)?"
+            f"--offload params: ZeRO-3 and FSDP offload no {base} base (only bitsandbytes NF4 stored in a float dtype "
+            "flattens into their shards); drop params from --offload (--offload optimizer, at ZeRO 1-2)"
+        )
+    if base != "nf4" and par.zero == 3:
+        raise LayoutError(
+            f"--zero 3: FSDP and ZeRO-3 shard no {base} base (only bitsandbytes NF4 stored in a float dtype flattens "
+            "into their shards); did you mean --zero 2 (DeepSpeed: the adapters' states sharded) or --zero 0?"
         )
 
 
 def _training_weights(
-    f: WorkloadFields, method: str, precision: Precision, task: str, model: ModelArch, parallel: Parallelism
+    f: WorkloadFields, method: str, precision: Precision, task: str, model: ModelArch
 ) -> WeightsDtype:
     """The weights' dtype of a training run (--weights-dtype, else the method's and precision's
     default), refused where the method contradicts the task, the model or that dtype."""
@@ -951,11 +959,12 @@ def _training_weights(
             "full training keeps FP8 weights only as Transformer Engine FP8 parameters, which compute in FP8: "
             "give --precision fp8 (or a 16/32-bit --weights-dtype)"
         )
+    if method == "lora" and wd in ("int4", "nf4"):
+        raise UsageError(f"adapters on a 4-bit ({wd}) base are QLoRA: did you mean --method qlora?")
     if method == "full" and wd in ("int8", "int4", "nf4"):
         raise UsageError(
             f"full training updates the weights and cannot keep them in {wd}; use --method qlora or a 16/32-bit dtype"
         )
-    _check_kbit_layout(quantized_base(method, wd), parallel, tuple(f.offload or ()))
     return wd
 
 
@@ -973,16 +982,20 @@ def _runs_ddp(f: WorkloadFields, *, language_model: bool) -> bool:
 
 def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_model: bool) -> int:
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
-    FP8 parameters, ZeRO-2 (ZeRO-Offload) for a DeepSpeed-engine stack's CPU offload. A model that is not
-    a language model, with no stack named, runs plain DistributedDataParallel (ZeRO-0): what
-    torchvision's, timm's and DeepLearningExamples' trainers and TorchRec's dense part run; an option
-    that needs sharding (CPU offload, hybrid sharding, ZeRO++, FP8 parameters) keeps the stack's."""
+    FP8 parameters, for a DeepSpeed-engine stack's CPU offload ZeRO-2 (ZeRO-Offload) or, with the
+    parameters offloaded, ZeRO-3 (offload_param). A model that is not a language model, with no stack
+    named, runs plain DistributedDataParallel (ZeRO-0): what torchvision's, timm's and
+    DeepLearningExamples' trainers and TorchRec's dense part run; an option that needs sharding (CPU
+    offload, hybrid sharding, ZeRO++, FP8 parameters) keeps the stack's. An int8 or GPTQ/AWQ int4 base,
+    which FSDP does not wrap (`_check_kbit_layout`), runs a stack whose default is FSDP under plain DDP."""
     if profile is None or _runs_ddp(f, language_model=language_model):
         return 0
     if _fp8_params_given(f) and profile.fp8_params:
         return 1
     if profile.zero_offload and profile.default_zero == 0 and {"optimizer", "params"} & set(f.offload or ()):
         return 3 if "params" in (f.offload or ()) else 2  # DeepSpeed's offload_param: ZeRO-3 only
+    if profile.default_zero == 3 and quantized_base(f.method or "full", f.weights_dtype or "") in ("int8", "int4"):
+        return 0
     return profile.default_zero
 
 

@@ -14,7 +14,7 @@ from gpuwise.errors import UsageError
 from gpuwise.estimate.compute import block_linear_params, expert_linear_params, replicated_linear_params
 from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.units import fmt_bytes
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, quantized_base, stage_layers
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def weight_bytes_per_param(dtype: str, conv: Callable[[str], float], double_quan
 def qlora_base(job: TrainingJob) -> str:
     """The frozen base's storage under --method qlora: a GPTQ/AWQ int4 checkpoint when named, else
     bitsandbytes NF4 (the QLoRA paper's, and the default)."""
-    return "int4" if job.weights_dtype == "int4" else "nf4"
+    return quantized_base("qlora", job.weights_dtype) or "nf4"
 
 
 def int8_lora_base(job: TrainingJob) -> bool:
@@ -603,14 +603,14 @@ def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Not
 
 
 def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
-    """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages,
-    ZeRO-3 over one rank too, run its 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
+    """AMP with unsharded fp32 parameters (ZeRO 0, or ZeRO-3 over one rank; ZeRO-1/2 stages run
+    DeepSpeed's 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
     per forward (its weight cache), and autograd saves that copy for the input gradient, so every
     block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
     16-bit parameters are these copies; embeddings are looked up, not cast)."""
     model = job.model
     zero = job.parallel.zero
-    unsharded = zero == 0 or (zero >= 3 and dp == 1 and not prof.zero_offload)  # zero_offload: DeepSpeed's engine
+    unsharded = zero == 0 or (zero >= 3 and dp == 1)
     if not (job.method == "full" and prof.fp32_params and unsharded and isinstance(model, TransformerArch)):
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
