@@ -58,7 +58,7 @@ def test_non_reentrant_checkpointing_keeps_every_layers_4bit_inputs():
 
 
 def test_bitsandbytes_from_0_43_2_keeps_no_4bit_inputs():
-    """bitsandbytes 0.43.2 (PR #1270) stores `ctx.tensors = (None, B)`: under either checkpointing and
+    """bitsandbytes 0.43.2 (commit 9e75374) stores `ctx.tensors = (None, B)`: under either checkpointing and
     with the loop's loss held, no 4-bit input outlives its forward, and a linear keeps its input only
     for its LoRA adapter: QLoRA on q_proj,v_proj keeps what LoRA on them keeps (the default)."""
     current = {**QLORA, "quantized_linear": None}

@@ -116,10 +116,11 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
         if task != "inference"
         else None
     )
+    base = quantized_base(f.method or "full", f.weights_dtype or "")  # a training run's quantized frozen base
     parallel = Parallelism(
         tp=f.tp or 1,
         pp=f.pp or 1,
-        zero=f.zero if f.zero is not None else _default_zero(f, profile, language_model=is_language_model(model)),
+        zero=f.zero if f.zero is not None else _default_zero(f, profile, base, language_model=is_language_model(model)),
         sequence_parallel=True if f.sequence_parallel is None else f.sequence_parallel,
         cp=f.cp or 1,
         ep=f.ep or 1,
@@ -132,7 +133,7 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     _check_model_layout(model, parallel, profile.pipeline_max_zero if profile else 1)
     if profile is not None:
         offloaded = tuple(o for o in f.offload or () if o in ("optimizer", "params"))
-        _check_kbit_layout(quantized_base(f.method or "full", f.weights_dtype or ""), parallel, offloaded)
+        _check_kbit_layout(base, parallel, offloaded)
         _check_sharding(parallel, profile, offloaded)
     if profile is None:  # serving: no training stack
         _check_serving_layout(model, parallel)
@@ -911,9 +912,12 @@ def _check_kbit_layout(base: str | None, par: Parallelism, offloaded: tuple[str,
     """A quantized frozen base (bitsandbytes NF4 or LLM.int8, a GPTQ/AWQ int4 checkpoint) is loaded by
     Transformers and PEFT, whose stacks split no layer over GPUs: no tensor parallelism (a layer-wise
     device_map split stays, as --pp). Only bitsandbytes' 4-bit weights stored in a float dtype
-    (bnb_4bit_quant_storage) flatten into FSDP's or ZeRO-3's shards (bitsandbytes' FSDP-QLoRA guide); FSDP
-    refuses LLM.int8's integer parameters (accelerate issue 1415, bitsandbytes issue 1709) and LLaMA-Factory
-    refuses ZeRO-3/FSDP for GPTQ/AWQ checkpoints (its issue 6898), so those bases shard nothing of theirs."""
+    (bnb_4bit_quant_storage) flatten into FSDP's or ZeRO-3's shards
+    (https://huggingface.co/docs/bitsandbytes/main/en/fsdp_qlora); FSDP refuses LLM.int8's integer parameters
+    (https://github.com/huggingface/accelerate/issues/1415,
+    https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1709) and LLaMA-Factory refuses ZeRO-3/FSDP
+    for GPTQ/AWQ checkpoints (https://github.com/hiyouga/LlamaFactory/issues/6898), so those bases shard
+    nothing of theirs."""
     if base is None:
         return
     if par.tp > 1:
@@ -980,7 +984,7 @@ def _runs_ddp(f: WorkloadFields, *, language_model: bool) -> bool:
     return f.framework is None and not language_model and not sharded
 
 
-def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_model: bool) -> int:
+def _default_zero(f: WorkloadFields, profile: Framework | None, base: str | None, *, language_model: bool) -> int:
     """The stack's sharding, or what an option needs: Megatron Core's distributed optimizer (ZeRO-1) for
     FP8 parameters, for a DeepSpeed-engine stack's CPU offload ZeRO-2 (ZeRO-Offload) or, with the
     parameters offloaded, ZeRO-3 (offload_param). A model that is not a language model, with no stack
@@ -994,7 +998,7 @@ def _default_zero(f: WorkloadFields, profile: Framework | None, *, language_mode
         return 1
     if profile.zero_offload and profile.default_zero == 0 and {"optimizer", "params"} & set(f.offload or ()):
         return 3 if "params" in (f.offload or ()) else 2  # DeepSpeed's offload_param: ZeRO-3 only
-    if profile.default_zero == 3 and quantized_base(f.method or "full", f.weights_dtype or "") in ("int8", "int4"):
+    if profile.default_zero == 3 and base in ("int8", "int4"):
         return 0
     return profile.default_zero
 

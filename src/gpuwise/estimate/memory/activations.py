@@ -235,7 +235,8 @@ def _note_kept_inputs(job: TrainingJob, prof: Framework, n: Notes) -> None:
     elif job.method == "qlora" and quantized_linear(job, prof) == "bitsandbytes":
         n.add(
             "QLoRA (bitsandbytes 0.43.2 on): the 4-bit base keeps no input (MatMul4Bit's ctx.tensors = (None, B), "
-            "bitsandbytes PR #1270); LoRA-targeted linears keep theirs (--quantized-linear bitsandbytes-legacy: before)"
+            "bitsandbytes commit 9e75374); LoRA-targeted linears keep theirs (--quantized-linear bitsandbytes-legacy: "
+            "before)"
         )
     elif job.method == "qlora":
         n.add("QLoRA (torchao NF4): the 4-bit base keeps no input; LoRA-targeted linears keep theirs")
