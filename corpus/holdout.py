@@ -724,6 +724,14 @@ SETS: dict[int, HoldoutSet] = {
             EXTRA_ROW,
         ),
     ),
+    35: HoldoutSet(
+        35,
+        DATA_DIR / "holdout35.yaml",
+        "accuracy-holdout35.md",
+        "the thirty-fifth dated holdout",
+        True,
+        (EXTRA_ROW,),
+    ),
 }
 DATA = SETS[1].data
 

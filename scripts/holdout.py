@@ -39,7 +39,8 @@ with `--set 31`, docs/accuracy-holdout31.md against the thirty-first (corpus/dat
 from all thirty; with `--set 32`, docs/accuracy-holdout32.md against the thirty-second (corpus/data/holdout32.yaml),
 gathered apart from all thirty-one; with `--set 33`, docs/accuracy-holdout33.md against the thirty-third
 (corpus/data/holdout33.yaml), gathered apart from all thirty-two; with `--set 34`, docs/accuracy-holdout34.md against
-the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-three.
+the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-three; with `--set 35`,
+docs/accuracy-holdout35.md against the thirty-fifth (corpus/data/holdout35.yaml), gathered apart from all thirty-four.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -311,6 +312,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         33: "thirty-third",
         34: "thirty-fourth",
         35: "thirty-fifth",
+        36: "thirty-sixth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
