@@ -3578,23 +3578,10 @@ EXPECTED: dict[int, Expected] = {
         kinds={"memory": 8, "training": 15, "inference": 30},
         sources=29,
         marked={"family": 35, "extra_row_of_source": 26},
-        # GLM-4.6 (glm4_moe) is refused; its other needs stay open with it
-        refused_for=frozenset(
-            {
-                "model-type-unread",
-                "fp8-block-weights",
-                "serving-burst-1000",
-                "chat-endpoint-overheads",
-                "variable-lengths-at-mean",
-            }
-        ),
-        refusal_notes=("is not one gpuwise reads",),
-        unscored=frozenset(
-            {
-                "gpustack-h200x8-glm46-bf16-vllm011-sharegpt1000-output-2908",
-                "gpustack-h200x8-glm46-fp8-sglang053-sharegpt1000-output-3792",
-            }
-        ),
+        # GLM-4.6 (glm4_moe) was refused at the first scoring; read since 2026-12-06, both its cases are scored
+        refused_for=frozenset(),
+        refusal_notes=(),
+        unscored=frozenset(),
         end_to_end=(
             "livinfly-a100pcie40-mistral7b-vllm091v0-random1k-rate1-tpot-p50",
             "gparemsky-ollama-rtx4090-qwen25coder32b-q4km-p488-decode-tps",
@@ -3638,6 +3625,9 @@ EXPECTED: dict[int, Expected] = {
             "gpustack-gptoss20b-a100sxm80-vllm0110-sharegpt1000-burst-output-tps": +0.4479,
             "gpustack-qwen3-14b-fp8-h100-sglang055-sharegpt1000-burst-output-tps": +0.3827,
             "gpustack-qwen3-235b-2507-8xh100-vllm0110-tp8-sharegpt-burst-output-tps": -0.1214,
+            # unscored at the first scoring (glm4_moe not read); first scored when it was read, 2026-12-06
+            "gpustack-h200x8-glm46-bf16-vllm011-sharegpt1000-output-2908": +0.1980,
+            "gpustack-h200x8-glm46-fp8-sglang053-sharegpt1000-output-3792": +0.2237,
             "deutscheki-vllm-rtx5090-qwq32b-awq-sharegpt-rr0.1-median-tpot": -0.1675,
             "deutscheki-vllm-rtx6000ada-qwq32b-awq-sharegpt-rr0.1-median-tpot": -0.2245,
             "deutscheki-vllm-2x-rtx4080-tp2-qwq32b-awq-sharegpt-rr0.1-median-tpot": -0.1687,

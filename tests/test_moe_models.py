@@ -66,6 +66,47 @@ def test_llama_4_maverick_interleaves_dense_and_moe_blocks():
     assert (scout.dense_layers, scout.shared_ffn, scout.experts_per_token) == (0, 8192, 1)
 
 
+def test_glm4_moe_reads_as_its_class_builds_it():
+    """GLM-4.6 (corpus/data/holdout_configs/glm-4.6.json, zai-org's config values): GLM-4's attention (96
+    query / 8 key-value heads of 128, q/k/v biased, o_proj not, a query/key RMSNorm of 128 each) over
+    DeepSeek's expert layout: 3 dense blocks of 12288, then 89 blocks of 160 routed experts of 1536 plus
+    one shared, a 5120x160 router. Published: 355B in all, 32B active; the multi-token prediction block,
+    which transformers does not load, sits outside `params`."""
+    import json
+    from pathlib import Path
+
+    from gpuwise.catalog.hf_import import arch_from_hf_config
+
+    root = Path(__file__).resolve().parent.parent
+    a = arch_from_hf_config(json.loads((root / "corpus/data/holdout_configs/glm-4.6.json").read_text()), "glm-4.6")
+    attn = 5120 * 12288 + 12288 + 2 * (5120 * 1024 + 1024) + 12288 * 5120 + 2 * 128
+    dense = attn + 2 * 5120 + 3 * 5120 * 12288
+    moe = attn + 2 * 5120 + 161 * 3 * 5120 * 1536 + 5120 * 160
+    assert (a.block_params(dense=True), a.block_params()) == (dense, moe)
+    assert (a.dense_layers, a.moe_layers, a.experts_per_token, a.o_bias, a.qk_norm) == (3, 89, 8, False, True)
+    assert a.params == 3 * dense + 89 * moe + 2 * 151552 * 5120 + 5120 == 352_797_814_784
+    assert a.params == pytest.approx(355e9, rel=0.01)
+    embed = 2 * 151552 * 5120  # the report's 32B active leaves the embedding and the head out
+    assert a.active_params - embed == pytest.approx(32e9, rel=0.01)
+    assert a.mtp_layers == 1 and a.checkpoint_params > a.params
+    # GLM-4.5-Air from the class's defaults (one dense block, 128 experts of 1408, no query/key norm):
+    # 106B in all, 12B active (model card)
+    air = {
+        "model_type": "glm4_moe",
+        "hidden_size": 4096,
+        "num_hidden_layers": 46,
+        "num_attention_heads": 96,
+        "head_dim": 128,
+        "intermediate_size": 10944,
+        "vocab_size": 151552,
+        "attention_bias": True,
+    }
+    b = arch_from_hf_config(air, "glm-4.5-air")
+    assert (b.dense_layers, b.experts, b.ffn, b.shared_ffn, b.qk_norm) == (1, 128, 1408, 1408, False)
+    assert b.params == pytest.approx(106e9, rel=0.01)
+    assert b.active_params - 2 * 151552 * 4096 == pytest.approx(12e9, rel=0.02)
+
+
 def test_qwen3_moe_has_no_shared_expert():
     a = CAT.model("qwen3-235b-a22b")
     assert (a.shared_ffn, a.dense_layers, a.experts, a.ffn) == (0, 0, 128, 1536)

@@ -169,3 +169,36 @@ def test_the_search_never_picks_a_zero_stage_the_stack_lacks():
         text=True,
     )
     assert proc.returncode == 2 and "did you mean --zero 2" in proc.stderr, proc.stderr[-500:]
+
+
+def test_deepspeed_zero3_under_the_trainer_holds_deepspeeds_states():
+    """The HF Trainer (and Axolotl) run --zero 3 through DeepSpeed's engine: 16-bit parameters and an fp32
+    master copy, as at ZeRO-1/2 and as the deepspeed stack holds them, not FSDP's fp32 parameters under
+    autocast. On 16 ranks in bf16: 2/16 B of parameters, 12/16 B of master and AdamW moments a parameter."""
+    params = CAT.model("llama-2-7b").params
+    trainer, deepspeed, fsdp = (
+        memory(_job(framework=fw, task="finetune"), HW16, CAT).per_gpu for fw in ("hf-trainer", "deepspeed", "fsdp")
+    )
+    assert trainer.optimizer == pytest.approx(params * 12 / 16)  # AdamW's moments with the master copy
+    assert fsdp.optimizer == pytest.approx(params * 8 / 16)  # the moments: FSDP's fp32 parameters are the master
+    # the 16-bit shard plus the gathered head and layer, as DeepSpeed's own stack holds them; FSDP's in fp32
+    assert (trainer.weights, trainer.gradients) == (deepspeed.weights, deepspeed.gradients)
+    assert fsdp.weights - trainer.weights == pytest.approx(params * (4 - 2) / 16)
+
+
+def test_deepspeed_zero3_parameter_offload_leaves_no_weight_copies_on_one_gpu():
+    """ZeRO-Infinity on one GPU (--zero 3 --offload optimizer,params): DeepSpeed keeps its 16-bit parameters
+    in CPU memory and gathers them layer by layer, so a 13B full fine-tune needs only the gathered layers,
+    activations and buffers on a 24 GB card, under the Trainer as under DeepSpeed itself (before: 26 GB of
+    autocast copies of fp32 parameters the Trainer's ZeRO-3 was read as holding). The gathered layers count on
+    one rank as on two: the head and a layer in 16 bits, as many bytes per GPU either way."""
+    hw = build_hardware("rtx-4090:1", CAT)
+    opts = {"model": "llama-2-13b", "task": "finetune", "offload": "optimizer,params", "recompute": "full"}
+    peaks = [memory(_job(framework=fw, **opts), hw, CAT).per_gpu.total for fw in ("hf-trainer", "deepspeed")]
+    assert peaks[0] == pytest.approx(peaks[1], rel=0.01)
+    assert peaks[0] < 8 * 2**30
+    one, two = (
+        memory(_job(framework="deepspeed", **opts), build_hardware(f"rtx-4090:{n}", CAT), CAT).per_gpu.weights
+        for n in (1, 2)
+    )
+    assert one == two > 0

@@ -7,7 +7,7 @@ The values are those of the configuration classes in huggingface/transformers
 (src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
 llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 008f5c8c29be for gemma3 and its
 SigLIP vision tower; 001f85b38fb4 for mistral and
-deepseek_v3; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
+deepseek_v3; c7ec229ad64c for glm4_moe; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
 Glm4Config as transformers documents them; ChatGLMConfig from the remote code THUDM ships beside
 ChatGLM2/3 and GLM-4's checkpoints, configuration_chatglm.py). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
@@ -167,6 +167,22 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "head_dim": 128,
         "attention_bias": True,
         "max_position_embeddings": 32768,
+    },
+    # Glm4MoeConfig (GLM-4.5, GLM-4.5-Air, GLM-4.6; transformers c7ec229ad64c): DeepSeek-V3's MoE layout
+    # (the first `first_k_dense_replace` blocks dense, shared experts of the routed width) under GLM-4's
+    # grouped-query attention; the class gives no head width (GLM's configs do: hidden / heads is not whole)
+    "glm4_moe": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "num_key_value_heads": 8,
+        "attention_bias": False,
+        "moe_intermediate_size": 1408,
+        "num_experts_per_tok": 8,
+        "n_shared_experts": 1,
+        "n_routed_experts": 128,
+        "first_k_dense_replace": 1,
+        "use_qk_norm": False,
+        "max_position_embeddings": 131072,
     },
     # ChatGLMConfig of the remote code shared by ChatGLM2, ChatGLM3 and GLM-4 (THUDM's configuration_chatglm.py)
     "chatglm": {

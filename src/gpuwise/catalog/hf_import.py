@@ -49,6 +49,7 @@ _SUPPORTED = (
     "phi3",
     "glm",
     "glm4",
+    "glm4_moe",
     "chatglm",
     "gpt2",
     "gpt_bigcode",
@@ -372,6 +373,17 @@ def _glm4(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["norms_per_layer"] = 4  # input, post-attention, post-self-attention and post-MLP norms
 
 
+def _glm4_moe(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """GLM-4.5/4.6 in transformers (Glm4MoeAttention is GLM-4's: q, k and v biased by `attention_bias`,
+    o_proj never), two norms a block, an RMSNorm over each head's queries and keys when `use_qk_norm`;
+    the checkpoint's `num_nextn_predict_layers` multi-token prediction block (a MoE block with DeepSeek-V3's
+    projection and norms) sits outside the model transformers loads. `checkpoint_params` counts it with
+    DeepSeek's own copies of the embedding and head, which GLM-4.6's checkpoint does not store (0.4 % more)."""
+    base["o_bias"] = False
+    base["qk_norm"] = _flag(cfg, "use_qk_norm", False, where)
+    base["mtp_layers"] = _wholes(cfg, where)("num_nextn_predict_layers", 0) or 0
+
+
 def _chatglm_keys(cfg: dict[str, Any], where: str) -> dict[str, Any]:
     """ChatGLM's remote-code names read as the common ones: `kv_channels` is the head width,
     `multi_query_group_num` the key/value heads when `multi_query_attention` is on (every head its
@@ -524,6 +536,7 @@ _FAMILIES: dict[str, _Family] = {
     "phi3": _phi3,
     "glm": _glm,
     "glm4": _glm4,
+    "glm4_moe": _glm4_moe,
     "chatglm": _chatglm,
     "gpt2": _gpt2,
     "gpt_bigcode": _gpt_bigcode,

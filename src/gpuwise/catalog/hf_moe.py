@@ -8,6 +8,8 @@ how wide the dense blocks among them are, as each family's modeling code decides
   `shared_expert_intermediate_size` behind a sigmoid gate (h -> 1), Qwen3-MoE has none.
 - DeepSeek-V2/V3: blocks from `first_k_dense_replace` on route (every `moe_layer_freq`-th), with
   `n_shared_experts` shared experts of the routed width; dense blocks are `intermediate_size` wide.
+  GLM-4.5/4.6 (`glm4_moe`) lays its experts out the same way (its class has no `moe_layer_freq`; a
+  config that names one is read as DeepSeek's).
 - Llama 4: `moe_layers` (default every `interleave_moe_layer_step`-th block) route to one of
   `num_local_experts` plus a shared expert, both `intermediate_size` wide; the others are dense
   MLPs `intermediate_size_mlp` wide.
@@ -24,6 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuwise.errors import ConfigError
+
+# families whose MoE blocks follow DeepSeek's layout (leading dense blocks, shared experts of the routed width)
+_DEEPSEEK_LAYOUT = ("deepseek_v2", "deepseek_v3", "glm4_moe")
 
 # (key, smallest allowed) -> the config's whole number, or None where it gives none
 Whole = Callable[[str, int], "int | None"]
@@ -44,7 +49,7 @@ def routed_blocks(cfg: dict[str, Any], mt: str, layers: int, whole: Whole, where
         dense = _index_list(cfg, "mlp_only_layers", layers, where)
         step = whole("decoder_sparse_step", 1) or 1
         return sum(1 for i in range(layers) if i not in dense and (i + 1) % step == 0)
-    if mt in ("deepseek_v2", "deepseek_v3"):
+    if mt in _DEEPSEEK_LAYOUT:
         first = whole("first_k_dense_replace", 0) or 0
         freq = whole("moe_layer_freq", 1) or 1
         return sum(1 for i in range(layers) if i >= first and i % freq == 0)
@@ -61,7 +66,7 @@ def shared_expert(cfg: dict[str, Any], mt: str, expert_width: int, whole: Whole)
     if mt == "qwen2_moe":
         width = whole("shared_expert_intermediate_size", 1) or 0
         return width, width > 0
-    if mt in ("deepseek_v2", "deepseek_v3"):
+    if mt in _DEEPSEEK_LAYOUT:
         return (whole("n_shared_experts", 0) or 0) * expert_width, False
     if mt == "llama4_text":
         return expert_width, False  # Llama4TextMoe: a shared expert as wide as each routed one

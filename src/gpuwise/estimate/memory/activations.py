@@ -10,7 +10,7 @@ from gpuwise.catalog import GenericArch, TransformerArch
 from gpuwise.catalog.schema import Framework
 from gpuwise.estimate.compute import kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import Notes
-from gpuwise.estimate.memory.states import int8_lora_base, kbit_upcast, loss_kind, qlora_base
+from gpuwise.estimate.memory.states import fp32_param_layout, int8_lora_base, kbit_upcast, loss_kind, qlora_base
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
@@ -169,7 +169,7 @@ def _eager_softmax_bytes(job: TrainingJob, prof: Framework, e: float, n: Notes) 
             "PV matmul its 16-bit copy: 4 + 2 B per score"
         )
         return DTYPE_BYTES["fp32"] + e
-    if prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16"):
+    if fp32_param_layout(prof, job.parallel.zero) and job.master_weights and job.precision in ("fp16", "bf16"):
         n.add(f"{prof.name} AMP: torch.autocast runs the eager softmax in fp32; its fp32 output is kept for backward")
         return DTYPE_BYTES["fp32"]
     return None

@@ -193,10 +193,19 @@ class StateBytes:
         return self.weight + self.gradient + self.main_gradient + self.master + self.optimizer
 
 
+def fp32_param_layout(prof: Framework, zero: int) -> bool:
+    """Whether the stack's parameters stay fp32 under autocast at ZeRO stage `zero`: plain DDP, and
+    ZeRO-3 where it is FSDP's. A stack that runs its ZeRO stages through DeepSpeed's engine (the HF
+    Trainer and Axolotl with a DeepSpeed config: `zero_offload`) keeps 16-bit parameters and an fp32
+    master copy at every stage, ZeRO-3 included (DeepSpeed's ZeRO-3 partitions its 16-bit parameters
+    and the optimizer's fp32 copy: https://deepspeed.readthedocs.io/en/latest/zero3.html)."""
+    return prof.fp32_params and (zero == 0 or (zero == 3 and not prof.zero_offload))
+
+
 def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float]) -> StateBytes:
     """Per-parameter model states of full training: Megatron's bf16 row is 2 + 4 + 4 + 8 = 18 B
     (its distributed-optimizer table), AMP with fp32 parameters 4 + 4 + 8 = 16 B (DDP, FSDP; a
-    ZeRO-1/2 stage runs DeepSpeed's 16-bit parameters with an fp32 master copy), pure bf16 2 + 2 + 4."""
+    DeepSpeed stage runs its 16-bit parameters with an fp32 master copy), pure bf16 2 + 2 + 4."""
     opt = optimizer_bytes_per_param(job, conv)
     if job.precision in ("fp32", "tf32"):
         return StateBytes(DTYPE_BYTES["fp32"], prof.gradient_bytes[job.precision], 0.0, 0.0, opt)
@@ -207,7 +216,7 @@ def state_bytes(job: TrainingJob, prof: Framework, conv: Callable[[str], float])
     # reduced gradient in the fp32 parameter's dtype (FSDP casts the reduced shard back, DDP's bucket is fp32)
     bf16_kept = job.grad_reduce_dtype == "bf16" and not prof.fp32_params
     grad = DTYPE_BYTES["bf16"] if bf16_kept else prof.gradient_bytes[job.precision]
-    if prof.fp32_params and job.parallel.zero in (0, 3):  # ZeRO-1/2 exist only as DeepSpeed stages
+    if fp32_param_layout(prof, job.parallel.zero):
         return StateBytes(DTYPE_BYTES["fp32"], grad, 0.0, 0.0, opt)
     if not job.updates:  # no fp32 master copy and no main gradients the optimizer owns
         return StateBytes(half, grad, 0.0, 0.0, opt)
@@ -570,7 +579,7 @@ def full_states(
     elif job.precision not in ("fp32", "tf32"):
         if not job.master_weights:
             n.add("pure 16-bit training: no fp32 master copy; gradients and optimizer states in the parameter dtype")
-        elif prof.fp32_params:
+        elif fp32_param_layout(prof, job.parallel.zero):
             n.add(
                 f"{prof.name}: fp32 parameters with 16-bit autocast compute, fp32 gradients (no separate master copy)"
             )
@@ -603,15 +612,16 @@ def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Not
 
 
 def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
-    """AMP with unsharded fp32 parameters (ZeRO 0, or ZeRO-3 over one rank; ZeRO-1/2 stages run
-    DeepSpeed's 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
+    """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages run
+    its 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
     per forward (its weight cache), and autograd saves that copy for the input gradient, so every
     block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
     16-bit parameters are these copies; embeddings are looked up, not cast)."""
     model = job.model
     zero = job.parallel.zero
     unsharded = zero == 0 or (zero >= 3 and dp == 1)
-    if not (job.method == "full" and prof.fp32_params and unsharded and isinstance(model, TransformerArch)):
+    fp32 = fp32_param_layout(prof, zero)
+    if not (job.method == "full" and fp32 and unsharded and isinstance(model, TransformerArch)):
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
         return 0.0
@@ -704,8 +714,11 @@ def zero3_unsharded(
     detail: dict[str, float],
 ) -> tuple[float, float]:
     """What a ZeRO-2/3 (FSDP) rank holds unsharded beside its `shard` of the parameters: (parameters,
-    gradients), never more parameters than sharding saved (none at ZeRO-2, which keeps them whole)."""
-    if job.parallel.zero < 2 or dp <= 1 or not isinstance(job.model, TransformerArch):
+    gradients), never more parameters than sharding saved (none at ZeRO-2, which keeps them whole). With the
+    parameters in CPU memory (ZeRO-Infinity, FSDP cpu_offload) the layers are gathered from the host even on
+    one rank, and never more than the whole stage."""
+    offloaded = job.parallel.zero >= 3 and "params" in job.offload
+    if job.parallel.zero < 2 or (dp <= 1 and not offloaded) or not isinstance(job.model, TransformerArch):
         return 0.0, 0.0
     grads = 0.0
     if pipeline_fsdp_held(job, prof):
@@ -717,5 +730,5 @@ def zero3_unsharded(
         return 0.0, 0.0
     if job.parallel.zero < 3:
         return 0.0, grads
-    detail["zero3_gather_buffer"] = min(gather, shard * dp - shard)
+    detail["zero3_gather_buffer"] = min(gather, shard * dp if offloaded else shard * dp - shard)
     return detail["zero3_gather_buffer"], grads
