@@ -36,6 +36,7 @@ from gpuwise.workload.specs import (
     Sharding,
     ZeroPP,
     full_recompute_allowed,
+    integer_base,
     interleavable,
     interleaved_only,
 )
@@ -441,12 +442,12 @@ def _offloadable(work: TrainingJob, prof: Framework, pp: int, stages: tuple[int,
     """The stages that run the job's offload and base, as `estimate` accepts them: DeepSpeed offloads
     parameters under ZeRO-3 only (its offload_param), which it does not combine with pipeline stages;
     only an NF4 base shards or offloads under ZeRO-3 or FSDP (workload.build._check_kbit_layout)."""
-    integer_base = work.quantized_base in ("int8", "int4")
-    if integer_base and "params" in work.offload:
+    integer = integer_base(work.quantized_base)
+    if integer and "params" in work.offload:
         return ()
     if prof.zero_offload and "params" in work.offload:
         stages = (3,) if pp == 1 or prof.pipeline_max_zero >= 3 else ()
-    if integer_base:
+    if integer:
         stages = tuple(z for z in stages if z != 3)
     return stages
 

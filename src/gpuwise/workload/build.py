@@ -39,6 +39,7 @@ from gpuwise.workload.specs import (
     WeightsDtype,
     Workload,
     full_recompute_allowed,
+    integer_base,
     interleavable,
     interleaved_only,
     quantized_base,
@@ -926,12 +927,12 @@ def _check_kbit_layout(base: str | None, par: Parallelism, offloaded: tuple[str,
             "load it whole on each GPU; NeMo's QLoRA refuses it); did you mean --tp 1 (a layer-wise device_map split "
             "is --pp)?"
         )
-    if base != "nf4" and "params" in offloaded:
+    if integer_base(base) and "params" in offloaded:
         raise LayoutError(
             f"--offload params: ZeRO-3 and FSDP offload no {base} base (only bitsandbytes NF4 stored in a float dtype "
             "flattens into their shards); drop params from --offload (--offload optimizer, at ZeRO 1-2)"
         )
-    if base != "nf4" and par.zero == 3:
+    if integer_base(base) and par.zero == 3:
         raise LayoutError(
             f"--zero 3: FSDP and ZeRO-3 shard no {base} base (only bitsandbytes NF4 stored in a float dtype flattens "
             "into their shards); did you mean --zero 2 (DeepSpeed: the adapters' states sharded) or --zero 0?"
@@ -998,7 +999,7 @@ def _default_zero(f: WorkloadFields, profile: Framework | None, base: str | None
         return 1
     if profile.zero_offload and profile.default_zero == 0 and {"optimizer", "params"} & set(f.offload or ()):
         return 3 if "params" in (f.offload or ()) else 2  # DeepSpeed's offload_param: ZeRO-3 only
-    if profile.default_zero == 3 and base in ("int8", "int4"):
+    if profile.default_zero == 3 and integer_base(base):
         return 0
     return profile.default_zero
 

@@ -252,6 +252,12 @@ def quantized_base(method: str, weights_dtype: str) -> str | None:
     return "int8" if method == "lora" and weights_dtype == "int8" else None
 
 
+def integer_base(base: str | None) -> bool:
+    """An LLM.int8 or GPTQ/AWQ int4 base: integer parameters that FSDP and ZeRO-3 neither shard nor offload
+    (only bitsandbytes NF4 stored in a float dtype flattens into their shards)."""
+    return base in ("int8", "int4")
+
+
 @dataclass(frozen=True, slots=True)
 class TrainingJob:
     model: ModelArch

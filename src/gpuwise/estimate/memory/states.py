@@ -620,8 +620,9 @@ def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, 
     model = job.model
     zero = job.parallel.zero
     unsharded = zero == 0 or (zero >= 3 and dp == 1)
-    fp32 = fp32_param_layout(prof, zero)
-    if not (job.method == "full" and fp32 and unsharded and isinstance(model, TransformerArch)):
+    if not (
+        job.method == "full" and fp32_param_layout(prof, zero) and unsharded and isinstance(model, TransformerArch)
+    ):
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
         return 0.0
