@@ -40,7 +40,9 @@ from all thirty; with `--set 32`, docs/accuracy-holdout32.md against the thirty-
 gathered apart from all thirty-one; with `--set 33`, docs/accuracy-holdout33.md against the thirty-third
 (corpus/data/holdout33.yaml), gathered apart from all thirty-two; with `--set 34`, docs/accuracy-holdout34.md against
 the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-three; with `--set 35`,
-docs/accuracy-holdout35.md against the thirty-fifth (corpus/data/holdout35.yaml), gathered apart from all thirty-four.
+docs/accuracy-holdout35.md against the thirty-fifth (corpus/data/holdout35.yaml), gathered apart from all thirty-four;
+with `--set 36`, docs/accuracy-holdout36.md against the thirty-sixth (corpus/data/holdout36.yaml), gathered apart from
+all thirty-five.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -313,6 +315,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         34: "thirty-fourth",
         35: "thirty-fifth",
         36: "thirty-sixth",
+        37: "thirty-seventh",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
