@@ -180,7 +180,7 @@ def _training(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[st
         zero = 1  # Megatron's distributed optimizer with pipelines shards like ZeRO-1
     opts: dict[str, Any] = {
         "model": model,
-        "task": "pretrain",
+        "task": inp.get("task") or "pretrain",  # an encoder's fine-tune: no masked-LM head
         "precision": precision,
         "tp": inp.get("tp") or 1,
         "pp": pp,
@@ -203,6 +203,8 @@ def _training(case: dict[str, Any], cat: Catalog) -> tuple[float | None, list[st
         opts["compile"] = bool(inp["compile"])
     if inp.get("attention"):
         opts["attention"] = inp["attention"]
+    if inp.get("mlm_positions"):  # an encoder's masked-LM head on the masked positions only
+        opts["mlm_positions"] = inp["mlm_positions"]
     if inp.get("method"):
         opts.update(task="finetune", method=inp["method"])
         for key in ("lora_rank", "lora_targets", "optimizer", "master_weights"):

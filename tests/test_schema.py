@@ -57,6 +57,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     },  # eager attention of a diffusion pipeline
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop
     "image_size": {"model": "resnet-50", "method": "full"},  # an image model described operator by operator
+    "mlm_positions": {"model": "bert-base-uncased", "task": "pretrain", "method": "full"},  # a masked-LM head
     "eval_every": {"eval_batches": 400},  # an evaluation is how often and how many batches: both
     "eval_batches": {"eval_every": 250},
     "deadline": {"tokens": "20M"},
@@ -103,6 +104,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "diffusers_version",
             "bnb_4bit",
             "image_size",
+            "mlm_positions",
             "eval_every",
             "eval_batches",
         )

@@ -67,6 +67,7 @@ COMPANIONS = {
     },  # eager attention of a diffusion pipeline
     "checkpoint_impl": {"recompute": "full"},  # how full recomputation is implemented (a plan searches it)
     "image_size": {"model": "resnet-50", "method": "full", "samples": "1M"},  # a CNN described operator by operator
+    "mlm_positions": {"model": "bert-base-uncased", "task": "pretrain", "method": "full"},  # a masked-LM head
     "eval_every": {"eval_batches": "400"},  # an evaluation is how often and how many batches: both
     "eval_batches": {"eval_every": "250"},
     "bnb_4bit": {"weights_dtype": "nf4", "engine": "transformers"},  # bitsandbytes 4-bit in a generate loop

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from gpuwise.errors import ConfigError
 
@@ -92,6 +92,9 @@ class TransformerArch:
     dropout: float = 0.0  # hidden/residual dropout in training
     attention_dropout: float = 0.0  # dropout on the attention probabilities
     lm_head: bool = True
+    # BERT's masked-LM prediction head before the vocabulary projection (BertLMPredictionHead): a
+    # hidden x hidden dense layer with bias, the activation, a LayerNorm, and the decoder's vocab bias
+    mlm_transform: bool = False
     pooler: bool = False
     classifier_labels: int = 0
     extra_params: int = 0
@@ -248,6 +251,8 @@ class TransformerArch:
         n = self.norm_params if self.final_norm else 0
         if self.lm_head and not self.tied_embeddings:
             n += self.vocab * h
+        if self.mlm_transform:
+            n += h * h + h + self.norm_params + self.vocab
         if self.pooler:
             n += h * h + h
         if self.classifier_labels:
@@ -484,6 +489,17 @@ def vit_image_side(model: TransformerArch) -> int | None:
         return None
     per_side = math.isqrt(model.fixed_seq - 1)
     return per_side * model.patch_side if per_side * per_side == model.fixed_seq - 1 else None
+
+
+def is_token_encoder(model: ModelArch) -> TypeGuard[TransformerArch]:
+    """A bidirectional transformer over tokens (BERT, RoBERTa): the models a masked-LM head is trained on."""
+    return isinstance(model, TransformerArch) and not model.causal and model.vocab > 0
+
+
+def with_masked_lm_head(model: TransformerArch) -> TransformerArch:
+    """The encoder as masked-LM training runs it: BERT's prediction head (transform and the projection tied
+    to the token embedding, as transformers ties it) in place of a classifier."""
+    return replace(model, lm_head=True, mlm_transform=True, classifier_labels=0)
 
 
 def is_language_model(model: ModelArch) -> bool:

@@ -472,6 +472,8 @@ def _bert(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
         type_vocab=_count(cfg, "type_vocab_size", 2, where),
         causal=False,
         lm_head=False,
+        # a masked-LM head's projection is the word embedding unless the config unties it (PretrainedConfig's default)
+        tied_embeddings=_flag(cfg, "tie_word_embeddings", True, where),
         final_norm=False,
         embedding_norm=True,
         pooler=True,

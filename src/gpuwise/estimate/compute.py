@@ -222,6 +222,8 @@ def head_ops(
     ops = [Op("embedding", 0.0, e * s.tokens * h, "memory")]
     if model.lm_head and logits_tokens:
         head = replace(s, weight_bytes=max(s.weight_bytes, HEAD_MIN_WEIGHT_BYTES))  # never quantized
+        if model.mlm_transform:  # BERT's dense layer before the projection, replicated over tp like the pooler
+            ops.append(gemm("mlm_transform", logits_tokens, h, h, head))
         ops.append(gemm("lm_head", logits_tokens, h, model.vocab / tp, head))
         if loss_bytes is not None:
             ops.append(Op("loss", 0.0, loss_bytes * logits_tokens * model.vocab / tp, "memory"))
@@ -242,13 +244,18 @@ def mean_context(model: TransformerArch, tokens: int) -> float:
     return share * windowed + (1 - share) * full
 
 
-def forward_flops(model: TransformerArch | GenericArch, tokens: int, context: float) -> float:
+def forward_flops(
+    model: TransformerArch | GenericArch, tokens: int, context: float, head_tokens: float | None = None
+) -> float:
     """Model FLOPs of one forward pass (no recomputation): 2 per active parameter per token plus
     attention (2 * context * (q_dim + o_dim) per token per layer: scores and the weighted values;
-    4 * context * q_dim for standard heads), excluding the embedding lookup."""
+    4 * context * q_dim for standard heads), excluding the embedding lookup. The output head multiplies
+    on `head_tokens` of them (default all: a masked-LM head may score only the masked positions)."""
     if isinstance(model, GenericArch):
         return (model.flops_per_sample or 0.0) * tokens
-    dense = 2 * (model.active_params - model.embedding_params) * tokens
-    if model.tied_embeddings and model.lm_head:
-        dense += 2 * model.vocab * model.hidden * tokens  # the tied head still multiplies
+    h = model.hidden
+    head = (model.vocab * h if model.lm_head else 0) + (h * h if model.mlm_transform else 0)
+    in_params = head - (model.vocab * h if model.lm_head and model.tied_embeddings else 0)  # tied: not counted twice
+    scored = tokens if head_tokens is None else head_tokens
+    dense = 2 * (model.active_params - model.embedding_params - in_params) * tokens + 2 * head * scored
     return dense + 2 * tokens * context * (model.q_dim + model.o_dim) * model.layers

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gpuwise.catalog import GPU, Catalog
+from gpuwise.catalog import GPU, Catalog, TransformerArch
+from gpuwise.catalog.arch import is_token_encoder, with_masked_lm_head
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
@@ -212,7 +213,10 @@ def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
         return None
     new = work
     if g.model is not None:
-        new = replace(new, model=g.model)
+        model = g.model
+        if isinstance(work.model, TransformerArch) and work.model.mlm_transform and is_token_encoder(model):
+            model = with_masked_lm_head(model)  # the same objective on the grown encoder
+        new = replace(new, model=model)
     if isinstance(new, TrainingJob):
         if new.tokens:
             new = replace(new, tokens=new.tokens * g.data_factor)

@@ -9,7 +9,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.arch import at_image_size, image_input_side, is_language_model, vit_at_image_size, vit_image_side
+from gpuwise.catalog.arch import (
+    at_image_size,
+    image_input_side,
+    is_language_model,
+    is_token_encoder,
+    vit_at_image_size,
+    vit_image_side,
+    with_masked_lm_head,
+)
 from gpuwise.catalog.encoder_operators import expressible
 from gpuwise.catalog.network import parse_network
 from gpuwise.catalog.unet_operators import EagerCode, attention_written, diffusers_release
@@ -787,7 +795,6 @@ def _training_job(
     _check_fp8_params(f, wd, precision, profile)
     _check_grad_reduce(f, precision, profile)
     _check_no_optimizer(f)
-    micro = _micro_batch(f)
     seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
     if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":  # a plan picks it
@@ -801,7 +808,7 @@ def _training_job(
         )
     _check_moe_comm(f, parallel, recompute, profile)
     return TrainingJob(
-        model=model,
+        model=_masked_lm(f, model, task, seq),
         task=task,  # type: ignore[arg-type]
         method=method,
         precision=precision,
@@ -812,7 +819,7 @@ def _training_job(
         ),
         optimizer=f.optimizer or "adamw",
         master_weights=profile.master_weights if f.master_weights is None else f.master_weights,
-        micro_batch=micro,
+        micro_batch=_micro_batch(f),
         global_batch=f.global_batch,
         batch_bound=bound,
         seq=seq,
@@ -843,8 +850,27 @@ def _training_job(
         momentum_encoder=bool(f.momentum_encoder),
         loss_parallel=f.loss_parallel is not False,
         tp_embedding=f.tp_embedding is not False,
+        mlm_positions=f.mlm_positions or None,
         **_capacity(f),
     )
+
+
+def _masked_lm(f: WorkloadFields, model: ModelArch, task: str, seq: int) -> ModelArch:
+    """An encoder trained on the masked-LM objective carries BERT's prediction head (the transform and
+    the projection tied to the token embedding, in place of a classifier): pre-training does, a fine-tune
+    when --mlm-positions names it."""
+    encoder = is_token_encoder(model)
+    n = f.mlm_positions
+    if n is not None and not encoder:
+        raise UsageError(
+            f"--mlm-positions sizes an encoder's masked-LM head (BERT, RoBERTa); {model.name} is not an encoder "
+            "over tokens: drop it"
+        )
+    if n is not None and n > seq:
+        raise UsageError(f"--mlm-positions {n} is more than the {seq} positions of a sequence (--seq)")
+    if not isinstance(model, TransformerArch) or not encoder or n == 0 or (n is None and task != "pretrain"):
+        return model
+    return with_masked_lm_head(model)
 
 
 def _micro_batch(f: WorkloadFields) -> int:

@@ -709,6 +709,18 @@ class WorkloadFields(StrictFields):
         applies="training",
         default="on",
     )
+    mlm_positions: int | None = _f(
+        "Encoders (BERT, RoBERTa): the positions of a sequence the masked-LM head scores. Pre-training an "
+        "encoder trains that head; transformers' BertForMaskedLM scores every position, NVIDIA's and Google's "
+        "BERT only the masked ones (max_predictions_per_seq: 20 at 128 tokens, 80 at 512). A fine-tune that "
+        "keeps the head (continued masked-LM training) names it; 0: no masked-LM head.",
+        example=20,
+        applies="training",
+        metavar="N",
+        default="every position when pre-training an encoder, else no head",
+        ge=0,
+        le=MAX_SEQ,
+    )
     quantized_linear: Annotated[QuantizedLinear | None, Choice] = _f(
         "QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: keeps no input for backward), bitsandbytes-legacy "
         "(up to 0.43.1: each layer's input kept on autograd ctx), torchao (LinearNF4).",

@@ -306,6 +306,9 @@ class TrainingJob:
     momentum_encoder: bool = False  # a moving-average copy of the model (MoCo's key encoder) runs a forward per batch
     loss_parallel: bool = True  # under TP, the loss on vocabulary-sharded logits (off: full logits per rank)
     tp_embedding: bool = True  # under TP, the token embedding sharded over the ranks (off: replicated)
+    # an encoder's masked-LM head (the model's `mlm_transform`): the positions of a sequence it scores;
+    # None: every position (transformers' BertForMaskedLM), or no such head
+    mlm_positions: int | None = None
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
     moe_dispatcher: MoeDispatcher = "alltoall"  # Megatron Core's default; hybridep: flex dispatcher, HybridEP backend
@@ -342,6 +345,14 @@ class TrainingJob:
     def updates(self) -> bool:
         """Whether a step ends with an optimizer update (not under --optimizer none: forward and backward only)."""
         return self.optimizer != "none"
+
+    @property
+    def head_positions(self) -> int:
+        """Positions of a sequence the output head scores: every one, or a masked-LM head's masked ones."""
+        from gpuwise.catalog.arch import TransformerArch  # here: the CLI reads these specs without the catalog
+
+        masked = isinstance(self.model, TransformerArch) and self.model.mlm_transform
+        return min(self.mlm_positions or self.seq, self.seq) if masked else self.seq
 
     def grad_accumulation(self, gpus: int) -> int:
         """Micro-batches per step on each data-parallel rank."""

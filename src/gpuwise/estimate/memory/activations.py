@@ -13,6 +13,10 @@ from gpuwise.estimate.memory.breakdown import Notes
 from gpuwise.estimate.memory.states import fp32_param_layout, int8_lora_base, kbit_upcast, loss_kind, qlora_base
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, TrainingJob, stage_layers
 
+# BERT's masked-LM transform keeps three hidden-wide tensors a scored position for its backward: the
+# dense layer's input, the activation's input and the LayerNorm's input (the decoder's input is the
+# head's own, as for a decoder's LM head)
+MLM_TRANSFORM_SAVED = 3
 ALL_LINEARS = frozenset(("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
 
 
@@ -312,17 +316,33 @@ def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: N
     kind = loss_kind(job, prof)
     per_logit = n.conv(f"logits_bytes_{kind}")
     vocab = model.vocab / tp if job.loss_parallel else model.vocab
-    out = {"logits_and_loss": seq * job.micro_batch * vocab * per_logit}
+    # a masked-LM head may score only the masked positions; a context-parallel rank its share of them
+    positions = math.ceil(min(job.head_positions, model.tokens_per_sample(job.seq)) / job.parallel.cp)
+    out = {"logits_and_loss": positions * job.micro_batch * vocab * per_logit}
+    if model.mlm_transform:
+        out["mlm_transform"] = positions * job.micro_batch * model.hidden * MLM_TRANSFORM_SAVED * e
+        n.add(_mlm_note(job))
     if tp > 1 and not job.loss_parallel:
         n.add("--no-loss-parallel: the LM head's output is all-gathered, every rank takes the loss on full logits")
     if job.method != "full" and "lm_head" in job.lora_targets:
         # the adapter's B @ (A @ x) is a second vocab-wide 16-bit tensor beside the base logits until
         # the two are summed; its input keeps for the adapter's gradient (h per token)
-        out["lm_head_adapter"] = seq * job.micro_batch * (model.vocab / tp + model.hidden) * e
+        out["lm_head_adapter"] = positions * job.micro_batch * (model.vocab / tp + model.hidden) * e
         n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
     which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
     n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
     return out
+
+
+def _mlm_note(job: TrainingJob) -> str:
+    """What the masked-LM head scores, and how to say the other convention."""
+    seq = job.seq
+    if job.mlm_positions is None or job.mlm_positions >= seq:
+        return (
+            f"masked-LM head over every one of the {seq} positions (transformers' BertForMaskedLM); NVIDIA's and "
+            "Google's BERT score only the masked ones: --mlm-positions N (max_predictions_per_seq)"
+        )
+    return f"masked-LM head over {job.mlm_positions} of {seq} positions (the masked ones, --mlm-positions)"
 
 
 def checkpoint_impl(job: TrainingJob, prof: Framework) -> str:
