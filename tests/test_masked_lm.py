@@ -53,9 +53,18 @@ def test_the_head_multiplies_on_the_scored_positions_only():
     assert every - plain == pytest.approx(2 * (3 * H + VOCAB) * tokens + 2 * (VOCAB * H + H * H) * tokens)
 
 
-def test_a_decoders_flops_are_unchanged_by_the_head_positions_argument():
-    llama = CAT.model("llama-2-7b")
-    assert forward_flops(llama, 4096, 2048.5) == forward_flops(llama, 4096, 2048.5, head_tokens=4096)
+@pytest.mark.parametrize("name", ["llama-2-7b", "gpt2"])
+def test_a_decoders_head_multiplies_on_every_token_tied_or_not(name: str):
+    """2 per non-embedding parameter a token (an untied head among them), the tied head's 2 vocab h on
+    top, attention 2 context (q_dim + o_dim) a layer: the formula before the masked-LM head, by hand."""
+    m = CAT.model(name)
+    assert isinstance(m, TransformerArch) and m.lm_head and not m.mlm_transform
+    tokens, context = 4096, 2048.5
+    tied = 2 * m.vocab * m.hidden * tokens if m.tied_embeddings else 0
+    attention = 2 * tokens * context * (m.q_dim + m.o_dim) * m.layers
+    by_hand = 2 * (m.active_params - m.embedding_params) * tokens + tied + attention
+    assert forward_flops(m, tokens, context) == pytest.approx(by_hand, rel=1e-12)
+    assert CAT.model("gpt2").tied_embeddings and not CAT.model("llama-2-7b").tied_embeddings
 
 
 def test_logits_and_the_transforms_inputs_scale_with_the_positions():

@@ -228,9 +228,7 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         moe_dispatcher=work.moe_dispatcher,
         overlap_ep_comm=work.overlap_ep_comm,
     )
-    # an encoder's masked-LM head: the positions it scores (None: no such head)
-    masked = isinstance(work.model, TransformerArch) and work.model.mlm_transform
-    out["mlm_positions"] = work.head_positions if masked else None
+    out["mlm_positions"] = work.masked_positions  # an encoder's masked-LM head (None: no such head)
     if work.method != "full":
         out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
     if work.evaluation:

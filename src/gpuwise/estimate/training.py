@@ -387,8 +387,9 @@ def _model_flops(
     model = job.model
     assert isinstance(model, TransformerArch)
     global_batch = _global_batch(job, hw)
-    head_tokens = global_batch * min(job.head_positions, tokens_per_sample)
-    flops_fwd = forward_flops(model, global_batch * tokens_per_sample, tokens_per_sample, head_tokens)
+    flops_fwd = forward_flops(
+        model, global_batch * tokens_per_sample, tokens_per_sample, global_batch * job.head_positions
+    )
     adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
     flops = (1 + ratios["matmul"]) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
     if job.method != "full":
@@ -510,7 +511,7 @@ def _transformer_work(
     layer = layer_ops(model, shape, tp, sp, par.ep, par.etp, job.expert_load if model.is_moe else 1.0)
     l_f, l_b, l_kinds = _fwd_bwd(layer, rates, ratios)
     # the head's positions: all the rank's tokens, or a masked-LM head's masked ones
-    logits = math.ceil(job.micro_batch * min(job.head_positions, tokens_per_sample) / cp)
+    logits = math.ceil(job.micro_batch * job.head_positions / cp)
     head = head_ops(model, shape, tp, logits, loss_bytes=_loss_bytes(job, catalog, notes))
     h_f, h_b, h_kinds = _fwd_bwd(head, rates, ratios)
     layers = math.ceil(model.layers / job.parallel.pp)

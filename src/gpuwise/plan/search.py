@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gpuwise.catalog import GPU, Catalog, TransformerArch
+from gpuwise.catalog import GPU, Catalog
 from gpuwise.catalog.arch import is_token_encoder, with_masked_lm_head
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.estimate import estimate
@@ -214,7 +214,7 @@ def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
     new = work
     if g.model is not None:
         model = g.model
-        if isinstance(work.model, TransformerArch) and work.model.mlm_transform and is_token_encoder(model):
+        if isinstance(work, TrainingJob) and work.masked_positions and is_token_encoder(model):
             model = with_masked_lm_head(model)  # the same objective on the grown encoder
         new = replace(new, model=model)
     if isinstance(new, TrainingJob):

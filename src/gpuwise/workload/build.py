@@ -859,16 +859,15 @@ def _masked_lm(f: WorkloadFields, model: ModelArch, task: str, seq: int) -> Mode
     """An encoder trained on the masked-LM objective carries BERT's prediction head (the transform and
     the projection tied to the token embedding, in place of a classifier): pre-training does, a fine-tune
     when --mlm-positions names it."""
-    encoder = is_token_encoder(model)
     n = f.mlm_positions
-    if n is not None and not encoder:
+    if n is not None and not is_token_encoder(model):
         raise UsageError(
             f"--mlm-positions sizes an encoder's masked-LM head (BERT, RoBERTa); {model.name} is not an encoder "
             "over tokens: drop it"
         )
     if n is not None and n > seq:
         raise UsageError(f"--mlm-positions {n} is more than the {seq} positions of a sequence (--seq)")
-    if not isinstance(model, TransformerArch) or not encoder or n == 0 or (n is None and task != "pretrain"):
+    if n == 0 or (n is None and task != "pretrain") or not is_token_encoder(model):
         return model
     return with_masked_lm_head(model)
 

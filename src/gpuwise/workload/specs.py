@@ -347,12 +347,21 @@ class TrainingJob:
         return self.optimizer != "none"
 
     @property
-    def head_positions(self) -> int:
-        """Positions of a sequence the output head scores: every one, or a masked-LM head's masked ones."""
+    def masked_positions(self) -> int | None:
+        """The positions of a sequence an encoder's masked-LM head scores; None without such a head."""
         from gpuwise.catalog.arch import TransformerArch  # here: the CLI reads these specs without the catalog
 
-        masked = isinstance(self.model, TransformerArch) and self.model.mlm_transform
-        return min(self.mlm_positions or self.seq, self.seq) if masked else self.seq
+        if not (isinstance(self.model, TransformerArch) and self.model.mlm_transform):
+            return None
+        return min(self.mlm_positions or self.seq, self.seq)
+
+    @property
+    def head_positions(self) -> int:
+        """Positions of a sample the output head scores: a masked-LM head's, else every token of it."""
+        from gpuwise.catalog.arch import TransformerArch
+
+        tokens = self.model.tokens_per_sample(self.seq) if isinstance(self.model, TransformerArch) else self.seq
+        return self.masked_positions or tokens
 
     def grad_accumulation(self, gpus: int) -> int:
         """Micro-batches per step on each data-parallel rank."""

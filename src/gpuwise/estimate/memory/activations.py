@@ -317,7 +317,7 @@ def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: N
     per_logit = n.conv(f"logits_bytes_{kind}")
     vocab = model.vocab / tp if job.loss_parallel else model.vocab
     # a masked-LM head may score only the masked positions; a context-parallel rank its share of them
-    positions = math.ceil(min(job.head_positions, model.tokens_per_sample(job.seq)) / job.parallel.cp)
+    positions = math.ceil(job.head_positions / job.parallel.cp)
     out = {"logits_and_loss": positions * job.micro_batch * vocab * per_logit}
     if model.mlm_transform:
         out["mlm_transform"] = positions * job.micro_batch * model.hidden * MLM_TRANSFORM_SAVED * e
