@@ -230,9 +230,30 @@ def head_ops(
     return ops
 
 
-def mean_context(model: TransformerArch, tokens: int) -> float:
+def mean_context(model: TransformerArch, tokens: int, doc_tokens: int | None = None) -> float:
     """Keys each new token attends to on average in training over `tokens`: (t+1)/2 under a causal
-    mask, at most the window on sliding-window layers (averaged over the layers)."""
+    mask, at most the window on sliding-window layers (averaged over the layers). Packed from
+    documents of `doc_tokens` with attention kept inside each, a query sees its own document only:
+    the sequence holds tokens // doc_tokens whole documents and the remainder as one more."""
+    if doc_tokens is None or doc_tokens >= tokens:
+        return _keys_per_query(model, tokens)
+    whole, rest = divmod(tokens, doc_tokens)
+    keys = whole * doc_tokens * _keys_per_query(model, doc_tokens)
+    return (keys + (rest * _keys_per_query(model, rest) if rest else 0.0)) / tokens
+
+
+def counted_context(tokens: int, doc_tokens: int | None = None) -> float:
+    """The keys per query the MFU convention counts (Narayanan et al., PaLM): every key of the query's
+    attention span, the causal half included: the whole sequence, or under packing with attention kept
+    inside each document the whole document."""
+    if doc_tokens is None or doc_tokens >= tokens:
+        return float(tokens)
+    whole, rest = divmod(tokens, doc_tokens)
+    return (whole * doc_tokens**2 + rest**2) / tokens
+
+
+def _keys_per_query(model: TransformerArch, tokens: int) -> float:
+    """Mean keys a query attends to within one attention span of `tokens`."""
     if not model.causal:
         return float(tokens)
     full = (tokens + 1) / 2

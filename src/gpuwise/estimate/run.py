@@ -229,6 +229,7 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         overlap_ep_comm=work.overlap_ep_comm,
     )
     out["mlm_positions"] = work.masked_positions  # an encoder's masked-LM head (None: no such head)
+    out["packed_doc_tokens"] = work.packed_doc_tokens  # packed documents' mean length (None: unpacked)
     if work.method != "full":
         out.update(lora_rank=work.lora_rank, lora_targets=list(work.lora_targets))
     if work.evaluation:

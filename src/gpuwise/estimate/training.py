@@ -15,6 +15,7 @@ from gpuwise.estimate.compute import (
     Op,
     Shape,
     block_linear_params,
+    counted_context,
     forward_flops,
     head_ops,
     kv_width_per_gpu,
@@ -383,13 +384,14 @@ def _model_flops(
 ) -> tuple[float, float]:
     """Model FLOPs of a step and the extra hardware FLOPs of full recomputation. Attention counts
     over the full sequence (Narayanan et al., PaLM's MFU) even though causal kernels skip half of
-    it: published TFLOP/s and MFU use this convention."""
+    it: published TFLOP/s and MFU use this convention; packed documents (with attention kept inside
+    each) count over the whole document."""
     model = job.model
     assert isinstance(model, TransformerArch)
     global_batch = _global_batch(job, hw)
-    flops_fwd = forward_flops(
-        model, global_batch * tokens_per_sample, tokens_per_sample, global_batch * job.head_positions
-    )
+    docs = job.packed_doc_tokens if job.attention != "eager" else None  # eager computes every score
+    context = counted_context(tokens_per_sample, docs)
+    flops_fwd = forward_flops(model, global_batch * tokens_per_sample, context, global_batch * job.head_positions)
     adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
     flops = (1 + ratios["matmul"]) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
     if job.method != "full":
@@ -475,6 +477,33 @@ def _loss_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> float:
     return fused
 
 
+def _attention_context(job: TrainingJob, model: TransformerArch, tokens: int, notes: list[str]) -> float:
+    """Keys per query of the job's attention: the whole sequence (causal: half of it), a sliding window,
+    or under packing with attention kept inside each document the document's own, which
+    FlashAttention's variable-length kernels skip to; eager attention computes the masked scores of
+    the whole sequence all the same."""
+    docs = job.packed_doc_tokens if job.packed_doc_tokens and job.packed_doc_tokens < tokens else None
+    if docs is not None and job.attention == "eager":
+        notes.append(
+            f"packed documents of {docs:,} tokens (--packed-doc-tokens): eager attention masks the other "
+            f"documents' keys but computes the scores of all {tokens:,}"
+        )
+        docs = None
+    ctx = mean_context(model, tokens, docs)
+    if docs is not None:
+        notes.append(
+            f"packed documents of {docs:,} tokens (--packed-doc-tokens): attention inside each document, "
+            f"{ctx:,.0f} keys per query on average against {mean_context(model, tokens):,.0f} over the whole "
+            f"{tokens:,}-token sequence (MFU counts attention over each whole document)"
+        )
+    elif model.sliding_window and model.sliding_window < tokens:
+        notes.append(
+            f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} "
+            f"layers: {ctx:,.0f} keys per query on average"
+        )
+    return ctx
+
+
 def _transformer_work(
     job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, notes: list[str]
 ) -> MicroBatchWork:
@@ -486,12 +515,7 @@ def _transformer_work(
     tokens_per_sample = model.tokens_per_sample(job.seq)
     cp = job.parallel.cp
     mtok = math.ceil(job.micro_batch * tokens_per_sample / cp)  # a context-parallel rank's share
-    ctx = mean_context(model, tokens_per_sample)  # queries still attend over the whole sequence
-    if model.sliding_window and model.sliding_window < tokens_per_sample:
-        notes.append(
-            f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} "
-            f"layers: {ctx:,.0f} keys per query on average"
-        )
+    ctx = _attention_context(job, model, tokens_per_sample, notes)  # a CP rank's queries attend over all of it
     eager = _eager_bytes(job, catalog, notes)
     scores = None
     if job.attention == "eager":

@@ -850,7 +850,7 @@ def _training_job(
         momentum_encoder=bool(f.momentum_encoder),
         loss_parallel=f.loss_parallel is not False,
         tp_embedding=f.tp_embedding is not False,
-        mlm_positions=f.mlm_positions or None,
+        **_positions(f, model, seq),
         **_capacity(f),
     )
 
@@ -870,6 +870,31 @@ def _masked_lm(f: WorkloadFields, model: ModelArch, task: str, seq: int) -> Mode
     if n == 0 or (n is None and task != "pretrain") or not is_token_encoder(model):
         return model
     return with_masked_lm_head(model)
+
+
+def _positions(f: WorkloadFields, model: ModelArch, seq: int) -> dict[str, Any]:
+    """What the positions of a sequence hold: the masked ones a masked-LM head scores, and the mean
+    length of the documents packed into it."""
+    return {"mlm_positions": f.mlm_positions or None, "packed_doc_tokens": _packed_docs(f, model, seq)}
+
+
+def _packed_docs(f: WorkloadFields, model: ModelArch, seq: int) -> int | None:
+    """The mean document length of sequences packed with attention kept inside each document: a
+    language model's tokens only, and no longer than the sequence that holds them."""
+    n = f.packed_doc_tokens
+    if n is None:
+        return None
+    if not isinstance(model, TransformerArch) or not is_language_model(model):
+        raise UsageError(
+            f"--packed-doc-tokens packs documents of tokens into a language model's sequences; {model.name} does "
+            "not read tokens: drop it"
+        )
+    if n > seq:
+        raise UsageError(
+            f"--packed-doc-tokens {n} is longer than the {seq}-token sequence (--seq) that holds the documents: "
+            "a longer document is cut at the sequence, so give at most --seq"
+        )
+    return n
 
 
 def _micro_batch(f: WorkloadFields) -> int:

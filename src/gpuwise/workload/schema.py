@@ -721,6 +721,19 @@ class WorkloadFields(StrictFields):
         ge=0,
         le=MAX_SEQ,
     )
+    packed_doc_tokens: int | None = _f(
+        "Sequences packed from several documents with attention kept inside each document (FlashAttention's "
+        "variable-length kernels, Transformer Engine's THD layout, NeMo's packed SFT, TRL's padding_free, "
+        "torchtune's packed datasets, Llama 3's document mask): the documents' mean length in tokens. Each "
+        "query then attends over its own document's keys, not the whole --seq. Eager attention still computes "
+        "the masked scores of the whole sequence.",
+        example=512,
+        applies="training",
+        metavar="N",
+        default="one document per sequence (attention over the whole --seq)",
+        ge=1,
+        le=MAX_SEQ,
+    )
     quantized_linear: Annotated[QuantizedLinear | None, Choice] = _f(
         "QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: keeps no input for backward), bitsandbytes-legacy "
         "(up to 0.43.1: each layer's input kept on autograd ctx), torchao (LinearNF4).",

@@ -309,6 +309,9 @@ class TrainingJob:
     # an encoder's masked-LM head (the model's `mlm_transform`): the positions of a sequence it scores;
     # None: every position (transformers' BertForMaskedLM), or no such head
     mlm_positions: int | None = None
+    # sequences packed from documents with attention kept inside each: the documents' mean length in tokens
+    # (None: one document per sequence, attention over the whole of it)
+    packed_doc_tokens: int | None = None
     capacity_factor: float | None = None  # MoE expert capacity over the even share; None: dropless
     pad_to_capacity: bool = False  # Megatron --moe-pad-expert-input-to-capacity
     moe_dispatcher: MoeDispatcher = "alltoall"  # Megatron Core's default; hybridep: flex dispatcher, HybridEP backend
