@@ -5,6 +5,7 @@ own document's keys, not the whole sequence's (--packed-doc-tokens, the document
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 from typer.testing import CliRunner
@@ -51,7 +52,10 @@ def test_a_document_shorter_than_the_window_is_attended_whole():
     mistral = _model("mistral-7b-v0.1")
     assert mistral.sliding_window == 4096
     assert mean_context(mistral, 8192, 2048) == 1024.5
-    assert mean_context(mistral, 8192) < (8192 + 1) / 2
+    # 10,000 tokens as a document of 6,000 (windowed: (4096 x 4097 / 2 + 1904 x 4096) / 6000 keys a query)
+    # and the remainder of 4,000 (under the window: 2,000.5)
+    windowed = (4096 * 4097 / 2 + (6000 - 4096) * 4096) / 6000
+    assert mean_context(mistral, 10000, 6000) == pytest.approx((6000 * windowed + 4000 * 2000.5) / 10000)
 
 
 def test_mfu_counts_attention_over_each_whole_document():
@@ -81,10 +85,23 @@ def test_a_document_as_long_as_the_sequence_changes_nothing():
 
 
 def test_eager_attention_computes_the_masked_scores_all_the_same():
+    """The step takes as long as unpacked; the model FLOPs (MFU's useful work) are the packed documents'
+    whichever kernel runs them."""
     whole = _estimate("--seq", "2048", "--attention", "eager")
     packed = _estimate("--seq", "2048", "--attention", "eager", "--packed-doc-tokens", "256")
-    assert packed["training"] == whole["training"]
+    flash = _estimate("--seq", "2048", "--packed-doc-tokens", "256")
+    assert packed["training"]["step_seconds"] == whole["training"]["step_seconds"]
+    assert packed["training"]["flops_per_step"] == flash["training"]["flops_per_step"]
+    assert packed["training"]["mfu"] < whole["training"]["mfu"]
     assert any("computes the scores of all 2,048" in a for a in packed["assumptions"])
+
+
+def test_a_context_parallel_rank_attends_inside_its_documents_too():
+    """Ring attention over packed documents: each rank's share of the queries sees its documents' keys."""
+    whole = _estimate("--seq", "32768", "--cp", "2")
+    packed = _estimate("--seq", "32768", "--cp", "2", "--packed-doc-tokens", "2048")
+    assert packed["training"]["step_seconds"] < 0.8 * whole["training"]["step_seconds"]
+    assert packed["memory"]["per_gpu"]["total"] == whole["memory"]["per_gpu"]["total"]
 
 
 @pytest.mark.parametrize(
@@ -110,5 +127,20 @@ def test_a_plan_over_packed_documents_writes_them_into_each_command():
     result = plan_json(make_plan(work, {"deadline": "2d", "gpus": "h100-sxm"}))
     for cand in result["candidates"][:3]:
         assert "--packed-doc-tokens 512" in cand["command"], cand["command"]
+        argv = shlex.split(cand["command"])
+        est = json.loads(RUNNER.invoke(app, [*argv[1:], "--json"]).stdout)
+        assert est["training"]["step_seconds"] == pytest.approx(cand["training"]["step_seconds"], rel=1e-9)
     job = build_workload(work, CAT)
     assert isinstance(job, TrainingJob) and job.packed_doc_tokens == 512
+
+
+def test_growth_to_a_model_that_reads_no_tokens_drops_the_packing():
+    from gpuwise.plan.search import _growth_workload
+    from gpuwise.workload.requirements import build_requirements
+
+    job = build_workload({"model": "llama-2-7b", "task": "finetune", "seq": 4096, "packed_doc_tokens": 100}, CAT)
+    req = build_requirements({"growth_model": "vit-base-patch16-224"}, CAT)
+    grown = _growth_workload(job, req)
+    assert isinstance(grown, TrainingJob) and grown.packed_doc_tokens is None
+    same = _growth_workload(job, build_requirements({"growth_model": "llama-2-13b"}, CAT))
+    assert isinstance(same, TrainingJob) and same.packed_doc_tokens == 100

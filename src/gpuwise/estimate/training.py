@@ -385,12 +385,11 @@ def _model_flops(
     """Model FLOPs of a step and the extra hardware FLOPs of full recomputation. Attention counts
     over the full sequence (Narayanan et al., PaLM's MFU) even though causal kernels skip half of
     it: published TFLOP/s and MFU use this convention; packed documents (with attention kept inside
-    each) count over the whole document."""
+    each) count over the whole document, the useful work whichever kernel runs it."""
     model = job.model
     assert isinstance(model, TransformerArch)
     global_batch = _global_batch(job, hw)
-    docs = job.packed_doc_tokens if job.attention != "eager" else None  # eager computes every score
-    context = counted_context(tokens_per_sample, docs)
+    context = counted_context(tokens_per_sample, job.packed_doc_tokens)  # the work, whatever the kernel computes
     flops_fwd = forward_flops(model, global_batch * tokens_per_sample, context, global_batch * job.head_positions)
     adapters = lora_params(job, model.layers, 1) if job.method != "full" else 0.0
     flops = (1 + ratios["matmul"]) * flops_fwd + 6 * adapters * global_batch * tokens_per_sample
@@ -496,7 +495,7 @@ def _attention_context(job: TrainingJob, model: TransformerArch, tokens: int, no
             f"{ctx:,.0f} keys per query on average against {mean_context(model, tokens):,.0f} over the whole "
             f"{tokens:,}-token sequence (MFU counts attention over each whole document)"
         )
-    elif model.sliding_window and model.sliding_window < tokens:
+    if model.sliding_window and model.sliding_window < (docs or tokens):
         notes.append(
             f"sliding window of {model.sliding_window} tokens on {model.sliding_window_layers} of {model.layers} "
             f"layers: {ctx:,.0f} keys per query on average"

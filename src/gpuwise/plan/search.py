@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpuwise.catalog import GPU, Catalog
-from gpuwise.catalog.arch import is_token_encoder, with_masked_lm_head
+from gpuwise.catalog.arch import is_language_model, is_token_encoder, with_masked_lm_head
 from gpuwise.errors import GpuwiseError, UsageError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
@@ -217,6 +217,8 @@ def _growth_workload(work: Workload, req: Requirements) -> Workload | None:
         if isinstance(work, TrainingJob) and work.masked_positions and is_token_encoder(model):
             model = with_masked_lm_head(model)  # the same objective on the grown encoder
         new = replace(new, model=model)
+        if isinstance(new, TrainingJob) and new.packed_doc_tokens and not is_language_model(model):
+            new = replace(new, packed_doc_tokens=None)  # documents of tokens pack into a language model only
     if isinstance(new, TrainingJob):
         if new.tokens:
             new = replace(new, tokens=new.tokens * g.data_factor)
