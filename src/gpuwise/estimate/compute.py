@@ -9,6 +9,7 @@ constant but what each operation's shape allows.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gpuwise.catalog import GenericArch, TransformerArch
@@ -233,23 +234,25 @@ def head_ops(
 def mean_context(model: TransformerArch, tokens: int, doc_tokens: int | None = None) -> float:
     """Keys each new token attends to on average in training over `tokens`: (t+1)/2 under a causal
     mask, at most the window on sliding-window layers (averaged over the layers). Packed from
-    documents of `doc_tokens` with attention kept inside each, a query sees its own document only:
-    the sequence holds tokens // doc_tokens whole documents and the remainder as one more."""
-    if doc_tokens is None or doc_tokens >= tokens:
-        return _keys_per_query(model, tokens)
-    whole, rest = divmod(tokens, doc_tokens)
-    keys = whole * doc_tokens * _keys_per_query(model, doc_tokens)
-    return (keys + (rest * _keys_per_query(model, rest) if rest else 0.0)) / tokens
+    documents of `doc_tokens` with attention kept inside each, a query sees its own document only."""
+    return _per_token(tokens, doc_tokens, lambda n: _keys_per_query(model, n))
 
 
 def counted_context(tokens: int, doc_tokens: int | None = None) -> float:
     """The keys per query the MFU convention counts (Narayanan et al., PaLM): every key of the query's
     attention span, the causal half included: the whole sequence, or under packing with attention kept
     inside each document the whole document."""
+    return _per_token(tokens, doc_tokens, float)
+
+
+def _per_token(tokens: int, doc_tokens: int | None, keys: Callable[[int], float]) -> float:
+    """The mean over a sequence's tokens of `keys(span)`, each token's attention span its document's
+    length: tokens // doc_tokens whole documents and the remainder as one more (one document when
+    unpacked, or when a document is as long as the sequence)."""
     if doc_tokens is None or doc_tokens >= tokens:
-        return float(tokens)
+        return keys(tokens)
     whole, rest = divmod(tokens, doc_tokens)
-    return (whole * doc_tokens**2 + rest**2) / tokens
+    return (whole * doc_tokens * keys(doc_tokens) + (rest * keys(rest) if rest else 0.0)) / tokens
 
 
 def _keys_per_query(model: TransformerArch, tokens: int) -> float:

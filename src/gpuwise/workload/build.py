@@ -884,7 +884,7 @@ def _packed_docs(f: WorkloadFields, model: ModelArch, seq: int) -> int | None:
     n = f.packed_doc_tokens
     if n is None:
         return None
-    if not isinstance(model, TransformerArch) or not is_language_model(model):
+    if not is_language_model(model):
         raise UsageError(
             f"--packed-doc-tokens packs documents of tokens into a language model's sequences; {model.name} does "
             "not read tokens: drop it"
