@@ -42,7 +42,8 @@ gathered apart from all thirty-one; with `--set 33`, docs/accuracy-holdout33.md 
 the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-three; with `--set 35`,
 docs/accuracy-holdout35.md against the thirty-fifth (corpus/data/holdout35.yaml), gathered apart from all thirty-four;
 with `--set 36`, docs/accuracy-holdout36.md against the thirty-sixth (corpus/data/holdout36.yaml), gathered apart from
-all thirty-five.
+all thirty-five; with `--set 37`, docs/accuracy-holdout37.md against the thirty-seventh (corpus/data/holdout37.yaml),
+gathered apart from all thirty-six.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -316,6 +317,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         35: "thirty-fifth",
         36: "thirty-sixth",
         37: "thirty-seventh",
+        38: "thirty-eighth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
