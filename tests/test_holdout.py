@@ -3856,7 +3856,10 @@ EXPECTED: dict[int, Expected] = {
             "cloudlinuxer-rtx5090-qwen3-8b-vllm-single-200tok": -0.1169,
             "cloudlinuxer-rtx5090-qwen3-8b-vllm-10users-50tok": -0.0100,
             "cloudlinuxer-rtx5090-qwen3-8b-vllm-nvsmi-used-gpu095": -0.0253,
-            "anywinter-06-gpt2-124m-b200x1-mb64-ga8-step-ms": +0.0854,
+            # regressed past its first bound (+8.5 % of the step, too slow) when its compiled loss became expressible
+            # (--loss compiled, a wants added 2026-12-06): the loss's passes fused; now 11.9 % too fast on the B200
+            # alone of the script's five GPUs; bounded at -11.9 % + 3
+            "anywinter-06-gpt2-124m-b200x1-mb64-ga8-step-ms": -0.1187,
             "anywinter-06-gpt2-124m-rtx5090x1-mb32-ga16-step-ms": +0.4464,
             "anywinter-06-gpt2-124m-l40sx1-mb32-nvidia-smi-mib": +0.4456,
             "anywinter-08-gpt2-124m-a100sxm-x8-ddp-mb64-step-ms": +0.2705,

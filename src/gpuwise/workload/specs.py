@@ -28,7 +28,7 @@ Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
 GradReduceDtype = Literal["fp32", "bf16"]
 MoeDispatcher = Literal["alltoall", "hybridep"]  # Megatron Core --moe-token-dispatcher-type (flex: its backend)
-Loss = Literal["eager", "eager_16bit", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
+Loss = Literal["eager", "eager_16bit", "compiled", "vocab_parallel", "vocab_parallel_copy", "chunked", "fused", "cce"]
 # QLoRA's 4-bit linear layers: bitsandbytes (0.43.2 on: MatMul4Bit keeps no input), bitsandbytes before
 # 0.43.2 (MatMul4Bit keeps its input on autograd ctx), torchao's LinearNF4 (keeps only the weight)
 QuantizedLinear = Literal["bitsandbytes", "bitsandbytes-legacy", "torchao"]

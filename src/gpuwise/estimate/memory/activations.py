@@ -315,6 +315,8 @@ def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: N
     assert isinstance(model, TransformerArch)
     kind = loss_kind(job, prof)
     per_logit = n.conv(f"logits_bytes_{kind}")
+    if kind == "compiled":  # the logits and their gradient in the logits' own width: 2 + 2 at 16 bits, 4 + 4 at 32
+        per_logit *= e / 2
     vocab = model.vocab / tp if job.loss_parallel else model.vocab
     # a masked-LM head may score only the masked positions; a context-parallel rank its share of them
     positions = math.ceil(job.head_positions / job.parallel.cp)
@@ -329,7 +331,14 @@ def _logits_and_loss(job: TrainingJob, prof: Framework, seq: int, e: float, n: N
         # the two are summed; its input keeps for the adapter's gradient (h per token)
         out["lm_head_adapter"] = positions * job.micro_batch * (model.vocab / tp + model.hidden) * e
         n.add("LoRA on the LM head: a second vocab-wide logits tensor (the adapter's output) before the sum")
-    which = f"{prof.loss} [{prof.name}]" if kind == prof.loss_kind else f"{kind} (--loss)"
+    if kind == prof.loss_kind:
+        which = f"{prof.loss} [{prof.name}]"
+    elif job.loss is None:  # the stack's eager loss inside its compiled region
+        which = f"{kind}: {prof.name}'s {prof.loss} under torch.compile (--loss eager: not compiled)"
+    else:
+        which = f"{kind} (--loss)" + (
+            " without --compile: taken as given" if kind == "compiled" and not job.compile else ""
+        )
     n.add(f"loss: {which}, {per_logit:g} B per logit at its peak")
     return out
 

@@ -174,8 +174,13 @@ def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
 
 
 def loss_kind(job: TrainingJob, prof: Framework) -> str:
-    """The loss implementation the job runs: its --loss, else its stack's (the memory and the time model alike)."""
-    return job.loss or prof.loss_kind
+    """The loss implementation the job runs: its --loss, else its stack's (the memory and the time model alike);
+    a stack that compiles its eager loss (`compiled_loss`) runs it compiled under --compile."""
+    if job.loss:
+        return job.loss
+    if job.compile and prof.loss_kind == "eager" and prof.compiled_loss:
+        return "compiled"
+    return prof.loss_kind
 
 
 @dataclass(frozen=True, slots=True)
