@@ -335,8 +335,8 @@ class Framework(_Sourced):
     tp_comm_overlap: bool = False  # TP all-gather/reduce-scatter pipelined with the GEMMs (TE userbuffers)
     fp8_saves_fp8_inputs: bool
     compile: bool
-    # torch.compile covers the stack's eager loss when the run compiles (the model's forward computes it, or
-    # the stack compiles its loss function): the loss runs as the `compiled` kind (logits_bytes_compiled)
+    # torch.compile covers the stack's eager loss when the run compiles, the model's forward computing it
+    # (Transformers' CausalLM under the Trainer): the loss runs as the `compiled` kind (logits_bytes_compiled)
     compiled_loss: bool = False
     # the stack's kernels are issued from Python (eager PyTorch: a host floor of a launch each); false: from
     # native code (llm.c), whose launches are not counted (a few microseconds each; what paces a small-batch

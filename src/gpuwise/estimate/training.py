@@ -465,8 +465,8 @@ def _loss_bytes(job: TrainingJob, catalog: Catalog, notes: list[str]) -> float:
     """Bytes a logit the loss's forward moves: a fused kernel (`--loss fused`: llm.c's fused classifier,
     Unsloth's and Liger's) reads the 16-bit logits once and, in its backward share, once more while it
     writes their gradient in place; the eager loss under torch.compile (`compiled`) makes the same
-    passes (inductor's fused reductions and one pointwise gradient kernel); any other loss as an unfused one, which
-    upcasts, writes and re-reads them (loss_bytes_per_logit_unfused)."""
+    passes (inductor's fused reductions and one pointwise gradient kernel); any other loss as an
+    unfused one, which upcasts, writes and re-reads them (loss_bytes_per_logit_unfused)."""
     kind = loss_kind(job, framework_of(job, catalog))
     if kind not in ("fused", "compiled"):
         return catalog.convention("loss_bytes_per_logit_unfused")

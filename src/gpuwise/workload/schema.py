@@ -662,8 +662,8 @@ class WorkloadFields(StrictFields):
     )
     loss: Annotated[Loss | None, Choice] = _f(
         "Cross-entropy: eager (fp32 upcast), eager_16bit (on the 16-bit logits, no upcast), compiled (the eager "
-        "loss under torch.compile: fused, no fp32 copy; the default of a stack that compiles its loss when "
-        "--compile is on), vocab_parallel "
+        "loss under torch.compile: fused, no fp32 copy; the Hugging Face Trainer's and axolotl's default under "
+        "--compile), vocab_parallel "
         "(Megatron's), vocab_parallel_copy (Megatron Core before 0.8: an extra fp32 copy), chunked (torchtune's), "
         "fused (Liger, Unsloth), cce (Cut Cross-Entropy: no logits tensor).",
         example="chunked",
