@@ -767,6 +767,24 @@ SETS: dict[int, HoldoutSet] = {
             EXTRA_ROW,
         ),
     ),
+    38: HoldoutSet(
+        38,
+        DATA_DIR / "holdout38.yaml",
+        "accuracy-holdout38.md",
+        "the thirty-eighth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a set the corpus or an earlier holdout draws on (MLPerf, ms-swift, Megatron-DeepSpeed...)",
+                "family",
+                "`family`: {n} cases from further documents of repositories the corpus or an earlier holdout draws on\n"
+                "(MLPerf Inference result files, ms-swift's example scripts, Megatron-DeepSpeed's READMEs, ColossalAI's\n"
+                "and EasyContext's issues, an inference benchmark's result tables), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
 }
 DATA = SETS[1].data
 

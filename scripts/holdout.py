@@ -43,7 +43,8 @@ the thirty-fourth (corpus/data/holdout34.yaml), gathered apart from all thirty-t
 docs/accuracy-holdout35.md against the thirty-fifth (corpus/data/holdout35.yaml), gathered apart from all thirty-four;
 with `--set 36`, docs/accuracy-holdout36.md against the thirty-sixth (corpus/data/holdout36.yaml), gathered apart from
 all thirty-five; with `--set 37`, docs/accuracy-holdout37.md against the thirty-seventh (corpus/data/holdout37.yaml),
-gathered apart from all thirty-six.
+gathered apart from all thirty-six; with `--set 38`, docs/accuracy-holdout38.md against the thirty-eighth
+(corpus/data/holdout38.yaml), gathered apart from all thirty-seven.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -318,6 +319,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         36: "thirty-sixth",
         37: "thirty-seventh",
         38: "thirty-eighth",
+        39: "thirty-ninth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -7,7 +7,8 @@ its kernels times the host's seconds a kernel, and gpuwise takes one figure for 
 (`decode_host_seconds_eager`, 23 us, from gpt-fast's machine). This script asks the published runs how
 far hosts differ, which is what `gpuwise bench launch` and `--calibrated` are for.
 
-Method: each inference case of the diagnostic holdouts (corpus/holdout.py SETS, the judge excluded)
+Method: each inference case of the diagnostic holdouts (corpus/holdout.py SETS whose misses were read: their file
+carries `diagnostic_since`; the unread ones, the judge among them, are never read here)
 whose scored options issue every kernel from Python is estimated twice through `--calibrated`'s own
 path (a Calibration carrying the launch time): at the default and at twice it. Its predicted time is
 then a + b x (seconds a kernel); a case whose host term is at least `HOST_SHARE` of it at the default is
@@ -39,7 +40,6 @@ DOC = ROOT / "docs" / "time-model.md"
 BEGIN = "<!-- host_launch_evidence.py: table -->"
 END = "<!-- end of host_launch_evidence.py's table -->"
 HOST_SHARE = 0.7  # of the predicted time at the default: the host, not the GPU, sets the pace
-JUDGE = max(holdout.SETS)  # the out-of-sample judge is never read here
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,10 @@ def gather() -> list[Implied]:
     default = load_catalog().convention("decode_host_seconds_eager")
     out = []
     for number, hs in sorted(holdout.SETS.items()):
-        if number == JUDGE:
+        doc = holdout.load(hs.data)
+        if not doc.get("diagnostic_since"):  # out of sample and unread: never read here
             continue
-        for case in holdout.load(hs.data)["cases"]:
+        for case in doc["cases"]:
             if (got := implied(case, number, default)) is not None:
                 out.append(got)
     return out
