@@ -780,7 +780,8 @@ SETS: dict[int, HoldoutSet] = {
                 "family",
                 "`family`: {n} cases from further documents of repositories the corpus or an earlier holdout draws on\n"
                 "(MLPerf Inference result files, ms-swift's example scripts, Megatron-DeepSpeed's READMEs, ColossalAI's\n"
-                "and EasyContext's issues, an inference benchmark's result tables), also reported without them.",
+                "and EasyContext's issues, an inference benchmark's result tables, ROCm's blogs), also reported without\n"
+                "them.",
             ),
             EXTRA_ROW,
         ),

@@ -57,6 +57,11 @@ HOLDOUT_FILES = tuple(
         31,
         32,
         33,
+        34,
+        35,
+        36,
+        37,
+        38,
     )
 )
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
@@ -72,7 +77,7 @@ GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     # fit_bands.py alone reads the holdouts already scored (corpus.first_scorings.CALIBRATING: their frozen
     # first-scoring errors set band widths, never a model constant): those whose first scoring is frozen (the
     # eighteenth's is, docs/accuracy-holdout18-2026-12-04.md); the nineteenth to twenty-fifth (diagnostic since
-    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to thirty-third, stay
+    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to thirty-eighth, stay
     # closed to it
     OPEN = NAMES[:18] if Path(script).name == "fit_bands.py" else ()
     SHUT = tuple(p for p, name in zip(SETS, NAMES) if name not in OPEN)
