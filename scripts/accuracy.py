@@ -65,10 +65,10 @@ def _measured_summary(kind: str, errs: list[float]) -> list[str]:
     return [
         f"In sample (the model was developed with these peaks in view, and the caching allocator's slack is "
         f"fitted to those published as max reserved, scripts/fit_allocator_slack.py; the "
-        f"first thirty-six dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, "
+        f"first thirty-seven dated holdouts are diagnostic (since 2026-12-02, the eighth to fifteenth since 2026-12-03, "
         f"the sixteenth to twenty-first since 2026-12-04, the twenty-second to thirty-second since 2026-12-05, the "
-        f"thirty-third to thirty-sixth since 2026-12-06); the thirty-seventh and thirty-eighth, gathered apart and "
-        f"unread, are the out-of-sample checks, docs/accuracy-holdout38.md, "
+        f"thirty-third to thirty-seventh since 2026-12-06); the thirty-eighth, gathered apart, is the out-of-sample "
+        f"check, docs/accuracy-holdout38.md, "
         f"`python scripts/holdout.py --set 38`): "
         f"median |error| "
         f"{_median_abs(errs):.1%}, bias (median signed error) {statistics.median(errs):+.1%}, "

@@ -447,6 +447,21 @@ def _torchtune_packing_fit() -> None:
         assert claim in text, claim
 
 
+def _diagnosis37_figures() -> None:
+    """The thirty-seventh's section: its frozen and current medians and share within, as the frozen record and
+    the generated document give them."""
+
+    def line(doc: str) -> str:
+        rows = {r.split("|")[2].strip(): r.split("|") for r in _doc(doc).splitlines() if r.startswith("| all | ")}
+        kinds = ", ".join(f"{k} {rows[k][4].strip().rstrip('%')} %" for k in ("memory", "training", "inference"))
+        return f"{kinds}, {rows['all'][6].split('%')[0].strip()} % within ±20 %"
+
+    text = _flat(_doc("holdout-diagnosis.md"))
+    part = text[text.index("## The thirty-seventh holdout, diagnostic") :].split(" ## ", 1)[0]
+    for doc in ("accuracy-holdout37-2026-12-06.md", "accuracy-holdout37.md"):
+        assert line(doc) in part, line(doc)
+
+
 def _diagnosis24_figures() -> None:
     """The twenty-fourth's section: its frozen and current figures, and the medians its causes quote over
     holdouts 1-24 as they score now (B200 training, MI250 and MI250X training)."""
@@ -566,6 +581,8 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/time-model.md", "|error| 12.9 -> 6.6 %,"): _torchtune_packing_fit,
     ("docs/time-model.md", "bias -7.6 -> -0.8 %"): _torchtune_packing_fit,
     ("docs/holdout-diagnosis.md", "|error| 18.7 %"): _packing_figures,
+    ("docs/holdout-diagnosis.md", "46 % within ±20 %);"): _diagnosis37_figures,
+    ("docs/holdout-diagnosis.md", "49 % within ±20 %"): _diagnosis37_figures,
     ("docs/holdout-diagnosis.md", "bias +7.9 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "3 -> 6 of 13 within ±20 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "7 -> 9 of 18 within ±20 %."): _masked_lm_figures,
