@@ -212,10 +212,17 @@ def test_framework_profiles_change_gradients_and_master_copies():
     }
     for name, (w, g, o) in expected.items():
         master = catalog.framework(name).master_weights
-        job = TrainingJob(model=model, framework=name, master_weights=master)
+        job = TrainingJob(model=model, framework=name, master_weights=master, optimizer_impl="fused")
         b = training_memory(job, gpu, catalog).per_gpu
         got = (b.weights / model.params, b.gradients / model.params, b.optimizer / model.params)
         assert got == pytest.approx((w, g, o)), name
+    # the fsdp profile steps by torch's foreach AdamW: its fp32 moments' temporary, 4 B a parameter, outlives the
+    # activations it passes (tests/test_optimizer_step.py)
+    fsdp = training_memory(TrainingJob(model=model, framework="fsdp"), gpu, catalog).per_gpu
+    assert fsdp.detail["optimizer_step_temporary"] == pytest.approx(4 * model.params)
+    assert fsdp.optimizer == pytest.approx(8 * model.params)  # the states a checkpoint saves
+    excess = fsdp.detail["optimizer_step_beyond_activations"]  # with the overheads: the activations stay the batch's
+    assert excess == pytest.approx(4 * model.params - fsdp.activations) and fsdp.overhead > excess
 
 
 def test_peak_as_each_tool_reports_it():

@@ -366,6 +366,10 @@ class Framework(_Sourced):
     # (reentrant: torch.utils.checkpoint use_reentrant=True, Megatron's and DeepSpeed's CheckpointFunction)
     # or building one under saved-tensor hooks (non-reentrant: checkpoint_wrapper's default)
     checkpoint_impl: Literal["non-reentrant", "reentrant"]
+    # how the stack's AdamW steps: PyTorch's foreach kernels (torch.optim.AdamW's default: a tensor of every
+    # parameter's size in the moments' dtype at the step) or a fused in-place kernel (apex, Transformer Engine and
+    # DeepSpeed FusedAdam, fused=True); a for-loop step's one-parameter temporary is counted as fused
+    optimizer_impl: Literal["foreach", "fused"]
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines

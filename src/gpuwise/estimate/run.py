@@ -201,6 +201,7 @@ def _training_inputs(work: TrainingJob, hw: Hardware, dp: int) -> dict[str, Any]
         sequence_parallel=par.sequence_parallel and par.tp > 1,
         recompute=work.recompute,
         checkpoint_impl=work.checkpoint_impl,  # None: the framework's own, named in the assumptions
+        optimizer_impl=work.optimizer_impl,
         attention=work.attention,
         framework=work.framework,
         offload=list(work.offload),

@@ -797,11 +797,7 @@ def _training_job(
     _check_no_optimizer(f)
     seq = _fixed_length(f.seq, "--seq", model) or _default_seq(model)
     recompute = f.recompute or profile.default_recompute
-    if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":  # a plan picks it
-        raise UsageError(
-            f"--checkpoint-impl says how full recomputation is implemented; this run recomputes {recompute!r}: "
-            "give --recompute full as well"
-        )
+    _check_checkpoint_impl(f, recompute)
     if parallel.cp > 1 and seq % (2 * parallel.cp):
         raise LayoutError(
             f"--cp {parallel.cp} needs a sequence length divisible by 2 x cp = {2 * parallel.cp}; got --seq {seq}"
@@ -826,6 +822,7 @@ def _training_job(
         parallel=parallel,
         recompute=recompute,
         checkpoint_impl=f.checkpoint_impl,
+        optimizer_impl=f.optimizer_impl,
         attention=f.attention or "flash",
         lora_rank=f.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=_targets(f.lora_targets, model) if method != "full" else DEFAULT_LORA_TARGETS,
@@ -853,6 +850,15 @@ def _training_job(
         **_positions(f, model, seq),
         **_capacity(f),
     )
+
+
+def _check_checkpoint_impl(f: WorkloadFields, recompute: str) -> None:
+    """--checkpoint-impl names how full recomputation runs: it needs --recompute full (or none named: a plan picks it)."""
+    if f.checkpoint_impl is not None and f.recompute is not None and f.recompute != "full":
+        raise UsageError(
+            f"--checkpoint-impl says how full recomputation is implemented; this run recomputes {recompute!r}: "
+            "give --recompute full as well"
+        )
 
 
 def _masked_lm(f: WorkloadFields, model: ModelArch, task: str, seq: int) -> ModelArch:

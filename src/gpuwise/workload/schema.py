@@ -36,6 +36,7 @@ from gpuwise.workload.specs import (
     Objective,
     Offload,
     Optimizer,
+    OptimizerImpl,
     Precision,
     Pricing,
     QuantizedLinear,
@@ -275,6 +276,14 @@ class WorkloadFields(StrictFields):
         example="reentrant",
         applies="training",
         default="the framework's (frameworks.yaml checkpoint_impl)",
+    )
+    optimizer_impl: Annotated[OptimizerImpl | None, Choice] = _f(
+        "How an AdamW step runs: foreach (PyTorch's default torch.optim.AdamW: the step allocates a tensor of "
+        "every parameter's size in the moments' dtype, freed after it) or fused (one in-place kernel: "
+        "fused=True, apex, Transformer Engine and DeepSpeed FusedAdam, transformers' adamw_torch_fused).",
+        example="foreach",
+        applies="training",
+        default="the framework's (frameworks.yaml optimizer_impl)",
     )
     attention: Annotated[Attention | None, Choice] = _f(
         "Attention kernel: in training; in serving, that of a generate loop (--engine transformers) or of a "

@@ -24,6 +24,9 @@ Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor", "lamb", "lion", "
 Recompute = Literal["none", "selective", "full"]
 # how full recomputation is implemented: torch.utils.checkpoint with use_reentrant False or True
 CheckpointImpl = Literal["non-reentrant", "reentrant"]
+# how an Adam/AdamW step runs over the parameters: PyTorch's foreach kernels (a new tensor of every
+# parameter's size at the step) or a fused kernel that updates in place
+OptimizerImpl = Literal["foreach", "fused"]
 Attention = Literal["flash", "eager"]
 # Cross-entropy implementations (the catalog's Framework.loss_kind; bytes per logit in conventions).
 GradReduceDtype = Literal["fp32", "bf16"]
@@ -86,6 +89,7 @@ KV_DTYPES: tuple[KvDtype, ...] = get_args(KvDtype)
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
 RECOMPUTES: tuple[Recompute, ...] = get_args(Recompute)
 CHECKPOINT_IMPLS: tuple[CheckpointImpl, ...] = get_args(CheckpointImpl)
+OPTIMIZER_IMPLS: tuple[OptimizerImpl, ...] = get_args(OptimizerImpl)
 ATTENTIONS: tuple[Attention, ...] = get_args(Attention)
 FRAMEWORKS: tuple[FrameworkName, ...] = get_args(FrameworkName)
 OFFLOADS: tuple[Offload, ...] = get_args(Offload)
@@ -276,6 +280,7 @@ class TrainingJob:
     parallel: Parallelism = field(default_factory=Parallelism)
     recompute: Recompute = "none"
     checkpoint_impl: CheckpointImpl | None = None  # None: the framework's own (frameworks.yaml checkpoint_impl)
+    optimizer_impl: OptimizerImpl | None = None  # None: the framework's own (frameworks.yaml optimizer_impl)
     attention: Attention = "flash"
     lora_rank: int = 8
     lora_targets: tuple[str, ...] = ("q_proj", "v_proj")

@@ -60,6 +60,36 @@ def _extra_weights(job: TrainingJob, sp_: StageParams, prof: Framework, n: Notes
     return fp8_cache + encoder
 
 
+def foreach_step_temporary(job: TrainingJob, prof: Framework, opt: float, n: Notes) -> float:
+    """Bytes PyTorch's foreach AdamW allocates at the step on one GPU: a tensor of every parameter's size in
+    the moments' dtype (exp_avg_sq_sqrt), half the two moments `opt` it holds there. None for a fused kernel, a
+    step per parameter inside the backward (--optimizer-in-backward) or bitsandbytes' paged optimizer (its own
+    in-place kernel)."""
+    impl = job.optimizer_impl or prof.optimizer_impl
+    if job.optimizer != "adamw" or impl != "foreach" or opt <= 0 or job.optimizer_in_backward or job.paged_optimizer:
+        return 0.0
+    whose = "as given" if job.optimizer_impl else f"{prof.name}'s default"
+    n.add(
+        f"AdamW step, foreach ({whose}): a tensor of every parameter's size in the moments' dtype while it runs, "
+        "every gradient alive and the activations freed: what it holds past them is counted with the overheads; "
+        f"--optimizer-impl fused: none [{n.cat.sources['pytorch-adamw-foreach'].title.split(' (')[0]}]"
+    )
+    return opt / 2
+
+
+def step_excess(
+    job: TrainingJob, prof: Framework, opt: float, acts: float, n: Notes, detail: dict[str, float]
+) -> float:
+    """What the step's temporary adds to the peak past the activations it outlives (at the step the activations are
+    freed and every gradient is alive): counted with the overheads, so the states stay what a checkpoint saves and
+    the activations what the batch grows."""
+    step = foreach_step_temporary(job, prof, opt - detail.get("embedding_optimizer", 0.0), n)
+    if step <= acts:
+        return 0.0
+    detail["optimizer_step_temporary"] = step
+    return step - acts
+
+
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes) -> MemoryBreakdown:
     """Model states (ZeRO-sharded), activations and overheads on one GPU of a pipeline stage."""
     par = job.parallel
@@ -123,8 +153,10 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if copies:
         detail["autocast_weight_copies"] = copies
         acts += copies
-    allocated = weights + grads + opt + master + acts - detail.get("paged_optimizer_states", 0.0)
+    excess = step_excess(job, prof, opt, acts, n, detail)
+    allocated = weights + grads + opt + master + acts + excess - detail.get("paged_optimizer_states", 0.0)
     over = overheads(allocated, hw, hw.count > 1, n, fitted_slack=not prof.contiguous_buffers)
+    over |= {"optimizer_step_beyond_activations": excess} if excess else {}
     if job.method == "qlora" and isinstance(job.model, TransformerArch):
         big = largest_linear(job.model, par.tp)
         over["dequant_buffer"] = big * DTYPE_BYTES["bf16"]
