@@ -1,5 +1,6 @@
 """The memory result (bytes by component on the most loaded GPU) and the notes that name every
-convention it used; the runtime overheads every estimate adds (CUDA context, NCCL, allocator)."""
+convention it used; the runtime overheads every estimate adds (CUDA context, NCCL, allocator; a training
+stage adds a foreach AdamW step's temporary past what the step freed, memory/training.py)."""
 
 from __future__ import annotations
 

@@ -78,16 +78,17 @@ def foreach_step_temporary(job: TrainingJob, prof: Framework, opt: float, n: Not
 
 
 def step_excess(
-    job: TrainingJob, prof: Framework, opt: float, acts: float, n: Notes, detail: dict[str, float]
+    job: TrainingJob, prof: Framework, opt: float, freed: float, n: Notes, detail: dict[str, float]
 ) -> float:
-    """What the step's temporary adds to the peak past the activations it outlives (at the step the activations are
-    freed and every gradient is alive): counted with the overheads, so the states stay what a checkpoint saves and
-    the activations what the batch grows."""
+    """What the step's temporary adds to the peak past what the backward held and the step has freed (`freed`: the
+    activations, and under ZeRO-3 the gathered layers and unreduced gradient buckets; every gradient shard is
+    alive): counted with the overheads, so the states stay what a checkpoint saves and the activations what the
+    batch grows."""
     step = foreach_step_temporary(job, prof, opt - detail.get("embedding_optimizer", 0.0), n)
-    if step <= acts:
+    if step <= freed:
         return 0.0
     detail["optimizer_step_temporary"] = step
-    return step - acts
+    return step - freed
 
 
 def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework, n: Notes) -> MemoryBreakdown:
@@ -153,7 +154,7 @@ def _training_stage(job: TrainingJob, hw: Hardware, stage: str, prof: Framework,
     if copies:
         detail["autocast_weight_copies"] = copies
         acts += copies
-    excess = step_excess(job, prof, opt, acts, n, detail)
+    excess = step_excess(job, prof, opt, acts + gathered + unreduced, n, detail)  # what the step outlives
     allocated = weights + grads + opt + master + acts + excess - detail.get("paged_optimizer_states", 0.0)
     over = overheads(allocated, hw, hw.count > 1, n, fitted_slack=not prof.contiguous_buffers)
     over |= {"optimizer_step_beyond_activations": excess} if excess else {}
