@@ -14,54 +14,19 @@ import pytest
 import yaml
 
 from corpus import families
+from corpus.holdout import SETS as HOLDOUT_SETS
 from corpus.first_scorings import CALIBRATING
 
 from .conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FITS = sorted(p.name for p in (ROOT / "scripts").glob("fit_*.py"))
-# the dated holdouts' case files in corpus/data, the first to the newest
+# the dated holdouts' case files in corpus/data, the first to the newest (holdout.yaml, holdout2.yaml, ...): every
+# one there, so a new holdout is guarded without being listed
 HOLDOUT_FILES = tuple(
-    f"holdout{n}.yaml"
-    for n in (
-        "",
-        2,
-        3,
-        4,
-        5,
-        6,
-        7,
-        8,
-        9,
-        10,
-        11,
-        12,
-        13,
-        14,
-        15,
-        16,
-        17,
-        18,
-        19,
-        20,
-        21,
-        22,
-        23,
-        24,
-        25,
-        26,
-        27,
-        28,
-        29,
-        30,
-        31,
-        32,
-        33,
-        34,
-        35,
-        36,
-        37,
-        38,
+    sorted(
+        (p.name for p in (ROOT / "corpus" / "data").glob("holdout*.yaml")),
+        key=lambda name: int(name.removeprefix("holdout").removesuffix(".yaml") or 1),
     )
 )
 # An audit hook that refuses to open the holdout's files: a fit that reads them fails with this message.
@@ -77,7 +42,7 @@ GUARD = f"NAMES = {HOLDOUT_FILES!r}\n" + textwrap.dedent(
     # fit_bands.py alone reads the holdouts already scored (corpus.first_scorings.CALIBRATING: their frozen
     # first-scoring errors set band widths, never a model constant): those whose first scoring is frozen (the
     # eighteenth's is, docs/accuracy-holdout18-2026-12-04.md); the nineteenth to twenty-fifth (diagnostic since
-    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth to thirty-eighth, stay
+    # 2026-12-04 and 2026-12-05, not yet read by a fit) and the newest, the twenty-sixth on, stay
     # closed to it
     OPEN = NAMES[:18] if Path(script).name == "fit_bands.py" else ()
     SHUT = tuple(p for p, name in zip(SETS, NAMES) if name not in OPEN)
@@ -102,7 +67,9 @@ def _guarded(script: str, *args: str, timeout: int = 1800) -> subprocess.Complet
 
 
 def test_the_guard_refuses_a_script_that_reads_the_holdout(tmp_path):
-    """The hook works: a script opening holdout.yaml fails, one reading another corpus file does not."""
+    """The hook works: a script opening holdout.yaml fails, one reading another corpus file does not; it
+    guards every registered holdout."""
+    assert set(HOLDOUT_FILES) == {hs.data.name for hs in HOLDOUT_SETS.values()}
     for name in HOLDOUT_FILES:
         bad = tmp_path / f"fit_reads_{Path(name).stem}.py"
         bad.write_text(f"open('corpus/data/{name}').read()\n", encoding="utf-8")
