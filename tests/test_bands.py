@@ -25,6 +25,7 @@ from gpuwise.estimate.bands import (
     family_of,
     figure_bands,
     lineage,
+    queued_bands,
     stored_level,
 )
 from gpuwise.units import fmt_seconds
@@ -238,6 +239,91 @@ def test_times_take_the_reciprocal_band_and_a_request_latency_weighs_its_parts()
     assert lat.low == pytest.approx(0.25 * 0.9 + 0.75 / 1.2)
     assert lat.high == pytest.approx(0.25 * 1.3 + 0.75 / 0.7)
     assert Band(0.5, 2.0, 0.8, 1, "").inverted() == Band(0.5, 2.0, 0.8, 1, "")
+
+
+def _queue_at(capacity: float, offered: float):
+    """A paced run by hand: a server of `capacity` requests/s (at the predicted speed) offered `offered`
+    requests/s for 100 s; TTFT is a 0.1 s prefill plus the mean wait of a queue that grows linearly
+    when the (scaled) capacity is short of the offered rate, else no wait."""
+
+    def run(scale: float) -> dict[str, float]:
+        cap = capacity / scale
+        wait = 0.5 * 100 * (offered - cap) / cap if offered > cap else 0.0  # the mean of a backlog growing from 0
+        served = min(offered, cap)
+        return {
+            "inference.time_to_first_token_seconds": 0.1 * scale + wait,
+            "inference.latency_seconds": 2.0 * scale + wait,
+            "inference.tokens_per_second": served * 100,
+        }
+
+    return run
+
+
+def test_a_paced_run_far_below_capacity_keeps_its_time_bands_and_its_throughput_is_the_offered_load():
+    """At a tenth of capacity every time scales with the engine (the published multipliers stand) and
+    the throughput is what arrives, whatever the speed: its band closes on the figure."""
+    run = _queue_at(capacity=100.0, offered=10.0)
+    values = run(1.0)
+    bands = {
+        "inference.time_to_first_token_seconds": Band(0.8, 1.25, 0.8, 9, "prefill"),
+        "inference.latency_seconds": Band(0.8, 1.25, 0.8, 9, "latency"),
+        "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
+    }
+    out = queued_bands(bands, values, run)
+    ttft = out["inference.time_to_first_token_seconds"]
+    assert (ttft.low, ttft.high) == pytest.approx((0.8, 1.25))
+    tps = out["inference.tokens_per_second"]
+    assert (tps.low, tps.high) == (1.0, 1.0)
+    assert "re-simulated at the band's ends (its step times x0.80, x1.25)" in tps.basis and tps.cases == 9
+
+
+def test_a_paced_run_at_capacity_carries_its_queue_in_the_time_to_first_token_band():
+    """Offered exactly its capacity: 25 % slower it serves 80 requests/s of the 100 arriving, so a request
+    waits (100 - 80) t / 80 s at time t, 12.5 s on average over the 100 s; faster, none. The band is those
+    ends against the prediction, far beyond the multipliers; the throughput loses a fifth at the slow
+    end and gains nothing at the fast one (nothing more arrives)."""
+    run = _queue_at(capacity=100.0, offered=100.0)
+    values = run(1.0)
+    bands = {
+        "inference.time_to_first_token_seconds": Band(0.8, 1.25, 0.8, 9, "prefill"),
+        "inference.latency_seconds": Band(0.8, 1.25, 0.8, 9, "latency"),
+        "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
+    }
+    out = queued_bands(bands, values, run)
+    ttft = out["inference.time_to_first_token_seconds"]
+    assert ttft.low == pytest.approx(0.8)
+    assert ttft.high == pytest.approx((0.125 + 12.5) / 0.1)  # 126.25x
+    tps = out["inference.tokens_per_second"]
+    assert (tps.low, tps.high) == pytest.approx((0.8, 1.0))
+
+
+def test_a_paced_estimate_near_capacity_has_a_wider_first_token_band_than_a_burst():
+    """End to end: a paced run offered about its capacity re-simulates its queue at the band's ends, so
+    its TTFT band is wider than the multipliers a burst of the same requests gets; each band still
+    holds its figure."""
+    base = [
+        "--model",
+        "llama-3.1-8b",
+        "--task",
+        "inference",
+        "--gpu",
+        "l4",
+        "--input-tokens",
+        "1000",
+        "--output-tokens",
+        "200",
+        "--requests",
+        "200",
+    ]
+    burst = _estimate(base)
+    paced = _estimate([*base, "--request-rate", "3"])
+    width = {}
+    for name, d in (("burst", burst), ("paced", paced)):
+        b = d["uncertainty"]["inference.time_to_first_token_seconds"]
+        assert b["low"] <= d["inference"]["time_to_first_token_seconds"] <= b["high"]
+        width[name] = b["high"] / b["low"]
+    assert "re-simulated" in paced["uncertainty"]["inference.time_to_first_token_seconds"]["basis"]
+    assert width["paced"] > 1.5 * width["burst"], width
 
 
 # ----- estimates ----------------------------------------------------------------------------------

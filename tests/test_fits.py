@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from corpus import families
-from corpus.holdout import SETS as HOLDOUT_SETS
 from corpus.first_scorings import CALIBRATING
+from corpus.holdout import SETS as HOLDOUT_SETS
 
 from .conftest import load_script
 

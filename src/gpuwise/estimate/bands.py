@@ -11,7 +11,7 @@ with no validated case get the widest band of the figure and family, and the bas
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -429,6 +429,49 @@ def _model_bands(
         f"time to first token ({share:.0%} of it): {prefill.basis}; decode ({1 - share:.0%}): {decode.basis}",
         prefill.bias or decode.bias,
     )
+    return out
+
+
+# a paced run's figures re-simulated at its band's ends: JSON path -> whether it is a time (else a rate)
+QUEUED = {
+    "inference.time_to_first_token_seconds": True,
+    "inference.decode_seconds_per_token": True,
+    "inference.latency_seconds": True,
+    "inference.tokens_per_second": False,
+    "inference.samples_per_second": False,
+    "inference.requests_per_second": False,
+}
+
+
+def queued_bands(
+    bands: Mapping[str, Band], values: Mapping[str, float | None], rerun: Callable[[float], Mapping[str, float]]
+) -> dict[str, Band]:
+    """The bands of a paced run (requests arriving at a set rate) with its queue carried: each figure's
+    band is where the run itself lands re-simulated with its step times at that band's ends (a time's
+    band is its multipliers; a rate's, their reciprocals), against the same re-simulation at its
+    predicted speed. Why: a band is a multiplier, right where a
+    figure scales with the engine's speed; near capacity a 20 % slower engine can wait minutes for its
+    first token (a queue that grows), and well below it the throughput is the offered load whatever the
+    speed."""
+    runs: dict[float, Mapping[str, float]] = {}
+
+    def at(scale: float) -> Mapping[str, float]:
+        if scale not in runs:
+            runs[scale] = rerun(scale)
+        return runs[scale]
+
+    out = dict(bands)
+    for path, time in QUEUED.items():
+        b, v = bands.get(path), values.get(path)
+        if b is None or not v:
+            continue
+        scales = (b.low, b.high) if time else (1 / b.high, 1 / b.low)
+        ref = at(1.0).get(path, 0.0)  # the same draw at the predicted speed: the ends are relative to it
+        ends = sorted(at(scale).get(path, 0.0) / ref if ref else 0.0 for scale in scales)
+        if not all(math.isfinite(e) and e > 0 for e in ends):
+            continue
+        basis = f"{b.basis}; the paced run re-simulated at the band's ends (its step times x{scales[0]:.2f}, x{scales[1]:.2f})"
+        out[path] = Band(min(ends[0], 1.0), max(ends[1], 1.0), b.level, b.cases, basis, b.bias)
     return out
 
 

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.catalog import Catalog, GenericArch, TransformerArch
 from gpuwise.catalog.arch import image_side, vit_image_side
 from gpuwise.errors import UsageError
-from gpuwise.estimate.bands import DEFAULT_LEVEL, Band, MeasuredSpread, as_json, figure_bands, serving_margins
+from gpuwise.estimate.bands import (
+    DEFAULT_LEVEL,
+    Band,
+    MeasuredSpread,
+    as_json,
+    figure_bands,
+    queued_bands,
+    serving_margins,
+)
 from gpuwise.estimate.comm import Topology, topology
 from gpuwise.estimate.cost import CostParams, fleet_cost, owned_cost, rent_quote, why_no_price
 from gpuwise.estimate.memory import SEARCH_LIMIT, largest_fitting, memory
@@ -136,9 +144,11 @@ class Estimate:
         search makes many estimates and shows few."""
         if self.band_table is None:
             return {}
-        return figure_bands(
-            self.figures(), self.workload, self.hardware.gpu, self.band_table, self.confidence, self.measured
-        )
+        values = self.figures()
+        bands = figure_bands(values, self.workload, self.hardware.gpu, self.band_table, self.confidence, self.measured)
+        if self.inference is not None and self.inference.rerun is not None:
+            return queued_bands(bands, values, self.inference.rerun)
+        return bands
 
     def figures(self) -> dict[str, float | None]:
         """The predicted figures that carry a band, by JSON path, as `as_dict` writes them."""

@@ -17,7 +17,7 @@ import math
 import operator
 import statistics
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
@@ -78,6 +78,9 @@ class InferenceEstimate:
     notes: tuple[str, ...]
     # a finite run (--requests): metric (ttft, tpot, e2e) -> "p50".. "p99" -> seconds over its requests
     run_percentiles: dict[str, dict[str, float]] | None = None
+    # a paced finite run (--request-rate): its figures (JSON path -> value) with every step time multiplied by
+    # the argument, the arrivals unchanged (its queue grows or drains with the engine's speed); None otherwise
+    rerun: Callable[[float], dict[str, float]] | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, object]:
         extra = {} if self.run_percentiles is None else {"run_percentiles": self.run_percentiles}
@@ -602,7 +605,27 @@ def _finite_run(
         bottleneck=_bottleneck(terms),
         notes=tuple(notes),
         run_percentiles=pcts,
+        rerun=functools.partial(_paced_at, job, step, setup, copies) if job.request_rate else None,
     )
+
+
+def _paced_at(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int, scale: float) -> dict[str, float]:
+    """A paced run's figures with every step `scale` times as long, its arrivals unchanged: the same run
+    at `scale` times the rate in the engine's own time (the same Poisson draws, scaled to each rate),
+    every time then multiplied by `scale`. Why: near its capacity a run's TTFT is its queue, which a
+    speed error grows or drains far more than in proportion (the band's ends, bands.queued_bands). One
+    draw of the arrivals (bands compare runs of the same draw: scale 1 is their reference), not the
+    figures' PACED_SEEDS: a band's seven runs cost about two of the figures'."""
+    run = _split_run(replace(job, request_rate=job.request_rate * scale), step, setup, copies, seeds=1)
+    span = scale * run.end
+    return {
+        "inference.time_to_first_token_seconds": scale * run.ttft,
+        "inference.decode_seconds_per_token": scale * run.tpot,
+        "inference.latency_seconds": scale * run.e2e,
+        "inference.tokens_per_second": run.outputs / span,
+        "inference.samples_per_second": job.requests / span,
+        "inference.requests_per_second": job.requests / span,
+    }
 
 
 def run_copies(job: InferenceJob, copies: int) -> int:
@@ -616,18 +639,18 @@ def busiest_senders(job: InferenceJob, copies: int) -> int:
     return _share(job.senders, 0, run_copies(job, copies))
 
 
-def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int) -> _RunTimes:
+def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int, seeds: int = 0) -> _RunTimes:
     """The run as `vllm bench serve` sends it, dealt over the busy copies (run_copies) in arrival order, as
     a server's data-parallel dispatch or a round-robin balancer does: the n arrivals (all at once, or one
     Poisson draw at the run's rate) and lengths are drawn once for the whole run, request i going to copy
     i mod k, the closed-loop clients split as evenly as whole clients allow. Means over all requests (of
     each draw, then over PACED_SEEDS draws when paced), the span the slowest copy's, output tokens all of
-    theirs; one copy is the engine's own run."""
+    theirs; one copy is the engine's own run. `seeds`: the paced run's draws (0: PACED_SEEDS)."""
     n, clients = job.requests, job.senders
     k, closed = run_copies(job, copies), clients < n
     out = []
     each: dict[str, list[float]] = {"ttft": [], "tpot": [], "e2e": []}
-    for seed in range(PACED_SEEDS) if job.request_rate else (0,):
+    for seed in range(seeds or PACED_SEEDS) if job.request_rate else (0,):
         times = [0.0] * n
         if job.request_rate:
             drawn = poisson_arrivals(job.request_rate, n, seed)
