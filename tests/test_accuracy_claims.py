@@ -447,9 +447,9 @@ def _torchtune_packing_fit() -> None:
         assert claim in text, claim
 
 
-def _diagnosis37_figures() -> None:
-    """The thirty-seventh's section: its frozen and current medians and share within, as the frozen record and
-    the generated document give them."""
+def _medians_section(n: int, frozen_doc: str, heading: str) -> None:
+    """A section of docs/holdout-diagnosis.md quoting its holdout's frozen and current medians and share within,
+    as the frozen record and the generated document give them."""
 
     def line(doc: str) -> str:
         rows = {r.split("|")[2].strip(): r.split("|") for r in _doc(doc).splitlines() if r.startswith("| all | ")}
@@ -457,9 +457,35 @@ def _diagnosis37_figures() -> None:
         return f"{kinds}, {rows['all'][6].split('%')[0].strip()} % within ±20 %"
 
     text = _flat(_doc("holdout-diagnosis.md"))
-    part = text[text.index("## The thirty-seventh holdout, diagnostic") :].split(" ## ", 1)[0]
-    for doc in ("accuracy-holdout37-2026-12-06.md", "accuracy-holdout37.md"):
+    part = text[text.index(heading) :].split(" ## ", 1)[0]
+    for doc in (frozen_doc, f"accuracy-holdout{n}.md"):
         assert line(doc) in part, line(doc)
+
+
+def _diagnosis37_figures() -> None:
+    _medians_section(37, "accuracy-holdout37-2026-12-06.md", "## The thirty-seventh holdout, diagnostic")
+
+
+def _diagnosis38_figures() -> None:
+    _medians_section(38, "accuracy-holdout38-2026-12-06.md", "## The thirty-eighth holdout, diagnostic")
+
+
+def _uncompiled_figures() -> None:
+    """The thirty-eighth's section on eager training: the rows of holdouts 1-38 written `compile: false`, their
+    count, median signed error and band coverage as they score now."""
+    rows = [
+        r
+        for n in range(1, 39)
+        for r in holdout.evaluate_all(holdout.SETS[n].data)
+        if r.kind == "training" and r.signed is not None and r.options.get("compile") is False
+    ]
+    text = _flat(_doc("holdout-diagnosis.md")).replace("\u2212", "-")
+    part = text[text.index("## The thirty-eighth holdout, diagnostic") :].split(" ## ", 1)[0]
+    bias = statistics.median(r.signed for r in rows)
+    covered = sum(bool(r.covered) for r in rows) / len(rows)
+    claim = f"the {len(rows)} training rows whose gatherer wrote an uncompiled run have a median bias of {bias * 100:+.1f} %"
+    assert claim in part, claim
+    assert f"(coverage {covered * 100:.0f} %)" in part
 
 
 def _diagnosis24_figures() -> None:
@@ -583,6 +609,9 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "|error| 18.7 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "46 % within ±20 %);"): _diagnosis37_figures,
     ("docs/holdout-diagnosis.md", "50 % within ±20 %"): _diagnosis37_figures,
+    ("docs/holdout-diagnosis.md", "41 % within ±20 %);"): _diagnosis38_figures,
+    ("docs/holdout-diagnosis.md", "45 % within ±20 %"): _diagnosis38_figures,
+    ("docs/holdout-diagnosis.md", "wrote an uncompiled run have a median bias of"): _uncompiled_figures,
     ("docs/holdout-diagnosis.md", "bias +7.9 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "3 -> 6 of 13 within ±20 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "7 -> 9 of 18 within ±20 %."): _masked_lm_figures,

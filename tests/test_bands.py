@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,14 @@ from gpuwise.estimate.bands import (
     LEVELS,
     Band,
     ClassKey,
+    MeasuredSpread,
     band_for,
     family_of,
     figure_bands,
     lineage,
     queued_bands,
     stored_level,
+    workload_sizes,
 )
 from gpuwise.units import fmt_seconds
 from gpuwise.workload import build_hardware, build_workload
@@ -241,7 +244,7 @@ def test_times_take_the_reciprocal_band_and_a_request_latency_weighs_its_parts()
     assert Band(0.5, 2.0, 0.8, 1, "").inverted() == Band(0.5, 2.0, 0.8, 1, "")
 
 
-def _queue_at(capacity: float, offered: float):
+def _queue_at(capacity: float, offered: float) -> Callable[[float], dict[str, float]]:
     """A paced run by hand: a server of `capacity` requests/s (at the predicted speed) offered `offered`
     requests/s for 100 s; TTFT is a 0.1 s prefill plus the mean wait of a queue that grows linearly
     when the (scaled) capacity is short of the offered rate, else no wait."""
@@ -259,9 +262,10 @@ def _queue_at(capacity: float, offered: float):
     return run
 
 
-def test_a_paced_run_far_below_capacity_keeps_its_time_bands_and_its_throughput_is_the_offered_load():
+def test_a_paced_run_far_below_capacity_keeps_its_bands():
     """At a tenth of capacity every time scales with the engine (the published multipliers stand) and
-    the throughput is what arrives, whatever the speed: its band closes on the figure."""
+    the throughput is what arrives, whatever the speed; its band is not narrowed on that account: a
+    published run is another draw of the arrivals, which the multipliers carry and one simulation does not."""
     run = _queue_at(capacity=100.0, offered=10.0)
     values = run(1.0)
     bands = {
@@ -270,18 +274,14 @@ def test_a_paced_run_far_below_capacity_keeps_its_time_bands_and_its_throughput_
         "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
     }
     out = queued_bands(bands, values, run)
-    ttft = out["inference.time_to_first_token_seconds"]
-    assert (ttft.low, ttft.high) == pytest.approx((0.8, 1.25))
-    tps = out["inference.tokens_per_second"]
-    assert (tps.low, tps.high) == (1.0, 1.0)
-    assert "re-simulated at the band's ends (its step times x0.80, x1.25)" in tps.basis and tps.cases == 9
+    assert out == bands
 
 
 def test_a_paced_run_at_capacity_carries_its_queue_in_the_time_to_first_token_band():
     """Offered exactly its capacity: 25 % slower it serves 80 requests/s of the 100 arriving, so a request
-    waits (100 - 80) t / 80 s at time t, 12.5 s on average over the 100 s; faster, none. The band is those
-    ends against the prediction, far beyond the multipliers; the throughput loses a fifth at the slow
-    end and gains nothing at the fast one (nothing more arrives)."""
+    waits (100 - 80) t / 80 s at time t, 12.5 s on average over the 100 s; faster, none. The TTFT band
+    reaches those ends, far beyond the multipliers, and says why; the throughput's stays (0.8 slower,
+    nothing more arrives faster: inside the multipliers)."""
     run = _queue_at(capacity=100.0, offered=100.0)
     values = run(1.0)
     bands = {
@@ -293,8 +293,29 @@ def test_a_paced_run_at_capacity_carries_its_queue_in_the_time_to_first_token_ba
     ttft = out["inference.time_to_first_token_seconds"]
     assert ttft.low == pytest.approx(0.8)
     assert ttft.high == pytest.approx((0.125 + 12.5) / 0.1)  # 126.25x
-    tps = out["inference.tokens_per_second"]
-    assert (tps.low, tps.high) == pytest.approx((0.8, 1.0))
+    assert "widened to the paced run re-simulated at the band's ends (its times x0.80, x1.25)" in ttft.basis
+    assert ttft.cases == 9
+    assert out["inference.tokens_per_second"] == bands["inference.tokens_per_second"]
+
+
+def test_a_measured_spread_is_not_re_simulated_as_a_speed_error():
+    """A team's own paced run calibrates the figure: at its workload the band is its spread (its runs carry
+    their queue), whatever the re-simulation at the published band's ends would say."""
+    cat = load_catalog()
+    work = build_workload({"model": "llama-3.1-8b", "task": "inference", "engine": "vllm"}, cat)
+    gpu = build_hardware("h100-sxm", cat).gpu
+    values = {"inference.time_to_first_token_seconds": 1.0, "inference.latency_seconds": 4.0}
+    spread = MeasuredSpread({"inference.time_to_first_token_seconds": 0.05}, workload_sizes(work), 3, "measured")
+
+    def queue(scale: float) -> dict[str, float]:  # a run whose TTFT explodes at any slower speed
+        return {"inference.time_to_first_token_seconds": 1.0 if scale <= 1 else 100.0}
+
+    bands = figure_bands(values, work, gpu, _table(), 0.8, spread, queue)
+    b = bands["inference.time_to_first_token_seconds"]
+    assert (b.low, b.high) == pytest.approx((0.95, 1.05)) and b.basis == "measured"
+    assert (
+        figure_bands(values, work, gpu, _table(), 0.8, None, queue)["inference.time_to_first_token_seconds"].high == 100
+    )
 
 
 def test_a_paced_estimate_near_capacity_has_a_wider_first_token_band_than_a_burst():

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from gpuwise.catalog.arch import TransformerArch
 
-DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4")
 _T = TypeVar("_T")
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}  # built on first use, one per shape
 

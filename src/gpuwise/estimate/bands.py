@@ -368,12 +368,17 @@ def figure_bands(
     table: UncertaintyTable,
     level: float,
     measured: MeasuredSpread | None = None,
+    rerun: Callable[[float], Mapping[str, float]] | None = None,
 ) -> dict[str, Band]:
     """The band of each predicted figure present in `values` (JSON path -> value), as multipliers
     on the figure: rates and times of one class are reciprocal, an LLM request's latency is its
-    TTFT and its decode weighted by their shares. Figures calibrated on the team's own run
-    (`measured`) take its spread instead, widened toward these bands with the distance from it."""
+    TTFT and its decode weighted by their shares; a paced run's widened to carry its queue (`rerun`:
+    its figures at a scale of its times, queued_bands). Figures calibrated on the team's own run
+    (`measured`) take its spread instead, widened toward these bands with the distance from it (the
+    team's runs carry their own queue)."""
     bands = _model_bands(values, work, gpu, table, level)
+    if rerun is not None:
+        bands = queued_bands(bands, values, rerun)
     if measured is None:
         return bands
     asked = workload_sizes(work)
@@ -437,9 +442,7 @@ QUEUED = {
     "inference.time_to_first_token_seconds": True,
     "inference.decode_seconds_per_token": True,
     "inference.latency_seconds": True,
-    "inference.tokens_per_second": False,
-    "inference.samples_per_second": False,
-    "inference.requests_per_second": False,
+    **dict.fromkeys(INFERENCE_RATES, False),
 }
 
 
@@ -447,31 +450,26 @@ def queued_bands(
     bands: Mapping[str, Band], values: Mapping[str, float | None], rerun: Callable[[float], Mapping[str, float]]
 ) -> dict[str, Band]:
     """The bands of a paced run (requests arriving at a set rate) with its queue carried: each figure's
-    band is where the run itself lands re-simulated with its step times at that band's ends (a time's
-    band is its multipliers; a rate's, their reciprocals), against the same re-simulation at its
-    predicted speed. Why: a band is a multiplier, right where a
-    figure scales with the engine's speed; near capacity a 20 % slower engine can wait minutes for its
-    first token (a queue that grows), and well below it the throughput is the offered load whatever the
-    speed."""
-    runs: dict[float, Mapping[str, float]] = {}
-
-    def at(scale: float) -> Mapping[str, float]:
-        if scale not in runs:
-            runs[scale] = rerun(scale)
-        return runs[scale]
-
+    band widened to where the run itself lands re-simulated with its times at that band's ends (a
+    time's band is its multipliers; a rate's, their reciprocals). Why: a band is a multiplier, right
+    where a figure scales with the engine's speed; near capacity a 20 % slower engine can wait minutes
+    for its first token (a queue that grows). Never narrowed: well below capacity the throughput is
+    the offered load whatever the speed, but a published run is another draw of the arrivals, which
+    the band's multipliers carry and one simulated draw does not."""
     out = dict(bands)
     for path, time in QUEUED.items():
         b, v = bands.get(path), values.get(path)
         if b is None or not v:
             continue
         scales = (b.low, b.high) if time else (1 / b.high, 1 / b.low)
-        ref = at(1.0).get(path, 0.0)  # the same draw at the predicted speed: the ends are relative to it
-        ends = sorted(at(scale).get(path, 0.0) / ref if ref else 0.0 for scale in scales)
+        ends = sorted(rerun(scale).get(path, 0.0) / v for scale in scales)
         if not all(math.isfinite(e) and e > 0 for e in ends):
             continue
-        basis = f"{b.basis}; the paced run re-simulated at the band's ends (its step times x{scales[0]:.2f}, x{scales[1]:.2f})"
-        out[path] = Band(min(ends[0], 1.0), max(ends[1], 1.0), b.level, b.cases, basis, b.bias)
+        low, high = min(ends[0], b.low), max(ends[1], b.high)
+        if (low, high) == (b.low, b.high):
+            continue
+        basis = f"{b.basis}; widened to the paced run re-simulated at the band's ends (its times x{scales[0]:.2f}, x{scales[1]:.2f})"
+        out[path] = Band(low, high, b.level, b.cases, basis, b.bias)
     return out
 
 

@@ -57,11 +57,40 @@ def platform_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> Refusal | No
     return Refusal(work.engine, profile.name, profile.vendors, gpu.id, gpu.name, runs)
 
 
+# NVFP4 checkpoints: the engines that serve them (TensorRT-LLM and SGLang on FP4 tensor cores only; vLLM also
+# dequantizes them for 16-bit GEMMs with its FP4 Marlin kernel, on the architectures Marlin is built for)
+NVFP4_ON_FP4 = ("trtllm", "vllm", "sglang")
+NVFP4_MARLIN = {"vllm": ("ampere", "ada", "hopper")}
+
+
+def nvfp4_refusal(work: Workload, gpu: GPU) -> str | None:
+    """Why `work`'s NVFP4 weights cannot be served on `gpu` by its engine, or None (not NVFP4, or it can)."""
+    if not isinstance(work, InferenceJob) or work.weights_dtype != "nvfp4":
+        return None
+    if gpu.vendor != "nvidia":
+        return f"NVFP4 kernels are NVIDIA's (CUDA): {gpu.name} cannot serve --weights-dtype nvfp4"
+    if "fp4" in gpu.peak_flops:
+        if work.engine in NVFP4_ON_FP4:
+            return None
+        return f"--engine {work.engine} has no NVFP4 kernels: choose --engine {'|'.join(NVFP4_ON_FP4)} for nvfp4"
+    marlin = [e for e, arches in NVFP4_MARLIN.items() if gpu.architecture in arches]
+    if work.engine in marlin:
+        return None
+    return (
+        f"{gpu.name} has no FP4 tensor cores"
+        + (f"; only {', '.join(marlin)} dequantizes NVFP4 there (FP4 Marlin)" if marlin else "")
+        + ": serve nvfp4 on a Blackwell GPU, or use fp8/int4 weights"
+    )
+
+
 def check_platform(work: Workload, gpu: GPU, catalog: Catalog) -> None:
-    """Raise PlatformError when the serving engine or runtime of `work` does not run on `gpu`'s vendor."""
+    """Raise PlatformError when the serving engine or runtime of `work` does not run on `gpu`'s vendor,
+    and a UsageError when its NVFP4 weights cannot be served there."""
     refusal = platform_refusal(work, gpu, catalog)
     if refusal is not None:
         raise PlatformError(refusal)
+    if (why := nvfp4_refusal(work, gpu)) is not None:
+        raise UsageError(why)
 
 
-__all__ = ["PlatformError", "Refusal", "check_platform", "platform_refusal"]
+__all__ = ["PlatformError", "Refusal", "check_platform", "nvfp4_refusal", "platform_refusal"]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gpuwise.estimate.bands import MeasuredSpread
 
 # Which peak a compute dtype runs at; fp32 training without TF32 uses the CUDA-core fp32 rate.
-PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8"}
+PEAK_KEY = {"fp32": "fp32", "tf32": "tf32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "fp4": "fp4", "int8": "int8"}
 
 FUSED_ATTENTION_NOTE = "fused attention at "  # the start of the note naming the fused-attention rate
 
@@ -165,7 +165,8 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
         dtype=key,
         peak=peak,
         matmul=matmul,
-        attention=min(matmul, peak * att_eff),
+        # no engine runs its fused attention in FP4: NVFP4 GEMMs beside FP8 (or 16-bit) attention
+        attention=min(matmul, gpu.peak_flops.get("fp8", peak) * att_eff if key == "fp4" else peak * att_eff),
         bandwidth=bandwidth,
         notes=tuple(notes),
         matmul_bandwidth=matmul_bandwidth,

@@ -15,7 +15,6 @@ from gpuwise.estimate.bands import (
     MeasuredSpread,
     as_json,
     figure_bands,
-    queued_bands,
     serving_margins,
 )
 from gpuwise.estimate.comm import Topology, topology
@@ -144,11 +143,10 @@ class Estimate:
         search makes many estimates and shows few."""
         if self.band_table is None:
             return {}
-        values = self.figures()
-        bands = figure_bands(values, self.workload, self.hardware.gpu, self.band_table, self.confidence, self.measured)
-        if self.inference is not None and self.inference.rerun is not None:
-            return queued_bands(bands, values, self.inference.rerun)
-        return bands
+        rerun = self.inference.rerun if self.inference is not None else None
+        return figure_bands(
+            self.figures(), self.workload, self.hardware.gpu, self.band_table, self.confidence, self.measured, rerun
+        )
 
     def figures(self) -> dict[str, float | None]:
         """The predicted figures that carry a band, by JSON path, as `as_dict` writes them."""

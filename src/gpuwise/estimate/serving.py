@@ -42,12 +42,16 @@ if TYPE_CHECKING:  # the operator model is imported where a model needs it (LLM 
 
 
 def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) -> str:
-    """fp8/int8 weights run on fp8/int8 tensor cores where they exist; weight-only 4-bit formats
-    are dequantized and multiply in 16-bit; fp32 weights on TF32 tensor cores unless the engine's
-    runtime leaves TF32 off for matmuls (a transformers generate loop: PyTorch eager)."""
+    """fp8/int8 weights run on fp8/int8 tensor cores where they exist, NVFP4 weights on FP4 tensor cores
+    (Blackwell: W4A4, the activations quantized to NVFP4 on the fly); weight-only 4-bit formats (and
+    NVFP4 on a GPU without FP4 tensor cores) are dequantized and multiply in 16-bit; fp32 weights on
+    TF32 tensor cores unless the engine's runtime leaves TF32 off for matmuls (a transformers generate
+    loop: PyTorch eager)."""
     wd = job.weights_dtype
     if wd in ("fp8", "int8") and wd in peaks:
         return wd
+    if wd == "nvfp4" and "fp4" in peaks:
+        return "fp4"
     if wd == "fp32":
         return "tf32" if "tf32" in peaks and _tf32_gemm(job, catalog) else "fp32"
     return "bf16" if "bf16" in peaks else "fp16"
@@ -556,8 +560,9 @@ def _finite_run(
     clients = job.senders
     closed, busy = clients < n, run_copies(job, copies)
     run = _split_run(job, step, setup, copies)
-    ttft, tpot, e2e, end, outputs = run.ttft, run.tpot, run.e2e, run.end, run.outputs
-    if not all(math.isfinite(x) for x in (ttft, tpot, e2e, end)):  # pragma: no cover - the cap is checked above
+    if not all(
+        math.isfinite(x) for x in (run.ttft, run.tpot, run.e2e, run.end)
+    ):  # pragma: no cover - cap checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
     each = " on each copy" if busy > 1 else ""
     if job.request_rate:
@@ -575,57 +580,71 @@ def _finite_run(
             "slowest copy)"
         )
     notes.append(
-        f"a finite run of {n} requests{how}: it ends after {end:.1f} s; TTFT and TPOT are the run's means, "
+        f"a finite run of {n} requests{how}: it ends after {run.end:.1f} s; TTFT and TPOT are the run's means, "
         "throughput its output tokens over its span"
     )
     if job.lengths_vary:
         notes.append(_spread_note(job, n))
     pcts = {metric: _run_percentiles(values) for metric, values in run.each.items()}
-    notes.append(
-        "the run's percentiles over its requests (nearest rank; inference.run_percentiles): "
-        + "; ".join(
-            f"{name} p50 {pcts[metric]['p50'] * 1e3:,.1f} ms, p99 {pcts[metric]['p99'] * 1e3:,.1f} ms"
-            for metric, name in (("ttft", "TTFT"), ("tpot", "TPOT"), ("e2e", "latency"))
-        )
-    )
+    notes.append(_percentiles_note(pcts))
     if setup.router_waits:
         notes.append(
             f"the finite run's simulation prefills prompts in steps of their own as soon as one waits; {setup.name}'s "
             "router also holds them back by its waiting rule: the run's TTFT and TPOT are optimistic"
         )
+    figures = run_figures(run, n)
     return InferenceEstimate(
         prefill_seconds=prefill,
-        time_to_first_token_seconds=ttft,
-        decode_seconds_per_token=tpot,
-        latency_seconds=e2e,
-        tokens_per_second=outputs / end,
-        samples_per_second=n / end,
-        requests_per_second=n / end,
+        time_to_first_token_seconds=figures["inference.time_to_first_token_seconds"],
+        decode_seconds_per_token=figures["inference.decode_seconds_per_token"],
+        latency_seconds=figures["inference.latency_seconds"],
+        tokens_per_second=figures["inference.tokens_per_second"],
+        samples_per_second=figures["inference.samples_per_second"],
+        requests_per_second=figures["inference.requests_per_second"],
         terms=terms,
         bottleneck=_bottleneck(terms),
         notes=tuple(notes),
         run_percentiles=pcts,
-        rerun=functools.partial(_paced_at, job, step, setup, copies) if job.request_rate else None,
+        rerun=PacedRerun(functools.partial(_paced_at, job, step, setup, copies)) if job.request_rate else None,
     )
 
 
-def _paced_at(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int, scale: float) -> dict[str, float]:
-    """A paced run's figures with every step `scale` times as long, its arrivals unchanged: the same run
-    at `scale` times the rate in the engine's own time (the same Poisson draws, scaled to each rate),
-    every time then multiplied by `scale`. Why: near its capacity a run's TTFT is its queue, which a
-    speed error grows or drains far more than in proportion (the band's ends, bands.queued_bands). One
-    draw of the arrivals (bands compare runs of the same draw: scale 1 is their reference), not the
-    figures' PACED_SEEDS: a band's seven runs cost about two of the figures'."""
-    run = _split_run(replace(job, request_rate=job.request_rate * scale), step, setup, copies, seeds=1)
+@dataclass(frozen=True, slots=True)
+class PacedRerun:
+    """A paced run's figures at a scale of its times (_paced_at), each scale simulated once: an estimate's
+    bands are asked for once a figure (the report, the terminal's ranges). A plain object, so an estimate
+    still pickles and copies."""
+
+    at: Callable[[float], dict[str, float]]
+    seen: dict[float, dict[str, float]] = field(default_factory=dict)
+
+    def __call__(self, scale: float) -> dict[str, float]:
+        if scale not in self.seen:
+            self.seen[scale] = self.at(scale)
+        return self.seen[scale]
+
+
+def run_figures(run: _RunTimes, requests: int, scale: float = 1.0) -> dict[str, float]:
+    """A finite run's figures by JSON path, every time `scale` times as long (1: as simulated)."""
     span = scale * run.end
     return {
         "inference.time_to_first_token_seconds": scale * run.ttft,
         "inference.decode_seconds_per_token": scale * run.tpot,
         "inference.latency_seconds": scale * run.e2e,
         "inference.tokens_per_second": run.outputs / span,
-        "inference.samples_per_second": job.requests / span,
-        "inference.requests_per_second": job.requests / span,
+        "inference.samples_per_second": requests / span,
+        "inference.requests_per_second": requests / span,
     }
+
+
+def _paced_at(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int, scale: float) -> dict[str, float]:
+    """A paced run's figures with every time of it `scale` times as long (its steps, and the front end's
+    per-request overhead with them), its arrivals unchanged: the same run at `scale` times the rate in the
+    engine's own time (the same Poisson draws, scaled to each rate, PACED_SEEDS of them as the figures'),
+    every time then multiplied by `scale`. Why: near its capacity a run's TTFT is its queue, which a
+    speed error grows or drains far more than in proportion (the band's ends, bands.queued_bands)."""
+    run = _split_run(replace(job, request_rate=job.request_rate * scale), step, setup, copies)
+    return run_figures(run, job.requests, scale)
 
 
 def run_copies(job: InferenceJob, copies: int) -> int:
@@ -639,18 +658,18 @@ def busiest_senders(job: InferenceJob, copies: int) -> int:
     return _share(job.senders, 0, run_copies(job, copies))
 
 
-def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int, seeds: int = 0) -> _RunTimes:
+def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: int) -> _RunTimes:
     """The run as `vllm bench serve` sends it, dealt over the busy copies (run_copies) in arrival order, as
     a server's data-parallel dispatch or a round-robin balancer does: the n arrivals (all at once, or one
     Poisson draw at the run's rate) and lengths are drawn once for the whole run, request i going to copy
     i mod k, the closed-loop clients split as evenly as whole clients allow. Means over all requests (of
     each draw, then over PACED_SEEDS draws when paced), the span the slowest copy's, output tokens all of
-    theirs; one copy is the engine's own run. `seeds`: the paced run's draws (0: PACED_SEEDS)."""
+    theirs; one copy is the engine's own run."""
     n, clients = job.requests, job.senders
     k, closed = run_copies(job, copies), clients < n
     out = []
     each: dict[str, list[float]] = {"ttft": [], "tpot": [], "e2e": []}
-    for seed in range(seeds or PACED_SEEDS) if job.request_rate else (0,):
+    for seed in range(PACED_SEEDS) if job.request_rate else (0,):
         times = [0.0] * n
         if job.request_rate:
             drawn = poisson_arrivals(job.request_rate, n, seed)
@@ -674,6 +693,13 @@ def _split_run(job: InferenceJob, step: StepModel, setup: EngineSetup, copies: i
             each[m] += pooled[m]
     ttft, tpot, e2e, end, outputs = (statistics.fmean(col) for col in zip(*out, strict=True))
     return _RunTimes(ttft, tpot, e2e, end, outputs, each)
+
+
+def _percentiles_note(pcts: dict[str, dict[str, float]]) -> str:
+    return "the run's percentiles over its requests (nearest rank; inference.run_percentiles): " + "; ".join(
+        f"{name} p50 {pcts[metric]['p50'] * 1e3:,.1f} ms, p99 {pcts[metric]['p99'] * 1e3:,.1f} ms"
+        for metric, name in (("ttft", "TTFT"), ("tpot", "TPOT"), ("e2e", "latency"))
+    )
 
 
 def _run_percentiles(values: list[float]) -> dict[str, float]:

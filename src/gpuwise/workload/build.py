@@ -352,6 +352,11 @@ def _inference_job(
         raise UsageError(f"{_flags(stray)} only apply to training; drop them or set --task finetune")
     precision = f.precision or "bf16"
     wd = f.weights_dtype or (precision if precision in ("fp16", "bf16", "fp32") else "bf16")
+    if wd == "nvfp4" and not (isinstance(model, TransformerArch) and model.decoder):
+        raise UsageError(
+            f"--weights-dtype nvfp4 is an LLM serving format (TensorRT-LLM, vLLM, SGLang); {model.name} is not a "
+            "decoder: use int8, fp8 or a 16/32-bit dtype"
+        )
     kv_default = wd if wd in ("fp16", "bf16", "fp32") else "bf16"
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
@@ -1019,6 +1024,11 @@ def _training_weights(
         raise UsageError(
             "full training keeps FP8 weights only as Transformer Engine FP8 parameters, which compute in FP8: "
             "give --precision fp8 (or a 16/32-bit --weights-dtype)"
+        )
+    if wd == "nvfp4":
+        raise UsageError(
+            "nvfp4 weights are a serving format (TensorRT-LLM, vLLM, SGLang on Blackwell): training here keeps "
+            "16/32-bit or fp8 weights, or a quantized frozen base (int8 under LoRA, nf4 or int4 under QLoRA)"
         )
     if method == "lora" and wd in ("int4", "nf4"):
         raise UsageError(f"adapters on a 4-bit ({wd}) base are QLoRA: did you mean --method qlora?")

@@ -178,7 +178,8 @@ class WorkloadFields(StrictFields):
     precision: Annotated[Precision | None, Choice] = _f("Compute precision.", example="bf16", default="bf16")
     weights_dtype: Annotated[WeightsDtype | None, Choice] = _f(
         "Storage dtype of the weights (fp8 in full training: Transformer Engine FP8 parameters, Megatron Core's "
-        "--fp8-param-gather).",
+        "--fp8-param-gather; nvfp4 in serving: NVFP4, 4-bit floats with an FP8 scale per 16, on FP4 tensor "
+        "cores where the GPU has them).",
         example="bf16",
         default="the precision (nf4 for QLoRA)",
     )

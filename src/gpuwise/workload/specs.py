@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only: the CLI builds its options from these spe
 Task = Literal["pretrain", "finetune", "inference"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
-WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"]
+WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nvfp4"]
 KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 # "none": forward and backward only (a fwd+bwd benchmark: gradients, no optimizer states, no update)
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor", "lamb", "lion", "none"]
@@ -110,6 +110,7 @@ DTYPE_BYTES: dict[str, float] = {
     "int8": 1,
     "int4": 0.5,
     "nf4": 0.5,
+    "nvfp4": 0.5,  # NVFP4: E2M1 codes (its FP8 scale per 16 weights added by the estimator)
 }
 # a serving engine's own settings as deployed (InferenceJob fields; None: the engine's own)
 ENGINE_SETTINGS = ("max_seqs", "max_batch_tokens", "memory_fraction")

@@ -104,6 +104,8 @@ def weight_bytes_per_param(dtype: str, conv: Callable[[str], float], double_quan
     if dtype == "int4":
         group = conv("int4_group_size")
         return DTYPE_BYTES["int4"] + conv("int4_group_scale_bytes") / group
+    if dtype == "nvfp4":
+        return DTYPE_BYTES["nvfp4"] + conv("nvfp4_block_scale_bytes") / conv("nvfp4_block_size")
     if dtype == "int8":
         conv("int8_scale_bytes_per_row")  # 4 B per row of thousands of weights: < 0.1 %, not added
     return DTYPE_BYTES[dtype]
