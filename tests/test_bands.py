@@ -262,17 +262,22 @@ def _queue_at(capacity: float, offered: float) -> Callable[[float], dict[str, fl
     return run
 
 
+def _published_multipliers() -> dict[str, Band]:
+    """The bands a paced run starts from: 0.8x-1.25x on its TTFT, latency and tokens/s."""
+    return {
+        "inference.time_to_first_token_seconds": Band(0.8, 1.25, 0.8, 9, "prefill"),
+        "inference.latency_seconds": Band(0.8, 1.25, 0.8, 9, "latency"),
+        "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
+    }
+
+
 def test_a_paced_run_far_below_capacity_keeps_its_bands():
     """At a tenth of capacity every time scales with the engine (the published multipliers stand) and
     the throughput is what arrives, whatever the speed; its band is not narrowed on that account: a
     published run is another draw of the arrivals, which the multipliers carry and one simulation does not."""
     run = _queue_at(capacity=100.0, offered=10.0)
     values = run(1.0)
-    bands = {
-        "inference.time_to_first_token_seconds": Band(0.8, 1.25, 0.8, 9, "prefill"),
-        "inference.latency_seconds": Band(0.8, 1.25, 0.8, 9, "latency"),
-        "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
-    }
+    bands = _published_multipliers()
     out = queued_bands(bands, values, run)
     assert out == bands
 
@@ -284,11 +289,7 @@ def test_a_paced_run_at_capacity_carries_its_queue_in_the_time_to_first_token_ba
     nothing more arrives faster: inside the multipliers)."""
     run = _queue_at(capacity=100.0, offered=100.0)
     values = run(1.0)
-    bands = {
-        "inference.time_to_first_token_seconds": Band(0.8, 1.25, 0.8, 9, "prefill"),
-        "inference.latency_seconds": Band(0.8, 1.25, 0.8, 9, "latency"),
-        "inference.tokens_per_second": Band(0.8, 1.25, 0.8, 9, "decode"),
-    }
+    bands = _published_multipliers()
     out = queued_bands(bands, values, run)
     ttft = out["inference.time_to_first_token_seconds"]
     assert ttft.low == pytest.approx(0.8)

@@ -83,7 +83,7 @@ def test_nvfp4_outside_llm_serving_is_refused_with_the_reason(work, said):
     [
         ("mi300x", "vllm", "NVFP4 kernels are NVIDIA's"),
         ("t4", "vllm", "has no FP4 tensor cores"),
-        ("rtx-4090", "trtllm", "only vllm dequantizes NVFP4 there"),
+        ("rtx-4090", "trtllm", "only --engine vllm dequantizes NVFP4 there"),
         ("b200", "lmdeploy", "--engine lmdeploy has no NVFP4 kernels"),
     ],
 )
@@ -92,16 +92,30 @@ def test_nvfp4_where_no_engine_serves_it_is_refused_with_the_reason(gpu, engine,
         make_estimate({**SERVE, "engine": engine, "weights_dtype": "nvfp4", "concurrency": 8}, {"gpu": f"{gpu}:1"})
 
 
-def test_a_plan_for_nvfp4_serving_picks_only_gpus_that_serve_it():
-    """A serving plan over the catalog: every candidate is an NVIDIA GPU of Ampere or later under vLLM, or a
-    Blackwell under TensorRT-LLM; an AMD GPU is ruled out with the reason."""
+@pytest.mark.parametrize("ttft_ms", [2000, 15])
+def test_a_plan_for_nvfp4_serving_rules_out_the_gpus_that_cannot_serve_it_with_that_reason(ttft_ms):
+    """Under TensorRT-LLM only a Blackwell serves NVFP4: every other GPU type is ruled out for that, before any
+    timing, so a tight TTFT target (15 ms) does not hide it behind a latency reason; under vLLM an Ampere GPU
+    is kept (FP4 Marlin) and an AMD or Turing one ruled out alike."""
     from gpuwise.api import make_plan
+    from gpuwise.plan.results import Code
 
-    result = make_plan(
-        {**SERVE, "engine": "trtllm", "weights_dtype": "nvfp4"}, {"qps": 5, "ttft_ms": 2000, "tpot_ms": 100}
-    )
-    shown = [c for c in result.candidates if c.est is not None]
-    assert shown and all("fp4" in CAT.gpu(c.est.hardware.gpu.id).peak_flops for c in shown)
+    def ruled(engine: str) -> dict[str, set[str]]:
+        result = make_plan(
+            {**SERVE, "engine": engine, "weights_dtype": "nvfp4"}, {"qps": 5, "ttft_ms": ttft_ms, "tpot_ms": 100}
+        )
+        out: dict[str, set[str]] = {}
+        for r in result.rejected:
+            out.setdefault(r.gpu, set()).add(str(r.reason.code))
+        return out
+
+    trt = ruled("trtllm")
+    for gpu in ("h100-sxm", "a100-80gb-sxm", "rtx-4090", "t4", "mi300x"):
+        assert str(Code.NO_NVFP4) in trt[gpu] or str(Code.NOT_ON_VENDOR) in trt[gpu], (gpu, trt[gpu])
+    assert not any(str(Code.NO_NVFP4) in trt.get(g, set()) for g in FP4_PEAKS)
+    vllm = ruled("vllm")
+    assert vllm["t4"] == {str(Code.NO_NVFP4)} and vllm["mi300x"] == {str(Code.NO_NVFP4)}
+    assert str(Code.NO_NVFP4) not in vllm.get("a100-80gb-sxm", set())
 
 
 def test_attention_stays_at_the_fp8_rate_beside_fp4_gemms():

@@ -60,7 +60,7 @@ def platform_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> Refusal | No
 # NVFP4 checkpoints: the engines that serve them (TensorRT-LLM and SGLang on FP4 tensor cores only; vLLM also
 # dequantizes them for 16-bit GEMMs with its FP4 Marlin kernel, on the architectures Marlin is built for)
 NVFP4_ON_FP4 = ("trtllm", "vllm", "sglang")
-NVFP4_MARLIN = {"vllm": ("ampere", "ada", "hopper")}
+NVFP4_MARLIN = {"vllm": ("ampere", "ada", "hopper", "blackwell")}
 
 
 def nvfp4_refusal(work: Workload, gpu: GPU) -> str | None:
@@ -78,8 +78,9 @@ def nvfp4_refusal(work: Workload, gpu: GPU) -> str | None:
         return None
     return (
         f"{gpu.name} has no FP4 tensor cores"
-        + (f"; only {', '.join(marlin)} dequantizes NVFP4 there (FP4 Marlin)" if marlin else "")
-        + ": serve nvfp4 on a Blackwell GPU, or use fp8/int4 weights"
+        + (f"; only --engine {'|'.join(marlin)} dequantizes NVFP4 there (FP4 Marlin)" if marlin else "")
+        + ": serve nvfp4 on a Blackwell GPU (TensorRT-LLM, vLLM, SGLang) or under vLLM on Ampere, Ada or Hopper, "
+        "or use fp8/int4 weights"
     )
 
 

@@ -159,7 +159,8 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
             f"[{mbw_key}: {_title(catalog, mbw_key)}]"
         )
     where = "FlashAttention-2 paper" if att_key == "attention_efficiency" else _title(catalog, att_key)
-    notes.append(f"{FUSED_ATTENTION_NOTE}{att_eff:.0%} of peak [{att_key}: {where}]")
+    of_peak = "of the FP8 peak (no engine runs attention in FP4)" if key == "fp4" else "of peak"
+    notes.append(f"{FUSED_ATTENTION_NOTE}{att_eff:.0%} {of_peak} [{att_key}: {where}]")
     rates = Rates(
         gpu=gpu,
         dtype=key,

@@ -73,6 +73,7 @@ FORMATS: dict[str, dict[str, Fmt]] = {
     "compute.no_figures": {},
     "compute.no_tensor_cores": {},
     "platform.not_on_vendor": {"vendors": VENDORS, "runs": ALTERNATIVES},
+    "platform.no_nvfp4": {},
     "price.no_offer": {"detail": LOCALIZE},
     "price.no_node_size": {"pricing": PRICING, "largest": DASH},
     "price.indicative_only": {"pricing": PRICING},
