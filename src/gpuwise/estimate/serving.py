@@ -82,7 +82,7 @@ class InferenceEstimate:
     notes: tuple[str, ...]
     # a finite run (--requests): metric (ttft, tpot, e2e) -> "p50".. "p99" -> seconds over its requests
     run_percentiles: dict[str, dict[str, float]] | None = None
-    # a paced finite run (--request-rate): its figures (JSON path -> value) with every step time multiplied by
+    # a paced finite run (--request-rate): its figures (JSON path -> value) with every time of it multiplied by
     # the argument, the arrivals unchanged (its queue grows or drains with the engine's speed); None otherwise
     rerun: Callable[[float], dict[str, float]] | None = field(default=None, compare=False, repr=False)
 
@@ -560,9 +560,8 @@ def _finite_run(
     clients = job.senders
     closed, busy = clients < n, run_copies(job, copies)
     run = _split_run(job, step, setup, copies)
-    if not all(
-        math.isfinite(x) for x in (run.ttft, run.tpot, run.e2e, run.end)
-    ):  # pragma: no cover - cap checked above
+    times = (run.ttft, run.tpot, run.e2e, run.end)
+    if not all(math.isfinite(x) for x in times):  # pragma: no cover - the cap is checked above
         raise RequirementNotMet("--requests: some requests of the run could not be served")
     each = " on each copy" if busy > 1 else ""
     if job.request_rate:

@@ -53,7 +53,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     whole = stage_layers(model.layers, par.pp, "middle") if isinstance(model, TransformerArch) else None
     sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, layers=whole)
     wd = job.weights_dtype
-    keep16 = "bf16" if wd in ("int8", "int4", "nf4", "nvfp4", "fp8") else wd
+    keep16 = wd if wd in ("fp16", "bf16", "fp32") else "bf16"  # a quantized checkpoint's other weights: 16-bit
     loaded = wd == "nf4" and job.bnb_4bit == "load-in-4bit"  # transformers' load_in_4bit defaults
     weights = quantized_linear_bytes(wd, sp_.block_linear, n, not loaded) + sp_.other * DTYPE_BYTES[keep16]
     if keep16 != wd:
