@@ -83,7 +83,7 @@ def test_nvfp4_outside_llm_serving_is_refused_with_the_reason(work, said):
     [
         ("mi300x", "vllm", "NVFP4 kernels are NVIDIA's"),
         ("t4", "vllm", "has no FP4 tensor cores"),
-        ("rtx-4090", "trtllm", "only --engine vllm dequantizes NVFP4 there"),
+        ("rtx-4090", "trtllm", r"only --engine vllm\|sglang dequantizes NVFP4 there"),
         ("b200", "lmdeploy", "--engine lmdeploy has no NVFP4 kernels"),
     ],
 )
@@ -126,3 +126,24 @@ def test_attention_stays_at_the_fp8_rate_beside_fp4_gemms():
     r4, r8 = compute_rates(CAT.gpu("b200"), "fp4", CAT), compute_rates(CAT.gpu("b200"), "fp8", CAT)
     assert r4.matmul > 1.9 * r8.matmul  # twice the peak, each dtype at its own measured (or fallback) efficiency
     assert r4.attention == pytest.approx(r8.attention)
+
+
+def test_the_engines_serving_nvfp4_are_catalog_data_on_known_architectures():
+    """Which engine serves NVFP4 where is engines.yaml's, with its sources (vLLM's FP4 Marlin from 2025-05 on
+    compute capability 8.0+, SGLang's from 2026-03 on 7.5+): a T4 (Turing) serves it under SGLang, not vLLM."""
+    from gpuwise.estimate.platform import nvfp4_engines, nvfp4_refusal
+
+    on_fp4, weight_only = nvfp4_engines(CAT)
+    assert set(on_fp4) == {"trtllm", "vllm", "sglang"}
+    assert weight_only["vllm"] == ("ampere", "ada", "hopper", "blackwell")
+    assert "turing" in weight_only["sglang"] and "turing" not in weight_only["vllm"]
+    known = {g.architecture for g in CAT.gpus.values()}
+    assert {a for arches in weight_only.values() for a in arches} <= known
+    for engine in (*on_fp4, *weight_only):
+        sources = CAT.engines[engine].field_sources
+        assert "nvfp4_on_fp4" in sources or "nvfp4_weight_only" in sources, engine
+    t4 = CAT.gpu("t4")
+    sglang = build_workload({**SERVE, "engine": "sglang", "weights_dtype": "nvfp4"}, CAT)
+    assert nvfp4_refusal(sglang, t4, CAT) is None
+    est = make_estimate({**SERVE, "engine": "sglang", "weights_dtype": "nvfp4", "concurrency": 8}, {"gpu": "t4:1"})
+    assert "no FP4 tensor cores" in " ".join(est.as_dict()["assumptions"])

@@ -540,6 +540,10 @@ class EngineProfile(_Sourced):
     # fused_moe) takes beyond streaming its experts' weights at the achievable bandwidth, by GPU
     # architecture ("default": the others); engines.yaml names the kernel benchmarks (empty: not modelled)
     fused_moe_call_seconds: dict[str, Annotated[float, Ge(0)]] = field(default_factory=dict)
+    # NVFP4 checkpoints: whether the engine runs them as W4A4 GEMMs on FP4 tensor cores where the GPU has them, and
+    # the architectures without FP4 tensor cores where it dequantizes them for 16-bit GEMMs (FP4 Marlin); empty: none
+    nvfp4_on_fp4: bool = False
+    nvfp4_weight_only: tuple[str, ...] = ()
     # a per-tensor FP8 GEMM's time at decode sizes (1-128 rows) over the 16-bit GEMM's of the same shape,
     # measured for the engine's own linear layer, by GPU id (else architecture): above 0.5 the FP8 kernels
     # stream their half-size weights below the 16-bit kernels' rate (empty: not measured, not modelled)

@@ -431,12 +431,12 @@ def _kernel_notes(job: InferenceJob, hw: Hardware, generate_loop: bool) -> list[
         if "fp4" in hw.gpu.peak_flops:
             return [
                 "nvfp4 weights: W4A4 GEMMs on the FP4 tensor cores (the activations quantized to NVFP4 on the fly, "
-                "TensorRT-LLM's and vLLM's Blackwell kernels), at the GPU's matmul efficiency of its other dtypes: "
+                "the engines' Blackwell kernels), at the GPU's matmul efficiency of its other dtypes: "
                 "no FP4 GEMM measurement in the catalog"
             ]
         return [
             f"nvfp4 weights on {hw.gpu.name}, which has no FP4 tensor cores: weight-only kernels read the packed "
-            "weights and multiply in 16-bit (vLLM's FP4 Marlin), as int4"
+            "weights and multiply in 16-bit (the engine's FP4 Marlin kernel), as int4"
         ]
     return []
 

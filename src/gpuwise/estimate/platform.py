@@ -57,30 +57,39 @@ def platform_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> Refusal | No
     return Refusal(work.engine, profile.name, profile.vendors, gpu.id, gpu.name, runs)
 
 
-# NVFP4 checkpoints: the engines that serve them (TensorRT-LLM and SGLang on FP4 tensor cores only; vLLM also
-# dequantizes them for 16-bit GEMMs with its FP4 Marlin kernel, on the architectures Marlin is built for)
-NVFP4_ON_FP4 = ("trtllm", "vllm", "sglang")
-NVFP4_MARLIN = {"vllm": ("ampere", "ada", "hopper", "blackwell")}
+def nvfp4_engines(catalog: Catalog) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """The engines serving NVFP4 checkpoints on FP4 tensor cores, and those dequantizing them elsewhere with the
+    architectures they do it on (engines.yaml nvfp4_on_fp4, nvfp4_weight_only)."""
+    on_fp4 = tuple(k for k, p in catalog.engines.items() if p.nvfp4_on_fp4)
+    weight_only = {k: p.nvfp4_weight_only for k, p in catalog.engines.items() if p.nvfp4_weight_only}
+    return on_fp4, weight_only
 
 
-def nvfp4_refusal(work: Workload, gpu: GPU) -> str | None:
+def nvfp4_servers(catalog: Catalog) -> str:
+    """Who serves NVFP4 where, in words, for a refusal: 'on FP4 tensor cores: a|b; weight-only: a (x, y)'."""
+    on_fp4, weight_only = nvfp4_engines(catalog)
+    later = "; ".join(f"{e} on {', '.join(a)}" for e, a in weight_only.items())
+    return f"on FP4 tensor cores --engine {'|'.join(on_fp4)}; dequantized for 16-bit GEMMs: {later}"
+
+
+def nvfp4_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> str | None:
     """Why `work`'s NVFP4 weights cannot be served on `gpu` by its engine, or None (not NVFP4, or it can)."""
     if not isinstance(work, InferenceJob) or work.weights_dtype != "nvfp4":
         return None
     if gpu.vendor != "nvidia":
         return f"NVFP4 kernels are NVIDIA's (CUDA): {gpu.name} cannot serve --weights-dtype nvfp4"
+    on_fp4, weight_only = nvfp4_engines(catalog)
     if "fp4" in gpu.peak_flops:
-        if work.engine in NVFP4_ON_FP4:
+        if work.engine in on_fp4:
             return None
-        return f"--engine {work.engine} has no NVFP4 kernels: choose --engine {'|'.join(NVFP4_ON_FP4)} for nvfp4"
-    marlin = [e for e, arches in NVFP4_MARLIN.items() if gpu.architecture in arches]
-    if work.engine in marlin:
+        return f"--engine {work.engine} has no NVFP4 kernels: choose --engine {'|'.join(on_fp4)} for nvfp4"
+    here = [e for e, arches in weight_only.items() if gpu.architecture in arches]
+    if work.engine in here:
         return None
     return (
         f"{gpu.name} has no FP4 tensor cores"
-        + (f"; only --engine {'|'.join(marlin)} dequantizes NVFP4 there (FP4 Marlin)" if marlin else "")
-        + ": serve nvfp4 on a Blackwell GPU (TensorRT-LLM, vLLM, SGLang) or under vLLM on Ampere, Ada or Hopper, "
-        "or use fp8/int4 weights"
+        + (f"; only --engine {'|'.join(here)} dequantizes NVFP4 there (FP4 Marlin)" if here else "")
+        + f" (NVFP4 is served {nvfp4_servers(catalog)}): or use fp8/int4 weights"
     )
 
 
@@ -90,8 +99,16 @@ def check_platform(work: Workload, gpu: GPU, catalog: Catalog) -> None:
     refusal = platform_refusal(work, gpu, catalog)
     if refusal is not None:
         raise PlatformError(refusal)
-    if (why := nvfp4_refusal(work, gpu)) is not None:
+    if (why := nvfp4_refusal(work, gpu, catalog)) is not None:
         raise UsageError(why)
 
 
-__all__ = ["PlatformError", "Refusal", "check_platform", "nvfp4_refusal", "platform_refusal"]
+__all__ = [
+    "PlatformError",
+    "Refusal",
+    "check_platform",
+    "nvfp4_engines",
+    "nvfp4_refusal",
+    "nvfp4_servers",
+    "platform_refusal",
+]

@@ -349,10 +349,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "compute.no_tensor_cores": {"en": "no {precision} tensor cores", "zh": "没有 {precision} Tensor Core"},
     "platform.no_nvfp4": {
-        "en": "NVFP4 weights: no kernel of --engine {engine} serves them here (TensorRT-LLM, vLLM and SGLang on "
-        "Blackwell's FP4 tensor cores; vLLM's FP4 Marlin on NVIDIA Ampere, Ada and Hopper)",
-        "zh": "NVFP4 权重：--engine {engine} 在此没有可用的内核（Blackwell 的 FP4 Tensor Core 上可用 TensorRT-LLM、vLLM、"
-        "SGLang；NVIDIA Ampere、Ada、Hopper 上可用 vLLM 的 FP4 Marlin）",
+        "en": "NVFP4 weights: no kernel of --engine {engine} serves them here (NVFP4 is served {servers})",
+        "zh": "NVFP4 权重：--engine {engine} 在此没有可用的内核（NVFP4 的可用方式：{servers}）",
     },
     "platform.not_on_vendor": {
         "en": "runtime: --engine {engine} runs on {vendors} GPUs only, not on {gpu}; choose --engine {runs} there",

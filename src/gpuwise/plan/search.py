@@ -22,7 +22,7 @@ from gpuwise.estimate import estimate
 from gpuwise.estimate.bands import band_for, class_key
 from gpuwise.estimate.cost import CostParams, rented_hardware, usd_per_hour, why_no_price
 from gpuwise.estimate.offers import price_model_of
-from gpuwise.estimate.platform import nvfp4_refusal, platform_refusal
+from gpuwise.estimate.platform import nvfp4_refusal, nvfp4_servers, platform_refusal
 from gpuwise.estimate.rates import Calibration, compute_rates
 from gpuwise.estimate.run import Estimate, static_batched
 from gpuwise.estimate.sharing import shared_runs
@@ -381,8 +381,8 @@ def _variant_found(
         return [], Reason.of(
             Code.NOT_ON_VENDOR, engine=refusal.engine, vendors=refusal.vendors, gpu=gpu.id, runs=refusal.runs
         )
-    if nvfp4_refusal(work, gpu) is not None:  # NVFP4 weights no kernel of the engine serves there: never timed
-        return [], Reason.of(Code.NO_NVFP4, engine=getattr(work, "engine", ""))
+    if nvfp4_refusal(work, gpu, cat) is not None:  # NVFP4 weights no kernel of the engine serves there: never timed
+        return [], Reason.of(Code.NO_NVFP4, engine=getattr(work, "engine", ""), servers=nvfp4_servers(cat))
     try:
         if isinstance(work, TrainingJob):
             if work.precision != "fp32" and work.precision not in gpu.peak_flops:
