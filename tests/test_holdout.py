@@ -4147,7 +4147,9 @@ EXPECTED: dict[int, Expected] = {
         medians={"memory": 0.152, "training": 0.253, "inference": 0.308},
         first_errors={
             "a10-resnet50-mlperf-inf-v2.1-alibaba-offline-samples": -0.3090,
-            "t4-bert-large-mlperf-inf-v1.1-lenovo-offline-samples": -0.2290,
+            # at 384 tokens -22.9 %; since 2026-12-07 at the mean SQuAD sample (177 tokens, the need's wants, as the
+            # thirty-seventh's and thirty-eighth's rows): +67.1 %, bound moved with the cause
+            "t4-bert-large-mlperf-inf-v1.1-lenovo-offline-samples": +0.6710,
             "orin-devkit-bert-large-mlperf-inf-v2.1-nvidia-offline-samples": -0.5674,
             "gh200-96gb-bert-large-mlperf-inf-v4.1-oracle-offline-fp8-samples": -0.6866,
             "a100-40gb-pcie-bert-large-mlperf-inf-v1.1-nvidia-singlestream-latency": -1.5235,
@@ -4172,7 +4174,8 @@ EXPECTED: dict[int, Expected] = {
             "mlperf21-alibaba-a10-resnet50-singlestream-latency": -1.2123,
             "mlperf-train21-fujitsu-2xa100pcie-bert-large-samples": -0.5198,
             "mlperf21-nvidia-orin-bert-large-singlestream-latency": -0.3112,
-            "mlperf21-azure-2xa10-bert-large-offline-samples": -0.3198,
+            # at 384 tokens -32.0 %; at the mean SQuAD sample since 2026-12-07: +46.1 %, bound moved with the cause
+            "mlperf21-azure-2xa10-bert-large-offline-samples": +0.4610,
             "mlperf21-nvidia-a100pcie-triton-resnet50-offline-samples": -0.5309,
             "mlperf21-nvidia-a100pcie-bert-large-offline-samples": -0.4590,
             "mlperf21-nvidia-h100sxm-resnet50-offline-samples": +0.0234,
