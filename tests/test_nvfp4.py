@@ -57,7 +57,7 @@ def test_on_blackwell_a_compute_bound_batch_runs_faster_than_fp8_and_on_hopper_a
     assert on_b200["nvfp4"].inference.tokens_per_second > 1.2 * on_b200["fp8"].inference.tokens_per_second
     said = " ".join(on_b200["nvfp4"].as_dict()["assumptions"])
     assert "W4A4 GEMMs on the FP4 tensor cores" in said and "b200 fp4 matmul" in said
-    on_vllm = {**big, "engine": "vllm"}  # the one engine with a weight-only NVFP4 kernel (FP4 Marlin)
+    on_vllm = {**big, "engine": "vllm"}  # a weight-only NVFP4 kernel (FP4 Marlin) below Blackwell
     hopper = {wd: make_estimate({**on_vllm, "weights_dtype": wd}, {"gpu": "h100-sxm:1"}) for wd in ("nvfp4", "int4")}
     assert "no FP4 tensor cores" in " ".join(hopper["nvfp4"].as_dict()["assumptions"])
     # the same weight-only kernels as int4, the scales' bytes aside (1/16 of a byte a weight against 2.5/128)
@@ -116,6 +116,8 @@ def test_a_plan_for_nvfp4_serving_rules_out_the_gpus_that_cannot_serve_it_with_t
     vllm = ruled("vllm")
     assert vllm["t4"] == {str(Code.NO_NVFP4)} and vllm["mi300x"] == {str(Code.NO_NVFP4)}
     assert str(Code.NO_NVFP4) not in vllm.get("a100-80gb-sxm", set())
+    sglang = ruled("sglang")  # its NVFP4 Marlin fallback reaches Turing
+    assert str(Code.NO_NVFP4) not in sglang.get("t4", set()) and sglang["mi300x"] == {str(Code.NO_NVFP4)}
 
 
 def test_attention_stays_at_the_fp8_rate_beside_fp4_gemms():
@@ -135,13 +137,16 @@ def test_the_engines_serving_nvfp4_are_catalog_data_on_known_architectures():
 
     on_fp4, weight_only = nvfp4_engines(CAT)
     assert set(on_fp4) == {"trtllm", "vllm", "sglang"}
-    assert weight_only["vllm"] == ("ampere", "ada", "hopper", "blackwell")
+    assert weight_only["vllm"] == ("ampere", "ada", "hopper")
     assert "turing" in weight_only["sglang"] and "turing" not in weight_only["vllm"]
     known = {g.architecture for g in CAT.gpus.values()}
     assert {a for arches in weight_only.values() for a in arches} <= known
-    for engine in (*on_fp4, *weight_only):
-        sources = CAT.engines[engine].field_sources
-        assert "nvfp4_on_fp4" in sources or "nvfp4_weight_only" in sources, engine
+    # every Blackwell GPU of the catalog has FP4 tensor cores, so no weight-only list needs to name it
+    assert all("fp4" in g.peak_flops for g in CAT.gpus.values() if g.architecture == "blackwell")
+    for engine in on_fp4:
+        assert "nvfp4_on_fp4" in CAT.engines[engine].field_sources, engine
+    for engine in weight_only:
+        assert "nvfp4_weight_only" in CAT.engines[engine].field_sources, engine
     t4 = CAT.gpu("t4")
     sglang = build_workload({**SERVE, "engine": "sglang", "weights_dtype": "nvfp4"}, CAT)
     assert nvfp4_refusal(sglang, t4, CAT) is None

@@ -65,11 +65,12 @@ def nvfp4_engines(catalog: Catalog) -> tuple[tuple[str, ...], dict[str, tuple[st
     return on_fp4, weight_only
 
 
-def nvfp4_servers(catalog: Catalog) -> str:
-    """Who serves NVFP4 where, in words, for a refusal: 'on FP4 tensor cores: a|b; weight-only: a (x, y)'."""
+def nvfp4_servers(catalog: Catalog) -> dict[str, str]:
+    """Who serves NVFP4 where, as a refusal's parameters: `fp4`, the engines on FP4 tensor cores ('a|b|c');
+    `weight_only`, those dequantizing it elsewhere with their architectures ('a (x, y), b (x)')."""
     on_fp4, weight_only = nvfp4_engines(catalog)
-    later = "; ".join(f"{e} on {', '.join(a)}" for e, a in weight_only.items())
-    return f"on FP4 tensor cores --engine {'|'.join(on_fp4)}; dequantized for 16-bit GEMMs: {later}"
+    later = ", ".join(f"{e} ({', '.join(a)})" for e, a in weight_only.items())
+    return {"fp4": "|".join(on_fp4), "weight_only": later}
 
 
 def nvfp4_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> str | None:
@@ -86,10 +87,13 @@ def nvfp4_refusal(work: Workload, gpu: GPU, catalog: Catalog) -> str | None:
     here = [e for e, arches in weight_only.items() if gpu.architecture in arches]
     if work.engine in here:
         return None
+    servers = nvfp4_servers(catalog)
+    instead = "int4 or fp8 weights" if "fp8" in gpu.peak_flops else "int4 weights"
     return (
         f"{gpu.name} has no FP4 tensor cores"
         + (f"; only --engine {'|'.join(here)} dequantizes NVFP4 there (FP4 Marlin)" if here else "")
-        + f" (NVFP4 is served {nvfp4_servers(catalog)}): or use fp8/int4 weights"
+        + f". NVFP4 is served on FP4 tensor cores by --engine {servers['fp4']}, dequantized for 16-bit GEMMs by "
+        f"{servers['weight_only']}; or use {instead}"
     )
 
 

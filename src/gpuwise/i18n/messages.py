@@ -349,8 +349,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "compute.no_tensor_cores": {"en": "no {precision} tensor cores", "zh": "没有 {precision} Tensor Core"},
     "platform.no_nvfp4": {
-        "en": "NVFP4 weights: no kernel of --engine {engine} serves them here (NVFP4 is served {servers})",
-        "zh": "NVFP4 权重：--engine {engine} 在此没有可用的内核（NVFP4 的可用方式：{servers}）",
+        "en": "NVFP4 weights: no kernel of --engine {engine} serves them here (on FP4 tensor cores: --engine {fp4}; "
+        "dequantized for 16-bit GEMMs: {weight_only})",
+        "zh": "NVFP4 权重：--engine {engine} 在此没有可用的内核（FP4 Tensor Core 上：--engine {fp4}；"
+        "反量化后以 16 位 GEMM 计算：{weight_only}）",
     },
     "platform.not_on_vendor": {
         "en": "runtime: --engine {engine} runs on {vendors} GPUs only, not on {gpu}; choose --engine {runs} there",

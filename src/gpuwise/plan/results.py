@@ -50,7 +50,7 @@ class Code(StrEnum):
     NO_COMPUTE_FIGURES = "compute.no_figures"
     NO_TENSOR_CORES = "compute.no_tensor_cores"  # precision
     NOT_ON_VENDOR = "platform.not_on_vendor"  # engine, vendors, gpu, runs (engine keys that run there)
-    NO_NVFP4 = "platform.no_nvfp4"  # engine (no kernel of it serves NVFP4 weights on the GPU), servers (who does)
+    NO_NVFP4 = "platform.no_nvfp4"  # engine (no NVFP4 kernel of it on the GPU); who does: fp4, weight_only
     NO_PRICE = "price.no_offer"  # gpu, pricing, detail (the offers module's sentence)
     NO_PRICED_SIZE = "price.no_node_size"  # pricing, gpu, limit, largest (the most GPUs one offer delivers)
     INDICATIVE_ONLY = "price.indicative_only"  # gpu, pricing, offers (indicative or undated offers set aside)

@@ -382,7 +382,7 @@ def _variant_found(
             Code.NOT_ON_VENDOR, engine=refusal.engine, vendors=refusal.vendors, gpu=gpu.id, runs=refusal.runs
         )
     if nvfp4_refusal(work, gpu, cat) is not None:  # NVFP4 weights no kernel of the engine serves there: never timed
-        return [], Reason.of(Code.NO_NVFP4, engine=getattr(work, "engine", ""), servers=nvfp4_servers(cat))
+        return [], Reason.of(Code.NO_NVFP4, engine=getattr(work, "engine", ""), **nvfp4_servers(cat))
     try:
         if isinstance(work, TrainingJob):
             if work.precision != "fp32" and work.precision not in gpu.peak_flops:
