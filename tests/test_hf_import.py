@@ -28,6 +28,7 @@ def test_every_family_has_a_fixture():
         "phi3",
         "gpt2",
         "gpt_neox",
+        "gpt_oss",
         "opt",
         "falcon",
         "bert",
@@ -59,6 +60,33 @@ def test_mixtral_active_params():
     arch = hf("mixtral-8x7b-v0.1")
     assert arch.experts == 8 and arch.experts_per_token == 2
     assert arch.active_params == pytest.approx(12.9e9, rel=0.01)
+
+
+def test_gpt_oss_as_openai_publishes_it():
+    """gpt-oss (model card, arXiv 2508.10925): 20.9B parameters, 3.6B active (the card counts the unembedding, not
+    the embedding table: 201,088 x 2,880 = 579,133,440 of gpuwise's active count), every block routing to 4 of 32
+    experts, every other block attending within 128 tokens; the experts' and the attention's biases counted. By
+    hand, one expert's gate/up and down with their biases: 2 x 2,880 x 2,880 + 5,760 + 2,880 x 2,880 + 2,880."""
+    arch = hf("gpt-oss-20b")
+    assert (arch.experts, arch.experts_per_token, arch.sliding_window, arch.sliding_window_layers) == (32, 4, 128, 12)
+    assert arch.params == pytest.approx(20.9e9, rel=0.001)
+    assert arch.active_params - 201_088 * 2_880 == pytest.approx(3.6e9, rel=0.01)
+    without_biases = arch_from_hf_config(
+        {**json.loads((HF_CONFIGS / "gpt-oss-20b.json").read_text()), "model_type": "mixtral"}
+    )
+    expert = 3 * 2_880 * 2_880 + 5_760 + 2_880
+    assert arch.params - without_biases.params == 24 * 32 * (expert - 3 * 2_880 * 2_880)
+    # the class's default alternation when a config leaves layer_types out, and a malformed list refused
+    cfg = json.loads((HF_CONFIGS / "gpt-oss-20b.json").read_text())
+    bare = {k: v for k, v in cfg.items() if k != "layer_types"}
+    assert arch_from_hf_config(bare).sliding_window_layers == 12
+    assert arch_from_hf_config({**bare, "num_hidden_layers": 3}).sliding_window_layers == 2  # blocks 0 and 2
+    assert arch_from_hf_config({**cfg, "layer_types": ["full_attention"] * 24}).sliding_window_layers == 0
+    with pytest.raises(ConfigError, match="layer_types"):
+        arch_from_hf_config({**cfg, "layer_types": ["sliding_attention"] * 3})
+    # GptOssConfig's attribute_map: num_experts is num_local_experts (the class default, 128, must not win)
+    renamed = {k: v for k, v in cfg.items() if k != "num_local_experts"} | {"num_experts": 32}
+    assert arch_from_hf_config(renamed).params == arch.params
 
 
 def test_gqa_mqa_and_windows():

@@ -1,7 +1,7 @@
 """The large MoE models as they are built: DeepSeek-V3/R1 (multi-head latent attention, a shared and
 256 routed experts, three dense layers, a multi-token prediction module), Llama 4 Scout and Maverick
-(a shared expert, dense layers interleaved with MoE ones, chunked attention) and Qwen3-MoE (no
-shared expert). Counts against the published totals; KV cache, weights and FLOPs by hand."""
+(a shared expert, dense layers interleaved with MoE ones, chunked attention), Qwen3-MoE (no
+shared expert) and gpt-oss (biased experts, alternating 128-token windows). Counts against the published totals; KV cache, weights and FLOPs by hand."""
 
 import pytest
 
@@ -28,6 +28,9 @@ CAT = load_catalog()
         # Qwen3 cards (3.3B and 22B activated); totals exact from the checkpoint indexes
         ("qwen3-30b-a3b", 30_532_122_624, 0, 3.3e9, 0.02),
         ("qwen3-235b-a22b", 235_093_634_560, 0, 22e9, 0.01),
+        # gpt-oss model card: 20.9B / 116.8B total, 3.6B / 5.1B active without the embedding table (579,133,440)
+        ("gpt-oss-20b", 20.9e9, 0.001, 3.6e9 + 579_133_440, 0.01),
+        ("gpt-oss-120b", 116.8e9, 0.001, 5.1e9 + 579_133_440, 0.01),
     ],
 )
 def test_counts_match_the_published_ones(model, total, total_tol, active, active_tol):

@@ -7,7 +7,7 @@ The values are those of the configuration classes in huggingface/transformers
 (src/transformers/models/<family>/configuration_<family>.py, read at commit 008e57439125 for
 llama, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, phi3, llama4; 008f5c8c29be for gemma3 and its
 SigLIP vision tower; 001f85b38fb4 for mistral and
-deepseek_v3; c7ec229ad64c for glm4_moe; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
+deepseek_v3; c7ec229ad64c for glm4_moe; 02b8f42b4240 for gpt_oss; qwen2_moe from Qwen2MoeConfig's documented defaults; GPTBigCodeConfig, GlmConfig and
 Glm4Config as transformers documents them; ChatGLMConfig from the remote code THUDM ships beside
 ChatGLM2/3 and GLM-4's checkpoints, configuration_chatglm.py). Only the behaviour and shape switches are listed: a config missing a SIZE (hidden,
 layers, heads, vocabulary, MLP width) is refused instead, since the class default is the size of
@@ -43,6 +43,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "num_local_experts": 8,
         "num_experts_per_tok": 2,
         "max_position_embeddings": 4096 * 32,
+    },
+    "gpt_oss": {
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "attention_bias": True,
+        "num_key_value_heads": 8,
+        "head_dim": 64,
+        "sliding_window": 128,
+        "num_local_experts": 128,
+        "num_experts_per_tok": 4,
+        "max_position_embeddings": 131072,
     },
     "qwen2": {
         "hidden_act": "silu",
@@ -245,10 +256,16 @@ ENCODER_DECODER = frozenset(
 )
 
 
+# a class's other names for a key (its `attribute_map`): a config that spells the key so sets the key itself
+ATTRIBUTE_MAP: dict[str, dict[str, str]] = {"gpt_oss": {"num_experts": "num_local_experts"}}
+
+
 def with_class_defaults(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
     """`cfg` with its class's defaults under the keys it leaves out (a key it sets to null keeps
-    null: the class then applies its own rule, e.g. no key/value heads given = one per head)."""
-    return {**DEFAULTS.get(model_type, {}), **cfg}
+    null: the class then applies its own rule, e.g. no key/value heads given = one per head); a key
+    written under the class's other name for it (GptOssConfig's num_experts) counts as given."""
+    named = {key: cfg[alias] for alias, key in ATTRIBUTE_MAP.get(model_type, {}).items() if alias in cfg}
+    return {**DEFAULTS.get(model_type, {}), **named, **cfg}
 
 
-__all__ = ["DEFAULTS", "ENCODER_DECODER", "FFN_FROM_HIDDEN", "TEXT_CONFIG", "with_class_defaults"]
+__all__ = ["ATTRIBUTE_MAP", "DEFAULTS", "ENCODER_DECODER", "FFN_FROM_HIDDEN", "TEXT_CONFIG", "with_class_defaults"]

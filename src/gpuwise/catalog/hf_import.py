@@ -54,6 +54,7 @@ _SUPPORTED = (
     "gpt2",
     "gpt_bigcode",
     "gpt_neox",
+    "gpt_oss",
     "opt",
     "falcon",
     "bert",
@@ -278,27 +279,48 @@ def _gemma2(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     base["sliding_window_layers"] = base["layers"] // 2 if base["sliding_window"] else 0  # every other layer is local
 
 
+def _local_layers(cfg: dict[str, Any], layers: int, where: str) -> int | None:
+    """How many blocks `layer_types` names sliding_attention (None: the config has no list); transformers
+    refuses a malformed one, and so does gpuwise."""
+    kinds = cfg.get("layer_types")
+    if kinds is None:
+        return None
+    if (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or not all(k in ("sliding_attention", "full_attention") for k in kinds)
+    ):
+        raise ConfigError(
+            f"{where}: layer_types must name each of the {layers} layers sliding_attention or full_attention"
+        )
+    return sum(1 for k in kinds if k == "sliding_attention")
+
+
 def _gemma3(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
     """Gemma 3: Gemma 2's four norms a block plus an RMSNorm over each head's queries and keys; the
-    local (sliding-window) blocks are those `layer_types` names, else all but every
-    `sliding_window_pattern`-th (five local to one global at the class's 6)."""
+    local (sliding-window) blocks are those `layer_types` names (the later releases' spelling, the 270M's
+    config), else all but every `sliding_window_pattern`-th (five local to one global at the class's 6)."""
     base["norms_per_layer"] = 4
     base["qk_norm"] = True
     layers = base["layers"]
-    kinds = cfg.get("layer_types")
-    if kinds is not None:  # the later releases' spelling (the 270M's config); transformers refuses a malformed one
-        if (
-            not isinstance(kinds, list)
-            or len(kinds) != layers
-            or not all(k in ("sliding_attention", "full_attention") for k in kinds)
-        ):
-            raise ConfigError(
-                f"{where}: layer_types must name each of the {layers} layers sliding_attention or full_attention"
-            )
-        local = sum(1 for k in kinds if k == "sliding_attention")
-    else:
+    local = _local_layers(cfg, layers, where)
+    if local is None:
         pattern = _whole(cfg.get("sliding_window_pattern"), "sliding_window_pattern", where, 1)
         local = layers - layers // pattern
+    base["sliding_window_layers"] = local if base["sliding_window"] else 0
+
+
+def _gpt_oss(cfg: dict[str, Any], base: dict[str, Any], where: str) -> None:
+    """gpt-oss (GptOssConfig): every block routes (no shared expert); each expert's gate/up and down projections
+    carry biases (gate_up_proj_bias, down_proj_bias), as do q, k, v and o; the sliding-window blocks are those
+    `layer_types` names, else every other one from the first (the class's default alternation). Its attention
+    sinks (one logit a head) and the router's bias, under 200 parameters a block (2,304 in the 20b, 6,912 in the
+    120b), are not counted."""
+    base["mlp_bias"] = True
+    layers = base["layers"]
+    local = _local_layers(cfg, layers, where)
+    if local is None:
+        local = (layers + 1) // 2  # GptOssConfig: sliding_attention where (i + 1) is odd
     base["sliding_window_layers"] = local if base["sliding_window"] else 0
 
 
@@ -543,6 +565,7 @@ _FAMILIES: dict[str, _Family] = {
     "gpt2": _gpt2,
     "gpt_bigcode": _gpt_bigcode,
     "gpt_neox": _gpt_neox,
+    "gpt_oss": _gpt_oss,
     "opt": _opt,
     "falcon": _falcon,
     "bert": _bert,
