@@ -43,7 +43,7 @@ from gpuwise.estimate.memory.states import weight_bytes_per_param
 from gpuwise.estimate.rates import Rates, default_launch, host_launch, launch_hint
 from gpuwise.estimate.sharing import shared
 from gpuwise.workload import Hardware, InferenceJob
-from gpuwise.workload.specs import DTYPE_BYTES, ENGINE_SETTINGS
+from gpuwise.workload.specs import DTYPE_BYTES, ENGINE_SETTINGS, unquantized
 
 
 @dataclass(frozen=True, slots=True)
@@ -646,7 +646,7 @@ class StepModel:
         self.eager_scores = profile.static_batching and (job.attention or profile.attention) == "eager"
         self.prefill_per_pair = 2 * (q_n + o_n) / rate
         if self.eager_scores:
-            act = job.weights_dtype if job.weights_dtype in ("fp16", "bf16", "fp32") else "bf16"
+            act = unquantized(job.weights_dtype)
             self.prefill_per_pair += model.heads / tp * eager_score_bytes(act) / rates.bandwidth
 
         # dense models: each operation's FLOPs and bytes are affine in the step's tokens (or logits),

@@ -51,6 +51,7 @@ from gpuwise.workload.specs import (
     interleavable,
     interleaved_only,
     quantized_base,
+    unquantized,
 )
 
 if TYPE_CHECKING:
@@ -351,13 +352,13 @@ def _inference_job(
     if stray:
         raise UsageError(f"{_flags(stray)} only apply to training; drop them or set --task finetune")
     precision = f.precision or "bf16"
-    wd = f.weights_dtype or (precision if precision in ("fp16", "bf16", "fp32") else "bf16")
+    wd = f.weights_dtype or unquantized(precision)
     if wd == "nvfp4" and not (isinstance(model, TransformerArch) and model.decoder):
         raise UsageError(
-            f"--weights-dtype nvfp4 is an LLM serving format (TensorRT-LLM, vLLM, SGLang); {model.name} is not a "
+            f"--weights-dtype nvfp4 is an LLM serving format (--task inference); {model.name} is not a "
             "decoder: use int8, fp8 or a 16/32-bit dtype"
         )
-    kv_default = wd if wd in ("fp16", "bf16", "fp32") else "bf16"
+    kv_default = unquantized(wd)
     kv = f.kv_dtype or kv_default
     weights_defaulted = f.weights_dtype is None and f.precision is None
     engine = _engine(f, model, parallel)
@@ -1027,7 +1028,7 @@ def _training_weights(
         )
     if wd == "nvfp4":
         raise UsageError(
-            "nvfp4 weights are a serving format (TensorRT-LLM, vLLM, SGLang on Blackwell): training here keeps "
+            "nvfp4 weights are a serving format (--task inference): training here keeps "
             "16/32-bit or fp8 weights, or a quantized frozen base (int8 under LoRA, nf4 or int4 under QLoRA)"
         )
     if method == "lora" and wd in ("int4", "nf4"):

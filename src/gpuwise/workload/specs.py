@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 if TYPE_CHECKING:  # annotations only: the CLI builds its options from these specs without the catalog
     from gpuwise.catalog import GPU, ModelArch
@@ -112,6 +112,15 @@ DTYPE_BYTES: dict[str, float] = {
     "nf4": 0.5,
     "nvfp4": 0.5,  # NVFP4: E2M1 codes (its FP8 scale per 16 weights added by the estimator)
 }
+Unquantized = Literal["fp16", "bf16", "fp32"]
+
+
+def unquantized(dtype: str) -> Unquantized:
+    """The dtype a checkpoint stored as `dtype` keeps its unquantized tensors in (embeddings, norms, LM head, and
+    by default its KV cache and activations): `dtype` itself where it is 16/32-bit, else bf16."""
+    return cast(Unquantized, dtype) if dtype in get_args(Unquantized) else "bf16"
+
+
 # a serving engine's own settings as deployed (InferenceJob fields; None: the engine's own)
 ENGINE_SETTINGS = ("max_seqs", "max_batch_tokens", "memory_fraction")
 DEFAULT_ADAPTER_RANK = 16  # vLLM's --max-lora-rank default (vllm/config LoRAConfig.max_lora_rank)

@@ -12,7 +12,7 @@ from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.generate import generate_peak
 from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
-from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, stage_layers
+from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, stage_layers, unquantized
 
 
 def kv_cache_bytes(model: TransformerArch, tokens: int, batch: int, kv_bytes: float, tp: int = 1, pp: int = 1) -> float:
@@ -53,7 +53,7 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
     whole = stage_layers(model.layers, par.pp, "middle") if isinstance(model, TransformerArch) else None
     sp_ = stage_params(model, par.tp, par.pp, stage, hw.count, par.ep, par.etp, layers=whole)
     wd = job.weights_dtype
-    keep16 = wd if wd in ("fp16", "bf16", "fp32") else "bf16"  # a quantized checkpoint's other weights: 16-bit
+    keep16 = unquantized(wd)  # a quantized checkpoint's other weights: 16-bit
     loaded = wd == "nf4" and job.bnb_4bit == "load-in-4bit"  # transformers' load_in_4bit defaults
     weights = quantized_linear_bytes(wd, sp_.block_linear, n, not loaded) + sp_.other * DTYPE_BYTES[keep16]
     if keep16 != wd:
