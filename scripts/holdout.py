@@ -46,7 +46,9 @@ all thirty-five; with `--set 37`, docs/accuracy-holdout37.md against the thirty-
 gathered apart from all thirty-six; with `--set 38`, docs/accuracy-holdout38.md against the thirty-eighth
 (corpus/data/holdout38.yaml), gathered apart from all thirty-seven; with `--set 39`, docs/accuracy-holdout39.md
 against the thirty-ninth (corpus/data/holdout39.yaml), gathered apart from all thirty-eight; with `--set 40`,
-docs/accuracy-holdout40.md against the fortieth (corpus/data/holdout40.yaml), gathered apart from all thirty-nine.
+docs/accuracy-holdout40.md against the fortieth (corpus/data/holdout40.yaml), gathered apart from all thirty-nine;
+with `--set 41`, docs/accuracy-holdout41.md against the forty-first (corpus/data/holdout41.yaml), gathered apart from
+all forty.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -324,6 +326,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         39: "thirty-ninth",
         40: "fortieth",
         41: "forty-first",
+        42: "forty-second",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
