@@ -474,6 +474,10 @@ def _diagnosis39_figures() -> None:
     _medians_section(39, "accuracy-holdout39-2026-12-07.md", "## The thirty-ninth holdout, diagnostic")
 
 
+def _diagnosis40_figures() -> None:
+    _medians_section(40, "accuracy-holdout40-2026-12-07.md", "## The fortieth holdout, diagnostic")
+
+
 def _uncompiled_figures() -> None:
     """The thirty-eighth's section on eager training: the rows of holdouts 1-38 written `compile: false`, their
     count, median signed error and band coverage as they score now."""
@@ -617,6 +621,8 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "45 % within ±20 %"): _diagnosis38_figures,
     ("docs/holdout-diagnosis.md", "36 % within ±20 %);"): _diagnosis39_figures,
     ("docs/holdout-diagnosis.md", "41 % within ±20 %"): _diagnosis39_figures,
+    ("docs/holdout-diagnosis.md", "43 % within ±20 %);"): _diagnosis40_figures,
+    ("docs/holdout-diagnosis.md", "50 % within ±20 % (AMP"): _diagnosis40_figures,
     ("docs/holdout-diagnosis.md", "wrote an uncompiled run have a median bias of"): _uncompiled_figures,
     ("docs/holdout-diagnosis.md", "bias +7.9 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "3 -> 6 of 13 within ±20 %"): _packing_figures,

@@ -224,3 +224,45 @@ def test_a_serving_plan_times_the_named_runtime_and_its_command_repeats_it():
     assert same  # eager PyTorch at 16 bits dispatches ~230 kernels per batch: more time per sample
     n = same[0]
     assert one[n].est.inference.samples_per_second < base[n].est.inference.samples_per_second
+
+
+AMP = {"model": "resnet-50", "task": "inference", "engine": "eager", "precision": "fp16", "concurrency": 64}
+
+
+def test_fp32_weights_under_autocast_compute_at_the_precision_and_hold_fp32_weights():
+    """PyTorch AMP inference (timm's --amp: the model kept in fp32, torch.autocast(fp16) around the forward)
+    computes each convolution and GEMM at fp16 from fp32 weights cast on every call: the kernels are the
+    16-bit run's (the same casts), the activations 2 bytes a value; the weights are held at 4 bytes and
+    autocast's cache keeps a 2-byte copy of each until the block exits: ResNet-50's 25,557,032 parameters
+    at 6 bytes against 2, 102,228,128 B more."""
+    amp = _estimate(**AMP, weights_dtype="fp32", autocast=True, gpu="rtx-3090")
+    half = _estimate(**AMP, weights_dtype="fp16", autocast=True, gpu="rtx-3090")
+    assert amp["inference"]["samples_per_second"] == pytest.approx(half["inference"]["samples_per_second"])
+    assert any("fp16 under torch.autocast" in a for a in amp["assumptions"])
+    assert not any("activations in fp32" in a for a in amp["assumptions"])
+    amp_mem, half_mem = amp["memory"]["per_gpu"], half["memory"]["per_gpu"]
+    assert amp_mem["weights"] - half_mem["weights"] == 25_557_032 * 4 == 102_228_128
+    assert any("autocast's weight cache" in a for a in amp["assumptions"])
+    assert amp_mem["activations"] == half_mem["activations"]
+
+
+def test_fp32_weights_without_autocast_stay_fp32_and_a_16_bit_precision_over_them_is_refused():
+    fp32 = _estimate(**{**AMP, "precision": "fp32"}, weights_dtype="fp32", gpu="rtx-3090")
+    assert any("activations in fp32" in a for a in fp32["assumptions"])
+    with pytest.raises(
+        UsageError, match="eager computes at the weights' dtype; give --weights-dtype fp16 or --autocast"
+    ):
+        build_workload({**AMP, "weights_dtype": "fp32", "autocast": False}, CAT)
+    for engine in ("tensorrt", "torchscript"):  # runtimes that compute at their weights' dtype: never read as fp32
+        with pytest.raises(UsageError, match=f"{engine} computes at the weights' dtype; give --weights-dtype fp16$"):
+            build_workload({**AMP, "weights_dtype": "fp32", "engine": engine}, CAT)
+    with pytest.raises(UsageError, match="vllm computes at the weights' dtype"):
+        build_workload(
+            {"model": "llama-3.1-8b", "task": "inference", "precision": "fp16", "weights_dtype": "fp32"}, CAT
+        )
+
+
+def test_bf16_under_autocast_is_refused_on_a_gpu_without_bf16():
+    """The one bf16 rule (workload.precision): --precision bf16 named over fp32 weights cannot run on a T4."""
+    with pytest.raises(UsageError, match="has no bf16 tensor cores"):
+        _estimate(**{**AMP, "precision": "bf16"}, weights_dtype="fp32", autocast=True, gpu="t4")

@@ -12,7 +12,8 @@ from gpuwise.workload.specs import Hardware, InferenceJob, TrainingJob
 # the data pipeline by its four figures, the evaluation as eval_every and eval_batches, a dataset's
 # request lengths by the dataset's name (`dataset`); the dtype defaults, whether the engine was named (the
 # estimate's notes say which) and kind are how the spec is held
-# plain_ddp: derived from the stack named (none) and the model, as engine_named is from the engine
+# plain_ddp: derived from the stack named (none) and the model, as engine_named is from the engine;
+# autocast_dtype: echoed as `precision` (the 16-bit dtype fp32 weights compute at under torch.autocast)
 NOT_ECHOED_AS_IS = {
     "model",
     "parallel",
@@ -23,6 +24,7 @@ NOT_ECHOED_AS_IS = {
     "engine_named",
     "kind",
     "plain_ddp",
+    "autocast_dtype",
 }
 
 
@@ -77,3 +79,12 @@ def test_the_global_batch_bound_a_plan_sizes_under_is_echoed(catalog):
     assert describe_workload(build_workload(opts, catalog), hw)["batch_bound"] == 8192
     named = build_workload({**opts, "micro_batch": 256}, catalog)
     assert describe_workload(named, hw)["batch_bound"] is None
+
+
+def test_fp32_weights_under_autocast_echo_the_precision_they_compute_at(catalog):
+    """PyTorch AMP inference: the echo says fp16 beside the fp32 weights, so its command reproduces it."""
+    opts = {"model": "resnet-50", "task": "inference", "engine": "eager", "precision": "fp16", "weights_dtype": "fp32"}
+    echo = describe_workload(build_workload({**opts, "autocast": True}, catalog), Hardware(catalog.gpu("rtx-3090"), 1))
+    assert (echo["weights_dtype"], echo["precision"], echo["autocast"]) == ("fp32", "fp16", True)
+    plain = {**opts, "precision": "fp32"}
+    assert "precision" not in describe_workload(build_workload(plain, catalog), Hardware(catalog.gpu("rtx-3090"), 1))

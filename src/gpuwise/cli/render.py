@@ -142,7 +142,9 @@ def estimate_view(d: dict[str, Any]) -> None:
     what = f"{w['model']} ({fmt_count(w['params'])} params) · {w['task']}" + (
         f" · {w['method']} · {w['precision']} · {w['optimizer']}"
         if w["task"] != "inference"
-        else f" · weights {w['weights_dtype']} · KV {w['kv_dtype']}"
+        else f" · weights {w['weights_dtype']}"
+        + (f" (computed at {w['precision']} under autocast)" if w.get("precision") else "")
+        + f" · KV {w['kv_dtype']}"
     )
     console.print(Text(what, style="bold"))
     layout = f"tp={w['tp']} pp={w['pp']} dp={w['dp']}" + (f" zero={w['zero']}" if "zero" in w else "")

@@ -325,6 +325,8 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         items_per_request=work.items_per_request,
         input_from_host=work.input_from_host,
         autocast=work.autocast,  # None: the runtime's default
+        # fp32 weights under torch.autocast: the 16-bit precision it computes at (absent: the weights' dtype)
+        **({"precision": work.autocast_dtype} if work.autocast_dtype is not None else {}),
         diffusers_version=work.diffusers_version,  # None: a release that frees baddbmm's input
         enforce_eager=work.enforce_eager,
         async_scheduling=work.async_scheduling,

@@ -46,8 +46,10 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) 
     (Blackwell: W4A4, the activations quantized to NVFP4 on the fly); weight-only 4-bit formats (and
     NVFP4 on a GPU without FP4 tensor cores) are dequantized and multiply in 16-bit; fp32 weights on
     TF32 tensor cores unless the engine's runtime leaves TF32 off for matmuls (a transformers generate
-    loop: PyTorch eager)."""
+    loop: PyTorch eager), or at 16 bits where torch.autocast casts them (`autocast_dtype`)."""
     wd = job.weights_dtype
+    if wd == "fp32" and job.autocast_dtype is not None:
+        return job.autocast_dtype  # bf16 where the GPU has none: refused (workload.precision)
     if wd in ("fp8", "int8") and wd in peaks:
         return wd
     if wd == "nvfp4" and "fp4" in peaks:

@@ -363,7 +363,7 @@ class Candidate:
                 f"offload-{'+'.join(w.offload)}" if w.offload else "",
             ]
         else:
-            layout += [w.weights_dtype]
+            layout += [w.weights_dtype + (f"@{w.autocast_dtype}" if w.autocast_dtype else "")]
         return base + " " + " ".join(x for x in layout if x)
 
     def cost_dict(self) -> dict[str, Any]:

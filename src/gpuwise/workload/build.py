@@ -6,7 +6,7 @@ Every rule a person can break has a message here that names the rule and what to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import (
@@ -24,6 +24,7 @@ from gpuwise.catalog.unet_operators import EagerCode, attention_written, diffuse
 from gpuwise.errors import LayoutError, UsageError, check_unknown
 from gpuwise.workload.schema import MAX_DEGREE, HardwareFields, WorkloadFields, applying, names, validate
 from gpuwise.workload.specs import (
+    AUTOCAST_RUNTIMES,
     DEFAULT_ADAPTER_RANK,
     DEFAULT_LLM_ENGINE,
     DEFAULT_RUNTIME,
@@ -220,8 +221,8 @@ def _autocast_dtype(f: WorkloadFields, task: str, catalog: Catalog) -> str | Non
         engine = f.engine or DEFAULT_RUNTIME
         if engine not in PYTORCH_RUNTIMES:
             return None  # refused with its reason once the engine is known
-        amp = catalog.runtime(engine).autocast if f.autocast is None else f.autocast
-        dtype = (f.weights_dtype or f.precision or "bf16") if amp else "none"
+        held = f.weights_dtype or f.precision or "bf16"
+        dtype = (_autocast_over_fp32(f, held, engine, catalog) or held) if _autocasts(f, engine, catalog) else "none"
     return dtype if dtype in ("fp16", "bf16") else None
 
 
@@ -390,6 +391,7 @@ def _inference_job(
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model, engine),
         autocast=_autocast(f, model, engine),
+        autocast_dtype=_autocast_over_fp32(f, wd, engine, catalog),
         diffusers_version=f.diffusers_version,
         enforce_eager=_enforce_eager(f, model, engine, catalog),
         async_scheduling=_async_scheduling(f, engine, catalog),
@@ -589,12 +591,35 @@ def _autocast(f: WorkloadFields, model: ModelArch, engine: str) -> bool | None:
     )
     if engine == "torchscript" and f.autocast is False and described:
         return None  # a traced graph runs at its weights' dtype: --no-autocast restates TorchScript's own
-    if engine not in ("eager", "torch-compile") or not described:
+    if engine not in AUTOCAST_RUNTIMES or not described:
         raise UsageError(
             "--autocast/--no-autocast applies to PyTorch inference (--engine eager or torch-compile) of a model described "
             f"operator by operator or an encoder written out from its architecture; here the engine is {engine} and the model {model.name}"
         )
     return f.autocast
+
+
+def _autocasts(f: WorkloadFields, engine: str, catalog: Catalog) -> bool:
+    """Whether a PyTorch runtime runs the model under torch.autocast: --[no-]autocast, or its own default."""
+    if engine not in AUTOCAST_RUNTIMES:
+        return False
+    return catalog.runtime(engine).autocast if f.autocast is None else f.autocast
+
+
+def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> Literal["fp16", "bf16"] | None:
+    """PyTorch AMP inference, the model held in fp32 and each convolution and GEMM computed at --precision under
+    torch.autocast (timm's --amp, a pipeline under autocast): the 16-bit dtype. Any other runtime, and PyTorch
+    without autocast, computes at the weights' dtype, so a 16-bit --precision over fp32 weights is refused there
+    rather than read as fp32 (a 16-bit engine holds 16-bit weights: --weights-dtype names them)."""
+    if wd != "fp32" or f.precision not in ("fp16", "bf16"):
+        return None
+    if _autocasts(f, engine, catalog):
+        return f.precision
+    amp = f" or --autocast (fp32 weights cast to {f.precision} on every call)" if engine in AUTOCAST_RUNTIMES else ""
+    raise UsageError(
+        f"--precision {f.precision} over --weights-dtype fp32: {engine} computes at the weights' dtype; give "
+        f"--weights-dtype {f.precision}{amp}"
+    )
 
 
 def _input_from_host(f: WorkloadFields, model: ModelArch, engine: str) -> bool:

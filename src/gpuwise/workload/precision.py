@@ -31,10 +31,11 @@ FLAGS = {
     "precision": "--precision",
     "weights_dtype": "--weights-dtype",
     "kv_dtype": "--kv-dtype",
+    "autocast_dtype": "--precision",  # fp32 weights computed at 16 bits under torch.autocast
 }
 SERVING_FLAGS = {**FLAGS, "weights_dtype": "--precision/--weights-dtype"}
 TRAINING_FIELDS = ("precision", "weights_dtype")
-SERVING_FIELDS = ("weights_dtype", "kv_dtype")
+SERVING_FIELDS = ("weights_dtype", "kv_dtype", "autocast_dtype")
 
 
 class NoBf16Error(UsageError):

@@ -428,7 +428,9 @@ class WorkloadFields(StrictFields):
         "Eager PyTorch inference of a model described operator by operator or of an encoder (BERT, ViT) written "
         "out from its architecture: under torch.autocast each "
         "convolution and GEMM weight is cast to 16 bits on every call (AMP, as DeepLearningExamples' benchmarks "
-        "run); --no-autocast: the model is held in 16 bits (.half(), diffusers' torch_dtype=torch.float16).",
+        "run); --no-autocast: the model is held in 16 bits (.half(), diffusers' torch_dtype=torch.float16). With "
+        "--weights-dtype fp32 and a 16-bit --precision: PyTorch AMP, the fp32 model computed at that precision (without "
+        "autocast that spelling is refused: PyTorch computes at the weights' dtype).",
         example=False,
         applies="inference",
         default="the runtime's (engines.yaml runtimes: autocast)",

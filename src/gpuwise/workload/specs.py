@@ -76,6 +76,7 @@ Engine = Literal[LLMEngine, Runtime]
 DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
 DEFAULT_RUNTIME: Runtime = "triton"  # TensorRT under Triton: what `gpuwise deploy` writes for these models
 PYTORCH_RUNTIMES: tuple[Runtime, ...] = ("eager", "torchscript")  # the runtimes that run a module's own attention code
+AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("eager", "torch-compile")  # the runtimes torch.autocast can wrap (--autocast)
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
@@ -506,6 +507,8 @@ class InferenceJob:
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
+    # fp32 weights under torch.autocast: the 16-bit dtype it computes at (--precision); None: the weights' own
+    autocast_dtype: Literal["fp16", "bf16"] | None = None
     diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     async_scheduling: bool = False  # vLLM V1: the next step scheduled while the GPU runs this one

@@ -11,7 +11,7 @@ from gpuwise.catalog.schema import EngineProfile, MemoryReserve
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.generate import generate_peak
-from gpuwise.estimate.memory.states import quantized_linear_bytes, stage_params
+from gpuwise.estimate.memory.states import StageParams, quantized_linear_bytes, stage_params
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, stage_layers, unquantized
 
 
@@ -65,6 +65,9 @@ def inference_memory(job: InferenceJob, hw: Hardware, catalog: Catalog) -> Memor
             f"[{n.cat.sources['transformers-bnb-config'].title.split(':')[0]}]"
         )
     detail: dict[str, float] = {}
+    if job.autocast_dtype is not None:
+        detail["autocast_weight_cache"] = autocast_weight_cache(job, sp_, n)
+        weights += detail["autocast_weight_cache"]
     kv = 0.0
     if isinstance(model, TransformerArch) and job.lora_adapters:
         detail["lora_adapters"] = lora_adapter_bytes(model, job, DTYPE_BYTES[keep16])
@@ -128,10 +131,28 @@ def _described_working_set(model: GenericArch, job: InferenceJob, n: Notes) -> f
     return acts
 
 
+def autocast_weight_cache(job: InferenceJob, sp_: StageParams, n: Notes) -> float:
+    """PyTorch AMP inference over fp32 weights: torch.autocast keeps the 16-bit cast of every fp32 leaf tensor
+    that requires grad in its cache until the autocast block exits, whatever the grad mode (a model put in
+    eval mode keeps requires_grad), so a forward ends holding a 16-bit copy of every convolution and matmul
+    weight beside the fp32 parameters (embeddings are looked up, not cast)."""
+    model = job.model
+    if isinstance(model, TransformerArch):
+        cast = sp_.block_linear + (model.vocab * model.hidden / job.parallel.tp if model.lm_head else 0.0)
+    else:
+        cast = float(model.dense_params)
+    n.add(
+        f"torch.autocast's weight cache: a {job.autocast_dtype} copy of every convolution and matmul weight held "
+        "beside the fp32 parameters until the autocast block exits [PyTorch aten/src/ATen/autocast_mode.cpp "
+        "cached_cast: fp32 leaves with requires_grad]"
+    )
+    return cast * DTYPE_BYTES[str(job.autocast_dtype)]
+
+
 def activation_element_bytes(job: InferenceJob, n: Notes) -> int:
-    """Bytes of an activation in serving: 16 bits, or fp32 where the weights are fp32 (no autocast
-    counts over fp32 weights, workload.build._autocast_dtype, so the operator timer runs them at 4)."""
-    if job.weights_dtype != "fp32":
+    """Bytes of an activation in serving: 16 bits, or fp32 where the weights are fp32 and no
+    torch.autocast computes them at 16 bits (InferenceJob.autocast_dtype: the operator timer runs them at 4)."""
+    if job.weights_dtype != "fp32" or job.autocast_dtype is not None:
         return DESCRIBED_ELEMENT_BYTES
     n.add("fp32 weights: activations in fp32, 4 bytes a value")
     return int(DTYPE_BYTES["fp32"])
