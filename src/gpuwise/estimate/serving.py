@@ -48,7 +48,7 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) 
     TF32 tensor cores unless the engine's runtime leaves TF32 off for matmuls (a transformers generate
     loop: PyTorch eager), or at 16 bits where torch.autocast casts them (`autocast_dtype`)."""
     wd = job.weights_dtype
-    if wd == "fp32" and job.autocast_dtype is not None:
+    if job.autocast_dtype is not None:  # set over fp32 weights only
         return job.autocast_dtype  # bf16 where the GPU has none: refused (workload.precision)
     if wd in ("fp8", "int8") and wd in peaks:
         return wd

@@ -6,7 +6,7 @@ Every rule a person can break has a message here that names the rule and what to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
 from gpuwise.catalog.arch import (
@@ -39,6 +39,7 @@ from gpuwise.workload.specs import (
     Bnb4bit,
     DataPipeline,
     Engine,
+    HalfDtype,
     Hardware,
     InferenceJob,
     LengthDistribution,
@@ -606,15 +607,15 @@ def _autocasts(f: WorkloadFields, engine: str, catalog: Catalog) -> bool:
     return catalog.runtime(engine).autocast if f.autocast is None else f.autocast
 
 
-def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> Literal["fp16", "bf16"] | None:
+def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> HalfDtype | None:
     """PyTorch AMP inference, the model held in fp32 and each convolution and GEMM computed at --precision under
     torch.autocast (timm's --amp, a pipeline under autocast): the 16-bit dtype. Any other runtime, and PyTorch
     without autocast, computes at the weights' dtype, so a 16-bit --precision over fp32 weights is refused there
     rather than read as fp32 (a 16-bit engine holds 16-bit weights: --weights-dtype names them)."""
-    if wd != "fp32" or f.precision not in ("fp16", "bf16"):
+    if wd != "fp32" or f.precision not in get_args(HalfDtype):
         return None
     if _autocasts(f, engine, catalog):
-        return f.precision
+        return cast(HalfDtype, f.precision)
     amp = f" or --autocast (fp32 weights cast to {f.precision} on every call)" if engine in AUTOCAST_RUNTIMES else ""
     raise UsageError(
         f"--precision {f.precision} over --weights-dtype fp32: {engine} computes at the weights' dtype; give "

@@ -114,6 +114,7 @@ DTYPE_BYTES: dict[str, float] = {
     "nvfp4": 0.5,  # NVFP4: E2M1 codes (its FP8 scale per 16 weights added by the estimator)
 }
 Unquantized = Literal["fp16", "bf16", "fp32"]
+HalfDtype = Literal["fp16", "bf16"]  # the 16-bit dtypes torch.autocast computes at
 
 
 def unquantized(dtype: str) -> Unquantized:
@@ -508,7 +509,7 @@ class InferenceJob:
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     # fp32 weights under torch.autocast: the 16-bit dtype it computes at (--precision); None: the weights' own
-    autocast_dtype: Literal["fp16", "bf16"] | None = None
+    autocast_dtype: HalfDtype | None = None
     diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     async_scheduling: bool = False  # vLLM V1: the next step scheduled while the GPU runs this one

@@ -11,7 +11,7 @@ from gpuwise.catalog.schema import EngineProfile, MemoryReserve
 from gpuwise.estimate.compute import kv_cache_width_per_gpu, kv_width_per_gpu
 from gpuwise.estimate.memory.breakdown import MemoryBreakdown, MemoryEstimate, Notes, overheads
 from gpuwise.estimate.memory.generate import generate_peak
-from gpuwise.estimate.memory.states import StageParams, quantized_linear_bytes, stage_params
+from gpuwise.estimate.memory.states import StageParams, matmul_weight_params, quantized_linear_bytes, stage_params
 from gpuwise.workload.specs import DTYPE_BYTES, Hardware, InferenceJob, stage_layers, unquantized
 
 
@@ -137,10 +137,9 @@ def autocast_weight_cache(job: InferenceJob, sp_: StageParams, n: Notes) -> floa
     eval mode keeps requires_grad), so a forward ends holding a 16-bit copy of every convolution and matmul
     weight beside the fp32 parameters (embeddings are looked up, not cast)."""
     model = job.model
-    if isinstance(model, TransformerArch):
-        cast = sp_.block_linear + (model.vocab * model.hidden / job.parallel.tp if model.lm_head else 0.0)
-    else:
-        cast = float(model.dense_params)
+    cast = (
+        matmul_weight_params(model, sp_, job.parallel.tp) if isinstance(model, TransformerArch) else model.dense_params
+    )
     n.add(
         f"torch.autocast's weight cache: a {job.autocast_dtype} copy of every convolution and matmul weight held "
         "beside the fp32 parameters until the autocast block exits [PyTorch aten/src/ATen/autocast_mode.cpp "

@@ -618,6 +618,12 @@ def fp8_weight_cache(job: TrainingJob, sp_: StageParams, prof: Framework, n: Not
     return 2 * DTYPE_BYTES["fp8"] * sp_.block_linear
 
 
+def matmul_weight_params(model: TransformerArch, sp_: StageParams, tp: int) -> float:
+    """The weights of a stage that torch.autocast casts to 16 bits: every block linear and, on a stage with
+    layers, the LM head (embeddings are looked up, not cast)."""
+    return sp_.block_linear + (model.vocab * model.hidden / tp if model.lm_head and sp_.layers else 0.0)
+
+
 def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
     """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages run
     its 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
@@ -633,11 +639,10 @@ def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, 
         return 0.0
     if job.precision not in ("fp16", "bf16") or not job.master_weights:
         return 0.0
-    head = model.vocab * model.hidden / job.parallel.tp if model.lm_head and sp_.layers else 0.0
     n.add(
         f"{prof.name} AMP: a 16-bit autocast copy of every matmul weight, saved for backward, beside the fp32 parameters"
     )
-    return (sp_.block_linear + head) * DTYPE_BYTES[job.precision]
+    return matmul_weight_params(model, sp_, job.parallel.tp) * DTYPE_BYTES[job.precision]
 
 
 def offload(
