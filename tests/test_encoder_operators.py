@@ -291,3 +291,106 @@ def test_a_berts_host_copy_is_its_int64_ids_and_mask():
     assert input_bytes_per_sample(encoder_operators(CAT.model("bert-base-uncased"), 384)) == 3 * 8 * 384
     roberta = load_hf_config("corpus/data/hf_configs/roberta-base.json")
     assert input_bytes_per_sample(encoder_operators(roberta, 384)) == 2 * 8 * 384
+
+
+def _stream(**opts: object) -> object:
+    from gpuwise.estimate.serving import fp32_stream
+
+    return fp32_stream(build_workload({"task": "inference", "engine": "eager", **opts}, CAT), CAT)
+
+
+def test_autocast_over_fp32_parameters_moves_an_fp32_residual_stream_hand_computed():
+    """BERT-base under torch.autocast with its parameters in fp32 (transformers' --amp inference): the
+    embedding tables are fp32, so their gathers and sums are fp32 (4 bytes); each residual add reads the
+    fp32 stream (4) and the 16-bit branch (2) and writes fp32 (4): 10 bytes an element
+    (autocast_fp32_residual_bytes); each LayerNorm runs in fp32 (read 4, write 4, its fp32 weight and
+    bias: autocast_layernorm_bytes' 14 less one cast) and every linear reading its output casts it to 16
+    bits (read 4, write 2) in a kernel of its own: three for the next layer's query, key and value, one
+    for the FFN, one of the first token for the pooler. The mask is fp32, so its add writes fp32 scores
+    (2 + 4), the fp32 softmax reads and writes fp32 (4 + 4, and the value GEMM's read of the 16-bit
+    probabilities, 2) and the value GEMM casts them (6). The GEMMs stay 16-bit. Per batch of 32 x 128
+    tokens (4096 x 768 = 3,145,728 elements of the hidden; 32 x 12 x 128 x 128 = 6,291,456 scores):"""
+    stream = _stream(model="bert-base-uncased", precision="fp16", weights_dtype="fp32", autocast=True)
+    assert (stream.residual_bytes, stream.norm_bytes, stream.cast_bytes, stream.fp32_bytes) == (10, 8, 6, 4)
+    amp = {op.name: op for op in encoder_operators(CAT.model("bert-base-uncased"), SEQ, stream=stream).operators}
+    plain = _ops()
+    n, scores = 4096 * 768, 32 * 12 * 128 * 128
+    assert amp["embeddings.word.embedding"].act_bytes * BATCH == 4 * 2 * n  # row read, embedding written
+    assert amp["embeddings.1.add"].act_bytes * BATCH == 3 * 4 * n
+    assert amp["layer.0.attention_output.add"].act_bytes * BATCH == 10 * n == 31_457_280
+    assert amp["layer.0.output.add"].act_bytes * BATCH == 10 * n
+    norm = amp["layer.0.output.layer_norm"]
+    assert norm.act_bytes * BATCH == 8 * n and norm.param_bytes == 4 * 2 * 768
+    casts = [op for name, op in amp.items() if ".cast" in name]
+    assert all(op.cls == "data-movement" and op.fused_into is None for op in casts)
+    assert [k for k in amp if k.startswith("layer.0.output.layer_norm.cast")] == [
+        f"layer.0.output.layer_norm.cast{i}" for i in range(3)
+    ]
+    assert amp["layer.0.output.layer_norm.cast0"].act_bytes * BATCH == 6 * n
+    assert amp["layer.11.output.layer_norm.cast0"].act_bytes * BATCH == 6 * 32 * 768  # the pooler's first token
+    assert "layer.11.output.layer_norm.cast1" not in amp
+    # casts: the embeddings' LayerNorm 3, each layer's attention-output LayerNorm 1 and softmax 1, each
+    # output LayerNorm 3 (the last 1)
+    assert len(casts) == 3 + 12 * (1 + 1) + 11 * 3 + 1 == 61
+    assert amp["layer.0.mask.add"].act_bytes * BATCH == (2 + 4) * scores
+    assert amp["layer.0.softmax"].act_bytes * BATCH == (4 + 4 + 2) * scores
+    assert amp["layer.0.softmax.cast"].act_bytes * BATCH == 6 * scores
+    assert amp["layer.0.query"] == plain["layer.0.query"]  # the GEMMs are autocast's 16-bit ones
+    assert sum(op.flops for op in amp.values()) == sum(op.flops for op in plain.values())
+
+
+def test_a_vits_fp32_stream_hand_computed():
+    """ViT-B/16 (197 tokens of 768) under autocast over fp32 parameters: the fp32 [CLS] token promotes the
+    concatenation (reads the 16-bit patches, writes fp32: 2 + 4), the positions are added in fp32 (3 x 4,
+    and the fp32 table); no mask, so the softmax reads the 16-bit scores (2) into fp32 (4); the final
+    LayerNorm's output is cast for the head on [CLS] only."""
+    stream = _stream(model="vit-base-patch16-224", precision="fp16", weights_dtype="fp32", autocast=True)
+    amp = {op.name: op for op in encoder_operators(CAT.model("vit-base-patch16-224"), 197, stream=stream).operators}
+    n, scores = 197 * 768, 12 * 197 * 197
+    assert amp["embeddings.cls_token.cat"].act_bytes == (2 + 4) * n
+    pos = amp["embeddings.position_embeddings.add"]
+    assert pos.act_bytes == 3 * 4 * n and pos.param_bytes == 4 * n
+    assert amp["layer.0.softmax"].act_bytes == (2 + 4 + 2) * scores and "layer.0.mask.add" not in amp
+    assert [k for k in amp if k.startswith("layer.0.layernorm_before.cast")] == [
+        f"layer.0.layernorm_before.cast{i}" for i in range(3)
+    ]
+    assert amp["layernorm.cast0"].act_bytes == 6 * 768
+
+
+def test_the_fp32_stream_goes_with_autocasts_weight_casts():
+    """The stream is there wherever eager PyTorch casts the weights on every call (--autocast, or the eager
+    runtime's default, at 16 bits: the parameters are fp32): not with --no-autocast (a .half() model), not
+    in fp32, not under a compiled engine."""
+    base = {"model": "bert-base-uncased"}
+    assert _stream(**base, precision="fp16", weights_dtype="fp32", autocast=True) is not None
+    assert _stream(**base, weights_dtype="fp16") is not None  # the eager default autocasts
+    assert _stream(**base, weights_dtype="fp16", autocast=False) is None
+    assert _stream(**base, weights_dtype="fp32", precision="fp32") is None
+    from gpuwise.estimate.serving import fp32_stream
+
+    compiled = build_workload({"task": "inference", "engine": "tensorrt", **base, "weights_dtype": "fp16"}, CAT)
+    assert fp32_stream(compiled, CAT) is None
+
+
+def test_eager_autocast_over_fp32_vit_is_slower_than_the_16_bit_model_by_its_fp32_stream():
+    """timm's --amp over an fp32 ViT against the same model held in 16 bits (--no-autocast): the same GEMMs
+    plus the weight casts and the fp32 stream's kernels (three casts before the attention, one before the
+    FFN and the softmax's, a layer, and the head's), and the assumptions say why."""
+    hw = build_hardware("rtx-3090", CAT, default_count=1)
+    base = {"model": "vit-base-patch16-224", "task": "inference", "engine": "eager", "concurrency": 256}
+    amp = estimate(
+        build_workload({**base, "precision": "fp16", "weights_dtype": "fp32", "autocast": True}, CAT), hw, CAT
+    )
+    half = estimate(build_workload({**base, "precision": "fp16", "autocast": False}, CAT), hw, CAT)
+    amp_d, half_d = amp.as_dict(), half.as_dict()
+    assert amp_d["inference"]["samples_per_second"] < half_d["inference"]["samples_per_second"]
+    assert any("residual stream stays fp32" in a for a in amp_d["assumptions"])
+    assert not any("residual stream stays fp32" in a for a in half_d["assumptions"])
+    kernels = [
+        int(a.split(": ")[1].split(" kernels")[0])
+        for d in (amp_d, half_d)
+        for a in d["assumptions"]
+        if " kernels per batch" in a
+    ]
+    weights = 12 * 6 + 2  # each layer's six linears, the patch convolution and the head
+    assert kernels[0] - kernels[1] == weights + 12 * (3 + 1 + 1) + 1

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gpuwise.catalog import Catalog, GenericArch, ModelArch, TransformerArch
-from gpuwise.catalog.encoder_operators import encoder_operators
+from gpuwise.catalog.encoder_operators import Fp32Stream, encoder_operators
 from gpuwise.errors import RequirementNotMet, UsageError
 from gpuwise.estimate.bands import Margins
 from gpuwise.estimate.comm import Topology
@@ -35,7 +35,7 @@ from gpuwise.estimate.ttft_floor import floor_misses, prefill_works
 from gpuwise.stats import percentile, rank, tolerated
 from gpuwise.workload import Hardware, InferenceJob
 from gpuwise.workload.requirements import LatencyGoals
-from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES, PYTORCH_RUNTIMES
+from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES, PYTORCH_RUNTIMES, RUNTIMES
 
 if TYPE_CHECKING:  # the operator model is imported where a model needs it (LLM serving never does)
     from gpuwise.estimate.operators import ServedBatch
@@ -381,15 +381,53 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
     return ttft + setup.request_overhead, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
 
 
-def timed_model(job: InferenceJob) -> ModelArch:
+def timed_model(job: InferenceJob, catalog: Catalog) -> ModelArch:
     """The model as the timing sees it: an encoder under a runtime other than the default, written
     operator by operator from its architecture (catalog/encoder_operators.py) so the runtime's
-    kernels and fusion apply (--attention flash: PyTorch's fused scaled_dot_product_attention); under
-    the default, its layer totals (what the corpus checks)."""
+    kernels and fusion apply (--attention flash: PyTorch's fused scaled_dot_product_attention; eager
+    autocast over fp32 parameters: its fp32 residual stream and LayerNorms); under the default, its
+    layer totals (what the corpus checks)."""
     model = job.model
     if isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME:
-        return encoder_operators(model, job.input_tokens, fused_attention=job.attention == "flash")
+        stream = fp32_stream(job, catalog)
+        return encoder_operators(model, job.input_tokens, fused_attention=job.attention == "flash", stream=stream)
     return model
+
+
+def fp32_stream(job: InferenceJob, catalog: Catalog) -> Fp32Stream | None:
+    """What eager PyTorch moves in fp32 when torch.autocast runs at 16 bits over a model whose parameters are
+    fp32: wherever its weights are cast on every call (the same rule as the operator model's weight casts,
+    gpuwise.estimate.operators.served_batch: --autocast, or the eager runtime's default, at a 16-bit
+    precision), so the embeddings are fp32 too. None: no autocast, or a runtime whose kernels are not eager
+    PyTorch's. The conventions a training step under plain AMP counts (estimate/training.py)."""
+    if job.engine not in RUNTIMES:  # an LLM engine: no operators of its own here
+        return None
+    runtime = catalog.runtime(job.engine)
+    amp = runtime.autocast if job.autocast is None else job.autocast
+    half = job.autocast_dtype or (job.weights_dtype if job.weights_dtype in ("fp16", "bf16") else None)
+    if not amp or half is None or runtime.kernels != "eager":
+        return None
+    cast = DTYPE_BYTES["fp32"] + DTYPE_BYTES[half]  # read the fp32 activation, write its 16-bit copy
+    return Fp32Stream(
+        residual_bytes=catalog.convention("autocast_fp32_residual_bytes"),
+        norm_bytes=catalog.convention("autocast_layernorm_bytes") - cast,  # the convention counts one cast
+        cast_bytes=cast,
+        fp32_bytes=DTYPE_BYTES["fp32"],
+    )
+
+
+def fp32_stream_note(job: InferenceJob, catalog: Catalog) -> tuple[str, ...]:
+    """The assumption an encoder timed with its fp32 stream carries (none otherwise)."""
+    model = job.model
+    encoder = isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME
+    if not encoder or fp32_stream(job, catalog) is None:
+        return ()
+    return (
+        f"{job.model.name} under autocast over fp32 parameters: the residual stream stays fp32 (the embeddings are "
+        "fp32 parameters; a 16-bit branch added to it promotes), LayerNorm and softmax run in fp32 and each linear "
+        "or matmul reading their output casts it back to 16 bits in a kernel of its own [autocast_fp32_residual_bytes, "
+        "autocast_layernorm_bytes: PyTorch autocast op reference]",
+    )
 
 
 def _batching_note(setup: EngineSetup, b: int) -> str:
@@ -458,8 +496,8 @@ def _engine_time(
 ) -> InferenceEstimate:
     """Decoders: a replica of the serving engine running `concurrency` requests at once (continuous
     batching with chunked prefill); encoders and other models: one forward pass over the batch."""
-    model = timed_model(job)
-    notes = list(rates.notes) + list(topo.notes)
+    model = timed_model(job, catalog)
+    notes = list(rates.notes) + list(topo.notes) + list(fp32_stream_note(job, catalog))
     b = job.concurrency
     if isinstance(model, TransformerArch) and model.decoder:
         setup = engine_setup(job, hw, catalog, launch=host_launch(rates, catalog))
@@ -1048,7 +1086,7 @@ def replica(
     service = batch_seconds_fn(job, rates, topo, catalog)
     # stages around the GPU (framework, RPC, queue delay, feature fetch) add latency, not GPU time
     outside = 0.0
-    model = timed_model(job)
+    model = timed_model(job, catalog)
     if isinstance(model, GenericArch) and model.operators:
         outside = _served(model, 1, job, rates, catalog).outside_seconds
 
@@ -1101,7 +1139,7 @@ def capacities(
 
 def batch_seconds_fn(job: InferenceJob, rates: Rates, topo: Topology, catalog: Catalog) -> Callable[[int], float]:
     """Seconds one batch of b requests takes in a one-pass model (encoders, non-LLM models)."""
-    model = timed_model(job)
+    model = timed_model(job, catalog)
     if isinstance(model, TransformerArch):
         encoder = LLMTimer(job, rates, topo, catalog)
         return lambda b: encoder.prefill(b, job.input_tokens)
