@@ -48,7 +48,8 @@ gathered apart from all thirty-six; with `--set 38`, docs/accuracy-holdout38.md 
 against the thirty-ninth (corpus/data/holdout39.yaml), gathered apart from all thirty-eight; with `--set 40`,
 docs/accuracy-holdout40.md against the fortieth (corpus/data/holdout40.yaml), gathered apart from all thirty-nine;
 with `--set 41`, docs/accuracy-holdout41.md against the forty-first (corpus/data/holdout41.yaml), gathered apart from
-all forty.
+all forty; with `--set 42`, docs/accuracy-holdout42.md against the forty-second (corpus/data/holdout42.yaml), gathered
+apart from all forty-one.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -327,6 +328,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         40: "fortieth",
         41: "forty-first",
         42: "forty-second",
+        43: "forty-third",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]
