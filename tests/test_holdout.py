@@ -4366,7 +4366,9 @@ EXPECTED: dict[int, Expected] = {
         # points: each scored case's |error| may not grow by more than 3 points, each kind's median |error| by more than 2.
         medians={"memory": 0.253, "training": 0.288, "inference": 0.360},
         first_errors={
-            "mlperf-inf-v1.0-a10x1-bert99-offline-samples-per-s": -0.3398,
+            # run at the mean SQuAD sample since 2026-12-07 (wants input_tokens 177, as the 37th-40th's rows of its need;
+            # the A10's small-tile GEMM plugin unsaid): -34.0 %
+            "mlperf-inf-v1.0-a10x1-bert99-offline-samples-per-s": +0.4179,
             "mlperf-inf-v1.0-lenovo-a40x4-bert99-offline-samples-per-s": -0.4871,
             "mlperf-inf-v1.0-a10x1-bert99-singlestream-mean-latency": 0.7343,
             "mlperf-inf-v0.7-dgxa100-a100-40gb-x1-resnet50-offline-samples-per-s": -0.156,
