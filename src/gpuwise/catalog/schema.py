@@ -659,6 +659,11 @@ class RuntimeProfile(_Sourced):
     # FP32-accumulate tensor rate is half its FP16-accumulate rate (GeForce: GPU.fp16_accumulate_flops)
     fp16_accumulate: bool = False
 
+    def autocasts(self, requested: bool | None) -> bool:
+        """Whether a run on this runtime is under torch.autocast: --autocast/--no-autocast where given, else the
+        runtime's own default (the one rule the operator timer, the workload builder and the fp32 stream share)."""
+        return self.autocast if requested is None else requested
+
 
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------
 PriceModel = Literal["on-demand", "spot", "1y", "3y"]

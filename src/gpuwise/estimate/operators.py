@@ -481,7 +481,7 @@ def served_batch(
     model is held in fp16 (not bf16), which a runtime with `fp16_accumulate` multiplies at that rate."""
     profile = catalog.runtime(engine)
     samples = requests * items
-    amp = profile.autocast if autocast is None else autocast  # --no-autocast: weights held in 16 bits
+    amp = profile.autocasts(autocast)  # --no-autocast: weights held in 16 bits
     kernels = operator_seconds(
         model,
         samples,

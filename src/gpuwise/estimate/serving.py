@@ -381,6 +381,12 @@ def alone(model: StepModel, setup: EngineSetup, prompt: int) -> tuple[float, flo
     return ttft + setup.request_overhead, model.step(0, 1, model.keys(ctx), 0.0) / setup.tokens_per_step
 
 
+def _written_out(job: InferenceJob) -> bool:
+    """An encoder under a runtime other than the default: timed operator by operator (timed_model)."""
+    model = job.model
+    return isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME
+
+
 def timed_model(job: InferenceJob, catalog: Catalog) -> ModelArch:
     """The model as the timing sees it: an encoder under a runtime other than the default, written
     operator by operator from its architecture (catalog/encoder_operators.py) so the runtime's
@@ -388,10 +394,16 @@ def timed_model(job: InferenceJob, catalog: Catalog) -> ModelArch:
     autocast over fp32 parameters: its fp32 residual stream and LayerNorms); under the default, its
     layer totals (what the corpus checks)."""
     model = job.model
-    if isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME:
-        stream = fp32_stream(job, catalog)
-        return encoder_operators(model, job.input_tokens, fused_attention=job.attention == "flash", stream=stream)
+    if isinstance(model, TransformerArch) and _written_out(job):
+        return _encoder_operators(model, job.input_tokens, job.attention == "flash", fp32_stream(job, catalog))
     return model
+
+
+@functools.lru_cache(maxsize=64)
+def _encoder_operators(model: TransformerArch, seq: int, fused: bool, stream: Fp32Stream | None) -> GenericArch:
+    """encoder_operators, written once per encoder and shape: the timing, the load simulation and the batch
+    timer each ask for the same model."""
+    return encoder_operators(model, seq, fused_attention=fused, stream=stream)
 
 
 def fp32_stream(job: InferenceJob, catalog: Catalog) -> Fp32Stream | None:
@@ -403,7 +415,7 @@ def fp32_stream(job: InferenceJob, catalog: Catalog) -> Fp32Stream | None:
     if job.engine not in RUNTIMES:  # an LLM engine: no operators of its own here
         return None
     runtime = catalog.runtime(job.engine)
-    amp = runtime.autocast if job.autocast is None else job.autocast
+    amp = runtime.autocasts(job.autocast)
     half = job.autocast_dtype or (job.weights_dtype if job.weights_dtype in ("fp16", "bf16") else None)
     if not amp or half is None or runtime.kernels != "eager":
         return None
@@ -418,9 +430,7 @@ def fp32_stream(job: InferenceJob, catalog: Catalog) -> Fp32Stream | None:
 
 def fp32_stream_note(job: InferenceJob, catalog: Catalog) -> tuple[str, ...]:
     """The assumption an encoder timed with its fp32 stream carries (none otherwise)."""
-    model = job.model
-    encoder = isinstance(model, TransformerArch) and not model.decoder and job.engine != DEFAULT_RUNTIME
-    if not encoder or fp32_stream(job, catalog) is None:
+    if not _written_out(job) or fp32_stream(job, catalog) is None:
         return ()
     return (
         f"{job.model.name} under autocast over fp32 parameters: the residual stream stays fp32 (the embeddings are "

@@ -604,7 +604,7 @@ def _autocasts(f: WorkloadFields, engine: str, catalog: Catalog) -> bool:
     """Whether a PyTorch runtime runs the model under torch.autocast: --[no-]autocast, or its own default."""
     if engine not in AUTOCAST_RUNTIMES:
         return False
-    return catalog.runtime(engine).autocast if f.autocast is None else f.autocast
+    return catalog.runtime(engine).autocasts(f.autocast)
 
 
 def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> HalfDtype | None:
