@@ -25,17 +25,15 @@ from .conftest import run_process
 
 ROOT = Path(__file__).resolve().parents[1]
 CAT = load_catalog()
-PLAIN = with_values(
-    CAT,
-    {
-        "operator_conv_efficiency_turing_tensor16": 0.5,
-        "operator_memory_efficiency_normalization": 0.5,
-        "operator_memory_efficiency_elementwise": 1.0,
-        "operator_memory_efficiency_data_movement": 1.0,
-        "operator_host_seconds_eager_turing": 0.0,
-        "operator_kernel_floor_seconds": 0.0,
-    },
-)
+_PLAIN_VALUES = {
+    "operator_conv_efficiency_turing_tensor16": 0.5,
+    "operator_memory_efficiency_normalization": 0.5,
+    "operator_memory_efficiency_elementwise": 1.0,
+    "operator_memory_efficiency_data_movement": 1.0,
+    "operator_host_seconds_eager_turing": 0.0,
+    "operator_kernel_floor_seconds": 0.0,
+}
+PLAIN = with_values(CAT, _PLAIN_VALUES)
 T4 = CAT.gpu("t4")
 RATES = Rates(gpu=T4, dtype="fp16", peak=100e12, matmul=80e12, attention=60e12, bandwidth=1e12, notes=())
 # a conv with a folded batch norm, a residual add and relu fused into it (TensorRT, ONNX Runtime's
@@ -115,6 +113,83 @@ def test_a_timed_loop_that_copies_each_batch_from_the_host_adds_the_copy_hand_co
 def test_input_from_host_is_refused_for_an_llm():
     with pytest.raises(UsageError, match="described operator by operator"):
         build_workload({"model": "llama-2-7b", "task": "inference", "input_from_host": True}, CAT)
+
+
+def test_cuda_graphs_replace_each_kernels_launch_floor_with_the_graph_floor_hand_computed():
+    """TensorRT folds BLOCK into one conv kernel of 100 us: launched on its own it adds the launch floor, replayed
+    from a CUDA graph the graph floor (set to 12 us and 5 us here); the estimate names the graph and its floor."""
+    floors = with_values(CAT, {"operator_kernel_floor_seconds": 12e-6, "operator_kernel_floor_seconds_graphs": 5e-6})
+    floors = with_values(floors, {k: v for k, v in _PLAIN_VALUES.items() if k != "operator_kernel_floor_seconds"})
+    launched = served_batch(BLOCK, 4, 1, RATES, floors, "tensorrt")
+    graphed = served_batch(BLOCK, 4, 1, RATES, floors, "tensorrt", cuda_graphs=True)
+    assert launched.gpu_seconds == pytest.approx(100e-6 + 12e-6)
+    assert graphed.gpu_seconds == pytest.approx(100e-6 + 5e-6)
+    assert any("replayed from one CUDA graph" in n and "(5 us" in n for n in graphed.notes)
+    assert not any("CUDA graph" in n for n in launched.notes)
+
+
+def test_resnet50_at_batch_1_under_cuda_graphs_saves_the_floor_difference_on_every_kernel():
+    """End to end: the latency of an int8 TensorRT ResNet-50 at batch 1 falls by its kernel count times (launch floor -
+    graph floor), the kernel count as the assumptions print it; the resolved workload says --cuda-graphs."""
+    opts = {"model": "resnet-50", "task": "inference", "engine": "tensorrt", "weights_dtype": "int8", "concurrency": 1}
+    plain = _estimate(**opts, gpu="l4")
+    graphed = _estimate(**opts, cuda_graphs=True, gpu="l4")
+    said = next(a for a in graphed["assumptions"] if "kernels per batch" in a)
+    kernels = int(said.split(": ")[1].split(" kernels")[0])
+    assert kernels == 56
+    conv = CAT.conventions
+    saved = kernels * (conv["operator_kernel_floor_seconds"].value - conv["operator_kernel_floor_seconds_graphs"].value)
+    assert plain["inference"]["latency_seconds"] - graphed["inference"]["latency_seconds"] == pytest.approx(saved)
+    assert graphed["workload"]["cuda_graphs"] is True and plain["workload"]["cuda_graphs"] is False
+
+
+@pytest.mark.parametrize(
+    ("opts", "says"),
+    [
+        ({"model": "resnet-50", "engine": "eager"}, "applies to --engine tensorrt or triton; here the engine is eager"),
+        ({"model": "resnet-50", "engine": "onnxruntime"}, "here the engine is onnxruntime"),
+        ({"model": "llama-2-7b", "engine": "vllm"}, "here the engine is vllm .it captures its decode steps"),
+    ],
+)
+def test_cuda_graphs_is_refused_where_no_compiled_engine_times_the_model(opts: dict[str, str], says: str):
+    with pytest.raises(UsageError, match=says):
+        build_workload({**opts, "task": "inference", "cuda_graphs": True}, CAT)
+
+
+def test_under_triton_graphs_change_the_kernels_not_the_servers_terms():
+    """Triton's TensorRT backend replays the same graph: the GPU term falls by the kernel's floor difference, the
+    request floor, RPC and queue terms around it stay."""
+    floors = with_values(PLAIN, {"operator_kernel_floor_seconds": 12e-6, "operator_kernel_floor_seconds_graphs": 5e-6})
+    launched = served_batch(BLOCK, 4, 1, RATES, floors, "triton")
+    graphed = served_batch(BLOCK, 4, 1, RATES, floors, "triton", cuda_graphs=True)
+    assert launched.terms["gpu"] - graphed.terms["gpu"] == pytest.approx(7e-6)
+    assert {k: v for k, v in graphed.terms.items() if k != "gpu"} == {
+        k: v for k, v in launched.terms.items() if k != "gpu"
+    }
+
+
+def test_an_encoder_under_tensorrt_takes_graphs_and_under_the_default_is_refused():
+    """BERT under --engine tensorrt is written out operator by operator, so each of its kernels saves the floor
+    difference; under the default engine it is timed by its layer totals, so --cuda-graphs has nothing to act on
+    and is refused rather than ignored."""
+    opts = {"model": "bert-base-uncased", "task": "inference", "concurrency": 1, "input_tokens": 128}
+    plain = _estimate(**opts, engine="tensorrt", gpu="l4")
+    graphed = _estimate(**opts, engine="tensorrt", cuda_graphs=True, gpu="l4")
+    said = next(a for a in graphed["assumptions"] if "kernels per batch" in a)
+    kernels = int(said.split(": ")[1].split(" kernels")[0])
+    conv = CAT.conventions
+    saved = kernels * (conv["operator_kernel_floor_seconds"].value - conv["operator_kernel_floor_seconds_graphs"].value)
+    assert plain["inference"]["latency_seconds"] - graphed["inference"]["latency_seconds"] == pytest.approx(saved)
+    with pytest.raises(UsageError, match="timed operator by operator"):
+        build_workload({**opts, "cuda_graphs": True}, CAT)
+
+
+def test_the_graph_floor_is_the_fit_scripts_and_below_the_launch_floor():
+    """The convention is written by scripts/fit_graph_floor.py (its --check runs in test_fits) and says its
+    out-of-sample error; a graph saves the launch, so its floor is below the launch floor."""
+    graph = CAT.conventions["operator_kernel_floor_seconds_graphs"]
+    assert graph.source == "gpuwise-fit-graph-floor" and "out of sample" in graph.why
+    assert 0 < graph.value < CAT.conventions["operator_kernel_floor_seconds"].value
 
 
 def _estimate(**opts: object) -> dict[str, typing.Any]:

@@ -49,6 +49,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
+    "cuda_graphs": {"model": "resnet-50", "engine": "tensorrt"},  # a compiled engine's kernels, replayed
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {
         "model": "stable-diffusion-v1-5",
@@ -100,6 +101,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "overlap_ep_comm",
             "checkpoint_impl",
             "input_from_host",
+            "cuda_graphs",
             "autocast",
             "diffusers_version",
             "bnb_4bit",

@@ -70,8 +70,9 @@ UNCERTAINTY_FILE = "uncertainty.yaml"  # written by scripts/fit_bands.py
 SERVING_FIT_FILE = "serving_fit.yaml"  # written by scripts/fit_serving.py
 OPERATOR_FIT_FILE = "operator_fit.yaml"  # written by scripts/fit_operators.py
 ALLOCATOR_FIT_FILE = "allocator_fit.yaml"  # written by scripts/fit_allocator_slack.py
+GRAPH_FLOOR_FIT_FILE = "graph_floor_fit.yaml"  # written by scripts/fit_graph_floor.py
 # the generated files of fitted conventions, merged into conventions.yaml's (each name in one file)
-FITTED_CONVENTION_FILES = (OPERATOR_FIT_FILE, ALLOCATOR_FIT_FILE)
+FITTED_CONVENTION_FILES = (OPERATOR_FIT_FILE, ALLOCATOR_FIT_FILE, GRAPH_FLOOR_FIT_FILE)
 OFFERS_FILE = "offers.yaml"  # rental offers; its sources carry a date basis, so they stay apart
 # libyaml's parser where PyYAML was built with it (about 10x faster), else the pure-Python one.
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -80,9 +80,10 @@ class OperatorParams:
     sources: tuple[str, ...]
 
     @classmethod
-    def of(cls, rates: Rates, catalog: Catalog, conv_gain: float = 1.0) -> OperatorParams:
+    def of(cls, rates: Rates, catalog: Catalog, conv_gain: float = 1.0, graphs: bool = False) -> OperatorParams:
         """`conv_gain`: how much faster the runtime's 16-bit convolutions run than at the FP32-accumulate rate
-        (fp16_accumulate_gain where they accumulate in fp16); its GEMMs keep fp32 accumulation."""
+        (fp16_accumulate_gain where they accumulate in fp16); its GEMMs keep fp32 accumulation. `graphs`: the
+        kernels are replayed from a captured CUDA graph, each costing the graph floor instead of the launch one."""
         conv = catalog.conventions
         prec = precision_class(rates.dtype)
         arch_key = f"operator_conv_efficiency_{rates.gpu.architecture}_{prec}"
@@ -91,7 +92,8 @@ class OperatorParams:
         bwd = {c: conv[f"operator_backward_bytes_{c.replace('-', '_')}"].value for c in _MEMORY_CLASSES}
         host_key = f"operator_host_seconds_eager_{rates.gpu.architecture}"  # the host its machines carry
         host_key = host_key if host_key in conv else "operator_host_seconds_eager"
-        used = (conv_key, host_key, "operator_kernel_floor_seconds", "operator_train_norm_reads")
+        floor_key = "operator_kernel_floor_seconds_graphs" if graphs else "operator_kernel_floor_seconds"
+        used = (conv_key, host_key, floor_key, "operator_train_norm_reads")
         eff = conv[conv_key].value
         # tensor cores run an implicit-GEMM convolution at the clock and operand feed the GPU's GEMMs get
         # (rates.matmul: measured, power-capped, calibrated); CUDA-core fp32 at its peak and clock
@@ -106,7 +108,7 @@ class OperatorParams:
             backward_bytes=bwd,
             train_norm_reads=conv["operator_train_norm_reads"].value,
             host_seconds=conv[host_key].value,
-            launch_seconds=conv["operator_kernel_floor_seconds"].value,
+            launch_seconds=conv[floor_key].value,
             sources=used,
         )
 
@@ -192,7 +194,8 @@ class _Timer:
 
 
 _RECENT: dict[
-    tuple[int, int, int, bool, str, bool | None, bool, bool], list[tuple[GenericArch, Catalog, Rates, OperatorTime]]
+    tuple[int, int, int, bool, str, bool | None, bool, bool, bool],
+    list[tuple[GenericArch, Catalog, Rates, OperatorTime]],
 ] = {}
 _RECENT_MOST = 4096  # batches remembered before the memo starts afresh (a long-running server's bound)
 
@@ -208,12 +211,13 @@ def operator_seconds(
     autocast: bool | None = None,
     tf32_gemm: bool = True,
     fp16_accumulate: bool = False,
+    graphs: bool = False,
 ) -> OperatorTime:
     """`_operator_seconds`, remembered: a serving plan asks for the same batch on the same GPU from
     every replica count and layout it tries, and a pipeline of tens of thousands of kernels takes tens
     of milliseconds to walk. An entry is reused only for the same model and catalog objects and equal
     rates, so the answer is the one a fresh walk gives."""
-    key = (id(model), id(catalog), batch, training, runtime, autocast, tf32_gemm, fp16_accumulate)
+    key = (id(model), id(catalog), batch, training, runtime, autocast, tf32_gemm, fp16_accumulate, graphs)
     seen = _RECENT.setdefault(key, [])
     for m, c, r, t in seen:
         if m is model and c is catalog and r == rates:
@@ -228,6 +232,7 @@ def operator_seconds(
         autocast=autocast,
         tf32_gemm=tf32_gemm,
         fp16_accumulate=fp16_accumulate,
+        graphs=graphs,
     )
     if len(_RECENT) > _RECENT_MOST:
         _RECENT.clear()
@@ -247,15 +252,18 @@ def _operator_seconds(
     autocast: bool | None = None,
     tf32_gemm: bool = True,
     fp16_accumulate: bool = False,
+    graphs: bool = False,
 ) -> OperatorTime:
     """One batch of `batch` samples through `model`'s operators: forward (and backward when
     `training`). Training runs eager PyTorch (unfused); inference runs `runtime`. `autocast`
     (default: training at 16 bits) adds the fp32-to-16-bit weight copy autocast makes before
     every convolution and GEMM, each pass. Without `tf32_gemm`, inference of fp32 weights (TF32
     rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's. With
-    `fp16_accumulate` (inference only) fp16 convolutions run at the FP16-accumulate rate."""
+    `fp16_accumulate` (inference only) fp16 convolutions run at the FP16-accumulate rate. With `graphs` (a
+    compiled engine's inference) the kernels replay from one CUDA graph at the graph floor."""
     gain = fp16_accumulate_gain(rates) if fp16_accumulate and not training else 1.0
-    p = OperatorParams.of(rates, catalog, gain)
+    graphs = graphs and not training  # a training step is eager PyTorch: nothing replays it
+    p = OperatorParams.of(rates, catalog, gain, graphs=graphs)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
     full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
@@ -276,7 +284,8 @@ def _operator_seconds(
             f"{model.name}: {timer.kernels} kernels per batch of {batch} "
             f"({_FUSION[runtime] if fused else 'unfused'}"
             f"{', eager PyTorch' if eager else ''}); "
-            f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us) "
+            f"{timer.floor * 1e3:.2f} ms of it waiting on the kernel floor ({p.launch_seconds * 1e6:.0f} us"
+            f"{', replayed from one CUDA graph' if graphs else ''}) "
             f"or the host ({timer.host_s * 1e6:.0f} us per kernel) "
             f"[{', '.join(p.sources)}]",
         )
@@ -472,13 +481,15 @@ def served_batch(
     input_from_host: bool = False,
     autocast: bool | None = None,
     fp16: bool = False,
+    cuda_graphs: bool = False,
 ) -> ServedBatch:
     """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
     engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
     writes), the input copy and the per-request terms around them. A runtime without a server is
     timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU, or, with
     `input_from_host`, after the batch's input is copied from host memory in the timed loop. `fp16`: the
-    model is held in fp16 (not bf16), which a runtime with `fp16_accumulate` multiplies at that rate."""
+    model is held in fp16 (not bf16), which a runtime with `fp16_accumulate` multiplies at that rate.
+    `cuda_graphs`: the engine replays the batch's kernels from one captured CUDA graph."""
     profile = catalog.runtime(engine)
     samples = requests * items
     amp = profile.autocasts(autocast)  # --no-autocast: weights held in 16 bits
@@ -492,6 +503,7 @@ def served_batch(
         autocast=amp,
         tf32_gemm=profile.tf32_gemm,
         fp16_accumulate=profile.fp16_accumulate and fp16,
+        graphs=cuda_graphs,
     )
     runs = (
         f"{model.name} runs on {profile.name} (--engine {engine}"

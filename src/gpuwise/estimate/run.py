@@ -324,6 +324,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         speculative_acceptance=work.speculative_acceptance if work.speculative_tokens else None,
         items_per_request=work.items_per_request,
         input_from_host=work.input_from_host,
+        cuda_graphs=work.cuda_graphs,
         autocast=work.autocast,  # None: the runtime's default
         # fp32 weights under torch.autocast: the 16-bit precision it computes at (absent: the weights' dtype)
         **({"precision": work.autocast_dtype} if work.autocast_dtype is not None else {}),

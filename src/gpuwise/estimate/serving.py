@@ -848,6 +848,7 @@ def _served(model: GenericArch, requests: int, job: InferenceJob, rates: Rates, 
         job.input_from_host,
         job.autocast,
         fp16=job.weights_dtype == "fp16",
+        cuda_graphs=job.cuda_graphs,
     )
 
 

@@ -391,6 +391,7 @@ def _inference_job(
         lengths=_dataset_lengths(f, dataset, model, engine, catalog),
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model, engine),
+        cuda_graphs=_cuda_graphs(f, model, engine, catalog),
         autocast=_autocast(f, model, engine),
         autocast_dtype=_autocast_over_fp32(f, wd, engine, catalog),
         diffusers_version=f.diffusers_version,
@@ -489,6 +490,27 @@ def _enforce_eager(f: WorkloadFields, model: ModelArch, engine: str, catalog: Ca
         raise UsageError(
             f"--enforce-eager: {engine}'s kernels per layer without CUDA graphs are not in the catalog; "
             f"it is modelled for {counted}"
+        )
+    return True
+
+
+def _cuda_graphs(f: WorkloadFields, model: ModelArch, engine: str, catalog: Catalog) -> bool:
+    """--cuda-graphs replays a compiled engine's kernels as one graph: an option of the runtimes that compile the
+    model (engines.yaml runtimes with kernels `compiled`) for what they time operator by operator. LLM serving
+    engines capture their decode steps already (--enforce-eager turns that off)."""
+    if not f.cuda_graphs:
+        return False
+    compiled = [r for r in RUNTIMES if catalog.runtime(r).kernels == "compiled"]
+    if engine not in compiled:
+        graphs = " (it captures its decode steps in CUDA graphs already: --enforce-eager turns them off)"
+        llm = engine in catalog.engines and bool(catalog.engine(engine).cuda_graphs)
+        raise UsageError(
+            f"--cuda-graphs applies to --engine {' or '.join(compiled)}; here the engine is {engine}{graphs if llm else ''}"
+        )
+    if not _timed_by_operator(model, engine):
+        raise UsageError(
+            f"--cuda-graphs applies to a model timed operator by operator (a CNN or recommender, or an encoder under "
+            f"a named --engine other than the default {DEFAULT_RUNTIME}); {model.name} under {engine} is not"
         )
     return True
 
@@ -623,17 +645,23 @@ def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalo
     )
 
 
+def _timed_by_operator(model: ModelArch, engine: str) -> bool:
+    """Whether the runtime times the model kernel by kernel: a model described operator by operator, or an encoder
+    (BERT, ViT) under a runtime other than the default (estimate.serving.timed_model writes its operators)."""
+    described = isinstance(model, GenericArch) and bool(model.operators)
+    encoder = isinstance(model, TransformerArch) and expressible(model) is None
+    return described or (encoder and engine != DEFAULT_RUNTIME)
+
+
 def _input_from_host(f: WorkloadFields, model: ModelArch, engine: str) -> bool:
     """--input-from-host times the host-to-device copy of each batch's input: a term of the models
     described operator by operator (an LLM request's tokens are a few bytes), which an encoder (BERT,
     ViT) is under a runtime other than the default (estimate.serving.timed_model)."""
     if not f.input_from_host:
         return False
-    described = isinstance(model, GenericArch) and bool(model.operators)
-    encoder = isinstance(model, TransformerArch) and expressible(model) is None
-    if described or (encoder and engine != DEFAULT_RUNTIME):
+    if _timed_by_operator(model, engine):
         return True
-    if encoder:
+    if isinstance(model, TransformerArch) and expressible(model) is None:
         raise UsageError(
             f"--input-from-host: {model.name} is timed operator by operator only under a named runtime "
             f"(--engine {', '.join(r for r in RUNTIMES if r not in (DEFAULT_RUNTIME, 'torch-compile'))}; torch-compile "

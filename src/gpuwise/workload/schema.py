@@ -389,6 +389,16 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
+    cuda_graphs: bool | None = _f(
+        "Compiled engines (--engine tensorrt, triton) on a model timed kernel by kernel (a CNN, a recommender; an "
+        "encoder under --engine tensorrt): the batch's kernels replayed as one captured CUDA graph (trtexec "
+        "--useCudaGraph, MLPerf's LWIS harness use_graphs), so each kernel adds the graph floor instead of a launch. "
+        "The floor is fitted to batch-1 MLPerf SingleStream runs, whose per-pass harness work it spreads over the "
+        "kernels (docs/accuracy-graph-floor.md).",
+        example=True,
+        applies="inference",
+        default="off: each kernel launched on its own (the kernel floor fitted to Paddle-TRT latencies)",
+    )
     enforce_eager: bool | None = _f(
         "LLM serving without CUDA graphs (vLLM's --enforce-eager, SGLang's --disable-cuda-graph): every kernel of a "
         "step is issued from Python, "
