@@ -482,6 +482,10 @@ def _diagnosis41_figures() -> None:
     _medians_section(41, "accuracy-holdout41-2026-12-07.md", "## The forty-first holdout, diagnostic")
 
 
+def _diagnosis42_figures() -> None:
+    _medians_section(42, "accuracy-holdout42-2026-12-07.md", "## The forty-second holdout, diagnostic")
+
+
 def _uncompiled_figures() -> None:
     """The thirty-eighth's section on eager training: the rows of holdouts 1-38 written `compile: false`, their
     count, median signed error and band coverage as they score now."""
@@ -629,6 +633,8 @@ CLAIMS: dict[tuple[str, str], Callable[[], None]] = {
     ("docs/holdout-diagnosis.md", "53 % within ±20 %"): _diagnosis40_figures,
     ("docs/holdout-diagnosis.md", "36 % within ±20 %;"): _diagnosis41_figures,
     ("docs/holdout-diagnosis.md", "42 % within ±20 %"): _diagnosis41_figures,
+    ("docs/holdout-diagnosis.md", "38 % within ±20 %;"): _diagnosis42_figures,
+    ("docs/holdout-diagnosis.md", "39 % within ±20 %"): _diagnosis42_figures,
     ("docs/holdout-diagnosis.md", "wrote an uncompiled run have a median bias of"): _uncompiled_figures,
     ("docs/holdout-diagnosis.md", "bias +7.9 %"): _packing_figures,
     ("docs/holdout-diagnosis.md", "3 -> 6 of 13 within ±20 %"): _packing_figures,

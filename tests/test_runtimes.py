@@ -184,6 +184,38 @@ def test_an_encoder_under_tensorrt_takes_graphs_and_under_the_default_is_refused
         build_workload({**opts, "cuda_graphs": True}, CAT)
 
 
+GEMM = GenericArch(
+    name="gemm", task="vision", params=1, operators=(Operator("0.gemm", "gemm", flops=1e12, act_bytes=0.0),)
+)
+
+
+def test_tf32_matmul_runs_eager_fp32_gemms_on_tf32_tensor_cores_hand_computed():
+    """1 TFLOP of fp32 GEMM on an A100 at a 100 TFLOP/s achievable TF32 rate: PyTorch's default (TF32 off for
+    matmuls) scales it by the fp32 peak over the TF32 peak (19.5 / 156), 0.08 s; --tf32-matmul runs it at the TF32
+    rate, 0.01 s, and says so."""
+    a100 = CAT.gpu("a100-40gb-sxm")
+    rates = Rates(gpu=a100, dtype="tf32", peak=156e12, matmul=100e12, attention=60e12, bandwidth=1e12, notes=())
+    quiet = with_values(PLAIN, {"operator_host_seconds_eager_ampere": 0.0})
+    assert a100.peak_flops["fp32"] == pytest.approx(19.5e12)
+    default = served_batch(GEMM, 1, 1, rates, quiet, "eager")
+    on = served_batch(GEMM, 1, 1, rates, quiet, "eager", tf32_matmul=True)
+    assert default.gpu_seconds == pytest.approx(1e12 / (100e12 * 19.5 / 156))
+    assert on.gpu_seconds == pytest.approx(1e12 / 100e12)
+    assert any("--tf32-matmul" in n for n in on.notes) and not any("--tf32-matmul" in n for n in default.notes)
+
+
+@pytest.mark.parametrize(
+    ("opts", "says"),
+    [
+        ({"engine": "tensorrt", "weights_dtype": "fp32"}, "tensorrt sets its own"),
+        ({"engine": "eager", "precision": "fp16"}, "applies to fp32 weights computed in fp32"),
+    ],
+)
+def test_tf32_matmul_is_refused_outside_pytorch_fp32(opts: dict[str, str], says: str):
+    with pytest.raises(UsageError, match=says):
+        build_workload({"model": "resnet-50", "task": "inference", "tf32_matmul": True, **opts}, CAT)
+
+
 def test_the_graph_floor_is_the_fit_scripts_and_below_the_launch_floor():
     """The convention is written by scripts/fit_graph_floor.py (its --check runs in test_fits) and says its
     out-of-sample error; a graph saves the launch, so its floor is below the launch floor."""

@@ -50,6 +50,7 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "cuda_graphs": {"model": "resnet-50", "engine": "tensorrt"},  # a compiled engine's kernels, replayed
+    "tf32_matmul": {"model": "resnet-50", "engine": "eager", "weights_dtype": "fp32", "precision": "tf32"},
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {
         "model": "stable-diffusion-v1-5",
@@ -102,6 +103,7 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "checkpoint_impl",
             "input_from_host",
             "cuda_graphs",
+            "tf32_matmul",
             "autocast",
             "diffusers_version",
             "bnb_4bit",

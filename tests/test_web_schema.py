@@ -60,6 +60,7 @@ COMPANIONS = {
     "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "cuda_graphs": {"model": "resnet-50", "engine": "tensorrt"},  # a compiled engine's kernels, replayed
+    "tf32_matmul": {"model": "resnet-50", "engine": "eager", "weights_dtype": "fp32", "precision": "tf32"},
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {
         "model": "stable-diffusion-v1-5",

@@ -482,6 +482,7 @@ def served_batch(
     autocast: bool | None = None,
     fp16: bool = False,
     cuda_graphs: bool = False,
+    tf32_matmul: bool | None = None,
 ) -> ServedBatch:
     """A batch of `requests` requests of `items` samples each through the runtime `engine` (catalog
     engines.yaml `runtimes`): its kernels, and, under a server (Triton, what `gpuwise deploy`
@@ -489,7 +490,8 @@ def served_batch(
     timed as its own benchmarks time it: the batch's kernels on inputs already on the GPU, or, with
     `input_from_host`, after the batch's input is copied from host memory in the timed loop. `fp16`: the
     model is held in fp16 (not bf16), which a runtime with `fp16_accumulate` multiplies at that rate.
-    `cuda_graphs`: the engine replays the batch's kernels from one captured CUDA graph."""
+    `cuda_graphs`: the engine replays the batch's kernels from one captured CUDA graph. `tf32_matmul`: PyTorch's
+    matmul precision as the run sets it (None: the runtime's `tf32_gemm`)."""
     profile = catalog.runtime(engine)
     samples = requests * items
     amp = profile.autocasts(autocast)  # --no-autocast: weights held in 16 bits
@@ -501,7 +503,7 @@ def served_batch(
         training=False,
         runtime=profile.kernels,
         autocast=amp,
-        tf32_gemm=profile.tf32_gemm,
+        tf32_gemm=profile.tf32_gemm if tf32_matmul is None else tf32_matmul,
         fp16_accumulate=profile.fp16_accumulate and fp16,
         graphs=cuda_graphs,
     )
@@ -513,6 +515,8 @@ def served_batch(
     casts = amp and rates.dtype in ("fp16", "bf16")
     if casts:
         runs += f"; {rates.dtype} under torch.autocast: each convolution and GEMM weight is cast on every call"
+    if tf32_matmul and rates.dtype == "tf32" and not profile.tf32_gemm:
+        runs += "; fp32 GEMMs on TF32 tensor cores as the run sets PyTorch's matmul precision (--tf32-matmul)"
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
     side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
     fused = kernels.by_class.get("attention", 0.0) > 0

@@ -325,6 +325,7 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         items_per_request=work.items_per_request,
         input_from_host=work.input_from_host,
         cuda_graphs=work.cuda_graphs,
+        tf32_matmul=work.tf32_matmul,  # None: the runtime's default
         autocast=work.autocast,  # None: the runtime's default
         # fp32 weights under torch.autocast: the 16-bit precision it computes at (absent: the weights' dtype)
         **({"precision": work.autocast_dtype} if work.autocast_dtype is not None else {}),

@@ -64,6 +64,8 @@ def _tf32_gemm(job: InferenceJob, catalog: Catalog) -> bool:
     described operator by operator apply their runtime's own (gpuwise.estimate.operators)."""
     if not (isinstance(job.model, TransformerArch) and job.model.decoder):
         return True
+    if job.tf32_matmul is not None:  # the loop's own torch matmul precision, as given
+        return job.tf32_matmul
     profile = catalog.engines.get(job.engine)
     if profile is None or profile.runtime is None:
         return True
@@ -849,6 +851,7 @@ def _served(model: GenericArch, requests: int, job: InferenceJob, rates: Rates, 
         job.autocast,
         fp16=job.weights_dtype == "fp16",
         cuda_graphs=job.cuda_graphs,
+        tf32_matmul=job.tf32_matmul,
     )
 
 

@@ -392,6 +392,7 @@ def _inference_job(
         items_per_request=f.items_per_request or 1,
         input_from_host=_input_from_host(f, model, engine),
         cuda_graphs=_cuda_graphs(f, model, engine, catalog),
+        tf32_matmul=_tf32_matmul(f, wd, engine, catalog),
         autocast=_autocast(f, model, engine),
         autocast_dtype=_autocast_over_fp32(f, wd, engine, catalog),
         diffusers_version=f.diffusers_version,
@@ -643,6 +644,25 @@ def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalo
         f"--precision {f.precision} over --weights-dtype fp32: {engine} computes at the weights' dtype; give "
         f"--weights-dtype {f.precision}{amp}"
     )
+
+
+def _tf32_matmul(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> bool | None:
+    """--[no-]tf32-matmul is PyTorch's matmul precision switch: it applies where PyTorch runs fp32 weights at fp32
+    (no autocast), on its own runtimes or an LLM engine that is a PyTorch generate loop."""
+    if f.tf32_matmul is None:
+        return None
+    pytorch = ("eager", "torch-compile", "torchscript")
+    runtime = engine if engine in RUNTIMES else (catalog.engines[engine].runtime if engine in catalog.engines else None)
+    if runtime not in pytorch:
+        raise UsageError(
+            f"--tf32-matmul is PyTorch's matmul precision (--engine {', '.join(pytorch)} or a transformers generate "
+            f"loop); {engine} sets its own"
+        )
+    if wd != "fp32" or f.autocast:
+        raise UsageError(
+            "--tf32-matmul applies to fp32 weights computed in fp32 (--weights-dtype fp32 --precision tf32, no --autocast)"
+        )
+    return f.tf32_matmul
 
 
 def _timed_by_operator(model: ModelArch, engine: str) -> bool:

@@ -389,6 +389,16 @@ class WorkloadFields(StrictFields):
         applies="inference",
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
+    tf32_matmul: bool | None = _f(
+        "PyTorch inference of fp32 weights (--precision tf32 over --weights-dtype fp32; an eager or torch.compile "
+        "runtime, or a transformers generate loop) with TF32 matmuls turned on (torch.set_float32_matmul_precision"
+        "('high'), torch.backends.cuda.matmul.allow_tf32 = True): fp32 GEMMs on TF32 tensor cores. --no-tf32-matmul: "
+        "full fp32.",
+        example=True,
+        applies="inference",
+        default="the runtime's own: PyTorch leaves TF32 off for matmuls since 1.12 (on for cuDNN convolutions); "
+        "TensorRT and ONNX Runtime use it",
+    )
     cuda_graphs: bool | None = _f(
         "Compiled engines (--engine tensorrt, triton) on a model timed kernel by kernel (a CNN, a recommender; an "
         "encoder under --engine tensorrt): the batch's kernels replayed as one captured CUDA graph (trtexec "

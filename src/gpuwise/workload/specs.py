@@ -508,6 +508,7 @@ class InferenceJob:
     items_per_request: int = 1  # ranking models: candidates scored per request (samples per request)
     input_from_host: bool = False  # runtimes without a server: each batch's input crosses PCIe in the timed loop
     cuda_graphs: bool = False  # compiled engines: the batch's kernels replayed as one CUDA graph
+    tf32_matmul: bool | None = None  # PyTorch fp32 GEMMs on TF32 tensor cores (None: the runtime's default)
     autocast: bool | None = None  # eager inference: weights cast per call (None: the runtime's default)
     # fp32 weights under torch.autocast: the 16-bit dtype it computes at (--precision); None: the weights' own
     autocast_dtype: HalfDtype | None = None
