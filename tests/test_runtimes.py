@@ -209,11 +209,32 @@ def test_tf32_matmul_runs_eager_fp32_gemms_on_tf32_tensor_cores_hand_computed():
     [
         ({"engine": "tensorrt", "weights_dtype": "fp32"}, "tensorrt sets its own"),
         ({"engine": "eager", "precision": "fp16"}, "applies to fp32 weights computed in fp32"),
+        ({"engine": "eager", "weights_dtype": "fp32", "precision": "fp16"}, "here --precision fp16 over"),
+        ({"engine": "torch-compile", "weights_dtype": "fp32", "precision": "bf16"}, "here --precision bf16 over"),
     ],
 )
 def test_tf32_matmul_is_refused_outside_pytorch_fp32(opts: dict[str, str], says: str):
     with pytest.raises(UsageError, match=says):
         build_workload({"model": "resnet-50", "task": "inference", "tf32_matmul": True, **opts}, CAT)
+
+
+def test_tf32_matmul_reaches_a_generate_loop_and_is_refused_by_a_serving_engine():
+    """A transformers generate loop is PyTorch eager: --tf32-matmul puts its fp32 GEMMs on TF32 (faster prefill than
+    PyTorch's default full fp32); vLLM sets its own matmul precision, so the flag is refused there."""
+    opts = {"model": "llama-3.1-8b", "task": "inference", "engine": "transformers", "weights_dtype": "fp32"}
+    opts |= {"precision": "tf32", "input_tokens": 512, "output_tokens": 16, "concurrency": 1}
+    default = _estimate(**opts, gpu="a100-80gb-sxm")["inference"]
+    on = _estimate(**opts, tf32_matmul=True, gpu="a100-80gb-sxm")["inference"]
+    assert on["time_to_first_token_seconds"] < default["time_to_first_token_seconds"] / 2
+    with pytest.raises(UsageError, match="vllm sets its own"):
+        build_workload({**opts, "engine": "vllm", "tf32_matmul": True}, CAT)
+
+
+def test_tf32_matmul_on_a_gpu_without_tf32_says_it_changes_nothing():
+    t4 = Rates(gpu=T4, dtype="fp32", peak=8e12, matmul=7e12, attention=6e12, bandwidth=0.3e12, notes=())
+    on = served_batch(GEMM, 1, 1, t4, PLAIN, "eager", tf32_matmul=True)
+    assert on.gpu_seconds == served_batch(GEMM, 1, 1, t4, PLAIN, "eager").gpu_seconds
+    assert any("has no TF32 tensor cores" in n for n in on.notes)
 
 
 def test_the_graph_floor_is_the_fit_scripts_and_below_the_launch_floor():

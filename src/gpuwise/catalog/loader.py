@@ -167,6 +167,14 @@ class Catalog:
             raise UnknownNameError("runtime", runtime_id, self.runtimes)
         return self.runtimes[runtime_id]
 
+    def runtime_of(self, engine: str) -> RuntimeProfile | None:
+        """The runtime that runs `engine`: a runtime named as the engine, or the one an LLM engine is built on (a
+        transformers generate loop: PyTorch eager); None for a serving engine with kernels of its own."""
+        if engine in self.runtimes:
+            return self.runtimes[engine]
+        profile = self.engines.get(engine)
+        return None if profile is None or profile.runtime is None else self.runtimes[profile.runtime]
+
     def default_network(self, gpu: GPU) -> DefaultNetwork:
         """The first matching rule; the file ends with a catch-all."""
         return next(n for n in self.default_networks if n.matches(gpu))

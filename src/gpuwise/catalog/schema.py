@@ -664,6 +664,11 @@ class RuntimeProfile(_Sourced):
         runtime's own default (the one rule the operator timer, the workload builder and the fp32 stream share)."""
         return self.autocast if requested is None else requested
 
+    def tf32(self, requested: bool | None) -> bool:
+        """Whether its fp32 GEMMs run on TF32 tensor cores: --[no-]tf32-matmul where given (PyTorch's matmul
+        precision as the run sets it), else the runtime's own `tf32_gemm`."""
+        return self.tf32_gemm if requested is None else requested
+
 
 # ----- offers (offers.yaml): what providers rent, at a price on a date ------------------------
 PriceModel = Literal["on-demand", "spot", "1y", "3y"]

@@ -503,20 +503,24 @@ def served_batch(
         training=False,
         runtime=profile.kernels,
         autocast=amp,
-        tf32_gemm=profile.tf32_gemm if tf32_matmul is None else tf32_matmul,
+        tf32_gemm=profile.tf32(tf32_matmul),
         fp16_accumulate=profile.fp16_accumulate and fp16,
         graphs=cuda_graphs,
     )
     runs = (
         f"{model.name} runs on {profile.name} (--engine {engine}"
         + (", the default" if engine == DEFAULT_RUNTIME else "")
-        + f") [{catalog.sources[profile.source].title.split(':')[0]}]"
+        + ")"
     )
-    casts = amp and rates.dtype in ("fp16", "bf16")
-    if casts:
+    if amp and rates.dtype in ("fp16", "bf16"):
         runs += f"; {rates.dtype} under torch.autocast: each convolution and GEMM weight is cast on every call"
-    if tf32_matmul and rates.dtype == "tf32" and not profile.tf32_gemm:
-        runs += "; fp32 GEMMs on TF32 tensor cores as the run sets PyTorch's matmul precision (--tf32-matmul)"
+    if tf32_matmul:
+        runs += (
+            "; fp32 GEMMs on TF32 tensor cores as the run sets PyTorch's matmul precision (--tf32-matmul)"
+            if rates.dtype == "tf32"
+            else f"; --tf32-matmul changes nothing on the {rates.gpu.name}, which has no TF32 tensor cores"
+        )
+    runs += f" [{catalog.sources[profile.source].title.split(':')[0]}]"
     math_s = sum(v for k, v in kernels.by_class.items() if k in ("convolution", "gemm", "attention"))
     side = "compute" if math_s >= kernels.total - math_s else "memory-bandwidth"
     fused = kernels.by_class.get("attention", 0.0) > 0

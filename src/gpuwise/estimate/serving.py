@@ -46,7 +46,7 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) 
     (Blackwell: W4A4, the activations quantized to NVFP4 on the fly); weight-only 4-bit formats (and
     NVFP4 on a GPU without FP4 tensor cores) are dequantized and multiply in 16-bit; fp32 weights on
     TF32 tensor cores unless the engine's runtime leaves TF32 off for matmuls (a transformers generate
-    loop: PyTorch eager), or at 16 bits where torch.autocast casts them (`autocast_dtype`)."""
+    loop: PyTorch eager, unless --tf32-matmul), or at 16 bits where torch.autocast casts them (`autocast_dtype`)."""
     wd = job.weights_dtype
     if job.autocast_dtype is not None:  # set over fp32 weights only
         return job.autocast_dtype  # bf16 where the GPU has none: refused (workload.precision)
@@ -60,16 +60,13 @@ def compute_dtype(job: InferenceJob, peaks: dict[str, float], catalog: Catalog) 
 
 
 def _tf32_gemm(job: InferenceJob, catalog: Catalog) -> bool:
-    """Whether an LLM engine's fp32 GEMMs run on TF32 tensor cores: its runtime's `tf32_gemm`. Models
-    described operator by operator apply their runtime's own (gpuwise.estimate.operators)."""
+    """Whether an LLM engine's fp32 GEMMs run on TF32 tensor cores: its runtime's (RuntimeProfile.tf32: the run's
+    --[no-]tf32-matmul, else the runtime's `tf32_gemm`). Models described operator by operator apply their runtime's
+    own (gpuwise.estimate.operators.served_batch)."""
     if not (isinstance(job.model, TransformerArch) and job.model.decoder):
         return True
-    if job.tf32_matmul is not None:  # the loop's own torch matmul precision, as given
-        return job.tf32_matmul
-    profile = catalog.engines.get(job.engine)
-    if profile is None or profile.runtime is None:
-        return True
-    return catalog.runtimes[profile.runtime].tf32_gemm
+    runtime = catalog.runtime_of(job.engine)
+    return True if runtime is None else runtime.tf32(job.tf32_matmul)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from gpuwise.workload.specs import (
     PIPELINE_EDGE_CHUNKS,
     PYTORCH_RUNTIMES,
     RUNTIMES,
+    TORCH_MATMUL_RUNTIMES,
     Attention,
     BatchBound,
     Batching,
@@ -648,19 +649,19 @@ def _autocast_over_fp32(f: WorkloadFields, wd: str, engine: str, catalog: Catalo
 
 def _tf32_matmul(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> bool | None:
     """--[no-]tf32-matmul is PyTorch's matmul precision switch: it applies where PyTorch runs fp32 weights at fp32
-    (no autocast), on its own runtimes or an LLM engine that is a PyTorch generate loop."""
+    (--precision tf32 or fp32, no autocast), on its own runtimes or an LLM engine that is a PyTorch generate loop."""
     if f.tf32_matmul is None:
         return None
-    pytorch = ("eager", "torch-compile", "torchscript")
-    runtime = engine if engine in RUNTIMES else (catalog.engines[engine].runtime if engine in catalog.engines else None)
-    if runtime not in pytorch:
+    runtime = catalog.runtime_of(engine)
+    if runtime is None or runtime.name not in [catalog.runtime(r).name for r in TORCH_MATMUL_RUNTIMES]:
         raise UsageError(
-            f"--tf32-matmul is PyTorch's matmul precision (--engine {', '.join(pytorch)} or a transformers generate "
-            f"loop); {engine} sets its own"
+            f"--tf32-matmul is PyTorch's matmul precision (--engine {', '.join(TORCH_MATMUL_RUNTIMES)} or a "
+            f"transformers generate loop); {engine} sets its own"
         )
-    if wd != "fp32" or f.autocast:
+    if wd != "fp32" or f.autocast or f.precision not in (None, "fp32", "tf32"):
         raise UsageError(
-            "--tf32-matmul applies to fp32 weights computed in fp32 (--weights-dtype fp32 --precision tf32, no --autocast)"
+            "--tf32-matmul applies to fp32 weights computed in fp32 (--weights-dtype fp32 --precision tf32, no "
+            f"--autocast); here --precision {f.precision or wd} over --weights-dtype {wd}"
         )
     return f.tf32_matmul
 

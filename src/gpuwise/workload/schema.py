@@ -390,8 +390,8 @@ class WorkloadFields(StrictFields):
         default="off: inputs already on the GPU (a server runtime always copies them)",
     )
     tf32_matmul: bool | None = _f(
-        "PyTorch inference of fp32 weights (--precision tf32 over --weights-dtype fp32; an eager or torch.compile "
-        "runtime, or a transformers generate loop) with TF32 matmuls turned on (torch.set_float32_matmul_precision"
+        "PyTorch inference of fp32 weights (--precision tf32 over --weights-dtype fp32; an eager, torch.compile or "
+        "TorchScript runtime, or a transformers generate loop) with TF32 matmuls turned on (torch.set_float32_matmul_precision"
         "('high'), torch.backends.cuda.matmul.allow_tf32 = True): fp32 GEMMs on TF32 tensor cores. --no-tf32-matmul: "
         "full fp32.",
         example=True,

@@ -77,6 +77,8 @@ DEFAULT_LLM_ENGINE: LLMEngine = "vllm"
 DEFAULT_RUNTIME: Runtime = "triton"  # TensorRT under Triton: what `gpuwise deploy` writes for these models
 PYTORCH_RUNTIMES: tuple[Runtime, ...] = ("eager", "torchscript")  # the runtimes that run a module's own attention code
 AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("eager", "torch-compile")  # the runtimes torch.autocast can wrap (--autocast)
+# the runtimes whose fp32 matmuls follow PyTorch's matmul precision (--tf32-matmul)
+TORCH_MATMUL_RUNTIMES: tuple[Runtime, ...] = ("eager", "torch-compile", "torchscript")
 
 Objective = Literal["cost", "time"]
 Pricing = Literal["on-demand", "reserved", "spot", "owned"]
