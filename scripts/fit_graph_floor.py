@@ -18,7 +18,6 @@ dated holdouts are never read. Run from the repository root: `python scripts/fit
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import statistics
 import sys
@@ -31,6 +30,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from corpus.generated import write_or_check  # noqa: E402
+from corpus.operators_accuracy import with_values  # noqa: E402
 from gpuwise.catalog import Catalog, load_catalog  # noqa: E402
 from gpuwise.estimate import estimate  # noqa: E402
 from gpuwise.workload import build_hardware, build_workload  # noqa: E402
@@ -76,13 +76,6 @@ def options(row: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
-def with_floor(catalog: Catalog, floor: float) -> Catalog:
-    """The catalog with the graph floor set to `floor` (added from the launch floor's entry when absent)."""
-    conv = dict(catalog.conventions)
-    conv[KEY] = dataclasses.replace(conv.get(KEY, conv[BASE]), value=floor)
-    return dataclasses.replace(catalog, conventions=conv)
-
-
 def latency(row: dict[str, Any], catalog: Catalog) -> float:
     est = estimate(build_workload(options(row), catalog), build_hardware(f"{row['gpu']}:1", catalog), catalog)
     assert est.inference is not None and est.inference.latency_seconds is not None
@@ -92,7 +85,7 @@ def latency(row: dict[str, Any], catalog: Catalog) -> float:
 def rows(catalog: Catalog) -> list[Row]:
     out = []
     for r in yaml.safe_load(DATA.read_text(encoding="utf-8"))["rows"]:
-        busy, probe = latency(r, with_floor(catalog, 0.0)), latency(r, with_floor(catalog, 1e-5))
+        busy, probe = latency(r, with_values(catalog, {KEY: 0.0})), latency(r, with_values(catalog, {KEY: 1e-5}))
         out.append(
             Row(r["id"], r["group"], r["gpu"], r["model"], r["mean_latency_ns"] * 1e-9, busy, (probe - busy) / 1e-5)
         )

@@ -652,8 +652,7 @@ def _tf32_matmul(f: WorkloadFields, wd: str, engine: str, catalog: Catalog) -> b
     (--precision tf32 or fp32, no autocast), on its own runtimes or an LLM engine that is a PyTorch generate loop."""
     if f.tf32_matmul is None:
         return None
-    runtime = catalog.runtime_of(engine)
-    if runtime is None or runtime.name not in [catalog.runtime(r).name for r in TORCH_MATMUL_RUNTIMES]:
+    if catalog.runtime_of(engine) not in [catalog.runtime(r) for r in TORCH_MATMUL_RUNTIMES]:
         raise UsageError(
             f"--tf32-matmul is PyTorch's matmul precision (--engine {', '.join(TORCH_MATMUL_RUNTIMES)} or a "
             f"transformers generate loop); {engine} sets its own"
