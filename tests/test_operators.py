@@ -205,6 +205,55 @@ def test_operator_documents_are_checked(tmp_path):
             arch_from_operators(bad, "t")
 
 
+def test_an_inference_forward_holds_one_kernel_and_what_the_code_still_references():
+    """Hand-computed: a stem, then a residual block (its input held until the add reads it back),
+    then a bias add that holds nothing; at batch 2, per sample."""
+
+    def op(name: str, op_: str, read: int, written: int, params: int = 0) -> dict[str, object]:
+        cls = "convolution" if op_ == "convolution" else "elementwise"
+        return {
+            "name": name,
+            "class": cls,
+            "op": op_,
+            "flops": 0,
+            "bytes_read": 2 * read + params,
+            "bytes_written": 2 * written,
+            "param_bytes": params,
+        }
+
+    doc = {
+        "params": 1,
+        "batch": 2,
+        "operators": [
+            op("0.convolution", "convolution", 100, 200, params=10),  # the model's input: 100 a sample
+            op("1.body.convolution", "convolution", 200, 50),  # the block's input, 200, held from here
+            op("1.body.bn", "native_batch_norm", 50, 200),
+            op("1.skip.add", "add", 400, 200),  # branch + held input -> output; frees the input
+            op("1.act.relu", "relu", 200, 200),
+            op("2.fc", "add", 220, 200),  # a bias add: reads about what it writes, no block input held
+        ],
+    }
+    arch = arch_from_operators(doc, "t")
+    # stem 300; block's first kernel 250 + 100 input; bn 250 + 200 held + 100; add 600 + 100; relu 400 + 100
+    assert arch.forward_peak_bytes_per_sample == 700
+    assert arch.activation_bytes_per_sample is None  # a training figure is not made up from it
+
+
+def test_cnn_inference_memory_is_the_forward_peak_not_the_training_activations():
+    """ResNet-50 in eager PyTorch at batch 1,024: a 256-channel 56x56 map three times (the add's branch, the
+    held block input, its output: 3 x 1.6 MB in 16 bits) plus the 224x224 input, per image, where a training
+    step keeps 43.9 MB an image for its backward."""
+    r50 = build_workload({"model": "resnet-50", "task": "pretrain", "micro_batch": 8}, CAT).model
+    assert isinstance(r50, GenericArch) and r50.forward_peak_bytes_per_sample is not None
+    assert r50.forward_peak_bytes_per_sample == pytest.approx(3 * 256 * 56 * 56 * 2 + 3 * 224 * 224 * 2, rel=1e-4)
+    work = {"model": "resnet-50", "task": "inference", "engine": "eager", "weights_dtype": "fp16", "concurrency": 1024}
+    est = make_estimate(work, {"gpu": "v100-32gb-sxm:1"}).as_dict()
+    acts = est["memory"]["per_gpu"]["activations"]
+    assert acts == pytest.approx(1024 * r50.forward_peak_bytes_per_sample)
+    assert acts < 1024 * (r50.activation_bytes_per_sample or 0) / 8
+    assert "largest kernel per sample" in " ".join(est["assumptions"])
+
+
 def test_recommender_tables_train_with_rowwise_adagrad():
     model = generic("dlrm-criteo-1tb")
     hw = Hardware(CAT.gpu("a100-80gb-sxm"), 8, 1)

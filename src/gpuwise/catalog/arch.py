@@ -353,6 +353,9 @@ class GenericArch:
     repeats: tuple[tuple[int, int, int], ...] = ()
     # bytes of one input element a host copies (None: fp32 pixels, 64-bit ids of a recommender's tables)
     input_element_bytes: float | None = None
+    # the most bytes live at once in an inference forward (no autograd graph keeps anything), per sample:
+    # one kernel's input and output beside what the code still holds; None: not described kernel by kernel
+    forward_peak_bytes_per_sample: float | None = None
 
     kind: Literal["generic"] = field(default="generic", init=False)
 
@@ -414,6 +417,44 @@ def _operator(row: Any, i: int, batch: int, where: str) -> Operator:
     )
 
 
+def _forward_peak(rows: list[Any], batch: int, where: str) -> float:
+    """The most bytes live at once while a described model runs one inference forward, per sample.
+
+    Without autograd nothing is saved for a backward: a kernel's activation input and output are live,
+    beside the input of the residual block it runs in (named by the first part of its module path: the
+    block's input stays referenced until an add reads it back beside the branch, a read of at least
+    twice what the add writes) and the model's input (its caller holds it). A block whose add is a bias
+    (reads about what it writes) holds nothing."""
+    moved = [
+        (
+            _number(r, "bytes_read", f"{where}: operators[{i}]")
+            - _number(r, "param_bytes", f"{where}: operators[{i}]"),
+            _number(r, "bytes_written", f"{where}: operators[{i}]"),
+        )
+        for i, r in enumerate(rows)
+    ]
+    blocks = [
+        str(r.get("name", "")).split(".")[0] if "." in str(r.get("name", "")) else f"#{i}" for i, r in enumerate(rows)
+    ]
+    residual = {
+        b
+        for b, r, (read, written) in zip(blocks, rows, moved, strict=True)
+        if r.get("op") == "add" and read >= 2 * written > 0
+    }
+    model_input = max(moved[0][0], 0.0)
+    peak, held, block = 0.0, 0.0, None
+    for i, (b, r, (read, written)) in enumerate(zip(blocks, rows, moved, strict=True)):
+        if b != block:
+            block, held = b, (max(read, 0.0) if b in residual else 0.0)
+            live = max(read, 0.0) + written  # the block's first kernel reads what it holds
+        elif r.get("op") == "add" and b in residual:
+            live, held = max(read, 0.0) + written, 0.0  # the add reads the held input back, then frees it
+        else:
+            live = max(read, 0.0) + written + held
+        peak = max(peak, live + (model_input if i else 0.0))
+    return peak / batch
+
+
 def _plane(shape: Any) -> int:
     """Height x width of a described output shaped [[N, C, H, W]] (`gpuwise describe`), else 0."""
     first = shape[0] if isinstance(shape, list) and shape else None
@@ -465,7 +506,7 @@ def at_image_size(model: GenericArch, side: int) -> GenericArch:
         return op
 
     ops = tuple(scaled(op) for op in model.operators)
-    act, flops = model.activation_bytes_per_sample, model.flops_per_sample
+    act, flops, peak = model.activation_bytes_per_sample, model.flops_per_sample, model.forward_peak_bytes_per_sample
     if flops is not None:  # the published count, by the share of the described FLOPs that scaled
         flops *= sum(op.flops for op in ops) / max(sum(op.flops for op in model.operators), 1.0)
     return GenericArch(
@@ -474,6 +515,7 @@ def at_image_size(model: GenericArch, side: int) -> GenericArch:
         params=model.params,
         flops_per_sample=flops,
         activation_bytes_per_sample=act * ratio if act is not None else None,
+        forward_peak_bytes_per_sample=peak * ratio if peak is not None else None,
         input_shape=(model.input_shape[0], side, side),
         embedding_tables=model.embedding_tables,
         operators=ops,
@@ -566,6 +608,7 @@ def arch_from_operators(doc: dict[str, Any], where: str, name: str | None = None
         params=params,
         flops_per_sample=flops,
         activation_bytes_per_sample=_number(doc, "activation_bytes_per_sample", where) if act is not None else None,
+        forward_peak_bytes_per_sample=_forward_peak(rows, batch, where),
         input_shape=tuple(shape),
         embedding_tables=tuple((int(r), int(d)) for r, d in tables),
         operators=ops,

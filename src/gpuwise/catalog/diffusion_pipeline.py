@@ -250,12 +250,14 @@ def pipeline_operators(
         ops += extras
     ops += _scaled(decoder.operators, 1, len(ops), "")
     ops += _scaled(checker.operators, 1, len(ops), "")
+    peak = max(te.peak_bytes, unet_peak, decoder.peak_bytes, checker.peak_bytes)
     return GenericArch(
         name=name,
         task="diffusion",
         params=unet.params + te.params + decoder.params + checker.params,
         flops_per_sample=sum(op.flops for op in ops),
-        activation_bytes_per_sample=max(te.peak_bytes, unet_peak, decoder.peak_bytes, checker.peak_bytes),
+        activation_bytes_per_sample=peak,
+        forward_peak_bytes_per_sample=peak,
         input_shape=(unet_cfg.in_channels, unet_cfg.sample_size, unet_cfg.sample_size),
         operators=tuple(ops),
         repeats=((first, len(unet.operators) + len(extras), steps),),

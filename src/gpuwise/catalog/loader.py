@@ -228,6 +228,7 @@ def arch_of(
         params=int(entry.published_params),
         flops_per_sample=entry.flops_per_sample,
         activation_bytes_per_sample=acts,
+        forward_peak_bytes_per_sample=described.forward_peak_bytes_per_sample if described is not None else None,
         input_shape=tuple(entry.input_shape or ()),
         embedding_tables=tuple((t.rows, t.dim) for t in entry.embedding_tables),
     )

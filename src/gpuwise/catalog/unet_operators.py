@@ -300,6 +300,7 @@ def unet_operators(
         params=w.params,
         flops_per_sample=sum(op.flops for op in ops),
         activation_bytes_per_sample=sum(op.act_bytes for op in ops),
+        forward_peak_bytes_per_sample=w.peak,
         input_shape=(cfg.in_channels, cfg.sample_size, cfg.sample_size),
         operators=ops,
     )

@@ -110,7 +110,8 @@ def _described_working_set(model: GenericArch, job: InferenceJob, n: Notes) -> f
     from gpuwise.catalog.unet_operators import EagerCode, diffusers_release
 
     scale = activation_element_bytes(job, n) / DESCRIBED_ELEMENT_BYTES
-    acts = (model.activation_bytes_per_sample or 0.0) * job.concurrency * scale
+    live = model.forward_peak_bytes_per_sample
+    acts = (live if live is not None else model.activation_bytes_per_sample or 0.0) * job.concurrency * scale
     if job.diffusers_version is not None:
         held = EagerCode(release=diffusers_release(job.diffusers_version)).input_held
         n.add(
@@ -122,12 +123,18 @@ def _described_working_set(model: GenericArch, job: InferenceJob, n: Notes) -> f
                 else "baddbmm's input is freed when it returns, two score matrices per attention at once"
             )
         )
-    n.add(
-        f"{model.name}: forward working set of the pipeline's largest part per image (the VAE decoder's at full "
-        "resolution, activations and workspace)"
-        if is_whole_pipeline(model)
-        else f"{model.name}: forward working set bounded by the training activation size per sample"
-    )
+    if is_whole_pipeline(model):
+        n.add(
+            f"{model.name}: forward working set of the pipeline's largest part per image (the VAE decoder's at full "
+            "resolution, activations and workspace)"
+        )
+    elif live is not None:
+        n.add(
+            f"{model.name}: forward working set of the largest kernel per sample (its input and output, the input "
+            "a residual block holds until its add, the model's input; no autograd graph holds the rest)"
+        )
+    else:
+        n.add(f"{model.name}: forward working set bounded by the training activation size per sample")
     return acts
 
 
