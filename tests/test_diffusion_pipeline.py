@@ -10,7 +10,9 @@ import pytest
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.diffusion_pipeline import denoising_steps, safety_checker, text_encoder, vae
+from gpuwise.catalog.diffusion_pipeline import PipelineCall, denoising_steps, safety_checker, text_encoder, vae
+from gpuwise.errors import UsageError
+from gpuwise.workload import build_workload
 
 CAT = load_catalog()
 PIPE = "stable-diffusion-v1-5"
@@ -47,7 +49,8 @@ def test_the_pipeline_runs_every_part_once_per_image_and_the_unet_per_timestep()
     names = [op.name for op in ops]
     assert denoising_steps(DOC) == 51
     assert sum(n.startswith("unet[") and n.endswith(".conv_in") for n in names) == 51
-    assert names.count("text_encoder.final_layer_norm") == 2
+    assert names.count("text_encoder.final_layer_norm") == 1  # the prompt's pass
+    assert names.count("negative_prompt.text_encoder.final_layer_norm") == 1
     assert names.count("vae.decoder.conv_out") == 1 and names.count("safety_checker.visual_projection") == 1
     assert sum(n.startswith("step.scheduler.") for n in names) == 51 * 12
     unet = {op.name: op for op in CAT.model("stable-diffusion-v1-5-unet").operators}
@@ -172,3 +175,52 @@ def test_the_unet_calls_are_timed_once_per_state_and_replayed_exactly(monkeypatc
     assert grouped.kernels == whole.kernels and grouped.forward == pytest.approx(whole.forward, rel=1e-9)
     assert grouped.floor == pytest.approx(whole.floor, rel=1e-9)
     assert grouped.by_class == pytest.approx(whole.by_class, rel=1e-9)
+
+
+def _flops(model: object) -> float:
+    """The FLOPs of every operator a model runs (its `flops_per_sample` is the catalog's published count)."""
+    return sum(op.flops for op in model.operators)  # type: ignore[attr-defined]
+
+
+def test_the_call_sets_the_steps_the_guidance_and_the_scheduler():
+    """Hand-computed: SD 1.5's PNDM runs num_inference_steps + 1 UNet calls, each on the guided pair of latents;
+    25 steps: 26 calls, 25 fewer pairs than the default's 51; Euler one call a step; guidance 0: one latent a call,
+    the text encoder once and no guidance kernels."""
+    unet = _flops(CAT.model("stable-diffusion-v1-5-unet"))  # one latent through one UNet call
+    default = CAT.model(PIPE)
+    fewer = CAT.model(PIPE, call=PipelineCall(steps=25))
+    assert _flops(default) - _flops(fewer) == pytest.approx(25 * 2 * unet, rel=1e-9)
+    euler = CAT.model(PIPE, call=PipelineCall(steps=25, scheduler="euler"))
+    assert _flops(fewer) - _flops(euler) == pytest.approx(2 * unet, rel=1e-9)
+    one = CAT.model(PIPE, call=PipelineCall(steps=1, guidance=0.0, scheduler="euler"))
+    guided_one = CAT.model(PIPE, call=PipelineCall(steps=1, scheduler="euler"))
+    text = text_encoder(DOC["text_encoder"])
+    assert _flops(guided_one) - _flops(one) == pytest.approx(unet + sum(op.flops for op in text.operators), rel=1e-9)
+    assert not any(op.name.startswith("step.guidance") for op in one.operators)
+    assert default.flops_per_sample == CAT.model_entry(PIPE).flops_per_sample  # the catalog's published count
+    assert one.flops_per_sample == _flops(one)  # a call of its own: the FLOPs it runs
+    assert denoising_steps({**DOC, "scheduler": {"_class_name": "DDIMScheduler"}}) == DOC["num_inference_steps"]
+
+
+def test_a_one_step_image_costs_a_fraction_of_the_default_call():
+    """The call's flags reach the estimate and its echo; fewer steps, less time; the note says what runs."""
+    base = {"model": PIPE, "task": "inference", "weights_dtype": "fp16", "concurrency": 1}
+    full = make_estimate(base, {"gpu": "a100-80gb-sxm:1"}).as_dict()
+    one = make_estimate(
+        {**base, "denoising_steps": 1, "guidance_scale": 0, "scheduler": "euler"}, {"gpu": "a100-80gb-sxm:1"}
+    ).as_dict()
+    t_full = full["inference"]["latency_seconds"]
+    t_one = one["inference"]["latency_seconds"]
+    assert 0 < t_one < t_full / 20  # 1 UNet call on one latent against 51 on the pair, the VAE decode in both
+    text = json.dumps(one)
+    assert "the text encoder once, 1 UNet call on one latent" in text
+    assert '"denoising_steps": 1' in text and '"scheduler": "euler"' in text
+
+
+@pytest.mark.parametrize(
+    ("model", "words"),
+    [("stable-diffusion-v1-5-unet", "one UNet call"), ("llama-3.1-8b", "not a diffusion pipeline")],
+)
+def test_the_call_flags_are_refused_off_a_whole_pipeline(model, words):
+    with pytest.raises(UsageError, match=words):
+        build_workload({"model": model, "task": "inference", "denoising_steps": 20}, CAT)

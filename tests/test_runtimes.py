@@ -17,7 +17,7 @@ from gpuwise.catalog import GenericArch, Operator, load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate import estimate
 from gpuwise.estimate.operators import operator_seconds, served_batch
-from gpuwise.estimate.rates import Rates
+from gpuwise.estimate.rates import Rates, compute_rates
 from gpuwise.workload import build_hardware, build_workload
 from gpuwise.workload.specs import LLM_ENGINES, RUNTIMES
 
@@ -189,17 +189,37 @@ GEMM = GenericArch(
 )
 
 
+@pytest.mark.parametrize(
+    ("gpu", "share"),
+    [
+        ("rtx-4090", 0.6619),  # its own fp32 torch.mm row, not its bf16 tensor cores' 108.2 %
+        ("l40", 0.6233),  # no row of its own: the Ada boards' median
+        ("a100-80gb-sxm", 0.9836),  # GA100: one FP32 datapath, near its peak
+        ("v100-32gb-sxm", 0.8955),  # no TF32: the Volta row it always had
+    ],
+)
+def test_a_full_fp32_gemm_runs_at_the_measured_fp32_rate(gpu, share):
+    """A GEMM in full fp32 (TF32 off) runs at the GPU's measured fp32 torch.mm rate (matmul_efficiency_<gpu>_fp32,
+    else its architecture's): on a GeForce or workstation board the fp32 peak counts two FP32 datapaths an SM a
+    GEMM does not keep busy; the tensor-core rates are unchanged."""
+    board = CAT.gpu(gpu)
+    assert compute_rates(board, "fp32", CAT).matmul == pytest.approx(board.peak_flops["fp32"] * share)
+    if gpu == "rtx-4090":
+        assert compute_rates(board, "bf16", CAT).matmul == pytest.approx(board.peak_flops["bf16"] * 1.082)
+
+
 def test_tf32_matmul_runs_eager_fp32_gemms_on_tf32_tensor_cores_hand_computed():
     """1 TFLOP of fp32 GEMM on an A100 at a 100 TFLOP/s achievable TF32 rate: PyTorch's default (TF32 off for
-    matmuls) scales it by the fp32 peak over the TF32 peak (19.5 / 156), 0.08 s; --tf32-matmul runs it at the TF32
-    rate, 0.01 s, and says so."""
+    matmuls) scales it by the measured fp32 GEMM rate over the TF32 one, both at the catalog's efficiencies (19.5
+    TFLOP/s x 97.85 %, matmul_efficiency_a100-40gb-sxm_fp32, over 156 x 87 %, matmul_efficiency_ampere): 0.0711 s;
+    --tf32-matmul runs it at the TF32 rate, 0.01 s, and says so."""
     a100 = CAT.gpu("a100-40gb-sxm")
     rates = Rates(gpu=a100, dtype="tf32", peak=156e12, matmul=100e12, attention=60e12, bandwidth=1e12, notes=())
     quiet = with_values(PLAIN, {"operator_host_seconds_eager_ampere": 0.0})
     assert a100.peak_flops["fp32"] == pytest.approx(19.5e12)
     default = served_batch(GEMM, 1, 1, rates, quiet, "eager")
     on = served_batch(GEMM, 1, 1, rates, quiet, "eager", tf32_matmul=True)
-    assert default.gpu_seconds == pytest.approx(1e12 / (100e12 * 19.5 / 156))
+    assert default.gpu_seconds == pytest.approx(1e12 / (100e12 * (19.5 * 0.9785) / (156 * 0.87)))
     assert on.gpu_seconds == pytest.approx(1e12 / 100e12)
     assert any("--tf32-matmul" in n for n in on.notes) and not any("--tf32-matmul" in n for n in default.notes)
 

@@ -50,6 +50,9 @@ PARTNERS: dict[str, dict[str, Any]] = {
     "checkpoint_impl": {"recompute": "full"},
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "cuda_graphs": {"model": "resnet-50", "engine": "tensorrt"},  # a compiled engine's kernels, replayed
+    "denoising_steps": {"model": "stable-diffusion-v1-5"},  # how a whole diffusion pipeline is called
+    "guidance_scale": {"model": "stable-diffusion-v1-5"},
+    "scheduler": {"model": "stable-diffusion-v1-5"},
     "tf32_matmul": {"model": "resnet-50", "engine": "eager", "weights_dtype": "fp32", "precision": "tf32"},
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {
@@ -103,6 +106,9 @@ def _estimate_case(f: FieldInfo) -> tuple[dict, dict]:
             "checkpoint_impl",
             "input_from_host",
             "cuda_graphs",
+            "denoising_steps",
+            "guidance_scale",
+            "scheduler",
             "tf32_matmul",
             "autocast",
             "diffusers_version",

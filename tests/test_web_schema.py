@@ -60,6 +60,9 @@ COMPANIONS = {
     "overlap_ep_comm": {"framework": "nemo"},  # Megatron Core's --overlap-moe-expert-parallel-comm
     "input_from_host": {"model": "resnet-50", "engine": "tensorrt"},  # a model described operator by operator
     "cuda_graphs": {"model": "resnet-50", "engine": "tensorrt"},  # a compiled engine's kernels, replayed
+    "denoising_steps": {"model": "stable-diffusion-v1-5"},  # how a whole diffusion pipeline is called
+    "guidance_scale": {"model": "stable-diffusion-v1-5"},
+    "scheduler": {"model": "stable-diffusion-v1-5"},
     "tf32_matmul": {"model": "resnet-50", "engine": "eager", "weights_dtype": "fp32", "precision": "tf32"},
     "autocast": {"model": "resnet-50", "engine": "eager"},  # eager inference of a model described by operators
     "diffusers_version": {

@@ -181,22 +181,58 @@ def _mid(w: _Ops, p: str, c: int, hw: int, attention: AttentionKind) -> None:
     _resnet(w, f"{p}.resnet.1", c, c, hw, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class PipelineCall:
+    """How a pipeline is called, where not its defaults: `steps` its num_inference_steps, `guidance` its
+    guidance_scale (classifier-free guidance above 1)."""
+
+    steps: int | None = None
+    guidance: float | None = None
+    scheduler: str | None = None  # a key of SCHEDULERS; None: the checkpoint's own
+
+    def overrides(self) -> dict[str, Any]:
+        """The call's own values of the pipeline document's call defaults (and scheduler)."""
+        out: dict[str, Any] = {
+            k: v for k, v in (("num_inference_steps", self.steps), ("guidance_scale", self.guidance)) if v is not None
+        }
+        if self.scheduler is not None:
+            out["scheduler"] = SCHEDULERS[self.scheduler]
+        return out
+
+
+# --scheduler: the diffusers scheduler a pipeline is called with. PNDM with skip_prk_steps (SD 1.x's default) repeats
+# one timestep; the others evaluate the UNet once a step (their step kernels are counted as PLMS's: a few elementwise
+# kernels on a 64x64 latent, against a UNet call's hundreds).
+SCHEDULERS: dict[str, dict[str, Any]] = {
+    "pndm": {"_class_name": "PNDMScheduler", "skip_prk_steps": True},
+    "ddim": {"_class_name": "DDIMScheduler"},
+    "euler": {"_class_name": "EulerDiscreteScheduler"},
+    "euler-ancestral": {"_class_name": "EulerAncestralDiscreteScheduler"},
+    "dpm-solver": {"_class_name": "DPMSolverMultistepScheduler"},
+    "lcm": {"_class_name": "LCMScheduler"},
+}
+
+
 def denoising_steps(doc: Mapping[str, Any]) -> int:
     """UNet calls per image: the scheduler's timesteps (PNDM with skip_prk_steps: one more than
-    num_inference_steps)."""
+    num_inference_steps; the others in SCHEDULERS one a step)."""
     sched = doc["scheduler"]
-    if sched.get("_class_name") != "PNDMScheduler" or not sched.get("skip_prk_steps"):
-        raise ValueError("only PNDMScheduler with skip_prk_steps (Stable Diffusion 1.x's) is written out")
-    return int(doc["num_inference_steps"]) + 1
+    names = {s["_class_name"] for s in SCHEDULERS.values()}
+    if sched.get("_class_name") not in names or (sched["_class_name"] == "PNDMScheduler") != bool(
+        sched.get("skip_prk_steps")
+    ):
+        raise ValueError(f"a scheduler that evaluates the UNet once a step ({', '.join(sorted(names))}) is written out")
+    return int(doc["num_inference_steps"]) + (1 if sched["_class_name"] == "PNDMScheduler" else 0)
 
 
-def _step_extras(latent: int) -> tuple[Operator, ...]:
-    """Per timestep besides the UNet, per image: the latent doubled for guidance, the guidance
-    combination (text - uncond, x guidance_scale, + uncond) and the scheduler step's kernels."""
-    ops = [Operator("step.cat_latents", "data-movement", 0.0, _E * 3 * latent)]
+def _step_extras(latent: int, guided: bool = True) -> tuple[Operator, ...]:
+    """Per timestep besides the UNet, per image: under guidance the latent doubled and the guidance
+    combination (text - uncond, x guidance_scale, + uncond); the scheduler step's kernels either way."""
+    ops = [Operator("step.cat_latents", "data-movement", 0.0, _E * 3 * latent)] if guided else []
     ops += [
         Operator(f"step.guidance.{k}", "elementwise", 0.0, _E * n * latent)
         for k, n in (("sub", 3), ("mul", 2), ("add", 3))
+        if guided
     ]
     ops += [Operator(f"step.scheduler.{i}", "elementwise", 0.0, _E * 3 * latent) for i in range(SCHEDULER_KERNELS)]
     return tuple(ops)
@@ -241,9 +277,9 @@ def pipeline_operators(
     decoder = vae(doc["vae"], attention=attention)
     checker = safety_checker(doc["safety_checker"]) if doc.get("safety_checker") else Part("none", (), 0, 0.0)
     ops: list[Operator] = []
-    for _ in range(pair):  # the prompt, then the negative prompt: two calls at the prompt batch
-        ops += _scaled(te.operators, 1, len(ops), "")
-    extras = _step_extras(unet_cfg.in_channels * unet_cfg.sample_size**2)
+    for call in range(pair):  # the prompt, then the negative prompt: two calls at the prompt batch
+        ops += _scaled(te.operators, 1, len(ops), NEGATIVE_PROMPT if call else "")
+    extras = _step_extras(unet_cfg.in_channels * unet_cfg.sample_size**2, guided)
     first, steps = len(ops), denoising_steps(doc)
     for step in range(steps):
         ops += _scaled(unet.operators, pair, len(ops), f"unet[{step}].")
@@ -262,6 +298,9 @@ def pipeline_operators(
         operators=tuple(ops),
         repeats=((first, len(unet.operators) + len(extras), steps),),
     )
+
+
+NEGATIVE_PROMPT = "negative_prompt."  # the text encoder's second call under guidance
 
 
 def is_whole_pipeline(model: GenericArch) -> bool:
@@ -291,11 +330,19 @@ def coverage_note(model: GenericArch) -> str | None:
             if any(op.name.startswith("safety_checker.") for op in after)
             else " (no safety checker)"
         )
+        before = next((first for first, _, _ in model.repeats), 0)  # the text encoder's calls come before the loop
+        guided = any(op.name.startswith(NEGATIVE_PROMPT) for op in model.operators[:before])
         return (
-            f"{model.name}: a request is one image through the whole pipeline: the text encoder twice "
-            f"(prompt and negative prompt), {steps} UNet calls on the guided pair of latents with the guidance and "
-            f"scheduler kernels, the VAE decode{checked} (CPU tokenizing and image conversion not included); the "
-            "UNet alone per denoising step: --model stable-diffusion-v1-5-unet --concurrency 2"
+            f"{model.name}: a request is one image through the whole pipeline: "
+            + (
+                f"the text encoder twice (prompt and negative prompt), {steps} UNet call{'s' if steps > 1 else ''} on the guided pair of "
+                "latents with the guidance and scheduler kernels, "
+                if guided
+                else f"the text encoder once, {steps} UNet call{'s' if steps > 1 else ''} on one latent (no classifier-free guidance) with "
+                "the scheduler kernels, "
+            )
+            + f"the VAE decode{checked} (CPU tokenizing and image conversion not included); the UNet alone per "
+            f"denoising step: --model stable-diffusion-v1-5-unet --concurrency {2 if guided else 1}"
         )
     return (
         f"{model.name}: a request is one latent through one UNet call (a denoising step; with classifier-free "

@@ -50,6 +50,7 @@ from gpuwise.errors import ConfigError, UnknownNameError
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+    from gpuwise.catalog.diffusion_pipeline import PipelineCall
     from gpuwise.catalog.unet_operators import EagerCode
 
 _FILES = (
@@ -132,12 +133,18 @@ class Catalog:
         return self.models[key]
 
     def model(
-        self, name_or_path: str, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
+        self,
+        name_or_path: str,
+        attention: str = "flash",
+        fp32_softmax: bool = False,
+        code: EagerCode | None = None,
+        call: PipelineCall | None = None,
     ) -> ModelArch:
         """A catalog id, or a path to a Hugging Face config.json (or its folder); `attention` eager:
         a model written operator by operator from its config with its score matrices materialized
         (softmaxed in fp32 with `fp32_softmax`: under torch.autocast; a pipeline's working set as
-        `code`: what the eager attention's diffusers release and autocast dtype keep and run)."""
+        `code`: what the eager attention's diffusers release and autocast dtype keep and run; `call`: a whole
+        diffusion pipeline's steps and guidance scale, None its call defaults)."""
         p = Path(name_or_path)
         try:
             is_path = name_or_path.endswith(".json") or p.is_dir() or p.is_file()
@@ -146,7 +153,7 @@ class Catalog:
         if is_path:
             described = _operator_file(p)
             return described if described is not None else load_hf_config(p)
-        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax, code)
+        return arch_of(self.model_entry(name_or_path), attention, fp32_softmax, code, call)
 
     def image_models(self) -> list[str]:
         """The catalog's models that take an image whose side --image-size can change, by id."""
@@ -209,13 +216,17 @@ class Catalog:
 
 
 def arch_of(
-    entry: ModelEntry, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
+    entry: ModelEntry,
+    attention: str = "flash",
+    fp32_softmax: bool = False,
+    code: EagerCode | None = None,
+    call: PipelineCall | None = None,
 ) -> ModelArch:
     if entry.kind == "transformer":
         assert entry.hf_config is not None
         return arch_from_hf_config(entry.hf_config, name=entry.id, where=f"catalog model {entry.id}")
     assert entry.published_params is not None
-    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax, code)
+    pipeline = _packaged_pipeline(entry.id, attention, fp32_softmax, code, call)
     described = pipeline or _packaged_operators(entry.id, attention, fp32_softmax, code)
     acts = entry.activation_bytes_per_sample
     if acts is None and pipeline is not None:  # a pipeline's largest working set, from its parts
@@ -226,7 +237,8 @@ def arch_of(
         name=entry.id,
         task=entry.task,
         params=int(entry.published_params),
-        flops_per_sample=entry.flops_per_sample,
+        # a pipeline called otherwise than by its defaults: the FLOPs of the call written out
+        flops_per_sample=pipeline.flops_per_sample if call is not None and pipeline else entry.flops_per_sample,
         activation_bytes_per_sample=acts,
         forward_peak_bytes_per_sample=described.forward_peak_bytes_per_sample if described is not None else None,
         input_shape=tuple(entry.input_shape or ()),
@@ -277,7 +289,11 @@ def _packaged_operators(
 
 @functools.lru_cache(maxsize=8)
 def _packaged_pipeline(
-    model_id: str, attention: str = "flash", fp32_softmax: bool = False, code: EagerCode | None = None
+    model_id: str,
+    attention: str = "flash",
+    fp32_softmax: bool = False,
+    code: EagerCode | None = None,
+    call: PipelineCall | None = None,
 ) -> GenericArch | None:
     """A whole diffusers pipeline (data/diffusion/<id>.json: its parts' configs and call defaults,
     the UNet's config in data/unet/), written out by catalog/diffusion_pipeline.py, else None."""
@@ -291,6 +307,8 @@ def _packaged_pipeline(
     if "base" in doc:  # a variant: the base pipeline's parts with some replaced (null: not loaded)
         base = _package_dir().joinpath("data", "diffusion", f"{doc['base']}.json")
         doc = {**json.loads(base.read_text(encoding="utf-8")), **doc}
+    if call is not None:  # the call's own steps and guidance over the pipeline's defaults
+        doc = {**doc, **call.overrides()}
     unet_id = str(doc["unet"])
     unet_doc = json.loads(_package_dir().joinpath("data", "unet", f"{unet_id}.json").read_text(encoding="utf-8"))
     cfg = unet_config(unet_doc, where=f"unet/{unet_id}.json")

@@ -33,7 +33,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.embedding_exchange import shard_tables
-from gpuwise.estimate.rates import Rates, without_fused_attention
+from gpuwise.estimate.rates import Rates, compute_rates, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 Runtime = Literal["eager", "graph", "folded", "compiled", "inductor"]
@@ -258,7 +258,7 @@ def _operator_seconds(
     `training`). Training runs eager PyTorch (unfused); inference runs `runtime`. `autocast`
     (default: training at 16 bits) adds the fp32-to-16-bit weight copy autocast makes before
     every convolution and GEMM, each pass. Without `tf32_gemm`, inference of fp32 weights (TF32
-    rates) runs its GEMMs at the fp32 peak instead, its convolutions still at TF32's. With
+    rates) runs its GEMMs at the GPU's measured fp32 GEMM rate instead, its convolutions still at TF32's. With
     `fp16_accumulate` (inference only) fp16 convolutions run at the FP16-accumulate rate. With `graphs` (a
     compiled engine's inference) the kernels replay from one CUDA graph at the graph floor."""
     gain = fp16_accumulate_gain(rates) if fp16_accumulate and not training else 1.0
@@ -267,7 +267,9 @@ def _operator_seconds(
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
     full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
-    share = rates.gpu.peak_flops["fp32"] / rates.peak if full_fp32 else 1.0
+    cuda_cores = compute_rates(rates.gpu, "fp32", catalog) if full_fp32 else None
+    # the measured fp32 GEMM rate over the TF32 one, both at the catalog's clocks (a power cap scales both)
+    share = cuda_cores.matmul / compute_rates(rates.gpu, rates.dtype, catalog).matmul if cuda_cores else 1.0
     timer = _Timer(rates, p, "eager" if eager else runtime, scale, share)
     fused = runtime in ("compiled", "folded", "inductor") and not training
     # a compiled graph still casts the fp32 weights each call (no freezing), in kernels of its own
@@ -291,10 +293,11 @@ def _operator_seconds(
         )
         + (
             (
-                f"{model.name}: fp32 GEMMs in full fp32 ({rates.gpu.peak_flops['fp32'] / 1e12:.1f} TFLOP/s peak, not TF32's): "
-                "the runtime leaves TF32 off for matmuls (convolutions keep it) [engines.yaml runtimes: tf32_gemm]",
+                f"{model.name}: fp32 GEMMs in full fp32, not TF32: the runtime "
+                f"leaves TF32 off for matmuls (convolutions keep it) [engines.yaml runtimes: tf32_gemm]; "
+                f"{cuda_cores.notes[0]}",
             )
-            if full_fp32
+            if cuda_cores
             else ()
         )
         + (

@@ -125,7 +125,10 @@ def compute_rates(gpu: GPU, dtype: str, catalog: Catalog, calibration: Calibrati
     conv = catalog.conventions
     # the GPU model's own measurement (for this dtype, then any), else its architecture's, else the default
     g, a = gpu.id, gpu.architecture
-    mm_keys = (f"matmul_efficiency_{g}_{key}", f"matmul_efficiency_{g}", f"matmul_efficiency_{a}_{key}")
+    if key == "fp32":  # a GEMM in full fp32: a measured fp32 rate before the GPU's tensor-core one (none: that)
+        mm_keys = (f"matmul_efficiency_{g}_fp32", f"matmul_efficiency_{a}_fp32", f"matmul_efficiency_{g}")
+    else:
+        mm_keys = (f"matmul_efficiency_{g}_{key}", f"matmul_efficiency_{g}", f"matmul_efficiency_{a}_{key}")
     mm_key = _first(conv, (*mm_keys, f"matmul_efficiency_{a}")) or "matmul_efficiency_default"
     notes: list[str] = []
     mm_eff = conv[mm_key].value

@@ -330,6 +330,9 @@ def _serving_inputs(work: InferenceJob) -> dict[str, Any]:
         # fp32 weights under torch.autocast: the 16-bit precision it computes at (absent: the weights' dtype)
         **({"precision": work.autocast_dtype} if work.autocast_dtype is not None else {}),
         diffusers_version=work.diffusers_version,  # None: a release that frees baddbmm's input
+        denoising_steps=work.denoising_steps,  # None: the pipeline's call default
+        guidance_scale=work.guidance_scale,
+        scheduler=work.scheduler,
         enforce_eager=work.enforce_eager,
         async_scheduling=work.async_scheduling,
         batching=work.batching,  # None: the engine's own (a server's continuous, a generate loop's static)

@@ -58,6 +58,7 @@ from gpuwise.workload.specs import (
 )
 
 if TYPE_CHECKING:
+    from gpuwise.catalog.diffusion_pipeline import PipelineCall
     from gpuwise.catalog.schema import Framework, LengthDataset
 
 # Defaults a user can always override; each is echoed in the estimate's `workload` section.
@@ -113,9 +114,10 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     task = infer_task(given)
     if task != "inference" and isinstance(model, GenericArch):
         _check_trainable(model, catalog)
+    call = _pipeline_call(f, model)
     if f.attention == "eager" and isinstance(model, GenericArch):
         amp = _autocast_dtype(f, task, catalog)
-        model = _operator_attention(model, amp is not None, _eager_code(f, model, amp == "fp16"), catalog)
+        model = _operator_attention(model, amp is not None, _eager_code(f, model, amp == "fp16"), catalog, call)
     elif f.diffusers_version is not None:
         raise UsageError(
             f"--diffusers-version applies to a diffusion pipeline under --attention eager; {model.name} is not one"
@@ -123,6 +125,8 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
             else "--diffusers-version sizes the score matrices diffusers keeps under --attention eager; give "
             "--attention eager (with fused attention no score matrix is held)"
         )
+    elif call is not None:
+        model = catalog.model(model.name, call=call)
     # the training stack's defaults (distributed optimizer, sharding with pipelines)
     profile = (
         catalog.framework(f.framework or catalog.default_framework(task, language_model=is_language_model(model)))
@@ -154,7 +158,9 @@ def build_workload(options: Mapping[str, Any], catalog: Catalog) -> Workload:
     return _training_job(f, given, model, parallel, task, profile, _batch_bound(f, model, catalog, task))
 
 
-def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode, catalog: Catalog) -> GenericArch:
+def _operator_attention(
+    model: GenericArch, fp32_softmax: bool, code: EagerCode, catalog: Catalog, call: PipelineCall | None = None
+) -> GenericArch:
     """--attention eager on a model written operator by operator: the catalog's diffusion models are
     rewritten with their score matrices materialized (softmaxed in fp32 under torch.autocast; what
     the diffusers release and the autocast dtype keep and run in `code`); a model without attention
@@ -162,7 +168,7 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode,
     if model.name in catalog.models:
         model = cast(
             GenericArch,
-            catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax, code=code),
+            catalog.model(model.name, attention="eager", fp32_softmax=fp32_softmax, code=code, call=call),
         )
     if attention_written(model) == "eager":
         return model
@@ -172,6 +178,27 @@ def _operator_attention(model: GenericArch, fp32_softmax: bool, code: EagerCode,
         f"could be materialized; it applies to LLM training, generate loops and the diffusion models "
         f"({', '.join(takers)})"
     )
+
+
+def _pipeline_call(f: WorkloadFields, model: ModelArch) -> PipelineCall | None:
+    """--denoising-steps, --guidance-scale and --scheduler: how a whole diffusion pipeline is called (None: its
+    defaults); a model that is not one refuses them, naming what it is."""
+    given = {"--denoising-steps": f.denoising_steps, "--guidance-scale": f.guidance_scale, "--scheduler": f.scheduler}
+    if all(v is None for v in given.values()):
+        return None
+    from gpuwise.catalog.diffusion_pipeline import PipelineCall, is_whole_pipeline
+
+    if not (isinstance(model, GenericArch) and is_whole_pipeline(model)):
+        flags = " and ".join(n for n, v in given.items() if v is not None)
+        what = (
+            "one UNet call (a denoising step): give the whole pipeline, --model stable-diffusion-v1-5"
+            if isinstance(model, GenericArch) and model.task == "diffusion"
+            else "not a diffusion pipeline"
+        )
+        raise UsageError(
+            f"{flags}: how a whole diffusion pipeline (text encoder, UNet steps, VAE) is called; {model.name} is {what}"
+        )
+    return PipelineCall(steps=f.denoising_steps, guidance=f.guidance_scale, scheduler=f.scheduler)
 
 
 def _check_trainable(model: GenericArch, catalog: Catalog) -> None:
@@ -397,6 +424,9 @@ def _inference_job(
         autocast=_autocast(f, model, engine),
         autocast_dtype=_autocast_over_fp32(f, wd, engine, catalog),
         diffusers_version=f.diffusers_version,
+        denoising_steps=f.denoising_steps,
+        guidance_scale=f.guidance_scale,
+        scheduler=f.scheduler,
         enforce_eager=_enforce_eager(f, model, engine, catalog),
         async_scheduling=_async_scheduling(f, engine, catalog),
         batching=_batching(f, model, engine, catalog),

@@ -465,6 +465,36 @@ class WorkloadFields(StrictFields):
         default="a release that frees it (0.17 and later, as 0.11 and 0.12)",
         max_length=32,
     )
+    denoising_steps: int | None = _f(
+        "A whole diffusion pipeline (--model stable-diffusion-v1-5): the num_inference_steps it is called with, run "
+        "by the checkpoint's scheduler (Stable Diffusion 1.5's PNDM with skip_prk_steps repeats one timestep: one "
+        "UNet call more than the steps; other schedulers, Euler or DPM-Solver, run one a step).",
+        example=25,
+        applies="inference",
+        metavar="N",
+        default="the pipeline's call default (50)",
+        ge=1,
+        le=1000,
+    )
+    scheduler: Literal["pndm", "ddim", "euler", "euler-ancestral", "dpm-solver", "lcm"] | None = _f(
+        "A whole diffusion pipeline: the diffusers scheduler it is called with. PNDM (Stable Diffusion 1.5's default, "
+        "skip_prk_steps) repeats one timestep, a UNet call more than --denoising-steps; DDIM, Euler, Euler "
+        "Ancestral, DPM-Solver (multistep) and LCM evaluate the UNet once a step.",
+        example="dpm-solver",
+        applies="inference",
+        default="the checkpoint's own (PNDM for Stable Diffusion 1.5)",
+    )
+    guidance_scale: float | None = _f(
+        "A whole diffusion pipeline: the classifier-free guidance scale it is called with. Above 1 each step runs "
+        "the UNet on the prompt's and the negative prompt's latents and the text encoder runs twice; 1 or less (a "
+        "distilled one-step model's guidance_scale=0) one latent a step, one text encoding, no guidance kernels.",
+        example=0.0,
+        applies="inference",
+        metavar="G",
+        default="the pipeline's call default (7.5)",
+        ge=0,
+        le=100,
+    )
     items_per_request: int | None = _f(
         "Ranking models: candidates scored per request (each one sample through the model).",
         example=200,

@@ -515,6 +515,9 @@ class InferenceJob:
     # fp32 weights under torch.autocast: the 16-bit dtype it computes at (--precision); None: the weights' own
     autocast_dtype: HalfDtype | None = None
     diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
+    denoising_steps: int | None = None  # a diffusion pipeline's num_inference_steps (None: its call default)
+    guidance_scale: float | None = None  # a diffusion pipeline's guidance scale (None: its call default)
+    scheduler: str | None = None  # a diffusion pipeline's scheduler (None: the checkpoint's own)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     async_scheduling: bool = False  # vLLM V1: the next step scheduled while the GPU runs this one
     batching: Batching | None = None  # None: the engine's (a server's continuous, a generate loop's static)
