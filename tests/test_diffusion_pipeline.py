@@ -10,7 +10,14 @@ import pytest
 
 from gpuwise.api import make_estimate
 from gpuwise.catalog import load_catalog
-from gpuwise.catalog.diffusion_pipeline import PipelineCall, denoising_steps, safety_checker, text_encoder, vae
+from gpuwise.catalog.diffusion_pipeline import (
+    SCHEDULERS,
+    PipelineCall,
+    denoising_steps,
+    safety_checker,
+    text_encoder,
+    vae,
+)
 from gpuwise.errors import UsageError
 from gpuwise.workload import build_workload
 
@@ -224,3 +231,11 @@ def test_a_one_step_image_costs_a_fraction_of_the_default_call():
 def test_the_call_flags_are_refused_off_a_whole_pipeline(model, words):
     with pytest.raises(UsageError, match=words):
         build_workload({"model": model, "task": "inference", "denoising_steps": 20}, CAT)
+
+
+def test_the_schedulers_the_flag_takes_are_those_written_out():
+    from typing import get_args
+
+    from gpuwise.workload.specs import SchedulerName
+
+    assert set(get_args(SchedulerName)) == set(SCHEDULERS)

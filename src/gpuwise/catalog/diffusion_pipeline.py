@@ -211,17 +211,19 @@ SCHEDULERS: dict[str, dict[str, Any]] = {
     "dpm-solver": {"_class_name": "DPMSolverMultistepScheduler"},
     "lcm": {"_class_name": "LCMScheduler"},
 }
+_WRITTEN = frozenset(s["_class_name"] for s in SCHEDULERS.values())  # the scheduler classes denoising_steps reads
 
 
 def denoising_steps(doc: Mapping[str, Any]) -> int:
     """UNet calls per image: the scheduler's timesteps (PNDM with skip_prk_steps: one more than
     num_inference_steps; the others in SCHEDULERS one a step)."""
     sched = doc["scheduler"]
-    names = {s["_class_name"] for s in SCHEDULERS.values()}
-    if sched.get("_class_name") not in names or (sched["_class_name"] == "PNDMScheduler") != bool(
+    if sched.get("_class_name") not in _WRITTEN or (sched["_class_name"] == "PNDMScheduler") != bool(
         sched.get("skip_prk_steps")
     ):
-        raise ValueError(f"a scheduler that evaluates the UNet once a step ({', '.join(sorted(names))}) is written out")
+        raise ValueError(
+            f"a scheduler that evaluates the UNet once a step ({', '.join(sorted(_WRITTEN))}) is written out"
+        )
     return int(doc["num_inference_steps"]) + (1 if sched["_class_name"] == "PNDMScheduler" else 0)
 
 

@@ -41,6 +41,7 @@ from gpuwise.workload.specs import (
     Pricing,
     QuantizedLinear,
     Recompute,
+    SchedulerName,
     Sharding,
     Task,
     WeightsDtype,
@@ -476,7 +477,7 @@ class WorkloadFields(StrictFields):
         ge=1,
         le=1000,
     )
-    scheduler: Literal["pndm", "ddim", "euler", "euler-ancestral", "dpm-solver", "lcm"] | None = _f(
+    scheduler: SchedulerName | None = _f(
         "A whole diffusion pipeline: the diffusers scheduler it is called with. PNDM (Stable Diffusion 1.5's default, "
         "skip_prk_steps) repeats one timestep, a UNet call more than --denoising-steps; DDIM, Euler, Euler "
         "Ancestral, DPM-Solver (multistep) and LCM evaluate the UNet once a step.",

@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # annotations only: the CLI builds its options from these spe
 Task = Literal["pretrain", "finetune", "inference"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
+# --scheduler: a diffusion pipeline's scheduler (catalog/diffusion_pipeline.py SCHEDULERS writes each out)
+SchedulerName = Literal["pndm", "ddim", "euler", "euler-ancestral", "dpm-solver", "lcm"]
 WeightsDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nvfp4"]
 KvDtype = Literal["fp32", "fp16", "bf16", "fp8", "int8"]
 # "none": forward and backward only (a fwd+bwd benchmark: gradients, no optimizer states, no update)
@@ -517,7 +519,7 @@ class InferenceJob:
     diffusers_version: str | None = None  # a diffusion pipeline's release under eager attention (its memory)
     denoising_steps: int | None = None  # a diffusion pipeline's num_inference_steps (None: its call default)
     guidance_scale: float | None = None  # a diffusion pipeline's guidance scale (None: its call default)
-    scheduler: str | None = None  # a diffusion pipeline's scheduler (None: the checkpoint's own)
+    scheduler: SchedulerName | None = None  # a diffusion pipeline's scheduler (None: the checkpoint's own)
     enforce_eager: bool = False  # LLM engines: CUDA graphs off, every kernel issued from Python
     async_scheduling: bool = False  # vLLM V1: the next step scheduled while the GPU runs this one
     batching: Batching | None = None  # None: the engine's (a server's continuous, a generate loop's static)
