@@ -894,6 +894,24 @@ SETS: dict[int, HoldoutSet] = {
             EXTRA_ROW,
         ),
     ),
+    45: HoldoutSet(
+        45,
+        DATA_DIR / "holdout45.yaml",
+        "accuracy-holdout45.md",
+        "the forty-fifth dated holdout",
+        True,
+        (
+            Apart(
+                "family",
+                "of a set the corpus or an earlier holdout draws on (MLPerf, DeepLearningExamples, AWS's recipes...)",
+                "family",
+                "`family`: {n} cases from further documents of repositories the corpus or an earlier holdout draws on\n"
+                "(MLPerf results and their forks, DeepLearningExamples, AWS's distributed-training recipes, optimum-benchmark,\n"
+                "MosaicML's examples, ColossalAI, torchtune, tinygrad, ROCm's repositories, Sailor), also reported without them.",
+            ),
+            EXTRA_ROW,
+        ),
+    ),
 }
 DATA = SETS[1].data
 

@@ -51,7 +51,8 @@ with `--set 41`, docs/accuracy-holdout41.md against the forty-first (corpus/data
 all forty; with `--set 42`, docs/accuracy-holdout42.md against the forty-second (corpus/data/holdout42.yaml), gathered
 apart from all forty-one; with `--set 43`, docs/accuracy-holdout43.md against the forty-third
 (corpus/data/holdout43.yaml), gathered apart from all forty-two; with `--set 44`, docs/accuracy-holdout44.md against
-the forty-fourth (corpus/data/holdout44.yaml), gathered apart from all forty-three.
+the forty-fourth (corpus/data/holdout44.yaml), gathered apart from all forty-three; with `--set 45`,
+docs/accuracy-holdout45.md against the forty-fifth (corpus/data/holdout45.yaml), gathered apart from all forty-four.
 
 Run from the repository root: `python scripts/holdout.py [--set N]` (add `--check` to fail when the
 file on disk is out of date, as the test suite does). `--freeze` writes the set's first scoring once,
@@ -333,6 +334,7 @@ def _diagnostic_note(doc: Mapping[str, Any], frozen: bool, hs: HoldoutSet) -> li
         43: "forty-third",
         44: "forty-fourth",
         45: "forty-fifth",
+        46: "forty-sixth",
     }
     name = Path(str(diagnosis)).name
     judge = ordinal[hs.number + 1]

@@ -16,8 +16,8 @@ from corpus.operators_accuracy import with_values
 from gpuwise.catalog import GenericArch, Operator, load_catalog
 from gpuwise.errors import UsageError
 from gpuwise.estimate import estimate
-from gpuwise.estimate.operators import operator_seconds, served_batch
-from gpuwise.estimate.rates import Rates, compute_rates
+from gpuwise.estimate.operators import operator_seconds, operator_step, served_batch
+from gpuwise.estimate.rates import Rates, compute_rates, power_capped
 from gpuwise.workload import build_hardware, build_workload
 from gpuwise.workload.specs import LLM_ENGINES, RUNTIMES
 
@@ -206,6 +206,60 @@ def test_a_full_fp32_gemm_runs_at_the_measured_fp32_rate(gpu, share):
     assert compute_rates(board, "fp32", CAT).matmul == pytest.approx(board.peak_flops["fp32"] * share)
     if gpu == "rtx-4090":
         assert compute_rates(board, "bf16", CAT).matmul == pytest.approx(board.peak_flops["bf16"] * 1.082)
+
+
+CONV = GenericArch(
+    name="conv", task="vision", params=1, operators=(Operator("0.conv", "convolution", flops=1e12, act_bytes=0.0),)
+)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "on_tf32"),
+    [
+        ("a100-80gb-sxm", True),
+        ("h100-sxm", True),
+        ("rtx-4090", False),
+        ("a10", False),
+        ("v100-32gb-sxm", False),
+        ("t4", False),
+        ("mi300x", False),
+    ],
+)
+def test_an_fp32_training_step_runs_its_convolutions_on_the_faster_of_tf32_and_fp32(gpu, on_tf32):
+    """PyTorch's defaults in an fp32 training step (eager): cuDNN may run convolutions on TF32 tensor cores
+    (torch.backends.cudnn.allow_tf32 is True) and takes its faster kernels; matmuls stay in full fp32 (TF32 off
+    since 1.12). On an A100 or H100 a convolution takes what it takes at --precision tf32; on an RTX 4090 (TF32
+    tensor rate = its fp32 rate), an A10 (TF32 convolutions at the fitted efficiency no faster), GPUs without TF32
+    (V100, T4) and AMD's (MIOpen has no such default) the CUDA-core fp32 kernels stay. A GEMM runs at the measured
+    fp32 GEMM rate either way (the kernel floors are microseconds against these 52 ms kernels)."""
+    board = CAT.gpu(gpu)
+    fp32 = compute_rates(board, "fp32", PLAIN)
+    conv, gemm = (sum(operator_step(m, 1, fp32, PLAIN, 1.0, [])) for m in (CONV, GEMM))
+    plain = operator_seconds(CONV, 1, fp32, PLAIN, training=True)
+    if on_tf32:
+        tf32 = compute_rates(board, "tf32", PLAIN)
+        assert conv == pytest.approx(sum(operator_step(CONV, 1, tf32, PLAIN, 1.0, [])))
+        assert conv < (plain.forward + plain.backward) / 2
+    else:
+        assert conv == pytest.approx(plain.forward + plain.backward)
+    # three GEMMs of 1 TFLOP (forward, data and weight gradients) at the measured fp32 rate (A100: 19.5 x 98.36 %)
+    assert gemm == pytest.approx(3e12 / fp32.matmul, rel=2e-3)
+
+
+def test_a_power_cap_slows_the_tf32_convolutions_of_an_fp32_step_as_it_does_a_tf32_one():
+    """The TF32 path keeps what the fp32 rates carry (a power cap's clock and its lower GEMM rate, a calibration's
+    bandwidth): an A100 capped at 200 W takes as long for an fp32 step's convolutions as for a --precision tf32
+    step's under the same cap, longer than uncapped; the MFU is taken against the TF32 peak (never above 100 %)."""
+    a100 = CAT.gpu("a100-80gb-sxm")
+    capped = {d: power_capped(compute_rates(a100, d, PLAIN), 200, PLAIN) for d in ("fp32", "tf32")}
+    conv = sum(operator_step(CONV, 1, capped["fp32"], PLAIN, 1.0, []))
+    assert conv == pytest.approx(sum(operator_step(CONV, 1, capped["tf32"], PLAIN, 1.0, [])))
+    assert conv > sum(operator_step(CONV, 1, compute_rates(a100, "fp32", PLAIN), PLAIN, 1.0, []))
+    run = _estimate(model="resnet-50", task="pretrain", micro_batch=64, precision="fp32", gpu="a100-80gb-sxm")
+    t = run["training"]
+    assert t["mfu"] == pytest.approx(t["flops_per_step"] / t["step_seconds"] / a100.peak_flops["tf32"])
+    assert 0 < t["mfu"] < 1
+    assert any("fp32 convolutions on TF32 tensor cores" in a for a in run["assumptions"])
 
 
 def test_tf32_matmul_runs_eager_fp32_gemms_on_tf32_tensor_cores_hand_computed():

@@ -33,7 +33,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.embedding_exchange import shard_tables
-from gpuwise.estimate.rates import Rates, compute_rates, without_fused_attention
+from gpuwise.estimate.rates import Rates, compute_rates, cudnn_tf32, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 Runtime = Literal["eager", "graph", "folded", "compiled", "inductor"]
@@ -266,7 +266,7 @@ def _operator_seconds(
     p = OperatorParams.of(rates, catalog, gain, graphs=graphs)
     scale = element_bytes(rates.dtype) / DESCRIBED_ELEMENT_BYTES
     eager = training or runtime == "eager"
-    full_fp32 = not (training or tf32_gemm) and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
+    full_fp32 = not tf32_gemm and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
     cuda_cores = compute_rates(rates.gpu, "fp32", catalog) if full_fp32 else None
     # the measured fp32 GEMM rate over the TF32 one, both at the catalog's clocks (a power cap scales both)
     share = cuda_cores.matmul / compute_rates(rates.gpu, rates.dtype, catalog).matmul if cuda_cores else 1.0
@@ -415,11 +415,26 @@ def _backward(timer: _Timer, p: OperatorParams, op: Operator, batch: int, moved:
 def operator_step(
     model: GenericArch, micro_batch: int, rates: Rates, catalog: Catalog, framework: float, notes: list[str]
 ) -> tuple[float, float]:
-    """(forward, backward) seconds of one training micro-batch, for the training estimator.
+    """(forward, backward) seconds of one training micro-batch, for the training estimator: eager PyTorch. At
+    fp32 on an NVIDIA board with TF32 tensor cores cuDNN is allowed TF32 for convolutions (`cudnn_tf32`) and takes
+    the faster of its TF32 and fp32 kernels: TF32 on a GA100 or Hopper board (156 against 19.5 TFLOP/s on an A100);
+    the CUDA-core kernels on boards whose TF32 convolutions are no faster (GeForce, whose TF32 tensor rate is its
+    fp32 rate; A10, L4, L40S and RTX A6000 at the fitted TF32 convolution efficiency); matmuls as the eager runtime
+    sets them (TF32 off since 1.12).
 
     The fitted efficiencies are kernel rates already; the estimator divides compute by the
     framework's efficiency afterwards, so it is multiplied in here and the two cancel."""
     t = operator_seconds(model, micro_batch, rates, catalog, training=True)
+    if (tf32 := cudnn_tf32(rates, catalog)) is not None:
+        eager = catalog.runtime("eager").tf32_gemm
+        on_tf32 = operator_seconds(model, micro_batch, tf32, catalog, training=True, tf32_gemm=eager)
+        if on_tf32.forward + on_tf32.backward < t.forward + t.backward:
+            t = on_tf32
+            notes.append(
+                f"{model.name}: fp32 convolutions on TF32 tensor cores (PyTorch lets cuDNN take TF32 for them, "
+                f"torch.backends.cudnn.allow_tf32; its TF32 kernels are the faster here) "
+                f"[{catalog.sources['pytorch-tf32'].title.split(',')[0]}]"
+            )
     if not t.by_class.get("attention"):
         notes[:] = without_fused_attention(notes)
     notes.extend(t.notes)

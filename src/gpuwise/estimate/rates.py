@@ -240,6 +240,24 @@ def fitted(rates: Rates, calibration: Calibration | None) -> Rates:
     )
 
 
+def cudnn_tf32(rates: Rates, catalog: Catalog) -> Rates | None:
+    """The rates an fp32 training step in PyTorch may run its convolutions at on an NVIDIA board with TF32 tensor
+    cores (torch.backends.cudnn.allow_tf32 defaults to True; its matmuls stay fp32): `rates` (their power cap,
+    clock, calibrated bandwidth and launch times) with the GEMM and attention rates moved from the board's fp32
+    to its TF32 ones. None: not fp32, no TF32 cores, or not cuDNN (ROCm's MIOpen has no such default)."""
+    gpu = rates.gpu
+    if rates.dtype != "fp32" or "tf32" not in gpu.peak_flops or gpu.vendor != "nvidia":
+        return None
+    fp32, tf32 = compute_rates(gpu, "fp32", catalog), compute_rates(gpu, "tf32", catalog)
+    return replace(
+        rates,
+        dtype="tf32",
+        peak=tf32.peak,
+        matmul=rates.matmul * tf32.matmul / fp32.matmul,
+        attention=rates.attention * tf32.attention / fp32.attention,
+    )
+
+
 def power_capped(rates: Rates, watts: float | None, catalog: Catalog) -> Rates:
     """`rates` on a GPU limited to `watts`: compute (matmul, attention, every kernel's FLOP rate) at
     (watts / TDP)^k of its clock, k the catalog's power_cap_clock_exponent (DVFS: dynamic power grows as

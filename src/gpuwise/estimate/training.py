@@ -47,7 +47,7 @@ from gpuwise.estimate.memory.states import (
 )
 from gpuwise.estimate.memory.training import training_memory
 from gpuwise.estimate.pipeline import pipeline_rate
-from gpuwise.estimate.rates import Rates, compute_rates
+from gpuwise.estimate.rates import Rates, compute_rates, cudnn_tf32
 from gpuwise.estimate.sharding import (
     Zero3Comm,
     expert_data_parallel,
@@ -950,6 +950,14 @@ def _attention_rate(job: TrainingJob, rates: Rates, catalog: Catalog, notes: lis
     return replace(rates, attention=min(rates.matmul, peak * rates.clock * catalog.convention(eff_key)))
 
 
+def _mfu_peak(job: TrainingJob, rates: Rates, catalog: Catalog) -> float:
+    """The peak an MFU is taken against: the compute dtype's, or TF32's for an fp32 step of a model described by
+    operators whose convolutions cuDNN may run on TF32 (rates.cudnn_tf32), as the run's hardware offers it."""
+    model = job.model
+    tf32 = cudnn_tf32(rates, catalog) if isinstance(model, GenericArch) and model.operators else None
+    return rates.peak if tf32 is None else tf32.peak
+
+
 def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog) -> TrainingEstimate:
     """Step seconds as the sum of named terms (compute, tensor-parallel and data-parallel
     communication, pipeline bubble and p2p, optimizer step), or the data pipeline's pace."""
@@ -1008,7 +1016,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
         comm_seconds_per_step=exposed_comm,
         tokens_per_second=tokens_per_s,
         samples_per_second=samples_per_s,
-        mfu=work.flops_per_step / step / (hw.count * rates.peak),
+        mfu=work.flops_per_step / step / (hw.count * _mfu_peak(job, rates, catalog)),
         total_seconds=total,
         gpu_hours=None if total is None else total * hw.count / 3600,
         terms=terms,
