@@ -334,17 +334,17 @@ def coverage_note(model: GenericArch) -> str | None:
         )
         before = next((first for first, _, _ in model.repeats), 0)  # the text encoder's calls come before the loop
         guided = any(op.name.startswith(NEGATIVE_PROMPT) for op in model.operators[:before])
+        calls = f"{steps} UNet call{'s' if steps > 1 else ''}"
+        runs = (
+            f"the text encoder twice (prompt and negative prompt), {calls} on the guided pair of latents with the "
+            "guidance and scheduler kernels"
+            if guided
+            else f"the text encoder once, {calls} on one latent (no classifier-free guidance) with the scheduler kernels"
+        )
         return (
-            f"{model.name}: a request is one image through the whole pipeline: "
-            + (
-                f"the text encoder twice (prompt and negative prompt), {steps} UNet call{'s' if steps > 1 else ''} on the guided pair of "
-                "latents with the guidance and scheduler kernels, "
-                if guided
-                else f"the text encoder once, {steps} UNet call{'s' if steps > 1 else ''} on one latent (no classifier-free guidance) with "
-                "the scheduler kernels, "
-            )
-            + f"the VAE decode{checked} (CPU tokenizing and image conversion not included); the UNet alone per "
-            f"denoising step: --model stable-diffusion-v1-5-unet --concurrency {2 if guided else 1}"
+            f"{model.name}: a request is one image through the whole pipeline: {runs}, the VAE decode{checked} (CPU "
+            "tokenizing and image conversion not included); the UNet alone per denoising step: "
+            f"--model stable-diffusion-v1-5-unet --concurrency {2 if guided else 1}"
         )
     return (
         f"{model.name}: a request is one latent through one UNet call (a denoising step; with classifier-free "

@@ -33,7 +33,7 @@ from gpuwise.catalog import GPU, Catalog, GenericArch, Operator
 from gpuwise.catalog.arch import DESCRIBED_ELEMENT_BYTES
 from gpuwise.estimate.comm import pcie_link
 from gpuwise.estimate.embedding_exchange import shard_tables
-from gpuwise.estimate.rates import Rates, compute_rates, cudnn_tf32, without_fused_attention
+from gpuwise.estimate.rates import Rates, compute_rates, cudnn_tf32, tf32_gemm_gain, without_fused_attention
 from gpuwise.workload.specs import DEFAULT_RUNTIME, DTYPE_BYTES
 
 Runtime = Literal["eager", "graph", "folded", "compiled", "inductor"]
@@ -268,8 +268,7 @@ def _operator_seconds(
     eager = training or runtime == "eager"
     full_fp32 = not tf32_gemm and rates.dtype == "tf32" and "fp32" in rates.gpu.peak_flops
     cuda_cores = compute_rates(rates.gpu, "fp32", catalog) if full_fp32 else None
-    # the measured fp32 GEMM rate over the TF32 one, both at the catalog's clocks (a power cap scales both)
-    share = cuda_cores.matmul / compute_rates(rates.gpu, rates.dtype, catalog).matmul if cuda_cores else 1.0
+    share = 1 / tf32_gemm_gain(rates.gpu, catalog) if cuda_cores else 1.0
     timer = _Timer(rates, p, "eager" if eager else runtime, scale, share)
     fused = runtime in ("compiled", "folded", "inductor") and not training
     # a compiled graph still casts the fp32 weights each call (no freezing), in kernels of its own

@@ -240,6 +240,12 @@ def fitted(rates: Rates, calibration: Calibration | None) -> Rates:
     )
 
 
+def tf32_gemm_gain(gpu: GPU, catalog: Catalog) -> float:
+    """A GEMM's TF32 tensor-core rate over its measured full-fp32 rate on `gpu`, both at the catalog's efficiencies
+    and clocks (a power cap or a calibration scales both alike): what TF32 off costs PyTorch's fp32 matmuls."""
+    return compute_rates(gpu, "tf32", catalog).matmul / compute_rates(gpu, "fp32", catalog).matmul
+
+
 def cudnn_tf32(rates: Rates, catalog: Catalog) -> Rates | None:
     """The rates an fp32 training step in PyTorch may run its convolutions at on an NVIDIA board with TF32 tensor
     cores (torch.backends.cudnn.allow_tf32 defaults to True; its matmuls stay fp32): `rates` (their power cap,
@@ -253,7 +259,7 @@ def cudnn_tf32(rates: Rates, catalog: Catalog) -> Rates | None:
         rates,
         dtype="tf32",
         peak=tf32.peak,
-        matmul=rates.matmul * tf32.matmul / fp32.matmul,
+        matmul=rates.matmul * tf32_gemm_gain(gpu, catalog),
         attention=rates.attention * tf32.attention / fp32.attention,
     )
 
