@@ -4,6 +4,7 @@ benchmarks at batch 1 (engines.yaml triton-fused-moe-kernel-times), each checked
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 from typing import Any
 
@@ -11,8 +12,10 @@ import pytest
 
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.comm import topology
-from gpuwise.estimate.engine import fused_moe_call, step_model
+from gpuwise.estimate.compute import EXPERT_OPS, Shape, layer_ops
+from gpuwise.estimate.engine import block_fp8_shortfall, fused_moe_call, step_model
 from gpuwise.estimate.rates import compute_rates
+from gpuwise.estimate.serving import compute_dtype
 from gpuwise.workload import build_hardware, build_workload
 
 CAT = load_catalog()
@@ -61,3 +64,59 @@ def test_each_moe_layer_pays_its_call_once_a_step():
     assert terms["memory-bandwidth"] - without.decode_terms(1, 1000)["memory-bandwidth"] == pytest.approx(48 * 48.5e-6)
     dense = _step("vllm", "llama-3.1-8b", "a100-80gb-sxm")
     assert dense.fixed(1, 1) == _step("vllm", "llama-3.1-8b", "a100-80gb-sxm", table={}).fixed(1, 1)
+
+
+def test_published_block_fp8_kernel_times_against_the_model_of_the_call():
+    """The fused-MoE kernel times published for block-FP8 experts on Hopper at 16 to 64 tokens, over the step
+    model's own estimate of the same call (the routed-expert ops of a model of that shape at those tokens, FP8
+    weights, on the rates of the GPU, plus the call's 26.8 us): per source 0.91 x (vLLM PR #36559,
+    Qwen3-Next-80B-A3B-FP8 at TP2 on an H200), 1.02 x (SGLang PR #11730, Qwen3-235B-A22B FP8 at TP8 on an
+    H200), 1.29 x (FlagGems PR #4434, vLLM 0.20.2's kernel for Mixtral-8x7B block-FP8 on an H20) and 0.60 x
+    (bytedance-iaas/sglang PR #733, DeepSeek-V4-Flash's shape on an H20, where the model counts 192 and 256
+    experts and uniform routing touches 136 and 174): a median of 0.97 x, so the model keeps the experts at
+    the bandwidth rate (docs/time-model.md)."""
+
+    def ratio(e: int, k: int, hidden: int, width: int, tokens: int, seconds: float, gpu: str) -> float:
+        model = replace(QWEN3, experts=e, experts_per_token=k, hidden=hidden, ffn=width)  # every layer MoE
+        rates = compute_rates(CAT.gpu(gpu), "fp8", CAT)
+        shape = Shape(tokens=tokens, seqs=1, context=0.0, weight_bytes=1)
+        ops = [op for op in layer_ops(model, shape, 1, sp=False) if op.name in EXPERT_OPS]
+        reads = sum(rates.time(op.flops, op.bytes, op.kind) for op in ops)
+        return seconds / (reads + fused_moe_call(CAT.engine("vllm"), model, "hopper"))
+
+    qwen3_next = [ratio(512, 10, 2048, 256, m, t, "h200") for m, t in ((16, 93.03e-6), (32, 130.30e-6))]
+    qwen3_235b = [ratio(128, 8, 4096, 192, m, t, "h200") for m, t in ((16, 92.36e-6), (32, 124.99e-6))]
+    mixtral = [ratio(8, 2, 4096, 14336, m, t, "h20") for m, t in ((16, 0.602e-3), (32, 0.607e-3), (64, 0.846e-3))]
+    v4_flash = [ratio(256, 6, 4096, 512, m, t, "h20") for m, t in ((32, 248.90e-6), (48, 316.15e-6))]
+    per_source = [statistics.median(s) for s in (qwen3_next, qwen3_235b, mixtral, v4_flash)]
+    assert [round(x, 2) for x in per_source] == [0.91, 1.02, 1.29, 0.60]
+    assert statistics.median(per_source) == pytest.approx(0.97, abs=0.005)
+
+
+def test_vllm_holds_block_fp8_gemms_to_their_floor_but_not_the_experts_in_the_fused_call():
+    """vLLM's block-FP8 GEMM floor (23.3 us a kernel) binds DeepSeek-V3's dense GEMMs at one token on 8 H200;
+    its routed experts run in the fused-MoE call, timed with its own floor (26.8 us beyond its reads, from
+    whole published calls), and are not held to the GEMM floor a second time: the step is that much shorter."""
+    spec = {"model": "deepseek-v3", "task": "inference", "engine": "vllm", "weights_dtype": "fp8", "kv_dtype": "bf16"}
+    job = build_workload(spec | {"input_tokens": 128, "output_tokens": 256, "concurrency": 1, "tp": 8}, CAT)
+    hw = build_hardware("h200:8", CAT)
+    rates = compute_rates(hw.gpu, compute_dtype(job, hw.gpu.peak_flops, CAT), CAT)
+    step = step_model(job, rates, topology(hw, CAT), CAT)
+    shape = Shape(tokens=1, seqs=1, context=0.0, weight_bytes=step.w_bytes, kv_bytes=step.kv_bytes)
+    ops = [op for op in layer_ops(step.model, shape, 8, sp=False) if op.name != "attention"]
+    experts = [op for op in ops if op.name in EXPERT_OPS]
+    layers = step.model.layers
+    held = block_fp8_shortfall(experts, step.model, step.rates, 23.3e-6, layers)
+    assert held > 0  # alone, the experts' two kernels would be held to the GEMM floor
+    assert block_fp8_shortfall(experts, step.model, step.rates, 23.3e-6, layers, fused_experts=True) == 0.0
+    assert block_fp8_shortfall(ops, step.model, step.rates, 23.3e-6, layers, fused_experts=True) > 0  # dense ones
+    assert step.moe_call == pytest.approx(26.8e-6)
+    # against vLLM without the call's time: the experts held to the GEMM floor instead, no call
+    no_call = replace(CAT, engines={**CAT.engines, "vllm": replace(CAT.engine("vllm"), fused_moe_call_seconds={})})
+    plain = step_model(job, rates, topology(hw, no_call), no_call)
+    doubled = block_fp8_shortfall(ops, step.model, step.rates, step.fp8_floor, layers)
+    once = block_fp8_shortfall(ops, step.model, step.rates, step.fp8_floor, layers, fused_experts=True)
+    moe_layers = layers * step.model.moe_layers / step.model.layers
+    got = step.linear_terms(1, 1)["memory-bandwidth"] - plain.linear_terms(1, 1)["memory-bandwidth"]
+    assert got == pytest.approx(moe_layers * 26.8e-6 - (doubled - once), rel=1e-9)
+    assert doubled - once == pytest.approx(held)

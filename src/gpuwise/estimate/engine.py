@@ -320,6 +320,24 @@ def _setup_notes(
     return tuple(notes)
 
 
+def _block_fp8_notes(profile: EngineProfile, job: InferenceJob, hw: Hardware, catalog: Catalog) -> list[str]:
+    """The engine's floor for block-FP8 GEMM kernels, where it applies (the routed experts excepted where
+    their fused-MoE call is timed on its own)."""
+    model = job.model
+    assert isinstance(model, TransformerArch)
+    floor = block_fp8_floor(profile, job, hw.gpu.architecture)
+    if not floor:
+        return []
+    fused = fused_moe_call(profile, model, hw.gpu.architecture)
+    return [
+        f"{profile.name} serves the block-scaled FP8 checkpoint (blocks of {model.fp8_weight_block}) with "
+        f"block-FP8 GEMM kernels that take at least {floor * 1e6:.1f} us each at decode sizes, whatever the "
+        f"rows (q_a and kv_a fused into one"
+        + ("; the routed experts excepted: their fused-MoE call is timed on its own" if fused else "")
+        + f") [{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
+    ]
+
+
 def _mechanism_notes(
     profile: EngineProfile, job: InferenceJob, hw: Hardware, catalog: Catalog, launch: tuple[float, str] | None
 ) -> list[str]:
@@ -342,14 +360,7 @@ def _mechanism_notes(
                 f"{profile.name} does host work for each sequence of a step while the GPU waits: each step takes "
                 f"{per:.2g} ms longer per sequence it carries {said}"
             )
-    floor = block_fp8_floor(profile, job, hw.gpu.architecture)
-    if floor:
-        notes.append(
-            f"{profile.name} serves the block-scaled FP8 checkpoint (blocks of {model.fp8_weight_block}) with "
-            f"block-FP8 GEMM kernels that take at least {floor * 1e6:.1f} us each at decode sizes, whatever the "
-            f"rows (q_a and kv_a fused into one) "
-            f"[{catalog.sources[profile.source_of('block_fp8_gemm_seconds')].title.split(':')[0]}]"
-        )
+    notes += _block_fp8_notes(profile, job, hw, catalog)
     share = fp8_gemm_share(profile, job, hw.gpu)
     if share > FP8_BYTES_SHARE:
         notes.append(
@@ -489,12 +500,16 @@ BLOCK_FP8_GEMMS = frozenset(
 _MOE_BLOCK_OPS = frozenset({"shared_mlp_up", "shared_mlp_down", *EXPERT_OPS})  # in MoE blocks only
 
 
+def serves_block_fp8(job: InferenceJob) -> bool:
+    """A block-scaled FP8 checkpoint (a `weight_block_size`) served with its FP8 weights."""
+    model = job.model
+    return isinstance(model, TransformerArch) and bool(model.fp8_weight_block) and job.weights_dtype == "fp8"
+
+
 def block_fp8_floor(profile: EngineProfile, job: InferenceJob, architecture: str) -> float:
     """Seconds one block-scaled FP8 GEMM kernel takes at least (0: none applies): the engine's published
     floor, measured on Hopper, for a block-FP8 checkpoint served in fp8 on a Hopper GPU."""
-    model = job.model
-    block = model.fp8_weight_block if isinstance(model, TransformerArch) else 0
-    if not block or job.weights_dtype != "fp8" or architecture != "hopper":
+    if not serves_block_fp8(job) or architecture != "hopper":
         return 0.0
     return profile.block_fp8_gemm_seconds
 
@@ -526,15 +541,21 @@ def fused_moe_call(profile: EngineProfile, model: TransformerArch, architecture:
     return table.get(architecture, table.get("default", 0.0))
 
 
-def block_fp8_shortfall(ops: list[Op], model: TransformerArch, rates: Rates, floor: float, layers: int) -> float:
+def block_fp8_shortfall(
+    ops: list[Op], model: TransformerArch, rates: Rates, floor: float, layers: int, fused_experts: bool = False
+) -> float:
     """Seconds a step's block-FP8 GEMMs take beyond their roofline when each kernel takes at least `floor`:
     `ops` are one layer's mean over the stack (a MoE block's ops weighted by the MoE blocks' share, a dense
-    block's by theirs), so an op of a share s of the `layers` costs layers x max(s x floor, its time)."""
+    block's by theirs), so an op of a share s of the `layers` costs layers x max(s x floor, its time).
+    `fused_experts`: the routed experts run in a fused-MoE call timed with its own floor (fused_moe_call),
+    not in these GEMM kernels."""
     moe = model.moe_layers / model.layers if model.is_moe else 1.0
     fused_kv_a = model.mla and model.q_lora_rank > 0
     extra = 0.0
     for op in ops:
         if op.name not in BLOCK_FP8_GEMMS or (fused_kv_a and op.name == "kv_a_proj_with_mqa"):
+            continue
+        if fused_experts and op.name in EXPERT_OPS:
             continue
         share = moe if op.name in _MOE_BLOCK_OPS else (1 - moe if model.is_moe and op.name.startswith("mlp_") else 1.0)
         extra += max(0.0, share * floor - rates.time(op.flops, op.bytes, op.kind))
@@ -705,7 +726,9 @@ class StepModel:
             ops = [op for op in ops if op.name not in EXPERT_OPS] + (experts if routed else [])
         out = _time(ops, self.rates, self.layers)
         if self.fp8_floor:  # the kernels' floor is where their weights stream slower than the bandwidth
-            extra = block_fp8_shortfall(ops, m, self.rates, self.fp8_floor, self.layers)
+            extra = block_fp8_shortfall(
+                ops, m, self.rates, self.fp8_floor, self.layers, fused_experts=bool(self.moe_call)
+            )
             out["memory-bandwidth"] = out.get("memory-bandwidth", 0.0) + extra
         if self.moe_call and (routed is None or routed):  # each MoE layer's fused call, beyond its weight reads
             moe_layers = self.layers * m.moe_layers / m.layers
