@@ -78,9 +78,10 @@ def test_resnet_plan_chooses_a_large_batch_on_few_gpus_and_replays() -> None:
 def test_the_batch_is_the_smallest_within_the_tolerance_of_the_fastest_that_fits_at_the_band_high_end() -> None:
     """ResNet-50 on one MI300X (192 GiB; the memory band's 80 % high end is 1.7606x the estimate):
     micro-batch 4,096 needs 191.0 GiB, up to 336.3 GiB, past the capacity there; 2,048 needs 96.4 GiB
-    (up to 169.7 GiB) and is the fastest that fits there, at 6,183 images/s; 1,024 runs 6,072 (98.2 %
-    of it), 512 runs 5,859 (94.8 %, more than the 3 % tolerance slower). The plan takes 1,024, where
-    it took 4,096 (6,241 images/s, 0.9 % faster than 2,048, at twice its memory). Rates since b5f3c2b
+    (up to 169.7 GiB) and is the fastest that fits there, at 6,165 images/s; 1,024 runs 6,035 (97.9 %
+    of it), 512 runs 5,792 (93.9 %, more than the 3 % tolerance slower). The plan takes 1,024, where
+    it took 4,096 (6,231 images/s, 1.1 % faster than 2,048, at twice its memory). Rates since the optimizer
+    step counts each stack's passes and the casts both ways (2026-12-08). Rates since b5f3c2b
     (tensor-core convolutions at the achievable GEMM rate) and the refit that measured the T4's own GEMM
     rate (the median convolution share for architectures without a case, CDNA3's, 0.609 -> 0.677); memory
     since the stack of a model that is not a language model defaults to PyTorch data parallel (177.7 and
@@ -96,8 +97,8 @@ def test_the_batch_is_the_smallest_within_the_tolerance_of_the_fastest_that_fits
     assert high == pytest.approx(1.7606, abs=1e-4)
     assert need[4096] * high / gib == pytest.approx(336.3, abs=0.1)  # past the 192 GiB at the high end
     assert need[2048] * high / gib == pytest.approx(169.7, abs=0.1)
-    assert rate[1024] / rate[2048] == pytest.approx(0.982, abs=0.001)  # within 3 %
-    assert rate[512] / rate[2048] == pytest.approx(0.947, abs=0.001)  # not
+    assert rate[1024] / rate[2048] == pytest.approx(0.979, abs=0.001)  # within 3 %
+    assert rate[512] / rate[2048] == pytest.approx(0.940, abs=0.001)  # not
     result = plan_json(make_plan(RESNET, {**REQS, "gpus": "mi300x"}))
     chosen = result["candidates"][0]
     assert chosen["workload"]["micro_batch"] == 1024
@@ -164,7 +165,8 @@ def test_every_bound_is_a_published_recipe_of_a_model_whose_activations_are_know
 
 
 def test_a_vit_plan_sizes_its_batch_from_the_vit_recipe_and_replays() -> None:
-    """ViT-B/16 at one sample a GPU is bound by the host's kernel launches (about 85 images/s on any GPU);
+    """ViT-B/16 at one sample a GPU is bound by what every step costs whatever its batch: the host's kernel launches
+    and the foreach AdamW update of 86M fp32 parameters (about 82 images/s on an RTX 4090, the update 8.6 ms);
     sized within the ViT paper's 4,096 the chosen row is bound by the GPU, not the host (plain AMP under DDP,
     as timm trains it: the fp32 residual stream makes it memory-bound), and its command replays it."""
     work = {"model": "vit-base-patch16-224", "task": "pretrain", "samples": 100_000_000}
@@ -177,8 +179,9 @@ def test_a_vit_plan_sizes_its_batch_from_the_vit_recipe_and_replays() -> None:
     texts = [r["text"] for r in chosen["why"]]
     assert any("(at most 4,096 for vit-base-patch16-224: https://arxiv.org/abs/2010.11929)" in t for t in texts), texts
     one = make_estimate({**work, "micro_batch": 1}, {"gpu": "rtx-4090:1"})
-    assert one.bottleneck == "host"
     assert one.training is not None
+    assert one.bottleneck in ("host", "memory-bandwidth") and one.training.samples_per_second < 100
+    assert one.training.terms["optimizer_step"] > one.training.terms["compute"]
     assert chosen["training"]["samples_per_second"] > 5 * one.training.samples_per_second
     est = _estimate(chosen["command"])
     assert est["workload"]["micro_batch"] == w["micro_batch"]

@@ -371,6 +371,11 @@ class Framework(_Sourced):
     # DeepSpeed FusedAdam, fused=True); a for-loop step's one-parameter temporary is counted as fused
     optimizer_impl: Literal["foreach", "fused"]
     zeropp: bool = False  # DeepSpeed ZeRO++ (hierarchical partitioning, quantized weights and gradients)
+    # passes a step makes over the gradients it updates from, beside the update, per training precision: the
+    # stack's default clipping (a norm read; torch's clip_grad_norm_ then multiplies by the clamped coefficient,
+    # a read and a write, every step; Megatron scales only when the norm is past the limit) and fp16's loss-scale
+    # unscaling (a read and a write)
+    step_gradient_passes: dict[str, Annotated[int, Ge(0), Le(6)]]
     default_zero: Annotated[int, Ge(0), Le(3)]
     pipeline_max_zero: Annotated[int, Ge(0), Le(3)]  # the deepest sharding the stack combines with pipelines
     # the ZeRO stages the stack can run: FSDP2 stacks shard gradients with the states or not at all (no
@@ -393,9 +398,10 @@ class Framework(_Sourced):
     efficiency_note: str = ""
 
     def __post_init__(self) -> None:
-        missing = {"fp32", "tf32", "fp16", "bf16", "fp8"} - set(self.gradient_bytes)
-        if missing:
-            raise ValueError(f"gradient_bytes needs every training precision; missing {sorted(missing)}")
+        for name in ("gradient_bytes", "step_gradient_passes"):
+            missing = {"fp32", "tf32", "fp16", "bf16", "fp8"} - set(getattr(self, name))
+            if missing:
+                raise ValueError(f"{name} needs every training precision; missing {sorted(missing)}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

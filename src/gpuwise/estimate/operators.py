@@ -336,6 +336,9 @@ def _walk(
             forward += timer.kernel("data-movement", 0.0, op.param_bytes * 3)  # read fp32, write 16-bit
         if training:
             backward += _backward(timer, p, op, batch, moved)
+            if casts and op.param_bytes and op.cls in ("convolution", "gemm"):
+                # the 16-bit weight gradient cast back to fp32: read 16-bit, write fp32
+                backward += timer.kernel("data-movement", 0.0, op.param_bytes * 3)
     return forward, backward
 
 
@@ -412,21 +415,28 @@ def _backward(timer: _Timer, p: OperatorParams, op: Operator, batch: int, moved:
 
 
 def operator_step(
-    model: GenericArch, micro_batch: int, rates: Rates, catalog: Catalog, framework: float, notes: list[str]
+    model: GenericArch,
+    micro_batch: int,
+    rates: Rates,
+    catalog: Catalog,
+    framework: float,
+    notes: list[str],
+    autocast: bool = True,
 ) -> tuple[float, float]:
     """(forward, backward) seconds of one training micro-batch, for the training estimator: eager PyTorch. At
     fp32 on an NVIDIA board with TF32 tensor cores cuDNN is allowed TF32 for convolutions (`cudnn_tf32`) and takes
     the faster of its TF32 and fp32 kernels: TF32 on a GA100 or Hopper board (156 against 19.5 TFLOP/s on an A100);
     the CUDA-core kernels on boards whose TF32 convolutions are no faster (GeForce, whose TF32 tensor rate is its
     fp32 rate; A10, L4, L40S and RTX A6000 at the fitted TF32 convolution efficiency); matmuls as the eager runtime
-    sets them (TF32 off since 1.12).
+    sets them (TF32 off since 1.12). `autocast`: the step casts fp32 weights to 16 bits (memory.states
+    autocast_casts_weights), forward and the weight gradient back.
 
     The fitted efficiencies are kernel rates already; the estimator divides compute by the
     framework's efficiency afterwards, so it is multiplied in here and the two cancel."""
-    t = operator_seconds(model, micro_batch, rates, catalog, training=True)
+    t = operator_seconds(model, micro_batch, rates, catalog, training=True, autocast=autocast)
     if (tf32 := cudnn_tf32(rates, catalog)) is not None:
         eager = catalog.runtime("eager").tf32_gemm
-        on_tf32 = operator_seconds(model, micro_batch, tf32, catalog, training=True, tf32_gemm=eager)
+        on_tf32 = operator_seconds(model, micro_batch, tf32, catalog, training=True, tf32_gemm=eager, autocast=autocast)
         if on_tf32.forward + on_tf32.backward < t.forward + t.backward:
             t = on_tf32
             notes.append(

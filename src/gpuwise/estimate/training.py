@@ -25,6 +25,7 @@ from gpuwise.estimate.compute import (
 from gpuwise.estimate.dispatch import host_wait
 from gpuwise.estimate.memory.states import (
     StageParams,
+    autocast_casts_weights,
     autocast_fp32_stream,
     expert_shard_factor,
     fp8_param_bytes,
@@ -35,7 +36,7 @@ from gpuwise.estimate.memory.states import (
     lora_params,
     lora_target_linears,
     loss_kind,
-    optimizer_bytes_per_param,
+    matmul_weight_params,
     optimizer_on_host,
     pipeline_fsdp_held,
     qlora_base,
@@ -46,6 +47,7 @@ from gpuwise.estimate.memory.states import (
     weight_bytes_per_param,
 )
 from gpuwise.estimate.memory.training import training_memory
+from gpuwise.estimate.optimizer_step import step_bytes_per_param
 from gpuwise.estimate.pipeline import pipeline_rate
 from gpuwise.estimate.rates import Rates, compute_rates, cudnn_tf32
 from gpuwise.estimate.sharding import (
@@ -505,6 +507,29 @@ def _attention_context(job: TrainingJob, model: TransformerArch, tokens: int, no
     return ctx
 
 
+def _weight_cast_seconds(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
+    """AMP over unsharded fp32 parameters (autocast_casts_weights): each micro-batch's forward casts every matmul
+    weight to 16 bits (an fp32 read and a 16-bit write; autocast's cache lasts one forward, so a full
+    recomputation casts them again) and the backward casts each weight's 16-bit gradient back to fp32 (autograd's
+    backward of the cast) before it accumulates: memory-bound passes, counted as the operator model counts a
+    convolution's or GEMM's (operators._walk)."""
+    model = job.model
+    if not isinstance(model, TransformerArch) or not autocast_casts_weights(
+        job, framework_of(job, catalog), shard_ranks(job, hw)
+    ):
+        return 0.0
+    weights = matmul_weight_params(model, _first_stage(job, hw), job.parallel.tp)
+    casts = 2 if job.recompute == "full" else 1
+    per_weight = (casts + 1) * (DTYPE_BYTES["fp32"] + DTYPE_BYTES[job.precision])
+    again = " and again in the recomputation" if casts == 2 else ""
+    notes.append(
+        f"autocast's weight casts: {weights / 1e9:.3g}B fp32 matmul weights cast to {job.precision} in every "
+        f"forward{again}, their gradients back to fp32 in the backward: {per_weight:g} B a weight a micro-batch "
+        "[pytorch-amp-autocast-ops]"
+    )
+    return rates.time(0.0, per_weight * weights, "memory")
+
+
 def _transformer_work(
     job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, catalog: Catalog, notes: list[str]
 ) -> MicroBatchWork:
@@ -545,7 +570,8 @@ def _transformer_work(
     dequant = _dequant_seconds(job, rates, catalog, notes) + _llm_int8_seconds(job, mtok, rates, catalog, notes)
     a_f, a_b = _adapter_seconds(job, mtok, rates, catalog, notes)
     adapters = a_f * (2 if job.recompute == "full" else 1) + a_b  # a full recomputation runs them again
-    compute = layers * (l_f + l_b + recompute + dequant + adapters) + h_f + h_b
+    casts = _weight_cast_seconds(job, hw, rates, catalog, notes)
+    compute = layers * (l_f + l_b + recompute + dequant + adapters) + h_f + h_b + casts
     gemms = sum(rates.time(o.flops, o.bytes, o.kind) * (1 + ratios[o.kind]) for o in layer if o.kind == "matmul")
     tensor_parallel = _tensor_parallel_comm(job, model, mtok, topo, layers, gemms, catalog)
     attention = sum(rates.time(o.flops, o.bytes, o.kind) for o in layer if o.kind == "attention")
@@ -584,7 +610,10 @@ def _generic_work(
     flops = (model.flops_per_sample or 0.0) * mb
     ratio = backward_ratios(catalog, trainable=True)["matmul"]
     if model.operators:  # described operator by operator: the per-operator roofline
-        f_t, b_t = operator_step(model, mb, rates, catalog, framework_of(job, catalog).efficiency, notes)
+        prof = framework_of(job, catalog)
+        # fp32 parameters cast to 16 bits each micro-batch, by autocast or by FSDP's gather, whatever the layout
+        casts = prof.fp32_params and job.master_weights and job.precision in ("fp16", "bf16")
+        f_t, b_t = operator_step(model, mb, rates, catalog, prof.efficiency, notes, autocast=casts)
         from gpuwise.catalog.unet_operators import attention_note
 
         if said := attention_note(model):
@@ -843,25 +872,20 @@ def _reduction_after_backward(
     return reduce + gather
 
 
-def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog) -> float:
-    """The update reads and writes weights, gradients, the master copy and the optimizer states of
-    the trainable parameters (memory-bound); ZeRO-1+ shards it over the data-parallel ranks. An
-    optimizer offloaded to the CPU updates there (its PCIe traffic is the offload term)."""
+def _optimizer_step(job: TrainingJob, hw: Hardware, rates: Rates, catalog: Catalog, notes: list[str]) -> float:
+    """The update reads and writes the trainable parameters' states (memory-bound, optimizer_step.py);
+    ZeRO-1+ shards it over the data-parallel ranks. An optimizer offloaded to the CPU updates there (its
+    PCIe traffic is the offload term)."""
     if optimizer_on_host(job) or not job.updates:
         return 0.0
     n_train, _ = _trainable_params(job, hw)
-    if job.method == "full":
-        per_param = state_bytes(job, framework_of(job, catalog), catalog.convention).total
-    else:
-        e = training_element_bytes(job)
-        per_param = e + e + optimizer_bytes_per_param(job, catalog.convention)
-    state = per_param * n_train
+    state = step_bytes_per_param(job, framework_of(job, catalog), catalog, notes) * n_train
     if job.parallel.zero >= 1:
         # over the data x context parallel ranks, or under hybrid sharding a node's (each node updates its copy);
         # MoE experts over the expert-data-parallel ranks only, ep x etp / tp times fewer
         state /= shard_ranks(job, hw)
         state *= expert_shard_factor(job, _first_stage(job, hw))[1]
-    return rates.time(0.0, 2 * state, "memory")
+    return rates.time(0.0, state, "memory")
 
 
 def _offload_seconds(job: TrainingJob, hw: Hardware, catalog: Catalog, per_mb: float, notes: list[str]) -> float:
@@ -984,7 +1008,7 @@ def training_time(job: TrainingJob, hw: Hardware, rates: Rates, topo: Topology, 
     dp_exposed = _data_parallel_comm(job, hw, topo, catalog, work, (per_mb, work.layer_backward / framework), notes)
     if dp_exposed is not None:
         terms["data_parallel_comm"] = dp_exposed
-    terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog)
+    terms["optimizer_step"] = _optimizer_step(job, hw, rates, catalog, notes)
     if job.offload:
         terms["cpu_offload_transfers"] = _offload_seconds(job, hw, catalog, per_mb, notes)
         cpu_step = _cpu_optimizer_step(job, hw, catalog, notes)

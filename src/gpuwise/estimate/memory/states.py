@@ -168,6 +168,14 @@ def pure_16bit_state_scale(job: TrainingJob) -> float:
     return 1.0 if job.optimizer == "adamw-8bit" else DTYPE_BYTES["bf16"] / DTYPE_BYTES["fp32"]
 
 
+def runs_foreach_adamw(job: TrainingJob, prof: Framework) -> bool:
+    """The step is torch.optim.AdamW's foreach implementation (--optimizer-impl, else the stack's default):
+    not a fused kernel, a step per parameter inside the backward (--optimizer-in-backward) or bitsandbytes'
+    paged optimizer (its own in-place kernel)."""
+    impl = job.optimizer_impl or prof.optimizer_impl
+    return job.optimizer == "adamw" and impl == "foreach" and not job.optimizer_in_backward and not job.paged_optimizer
+
+
 def framework_of(job: TrainingJob, catalog: Catalog) -> Framework:
     """The job's training stack, or the catalog's default for its task and model."""
     return catalog.framework(
@@ -624,20 +632,28 @@ def matmul_weight_params(model: TransformerArch, sp_: StageParams, tp: int) -> f
     return sp_.block_linear + (model.vocab * model.hidden / tp if model.lm_head and sp_.layers else 0.0)
 
 
-def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
-    """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages run
-    its 16-bit parameters instead): torch.autocast casts each matmul weight to 16 bits once
-    per forward (its weight cache), and autograd saves that copy for the input gradient, so every
-    block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered
-    16-bit parameters are these copies; embeddings are looked up, not cast)."""
-    model = job.model
+def autocast_casts_weights(job: TrainingJob, prof: Framework, dp: int) -> bool:
+    """AMP with unsharded fp32 parameters (ZeRO 0, or FSDP's ZeRO-3 over one rank; DeepSpeed's stages run its
+    16-bit parameters instead, and sharded FSDP gathers 16-bit copies): torch.autocast casts each matmul weight
+    (a transformer's linears, a CNN's convolutions and GEMMs) to 16 bits on every forward (its weight cache
+    lasts one autocast region)."""
     zero = job.parallel.zero
     unsharded = zero == 0 or (zero >= 3 and dp == 1)
-    if not (
-        job.method == "full" and fp32_param_layout(prof, zero) and unsharded and isinstance(model, TransformerArch)
-    ):
-        return 0.0
-    if job.precision not in ("fp16", "bf16") or not job.master_weights:
+    return (
+        job.method == "full"
+        and fp32_param_layout(prof, zero)
+        and unsharded
+        and job.precision in ("fp16", "bf16")
+        and job.master_weights
+    )
+
+
+def autocast_weight_copies(job: TrainingJob, sp_: StageParams, prof: Framework, dp: int, n: Notes) -> float:
+    """Under autocast_casts_weights, autograd saves each weight's 16-bit copy for the input gradient, so every
+    block linear and the LM head have a 16-bit copy alive at the peak (sharded ZeRO-3/FSDP's gathered 16-bit
+    parameters are these copies; embeddings are looked up, not cast)."""
+    model = job.model
+    if not isinstance(model, TransformerArch) or not autocast_casts_weights(job, prof, dp):
         return 0.0
     n.add(
         f"{prof.name} AMP: a 16-bit autocast copy of every matmul weight, saved for backward, beside the fp32 parameters"

@@ -21,6 +21,7 @@ from gpuwise.estimate.memory.states import (
     offload,
     optimizer_bytes_per_param,
     pure_16bit_state_scale,
+    runs_foreach_adamw,
     shard_job_states,
     sparse_tables,
     stage_params,
@@ -65,8 +66,7 @@ def foreach_step_temporary(job: TrainingJob, prof: Framework, opt: float, n: Not
     the moments' dtype (exp_avg_sq_sqrt), half the two moments `opt` it holds there. None for a fused kernel, a
     step per parameter inside the backward (--optimizer-in-backward) or bitsandbytes' paged optimizer (its own
     in-place kernel)."""
-    impl = job.optimizer_impl or prof.optimizer_impl
-    if job.optimizer != "adamw" or impl != "foreach" or opt <= 0 or job.optimizer_in_backward or job.paged_optimizer:
+    if opt <= 0 or not runs_foreach_adamw(job, prof):
         return 0.0
     whose = "as given" if job.optimizer_impl else f"{prof.name}'s default"
     n.add(
